@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sqpack.h - everything libsqpack exports, in one include.
+ */
+#ifndef SQPACK_SQPACK_H
+#define SQPACK_SQPACK_H
+
+#include "sqpack/api.h"
+#include "sqpack/error.h"
+#include "sqpack/entry.h"
+#include "sqpack/codec.h"
+#include "sqpack/tar.h"
+#include "sqpack/writer.h"
+#include "sqpack/outfile.h"
+#include "sqpack/reader.h"
+
+#define SQPACK_VERSION_STRING "0.1.0"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version string ("0.1.0"). */
+SQP_API const char *sqp_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

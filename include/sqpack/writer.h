@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.h - build a SquashFS 4.0 image from a stream of entries.
+ *
+ * Entries arrive in any order (parents need not come first; missing parent
+ * directories are implied). File data is pulled from a data source, cut
+ * into blocks and compressed by a pool of worker threads; one thread (the
+ * caller's) writes the results strictly in the order they were submitted,
+ * so the image is byte-identical for any number of workers.
+ *
+ * Deduplication: a hash of the uncompressed bytes nominates an earlier run
+ * of blocks, tail or fragment as a candidate; the candidate's bytes are
+ * then read back from the image being written and compared exactly before
+ * anything is shared. A hash collision can therefore never corrupt data.
+ *
+ * Determinism: the superblock time is desc.mod_time, or, with
+ * SQP_TIME_NEWEST, the newest mtime among the entries. Implied parent
+ * directories get mode 0755, owner 0:0 and that same time.
+ *
+ * Lifecycle: create, add... , finish, destroy. Any error is latched: every
+ * later call returns it. destroy without finish leaves a partial image on
+ * the descriptor; the caller (see outfile.h) discards it.
+ *
+ * Thread safety: one writer belongs to one thread; it starts its own
+ * workers. Several writers may be used in one process.
+ */
+#ifndef SQPACK_WRITER_H
+#define SQPACK_WRITER_H
+
+#include <stdint.h>
+#include "sqpack/api.h"
+#include "sqpack/entry.h"
+#include "sqpack/codec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sqp_writer;
+
+/* Superblock time: take the newest mtime of all entries. */
+#define SQP_TIME_NEWEST (-1)
+
+/* Which file tails go into fragment blocks. */
+enum sqp_fragment_mode {
+	SQP_FRAGMENTS_ALL = 0,   /* the tail of every file (smallest images) */
+	SQP_FRAGMENTS_SMALL = 1, /* only files smaller than one block */
+	SQP_FRAGMENTS_NONE = 2,  /* never: tails are short data blocks */
+};
+
+#define SQP_WRITE_NO_DEDUP    0x0001 /* store every block, tail and file */
+#define SQP_WRITE_EXPORTABLE  0x0002 /* write an NFS export table */
+#define SQP_WRITE_NO_XATTRS   0x0004 /* drop extended attributes */
+#define SQP_WRITE_NO_PAD      0x0008 /* do not pad the image to 4 KiB */
+
+struct sqp_writer_desc {
+	/* The image: opened read-write (the writer reads back what it wrote
+	 * to verify duplicates), seekable, empty. Borrowed. */
+	int fd;
+
+	/* Codec and block size (codec.block_size: power of two, 4K..1M).
+	 * Copied. */
+	struct sqp_codec_config codec;
+
+	/* Compression workers: 0 = number of online CPUs, 1 = compress in
+	 * the caller's thread. */
+	unsigned jobs;
+
+	unsigned flags;         /* SQP_WRITE_* */
+	int fragment_mode;      /* enum sqp_fragment_mode */
+	int64_t mod_time;       /* seconds, or SQP_TIME_NEWEST */
+
+	sqp_warn_fn warn;       /* optional */
+	void *warn_user;
+
+	/* Testing only: keep just this many bits of every dedup hash so
+	 * that collisions become common (0 = full strength). */
+	unsigned debug_hash_bits;
+};
+
+SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
+			      struct sqp_writer **out);
+
+/*
+ * Add one entry. For a regular file that is not a hard link, data supplies
+ * exactly entry->size bytes; it is ignored otherwise and may be NULL.
+ * Rules: a path seen before replaces the earlier entry (with a warning, as
+ * tar extraction would); a directory entry for an existing directory only
+ * updates its attributes; the empty path sets the root's attributes; a hard
+ * link must name an entry added before. Xattrs outside user., trusted. and
+ * security. are skipped with a warning.
+ */
+SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
+			   const struct sqp_data_source *data);
+
+/* Write the remaining blocks, the tables and the superblock. */
+SQP_API int sqp_writer_finish(struct sqp_writer *w);
+
+SQP_API void sqp_writer_destroy(struct sqp_writer *w);
+
+/* The latched error's message, with context; "" when none. */
+SQP_API const char *sqp_writer_error(const struct sqp_writer *w);
+
+struct sqp_writer_stats {
+	uint64_t inodes;
+	uint64_t bytes_in;          /* file bytes consumed */
+	uint64_t image_bytes;       /* final image size (after finish) */
+	uint64_t blocks_written;    /* data blocks stored */
+	uint64_t blocks_sparse;     /* all-zero blocks stored as holes */
+	uint64_t blocks_raw;        /* blocks stored uncompressed */
+	uint64_t blocks_deduped;    /* data blocks shared with earlier ones */
+	uint64_t tails_deduped;     /* tails shared with earlier ones */
+	uint64_t files_deduped;     /* files whose whole data was shared */
+	uint64_t dedup_rejected;    /* hash matches refuted by read-back */
+	uint64_t fragment_blocks;
+};
+
+SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,
+				  struct sqp_writer_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
