@@ -10,6 +10,7 @@
 #include "sqpack/entry.h"
 #include "sqpack/codec.h"
 #include "sqpack/tar.h"
+#include "sqpack/tar_writer.h"
 #include "sqpack/writer.h"
 #include "sqpack/outfile.h"
 #include "sqpack/reader.h"
