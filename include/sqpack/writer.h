@@ -93,6 +93,15 @@ SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
 SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
 			   const struct sqp_data_source *data);
 
+struct sqp_tar_reader;
+
+/*
+ * Add every entry of a tar archive (see tar.h) until its end; does not
+ * finish the image. On failure sqp_writer_error() explains, with the tar
+ * reader's own message when the archive was at fault.
+ */
+SQP_API int sqp_writer_add_tar(struct sqp_writer *w, struct sqp_tar_reader *r);
+
 /* Write the remaining blocks, the tables and the superblock. */
 SQP_API int sqp_writer_finish(struct sqp_writer *w);
 

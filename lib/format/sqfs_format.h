@@ -42,7 +42,7 @@
 #define SQFS_DIR_MAX_RUN      256    /* entries after one directory header */
 #define SQFS_NAME_MAX         256    /* bytes in one file name */
 #define SQFS_DIR_SIZE_BIAS    3      /* dir inode sizes count "." and ".." */
-#define SQFS_MAX_IDS          65536
+#define SQFS_MAX_IDS          65535  /* id_count is a u16 */
 
 /* Entries per metadata block of the lookup tables. */
 #define SQFS_FRAG_ENTRY_SIZE   16

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fileio.c - pread that always reads the whole buffer or says why not.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "sqpack/error.h"
+#include "util/errbuf.h"
+#include "util/fileio.h"
+
+int sqp_pread_full(int fd, uint64_t off, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sqp_errno_code(errno);
+		if (n == 0)
+			return SQP_ERR_TRUNCATED;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

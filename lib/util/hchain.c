@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hchain.c - chained hash index (see hchain.h).
+ *
+ * The table doubles when records outnumber buckets, rebuilding the chains
+ * from the stored keys; chains stay in insertion order, so lookups always
+ * meet the oldest matching record first and results never depend on the
+ * table's size history.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqpack/error.h"
+#include "util/hchain.h"
+
+static int alloc_buckets(struct hchain *h, size_t buckets)
+{
+	uint32_t *head = malloc(buckets * sizeof(*head));
+	uint32_t *tail = malloc(buckets * sizeof(*tail));
+	size_t i;
+
+	if (head == NULL || tail == NULL) {
+		free(head);
+		free(tail);
+		return SQP_ERR_NOMEM;
+	}
+	memset(head, 0xFF, buckets * sizeof(*head));
+	free(h->head);
+	free(h->tail);
+	h->head = head;
+	h->tail = tail;
+	h->buckets = buckets;
+
+	for (i = 0; i < h->count; ++i) {
+		size_t b = h->keys[i] & (buckets - 1);
+
+		h->next[i] = HCHAIN_END;
+		if (head[b] == HCHAIN_END)
+			head[b] = (uint32_t)i;
+		else
+			h->next[tail[b]] = (uint32_t)i;
+		tail[b] = (uint32_t)i;
+	}
+	return 0;
+}
+
+int hchain_init(struct hchain *h)
+{
+	memset(h, 0, sizeof(*h));
+	return alloc_buckets(h, 1024);
+}
+
+void hchain_cleanup(struct hchain *h)
+{
+	free(h->head);
+	free(h->tail);
+	free(h->next);
+	free(h->keys);
+	memset(h, 0, sizeof(*h));
+}
+
+int hchain_insert(struct hchain *h, uint64_t key)
+{
+	size_t b;
+	uint32_t rec;
+
+	if (h->count >= HCHAIN_END - 1)
+		return SQP_ERR_LIMIT;
+	if (h->count == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 1024;
+		uint32_t *next = realloc(h->next, cap * sizeof(*next));
+		uint64_t *keys;
+
+		if (next == NULL)
+			return SQP_ERR_NOMEM;
+		h->next = next;
+		keys = realloc(h->keys, cap * sizeof(*keys));
+		if (keys == NULL)
+			return SQP_ERR_NOMEM;
+		h->keys = keys;
+		h->cap = cap;
+	}
+	rec = (uint32_t)h->count++;
+	h->keys[rec] = key;
+	h->next[rec] = HCHAIN_END;
+	if (h->count > h->buckets)
+		return alloc_buckets(h, h->buckets * 2);
+
+	b = key & (h->buckets - 1);
+	if (h->head[b] == HCHAIN_END)
+		h->head[b] = rec;
+	else
+		h->next[h->tail[b]] = rec;
+	h->tail[b] = rec;
+	return 0;
+}
+
+static uint32_t skip_to_key(const struct hchain *h, uint32_t rec, uint64_t key)
+{
+	while (rec != HCHAIN_END && h->keys[rec] != key)
+		rec = h->next[rec];
+	return rec;
+}
+
+uint32_t hchain_first(const struct hchain *h, uint64_t key)
+{
+	return skip_to_key(h, h->head[key & (h->buckets - 1)], key);
+}
+
+uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key)
+{
+	return skip_to_key(h, h->next[rec], key);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hchain.h - a hash index over an array of records kept elsewhere.
+ *
+ * Records are numbered 0, 1, 2... by their owner, which inserts each with a
+ * 64-bit key. Lookups walk the chain of records whose key fell into the
+ * same bucket, oldest first; the owner compares the full key (and anything
+ * else) itself. Used by the dedup tables, where the records are blocks and
+ * tails and the key is part of their content hash.
+ */
+#ifndef SQP_UTIL_HCHAIN_H
+#define SQP_UTIL_HCHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HCHAIN_END UINT32_MAX
+
+struct hchain {
+	uint32_t *head;     /* per bucket: first record, or HCHAIN_END */
+	uint32_t *tail;     /* per bucket: last record */
+	uint32_t *next;     /* per record: next in its bucket */
+	uint64_t *keys;     /* per record */
+	size_t buckets;     /* power of two */
+	size_t count;       /* records inserted */
+	size_t cap;         /* room in next[] and keys[] */
+};
+
+int hchain_init(struct hchain *h);
+void hchain_cleanup(struct hchain *h);
+
+/* Insert record number h->count with key (records are inserted in order).
+ * Returns 0 or SQP_ERR_NOMEM. */
+int hchain_insert(struct hchain *h, uint64_t key);
+
+/* First record of key's bucket, or HCHAIN_END. */
+uint32_t hchain_first(const struct hchain *h, uint64_t key);
+
+/* Next record after rec with the same key, or HCHAIN_END. */
+uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key);
+
+#endif

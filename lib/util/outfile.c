@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outfile.c - write to a temporary file, rename into place on success.
+ *
+ * A build system that sees OUTPUT must be able to trust it is complete: the
+ * data goes to ".NAME.XXXXXX.tmp" in OUTPUT's own directory (so rename() is
+ * atomic), and only commit puts it in place. Without force, commit uses
+ * link() + unlink(), which fails instead of clobbering a file that appeared
+ * in the meantime.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sqpack/error.h"
+#include "sqpack/outfile.h"
+#include "util/errbuf.h"
+
+struct sqp_outfile {
+	char *path;
+	char *temp_path;
+	int fd;
+	int force;
+	int temp_exists;        /* the temporary file is on disk under temp_path */
+	struct sqp_errbuf err;
+};
+
+/* Directory part and base name of path, as two new strings. */
+static int split_path(const char *path, char **dir, char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		*dir = strdup(".");
+		*base = strdup(path);
+	} else {
+		*dir = strndup(path, (size_t)(slash - path) + (slash == path));
+		*base = strdup(slash + 1);
+	}
+	if (*dir == NULL || *base == NULL) {
+		free(*dir);
+		free(*base);
+		return SQP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int open_temp(struct sqp_outfile *o, const char *dir, const char *base)
+{
+	struct timespec ts;
+	unsigned attempt;
+	size_t len = strlen(dir) + strlen(base) + 40;
+
+	o->temp_path = malloc(len);
+	if (o->temp_path == NULL)
+		return sqp_err(&o->err, SQP_ERR_NOMEM, "%s: out of memory", o->path);
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (attempt = 0; attempt < 100; ++attempt) {
+		/* The name only has to be unique, not secret: O_EXCL
+		 * guarantees we never open someone else's file. */
+		snprintf(o->temp_path, len, "%s/.%s.%ld.%lx.tmp", dir, base,
+			 (long)getpid(), (unsigned long)(ts.tv_nsec + attempt));
+		o->fd = open(o->temp_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (o->fd >= 0) {
+			o->temp_exists = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return sqp_err(&o->err, sqp_errno_code(errno),
+		       "%s: cannot create a temporary file in '%s': %s",
+		       o->path, dir, strerror(errno));
+}
+
+int sqp_outfile_create(const char *path, int force, struct sqp_outfile **out)
+{
+	struct sqp_outfile *o;
+	char *dir = NULL, *base = NULL;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	if (path == NULL || path[0] == '\0')
+		return SQP_ERR_ARG;
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return SQP_ERR_NOMEM;
+	o->fd = -1;
+	o->force = force;
+	o->path = strdup(path);
+	if (o->path == NULL) {
+		free(o);
+		return SQP_ERR_NOMEM;
+	}
+
+	if (!force && lstat(path, &st) == 0) {
+		sqp_err(&o->err, SQP_ERR_EXISTS,
+			"%s: file exists (use --force to replace it)", path);
+		ret = SQP_ERR_EXISTS;
+		goto out;
+	}
+	if (force && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		sqp_err(&o->err, SQP_ERR_EXISTS, "%s: is a directory", path);
+		ret = SQP_ERR_EXISTS;
+		goto out;
+	}
+	ret = split_path(path, &dir, &base);
+	if (ret == 0)
+		ret = open_temp(o, dir, base);
+out:
+	free(dir);
+	free(base);
+	*out = o;
+	return ret;
+}
+
+int sqp_outfile_fd(const struct sqp_outfile *o)
+{
+	return o->fd;
+}
+
+const char *sqp_outfile_temp_path(const struct sqp_outfile *o)
+{
+	return o->temp_path;
+}
+
+int sqp_outfile_commit(struct sqp_outfile *o)
+{
+	if (o->err.code != 0)
+		return o->err.code;
+	if (o->fd < 0 || !o->temp_exists)
+		return sqp_err(&o->err, SQP_ERR_SEQUENCE, "%s: not open", o->path);
+
+	if (close(o->fd) != 0) {
+		o->fd = -1;
+		return sqp_err(&o->err, sqp_errno_code(errno), "%s: %s",
+			       o->path, strerror(errno));
+	}
+	o->fd = -1;
+
+	if (o->force) {
+		if (rename(o->temp_path, o->path) != 0)
+			return sqp_err(&o->err, sqp_errno_code(errno),
+				       "%s: cannot rename into place: %s",
+				       o->path, strerror(errno));
+	} else if (link(o->temp_path, o->path) == 0) {
+		unlink(o->temp_path);
+	} else {
+		struct stat st;
+
+		/* Some file systems have no hard links; there, check and
+		 * rename, accepting the tiny race. */
+		if (errno == EEXIST || lstat(o->path, &st) == 0)
+			return sqp_err(&o->err, SQP_ERR_EXISTS,
+				       "%s: file exists (use --force to replace it)",
+				       o->path);
+		if (rename(o->temp_path, o->path) != 0)
+			return sqp_err(&o->err, sqp_errno_code(errno),
+				       "%s: cannot move into place: %s",
+				       o->path, strerror(errno));
+	}
+	o->temp_exists = 0;
+	return 0;
+}
+
+void sqp_outfile_destroy(struct sqp_outfile *o)
+{
+	if (o == NULL)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->temp_exists)
+		unlink(o->temp_path);
+	free(o->temp_path);
+	free(o->path);
+	free(o);
+}
+
+const char *sqp_outfile_error(const struct sqp_outfile *o)
+{
+	return sqp_errmsg(&o->err);
+}

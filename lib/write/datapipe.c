@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * datapipe.c - jobs, workers and the in-order writer of the data path.
+ *
+ * A fixed set of jobs is allocated up front (pool capacity + the open
+ * fragment block + one spare); a job is either free, being filled by the
+ * orchestrator, or in the pool. When none is free the orchestrator retires
+ * the oldest job in the pool: waits for it, appends its bytes to the image
+ * and records where they went. That is the only place block data reaches
+ * the image, so the on-disk order is the submission order.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/fileio.h"
+#include "write/datapipe.h"
+
+/* Job buffers (2 x block size each) are bounded by this, whatever -j. */
+#define JOB_MEMORY_BUDGET (48u << 20)
+
+struct worker_ctx {
+	struct sqp_compressor *codec;
+	int fd;
+};
+
+static int worker_init(void *ctx, void **state)
+{
+	struct datapipe *p = ctx;
+	struct worker_ctx *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (w == NULL)
+		return SQP_ERR_NOMEM;
+	ret = sqp_compressor_create(&p->codec_cfg, &w->codec);
+	if (ret != 0) {
+		free(w);
+		return ret;
+	}
+	w->fd = p->out->fd;
+	*state = w;
+	return 0;
+}
+
+static void worker_fini(void *ctx, void *state)
+{
+	struct worker_ctx *w = state;
+
+	(void)ctx;
+	sqp_compressor_destroy(w->codec);
+	free(w);
+}
+
+/* Runs on a worker: touches only the job and the worker's own state. */
+static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
+{
+	struct blk_job *job = (struct blk_job *)base;
+	struct worker_ctx *w = state;
+	int n;
+
+	(void)ctx;
+	if (job->kind == JOB_COPY)
+		return sqp_pread_full(w->fd, job->copy_from, job->out,
+				      job->size_word & SQFS_BLOCK_SIZE_MASK);
+
+	n = sqp_compress(w->codec, job->raw, job->raw_len, job->out, job->raw_len);
+	if (n < 0)
+		return n;
+	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | SQFS_BLOCK_UNCOMPRESSED);
+	return 0;
+}
+
+static unsigned pick_capacity(unsigned workers, uint32_t block_size)
+{
+	unsigned cap = workers == 0 ? 2 : workers * 4 + 4;
+	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size);
+
+	if (cap > budget)
+		cap = budget;
+	if (cap < workers + 1)
+		cap = workers + 1;
+	return cap;
+}
+
+static int alloc_jobs(struct datapipe *p, size_t count)
+{
+	size_t i;
+
+	p->jobs = calloc(count, sizeof(p->jobs[0]));
+	if (p->jobs == NULL)
+		return SQP_ERR_NOMEM;
+	p->job_count = count;
+	for (i = 0; i < count; ++i) {
+		p->jobs[i].raw = malloc(p->block_size);
+		p->jobs[i].out = malloc(p->block_size);
+		if (p->jobs[i].raw == NULL || p->jobs[i].out == NULL)
+			return SQP_ERR_NOMEM;
+		p->jobs[i].next_free = p->free_jobs;
+		p->free_jobs = &p->jobs[i];
+	}
+	return 0;
+}
+
+static int alloc_buffers(struct datapipe *p)
+{
+	size_t i;
+
+	p->zeros = calloc(1, p->block_size);
+	p->tail_buf = malloc(p->block_size);
+	p->verify_disk = malloc(p->block_size);
+	p->verify_raw = malloc(p->block_size);
+	if (p->zeros == NULL || p->tail_buf == NULL || p->verify_disk == NULL ||
+	    p->verify_raw == NULL)
+		return SQP_ERR_NOMEM;
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
+		p->cache[i].index = PHYS_NONE;
+		p->cache[i].data = malloc(p->block_size);
+		if (p->cache[i].data == NULL)
+			return SQP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
+{
+	unsigned workers = desc->jobs <= 1 ? 0 : desc->jobs;
+	struct sqp_pool_desc pd = {
+		.workers = workers, .run = run_job,
+		.worker_init = worker_init, .worker_fini = worker_fini, .ctx = p,
+	};
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->block_size = desc->codec->block_size;
+	p->fragment_mode = desc->fragment_mode;
+	p->dedup = desc->dedup;
+	p->hash_bits = desc->hash_bits;
+	p->codec_cfg = *desc->codec;
+	p->out = desc->out;
+	p->err = desc->err;
+	p->stats = desc->stats;
+	pd.capacity = pick_capacity(workers, p->block_size);
+
+	ret = sqp_compressor_create(&p->codec_cfg, &p->codec);
+	if (ret == 0)
+		ret = alloc_buffers(p);
+	if (ret == 0)
+		ret = alloc_jobs(p, pd.capacity + 2);
+	if (ret == 0)
+		ret = hchain_init(&p->phys_index);
+	if (ret == 0)
+		ret = hchain_init(&p->tail_index);
+	if (ret == 0)
+		ret = sqp_pool_create(&pd, &p->pool);
+	if (ret != 0)
+		return sqp_err(p->err, ret, "starting the compressors: %s",
+			       sqp_strerror(ret));
+	return 0;
+}
+
+void datapipe_cleanup(struct datapipe *p)
+{
+	size_t i;
+
+	/* Joins the workers first: no job buffer is in use after this. */
+	sqp_pool_destroy(p->pool);
+	for (i = 0; i < p->job_count; ++i) {
+		free(p->jobs[i].raw);
+		free(p->jobs[i].out);
+	}
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i)
+		free(p->cache[i].data);
+	free(p->jobs);
+	free(p->phys);
+	free(p->tails);
+	free(p->frags);
+	free(p->zeros);
+	free(p->tail_buf);
+	free(p->verify_disk);
+	free(p->verify_raw);
+	hchain_cleanup(&p->phys_index);
+	hchain_cleanup(&p->tail_index);
+	sqp_compressor_destroy(p->codec);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Append a finished job's bytes and note where they went. */
+static int write_job(struct datapipe *p, struct blk_job *job)
+{
+	uint32_t disk_len = job->size_word & SQFS_BLOCK_SIZE_MASK;
+	const uint8_t *bytes = job->out;
+	uint64_t pos = p->out->pos;
+	int ret;
+
+	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) && job->kind != JOB_COPY) {
+		bytes = job->raw;
+		p->stats->blocks_raw++;
+	}
+	ret = imgout_append(p->out, bytes, disk_len);
+	if (ret != 0)
+		return ret;
+
+	if (job->kind == JOB_FRAGMENT) {
+		p->frags[job->index].start = pos;
+		p->frags[job->index].size_word = job->size_word;
+		p->frags[job->index].retired = 1;
+		p->stats->fragment_blocks++;
+	} else {
+		p->phys[job->index].offset = pos;
+		p->phys[job->index].size_word = job->size_word;
+		p->phys[job->index].retired = 1;
+		p->stats->blocks_written++;
+	}
+	return 0;
+}
+
+int datapipe_retire_one(struct datapipe *p)
+{
+	struct blk_job *job = (struct blk_job *)sqp_pool_wait(p->pool);
+	int ret;
+
+	if (job == NULL)
+		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: nothing to retire");
+	ret = job->base.status;
+	if (ret != 0) {
+		sqp_err(p->err, ret, "%s a block: %s",
+			job->kind == JOB_COPY ? "reading back" : "compressing",
+			sqp_strerror(ret));
+	} else if (p->err->code == 0) {
+		ret = write_job(p, job);
+	}
+	datapipe_put_job(p, job);
+	return ret != 0 ? ret : p->err->code;
+}
+
+struct blk_job *datapipe_get_job(struct datapipe *p)
+{
+	struct blk_job *job;
+
+	while (p->free_jobs == NULL) {
+		if (datapipe_retire_one(p) != 0)
+			return NULL;
+	}
+	job = p->free_jobs;
+	p->free_jobs = job->next_free;
+	job->next_free = NULL;
+	return job;
+}
+
+void datapipe_put_job(struct datapipe *p, struct blk_job *job)
+{
+	job->next_free = p->free_jobs;
+	p->free_jobs = job;
+}
+
+int datapipe_submit(struct datapipe *p, struct blk_job *job)
+{
+	int ret;
+
+	while (sqp_pool_full(p->pool)) {
+		ret = datapipe_retire_one(p);
+		if (ret != 0) {
+			datapipe_put_job(p, job);
+			return ret;
+		}
+	}
+	sqp_pool_submit(p->pool, &job->base);
+	return 0;
+}
+
+int datapipe_flush(struct datapipe *p)
+{
+	int ret;
+
+	if (p->open_frag != NULL) {
+		struct blk_job *job = p->open_frag;
+
+		p->open_frag = NULL;
+		job->kind = JOB_FRAGMENT;
+		job->raw_len = p->open_fill;
+		ret = datapipe_submit(p, job);
+		if (ret != 0)
+			return ret;
+	}
+	while (sqp_pool_in_flight(p->pool) > 0) {
+		ret = datapipe_retire_one(p);
+		if (ret != 0)
+			return ret;
+	}
+	return p->err->code;
+}
+
+void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,
+		      uint64_t data_start)
+{
+	uint32_t i, first = (uint32_t)ino->u.file.blocks_start;
+
+	ino->u.file.blocks_start = first == PHYS_NONE ? data_start : p->phys[first].offset;
+	for (i = 0; i < ino->u.file.block_count; ++i) {
+		uint32_t v = ino->u.file.block_sizes[i];
+
+		ino->u.file.block_sizes[i] = v == 0 ? 0 : p->phys[v - 1].size_word;
+	}
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * datapipe.h - the data path of the image writer: file contents in, data
+ * blocks and fragment blocks out, in a fixed order, deduplicated.
+ *
+ * The orchestrator (the caller's thread) reads each file, cuts it into
+ * blocks, hashes every block and tail, decides what can be shared, packs
+ * tails into fragment blocks, and submits what must be stored to a pool of
+ * workers that compress. Results come back in submission order and are
+ * appended to the image by the orchestrator alone, so the bytes do not
+ * depend on the number of workers or on timing.
+ *
+ * Sharing is decided by content: a hash nominates a candidate stored
+ * earlier, and the candidate's bytes are read back from the image and
+ * compared (decompressed where needed) before anything is shared. Blocks of
+ * one file must be contiguous on disk, so a file shares either all of its
+ * stored blocks (a run equal to a run stored before) or none; a run that
+ * stops matching midway is re-emitted by copying the already-compressed
+ * bytes of the matched part, never by compressing again.
+ *
+ * Until finish, a file inode's block list holds physical block numbers + 1
+ * (0 = hole) and u.file.blocks_start the number of its first block;
+ * datapipe_resolve() turns them into on-disk size words and offsets.
+ */
+#ifndef SQP_WRITE_DATAPIPE_H
+#define SQP_WRITE_DATAPIPE_H
+
+#include <stdint.h>
+#include <xxhash.h>
+
+#include "sqpack/codec.h"
+#include "sqpack/entry.h"
+#include "sqpack/writer.h"
+#include "util/errbuf.h"
+#include "util/hchain.h"
+#include "util/pool.h"
+#include "write/fstree.h"
+#include "write/imgout.h"
+
+#define PHYS_NONE UINT32_MAX
+
+enum blk_job_kind {
+	JOB_BLOCK,      /* compress raw[] into out[] */
+	JOB_FRAGMENT,   /* same, for a fragment block */
+	JOB_COPY,       /* read copy_len stored bytes at copy_from into out[] */
+};
+
+struct blk_job {
+	struct sqp_pool_job base;
+	int kind;
+	uint8_t *raw;          /* block_size bytes */
+	uint8_t *out;          /* block_size bytes */
+	uint32_t raw_len;
+	uint32_t size_word;    /* on-disk size word, set by the worker */
+	uint32_t index;        /* physical block or fragment number */
+	uint64_t copy_from;
+	struct blk_job *next_free;
+};
+
+/* One data block as stored, in image order. */
+struct phys_block {
+	XXH128_hash_t hash;    /* of the uncompressed bytes */
+	uint64_t offset;       /* valid once retired */
+	uint32_t size_word;    /* valid once retired */
+	uint32_t raw_len;
+	uint8_t retired;
+};
+
+/* One file tail stored in a fragment block. */
+struct tail_rec {
+	XXH128_hash_t hash;
+	uint32_t frag_index;
+	uint32_t offset;
+	uint32_t len;
+};
+
+struct frag_rec {
+	uint64_t start;        /* valid once retired */
+	uint32_t size_word;
+	uint8_t retired;
+};
+
+/* A decompressed fragment block kept for tail read-back. */
+struct frag_cache_slot {
+	uint32_t index;        /* PHYS_NONE when empty */
+	uint32_t len;
+	uint64_t last_use;
+	uint8_t *data;
+};
+#define FRAG_CACHE_SLOTS 4
+
+struct datapipe {
+	uint32_t block_size;
+	int fragment_mode;
+	int dedup;
+	unsigned hash_bits;            /* 0 = full hash */
+	struct sqp_codec_config codec_cfg;
+
+	struct imgout *out;            /* borrowed */
+	struct sqp_errbuf *err;        /* borrowed */
+	struct sqp_compressor *codec;  /* orchestrator's: read-back */
+
+	struct sqp_pool *pool;
+	struct blk_job *jobs;          /* all jobs, one allocation */
+	size_t job_count;
+	struct blk_job *free_jobs;
+
+	struct phys_block *phys;
+	size_t phys_count;
+	size_t phys_cap;
+	struct hchain phys_index;
+
+	struct tail_rec *tails;
+	size_t tail_count;
+	size_t tail_cap;
+	struct hchain tail_index;
+
+	struct frag_rec *frags;
+	size_t frag_count;
+	size_t frag_cap;
+	struct blk_job *open_frag;     /* fragment block being filled */
+	uint32_t open_fill;
+
+	struct frag_cache_slot cache[FRAG_CACHE_SLOTS];
+	uint64_t cache_clock;
+
+	uint8_t *zeros;                /* block_size zero bytes */
+	uint8_t *tail_buf;             /* block_size */
+	uint8_t *verify_disk;          /* block_size: stored bytes read back */
+	uint8_t *verify_raw;           /* block_size: decompressed */
+
+	struct sqp_writer_stats *stats; /* borrowed */
+};
+
+struct datapipe_desc {
+	const struct sqp_codec_config *codec;
+	unsigned jobs;                 /* workers; 0 or 1 = serial */
+	int fragment_mode;
+	int dedup;
+	unsigned hash_bits;
+	int fd;
+	struct imgout *out;
+	struct sqp_errbuf *err;
+	struct sqp_writer_stats *stats;
+};
+
+int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc);
+void datapipe_cleanup(struct datapipe *p);
+
+/* Store a regular file's contents (size bytes from src) for inode ino. */
+int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
+		      const struct sqp_data_source *src);
+
+/* Submit the last fragment block and write everything still in flight. */
+int datapipe_flush(struct datapipe *p);
+
+/* After flush: turn the block numbers in a file inode into size words and
+ * its start into an offset (see the top of this header). */
+void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,
+		      uint64_t data_start);
+
+/* --- shared between datapipe.c, dedup.c and filedata.c --- */
+
+struct blk_job *datapipe_get_job(struct datapipe *p);
+void datapipe_put_job(struct datapipe *p, struct blk_job *job);
+int datapipe_submit(struct datapipe *p, struct blk_job *job);
+int datapipe_retire_one(struct datapipe *p);
+
+XXH128_hash_t dedup_hash(const struct datapipe *p, const void *data, size_t len);
+int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b);
+int dedup_wait_block(struct datapipe *p, uint32_t phys);
+int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
+		       uint32_t len, int *equal);
+int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
+		    uint32_t len, const struct tail_rec **found);
+int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,
+		   uint32_t *index);
+int dedup_new_tail(struct datapipe *p, XXH128_hash_t hash, uint32_t frag_index,
+		   uint32_t offset, uint32_t len);
+
+#endif

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dedup.c - candidates by hash, proof by read-back.
+ *
+ * A 128-bit XXH3 hash of the uncompressed bytes only nominates: before a
+ * block or tail is shared, the candidate's bytes as they are stored in the
+ * image are read back, decompressed if needed, and compared with the new
+ * bytes. A candidate still in the pool is first written out (its job
+ * retired), so the comparison is always against the image itself.
+ *
+ * The hash can be weakened for tests (debug_hash_bits): collisions then
+ * become the rule, and only the read-back keeps the image correct.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "write/datapipe.h"
+
+/* Candidates tried per lookup: bounds the work a flood of colliding
+ * hashes (only possible with a weakened hash) can cause. */
+#define MAX_CANDIDATES 16
+
+XXH128_hash_t dedup_hash(const struct datapipe *p, const void *data, size_t len)
+{
+	XXH128_hash_t h = XXH3_128bits(data, len);
+
+	if (p->hash_bits > 0 && p->hash_bits < 64) {
+		h.low64 &= (UINT64_C(1) << p->hash_bits) - 1;
+		h.high64 = 0;
+	}
+	return h;
+}
+
+int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b)
+{
+	return a.low64 == b.low64 && a.high64 == b.high64;
+}
+
+static int grow(void **arr, size_t *cap, size_t count, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (count < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 1024;
+	np = realloc(*arr, ncap * elem);
+	if (np == NULL)
+		return SQP_ERR_NOMEM;
+	*arr = np;
+	*cap = ncap;
+	return 0;
+}
+
+int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,
+		   uint32_t *index)
+{
+	struct phys_block *b;
+
+	if (p->phys_count >= PHYS_NONE - 1)
+		return sqp_err(p->err, SQP_ERR_LIMIT, "too many data blocks");
+	if (grow((void **)&p->phys, &p->phys_cap, p->phys_count, sizeof(*p->phys)) != 0 ||
+	    hchain_insert(&p->phys_index, hash.low64) != 0)
+		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	b = &p->phys[p->phys_count];
+	memset(b, 0, sizeof(*b));
+	b->hash = hash;
+	b->raw_len = raw_len;
+	*index = (uint32_t)p->phys_count++;
+	return 0;
+}
+
+int dedup_new_tail(struct datapipe *p, XXH128_hash_t hash, uint32_t frag_index,
+		   uint32_t offset, uint32_t len)
+{
+	struct tail_rec *t;
+
+	if (grow((void **)&p->tails, &p->tail_cap, p->tail_count, sizeof(*p->tails)) != 0 ||
+	    hchain_insert(&p->tail_index, hash.low64) != 0)
+		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	t = &p->tails[p->tail_count++];
+	t->hash = hash;
+	t->frag_index = frag_index;
+	t->offset = offset;
+	t->len = len;
+	return 0;
+}
+
+/* Make sure bytes up to end are in the image file, not in our buffer. */
+static int flush_to(struct datapipe *p, uint64_t end)
+{
+	return end > p->out->flushed ? imgout_flush(p->out) : 0;
+}
+
+int dedup_wait_block(struct datapipe *p, uint32_t phys)
+{
+	int ret;
+
+	while (!p->phys[phys].retired) {
+		ret = datapipe_retire_one(p);
+		if (ret != 0)
+			return ret;
+	}
+	return flush_to(p, p->phys[phys].offset +
+			   (p->phys[phys].size_word & SQFS_BLOCK_SIZE_MASK));
+}
+
+/* Read a stored block (data or fragment) back and decompress it into
+ * dst (block_size bytes). Returns the uncompressed length or < 0. */
+static int read_back(struct datapipe *p, uint64_t offset, uint32_t size_word,
+		     uint8_t *dst)
+{
+	uint32_t disk_len = size_word & SQFS_BLOCK_SIZE_MASK;
+	int ret;
+
+	if (disk_len > p->block_size)
+		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: bad stored size");
+	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
+		ret = imgout_pread(p->out, offset, dst, disk_len);
+		return ret != 0 ? ret : (int)disk_len;
+	}
+	ret = imgout_pread(p->out, offset, p->verify_disk, disk_len);
+	if (ret != 0)
+		return ret;
+	return sqp_decompress(p->codec, p->verify_disk, disk_len, dst, p->block_size);
+}
+
+int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
+		       uint32_t len, int *equal)
+{
+	const struct phys_block *b = &p->phys[phys];
+	int n, ret;
+
+	*equal = 0;
+	if (b->raw_len != len)
+		return 0;
+	ret = dedup_wait_block(p, phys);
+	if (ret != 0)
+		return ret;
+	n = read_back(p, b->offset, b->size_word, p->verify_raw);
+	if (n < 0)
+		return sqp_err(p->err, n, "reading back block at offset %llu: %s",
+			       (unsigned long long)b->offset, sqp_strerror(n));
+	*equal = (uint32_t)n == len && memcmp(p->verify_raw, raw, len) == 0;
+	if (!*equal)
+		p->stats->dedup_rejected++;
+	return 0;
+}
+
+/* The uncompressed bytes of fragment block index, through the cache. */
+static int fragment_bytes(struct datapipe *p, uint32_t index, const uint8_t **data,
+			  uint32_t *len)
+{
+	struct frag_cache_slot *slot = &p->cache[0];
+	const struct frag_rec *f = &p->frags[index];
+	size_t i;
+	int n, ret;
+
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
+		if (p->cache[i].index == index) {
+			slot = &p->cache[i];
+			goto hit;
+		}
+		if (p->cache[i].last_use < slot->last_use)
+			slot = &p->cache[i];
+	}
+	while (!f->retired) {
+		ret = datapipe_retire_one(p);
+		if (ret != 0)
+			return ret;
+	}
+	ret = flush_to(p, f->start + (f->size_word & SQFS_BLOCK_SIZE_MASK));
+	if (ret != 0)
+		return ret;
+	slot->index = PHYS_NONE;
+	n = read_back(p, f->start, f->size_word, slot->data);
+	if (n < 0)
+		return sqp_err(p->err, n, "reading back fragment block %u: %s",
+			       index, sqp_strerror(n));
+	slot->index = index;
+	slot->len = (uint32_t)n;
+hit:
+	slot->last_use = ++p->cache_clock;
+	*data = slot->data;
+	*len = slot->len;
+	return 0;
+}
+
+int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
+		    uint32_t len, const struct tail_rec **found)
+{
+	uint32_t rec = hchain_first(&p->tail_index, hash.low64);
+	const uint32_t open_index = (uint32_t)p->frag_count - 1;
+	unsigned tries = 0;
+	const uint8_t *frag = NULL;
+	uint32_t frag_len = 0;
+	int ret;
+
+	*found = NULL;
+	for (; rec != HCHAIN_END && tries < MAX_CANDIDATES;
+	     rec = hchain_next(&p->tail_index, rec, hash.low64)) {
+		const struct tail_rec *t = &p->tails[rec];
+
+		if (t->len != len || !dedup_hash_eq(t->hash, hash))
+			continue;
+		tries++;
+		if (p->open_frag != NULL && t->frag_index == open_index) {
+			/* Not stored yet: these are the very bytes that
+			 * will be compressed and stored. */
+			frag = p->open_frag->raw;
+			frag_len = p->open_fill;
+		} else {
+			ret = fragment_bytes(p, t->frag_index, &frag, &frag_len);
+			if (ret != 0)
+				return ret;
+		}
+		if (t->offset + len <= frag_len &&
+		    memcmp(frag + t->offset, buf, len) == 0) {
+			*found = t;
+			return 0;
+		}
+		p->stats->dedup_rejected++;
+	}
+	return 0;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * filedata.c - one file's contents through the data path.
+ *
+ * Full blocks are read, checked for zeros (stored as holes), hashed, and
+ * either shared with an earlier run of stored blocks or submitted for
+ * compression. The tail goes into the open fragment block unless an equal
+ * tail was stored before. Sharing a run is speculative while the file's
+ * blocks keep matching: nothing is compressed for them, and if the match
+ * breaks the matched prefix is re-emitted from the image's own bytes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "write/datapipe.h"
+
+/* Candidates tried for a file's first block (see dedup.c). */
+#define MAX_START_CANDIDATES 16
+
+struct run {
+	int matching;      /* still hoping to share an earlier run */
+	uint32_t cand;     /* first physical block of that run */
+	uint32_t matched;  /* blocks of this file proven equal so far */
+};
+
+static int is_zero(const struct datapipe *p, const uint8_t *buf, uint32_t len)
+{
+	/* Most blocks differ from zero in their first bytes. */
+	if (len >= 8 && (buf[0] | buf[1] | buf[2] | buf[3] | buf[7]) != 0)
+		return 0;
+	return memcmp(buf, p->zeros, len) == 0;
+}
+
+/* An earlier stored block with these exact bytes, proven by read-back. */
+static int find_first(struct datapipe *p, XXH128_hash_t hash, const uint8_t *raw,
+		      uint32_t len, uint32_t *out)
+{
+	uint32_t rec = hchain_first(&p->phys_index, hash.low64);
+	unsigned tries = 0;
+	int equal, ret;
+
+	*out = PHYS_NONE;
+	for (; rec != HCHAIN_END && tries < MAX_START_CANDIDATES;
+	     rec = hchain_next(&p->phys_index, rec, hash.low64)) {
+		if (!dedup_hash_eq(p->phys[rec].hash, hash) || p->phys[rec].raw_len != len)
+			continue;
+		tries++;
+		ret = dedup_verify_block(p, rec, raw, len, &equal);
+		if (ret != 0)
+			return ret;
+		if (equal) {
+			*out = rec;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Stored block b directly follows block b - 1 on disk (both retired). */
+static int follows(const struct datapipe *p, uint32_t b)
+{
+	const struct phys_block *prev = &p->phys[b - 1];
+
+	return prev->offset + (prev->size_word & SQFS_BLOCK_SIZE_MASK) == p->phys[b].offset;
+}
+
+static int store_block(struct datapipe *p, struct blk_job *job, XXH128_hash_t hash,
+		       uint32_t *phys)
+{
+	int ret = dedup_new_phys(p, hash, job->raw_len, phys);
+
+	if (ret != 0) {
+		datapipe_put_job(p, job);
+		return ret;
+	}
+	job->kind = JOB_BLOCK;
+	job->index = *phys;
+	return datapipe_submit(p, job);
+}
+
+/*
+ * The first blocks [0, upto) of ino were matched against an earlier run
+ * that the next block breaks: emit the matched ones as new blocks of this
+ * file, by copying their stored (already compressed) bytes.
+ */
+static int copy_matched(struct datapipe *p, struct fs_inode *ino, uint32_t upto)
+{
+	uint32_t i, n, first = PHYS_NONE;
+	struct blk_job *job;
+	int ret;
+
+	for (i = 0; i < upto; ++i) {
+		uint32_t src = ino->u.file.block_sizes[i];
+		struct phys_block copy;
+
+		if (src == 0)
+			continue;
+		copy = p->phys[src - 1]; /* dedup_new_phys may move the array */
+		job = datapipe_get_job(p);
+		if (job == NULL)
+			return p->err->code;
+		ret = dedup_new_phys(p, copy.hash, copy.raw_len, &n);
+		if (ret != 0) {
+			datapipe_put_job(p, job);
+			return ret;
+		}
+		job->kind = JOB_COPY;
+		job->index = n;
+		job->copy_from = copy.offset;
+		job->size_word = copy.size_word;
+		ret = datapipe_submit(p, job);
+		if (ret != 0)
+			return ret;
+		ino->u.file.block_sizes[i] = n + 1;
+		if (first == PHYS_NONE)
+			first = n;
+	}
+	ino->u.file.blocks_start = first;
+	return 0;
+}
+
+/* Block i of ino, read into job: share it or store it. */
+static int place_block(struct datapipe *p, struct fs_inode *ino, struct run *run,
+		       struct blk_job *job, uint32_t i)
+{
+	XXH128_hash_t hash = dedup_hash(p, job->raw, job->raw_len);
+	uint32_t phys = PHYS_NONE;
+	int equal = 0, ret;
+
+	if (run->matching) {
+		if (run->matched == 0) {
+			ret = find_first(p, hash, job->raw, job->raw_len, &phys);
+			if (ret != 0)
+				goto fail;
+			run->cand = phys;
+		} else {
+			phys = run->cand + run->matched;
+			if (phys < p->phys_count && dedup_hash_eq(p->phys[phys].hash, hash)) {
+				ret = dedup_verify_block(p, phys, job->raw, job->raw_len, &equal);
+				if (ret != 0)
+					goto fail;
+			}
+			if (!equal || !follows(p, phys))
+				phys = PHYS_NONE;
+		}
+		if (phys != PHYS_NONE) {
+			if (run->matched++ == 0)
+				ino->u.file.blocks_start = phys;
+			ino->u.file.block_sizes[i] = phys + 1;
+			datapipe_put_job(p, job);
+			return 0;
+		}
+		run->matching = 0;
+		if (run->matched > 0) {
+			ret = copy_matched(p, ino, i);
+			if (ret != 0)
+				goto fail;
+		}
+	}
+	ret = store_block(p, job, hash, &phys);
+	if (ret != 0)
+		return ret;
+	if ((uint32_t)ino->u.file.blocks_start == PHYS_NONE)
+		ino->u.file.blocks_start = phys;
+	ino->u.file.block_sizes[i] = phys + 1;
+	return 0;
+fail:
+	datapipe_put_job(p, job);
+	return ret;
+}
+
+static int submit_fragment(struct datapipe *p)
+{
+	struct blk_job *job = p->open_frag;
+
+	p->open_frag = NULL;
+	job->kind = JOB_FRAGMENT;
+	job->raw_len = p->open_fill;
+	return datapipe_submit(p, job);
+}
+
+static int open_fragment(struct datapipe *p)
+{
+	struct frag_rec *f;
+
+	if (p->frag_count == p->frag_cap) {
+		size_t cap = p->frag_cap ? p->frag_cap * 2 : 256;
+
+		f = realloc(p->frags, cap * sizeof(*f));
+		if (f == NULL)
+			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+		p->frags = f;
+		p->frag_cap = cap;
+	}
+	if (p->frag_count >= SQFS_NO_FRAGMENT - 1)
+		return sqp_err(p->err, SQP_ERR_LIMIT, "too many fragment blocks");
+	p->open_frag = datapipe_get_job(p);
+	if (p->open_frag == NULL)
+		return p->err->code;
+	memset(&p->frags[p->frag_count], 0, sizeof(p->frags[0]));
+	p->open_frag->index = (uint32_t)p->frag_count++;
+	p->open_fill = 0;
+	return 0;
+}
+
+/* Put a tail (in p->tail_buf) into a fragment block, or share one. */
+static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
+		      int *shared)
+{
+	XXH128_hash_t hash = dedup_hash(p, p->tail_buf, len);
+	const struct tail_rec *t = NULL;
+	int ret;
+
+	*shared = 0;
+	if (p->dedup) {
+		ret = dedup_find_tail(p, hash, p->tail_buf, len, &t);
+		if (ret != 0)
+			return ret;
+	}
+	if (t != NULL) {
+		ino->u.file.frag_index = t->frag_index;
+		ino->u.file.frag_offset = t->offset;
+		p->stats->tails_deduped++;
+		*shared = 1;
+		return 0;
+	}
+	if (p->open_frag != NULL && p->open_fill + len > p->block_size) {
+		ret = submit_fragment(p);
+		if (ret != 0)
+			return ret;
+	}
+	if (p->open_frag == NULL) {
+		ret = open_fragment(p);
+		if (ret != 0)
+			return ret;
+	}
+	memcpy(p->open_frag->raw + p->open_fill, p->tail_buf, len);
+	ino->u.file.frag_index = p->open_frag->index;
+	ino->u.file.frag_offset = p->open_fill;
+	p->open_fill += len;
+	if (p->dedup)
+		return dedup_new_tail(p, hash, ino->u.file.frag_index,
+				      ino->u.file.frag_offset, len);
+	return 0;
+}
+
+/* Read len bytes of the file, or skip them if the source knows they are a
+ * hole. Returns 1 for a hole, 0 for data read into buf, < 0 for an error
+ * of the source (not latched: the caller knows the file's name). */
+static int read_or_skip(const struct sqp_data_source *src, uint8_t *buf, uint32_t len)
+{
+	if (src->hole != NULL && src->skip != NULL && src->hole(src->user) >= len) {
+		int ret = src->skip(src->user, len);
+
+		return ret < 0 ? ret : 1;
+	}
+	return src->read(src->user, buf, len);
+}
+
+/* Store or share the blocks of ino; on return run says whether every
+ * stored block was shared (matching) and how many (matched). */
+static int file_blocks(struct datapipe *p, struct fs_inode *ino,
+		       const struct sqp_data_source *src, uint64_t full, uint32_t last,
+		       struct run *run)
+{
+	uint32_t i, len;
+	struct blk_job *job;
+	int ret;
+
+	for (i = 0; i < ino->u.file.block_count; ++i) {
+		len = i < full ? p->block_size : last;
+		job = datapipe_get_job(p);
+		if (job == NULL)
+			return p->err->code;
+		ret = read_or_skip(src, job->raw, len);
+		if (ret == 0 && is_zero(p, job->raw, len))
+			ret = 1;
+		if (ret != 0) {
+			datapipe_put_job(p, job);
+			if (ret < 0)
+				return ret;
+			ino->u.file.block_sizes[i] = 0;
+			ino->u.file.sparse += len;
+			p->stats->blocks_sparse++;
+			continue;
+		}
+		job->raw_len = len;
+		ret = place_block(p, ino, run, job, i);
+		if (ret != 0)
+			return ret;
+	}
+	if (run->matching)
+		p->stats->blocks_deduped += run->matched;
+	return 0;
+}
+
+int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
+		      const struct sqp_data_source *src)
+{
+	uint64_t full = size / p->block_size;
+	uint32_t tail = (uint32_t)(size % p->block_size);
+	int tail_frag = tail > 0 && (p->fragment_mode == SQP_FRAGMENTS_ALL ||
+				     (p->fragment_mode == SQP_FRAGMENTS_SMALL && full == 0));
+	uint64_t count = full + (tail > 0 && !tail_frag);
+	struct run run = { .matching = p->dedup, .cand = PHYS_NONE };
+	int shared_tail = 0, ret;
+
+	ino->u.file.size = size;
+	ino->u.file.blocks_start = PHYS_NONE;
+	ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+	if (count > UINT32_MAX / 4)
+		return sqp_err(p->err, SQP_ERR_LIMIT, "file too large for SquashFS");
+	if (count > 0) {
+		ino->u.file.block_sizes = calloc(count, sizeof(uint32_t));
+		if (ino->u.file.block_sizes == NULL)
+			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	ino->u.file.block_count = (uint32_t)count;
+
+	ret = file_blocks(p, ino, src, full, tail, &run);
+	if (ret != 0)
+		return ret;
+	if (tail_frag) {
+		ret = src->read(src->user, p->tail_buf, tail);
+		if (ret < 0)
+			return ret;
+		ret = place_tail(p, ino, tail, &shared_tail);
+		if (ret != 0)
+			return ret;
+	}
+	/* Whole-file duplicate: it has data, and none of it was stored anew. */
+	if (run.matching && (shared_tail || !tail_frag) && (run.matched > 0 || shared_tail))
+		p->stats->files_deduped++;
+	p->stats->bytes_in += size;
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imgout.c - buffered append-only output with read-back.
+ *
+ * Data blocks are appended in 4 KiB..1 MiB pieces and metadata in many tiny
+ * ones; a 1 MiB buffer turns them into few large write() calls. A read-back
+ * flushes first, so what is compared is what the kernel holds, never our
+ * buffer. Short writes are retried; ENOSPC/EFBIG become SQP_ERR_NO_SPACE.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqpack/error.h"
+#include "util/fileio.h"
+#include "write/imgout.h"
+
+#define IMGOUT_BUF_SIZE (1u << 20)
+
+int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->pos = start;
+	o->flushed = start;
+	o->err = err;
+	o->cap = IMGOUT_BUF_SIZE;
+	o->buf = malloc(o->cap);
+	if (o->buf == NULL)
+		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+void imgout_cleanup(struct imgout *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+}
+
+static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(o->fd, data, len, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return sqp_err(o->err, sqp_errno_code(errno),
+				       "writing the image at offset %llu: %s",
+				       (unsigned long long)off, strerror(errno));
+		}
+		if (n == 0)
+			return sqp_err(o->err, SQP_ERR_NO_SPACE,
+				       "writing the image at offset %llu: no progress",
+				       (unsigned long long)off);
+		data += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int imgout_flush(struct imgout *o)
+{
+	size_t pending = (size_t)(o->pos - o->flushed);
+	int ret;
+
+	if (o->err->code != 0)
+		return o->err->code;
+	if (pending == 0)
+		return 0;
+	ret = write_at(o, o->flushed, o->buf, pending);
+	if (ret == 0)
+		o->flushed = o->pos;
+	return ret;
+}
+
+int imgout_append(struct imgout *o, const void *data, size_t len)
+{
+	size_t pending = (size_t)(o->pos - o->flushed);
+	int ret;
+
+	if (o->err->code != 0)
+		return o->err->code;
+	if (pending + len > o->cap) {
+		ret = imgout_flush(o);
+		if (ret != 0)
+			return ret;
+		pending = 0;
+		if (len >= o->cap) {
+			ret = write_at(o, o->pos, data, len);
+			if (ret == 0) {
+				o->pos += len;
+				o->flushed = o->pos;
+			}
+			return ret;
+		}
+	}
+	memcpy(o->buf + pending, data, len);
+	o->pos += len;
+	return 0;
+}
+
+int imgout_append_zeros(struct imgout *o, size_t len)
+{
+	static const uint8_t zeros[4096];
+	size_t n;
+	int ret;
+
+	while (len > 0) {
+		n = len < sizeof(zeros) ? len : sizeof(zeros);
+		ret = imgout_append(o, zeros, n);
+		if (ret != 0)
+			return ret;
+		len -= n;
+	}
+	return 0;
+}
+
+int imgout_pread(const struct imgout *o, uint64_t off, void *buf, size_t len)
+{
+	if (off + len > o->flushed)
+		return SQP_ERR_SEQUENCE;
+	return sqp_pread_full(o->fd, off, buf, len);
+}
+
+int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len)
+{
+	if (off + len > o->flushed)
+		return sqp_err(o->err, SQP_ERR_SEQUENCE,
+			       "internal error: positioned write past flushed data");
+	return write_at(o, off, data, len);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metawriter.h - packs a stream of records into SquashFS metadata blocks.
+ *
+ * Records (inodes, directory listings, xattr pairs, table entries) are
+ * appended as bytes; every 8 KiB the block is compressed (or stored raw if
+ * it does not shrink) and added, with its 16-bit header, to an in-memory
+ * table. A reference (block position << 16 | offset) to the next byte is
+ * available at any time: the position of the current block is known before
+ * it is compressed, because it starts where the previous one ended.
+ */
+#ifndef SQP_WRITE_METAWRITER_H
+#define SQP_WRITE_METAWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/codec.h"
+#include "util/errbuf.h"
+
+struct metawriter {
+	uint8_t block[SQFS_META_SIZE];
+	size_t fill;
+	uint64_t total_in;     /* bytes appended, as one uncompressed stream */
+	uint8_t *out;          /* finished blocks, headers included */
+	size_t out_len;
+	size_t out_cap;
+	uint8_t *scratch;      /* compression output */
+	struct sqp_compressor *codec; /* borrowed; NULL = store uncompressed */
+	struct sqp_errbuf *err;       /* borrowed */
+};
+
+int meta_init(struct metawriter *m, struct sqp_compressor *codec,
+	      struct sqp_errbuf *err);
+void meta_cleanup(struct metawriter *m);
+
+/* Reference of the next byte to be appended. */
+static inline uint64_t meta_ref(const struct metawriter *m)
+{
+	return sqfs_ref(m->out_len, (uint32_t)m->fill);
+}
+
+/* Append len bytes (any size; blocks are cut every 8 KiB). */
+int meta_append(struct metawriter *m, const void *data, size_t len);
+
+/* Close the last, partial block. */
+int meta_finish(struct metawriter *m);
+
+/* Compress one metadata block payload (<= 8 KiB) into dst with its
+ * header; returns the bytes produced (header included) or < 0. Shared by
+ * the table writers. dst holds SQFS_META_SIZE + 2 bytes. */
+int meta_encode_block(struct sqp_compressor *codec, const uint8_t *src,
+		      size_t len, uint8_t *dst);
+
+#endif

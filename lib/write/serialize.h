@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serialize.h - turning the finished tree into the inode and directory
+ * tables (both kept in memory until the writer appends them in order).
+ */
+#ifndef SQP_WRITE_SERIALIZE_H
+#define SQP_WRITE_SERIALIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sqpack/codec.h"
+#include "util/errbuf.h"
+#include "write/fstree.h"
+#include "write/idtable.h"
+#include "write/metawriter.h"
+
+struct serializer {
+	struct metawriter inodes;
+	struct metawriter dirs;
+	struct idtable *ids;          /* borrowed */
+	struct sqp_errbuf *err;       /* borrowed */
+	int exportable;
+
+	/* results */
+	uint32_t inode_count;
+	uint64_t root_ref;
+	uint64_t *export_refs;        /* inode number - 1 -> ref, if exportable */
+
+	/* scratch */
+	uint8_t *scratch;
+	size_t scratch_cap;
+	uint8_t *index;               /* directory index being built */
+	size_t index_len;
+	size_t index_cap;
+	uint32_t index_count;
+};
+
+int serializer_init(struct serializer *s, struct sqp_compressor *codec,
+		    struct idtable *ids, struct sqp_errbuf *err, int exportable);
+void serializer_cleanup(struct serializer *s);
+
+/* Number the inodes and write both tables (fstree_finalize and the data
+ * resolution must have happened). */
+int serialize_tree(struct serializer *s, struct fstree *t);
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the public image writer: entries in, SquashFS image out.
+ *
+ * Image layout, in file order: superblock (written last, at offset 0),
+ * compressor options, data and fragment blocks, inode table, directory
+ * table, fragment table, export table, id table, xattr table. The kernel
+ * insists on the order of the tables after the data, and checks that each
+ * table's location list ends before the next table starts.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "sqpack/writer.h"
+#include "util/endian.h"
+#include "util/pool.h"
+#include "write/writer_impl.h"
+
+static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
+{
+	uint32_t bs = d->codec.block_size;
+
+	if (bs < SQFS_BLOCK_SIZE_MIN || bs > SQFS_BLOCK_SIZE_MAX || (bs & (bs - 1)) != 0)
+		return sqp_err(err, SQP_ERR_ARG, "block size %u is not a power of two "
+			       "between 4 KiB and 1 MiB", bs);
+	if (d->fragment_mode < SQP_FRAGMENTS_ALL || d->fragment_mode > SQP_FRAGMENTS_NONE)
+		return sqp_err(err, SQP_ERR_ARG, "unknown fragment mode %d", d->fragment_mode);
+	if (d->fd < 0)
+		return sqp_err(err, SQP_ERR_ARG, "no output file");
+	return 0;
+}
+
+/* Placeholder for the superblock, then the options block. */
+static int write_head(struct sqp_writer *w)
+{
+	uint8_t head[SQFS_SUPER_SIZE + 2 + SQP_CODEC_OPTIONS_MAX] = { 0 };
+	size_t len = 0;
+	int ret = sqp_codec_options_encode(&w->desc.codec, head + SQFS_SUPER_SIZE + 2, &len);
+
+	if (ret != 0)
+		return sqp_err(&w->err, ret, "compressor options: %s", sqp_strerror(ret));
+	w->opts_len = len;
+	if (len > 0)
+		sqp_put16(head + SQFS_SUPER_SIZE, (uint16_t)(len | SQFS_META_UNCOMPRESSED));
+	return imgout_append(&w->out, head, SQFS_SUPER_SIZE + (len ? len + 2 : 0));
+}
+
+int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **out)
+{
+	struct sqp_writer *w = calloc(1, sizeof(*w));
+	struct datapipe_desc pd;
+	int ret;
+
+	*out = NULL;
+	if (w == NULL)
+		return SQP_ERR_NOMEM;
+	*out = w;
+	w->desc = *desc;
+	if (w->desc.jobs == 0)
+		w->desc.jobs = sqp_cpu_count();
+	ret = check_desc(desc, &w->err);
+	if (ret == 0)
+		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
+	if (ret == 0)
+		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user);
+	if (ret == 0 && idtable_init(&w->ids) != 0)
+		ret = sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
+	if (ret == 0)
+		ret = xattr_store_init(&w->xattrs, &w->err, desc->warn, desc->warn_user);
+	if (ret == 0)
+		ret = write_head(w);
+	if (ret != 0)
+		return ret;
+	w->data_start = w->out.pos;
+
+	pd = (struct datapipe_desc){
+		.codec = &w->desc.codec, .jobs = w->desc.jobs,
+		.fragment_mode = desc->fragment_mode,
+		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
+		.hash_bits = desc->debug_hash_bits, .fd = desc->fd,
+		.out = &w->out, .err = &w->err, .stats = &w->stats,
+	};
+	ret = datapipe_init(&w->pipe, &pd);
+	if (ret == 0)
+		w->pipe_ready = 1;
+	return ret;
+}
+
+void sqp_writer_destroy(struct sqp_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->pipe_ready)
+		datapipe_cleanup(&w->pipe);
+	xattr_store_cleanup(&w->xattrs);
+	idtable_cleanup(&w->ids);
+	fstree_cleanup(&w->tree);
+	imgout_cleanup(&w->out);
+	free(w);
+}
+
+const char *sqp_writer_error(const struct sqp_writer *w)
+{
+	return sqp_errmsg(&w->err);
+}
+
+void sqp_writer_get_stats(const struct sqp_writer *w, struct sqp_writer_stats *st)
+{
+	*st = w->stats;
+}
+
+int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sqp_verr(&w->err, code, fmt, ap);
+	va_end(ap);
+	return w->err.code;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer_finish.c - everything after the last entry: flush the data path,
+ * write the tables in the order the kernel expects, pad, and only then the
+ * superblock, so an interrupted run never leaves a valid-looking header.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/serialize.h"
+#include "write/tables.h"
+#include "write/writer_impl.h"
+
+static uint32_t image_time(const struct sqp_writer *w)
+{
+	if (w->desc.mod_time < 0)
+		return w->newest_mtime;
+	if (w->desc.mod_time > (int64_t)UINT32_MAX)
+		return UINT32_MAX;
+	return (uint32_t)w->desc.mod_time;
+}
+
+static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
+{
+	const struct datapipe *p = &w->pipe;
+	uint8_t *buf = malloc(p->frag_count * SQFS_FRAG_ENTRY_SIZE + 1);
+	size_t i;
+	int ret;
+
+	if (buf == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	for (i = 0; i < p->frag_count; ++i) {
+		struct sqfs_frag_entry f = {
+			.start = p->frags[i].start, .size = p->frags[i].size_word,
+		};
+
+		sqfs_frag_entry_encode(&f, buf + i * SQFS_FRAG_ENTRY_SIZE);
+	}
+	ret = table_write(&w->out, p->codec, buf, p->frag_count * SQFS_FRAG_ENTRY_SIZE,
+			  NULL, 0, pos);
+	free(buf);
+	return ret;
+}
+
+static int write_u64_table(struct sqp_writer *w, const uint64_t *v, size_t n,
+			   uint64_t *pos)
+{
+	uint8_t *buf = malloc(n * 8 + 1);
+	size_t i;
+	int ret;
+
+	if (buf == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; ++i)
+		sqp_put64(buf + i * 8, v[i]);
+	ret = table_write(&w->out, w->pipe.codec, buf, n * 8, NULL, 0, pos);
+	free(buf);
+	return ret;
+}
+
+static int write_id_table(struct sqp_writer *w, uint64_t *pos)
+{
+	uint8_t *buf = malloc(w->ids.count * 4 + 1);
+	size_t i;
+	int ret;
+
+	if (buf == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	for (i = 0; i < w->ids.count; ++i)
+		sqp_put32(buf + i * 4, w->ids.ids[i]);
+	ret = table_write(&w->out, w->pipe.codec, buf, w->ids.count * 4, NULL, 0, pos);
+	free(buf);
+	return ret;
+}
+
+static uint16_t super_flags(const struct sqp_writer *w)
+{
+	uint16_t flags = 0;
+
+	if (!(w->desc.flags & SQP_WRITE_NO_DEDUP))
+		flags |= SQFS_FLAG_DEDUPLICATED;
+	if (w->desc.fragment_mode == SQP_FRAGMENTS_NONE)
+		flags |= SQFS_FLAG_NO_FRAGMENTS;
+	if (w->desc.fragment_mode == SQP_FRAGMENTS_ALL)
+		flags |= SQFS_FLAG_ALWAYS_FRAGMENTS;
+	if (w->desc.flags & SQP_WRITE_EXPORTABLE)
+		flags |= SQFS_FLAG_EXPORTABLE;
+	if (w->xattrs.count == 0)
+		flags |= SQFS_FLAG_NO_XATTRS;
+	if (w->opts_len > 0)
+		flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
+	return flags;
+}
+
+/* Inode and directory tables, then the lookup tables, in kernel order. */
+static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
+{
+	struct serializer s;
+	int ret = serializer_init(&s, w->pipe.codec, &w->ids, &w->err,
+				  !!(w->desc.flags & SQP_WRITE_EXPORTABLE));
+
+	if (ret == 0)
+		ret = serialize_tree(&s, &w->tree);
+	if (ret != 0)
+		goto out;
+	sb->inode_count = s.inode_count;
+	sb->root_inode = s.root_ref;
+	sb->inode_table = w->out.pos;
+	ret = imgout_append(&w->out, s.inodes.out, s.inodes.out_len);
+	sb->dir_table = w->out.pos;
+	if (ret == 0)
+		ret = imgout_append(&w->out, s.dirs.out, s.dirs.out_len);
+	if (ret == 0)
+		ret = write_fragment_table(w, &sb->frag_table);
+	sb->export_table = SQFS_NO_TABLE;
+	if (ret == 0 && s.export_refs != NULL)
+		ret = write_u64_table(w, s.export_refs, s.inode_count, &sb->export_table);
+	if (ret == 0)
+		ret = write_id_table(w, &sb->id_table);
+	if (ret == 0)
+		ret = xattr_store_write(&w->xattrs, w->pipe.codec, &w->out, &sb->xattr_table);
+out:
+	serializer_cleanup(&s);
+	return ret;
+}
+
+int sqp_writer_finish(struct sqp_writer *w)
+{
+	struct sqfs_super sb = { 0 };
+	uint8_t raw[SQFS_SUPER_SIZE];
+	uint32_t mod_time = image_time(w);
+	size_t i;
+	int ret;
+
+	if (w->err.code != 0)
+		return w->err.code;
+	if (w->finished)
+		return writer_fail(w, SQP_ERR_SEQUENCE, "finish called twice");
+	w->finished = 1;
+
+	ret = datapipe_flush(&w->pipe);
+	if (ret != 0)
+		return ret;
+	fstree_finalize(&w->tree, mod_time);
+	for (i = 0; i < w->tree.inode_count; ++i) {
+		if (S_ISREG(w->tree.inodes[i]->mode))
+			datapipe_resolve(&w->pipe, w->tree.inodes[i], w->data_start);
+	}
+	ret = write_tables(w, &sb);
+	if (ret != 0)
+		return w->err.code ? w->err.code : writer_fail(w, ret, "%s", sqp_strerror(ret));
+
+	sb.magic = SQFS_MAGIC;
+	sb.mod_time = mod_time;
+	sb.block_size = w->desc.codec.block_size;
+	sb.frag_count = (uint32_t)w->pipe.frag_count;
+	sb.compressor = (uint16_t)w->desc.codec.id;
+	for (sb.block_log = 0; (1u << sb.block_log) < sb.block_size; sb.block_log++)
+		;
+	sb.flags = super_flags(w);
+	sb.id_count = (uint16_t)w->ids.count;
+	sb.version_major = SQFS_VERSION_MAJOR;
+	sb.version_minor = SQFS_VERSION_MINOR;
+	sb.bytes_used = w->out.pos;
+	w->stats.inodes = sb.inode_count;
+
+	if (!(w->desc.flags & SQP_WRITE_NO_PAD) && w->out.pos % SQFS_DEVBLK_SIZE != 0)
+		ret = imgout_append_zeros(&w->out, SQFS_DEVBLK_SIZE - w->out.pos % SQFS_DEVBLK_SIZE);
+	if (ret == 0)
+		ret = imgout_flush(&w->out);
+	if (ret != 0)
+		return ret;
+	sqfs_super_encode(&sb, raw);
+	ret = imgout_pwrite(&w->out, 0, raw, sizeof(raw));
+	w->stats.image_bytes = w->out.pos;
+	return ret;
+}

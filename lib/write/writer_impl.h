@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer_impl.h - the image writer's state, shared by writer.c (life
+ * cycle), writer_add.c (entries), writer_finish.c (tables) and tar2img.c.
+ */
+#ifndef SQP_WRITE_WRITER_IMPL_H
+#define SQP_WRITE_WRITER_IMPL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "sqpack/writer.h"
+#include "util/errbuf.h"
+#include "write/datapipe.h"
+#include "write/fstree.h"
+#include "write/idtable.h"
+#include "write/imgout.h"
+#include "write/xattrs.h"
+
+struct sqp_writer {
+	struct sqp_writer_desc desc;  /* copy; jobs resolved */
+	struct sqp_errbuf err;
+	struct imgout out;
+	struct fstree tree;
+	struct datapipe pipe;
+	int pipe_ready;
+	struct idtable ids;
+	struct xattr_store xattrs;
+	struct sqp_writer_stats stats;
+
+	size_t opts_len;              /* compressor options payload, 0 = none */
+	uint64_t data_start;          /* first byte after superblock + options */
+	uint32_t newest_mtime;
+	int finished;
+};
+
+/* Latch an error on the writer (first one wins); returns the latched code. */
+int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

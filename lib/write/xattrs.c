@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xattrs.c - interning xattr sets and writing the xattr table.
+ *
+ * A set is serialised once, in the on-disk record format, sorted by full
+ * key name (a later duplicate key wins, as setting it twice would); the
+ * serialised bytes are both the interning key and what is written.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/metawriter.h"
+#include "write/tables.h"
+#include "write/xattrs.h"
+
+int xattr_store_init(struct xattr_store *s, struct sqp_errbuf *err,
+		     sqp_warn_fn warn, void *warn_user)
+{
+	memset(s, 0, sizeof(*s));
+	s->err = err;
+	s->warn = warn;
+	s->warn_user = warn_user;
+	return 0;
+}
+
+void xattr_store_cleanup(struct xattr_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->count; ++i)
+		free(s->sets[i].blob);
+	free(s->sets);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_xattr(const void *a, const void *b)
+{
+	const struct sqp_xattr *const *x = a, *const *y = b;
+	int c = strcmp((*x)->key, (*y)->key);
+
+	/* Equal keys: keep input order, so the last one can win. */
+	if (c == 0)
+		c = (*x < *y) ? -1 : (*x > *y);
+	return c;
+}
+
+/* Serialise the storable attributes into a new blob. */
+static int serialise(struct xattr_store *s, const char *path,
+		     const struct sqp_xattr *xattrs, size_t n, struct xattr_set *set)
+{
+	const struct sqp_xattr **sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	size_t i, size = 0, name_off;
+	uint8_t *p;
+	int type;
+
+	if (sorted == NULL)
+		return SQP_ERR_NOMEM;
+	for (i = 0; i < n; ++i) {
+		sorted[i] = &xattrs[i];
+		size += 8 + strlen(xattrs[i].key) + xattrs[i].value_len;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_xattr);
+	set->blob = p = malloc(size ? size : 1);
+	if (p == NULL) {
+		free(sorted);
+		return SQP_ERR_NOMEM;
+	}
+	for (i = 0; i < n; ++i) {
+		const struct sqp_xattr *x = sorted[i];
+		size_t name_len;
+
+		if (i + 1 < n && strcmp(x->key, sorted[i + 1]->key) == 0)
+			continue;
+		type = sqfs_xattr_prefix_id(x->key, &name_off);
+		name_len = strlen(x->key) - name_off;
+		if (type < 0 || name_len == 0 || name_len > UINT16_MAX ||
+		    x->value_len > UINT32_MAX - 8) {
+			if (s->warn != NULL) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "'%s': xattr '%.200s' cannot be "
+					 "stored in SquashFS; skipped", path, x->key);
+				s->warn(s->warn_user, msg);
+			}
+			continue;
+		}
+		sqp_put16(p, (uint16_t)type);
+		sqp_put16(p + 2, (uint16_t)name_len);
+		memcpy(p + 4, x->key + name_off, name_len);
+		p += 4 + name_len;
+		sqp_put32(p, (uint32_t)x->value_len);
+		memcpy(p + 4, x->value, x->value_len);
+		p += 4 + x->value_len;
+		set->count++;
+	}
+	free(sorted);
+	if ((size_t)(p - set->blob) > UINT32_MAX)
+		return SQP_ERR_LIMIT;
+	set->len = (uint32_t)(p - set->blob);
+	set->hash = XXH3_64bits(set->blob, set->len);
+	return 0;
+}
+
+static int grow_slots(struct xattr_store *s)
+{
+	size_t n = s->slot_count ? s->slot_count * 2 : 256, i;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return SQP_ERR_NOMEM;
+	for (i = 0; i < s->count; ++i) {
+		size_t j = s->sets[i].hash & (n - 1);
+
+		while (slots[j] != 0)
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->slot_count = n;
+	return 0;
+}
+
+int xattr_store_intern(struct xattr_store *s, const char *path,
+		       const struct sqp_xattr *xattrs, size_t count, uint32_t *id)
+{
+	struct xattr_set set = { 0 };
+	size_t j;
+	int ret;
+
+	*id = SQFS_NO_XATTR;
+	if (count == 0)
+		return 0;
+	ret = serialise(s, path, xattrs, count, &set);
+	if (ret != 0 || set.count == 0) {
+		free(set.blob);
+		return ret == 0 ? 0 : sqp_err(s->err, ret, "'%s': xattrs: %s", path,
+					      sqp_strerror(ret));
+	}
+	if ((s->count + 1) * 2 > s->slot_count && grow_slots(s) != 0)
+		goto nomem;
+	for (j = set.hash & (s->slot_count - 1); s->slots[j] != 0;
+	     j = (j + 1) & (s->slot_count - 1)) {
+		const struct xattr_set *o = &s->sets[s->slots[j] - 1];
+
+		if (o->hash == set.hash && o->len == set.len &&
+		    memcmp(o->blob, set.blob, set.len) == 0) {
+			free(set.blob);
+			*id = s->slots[j] - 1;
+			return 0;
+		}
+	}
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct xattr_set *n = realloc(s->sets, cap * sizeof(*n));
+
+		if (n == NULL)
+			goto nomem;
+		s->sets = n;
+		s->cap = cap;
+	}
+	s->sets[s->count] = set;
+	s->slots[j] = (uint32_t)++s->count;
+	*id = (uint32_t)s->count - 1;
+	return 0;
+nomem:
+	free(set.blob);
+	return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+}
+
+int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
+		      struct imgout *out, uint64_t *pos)
+{
+	struct sqfs_xattr_table hdr;
+	uint8_t hdr_bytes[SQFS_XATTR_TABLE_SIZE];
+	struct metawriter kv;
+	uint8_t *ids = NULL;
+	size_t i;
+	int ret;
+
+	*pos = SQFS_NO_TABLE;
+	if (s->count == 0)
+		return 0;
+	ret = meta_init(&kv, codec, s->err);
+	ids = malloc(s->count * SQFS_XATTR_ID_SIZE);
+	if (ret != 0 || ids == NULL)
+		goto fail;
+	for (i = 0; i < s->count && ret == 0; ++i) {
+		struct sqfs_xattr_id xid = {
+			.ref = meta_ref(&kv), .count = s->sets[i].count,
+			.size = s->sets[i].len,
+		};
+
+		sqfs_xattr_id_encode(&xid, ids + i * SQFS_XATTR_ID_SIZE);
+		ret = meta_append(&kv, s->sets[i].blob, s->sets[i].len);
+	}
+	if (ret == 0)
+		ret = meta_finish(&kv);
+	if (ret != 0)
+		goto fail;
+	hdr.kv_start = out->pos;
+	hdr.count = (uint32_t)s->count;
+	sqfs_xattr_table_encode(&hdr, hdr_bytes);
+	ret = imgout_append(out, kv.out, kv.out_len);
+	if (ret == 0)
+		ret = table_write(out, codec, ids, s->count * SQFS_XATTR_ID_SIZE,
+				  hdr_bytes, sizeof(hdr_bytes), pos);
+fail:
+	if (ids == NULL && ret == 0)
+		ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+	meta_cleanup(&kv);
+	free(ids);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xattrs.h - extended attribute sets, deduplicated, and the xattr table.
+ *
+ * Each inode's attributes are put in a canonical order and interned: equal
+ * sets (common for SELinux labels or capabilities) are stored once and
+ * share one xattr id.
+ */
+#ifndef SQP_WRITE_XATTRS_H
+#define SQP_WRITE_XATTRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sqpack/codec.h"
+#include "sqpack/entry.h"
+#include "util/errbuf.h"
+#include "write/imgout.h"
+
+struct xattr_set {
+	uint8_t *blob;          /* key/value records as stored */
+	uint32_t len;
+	uint32_t count;
+	uint64_t hash;
+};
+
+struct xattr_store {
+	struct xattr_set *sets;
+	size_t count;
+	size_t cap;
+	uint32_t *slots;        /* open addressing: set index + 1 */
+	size_t slot_count;
+	struct sqp_errbuf *err;
+	sqp_warn_fn warn;
+	void *warn_user;
+};
+
+int xattr_store_init(struct xattr_store *s, struct sqp_errbuf *err,
+		     sqp_warn_fn warn, void *warn_user);
+void xattr_store_cleanup(struct xattr_store *s);
+
+/* Intern the attributes of the entry at path; *id is SQFS_NO_XATTR when
+ * none are left after dropping prefixes SquashFS cannot store (warned). */
+int xattr_store_intern(struct xattr_store *s, const char *path,
+		       const struct sqp_xattr *xattrs, size_t count, uint32_t *id);
+
+/* Append the key/value blocks, the id table and its header; *pos is the
+ * superblock's xattr_table field. Nothing is written without sets (*pos
+ * becomes SQFS_NO_TABLE). */
+int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
+		      struct imgout *out, uint64_t *pos);
+
+#endif

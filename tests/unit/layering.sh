@@ -1,0 +1,31 @@
+#!/bin/sh
+# The dependency rule of doc/architecture.md, checked on the sources:
+# each layer of lib/ includes only the layers below it, and the tools and
+# extras include only the public headers.
+top_srcdir=${top_srcdir:-$(dirname "$0")/../..}
+cd "$top_srcdir" || exit 1
+passed=0 failed=0
+
+# forbid DIR PATTERN WHY: no file under DIR may include a header matching PATTERN
+forbid() {
+	hits=$(find "$1" -name '*.[ch]' 2>/dev/null | xargs -r grep -nE "^#[[:space:]]*include[[:space:]]+\"($2)" 2>/dev/null)
+	if [ -n "$hits" ]; then
+		echo "FAIL: $1 must not include $2 ($3):"
+		echo "$hits"
+		failed=$((failed + 1))
+	else
+		passed=$((passed + 1))
+	fi
+}
+
+forbid lib/util 'codec/|format/|tar/|write/|read/' 'util depends on nothing'
+forbid lib/codec 'format/|tar/|write/|read/' 'codecs know nothing of the format or pipeline'
+forbid lib/format 'codec/|tar/|write/|read/' 'format is pure encoding'
+forbid lib/tar 'codec/|format/|write/|read/' 'tar knows nothing of SquashFS'
+forbid lib/write 'read/' 'the writer never uses the reader'
+forbid lib/read 'write/' 'the reader never uses the writer'
+forbid bin 'util/|codec/|format/|tar/|write/|read/' 'tools use the public API only'
+forbid extras 'util/|codec/|format/|tar/|write/|read/' 'extras use the public API only'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
