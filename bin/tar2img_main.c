@@ -65,9 +65,11 @@ static void print_summary(const struct tar2img_options *opt, struct sqp_writer *
 	       (unsigned long long)st.bytes_in, sqp_tar_reader_compression(r),
 	       (unsigned long long)st.image_bytes, sqp_codec_name(opt->desc.codec.id),
 	       opt->desc.codec.block_size);
-	printf("  blocks: %llu stored (%llu uncompressed), %llu sparse, %llu shared; "
-	       "%llu fragment blocks, %llu tails shared; %llu whole files shared\n",
+	printf("  blocks: %llu stored (%llu uncompressed, %llu of them not worth trying), "
+	       "%llu sparse, %llu shared; %llu fragment blocks, %llu tails shared; "
+	       "%llu whole files shared\n",
 	       (unsigned long long)st.blocks_written, (unsigned long long)st.blocks_raw,
+	       (unsigned long long)st.blocks_probed_raw,
 	       (unsigned long long)st.blocks_sparse, (unsigned long long)st.blocks_deduped,
 	       (unsigned long long)st.fragment_blocks, (unsigned long long)st.tails_deduped,
 	       (unsigned long long)st.files_deduped);

@@ -21,6 +21,7 @@ enum {
 	OPT_EXPORTABLE,
 	OPT_NO_XATTRS,
 	OPT_NO_PAD,
+	OPT_TRY_ALL,
 	OPT_DEBUG_HASH_BITS,
 };
 
@@ -39,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "exportable", no_argument, NULL, OPT_EXPORTABLE },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "no-pad", no_argument, NULL, OPT_NO_PAD },
+	{ "try-all-blocks", no_argument, NULL, OPT_TRY_ALL },
 	{ "debug-hash-bits", required_argument, NULL, OPT_DEBUG_HASH_BITS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -66,6 +68,8 @@ static void usage(FILE *f)
 	      "      --exportable        add an NFS export table\n"
 	      "      --no-xattrs         drop extended attributes\n"
 	      "      --no-pad            do not pad the image to 4 KiB\n"
+	      "      --try-all-blocks    run the compressor even on blocks that look\n"
+	      "                          incompressible (random-looking bytes)\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n\n"
 	      "The image time is SOURCE_DATE_EPOCH if set, else the newest mtime in\n"
@@ -192,6 +196,7 @@ int tar2img_parse_options(int argc, char **argv, struct tar2img_options *opt)
 		case OPT_EXPORTABLE: opt->desc.flags |= SQP_WRITE_EXPORTABLE; break;
 		case OPT_NO_XATTRS: opt->desc.flags |= SQP_WRITE_NO_XATTRS; break;
 		case OPT_NO_PAD: opt->desc.flags |= SQP_WRITE_NO_PAD; break;
+		case OPT_TRY_ALL: opt->desc.flags |= SQP_WRITE_NO_PROBE; break;
 		case OPT_DEBUG_HASH_BITS:
 			if (parse_uint(optarg, 63, &v) != 0)
 				return bad_usage("--debug-hash-bits '%s' is not between 0 and 63", optarg);

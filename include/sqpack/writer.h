@@ -52,6 +52,9 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_EXPORTABLE  0x0002 /* write an NFS export table */
 #define SQP_WRITE_NO_XATTRS   0x0004 /* drop extended attributes */
 #define SQP_WRITE_NO_PAD      0x0008 /* do not pad the image to 4 KiB */
+/* Run the codec on every block, even those a quick test (flat byte
+ * histogram, no repeats) shows it cannot shrink. */
+#define SQP_WRITE_NO_PROBE    0x0010
 
 struct sqp_writer_desc {
 	/* The image: opened read-write (the writer reads back what it wrote
@@ -117,6 +120,7 @@ struct sqp_writer_stats {
 	uint64_t blocks_written;    /* data blocks stored */
 	uint64_t blocks_sparse;     /* all-zero blocks stored as holes */
 	uint64_t blocks_raw;        /* blocks stored uncompressed */
+	uint64_t blocks_probed_raw; /* of those, not even tried (see NO_PROBE) */
 	uint64_t blocks_deduped;    /* data blocks shared with earlier ones */
 	uint64_t tails_deduped;     /* tails shared with earlier ones */
 	uint64_t files_deduped;     /* files whose whole data was shared */

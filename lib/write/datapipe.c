@@ -18,6 +18,7 @@
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "write/datapipe.h"
+#include "write/probe.h"
 
 /* Job buffers (2 x block size each) are bounded by this, whatever -j. */
 #define JOB_MEMORY_BUDGET (48u << 20)
@@ -25,6 +26,8 @@
 struct worker_ctx {
 	struct sqp_compressor *codec;
 	int fd;
+	int probe;                   /* skip blocks the probe calls incompressible */
+	struct probe_scratch scratch;
 };
 
 static int worker_init(void *ctx, void **state)
@@ -41,6 +44,7 @@ static int worker_init(void *ctx, void **state)
 		return ret;
 	}
 	w->fd = p->out->fd;
+	w->probe = p->probe;
 	*state = w;
 	return 0;
 }
@@ -66,6 +70,11 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 		return sqp_pread_full(w->fd, job->copy_from, job->out,
 				      job->size_word & SQFS_BLOCK_SIZE_MASK);
 
+	job->probed_raw = w->probe && probe_incompressible(job->raw, job->raw_len, &w->scratch);
+	if (job->probed_raw) {
+		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
+		return 0;
+	}
 	n = sqp_compress(w->codec, job->raw, job->raw_len, job->out, job->raw_len);
 	if (n < 0)
 		return n;
@@ -137,6 +146,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->block_size = desc->codec->block_size;
 	p->fragment_mode = desc->fragment_mode;
 	p->dedup = desc->dedup;
+	p->probe = desc->probe;
 	p->hash_bits = desc->hash_bits;
 	p->codec_cfg = *desc->codec;
 	p->out = desc->out;
@@ -198,6 +208,7 @@ static int write_job(struct datapipe *p, struct blk_job *job)
 	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) && job->kind != JOB_COPY) {
 		bytes = job->raw;
 		p->stats->blocks_raw++;
+		p->stats->blocks_probed_raw += job->probed_raw;
 	}
 	ret = imgout_append(p->out, bytes, disk_len);
 	if (ret != 0)

@@ -52,6 +52,7 @@ struct blk_job {
 	uint8_t *out;          /* block_size bytes */
 	uint32_t raw_len;
 	uint32_t size_word;    /* on-disk size word, set by the worker */
+	int probed_raw;        /* stored raw because the probe said so */
 	uint32_t index;        /* physical block or fragment number */
 	uint64_t copy_from;
 	struct blk_job *next_free;
@@ -93,6 +94,7 @@ struct datapipe {
 	uint32_t block_size;
 	int fragment_mode;
 	int dedup;
+	int probe;                     /* skip the codec on incompressible blocks */
 	unsigned hash_bits;            /* 0 = full hash */
 	struct sqp_codec_config codec_cfg;
 
@@ -137,6 +139,7 @@ struct datapipe_desc {
 	unsigned jobs;                 /* workers; 0 or 1 = serial */
 	int fragment_mode;
 	int dedup;
+	int probe;
 	unsigned hash_bits;
 	int fd;
 	struct imgout *out;

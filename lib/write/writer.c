@@ -83,6 +83,7 @@ int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **ou
 		.codec = &w->desc.codec, .jobs = w->desc.jobs,
 		.fragment_mode = desc->fragment_mode,
 		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
+		.probe = !(desc->flags & SQP_WRITE_NO_PROBE),
 		.hash_bits = desc->debug_hash_bits, .fd = desc->fd,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
 	};
