@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gzip.c - the gzip codec (SquashFS id 1): zlib streams, as the kernel's
+ * zlib_wrapper inflates them.
+ *
+ * libdeflate compresses and decompresses whole buffers much faster than
+ * zlib and, at the same level, into fewer bytes; it is used whenever it
+ * can produce what was asked for (a 32 KiB window and the default
+ * strategy). zlib stays the fallback and does everything else: smaller
+ * windows and the strategy list, of which each is tried and the smallest
+ * result kept, as mksquashfs does. Streams are set up once per
+ * compressor and reset per block.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#ifdef WITH_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
+#include "codec/codec_impl.h"
+
+#define GZIP_STRATEGY_COUNT 5
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	int zlib_strategy;
+} gzip_strategies[GZIP_STRATEGY_COUNT] = {
+	{ "default", SQP_GZIP_DEFAULT, Z_DEFAULT_STRATEGY },
+	{ "filtered", SQP_GZIP_FILTERED, Z_FILTERED },
+	{ "huffman_only", SQP_GZIP_HUFFMAN, Z_HUFFMAN_ONLY },
+	{ "run_length_encoded", SQP_GZIP_RLE, Z_RLE },
+	{ "fixed", SQP_GZIP_FIXED, Z_FIXED },
+};
+
+struct gzip_state {
+	struct sqp_codec_config cfg;
+	z_stream deflate[GZIP_STRATEGY_COUNT]; /* set up on first use */
+	int deflate_ready[GZIP_STRATEGY_COUNT];
+	z_stream inflate;
+	int inflate_ready;
+	uint8_t *scratch;                      /* second try when several */
+#ifdef WITH_LIBDEFLATE
+	struct libdeflate_compressor *ld_comp;
+	struct libdeflate_decompressor *ld_decomp;
+#endif
+};
+
+static unsigned gzip_strategy_mask(const struct sqp_codec_config *cfg)
+{
+	return cfg->strategies != 0 ? cfg->strategies : SQP_GZIP_DEFAULT;
+}
+
+static void gzip_defaults(struct sqp_codec_config *cfg)
+{
+	cfg->level = 9;
+	cfg->window = 15;
+	cfg->strategies = 0;
+}
+
+static int gzip_parse(struct sqp_codec_config *cfg, const char *key,
+		      const char *value, char *msg, size_t msg_size)
+{
+	unsigned long v;
+	int ret;
+
+	if (strcmp(key, "level") == 0 || strcmp(key, "window") == 0) {
+		int is_level = key[0] == 'l';
+
+		ret = codec_parse_uint(key, value, is_level ? 1 : 8,
+				       is_level ? 9 : 15, 0, &v, msg, msg_size);
+		if (ret == 0 && is_level)
+			cfg->level = (int)v;
+		else if (ret == 0)
+			cfg->window = (unsigned)v;
+		return ret;
+	}
+	if (strcmp(key, "strategy") == 0 && value != NULL) {
+		for (int i = 0; i < GZIP_STRATEGY_COUNT; i++) {
+			if (strcmp(value, gzip_strategies[i].name) == 0) {
+				cfg->strategies |= gzip_strategies[i].bit;
+				return 0;
+			}
+		}
+		return codec_bad_option(&sqp_codec_gzip_ops, value,
+					"unknown strategy", msg, msg_size);
+	}
+	return codec_bad_option(&sqp_codec_gzip_ops, key,
+				value ? "unknown option" : "unknown flag",
+				msg, msg_size);
+}
+
+static int gzip_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
+		       size_t *len)
+{
+	if (cfg->level == 9 && cfg->window == 15 &&
+	    gzip_strategy_mask(cfg) == SQP_GZIP_DEFAULT)
+		return 0;
+	sqp_put32(buf, (uint32_t)cfg->level);
+	sqp_put16(buf + 4, (uint16_t)cfg->window);
+	sqp_put16(buf + 6, (uint16_t)cfg->strategies);
+	*len = 8;
+	return 0;
+}
+
+static int gzip_decode(struct sqp_codec_config *cfg, const uint8_t *buf,
+		       size_t len)
+{
+	uint32_t level;
+	uint16_t window, strategies;
+
+	if (len == 0)
+		return 0;
+	if (len < 8)
+		return SQP_ERR_CORRUPT;
+	level = sqp_get32(buf);
+	window = sqp_get16(buf + 4);
+	strategies = sqp_get16(buf + 6);
+	if (level < 1 || level > 9 || window < 8 || window > 15 ||
+	    (strategies & ~0x1fu) != 0)
+		return SQP_ERR_CORRUPT;
+	cfg->level = (int)level;
+	cfg->window = window;
+	cfg->strategies = strategies;
+	return 0;
+}
+
+static void gzip_destroy(void *p)
+{
+	struct gzip_state *s = p;
+
+	if (s == NULL)
+		return;
+	for (int i = 0; i < GZIP_STRATEGY_COUNT; i++)
+		if (s->deflate_ready[i])
+			deflateEnd(&s->deflate[i]);
+	if (s->inflate_ready)
+		inflateEnd(&s->inflate);
+#ifdef WITH_LIBDEFLATE
+	if (s->ld_comp != NULL)
+		libdeflate_free_compressor(s->ld_comp);
+	if (s->ld_decomp != NULL)
+		libdeflate_free_decompressor(s->ld_decomp);
+#endif
+	free(s->scratch);
+	free(s);
+}
+
+static int gzip_create(const struct sqp_codec_config *cfg, void **out)
+{
+	struct gzip_state *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return SQP_ERR_NOMEM;
+	s->cfg = *cfg;
+#ifdef WITH_LIBDEFLATE
+	s->ld_decomp = libdeflate_alloc_decompressor();
+	if (s->ld_decomp == NULL)
+		goto nomem;
+	if (cfg->window == 15 && gzip_strategy_mask(cfg) == SQP_GZIP_DEFAULT) {
+		s->ld_comp = libdeflate_alloc_compressor(cfg->level);
+		if (s->ld_comp == NULL)
+			goto nomem;
+	}
+#endif
+	if ((gzip_strategy_mask(cfg) & (gzip_strategy_mask(cfg) - 1)) != 0) {
+		s->scratch = malloc(cfg->block_size);
+		if (s->scratch == NULL)
+			goto nomem;
+	}
+	*out = s;
+	return 0;
+nomem:
+	gzip_destroy(s);
+	return SQP_ERR_NOMEM;
+}
+
+/* One zlib attempt with strategy i; 0 when it does not fit. */
+static int gzip_deflate_one(struct gzip_state *s, int i, const uint8_t *in,
+			    size_t in_len, uint8_t *out, size_t out_cap)
+{
+	z_stream *z = &s->deflate[i];
+	int ret;
+
+	if (!s->deflate_ready[i]) {
+		if (deflateInit2(z, s->cfg.level, Z_DEFLATED, (int)s->cfg.window,
+				 8, gzip_strategies[i].zlib_strategy) != Z_OK)
+			return SQP_ERR_NOMEM;
+		s->deflate_ready[i] = 1;
+	} else if (deflateReset(z) != Z_OK) {
+		return SQP_ERR_BAD_DATA;
+	}
+	z->next_in = (Bytef *)in;
+	z->avail_in = (uInt)in_len;
+	z->next_out = out;
+	z->avail_out = (uInt)out_cap;
+	ret = deflate(z, Z_FINISH);
+	if (ret == Z_STREAM_END)
+		return (int)(out_cap - z->avail_out);
+	if (ret == Z_OK || ret == Z_BUF_ERROR)
+		return 0;
+	return SQP_ERR_BAD_DATA;
+}
+
+static int gzip_compress(void *p, const uint8_t *in, size_t in_len,
+			 uint8_t *out, size_t out_cap)
+{
+	struct gzip_state *s = p;
+	unsigned mask = gzip_strategy_mask(&s->cfg);
+	int best = 0;
+
+#ifdef WITH_LIBDEFLATE
+	if (s->ld_comp != NULL)
+		return (int)libdeflate_zlib_compress(s->ld_comp, in, in_len,
+						     out, out_cap);
+#endif
+	for (int i = 0; i < GZIP_STRATEGY_COUNT; i++) {
+		uint8_t *dst = best > 0 ? s->scratch : out;
+		size_t cap = best > 0 ? (size_t)best - 1 : out_cap;
+		int n;
+
+		if (!(mask & gzip_strategies[i].bit))
+			continue;
+		n = gzip_deflate_one(s, i, in, in_len, dst, cap);
+		if (n < 0)
+			return n;
+		if (n > 0 && dst != out)
+			memcpy(out, dst, (size_t)n);
+		if (n > 0)
+			best = n;
+	}
+	return best;
+}
+
+static int gzip_decompress(void *p, const uint8_t *in, size_t in_len,
+			   uint8_t *out, size_t out_cap)
+{
+	struct gzip_state *s = p;
+#ifdef WITH_LIBDEFLATE
+	size_t got;
+
+	if (libdeflate_zlib_decompress(s->ld_decomp, in, in_len, out, out_cap,
+				       &got) != LIBDEFLATE_SUCCESS)
+		return SQP_ERR_BAD_DATA;
+	return (int)got;
+#else
+	int ret;
+
+	if (!s->inflate_ready) {
+		if (inflateInit(&s->inflate) != Z_OK)
+			return SQP_ERR_NOMEM;
+		s->inflate_ready = 1;
+	} else if (inflateReset(&s->inflate) != Z_OK) {
+		return SQP_ERR_BAD_DATA;
+	}
+	s->inflate.next_in = (Bytef *)in;
+	s->inflate.avail_in = (uInt)in_len;
+	s->inflate.next_out = out;
+	s->inflate.avail_out = (uInt)out_cap;
+	ret = inflate(&s->inflate, Z_FINISH);
+	if (ret != Z_STREAM_END)
+		return SQP_ERR_BAD_DATA;
+	return (int)(out_cap - s->inflate.avail_out);
+#endif
+}
+
+const struct sqp_codec_ops sqp_codec_gzip_ops = {
+	.id = SQP_CODEC_GZIP,
+	.name = "gzip",
+	.help = "    level=N      compression level 1..9 (default 9)\n"
+		"    window=N     window size log2 8..15 (default 15)\n"
+		"    strategy=S,..  try each of default, filtered, huffman_only,\n"
+		"                 run_length_encoded, fixed; keep the smallest\n",
+	.list_key = "strategy",
+	.defaults = gzip_defaults,
+	.parse = gzip_parse,
+	.encode = gzip_encode,
+	.decode = gzip_decode,
+	.create = gzip_create,
+	.destroy = gzip_destroy,
+	.compress = gzip_compress,
+	.decompress = gzip_decompress,
+};

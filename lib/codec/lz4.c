@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lz4.c - the lz4 codec (SquashFS id 5), plain or high-compression.
+ *
+ * The options block is always written: unsquashfs refuses an lz4 image
+ * without one (the kernel does not care), so an image is only readable
+ * everywhere with it. The block holds the format version (1, "legacy",
+ * the only one there is) and the HC flag.
+ */
+#include "config.h"
+
+#include <lz4.h>
+#include <lz4hc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_impl.h"
+
+#define LZ4_FORMAT_LEGACY 1
+
+struct lz4_state {
+	int hc;
+	int level;
+	void *work; /* LZ4 or LZ4HC state, reused per block */
+};
+
+static void lz4_defaults(struct sqp_codec_config *cfg)
+{
+	cfg->flags = 0;
+	cfg->level = LZ4HC_CLEVEL_DEFAULT;
+}
+
+static int lz4_parse(struct sqp_codec_config *cfg, const char *key,
+		     const char *value, char *msg, size_t msg_size)
+{
+	unsigned long v;
+	int ret;
+
+	if (strcmp(key, "hc") == 0 && value == NULL) {
+		cfg->flags |= SQP_LZ4_HC;
+		return 0;
+	}
+	if (strcmp(key, "level") == 0) {
+		ret = codec_parse_uint(key, value, 1, LZ4HC_CLEVEL_MAX, 0, &v,
+				       msg, msg_size);
+		if (ret == 0) {
+			cfg->level = (int)v;
+			cfg->flags |= SQP_LZ4_HC;
+		}
+		return ret;
+	}
+	return codec_bad_option(&sqp_codec_lz4_ops, key, "unknown option",
+				msg, msg_size);
+}
+
+static int lz4_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
+		      size_t *len)
+{
+	sqp_put32(buf, LZ4_FORMAT_LEGACY);
+	sqp_put32(buf + 4, cfg->flags & SQP_LZ4_HC);
+	*len = 8;
+	return 0;
+}
+
+static int lz4_decode(struct sqp_codec_config *cfg, const uint8_t *buf,
+		      size_t len)
+{
+	uint32_t flags;
+
+	if (len == 0)
+		return 0;
+	if (len < 8 || sqp_get32(buf) != LZ4_FORMAT_LEGACY)
+		return SQP_ERR_CORRUPT;
+	flags = sqp_get32(buf + 4);
+	if ((flags & ~(uint32_t)SQP_LZ4_HC) != 0)
+		return SQP_ERR_CORRUPT;
+	cfg->flags = flags;
+	return 0;
+}
+
+static void lz4_destroy(void *p)
+{
+	struct lz4_state *s = p;
+
+	if (s != NULL)
+		free(s->work);
+	free(s);
+}
+
+static int lz4_create(const struct sqp_codec_config *cfg, void **out)
+{
+	struct lz4_state *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return SQP_ERR_NOMEM;
+	s->hc = (cfg->flags & SQP_LZ4_HC) != 0;
+	s->level = cfg->level;
+	s->work = malloc(s->hc ? (size_t)LZ4_sizeofStateHC() :
+				 (size_t)LZ4_sizeofState());
+	if (s->work == NULL) {
+		free(s);
+		return SQP_ERR_NOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+static int lz4_compress(void *p, const uint8_t *in, size_t in_len,
+			uint8_t *out, size_t out_cap)
+{
+	struct lz4_state *s = p;
+
+	/* Both return 0 when the result does not fit in out_cap. */
+	if (s->hc)
+		return LZ4_compress_HC_extStateHC(s->work, (const char *)in,
+						  (char *)out, (int)in_len,
+						  (int)out_cap, s->level);
+	return LZ4_compress_fast_extState(s->work, (const char *)in,
+					  (char *)out, (int)in_len,
+					  (int)out_cap, 1);
+}
+
+static int lz4_decompress(void *p, const uint8_t *in, size_t in_len,
+			  uint8_t *out, size_t out_cap)
+{
+	int n = LZ4_decompress_safe((const char *)in, (char *)out, (int)in_len,
+				    (int)out_cap);
+
+	(void)p;
+	return n < 0 ? SQP_ERR_BAD_DATA : n;
+}
+
+const struct sqp_codec_ops sqp_codec_lz4_ops = {
+	.id = SQP_CODEC_LZ4,
+	.name = "lz4",
+	.help = "    hc           high-compression mode (slower, smaller)\n"
+		"    level=N      high-compression level 1..12 (implies hc; "
+		"default 9)\n",
+	.defaults = lz4_defaults,
+	.parse = lz4_parse,
+	.encode = lz4_encode,
+	.decode = lz4_decode,
+	.create = lz4_create,
+	.destroy = lz4_destroy,
+	.compress = lz4_compress,
+	.decompress = lz4_decompress,
+};

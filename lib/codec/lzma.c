@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lzma.c - the lzma codec (SquashFS id 2): each block is an LZMA_Alone
+ * stream (13-byte header: properties, dictionary size, uncompressed
+ * size), as squashfs-tools writes it. The kernel cannot read these; the
+ * user-space readers can. There is no options block: every header
+ * carries its own properties.
+ *
+ * The encoder does not know the size up front, so it ends the stream
+ * with an end marker and the size is patched into the header afterwards,
+ * like squashfs-tools does. The decoder therefore accepts a stream that
+ * has both a size and an end marker: it reads the header with the size
+ * field set to "unknown" and checks the size itself.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_impl.h"
+#include "codec/lzma_run.h"
+
+#define LZMA_HEADER_SIZE 13
+#define LZMA_SIZE_OFFSET 5
+
+struct lzma_state {
+	lzma_options_lzma opts;
+	lzma_stream enc;
+	lzma_stream dec;
+};
+
+static void lzma_defaults(struct sqp_codec_config *cfg)
+{
+	cfg->level = 5;
+	cfg->dict_size = cfg->block_size;
+}
+
+static int lzma_parse(struct sqp_codec_config *cfg, const char *key,
+		      const char *value, char *msg, size_t msg_size)
+{
+	unsigned long v;
+	int ret;
+
+	if (strcmp(key, "level") == 0) {
+		ret = codec_parse_uint(key, value, 0, 9, 0, &v, msg, msg_size);
+		if (ret == 0)
+			cfg->level = (int)v;
+		return ret;
+	}
+	if (strcmp(key, "dict-size") == 0) {
+		ret = codec_parse_uint(key, value, 4096, cfg->block_size, 1, &v,
+				       msg, msg_size);
+		if (ret == 0)
+			cfg->dict_size = (uint32_t)v;
+		return ret;
+	}
+	return codec_bad_option(&sqp_codec_lzma_ops, key, "unknown option",
+				msg, msg_size);
+}
+
+static int lzma_encode_opts(const struct sqp_codec_config *cfg, uint8_t *buf,
+			    size_t *len)
+{
+	(void)cfg;
+	(void)buf;
+	*len = 0;
+	return 0;
+}
+
+static int lzma_decode_opts(struct sqp_codec_config *cfg, const uint8_t *buf,
+			    size_t len)
+{
+	(void)cfg;
+	(void)buf;
+	return len == 0 ? 0 : SQP_ERR_CORRUPT;
+}
+
+static void lzma_destroy(void *p)
+{
+	struct lzma_state *s = p;
+
+	if (s == NULL)
+		return;
+	lzma_end(&s->enc);
+	lzma_end(&s->dec);
+	free(s);
+}
+
+static int lzma_create(const struct sqp_codec_config *cfg, void **out)
+{
+	struct lzma_state *s = calloc(1, sizeof(*s));
+	const lzma_stream init = LZMA_STREAM_INIT;
+
+	if (s == NULL)
+		return SQP_ERR_NOMEM;
+	s->enc = init;
+	s->dec = init;
+	if (lzma_lzma_preset(&s->opts, (uint32_t)cfg->level)) {
+		free(s);
+		return SQP_ERR_ARG;
+	}
+	s->opts.dict_size = cfg->dict_size;
+	*out = s;
+	return 0;
+}
+
+static int lzma_compress(void *p, const uint8_t *in, size_t in_len,
+			 uint8_t *out, size_t out_cap)
+{
+	struct lzma_state *s = p;
+	int n;
+
+	switch (lzma_alone_encoder(&s->enc, &s->opts)) {
+	case LZMA_OK:
+		break;
+	case LZMA_MEM_ERROR:
+		return SQP_ERR_NOMEM;
+	default:
+		return SQP_ERR_ARG;
+	}
+	n = sqp_lzma_run(&s->enc, in, in_len, out, out_cap);
+	if (n > 0 && n < LZMA_HEADER_SIZE)
+		return SQP_ERR_BAD_DATA;
+	if (n > 0)
+		sqp_put64(out + LZMA_SIZE_OFFSET, in_len);
+	return n;
+}
+
+static int lzma_decompress(void *p, const uint8_t *in, size_t in_len,
+			   uint8_t *out, size_t out_cap)
+{
+	struct lzma_state *s = p;
+	uint8_t head[LZMA_HEADER_SIZE];
+	uint64_t size;
+	lzma_ret ret;
+
+	if (in_len <= LZMA_HEADER_SIZE)
+		return SQP_ERR_BAD_DATA;
+	size = sqp_get64(in + LZMA_SIZE_OFFSET);
+	if (size == 0 || size > out_cap)
+		return SQP_ERR_BAD_DATA;
+	memcpy(head, in, LZMA_HEADER_SIZE);
+	memset(head + LZMA_SIZE_OFFSET, 0xff, 8);
+	if (lzma_alone_decoder(&s->dec, SQP_LZMA_MEMLIMIT) != LZMA_OK)
+		return SQP_ERR_NOMEM;
+	s->dec.next_in = head;
+	s->dec.avail_in = LZMA_HEADER_SIZE;
+	s->dec.next_out = out;
+	s->dec.avail_out = (size_t)size;
+	ret = lzma_code(&s->dec, LZMA_RUN);
+	if (ret != LZMA_OK || s->dec.avail_in != 0)
+		return SQP_ERR_BAD_DATA;
+	/* The output window is exactly the declared size: a stream that
+	 * ends early or wants to go on is corrupt. */
+	s->dec.next_in = in + LZMA_HEADER_SIZE;
+	s->dec.avail_in = in_len - LZMA_HEADER_SIZE;
+	ret = lzma_code(&s->dec, LZMA_FINISH);
+	if (s->dec.avail_out != 0 ||
+	    (ret != LZMA_STREAM_END && ret != LZMA_OK))
+		return SQP_ERR_BAD_DATA;
+	return (int)size;
+}
+
+const struct sqp_codec_ops sqp_codec_lzma_ops = {
+	.id = SQP_CODEC_LZMA,
+	.name = "lzma",
+	.help = "    level=N      preset 0..9 (default 5)\n"
+		"    dict-size=N  dictionary size, 4K..block size (default: "
+		"block size)\n",
+	.defaults = lzma_defaults,
+	.parse = lzma_parse,
+	.encode = lzma_encode_opts,
+	.decode = lzma_decode_opts,
+	.create = lzma_create,
+	.destroy = lzma_destroy,
+	.compress = lzma_compress,
+	.decompress = lzma_decompress,
+};
