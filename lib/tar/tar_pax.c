@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tar_pax.c - POSIX pax extended header records ("LEN key=value\n").
+ *
+ * Records are parsed in place: keys and values are NUL-terminated inside
+ * the pax buffer and the entry points into it, so the buffer lives until
+ * the next entry. Every length is checked against the record and the
+ * buffer before it is used. Global headers carry defaults for later
+ * entries; of those only the numeric attributes are honoured.
+ *
+ * Extended attributes come as SCHILY.xattr.NAME (raw value, GNU tar and
+ * star) or LIBARCHIVE.xattr.URLENCODED-NAME (base64 value, bsdtar); the
+ * same name given twice keeps the last value. GNU tar stores the SELinux
+ * label as RHT.security.selinux. ACLs have no place in SquashFS: warned
+ * about once and dropped.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqpack/error.h"
+#include "tar/tar_impl.h"
+
+static int add_xattr(struct sqp_tar_reader *r, const char *key,
+		     const uint8_t *value, size_t len)
+{
+	for (size_t i = 0; i < r->xattr_count; i++) {
+		if (strcmp(r->xattrs[i].key, key) == 0) {
+			r->xattrs[i].value = value;
+			r->xattrs[i].value_len = len;
+			return 0;
+		}
+	}
+	if (r->xattr_count == r->xattr_cap) {
+		size_t cap = r->xattr_cap ? r->xattr_cap * 2 : 8;
+		struct sqp_xattr *x = realloc(r->xattrs, cap * sizeof(*x));
+
+		if (x == NULL)
+			return tar_err(r, SQP_ERR_NOMEM, "out of memory");
+		r->xattrs = x;
+		r->xattr_cap = cap;
+	}
+	r->xattrs[r->xattr_count++] = (struct sqp_xattr){ key, value, len };
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* %XX decoding in place; -1 on a bad escape or an encoded NUL. */
+static int url_decode(char *s)
+{
+	char *d = s;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '%') {
+			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+
+			if (lo < 0 || (hi | lo) == 0)
+				return -1;
+			*d++ = (char)(hi << 4 | lo);
+			s += 2;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+	return 0;
+}
+
+static int b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Base64 decoding in place (the output is shorter); padding optional. */
+static long b64_decode(char *s, size_t len)
+{
+	uint32_t acc = 0;
+	size_t out = 0;
+	int bits = 0;
+
+	for (size_t i = 0; i < len && s[i] != '='; i++) {
+		int v = b64val(s[i]);
+
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			s[out++] = (char)(acc >> bits);
+		}
+	}
+	return (long)out;
+}
+
+/* "[-]SECONDS[.FRACTION]"; the time is floored to whole seconds. */
+static int parse_time(const char *v, size_t len, int64_t *sec, uint32_t *nsec)
+{
+	int neg = len > 0 && v[0] == '-';
+	const char *dot;
+	uint64_t whole, frac = 0;
+	size_t wlen, flen;
+
+	v += neg;
+	len -= (size_t)neg;
+	dot = memchr(v, '.', len);
+	wlen = dot ? (size_t)(dot - v) : len;
+	if (tar_decimal_u64(v, wlen, &whole) != 0 || whole > INT64_MAX / 2)
+		return -1;
+	flen = dot ? len - wlen - 1 : 0;
+	for (size_t i = 0; i < flen; i++) {
+		if (dot[1 + i] < '0' || dot[1 + i] > '9')
+			return -1;
+		if (i < 9)
+			frac = frac * 10 + (uint64_t)(dot[1 + i] - '0');
+	}
+	for (size_t i = flen; i < 9; i++)
+		frac *= 10;
+	if (!neg) {
+		*sec = (int64_t)whole;
+		*nsec = (uint32_t)frac;
+	} else if (frac == 0) {
+		*sec = -(int64_t)whole;
+		*nsec = 0;
+	} else {
+		*sec = -(int64_t)whole - 1;
+		*nsec = (uint32_t)(1000000000u - frac);
+	}
+	return 0;
+}
+
+static int number(struct sqp_tar_reader *r, const char *key, const char *v,
+		  size_t len, uint64_t *out)
+{
+	if (tar_decimal_u64(v, len, out) != 0)
+		return tar_err(r, SQP_ERR_BAD_TAR,
+			       "pax header: '%s' is not a number: '%.40s'", key,
+			       v);
+	return 0;
+}
+
+static int record(struct sqp_tar_reader *r, struct pax_fields *px,
+		  int global, char *key, char *v, size_t vlen)
+{
+	int text = strlen(v) == vlen; /* no NUL inside */
+
+	if (strcmp(key, "uid") == 0) {
+		px->have |= PAX_UID;
+		return number(r, key, v, vlen, &px->uid);
+	}
+	if (strcmp(key, "gid") == 0) {
+		px->have |= PAX_GID;
+		return number(r, key, v, vlen, &px->gid);
+	}
+	if (strcmp(key, "mtime") == 0) {
+		px->have |= PAX_MTIME;
+		if (parse_time(v, vlen, &px->mtime, &px->mtime_nsec) != 0)
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
+				       "mtime '%.40s'", v);
+		return 0;
+	}
+	if (global) /* names, sizes and attributes are per entry */
+		return 0;
+	if (strcmp(key, "path") == 0 || strcmp(key, "linkpath") == 0 ||
+	    strcmp(key, "GNU.sparse.name") == 0) {
+		if (!text)
+			return tar_err(r, SQP_ERR_BAD_TAR,
+				       "pax header: '%s' contains a NUL byte",
+				       key);
+		if (key[0] == 'p') {
+			px->path = v;
+			px->have |= PAX_PATH;
+		} else if (key[0] == 'l') {
+			px->link = v;
+			px->have |= PAX_LINK;
+		} else {
+			px->sparse_name = v;
+			px->have |= PAX_SPARSE_NAME;
+		}
+		return 0;
+	}
+	if (strcmp(key, "size") == 0) {
+		px->have |= PAX_SIZE;
+		return number(r, key, v, vlen, &px->size);
+	}
+	if (strcmp(key, "SCHILY.devmajor") == 0) {
+		px->have |= PAX_DEVMAJOR;
+		return number(r, key, v, vlen, &px->devmajor);
+	}
+	if (strcmp(key, "SCHILY.devminor") == 0) {
+		px->have |= PAX_DEVMINOR;
+		return number(r, key, v, vlen, &px->devminor);
+	}
+	if (strncmp(key, "SCHILY.xattr.", 13) == 0 && key[13] != '\0')
+		return add_xattr(r, key + 13, (const uint8_t *)v, vlen);
+	if (strcmp(key, "RHT.security.selinux") == 0)
+		return add_xattr(r, "security.selinux", (const uint8_t *)v, vlen);
+	if (strncmp(key, "LIBARCHIVE.xattr.", 17) == 0 && key[17] != '\0') {
+		long n;
+
+		if (url_decode(key + 17) != 0 || (n = b64_decode(v, vlen)) < 0)
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
+				       "encoding in '%.80s'", key);
+		return add_xattr(r, key + 17, (const uint8_t *)v, (size_t)n);
+	}
+	if (strncmp(key, "SCHILY.acl.", 11) == 0 ||
+	    strncmp(key, "LIBARCHIVE.acl", 14) == 0) {
+		if (!r->acl_warned)
+			tar_warn(r, "ACLs cannot be stored in SquashFS; "
+				 "dropped (first: '%s')", key);
+		r->acl_warned = 1;
+		return 0;
+	}
+	if (strcmp(key, "GNU.sparse.major") == 0) {
+		px->have |= PAX_SPARSE_MAJOR;
+		return number(r, key, v, vlen, &px->sparse_major);
+	}
+	if (strcmp(key, "GNU.sparse.minor") == 0) {
+		px->have |= PAX_SPARSE_MINOR;
+		return number(r, key, v, vlen, &px->sparse_minor);
+	}
+	if (strcmp(key, "GNU.sparse.size") == 0 ||
+	    strcmp(key, "GNU.sparse.realsize") == 0) {
+		px->have |= PAX_SPARSE_SIZE;
+		return number(r, key, v, vlen, &px->sparse_size);
+	}
+	if (strcmp(key, "GNU.sparse.map") == 0) {
+		px->have |= PAX_SPARSE_MAP;
+		if (!text)
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
+				       "GNU.sparse.map");
+		return tar_sparse_map_01(r, v);
+	}
+	/* Sparse format 0.0: offset/numbytes pairs as repeated records. */
+	if (strcmp(key, "GNU.sparse.offset") == 0) {
+		px->sparse_offset_set = 1;
+		return number(r, key, v, vlen, &px->sparse_offset);
+	}
+	if (strcmp(key, "GNU.sparse.numbytes") == 0) {
+		uint64_t n;
+		int ret;
+
+		if (!px->sparse_offset_set)
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: "
+				       "GNU.sparse.numbytes without offset");
+		if ((ret = number(r, key, v, vlen, &n)) != 0)
+			return ret;
+		px->sparse_offset_set = 0;
+		px->have |= PAX_SPARSE_MAP;
+		return tar_sparse_add(r, px->sparse_offset, n);
+	}
+	return 0; /* atime, ctime, uname, gname, comment, ...: not stored */
+}
+
+int tar_pax_parse(struct sqp_tar_reader *r, char *buf, size_t len,
+		  struct pax_fields *px, int global)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t reclen = 0, i = pos;
+		char *key, *eq, *v;
+
+		if (buf[pos] == '\0') /* NUL padding after the last record */
+			break;
+		while (i < len && buf[i] >= '0' && buf[i] <= '9' &&
+		       reclen <= len) {
+			reclen = reclen * 10 + (size_t)(buf[i] - '0');
+			i++;
+		}
+		if (i == pos || i >= len || buf[i] != ' ' || reclen > len - pos ||
+		    reclen < (i - pos) + 4 || buf[pos + reclen - 1] != '\n')
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
+				       "record length at byte %zu", pos);
+		key = buf + i + 1;
+		buf[pos + reclen - 1] = '\0';
+		eq = memchr(key, '=', (size_t)(buf + pos + reclen - 1 - key));
+		if (eq == NULL || eq == key)
+			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: record "
+				       "without 'key=' at byte %zu", pos);
+		*eq = '\0';
+		v = eq + 1;
+		if (record(r, px, global, key, v,
+			   (size_t)(buf + pos + reclen - 1 - v)) != 0)
+			return r->err.code;
+		pos += reclen;
+	}
+	return 0;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tar_reader.c - the header loop of the streaming tar reader and its
+ * public API (include/sqpack/tar.h).
+ *
+ * Each call to sqp_tar_next() skips what is left of the previous entry,
+ * then reads headers until one describes a file system object: pax and
+ * GNU long-name headers only accumulate state for the entry that follows
+ * them. The entry is then assembled with the precedence tar extractors
+ * use (pax over GNU long names over the header) and its paths normalised.
+ *
+ * Invariant between calls: the stream is positioned inside the current
+ * entry's data; stored_left + padding bytes remain before the next header.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sqpack/error.h"
+#include "tar/tar_impl.h"
+
+/* Bigger pax headers or GNU long names are not metadata but an attack. */
+#define PAX_MAX (64u << 20)
+#define LONGNAME_MAX (1u << 20)
+
+SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
+				  struct sqp_tar_reader **out)
+{
+	struct sqp_tar_reader *r;
+	int ret;
+
+	if (desc == NULL || out == NULL || desc->fd < 0)
+		return SQP_ERR_ARG;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return SQP_ERR_NOMEM;
+	r->name = desc->name != NULL ? desc->name : "input";
+	r->warn = desc->warn;
+	r->warn_user = desc->warn_user;
+	ret = istream_create(desc->fd, r->name, &r->err, &r->in);
+	if (ret != 0) {
+		free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+SQP_API void sqp_tar_reader_destroy(struct sqp_tar_reader *r)
+{
+	if (r == NULL)
+		return;
+	istream_destroy(r->in);
+	tbuf_free(&r->path);
+	tbuf_free(&r->link);
+	tbuf_free(&r->gnu_longname);
+	tbuf_free(&r->gnu_longlink);
+	tbuf_free(&r->pax_buf);
+	free(r->xattrs);
+	free(r->runs);
+	free(r);
+}
+
+SQP_API const char *sqp_tar_reader_compression(const struct sqp_tar_reader *r)
+{
+	return r != NULL ? istream_compression(r->in) : "none";
+}
+
+SQP_API const char *sqp_tar_reader_error(const struct sqp_tar_reader *r)
+{
+	return r != NULL ? sqp_errmsg(&r->err) : "";
+}
+
+SQP_API struct sqp_data_source sqp_tar_data(struct sqp_tar_reader *r)
+{
+	struct sqp_data_source src = { tar_data_read, NULL, NULL, r };
+
+	if (r->sparse) {
+		src.hole = tar_data_hole;
+		src.skip = tar_data_skip;
+	}
+	return src;
+}
+
+static uint64_t padding_of(uint64_t size)
+{
+	return (TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK;
+}
+
+/* Read an extension header's data (pax, long name) into b, NUL-ended. */
+static int read_ext(struct sqp_tar_reader *r, struct tbuf *b, uint64_t size,
+		    uint64_t max, const char *what)
+{
+	int ret;
+
+	if (size > max)
+		return tar_err(r, SQP_ERR_BAD_TAR, "%s of %llu bytes is "
+			       "absurdly large", what, (unsigned long long)size);
+	if (tbuf_reserve(b, (size_t)size + 1) != 0)
+		return tar_err(r, SQP_ERR_NOMEM, "out of memory");
+	ret = istream_read(r->in, b->data, (size_t)size);
+	if (ret == 0)
+		ret = istream_skip(r->in, padding_of(size));
+	if (ret != 0)
+		return tar_err(r, ret, "truncated %s", what);
+	b->data[size] = '\0';
+	b->len = (size_t)size;
+	return 0;
+}
+
+/* Read one header block: 1 when read, 0 at a clean end of input. */
+static int read_block(struct sqp_tar_reader *r, uint8_t *h)
+{
+	size_t got = 0;
+
+	while (got < TAR_BLOCK) {
+		long n = istream_read_some(r->in, h + got, TAR_BLOCK - got);
+
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got == 0)
+		return 0;
+	if (got < TAR_BLOCK)
+		return tar_err(r, SQP_ERR_TRUNCATED, "%s: truncated tar header "
+			       "at offset %llu", r->name, (unsigned long long)
+			       (istream_offset(r->in) - got));
+	return 1;
+}
+
+static void reset_entry(struct sqp_tar_reader *r)
+{
+	memset(&r->pax, 0, sizeof(r->pax));
+	r->gnu_longname.len = 0;
+	r->gnu_longlink.len = 0;
+	r->pax_buf.len = 0;
+	r->xattr_count = 0;
+	r->run_count = r->run_idx = 0;
+	r->sparse = 0;
+	r->stored_left = r->padding = 0;
+	r->logical_pos = r->logical_size = 0;
+}
+
+/* Two zero blocks (or one and the end of input) end the archive. */
+static int end_of_archive(struct sqp_tar_reader *r)
+{
+	uint8_t h[TAR_BLOCK];
+	int ret = read_block(r, h);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 1 && !tar_block_is_zero(h))
+		return tar_err(r, SQP_ERR_BAD_TAR, "%s: a lone zero block at "
+			       "offset %llu is followed by more headers",
+			       r->name, (unsigned long long)
+			       (istream_offset(r->in) - 2 * TAR_BLOCK));
+	ret = istream_drain(r->in);
+	if (ret != 0)
+		return ret;
+	r->done = 1;
+	return 0;
+}
+
+/* A header that only carries data for the next one. 1 = handled. */
+static int extension_header(struct sqp_tar_reader *r, char type,
+			    uint64_t size)
+{
+	int ret;
+
+	switch (type) {
+	case 'x':
+		if (r->pax.have != 0 || r->pax_buf.len != 0)
+			return tar_err(r, SQP_ERR_BAD_TAR, "%s: two pax headers "
+				       "for one entry at offset %llu", r->name,
+				       (unsigned long long)istream_offset(r->in));
+		ret = read_ext(r, &r->pax_buf, size, PAX_MAX, "pax header");
+		if (ret == 0)
+			ret = tar_pax_parse(r, r->pax_buf.data, (size_t)size,
+					    &r->pax, 0);
+		r->pax_buf.len = 1; /* seen, even when empty */
+		return ret != 0 ? ret : 1;
+	case 'g':
+		ret = read_ext(r, &r->link, size, PAX_MAX, "global pax header");
+		if (ret == 0)
+			ret = tar_pax_parse(r, r->link.data, (size_t)size,
+					    &r->global, 1);
+		return ret != 0 ? ret : 1;
+	case 'L':
+	case 'K':
+		ret = read_ext(r, type == 'L' ? &r->gnu_longname :
+				   &r->gnu_longlink, size, LONGNAME_MAX,
+			       type == 'L' ? "GNU long name" : "GNU long link");
+		return ret != 0 ? ret : 1;
+	case 'V': /* volume label: nothing to store */
+		ret = istream_skip(r->in, size + padding_of(size));
+		return ret ? tar_err(r, ret, "truncated volume label") : 1;
+	case 'M':
+		return tar_err(r, SQP_ERR_UNSUPPORTED, "%s: multi-volume "
+			       "archives are not supported", r->name);
+	default:
+		return 0;
+	}
+}
+
+SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
+			 const struct sqp_entry **out)
+{
+	uint8_t h[TAR_BLOCK];
+	uint64_t size;
+	int ret;
+
+	if (r == NULL || out == NULL)
+		return SQP_ERR_ARG;
+	if (r->err.code != 0)
+		return r->err.code;
+	if (r->done)
+		return 0;
+	ret = istream_skip(r->in, r->stored_left + r->padding);
+	if (ret != 0)
+		return tar_err(r, ret, "tar entry '%s': truncated data",
+			       r->entry.path ? r->entry.path : "");
+	reset_entry(r);
+	for (;;) {
+		ret = read_block(r, h);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return tar_err(r, SQP_ERR_TRUNCATED, "%s: the input "
+				       "ends without an end-of-archive marker "
+				       "(truncated archive?)", r->name);
+		if (tar_block_is_zero(h))
+			return end_of_archive(r);
+		if (!tar_checksum_ok(h))
+			return tar_err(r, SQP_ERR_BAD_TAR, "%s: bad header "
+				       "checksum at offset %llu (corrupt, or not "
+				       "a tar archive)", r->name,
+				       (unsigned long long)
+				       (istream_offset(r->in) - TAR_BLOCK));
+		if (tar_field_u64(h + TH_SIZE, 12, &size) != 0)
+			return tar_err(r, SQP_ERR_BAD_TAR, "tar entry '%.100s': "
+				       "bad size field", (const char *)h);
+		ret = extension_header(r, (char)h[TH_TYPE], size);
+		if (ret < 0)
+			return ret;
+		if (ret == 1)
+			continue;
+		if (r->pax.have & PAX_SIZE)
+			size = r->pax.size;
+		r->stored_left = size;
+		r->padding = padding_of(size);
+		ret = tar_build_entry(r, h);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			*out = &r->entry;
+			return 1;
+		}
+		/* An entry of a type we skip: drop it and its headers. */
+		ret = istream_skip(r->in, r->stored_left + r->padding);
+		if (ret != 0)
+			return tar_err(r, ret, "truncated data of a skipped "
+				       "entry");
+		reset_entry(r);
+	}
+}
