@@ -60,8 +60,9 @@ static void print_summary(const struct tar2img_options *opt, struct sqp_writer *
 	struct sqp_writer_stats st;
 
 	sqp_writer_get_stats(w, &st);
-	printf("%s: %llu inodes, %llu bytes of file data (%s input) -> %llu bytes "
-	       "(%s, block size %u)\n", opt->output, (unsigned long long)st.inodes,
+	printf("%s: %llu inodes, %llu bytes of file data (tar compression: %s) -> "
+	       "%llu bytes (%s, block size %u)\n", opt->output,
+	       (unsigned long long)st.inodes,
 	       (unsigned long long)st.bytes_in, sqp_tar_reader_compression(r),
 	       (unsigned long long)st.image_bytes, sqp_codec_name(opt->desc.codec.id),
 	       opt->desc.codec.block_size);

@@ -174,7 +174,8 @@ int tar2img_parse_options(int argc, char **argv, struct tar2img_options *opt)
 
 	memset(opt, 0, sizeof(*opt));
 	opt->desc.fragment_mode = SQP_FRAGMENTS_ALL;
-	while ((c = getopt_long(argc, argv, "c:X:b:j:fqhV", long_opts, NULL)) != -1) {
+	opterr = 0; /* our own message: argv[0] may be a libtool wrapper path */
+	while ((c = getopt_long(argc, argv, ":c:X:b:j:fqhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': codec = optarg; break;
 		case 'X': comp_opts = optarg; break;
@@ -204,7 +205,14 @@ int tar2img_parse_options(int argc, char **argv, struct tar2img_options *opt)
 			break;
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("tar2img (sqpack) %s\n", sqp_version()); return -1;
-		default: fputs("Try 'tar2img --help'.\n", stderr); return 2;
+		case ':':
+			fprintf(stderr, "tar2img: option '%s' needs a value\n"
+				"Try 'tar2img --help'.\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "tar2img: unknown option '%s'\n"
+				"Try 'tar2img --help'.\n", argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc)

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# common.sh - sourced by the test scripts: tool paths, a scratch directory
+# removed on exit, skip(), and a pass/fail tally that ends with the line
+# "N passed, N failed" and the exit status automake expects.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${PYTHON3:=python3}"
+TAR2IMG="$top_builddir/bin/tar2img"
+IMG2TAR="$top_builddir/bin/img2tar"
+TREECMP="$PYTHON3 $top_srcdir/tests/lib/treecmp.py"
+
+npass=0
+nfail=0
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/sqpack-test.XXXXXX") || exit 99
+cleanup() {
+	for m in $(awk -v d="$SCRATCH" 'index($2, d) == 1 { print $2 }' /proc/mounts 2>/dev/null | sort -r); do
+		umount "$m" 2>/dev/null || fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pass() { npass=$((npass + 1)); echo "ok: $*"; }
+fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+# check DESCRIPTION COMMAND...: pass when the command succeeds.
+check() {
+	desc=$1; shift
+	if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+skip() { echo "SKIP: $*"; exit 77; }
+note() { echo "# $*"; }
+finish() {
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+	exit $?
+}
+need_tool() {
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
+	done
+}
+[ -x "$TAR2IMG" ] || skip "tar2img not built ($TAR2IMG)"
+# Whether this build has codec $1 ("tar2img --help" lists it without
+# "(not built)").
+codec_built() {
+	"$TAR2IMG" --help 2>/dev/null | grep -Eq "^  $1 *\$"
+}
+ALL_CODECS="gzip lzma lzo xz lz4 zstd"

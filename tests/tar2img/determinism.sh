@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# determinism.sh - the image depends on the input only: byte-identical for
+# -j 1, 2, 3, 4, 8, over two runs, and whether the tar comes from a file
+# or through a pipe (compressed or not), for every codec.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3" cmp gzip
+
+T=$SCRATCH
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+gzip -1 -c "$T/in.tar" > "$T/in.tar.gz"
+unset SOURCE_DATE_EPOCH
+
+for codec in $ALL_CODECS; do
+	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	"$TAR2IMG" -q -c "$codec" -j 1 "$T/ref.img" "$T/in.tar" || { fail "$codec: -j 1"; continue; }
+	for j in 2 3 4 8; do
+		"$TAR2IMG" -q -c "$codec" -j $j "$T/j.img" "$T/in.tar" &&
+			check "$codec: -j $j equals -j 1" cmp -s "$T/ref.img" "$T/j.img"
+		rm -f "$T/j.img"
+	done
+	"$TAR2IMG" -q -c "$codec" -j 2 "$T/again.img" "$T/in.tar" &&
+		check "$codec: a second run is identical" cmp -s "$T/ref.img" "$T/again.img"
+	cat "$T/in.tar" | "$TAR2IMG" -q -c "$codec" -j 2 "$T/pipe.img" &&
+		check "$codec: input from a pipe is identical" cmp -s "$T/ref.img" "$T/pipe.img"
+	"$TAR2IMG" -q -c "$codec" -j 2 "$T/gz.img" - < "$T/in.tar.gz" &&
+		check "$codec: gzip-compressed input is identical" cmp -s "$T/ref.img" "$T/gz.img"
+	rm -f "$T"/*.img
+done
+SOURCE_DATE_EPOCH=1234567890 "$TAR2IMG" -q "$T/e.img" "$T/in.tar" &&
+	check "SOURCE_DATE_EPOCH sets the image time" \
+		sh -c "unsquashfs -s '$T/e.img' | grep -q 'Fri Feb 13 23:31:30 2009'"
+"$TAR2IMG" -q "$T/n.img" "$T/in.tar" &&
+	check "without SOURCE_DATE_EPOCH the image time is the newest mtime (2100)" \
+		sh -c "TZ=UTC unsquashfs -s '$T/n.img' | grep -q '2100'"
+finish
