@@ -364,7 +364,7 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 		ino->nlink = 0;
 		if (ino->implied)
 			ino->mtime = implied_mtime;
-		if (S_ISDIR(ino->mode)) {
+		if (S_ISDIR(ino->mode) && ino->u.dir.count > 1) {
 			qsort(ino->u.dir.children, ino->u.dir.count,
 			      sizeof(ino->u.dir.children[0]), cmp_names);
 		}
