@@ -58,6 +58,7 @@ trap 'rm -rf "$scratch"' EXIT
 # run NAME COMMAND...: prints "seconds kib bytes" (median over repeats).
 run() {
 	local i res=()
+	shift  # the name is for the reader of this script
 	for i in $(seq 1 "$repeat"); do
 		rm -f "$scratch/img"
 		if ! /usr/bin/time -o "$scratch/time" -f '%e %M' "$@" > /dev/null 2> "$scratch/err"; then
