@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2tar_main.c - img2tar: a SquashFS image in, a POSIX tar stream out.
+ *
+ * Option parsing and messages only; the conversion is the library's
+ * sqp_image_to_tar(). With -o the tar goes to a temporary file renamed
+ * into place when complete (removed on failure or SIGINT/SIGTERM/SIGHUP);
+ * on stdout a failure leaves a stream without the end-of-archive marker,
+ * which every tar reader reports as truncated.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqpack/sqpack.h"
+
+struct options {
+	const char *output;
+	const char *image;
+	const char *const *paths;
+	size_t path_count;
+	unsigned jobs;
+	unsigned flags;
+	int compression;
+	int force, quiet;
+};
+
+static char temp_path[4096];
+static volatile sig_atomic_t temp_set;
+
+static void on_signal(int sig)
+{
+	static const char msg[] = "img2tar: interrupted\n";
+
+	(void)sig;
+	if (temp_set)
+		unlink(temp_path);
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more can be done */
+	}
+	_exit(1);
+}
+
+static int quiet_warnings;
+
+static void on_warning(void *user, const char *msg)
+{
+	(void)user;
+	if (!quiet_warnings)
+		fprintf(stderr, "img2tar: warning: %s\n", msg);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: img2tar [OPTIONS] IMAGE [PATH...]\n"
+	      "Write a SquashFS image (or the subtrees PATH...) as a POSIX tar\n"
+	      "stream to stdout.\n\n"
+	      "  -o, --output FILE     write to FILE instead of stdout\n"
+	      "  -f, --force           replace FILE if it exists\n"
+	      "  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"
+	      "  -j, --jobs N          decompression threads (default: CPUs)\n"
+	      "      --sparse          keep holes (GNU sparse 1.0) instead of\n"
+	      "                        writing them out as zeros\n"
+	      "      --no-xattrs       leave extended attributes out\n"
+	      "  -q, --quiet           no warnings\n"
+	      "  -h, --help            show this help\n"
+	      "  -V, --version         show the version\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fputs("img2tar: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'img2tar --help'.\n", stderr);
+	return 2;
+}
+
+/* 0 to go on, otherwise the exit status. */
+static int parse(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "compress", required_argument, NULL, 'z' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sparse", no_argument, NULL, 's' },
+		{ "no-xattrs", no_argument, NULL, 'x' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const zname[] = { "none", "gzip", "xz", "zstd", "lz4" };
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:fz:j:qhV", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'f': o->force = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 's': o->flags |= SQP_IMG2TAR_SPARSE; break;
+		case 'x': o->flags |= SQP_IMG2TAR_NO_XATTRS; break;
+		case 'z':
+			o->compression = -1;
+			for (int i = 1; i < 5; i++)
+				if (strcmp(optarg, zname[i]) == 0)
+					o->compression = i;
+			if (o->compression < 0)
+				return bad_usage("unknown compression '%s' "
+						 "(gzip, xz, zstd, lz4)", optarg);
+			break;
+		case 'j':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 0 || v > 1024)
+				return bad_usage("bad job count '%s'", optarg);
+			o->jobs = (unsigned)v;
+			break;
+		case 'h': usage(stdout); return -1;
+		case 'V': printf("img2tar (sqpack) %s\n", sqp_version()); return -1;
+		case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
+		default: return bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return bad_usage("%s", "missing IMAGE");
+	o->image = argv[optind++];
+	o->paths = (const char *const *)argv + optind;
+	o->path_count = (size_t)(argc - optind);
+	if (o->output == NULL && isatty(STDOUT_FILENO))
+		return bad_usage("%s", "refusing to write a tar to a terminal; "
+				 "redirect stdout or use -o FILE");
+	return 0;
+}
+
+static int convert(struct options *o, int img_fd, int out_fd)
+{
+	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
+				     .warn = on_warning };
+	struct sqp_tar_writer_desc td = { .fd = out_fd,
+					  .compression = o->compression };
+	struct sqp_img2tar_desc xd = { .jobs = o->jobs, .flags = o->flags,
+				       .paths = o->paths,
+				       .path_count = o->path_count };
+	struct sqp_image *img = NULL;
+	struct sqp_tar_writer *tw = NULL;
+	char msg[512];
+	int ret;
+
+	if (o->flags & SQP_IMG2TAR_SPARSE)
+		td.flags |= SQP_TAR_WRITE_SPARSE;
+	if (o->flags & SQP_IMG2TAR_NO_XATTRS)
+		td.flags |= SQP_TAR_WRITE_NO_XATTRS;
+	ret = sqp_image_create(&id, &img, msg, sizeof(msg));
+	if (ret != 0) {
+		fprintf(stderr, "img2tar: %s\n", msg[0] ? msg : sqp_strerror(ret));
+		return 1;
+	}
+	ret = sqp_tar_writer_create(&td, &tw);
+	if (ret != 0) {
+		fprintf(stderr, "img2tar: setting up the tar writer: %s\n",
+			sqp_strerror(ret));
+	} else if ((ret = sqp_image_to_tar(img, tw, &xd)) != 0) {
+		fprintf(stderr, "img2tar: %s\n", sqp_image_error(img)[0] ?
+			sqp_image_error(img) : sqp_strerror(ret));
+	} else if ((ret = sqp_tar_writer_finish(tw)) != 0) {
+		fprintf(stderr, "img2tar: %s\n", sqp_tar_writer_error(tw));
+	}
+	sqp_tar_writer_destroy(tw);
+	sqp_image_destroy(img);
+	return ret == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	struct options o;
+	struct sqp_outfile *of = NULL;
+	int img_fd, ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
+	quiet_warnings = o.quiet;
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
+	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
+	if (img_fd < 0) {
+		fprintf(stderr, "img2tar: %s: %s\n", o.image, strerror(errno));
+		return 1;
+	}
+	if (o.output != NULL) {
+		ret = sqp_outfile_create(o.output, o.force, &of);
+		if (ret != 0) {
+			fprintf(stderr, "img2tar: %s: %s\n", o.output,
+				of ? sqp_outfile_error(of) : sqp_strerror(ret));
+			sqp_outfile_destroy(of);
+			close(img_fd);
+			return 1;
+		}
+		snprintf(temp_path, sizeof(temp_path), "%s",
+			 sqp_outfile_temp_path(of));
+		temp_set = 1;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	ret = convert(&o, img_fd, of ? sqp_outfile_fd(of) : STDOUT_FILENO);
+	if (ret == 0 && of != NULL && sqp_outfile_commit(of) != 0) {
+		fprintf(stderr, "img2tar: %s\n", sqp_outfile_error(of));
+		ret = 1;
+	}
+	temp_set = 0;
+	sqp_outfile_destroy(of);
+	close(img_fd);
+	return ret;
+}

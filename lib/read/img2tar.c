@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2tar.c - sqp_image_to_tar(): walk the image depth-first in
+ * directory order (parents before children) and describe each entry to
+ * the ordered writer of img2tar_out.c, with its data as block jobs.
+ *
+ * A hostile image cannot make the walk loop or explode: each directory
+ * inode is entered at most once (a second visit is an error: a cycle or
+ * a directory with two parents), and the depth is bounded. Hard links
+ * are found by inode number; later paths become tar hard links to the
+ * first path written.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/img2tar_impl.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+#define DEPTH_MAX 1024
+
+/* An open-addressing set of u64 keys with a string per key (paths of
+ * hard-linked inodes; NULL for visited directories). */
+struct keyset {
+	uint64_t *keys;
+	char **vals;
+	size_t cap, count;
+};
+
+static char **keyset_slot(struct keyset *s, uint64_t key, int *found)
+{
+	size_t i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ull) & (s->cap - 1);
+
+	while (s->vals[i] != NULL || s->keys[i] != 0) {
+		if (s->keys[i] == key + 1) {
+			*found = 1;
+			return &s->vals[i];
+		}
+		i = (i + 1) & (s->cap - 1);
+	}
+	*found = 0;
+	s->keys[i] = key + 1;
+	s->count++;
+	return &s->vals[i];
+}
+
+static int keyset_grow(struct keyset *s)
+{
+	struct keyset n = { 0 };
+
+	if (s->cap != 0 && (s->count + 1) * 2 < s->cap)
+		return 0;
+	n.cap = s->cap ? s->cap * 2 : 1024;
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (n.keys == NULL || n.vals == NULL) {
+		free(n.keys);
+		free(n.vals);
+		return SQP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < s->cap; i++) {
+		int found;
+
+		if (s->keys[i] != 0)
+			*keyset_slot(&n, s->keys[i] - 1, &found) = s->vals[i];
+	}
+	free(s->keys);
+	free(s->vals);
+	*s = n;
+	return 0;
+}
+
+static void keyset_free(struct keyset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->vals[i]);
+	free(s->keys);
+	free(s->vals);
+}
+
+struct walk {
+	struct sqp_image *img;
+	struct xout out;
+	unsigned flags;
+	struct keyset dirs;   /* directory inode refs entered */
+	struct keyset links;  /* inode number -> first path */
+};
+
+/* Submit the jobs of a regular file's blocks and tail. */
+static int file_jobs(struct walk *w, struct pending *p, struct rd_inode *ino)
+{
+	struct sqp_image *img = w->img;
+	const struct sqfs_inode *r = &ino->raw;
+	uint32_t bs = img->sb.block_size;
+	uint64_t pos = r->u.file.blocks_start;
+	struct meta_pos bl = ino->blocks;
+	struct xjob *j;
+	uint8_t word[4];
+	int ret;
+
+	for (uint64_t i = 0; i < ino->block_count; i++) {
+		uint32_t sw, disk;
+
+		if ((ret = meta_read(img, &bl, word, 4)) != 0)
+			return ret;
+		sw = sqp_get32(word);
+		disk = sw & SQFS_BLOCK_SIZE_MASK;
+		if (disk > bs || pos + disk > img->sb.bytes_used)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': block %llu "
+				      "lies outside the image", img->name,
+				      p->e.path, (unsigned long long)i);
+		if ((ret = xout_job(&w->out, p, &j)) != 0)
+			return ret;
+		j->kind = disk == 0 ? XJOB_HOLE : XJOB_DATA;
+		j->offset = pos;
+		j->disk_size = disk;
+		j->raw = (sw & SQFS_BLOCK_UNCOMPRESSED) != 0;
+		j->out_len = i + 1 < ino->block_count ||
+			     r->u.file.frag_index != SQFS_NO_FRAGMENT ||
+			     r->u.file.size % bs == 0 ?
+			     bs : (uint32_t)(r->u.file.size % bs);
+		pos += disk;
+		xout_submit(&w->out, j);
+	}
+	if (r->u.file.frag_index != SQFS_NO_FRAGMENT) {
+		struct sqfs_frag_entry f;
+		uint32_t disk;
+
+		if ((ret = rd_fragment(img, r->u.file.frag_index, &f)) != 0)
+			return ret;
+		disk = f.size & SQFS_BLOCK_SIZE_MASK;
+		if (disk == 0 || disk > bs || f.start + disk > img->sb.bytes_used)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment %u lies "
+				      "outside the image", img->name,
+				      r->u.file.frag_index);
+		if ((ret = xout_job(&w->out, p, &j)) != 0)
+			return ret;
+		j->kind = w->out.any_frag_submitted &&
+			  w->out.last_submitted_frag == r->u.file.frag_index ?
+			  XJOB_FRAG_SAME : XJOB_FRAG;
+		j->offset = f.start;
+		j->disk_size = disk;
+		j->raw = (f.size & SQFS_BLOCK_UNCOMPRESSED) != 0;
+		j->frag_index = r->u.file.frag_index;
+		j->frag_off = r->u.file.frag_offset;
+		j->out_len = (uint32_t)(r->u.file.size % bs);
+		w->out.last_submitted_frag = j->frag_index;
+		w->out.any_frag_submitted = 1;
+		xout_submit(&w->out, j);
+	}
+	return 0;
+}
+
+/* For sparse output: the data runs of a file with holes (none: 0). */
+static int file_runs(struct walk *w, struct pending *p, struct rd_inode *ino)
+{
+	uint32_t bs = w->img->sb.block_size;
+	struct meta_pos bl = ino->blocks;
+	uint64_t size = ino->raw.u.file.size, holes = 0;
+	size_t n = 0;
+	uint8_t word[4];
+	int ret;
+
+	for (int pass = 0; pass < 2; pass++) {
+		bl = ino->blocks;
+		for (uint64_t i = 0; i < ino->block_count; i++) {
+			uint64_t off = i * bs, len = size - off < bs ? size - off : bs;
+
+			if ((ret = meta_read(w->img, &bl, word, 4)) != 0)
+				return ret;
+			if ((sqp_get32(word) & SQFS_BLOCK_SIZE_MASK) == 0) {
+				holes++;
+				continue;
+			}
+			if (pass == 1 && n > 0 &&
+			    p->runs[n - 1].offset + p->runs[n - 1].length == off)
+				p->runs[n - 1].length += len;
+			else if (pass == 1)
+				p->runs[n++] = (struct sqp_sparse_run){ off, len };
+			else
+				n++;
+		}
+		if (holes == 0)
+			return 0;
+		if (pass == 0) {
+			/* + the tail, + an empty run marking the end */
+			p->runs = calloc(n + 2, sizeof(*p->runs));
+			if (p->runs == NULL)
+				return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+			n = 0;
+			holes = 0;
+		}
+	}
+	if (ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT) {
+		uint64_t off = ino->block_count * bs;
+
+		if (n > 0 && p->runs[n - 1].offset + p->runs[n - 1].length == off)
+			p->runs[n - 1].length += size - off;
+		else
+			p->runs[n++] = (struct sqp_sparse_run){ off, size - off };
+	}
+	if (n == 0 || p->runs[n - 1].offset + p->runs[n - 1].length < size)
+		p->runs[n++] = (struct sqp_sparse_run){ size, 0 };
+	p->e.sparse = p->runs;
+	p->e.sparse_count = n;
+	return 0;
+}
+
+static int entry_attrs(struct walk *w, struct pending *p, struct rd_inode *ino)
+{
+	struct sqp_entry *e = &p->e;
+	int found, ret;
+
+	e->mode = ino->mode;
+	e->uid = ino->uid;
+	e->gid = ino->gid;
+	e->mtime = ino->raw.mtime;
+	if (S_ISLNK(e->mode)) {
+		p->link = ino->target;
+		ino->target = NULL;
+		e->link_target = p->link;
+	} else if (S_ISCHR(e->mode) || S_ISBLK(e->mode)) {
+		sqfs_decode_rdev(ino->raw.u.dev.rdev, &e->dev_major, &e->dev_minor);
+	}
+	if (!S_ISDIR(e->mode) && ino->raw.nlink > 1) {
+		char **slot;
+
+		if (keyset_grow(&w->links) != 0)
+			return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+		slot = keyset_slot(&w->links, ino->raw.inode_number, &found);
+		if (found) {
+			free(p->link);
+			p->link = strdup(*slot);
+			if (p->link == NULL)
+				return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+			e->link_target = p->link;
+			e->is_hardlink = 1;
+		} else if ((*slot = strdup(p->path)) == NULL) {
+			return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+		}
+	}
+	if (!(w->flags & SQP_IMG2TAR_NO_XATTRS) && !e->is_hardlink) {
+		ret = rd_xattrs_read(w->img, ino->raw.xattr_idx, &p->xattrs);
+		if (ret != 0)
+			return ret;
+		e->xattrs = p->xattrs.items;
+		e->xattr_count = p->xattrs.count;
+	}
+	return 0;
+}
+
+/* Describe the inode at path to the writer, with its data. */
+static int emit(struct walk *w, const char *path, struct rd_inode *ino)
+{
+	struct pending *p;
+	int file, ret;
+
+	if (S_ISSOCK(ino->mode)) {
+		if (w->img->warn != NULL) {
+			char msg[SQP_ERRMSG_MAX];
+
+			snprintf(msg, sizeof(msg), "'%s': a socket cannot be "
+				 "stored in a tar; skipped", path);
+			w->img->warn(w->img->warn_user, msg);
+		}
+		return 0;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL || (p->path = strdup(path)) == NULL) {
+		free(p);
+		return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+	}
+	p->e.path = p->path;
+	ret = entry_attrs(w, p, ino);
+	file = S_ISREG(p->e.mode) && !p->e.is_hardlink;
+	if (ret == 0 && file) {
+		p->e.size = ino->raw.u.file.size;
+		if (w->flags & SQP_IMG2TAR_SPARSE)
+			ret = file_runs(w, p, ino);
+	}
+	if (ret != 0) {
+		pending_free(p);
+		return ret;
+	}
+	if ((ret = xout_push(&w->out, p)) != 0)
+		return ret;
+	if (file && (ret = file_jobs(w, p, ino)) != 0)
+		return ret;
+	return xout_close_entry(&w->out, p);
+}
+
+static int enter_dir(struct walk *w, uint64_t ref)
+{
+	int found;
+
+	if (keyset_grow(&w->dirs) != 0)
+		return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+	keyset_slot(&w->dirs, ref, &found);
+	if (found)
+		return rd_err(w->img, SQP_ERR_CORRUPT, "%s: a directory is "
+			      "reached twice (a loop in the tree)", w->img->name);
+	return 0;
+}
+
+struct frame {
+	struct rd_dir it;
+	size_t path_len;
+};
+
+/* Everything below the directory ino, whose path is path (may be ""). */
+static int walk_tree(struct walk *w, const char *path, struct rd_inode *dir)
+{
+	struct frame *stack = calloc(DEPTH_MAX, sizeof(*stack));
+	size_t cap = strlen(path) + 1024, depth = 0;
+	char *buf = malloc(cap);
+	struct rd_dirent de;
+	struct rd_inode ino;
+	int ret;
+
+	if (stack == NULL || buf == NULL) {
+		ret = rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	strcpy(buf, path);
+	stack[0].path_len = strlen(path);
+	if ((ret = rd_dir_open(w->img, dir, &stack[0].it)) != 0)
+		goto out;
+	for (;;) {
+		struct frame *f = &stack[depth];
+		size_t len = f->path_len;
+
+		ret = rd_dir_next(w->img, &f->it, &de);
+		if (ret < 0)
+			goto out;
+		if (ret == 0) {
+			if (depth-- == 0)
+				break;
+			continue;
+		}
+		if (len + strlen(de.name) + 2 > cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (nb == NULL) {
+				ret = rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		sprintf(buf + len, "%s%s", len > 0 ? "/" : "", de.name);
+		if ((ret = rd_inode_read(w->img, de.inode_ref, &ino)) != 0)
+			goto out;
+		if (S_ISDIR(ino.mode) && (ret = enter_dir(w, de.inode_ref)) == 0 &&
+		    depth + 1 >= DEPTH_MAX)
+			ret = rd_err(w->img, SQP_ERR_CORRUPT, "%s: directories "
+				     "nested deeper than %d", w->img->name,
+				     DEPTH_MAX);
+		if (ret == 0)
+			ret = emit(w, buf, &ino);
+		if (ret == 0 && S_ISDIR(ino.mode)) {
+			stack[depth + 1].path_len = strlen(buf);
+			ret = rd_dir_open(w->img, &ino, &stack[depth + 1].it);
+			depth++;
+		}
+		rd_inode_free(&ino);
+		if (ret != 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(stack);
+	free(buf);
+	return ret;
+}
+
+/* The inode reference of path (components separated by '/'). */
+static int resolve(struct walk *w, const char *path, uint64_t *ref)
+{
+	struct sqp_image *img = w->img;
+	const char *s = path;
+	int ret = 0;
+
+	*ref = img->sb.root_inode;
+	while (*s != '\0') {
+		size_t n = strcspn(s, "/");
+		struct rd_inode dir;
+		struct rd_dir it;
+		struct rd_dirent de;
+
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			s += n + (s[n] == '/');
+			continue;
+		}
+		if ((ret = rd_inode_read(img, *ref, &dir)) != 0)
+			return ret;
+		ret = S_ISDIR(dir.mode) ? rd_dir_open(img, &dir, &it) : 1;
+		rd_inode_free(&dir);
+		while (ret == 0 && (ret = rd_dir_next(img, &it, &de)) == 1) {
+			if (strlen(de.name) == n && memcmp(de.name, s, n) == 0)
+				break;
+			ret = 0;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret != 1 || strlen(de.name) != n || memcmp(de.name, s, n) != 0)
+			return rd_err(img, SQP_ERR_NOT_FOUND, "%s: '%s': no such "
+				      "path in the image", img->name, path);
+		*ref = de.inode_ref;
+		s += n + (s[n] == '/');
+	}
+	return 0;
+}
+
+/* The entry at path (normalised, "" for the root) and all below it. */
+static int subtree(struct walk *w, const char *path)
+{
+	struct rd_inode ino;
+	uint64_t ref;
+	int ret;
+
+	if ((ret = resolve(w, path, &ref)) != 0 ||
+	    (ret = rd_inode_read(w->img, ref, &ino)) != 0)
+		return ret;
+	if (S_ISDIR(ino.mode))
+		ret = enter_dir(w, ref);
+	if (ret == 0)
+		ret = emit(w, path, &ino);
+	if (ret == 0 && S_ISDIR(ino.mode))
+		ret = walk_tree(w, path, &ino);
+	rd_inode_free(&ino);
+	return ret;
+}
+
+SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
+			     const struct sqp_img2tar_desc *desc)
+{
+	struct walk w = { .img = img };
+	int ret;
+
+	if (img == NULL || tw == NULL || desc == NULL)
+		return SQP_ERR_ARG;
+	if (img->err.code != 0)
+		return img->err.code;
+	w.flags = desc->flags;
+	ret = xout_init(&w.out, img, tw, desc->jobs,
+			(desc->flags & SQP_IMG2TAR_SPARSE) != 0);
+	if (ret == 0 && desc->path_count == 0)
+		ret = subtree(&w, "");
+	for (size_t i = 0; ret == 0 && i < desc->path_count; i++) {
+		char *p = strdup(desc->paths[i]);
+		char *src, *dst;
+
+		if (p == NULL) {
+			ret = rd_err(img, SQP_ERR_NOMEM, "out of memory");
+			break;
+		}
+		/* "/usr//bin/" -> "usr/bin" */
+		for (src = dst = p; *src != '\0'; src++)
+			if (*src != '/' || (dst != p && dst[-1] != '/'))
+				*dst++ = *src;
+		if (dst != p && dst[-1] == '/')
+			dst--;
+		*dst = '\0';
+		ret = subtree(&w, p);
+		free(p);
+	}
+	if (ret == 0)
+		ret = xout_flush(&w.out);
+	xout_fini(&w.out);
+	keyset_free(&w.dirs);
+	keyset_free(&w.links);
+	return ret != 0 ? ret : 0;
+}

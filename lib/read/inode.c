@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * inode.c - decoding inodes, iterating directory listings and reading
+ * xattrs, all through the metadata reader of image.c.
+ *
+ * Sizes read from the image bound every loop and allocation here: a
+ * listing is read for exactly its stated size, a run has at most 256
+ * entries, names at most 256 bytes and never contain '/', xattr values
+ * are at most XATTR_VALUE_MAX bytes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/rd_image.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+#define SYMLINK_MAX (1u << 20)
+#define XATTR_VALUE_MAX (1u << 20)
+
+static const uint32_t type_bits[8] = {
+	0, S_IFDIR, S_IFREG, S_IFLNK, S_IFBLK, S_IFCHR, S_IFIFO, S_IFSOCK,
+};
+
+void rd_inode_free(struct rd_inode *ino)
+{
+	free(ino->target);
+	ino->target = NULL;
+}
+
+static int inode_tail(struct sqp_image *img, struct meta_pos *p,
+		      struct rd_inode *ino)
+{
+	struct sqfs_inode *r = &ino->raw;
+	uint32_t bs = img->sb.block_size;
+	uint8_t word[4];
+	int ret;
+
+	switch (r->type) {
+	case SQFS_FILE:
+	case SQFS_LFILE:
+		if (r->u.file.frag_index != SQFS_NO_FRAGMENT &&
+		    (r->u.file.size % bs == 0 || r->u.file.frag_offset >= bs))
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: bad "
+				      "fragment reference", img->name,
+				      r->inode_number);
+		ino->block_count = sqfs_file_block_count(r->u.file.size, bs,
+				r->u.file.frag_index != SQFS_NO_FRAGMENT);
+		ino->blocks = *p;
+		return 0;
+	case SQFS_SYMLINK:
+	case SQFS_LSYMLINK:
+		if (r->u.symlink.target_size == 0 ||
+		    r->u.symlink.target_size > SYMLINK_MAX)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
+				      "symlink target of %u bytes", img->name,
+				      r->inode_number, r->u.symlink.target_size);
+		ino->target = malloc(r->u.symlink.target_size + 1);
+		if (ino->target == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		ret = meta_read(img, p, ino->target, r->u.symlink.target_size);
+		if (ret != 0)
+			return ret;
+		ino->target[r->u.symlink.target_size] = '\0';
+		if (strlen(ino->target) != r->u.symlink.target_size)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: NUL "
+				      "in a symlink target", img->name,
+				      r->inode_number);
+		if (r->type == SQFS_LSYMLINK) {
+			if ((ret = meta_read(img, p, word, 4)) != 0)
+				return ret;
+			r->xattr_idx = sqp_get32(word);
+		}
+		return 0;
+	case SQFS_DIR:
+	case SQFS_LDIR:
+		if (r->u.dir.size < SQFS_DIR_SIZE_BIAS)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
+				      "directory size %u", img->name,
+				      r->inode_number, r->u.dir.size);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
+{
+	uint8_t buf[64];
+	struct meta_pos p;
+	size_t fixed;
+	unsigned type;
+	int ret;
+
+	memset(ino, 0, sizeof(*ino));
+	if (sqfs_ref_block(ref) >= img->sb.dir_table - img->sb.inode_table ||
+	    sqfs_ref_offset(ref) >= SQFS_META_SIZE)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode reference %llx "
+			      "out of range", img->name, (unsigned long long)ref);
+	p = (struct meta_pos){ img->sb.inode_table, sqfs_ref_block(ref),
+			       sqfs_ref_offset(ref) };
+	if ((ret = meta_read(img, &p, buf, 16)) != 0)
+		return ret;
+	type = sqp_get16(buf);
+	fixed = sqfs_inode_fixed_size(type);
+	if (fixed == 0 || fixed > sizeof(buf))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: unknown inode type %u",
+			      img->name, type);
+	if ((ret = meta_read(img, &p, buf + 16, fixed - 16)) != 0)
+		return ret;
+	if (sqfs_inode_decode_fixed(&ino->raw, buf, fixed) != 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: bad inode", img->name);
+	if (ino->raw.uid_idx >= img->sb.id_count ||
+	    ino->raw.gid_idx >= img->sb.id_count)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: owner index "
+			      "out of range", img->name, ino->raw.inode_number);
+	ino->uid = img->ids[ino->raw.uid_idx];
+	ino->gid = img->ids[ino->raw.gid_idx];
+	type = type > SQFS_EXT_OFFSET ? type - SQFS_EXT_OFFSET : type;
+	ino->mode = type_bits[type] | (ino->raw.mode & 07777);
+	ret = inode_tail(img, &p, ino);
+	if (ret != 0)
+		rd_inode_free(ino);
+	return ret;
+}
+
+int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
+		struct rd_dir *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (!S_ISDIR(dir->mode))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: not a directory",
+			      img->name);
+	it->pos = (struct meta_pos){ img->sb.dir_table,
+				     dir->raw.u.dir.start_block,
+				     dir->raw.u.dir.offset };
+	it->left = dir->raw.u.dir.size - SQFS_DIR_SIZE_BIAS;
+	return 0;
+}
+
+static int dir_bytes(struct sqp_image *img, struct rd_dir *it, void *dst,
+		     size_t n)
+{
+	if (it->left < n)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory listing "
+			      "ends inside an entry", img->name);
+	it->left -= n;
+	return meta_read(img, &it->pos, dst, n);
+}
+
+int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
+{
+	uint8_t raw[SQFS_DIR_HEADER_SIZE];
+	struct sqfs_dir_entry de;
+	int ret;
+
+	if (it->left == 0)
+		return 0;
+	if (it->run_left == 0) {
+		if ((ret = dir_bytes(img, it, raw, SQFS_DIR_HEADER_SIZE)) != 0)
+			return ret;
+		sqfs_dir_header_decode(&it->hdr, raw);
+		if (it->hdr.count == 0 || it->hdr.count > SQFS_DIR_MAX_RUN)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: directory header "
+				      "with %u entries", img->name,
+				      it->hdr.count);
+		it->run_left = it->hdr.count;
+	}
+	if ((ret = dir_bytes(img, it, raw, SQFS_DIR_ENTRY_SIZE)) != 0)
+		return ret;
+	sqfs_dir_entry_decode(&de, raw);
+	if (de.name_size > SQFS_NAME_MAX)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory entry name of "
+			      "%u bytes", img->name, de.name_size);
+	if ((ret = dir_bytes(img, it, e->name, de.name_size)) != 0)
+		return ret;
+	e->name[de.name_size] = '\0';
+	if (strlen(e->name) != de.name_size || strchr(e->name, '/') != NULL ||
+	    strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: invalid name '%s' in a "
+			      "directory", img->name, e->name);
+	e->inode_ref = sqfs_ref(it->hdr.start_block, de.offset);
+	e->inode_number = it->hdr.inode_number + (uint32_t)(int32_t)de.inode_delta;
+	e->type = de.type;
+	it->run_left--;
+	return 1;
+}
+
+void rd_xattrs_free(struct rd_xattrs *x)
+{
+	free(x->items);
+	free(x->blob);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Append skip bytes of room and n bytes read at p to the blob, and a
+ * NUL; *off is where the room starts. */
+static int blob_read(struct sqp_image *img, struct rd_xattrs *x,
+		     struct meta_pos *p, size_t skip, size_t n, size_t *off)
+{
+	n += skip;
+	if (x->blob_len + n + 1 > x->blob_cap) {
+		size_t cap = x->blob_cap ? x->blob_cap : 1024;
+		uint8_t *b;
+
+		while (cap < x->blob_len + n + 1)
+			cap *= 2;
+		b = realloc(x->blob, cap);
+		if (b == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		x->blob = b;
+		x->blob_cap = cap;
+	}
+	*off = x->blob_len;
+	x->blob_len += n + 1;
+	x->blob[*off + n] = 0;
+	return meta_read(img, p, x->blob + *off + skip, n - skip);
+}
+
+static int xattr_pair(struct sqp_image *img, struct rd_xattrs *x,
+		      struct meta_pos *p, size_t *koff, size_t *voff,
+		      size_t *vlen)
+{
+	static const char *const prefixes[] = { "user.", "trusted.", "security." };
+	uint8_t head[8];
+	uint16_t type, nlen;
+	uint32_t size;
+	struct meta_pos vp;
+	size_t pre;
+	int ret;
+
+	if ((ret = meta_read(img, p, head, 4)) != 0)
+		return ret;
+	type = sqp_get16(head);
+	nlen = sqp_get16(head + 2);
+	if ((type & 0xff) > 2 || (type & ~(0xff | SQFS_XATTR_VALUE_OOL)) != 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: unknown xattr prefix "
+			      "%u", img->name, type);
+	pre = strlen(prefixes[type & 0xff]);
+	if ((ret = blob_read(img, x, p, pre, nlen, koff)) != 0)
+		return ret;
+	memcpy(x->blob + *koff, prefixes[type & 0xff], pre);
+	if ((ret = meta_read(img, p, head, 4)) != 0)
+		return ret;
+	size = sqp_get32(head);
+	vp = *p;
+	if (type & SQFS_XATTR_VALUE_OOL) {
+		uint64_t ref;
+
+		if (size != 8 || (ret = meta_read(img, p, head, 8)) != 0)
+			return ret ? ret : rd_err(img, SQP_ERR_CORRUPT, "%s: bad "
+					      "out-of-line xattr", img->name);
+		ref = sqp_get64(head);
+		vp = (struct meta_pos){ img->xattr_hdr.kv_start,
+					sqfs_ref_block(ref), sqfs_ref_offset(ref) };
+		if ((ret = meta_read(img, &vp, head, 4)) != 0)
+			return ret;
+		size = sqp_get32(head);
+	}
+	if (size > XATTR_VALUE_MAX)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr value of %u "
+			      "bytes", img->name, size);
+	*vlen = size;
+	ret = blob_read(img, x, &vp, 0, size, voff);
+	if (ret == 0 && !(type & SQFS_XATTR_VALUE_OOL))
+		*p = vp;
+	return ret;
+}
+
+int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x)
+{
+	struct sqfs_xattr_id id;
+	struct meta_pos p;
+	int ret;
+
+	x->count = 0;
+	x->blob_len = 0;
+	if (idx == SQFS_NO_XATTR)
+		return 0;
+	if ((ret = rd_xattr_id(img, idx, &id)) != 0)
+		return ret;
+	if (id.count > id.size / 8 + 1 || id.count > 65536)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr set with %u "
+			      "entries", img->name, id.count);
+	if (id.count > x->cap) {
+		struct sqp_xattr *it = realloc(x->items, id.count * sizeof(*it));
+
+		if (it == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		x->items = it;
+		x->cap = id.count;
+	}
+	p = (struct meta_pos){ img->xattr_hdr.kv_start, sqfs_ref_block(id.ref),
+			       sqfs_ref_offset(id.ref) };
+	/* Offsets first: the blob may move while it grows. */
+	for (uint32_t i = 0; i < id.count; i++) {
+		size_t koff = 0, voff = 0, vlen = 0;
+
+		if ((ret = xattr_pair(img, x, &p, &koff, &voff, &vlen)) != 0)
+			return ret;
+		x->items[i].key = (const char *)(uintptr_t)koff;
+		x->items[i].value = (const uint8_t *)(uintptr_t)voff;
+		x->items[i].value_len = vlen;
+	}
+	for (uint32_t i = 0; i < id.count; i++) {
+		x->items[i].key = (const char *)x->blob + (uintptr_t)x->items[i].key;
+		x->items[i].value = x->blob + (uintptr_t)x->items[i].value;
+	}
+	x->count = id.count;
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rd_image.h - the image reader's internals: the open image, its
+ * metadata-block cache, tables, inodes and directories. Files:
+ * image.c (superblock, tables, metadata cache), inode.c (inodes,
+ * directories, xattrs), img2tar.c (the image-to-tar conversion).
+ */
+#ifndef SQP_READ_RD_IMAGE_H
+#define SQP_READ_RD_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/codec.h"
+#include "sqpack/reader.h"
+#include "util/errbuf.h"
+
+#define META_SLOTS 256
+
+struct meta_slot {
+	uint64_t pos;      /* absolute position of the block header */
+	uint64_t next;     /* absolute position of the following block */
+	uint32_t len;      /* uncompressed bytes */
+	int valid;
+	uint8_t data[SQFS_META_SIZE];
+};
+
+struct sqp_image {
+	struct sqp_errbuf err;
+	int fd;
+	const char *name;
+	sqp_warn_fn warn;
+	void *warn_user;
+	uint64_t file_size;
+	struct sqfs_super sb;
+	struct sqp_codec_config codec_cfg;
+	struct sqp_compressor *codec;  /* the calling thread's */
+	struct meta_slot *cache;
+	uint8_t *cbuf;                 /* one compressed metadata block */
+	uint32_t *ids;
+	uint64_t *frag_locs;
+	size_t frag_loc_count;
+	struct sqfs_xattr_table xattr_hdr;
+	uint64_t *xattr_locs;
+	size_t xattr_loc_count;
+};
+
+/* A position in a metadata table: block (relative to the table start)
+ * and offset into its uncompressed data; advanced by meta_read. */
+struct meta_pos {
+	uint64_t table;
+	uint64_t block;
+	uint32_t offset;
+};
+
+int meta_read(struct sqp_image *img, struct meta_pos *pos, void *dst,
+	      size_t n);
+
+/* A decoded inode with what the reader needs of it. */
+struct rd_inode {
+	struct sqfs_inode raw;
+	uint32_t mode;              /* full st_mode */
+	uint32_t uid, gid;
+	struct meta_pos blocks;     /* files: where the block list starts */
+	uint64_t block_count;
+	char *target;               /* symlinks: owned, NUL-ended */
+};
+
+int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino);
+void rd_inode_free(struct rd_inode *ino);
+
+/* One directory entry, as iterated. */
+struct rd_dirent {
+	char name[SQFS_NAME_MAX + 1];
+	uint64_t inode_ref;
+	uint32_t inode_number;
+	uint16_t type;
+};
+
+struct rd_dir {
+	struct meta_pos pos;
+	uint64_t left;              /* listing bytes not yet read */
+	uint32_t run_left;          /* entries left after the last header */
+	struct sqfs_dir_header hdr;
+};
+
+int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
+		struct rd_dir *it);
+/* 1 and *e filled, 0 at the end, < 0 for a corrupt listing. */
+int rd_dir_next(struct sqp_image *img, struct rd_dir *it,
+		struct rd_dirent *e);
+
+/* The xattrs of xattr index idx, appended as key/value pairs into *buf
+ * (owned by the caller, realloc'ed) and described in *xs / *count
+ * (also realloc'ed). */
+struct rd_xattrs {
+	struct sqp_xattr *items;
+	size_t count, cap;
+	uint8_t *blob;
+	size_t blob_len, blob_cap;
+};
+int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x);
+void rd_xattrs_free(struct rd_xattrs *x);
+
+int rd_xattr_id(struct sqp_image *img, uint32_t idx, struct sqfs_xattr_id *x);
+int rd_fragment(struct sqp_image *img, uint32_t index,
+		struct sqfs_frag_entry *f);
+
+/* image.c: a lookup table's block positions (u64 each, at loc_pos) for
+ * count entries of size bytes; checked against the file. */
+int rd_read_locations(struct sqp_image *img, uint64_t loc_pos, uint64_t count,
+		      unsigned size, uint64_t **out, size_t *out_count,
+		      const char *what);
+/* image.c: the positioned read every table access goes through. */
+int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
+	       const char *what);
+
+int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
