@@ -94,7 +94,8 @@ static int open_input(const char *input, int *fd)
 static int pack(struct tar2img_options *opt, int in_fd, struct sqp_outfile *of)
 {
 	struct sqp_tar_reader_desc rd = {
-		.fd = in_fd, .name = opt->input ? opt->input : "stdin",
+		.fd = in_fd,
+		.name = opt->input && strcmp(opt->input, "-") != 0 ? opt->input : "stdin",
 		.warn = on_warning,
 	};
 	struct sqp_tar_reader *r = NULL;

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# peers.sh - img2tar reads what every writer writes. Images of the
+# edge-case tree come from mksquashfs (all six codecs and the variants
+# -noI -noD -noF -noX, -no-fragments, -always-use-fragments, -b 4K, -b 1M,
+# -no-xattrs, -no-exports), from tar2sqfs and gensquashfs, and from our
+# tar2img; for each, the tree bsdtar extracts from img2tar's output must
+# equal the tree unsquashfs extracts from the image. The output must not
+# depend on -j.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
+[ -x "$IMG2TAR" ] || skip "img2tar not built"
+
+T=$SCRATCH
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+mkdir "$T/src"
+bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
+
+judge() { # judge DESCRIPTION IMAGE [treecmp options]
+	desc=$1 img=$2; shift 2
+	rm -rf "$T/u" "$T/x"; mkdir "$T/x"
+	if ! unsquashfs -q -n -d "$T/u" "$img" > /dev/null 2>&1; then
+		note "$desc: unsquashfs cannot read it; skipped"; return
+	fi
+	if ! "$IMG2TAR" -j 2 "$img" > "$T/out.tar" 2> "$T/err"; then
+		fail "$desc: img2tar: $(head -c 300 "$T/err")"; return
+	fi
+	if bsdtar -xpf "$T/out.tar" --xattrs --numeric-owner -C "$T/x" 2> "$T/err" &&
+	   $TREECMP --ignore-root-mtime "$@" "$T/x" "$T/u" > "$T/diff"; then
+		pass "$desc"
+	else
+		fail "$desc"; head -c 600 "$T/diff" "$T/err"
+	fi
+}
+
+for codec in gzip lzma lzo xz lz4 zstd; do
+	if ! codec_built "$codec"; then note "$codec not built here"; continue; fi
+	if mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1; then
+		judge "mksquashfs -comp $codec" "$T/m.img"
+	else
+		note "mksquashfs cannot write $codec here"
+	fi
+done
+for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
+	"-b 4K" "-b 1M" "-no-xattrs" "-no-exports" "-no-duplicates"; do
+	# shellcheck disable=SC2086
+	mksquashfs "$T/src" "$T/m.img" -comp gzip -noappend -quiet -no-progress $variant > /dev/null 2>&1 ||
+		{ fail "mksquashfs $variant"; continue; }
+	judge "mksquashfs $variant" "$T/m.img"
+done
+if command -v tar2sqfs >/dev/null 2>&1; then
+	for codec in gzip xz zstd; do
+		tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null 2>&1 &&
+			judge "tar2sqfs -c $codec" "$T/t.img"
+	done
+fi
+if command -v gensquashfs >/dev/null 2>&1; then
+	gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null 2>&1 &&
+		judge "gensquashfs -D" "$T/g.img" --no-xattrs
+fi
+for codec in $ALL_CODECS; do
+	codec_built "$codec" || continue
+	"$TAR2IMG" -q -c "$codec" "$T/s.img" "$T/in.tar" 2>/dev/null &&
+		judge "tar2img -c $codec" "$T/s.img"
+done
+
+# Same bytes for every -j; --sparse keeps the holes and the contents.
+"$TAR2IMG" -q "$T/s.img" "$T/in.tar" 2>/dev/null
+"$IMG2TAR" -j 1 "$T/s.img" > "$T/j1.tar"
+for j in 2 3 8; do
+	"$IMG2TAR" -j $j "$T/s.img" > "$T/jn.tar" &&
+		check "img2tar -j $j writes the same bytes as -j 1" cmp -s "$T/j1.tar" "$T/jn.tar"
+done
+"$IMG2TAR" --sparse "$T/s.img" > "$T/sparse.tar"
+check "--sparse output is smaller (holes not written)" \
+	test "$(stat -c %s "$T/sparse.tar")" -lt "$(stat -c %s "$T/j1.tar")"
+rm -rf "$T/x" "$T/u"; mkdir "$T/x"
+unsquashfs -q -n -d "$T/u" "$T/s.img" > /dev/null 2>&1
+bsdtar -xpf "$T/sparse.tar" --xattrs --numeric-owner -C "$T/x" &&
+	check "--sparse output extracts to the same tree" \
+		$TREECMP --ignore-root-mtime "$T/x" "$T/u"
+for z in gzip xz zstd lz4; do
+	command -v $z >/dev/null 2>&1 || continue
+	"$IMG2TAR" -z $z "$T/s.img" | $z -d -c > "$T/z.tar" 2>/dev/null &&
+		check "-z $z output decompresses to the plain tar" cmp -s "$T/z.tar" "$T/j1.tar"
+done
+"$IMG2TAR" "$T/s.img" links dev > "$T/sub.tar" &&
+	check "subtrees: only the named paths" \
+		sh -c "bsdtar -tf '$T/sub.tar' | grep -v '^links\|^dev' | wc -l | grep -qx 0"
+finish
