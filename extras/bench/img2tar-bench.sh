@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# img2tar-bench.sh - time img2tar -j N against sqfs2tar (single-threaded)
+# writing a tar of the same image to /dev/null, per codec, in the same
+# run. Images are made once from the corpus tree with mksquashfs and kept
+# in CORPUS/img2tar-images (delete it to rebuild).
+set -u
+
+corpus=/var/tmp/sqfs-bench
+tree=big
+codecs="gzip xz zstd lz4"
+jobs=2
+img2tar=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus) corpus=$2; shift ;;
+	--tree) tree=$2; shift ;;
+	--codecs) codecs=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--img2tar) img2tar=$2; shift ;;
+	-h|--help)
+		echo "usage: $0 [--corpus DIR] [--tree big|small] [--codecs LIST] [--jobs N] [--img2tar PATH]"
+		exit 0 ;;
+	*) echo "$0: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$img2tar" ] || img2tar=$here/../../build/bin/img2tar
+[ -x "$img2tar" ] || { echo "$0: img2tar not found at $img2tar" >&2; exit 1; }
+command -v sqfs2tar >/dev/null || { echo "$0: sqfs2tar not installed" >&2; exit 1; }
+[ -d "$corpus/rootfs-$tree" ] || {
+	echo "$0: $corpus/rootfs-$tree missing; build the corpus with ../shared/bench/make-corpus.sh" >&2
+	exit 1
+}
+images=$corpus/img2tar-images
+mkdir -p "$images"
+out=$corpus/img2tar-bench-$(date +%Y%m%d-%H%M%S).md
+
+timed() { # timed COMMAND...: "seconds kib"
+	/usr/bin/time -o "$images/time" -f '%e %M' "$@" > /dev/null 2> "$images/err" ||
+		{ echo "FAILED: $*: $(head -c 200 "$images/err")" >&2; echo "nan nan"; return; }
+	cat "$images/time"
+}
+{
+echo "img2tar benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| codec | img2tar -j $jobs s | sqfs2tar s | speed-up | img2tar MiB | sqfs2tar MiB |"
+echo "|---|---|---|---|---|---|"
+} | tee "$out"
+for c in $codecs; do
+	img=$images/$tree-$c.img
+	if [ ! -f "$img" ]; then
+		mksquashfs "$corpus/rootfs-$tree" "$img" -comp "$c" -noappend -quiet -no-progress \
+			> /dev/null 2>&1 || { echo "mksquashfs -comp $c failed" >&2; continue; }
+	fi
+	cat "$img" > /dev/null
+	read -r s1 m1 < <(timed "$img2tar" -j "$jobs" "$img")
+	read -r s2 m2 < <(timed sh -c "sqfs2tar '$img' > /dev/null")
+	awk -v c="$c" -v s1="$s1" -v s2="$s2" -v m1="$m1" -v m2="$m2" 'BEGIN {
+		printf "| %s | %s | %s | %.2fx | %.1f | %.1f |\n", c, s1, s2,
+			(s1 > 0 ? s2 / s1 : 0), m1 / 1024, m2 / 1024 }' | tee -a "$out"
+done
+echo "Results saved in $out"
