@@ -194,6 +194,7 @@ int main(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	quiet_warnings = o.quiet;
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
+	signal(SIGXFSZ, SIG_IGN); /* so is a file size limit */
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
 	if (img_fd < 0) {
 		fprintf(stderr, "img2tar: %s: %s\n", o.image, strerror(errno));

@@ -46,6 +46,9 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* Past RLIMIT_FSIZE a write should fail with EFBIG and be reported
+	 * like any full disk, not kill the process with a core dump. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static void on_warning(void *user, const char *msg)

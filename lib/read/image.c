@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,8 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 	ret = sqp_pread_full(img->fd, off, buf, len);
 	if (ret != 0)
 		return rd_err(img, ret, "%s: reading %s: %s", img->name, what,
-			      sqp_strerror(ret));
+			      ret == SQP_ERR_TRUNCATED ? "unexpected end of file" :
+			      strerror(errno));
 	return 0;
 }
 

@@ -27,6 +27,7 @@ struct worker_ctx {
 	struct sqp_compressor *codec;
 	int fd;
 	int probe;                   /* skip blocks the probe calls incompressible */
+	uint64_t fail_job;           /* test hook, see sqp_writer_desc */
 	struct probe_scratch scratch;
 };
 
@@ -45,6 +46,7 @@ static int worker_init(void *ctx, void **state)
 	}
 	w->fd = p->out->fd;
 	w->probe = p->probe;
+	w->fail_job = p->fail_job;
 	*state = w;
 	return 0;
 }
@@ -66,6 +68,8 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	int n;
 
 	(void)ctx;
+	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
+		return SQP_ERR_BAD_DATA;
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(w->fd, job->copy_from, job->out,
 				      job->size_word & SQFS_BLOCK_SIZE_MASK);
@@ -148,6 +152,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->dedup = desc->dedup;
 	p->probe = desc->probe;
 	p->hash_bits = desc->hash_bits;
+	p->fail_job = desc->fail_job;
 	p->codec_cfg = *desc->codec;
 	p->out = desc->out;
 	p->err = desc->err;

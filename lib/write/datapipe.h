@@ -96,6 +96,7 @@ struct datapipe {
 	int dedup;
 	int probe;                     /* skip the codec on incompressible blocks */
 	unsigned hash_bits;            /* 0 = full hash */
+	uint64_t fail_job;             /* test hook: this job fails (1-based) */
 	struct sqp_codec_config codec_cfg;
 
 	struct imgout *out;            /* borrowed */
@@ -141,6 +142,7 @@ struct datapipe_desc {
 	int dedup;
 	int probe;
 	unsigned hash_bits;
+	uint64_t fail_job;
 	int fd;
 	struct imgout *out;
 	struct sqp_errbuf *err;

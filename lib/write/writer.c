@@ -85,6 +85,7 @@ int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **ou
 		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
 		.probe = !(desc->flags & SQP_WRITE_NO_PROBE),
 		.hash_bits = desc->debug_hash_bits, .fd = desc->fd,
+		.fail_job = desc->debug_fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
 	};
 	ret = datapipe_init(&w->pipe, &pd);

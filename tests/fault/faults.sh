@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# faults.sh - injected faults end cleanly: a message, exit 1, no hang, no
+# temporary file left and no OUTPUT that looks complete. Cases: the file
+# size limit (RLIMIT_FSIZE) and a full file system during output, a read
+# error on the input, a codec failing inside a worker at several points
+# and thread counts. (Signals during tar2img: tests/tar2img/cli.sh.)
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3" timeout
+[ -x "$IMG2TAR" ] || skip "img2tar not built"
+
+T=$SCRATCH
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+mkdir "$T/out"
+
+clean_fail() { # clean_fail DESCRIPTION KEYWORD COMMAND...: exit 1, message, empty $T/out
+	desc=$1 kw=$2; shift 2
+	rm -rf "$T/out" && mkdir "$T/out"
+	timeout 120 "$@" > /dev/null 2> "$T/err"; rc=$?
+	left=$(ls -A "$T/out")
+	if [ $rc -eq 1 ] && grep -qi -- "$kw" "$T/err" && [ -z "$left" ]; then
+		pass "$desc: $(head -c 100 "$T/err")"
+	else
+		fail "$desc: exit $rc, left '$left': $(head -c 300 "$T/err")"
+	fi
+}
+
+# 1. A file size limit of 1 MiB (ulimit -f counts 1 KiB blocks).
+clean_fail "tar2img past RLIMIT_FSIZE" "too large" \
+	sh -c "ulimit -f 1024; exec '$TAR2IMG' -q '$T/out/img' '$T/in.tar'"
+"$TAR2IMG" -q "$T/ok.img" "$T/in.tar" 2>/dev/null || exit 99
+clean_fail "img2tar -o past RLIMIT_FSIZE" "too large" \
+	sh -c "ulimit -f 1024; exec '$IMG2TAR' -o '$T/out/t.tar' '$T/ok.img'"
+
+# 2. A full file system.
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=2m tmpfs "$T/out" 2>/dev/null; then
+	umount "$T/out"
+	full() {
+		mount -t tmpfs -o size=2m tmpfs "$T/out" || return 1
+		timeout 120 "$@" > /dev/null 2> "$T/err"; rc=$?
+		left=$(ls -A "$T/out"); umount "$T/out"
+		[ $rc -eq 1 ] && grep -q "space" "$T/err" && [ -z "$left" ]
+	}
+	check "tar2img onto a full file system" full "$TAR2IMG" -q "$T/out/img" "$T/in.tar"
+	check "img2tar -o onto a full file system" full "$IMG2TAR" -o "$T/out/t.tar" "$T/ok.img"
+else
+	note "full file system cases skipped: cannot mount a tmpfs here"
+fi
+
+# 3. Read errors on the input (a directory reads as EISDIR).
+clean_fail "tar2img reading a directory" "directory" "$TAR2IMG" -q "$T/out/img" "$T/out"
+clean_fail "img2tar reading a directory" "directory" "$IMG2TAR" -o "$T/out/t.tar" "$T/out"
+
+# 4. The codec fails inside a worker, early, in the middle, at the end.
+for j in 1 2 4; do
+	for n in 1 15 35; do
+		clean_fail "worker failure at job $n, -j $j" "compress" \
+			"$TAR2IMG" -q -j $j --debug-fail-job=$n "$T/out/img" "$T/in.tar"
+	done
+done
+
+finish
