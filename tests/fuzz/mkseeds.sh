@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mkseeds.sh OUTDIR TAR2IMG - seed corpora for the fuzz harnesses, made
+# fresh (nothing binary lives in git): small tars in several dialects and
+# compressions, small images for every codec, compressed blocks.
+set -u
+out=$1 tar2img=$2
+mkdir -p "$out/tar" "$out/image" "$out/codec" "$out/src/d"
+src=$out/src
+printf 'hello\n' > "$src/d/a"
+seq 1 3000 > "$src/d/b"
+ln -s a "$src/d/l"
+ln "$src/d/a" "$src/h"
+for fmt in gnu oldgnu ustar posix v7; do
+	tar -C "$src" --format=$fmt -cf "$out/tar/$fmt.tar" . 2>/dev/null
+done
+tar -C "$src" --format=posix --sparse -cf "$out/tar/sparse.tar" . 2>/dev/null
+for z in gzip xz zstd lz4 bzip2; do
+	command -v $z >/dev/null 2>&1 && $z -c < "$out/tar/posix.tar" > "$out/tar/posix.$z"
+done
+for c in gzip lzma lzo xz lz4 zstd; do
+	"$tar2img" -q -f -b 4K -c $c "$out/image/$c.img" "$out/tar/posix.tar" 2>/dev/null
+	# the codec harness: byte 0 picks the codec (id - 1), byte 1 the
+	# block size (0 = 4 KiB), then a data block cut from the image
+	id=$(( $(printf '%s\n' gzip lzma lzo xz lz4 zstd | grep -n "^$c\$" | cut -d: -f1) - 1 ))
+	[ -f "$out/image/$c.img" ] &&
+		{ printf "\\$(printf '%03o' $id)\\000"; dd if="$out/image/$c.img" bs=1 skip=96 count=200 2>/dev/null; } \
+			> "$out/codec/$c.bin"
+done
+rm -rf "$src"
