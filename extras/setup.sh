@@ -28,3 +28,5 @@ make -j"$(nproc)"
 # The main job on a real tar stream.
 tar -C /usr/share -cf - doc | ./bin/tar2img -f doc.img
 unsquashfs -s doc.img | sed -n '1,4p'
+# ...and back: the image as a tar stream.
+./bin/img2tar doc.img | tar -tf - | wc -l | sed 's/$/ entries read back by img2tar/'
