@@ -13,13 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_signals.h"
 
 struct options {
 	const char *output;
@@ -31,22 +31,6 @@ struct options {
 	int compression;
 	int force, quiet;
 };
-
-static char temp_path[4096];
-static volatile sig_atomic_t temp_set;
-
-static void on_signal(int sig)
-{
-	static const char msg[] = "img2tar: interrupted\n";
-
-	(void)sig;
-	if (temp_set)
-		unlink(temp_path);
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-		/* nothing more can be done */
-	}
-	_exit(1);
-}
 
 static int quiet_warnings;
 
@@ -184,7 +168,6 @@ static int convert(struct options *o, int img_fd, int out_fd)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
 	struct options o;
 	struct sqp_outfile *of = NULL;
 	int img_fd, ret;
@@ -193,8 +176,7 @@ int main(int argc, char **argv)
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	quiet_warnings = o.quiet;
-	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
-	signal(SIGXFSZ, SIG_IGN); /* so is a file size limit */
+	tool_signals_install("img2tar: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
 	if (img_fd < 0) {
 		fprintf(stderr, "img2tar: %s: %s\n", o.image, strerror(errno));
@@ -209,22 +191,14 @@ int main(int argc, char **argv)
 			close(img_fd);
 			return 1;
 		}
-		snprintf(temp_path, sizeof(temp_path), "%s",
-			 sqp_outfile_temp_path(of));
-		temp_set = 1;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		tool_signals_temp(sqp_outfile_temp_path(of));
 	}
 	ret = convert(&o, img_fd, of ? sqp_outfile_fd(of) : STDOUT_FILENO);
 	if (ret == 0 && of != NULL && sqp_outfile_commit(of) != 0) {
 		fprintf(stderr, "img2tar: %s\n", sqp_outfile_error(of));
 		ret = 1;
 	}
-	temp_set = 0;
+	tool_signals_temp(NULL);
 	sqp_outfile_destroy(of);
 	close(img_fd);
 	return ret;

@@ -11,45 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tar2img_options.h"
-
-/* The temporary file the signal handler removes ('\0': none). */
-static char temp_path[4096];
-static volatile sig_atomic_t temp_set;
-
-static void on_signal(int sig)
-{
-	static const char msg[] = "tar2img: interrupted; no image written\n";
-
-	(void)sig;
-	if (temp_set)
-		unlink(temp_path);
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-		/* nothing more can be done */
-	}
-	_exit(1);
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* Past RLIMIT_FSIZE a write should fail with EFBIG and be reported
-	 * like any full disk, not kill the process with a core dump. */
-	signal(SIGXFSZ, SIG_IGN);
-}
+#include "tool_signals.h"
 
 static void on_warning(void *user, const char *msg)
 {
@@ -148,19 +116,18 @@ int main(int argc, char **argv)
 	if (open_input(opt.input, &in_fd) != 0)
 		return 1;
 
-	install_signals();
+	tool_signals_install("tar2img: interrupted; no image written");
 	ret = sqp_outfile_create(opt.output, opt.force, &of);
 	if (ret != 0) {
 		fprintf(stderr, "tar2img: %s\n", of ? sqp_outfile_error(of) : sqp_strerror(ret));
 		sqp_outfile_destroy(of);
 		return 1;
 	}
-	snprintf(temp_path, sizeof(temp_path), "%s", sqp_outfile_temp_path(of));
-	temp_set = 1;
+	tool_signals_temp(sqp_outfile_temp_path(of));
 
 	ret = pack(&opt, in_fd, of);
 	sqp_outfile_destroy(of);
-	temp_set = 0;
+	tool_signals_temp(NULL);
 	if (in_fd != STDIN_FILENO)
 		close(in_fd);
 	return ret;

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_signals.c - see tool_signals.h. The handler only uses
+ * async-signal-safe calls (unlink, write, _exit) on data prepared before
+ * the signal can arrive.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool_signals.h"
+
+static char temp_path[4096];
+static volatile sig_atomic_t temp_set;
+static char interrupted_msg[128];
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (temp_set)
+		unlink(temp_path);
+	if (write(STDERR_FILENO, interrupted_msg, strlen(interrupted_msg)) < 0) {
+		/* nothing more can be done */
+	}
+	_exit(1);
+}
+
+void tool_signals_install(const char *message)
+{
+	struct sigaction sa;
+
+	snprintf(interrupted_msg, sizeof(interrupted_msg), "%s\n", message);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void tool_signals_temp(const char *path)
+{
+	temp_set = 0;
+	if (path == NULL)
+		return;
+	snprintf(temp_path, sizeof(temp_path), "%s", path);
+	temp_set = 1;
+}

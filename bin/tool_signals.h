@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_signals.h - what both tools do about signals: SIGINT, SIGTERM and
+ * SIGHUP remove the output's temporary file and exit 1; SIGXFSZ and
+ * SIGPIPE are ignored so a file size limit or a closed pipe surface as
+ * write errors with a message.
+ */
+#ifndef SQP_BIN_TOOL_SIGNALS_H
+#define SQP_BIN_TOOL_SIGNALS_H
+
+/* Install the handlers; message is printed when interrupted. */
+void tool_signals_install(const char *message);
+/* The temporary file to remove on a signal (NULL: none any more). */
+void tool_signals_temp(const char *path);
+
+#endif
