@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# tar2img-bench.sh - pack the benchmark corpus with tar2img, tar2sqfs and
-# (from the unpacked tree) mksquashfs in the same run, per tar, codec and
-# thread count, and print wall time, peak RSS, image size and the ratios
-# to tar2sqfs as a Markdown table. The machine is shared: tools run
-# interleaved, and --repeat N reports the median of N runs.
+# tar2img-bench.sh - pack the benchmark corpus with tar2img and tar2sqfs
+# (and mksquashfs from the unpacked tree, and the pure-codec baseline) in
+# the same run, per tar, codec and thread count, and print wall time, peak
+# RSS, image size and the ratios to tar2sqfs as a Markdown table, then say
+# which floors held at -j 2. The machine is shared and noisy: the tools
+# run interleaved per configuration, and --repeat N reports the median.
+# Exit status: 0 when every run succeeded (1 with --strict if a floor was
+# missed), 1 when a tool failed or is missing, 2 for bad usage.
 set -u
+prog=${0##*/}
 
 corpus=/var/tmp/sqfs-bench
 tars="small big"
@@ -13,19 +17,42 @@ codecs="zstd gzip xz"
 jobs="1 2"
 repeat=1
 tar2img=
-mksq=yes
-out=
+baseline=
+use_tar2img=yes
+use_mksq=yes
+use_baseline=yes
+scratch_parent=
+results=
+strict=no
 
 usage() {
 	cat <<USAGE
-usage: $0 [--corpus DIR] [--tars "small big"] [--codecs "zstd gzip xz"]
-          [--jobs "1 2"] [--repeat N] [--tar2img PATH] [--no-mksquashfs]
-          [--results FILE]
-The corpus is made by ../shared/bench/make-corpus.sh: DIR/small.tar,
-DIR/big.tar and the trees DIR/rootfs-small, DIR/rootfs-big.
+usage: $prog [options]
+  --corpus DIR       corpus of ../shared/bench/make-corpus.sh (default $corpus):
+                     DIR/NAME.tar and, for mksquashfs, the tree DIR/rootfs-NAME
+  --tars "LIST"      tar names in DIR (default "$tars")
+  --codecs "LIST"    zstd gzip xz lz4 lzo lzma (default "$codecs")
+  --jobs "LIST"      thread counts (default "$jobs")
+  --repeat N         run each configuration N times, report the median
+  --tar2img PATH     tar2img to measure (default: \$top_builddir/bin/tar2img,
+                     or ./bin/tar2img when run from the build tree)
+  --no-tar2img       dry run of the peers only (tar2img columns show -)
+  --baseline PATH    codec-baseline program (default: next to tar2img's
+                     build tree, extras/bench/codec-baseline)
+  --no-baseline      skip the pure-codec reference
+  --no-mksquashfs    skip the mksquashfs reference
+  --scratch DIR      where images are written (default DIR/out, removed after)
+  --results FILE     where the table is saved (default DIR/tar2img-bench-DATE.md)
+  --strict           exit 1 if a floor was missed
 USAGE
 }
+die() { echo "$prog: $*" >&2; exit 1; }
+need_arg() { [ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; usage >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus|--tars|--codecs|--jobs|--repeat|--tar2img|--baseline|--scratch|--results)
+		need_arg "$@" ;;
+	esac
 	case $1 in
 	--corpus) corpus=$2; shift ;;
 	--tars) tars=$2; shift ;;
@@ -33,77 +60,157 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
 	--tar2img) tar2img=$2; shift ;;
-	--no-mksquashfs) mksq=no ;;
-	--results) out=$2; shift ;;
+	--baseline) baseline=$2; shift ;;
+	--scratch) scratch_parent=$2; shift ;;
+	--results) results=$2; shift ;;
+	--no-tar2img) use_tar2img=no ;;
+	--no-baseline) use_baseline=no ;;
+	--no-mksquashfs) use_mksq=no ;;
+	--strict) strict=yes ;;
 	-h|--help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-here=$(cd "$(dirname "$0")" && pwd)
-[ -n "$tar2img" ] || tar2img=$here/../../build/bin/tar2img
-[ -x "$tar2img" ] || { echo "$0: tar2img not found at $tar2img (use --tar2img)" >&2; exit 1; }
-command -v tar2sqfs >/dev/null || { echo "$0: tar2sqfs not installed (squashfs-tools-ng)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time not installed (Debian: time)" >&2; exit 1; }
-for t in $tars; do
-	[ -f "$corpus/$t.tar" ] || {
-		echo "$0: $corpus/$t.tar missing; build the corpus with ../shared/bench/make-corpus.sh" >&2
-		exit 1
-	}
+case $repeat in ''|*[!0-9]*|0) echo "$prog: --repeat needs a positive number" >&2; exit 2 ;; esac
+for j in $jobs; do
+	case $j in ''|*[!0-9]*|0) echo "$prog: bad thread count '$j'" >&2; exit 2 ;; esac
 done
-scratch=$(mktemp -d "${corpus}/bench.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-[ -n "$out" ] || out=$corpus/tar2img-bench-$(date +%Y%m%d-%H%M%S).md
 
-# run NAME COMMAND...: prints "seconds kib bytes" (median over repeats).
-run() {
-	local i res=()
-	shift  # the name is for the reader of this script
-	for i in $(seq 1 "$repeat"); do
-		rm -f "$scratch/img"
-		if ! /usr/bin/time -o "$scratch/time" -f '%e %M' "$@" > /dev/null 2> "$scratch/err"; then
-			echo "FAILED: $* : $(head -c 200 "$scratch/err")" >&2
-			echo "nan nan 0"; return
-		fi
-		res+=("$(cat "$scratch/time") $(stat -c %s "$scratch/img")")
-	done
-	printf '%s\n' "${res[@]}" | sort -n | sed -n "$(( (repeat + 1) / 2 ))p"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-
-{
-echo "tar2img benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "tar2img: $("$tar2img" --version | head -1); tar2sqfs: $(tar2sqfs --version 2>&1 | head -1)"
-echo
-echo "| tar | codec | -j | tar2img s | tar2sqfs s | time ratio | mksquashfs s | tar2img MiB | tar2sqfs MiB | tar2img bytes | tar2sqfs bytes | size ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-} | tee "$out"
-
-verdict=""
+# Tools. The build tree is $top_builddir (set by make) or the current dir.
+builddir=${top_builddir:-.}
+if [ "$use_tar2img" = yes ]; then
+	[ -n "$tar2img" ] || tar2img=$builddir/bin/tar2img
+	[ -x "$tar2img" ] || die "tar2img not found at $tar2img (build it, pass --tar2img PATH, or --no-tar2img for a dry run)"
+fi
+if [ "$use_baseline" = yes ]; then
+	if [ -z "$baseline" ]; then
+		baseline=$builddir/extras/bench/codec-baseline
+		[ -n "$tar2img" ] && [ ! -x "$baseline" ] &&
+			baseline=$(dirname "$tar2img")/../extras/bench/codec-baseline
+	fi
+	[ -x "$baseline" ] || die "codec-baseline not found at $baseline (make extras/bench/codec-baseline, pass --baseline PATH, or --no-baseline)"
+fi
+command -v tar2sqfs >/dev/null || die "tar2sqfs not installed (Debian: squashfs-tools-ng)"
+[ "$use_mksq" = no ] || command -v mksquashfs >/dev/null ||
+	die "mksquashfs not installed (Debian: squashfs-tools), or pass --no-mksquashfs"
+[ -x /usr/bin/time ] || die "/usr/bin/time not installed (Debian: time)"
 for t in $tars; do
-	cat "$corpus/$t.tar" > /dev/null   # warm the page cache
+	[ -f "$corpus/$t.tar" ] ||
+		die "$corpus/$t.tar missing; build the corpus with ../shared/bench/make-corpus.sh"
+done
+
+[ -n "$scratch_parent" ] || scratch_parent=$corpus/out
+mkdir -p "$scratch_parent" || die "cannot create $scratch_parent"
+scratch=$(mktemp -d "$scratch_parent/run.XXXXXX") || die "cannot create a scratch dir in $scratch_parent"
+trap 'rm -rf "$scratch"; rmdir "$scratch_parent" 2>/dev/null' EXIT
+trap 'exit 1' INT TERM HUP
+[ -n "$results" ] || results=$corpus/tar2img-bench-$(date +%Y%m%d-%H%M%S).md
+: > "$results" || die "cannot write $results"
+img=$scratch/img
+: > "$scratch/failures"
+
+# measure INPUT COMMAND...: run COMMAND with stdin from INPUT, repeat times;
+# print "seconds KiB bytes" of the median run by time, bytes being the size
+# of $img (0 when none), or "- - -" when a run failed. Runs inside a
+# subshell, so failures are counted in a file.
+measure() {
+	local input=$1 i
+	shift
+	: > "$scratch/runs"
+	for i in $(seq 1 "$repeat"); do
+		rm -f "$img"
+		if ! /usr/bin/time -o "$scratch/time" -f '%e %M' "$@" < "$input" \
+			> /dev/null 2> "$scratch/err"; then
+			fail "$*"
+			echo "- - -"
+			return
+		fi
+		echo "$(tail -n 1 "$scratch/time") $(stat -c %s "$img" 2>/dev/null || echo 0)" >> "$scratch/runs"
+	done
+	rm -f "$img"
+	median < "$scratch/runs"
+}
+# baseline_s TAR CODEC JOBS: median wall seconds of pure compression, or -.
+baseline_s() {
+	local i
+	: > "$scratch/runs"
+	for i in $(seq 1 "$repeat"); do
+		"$baseline" -c "$2" -j "$3" "$1" > "$scratch/out" 2> "$scratch/err" &&
+			sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p' "$scratch/out" >> "$scratch/runs" ||
+			{ fail "codec-baseline -c $2 -j $3 $1"; echo -; return; }
+	done
+	median < "$scratch/runs"
+}
+median() { sort -n | sed -n "$(( (repeat + 1) / 2 ))p"; }
+fail() {
+	echo "$prog: FAILED: $1: $(head -c 300 "$scratch/err")" >&2
+	echo "$1" >> "$scratch/failures"
+}
+# calc EXPR with variables a and b; prints - when an operand is missing.
+calc() {
+	case "$2$3" in *-*|'') echo -; return ;; esac
+	awk -v a="$2" -v b="$3" "BEGIN { if (b + 0 == 0) print \"-\"; else $1 }"
+}
+mib() { calc 'printf "%.1f", a / b' "$1" 1024; }
+size_mib() { calc 'printf "%.2f", a / b' "$1" 1048576; }
+warm_tree() { find "$1" -type f -print0 | xargs -0 -r cat > /dev/null 2>&1; }
+
+version() { "$@" --version 2>&1 | head -n 1; }
+{
+	echo "# tar2img benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), repeat $repeat (median)."
+	[ "$use_tar2img" = no ] || echo "tar2img: $(version "$tar2img")"
+	echo "tar2sqfs: $(version tar2sqfs)"
+	[ "$use_mksq" = no ] || echo "mksquashfs: $(mksquashfs -version 2>&1 | head -n 1)"
+	echo
+	echo "| tar | codec | -j | tar2img s | tar2sqfs s | time ratio | mksquashfs s | codec s | over codec | tar2img RSS MiB | tar2sqfs RSS MiB | tar2img MiB | tar2sqfs MiB | size ratio |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+} | tee -a "$results"
+
+held="" missed=""
+for t in $tars; do
+	tarfile=$corpus/$t.tar
+	tree=$corpus/rootfs-$t
+	cat "$tarfile" > /dev/null
+	[ "$use_mksq" = no ] || [ ! -d "$tree" ] || warm_tree "$tree"
 	for c in $codecs; do
 		for j in $jobs; do
-			read -r s1 m1 b1 < <(run tar2img "$tar2img" -q -f -c "$c" -j "$j" "$scratch/img" "$corpus/$t.tar")
-			read -r s2 m2 b2 < <(run tar2sqfs sh -c "tar2sqfs -q -f -j $j -c $c '$scratch/img' < '$corpus/$t.tar'")
-			s3=-
-			if [ "$mksq" = yes ] && [ -d "$corpus/rootfs-$t" ]; then
-				read -r s3 m3 b3 < <(run mksquashfs mksquashfs "$corpus/rootfs-$t" "$scratch/img" \
+			s1=- m1=- b1=- s3=- s4=-
+			if [ "$use_tar2img" = yes ]; then
+				read -r s1 m1 b1 < <(measure /dev/null "$tar2img" -q -f -c "$c" -j "$j" "$img" "$tarfile")
+			fi
+			read -r s2 m2 b2 < <(measure "$tarfile" tar2sqfs -q -f -j "$j" -c "$c" "$img")
+			if [ "$use_mksq" = yes ] && [ -d "$tree" ]; then
+				read -r s3 _ _ < <(measure /dev/null mksquashfs "$tree" "$img" \
 					-comp "$c" -processors "$j" -noappend -quiet -no-progress)
 			fi
-			tr=$(ratio "$s1" "$s2"); sr=$(ratio "$b1" "$b2")
-			echo "| $t | $c | $j | $s1 | $s2 | $tr | $s3 | $(mib "$m1") | $(mib "$m2") | $b1 | $b2 | $sr |" | tee -a "$out"
-			if [ "$j" = 2 ] && [ "$c" != lz4 ] && [ "$c" != lzo ] && [ "$c" != lzma ]; then
-				ok=$(awk -v t="$tr" -v s="$sr" -v m="$m1" 'BEGIN { print (t <= 1.1 && s <= 1.005 && m <= 131072) ? "held" : "MISSED" }')
-				verdict="$verdict $t/$c:$ok"
-			fi
-			rm -f "$scratch/img"
+			[ "$use_baseline" = no ] || s4=$(baseline_s "$tarfile" "$c" "$j")
+			tr=$(calc 'printf "%.3f", a / b' "$s1" "$s2")
+			sr=$(calc 'printf "%.2f%%", 100 * a / b' "$b1" "$b2")
+			oc=$(calc 'printf "%+.0f%%", 100 * (a - b) / b' "$s1" "$s4")
+			echo "| $t | $c | $j | $s1 | $s2 | $tr | $s3 | $s4 | $oc | $(mib "$m1") | $(mib "$m2") | $(size_mib "$b1") | $(size_mib "$b2") | $sr |" |
+				tee -a "$results"
+			case "$j:$c" in 2:zstd|2:gzip|2:xz) ;; *) continue ;; esac
+			why=$(awk -v t="$tr" -v b1="$b1" -v b2="$b2" -v m="$m1" 'BEGIN {
+				if (t == "-" || b2 == "-" || b1 == "-") { print "no figures"; exit }
+				if (t > 1.1) w = w sprintf(" time %.3fx", t)
+				if (b1 / b2 > 1.005) w = w sprintf(" size %.2f%%", 100 * b1 / b2)
+				if (m / 1024 > 128) w = w sprintf(" RSS %.0f MiB", m / 1024)
+				print w }')
+			if [ -z "$why" ]; then held="$held $t/$c"; else missed="$missed $t/$c (${why# })"; fi
 		done
 	done
 done
 {
-echo
-echo "Floors at -j 2 (time <= 1.1x tar2sqfs, size <= 100.5%, RSS <= 128 MiB):$verdict"
-echo "Results saved in $out"
-} | tee -a "$out"
+	echo
+	echo "Floors at -j 2 (time <= 1.1x tar2sqfs, size <= 100.5%, peak RSS <= 128 MiB):" \
+		"held:${held:- none}; missed:${missed:- none}."
+	failures=$(wc -l < "$scratch/failures")
+	[ "$failures" -eq 0 ] || echo "$failures run(s) FAILED; see the messages on stderr."
+} | tee -a "$results"
+echo "Results saved in $results"
+[ ! -s "$scratch/failures" ] || exit 1
+[ "$strict" = no ] || [ -z "$missed" ] || exit 1
+exit 0
