@@ -16,6 +16,8 @@
  * Invariant: the batch never holds more than BATCH_BYTES of input, so
  * memory stays bounded for any tar; every block is compressed exactly once.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -284,7 +286,7 @@ int main(int argc, char **argv)
 {
 	struct sqp_codec_config cfg;
 	struct packer p = { 0 };
-	const char *input;
+	const char *input = "-";
 	unsigned k;
 	int fd = STDIN_FILENO, status = 1;
 
