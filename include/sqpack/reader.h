@@ -29,7 +29,8 @@ struct sqp_image_desc {
 	void *warn_user;
 };
 
-/* Open an image: validate the superblock and load the id table. Returns
+/* Open an image: validate the superblock and load the id, fragment,
+ * export and xattr lookup tables. Returns
  * 0, or a negative error; *out is then NULL, and when msg is not NULL a
  * message is written there (msg_size bytes). */
 SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
@@ -49,6 +50,97 @@ struct sqp_image_info {
 };
 SQP_API void sqp_image_get_info(const struct sqp_image *img,
 				struct sqp_image_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Browsing an image                                                   */
+/* ------------------------------------------------------------------ */
+/*
+ * Inodes are named by their 64-bit reference (the position of the inode
+ * in the image): sqp_image_root() gives the root's, sqp_image_lookup() and
+ * sqp_dir_next() give the others'.
+ *
+ * Thread contract: an image and the directories and files opened on it
+ * share one metadata cache and one decompressor, so all calls on one
+ * image come from one thread at a time. Open the same fd twice for
+ * parallel readers. (sqp_image_to_tar() runs its own worker threads.)
+ *
+ * Errors: a corrupt image latches its error in the image (message in
+ * sqp_image_error()), and every later call on it returns that error.
+ * "Not found" and "wrong type" do not latch.
+ */
+struct sqp_inode_info {
+	uint64_t ref;           /* this inode's reference */
+	uint32_t inode_number;  /* 1..inode_count */
+	uint32_t nlink;
+	uint32_t mode;          /* full st_mode: S_IFxxx | 07777 */
+	uint32_t uid, gid;
+	int64_t mtime;
+	uint64_t size;          /* files: bytes (holes included); symlinks:
+				   target bytes; directories: listing bytes */
+	uint32_t dev_major, dev_minor;  /* devices */
+	uint32_t parent;        /* directories: the parent's inode number */
+	int has_xattrs;
+};
+
+SQP_API uint64_t sqp_image_root(const struct sqp_image *img);
+SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
+			   struct sqp_inode_info *info);
+
+/*
+ * The inode at path, relative to the root ("", "/", "." name the root;
+ * empty and "." components are skipped). Symlinks are not followed and
+ * ".." is refused (SQP_ERR_ARG). Large directories are searched through
+ * their directory index. Returns 0, SQP_ERR_NOT_FOUND, or an error.
+ */
+SQP_API int sqp_image_lookup(struct sqp_image *img, const char *path,
+			     uint64_t *ref);
+
+/* The reference of inode number n through the export table; returns
+ * SQP_ERR_UNSUPPORTED when the image has none (mksquashfs -no-exports). */
+SQP_API int sqp_image_inode_ref(struct sqp_image *img, uint32_t n,
+				uint64_t *ref);
+
+/* A symlink's target, NUL-terminated and cut to size - 1 bytes. Returns
+ * the full target length (>= 0) or an error (SQP_ERR_ARG: not a link). */
+SQP_API int sqp_image_readlink(struct sqp_image *img, uint64_t ref,
+			       char *buf, size_t size);
+
+/* The inode's extended attributes (full keys, "user.x"). The array and
+ * what it points to belong to the image and stay valid until the next
+ * sqp_image_xattrs() call on it or its destruction. */
+SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
+			     const struct sqp_xattr **xattrs, size_t *count);
+
+/* Directory listings, in stored order (sorted by name). */
+struct sqp_dir;
+struct sqp_dirent {
+	char name[257];         /* 1..256 bytes, never "/", "." or ".." */
+	uint64_t ref;
+	uint32_t inode_number;
+	uint32_t type;          /* S_IFxxx of the entry, as the listing says */
+};
+/* The image must outlive the directory. SQP_ERR_ARG: not a directory. */
+SQP_API int sqp_dir_open(struct sqp_image *img, uint64_t ref,
+			 struct sqp_dir **out);
+/* 1 with *e filled, 0 at the end, or a negative error. */
+SQP_API int sqp_dir_next(struct sqp_dir *dir, struct sqp_dirent *e);
+SQP_API void sqp_dir_close(struct sqp_dir *dir);
+
+/* Regular file contents: blocks, fragment tails, holes (read as zeros).
+ * The image must outlive the file. SQP_ERR_ARG: not a regular file. */
+struct sqp_file;
+SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
+			  struct sqp_file **out);
+/* Read up to n bytes at off into buf; *got is n unless the file ends
+ * first (0 at or past the end). Sequential reads decompress each block
+ * once. Returns 0 or an error. */
+SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
+			   uint64_t off, size_t *got);
+SQP_API void sqp_file_close(struct sqp_file *f);
+
+/* ------------------------------------------------------------------ */
+/* Image to tar                                                        */
+/* ------------------------------------------------------------------ */
 
 #define SQP_IMG2TAR_SPARSE 0x0001    /* holes as GNU sparse 1.0 */
 #define SQP_IMG2TAR_NO_XATTRS 0x0002

@@ -159,10 +159,9 @@ int rd_read_locations(struct sqp_image *img, uint64_t loc_pos,
 	return 0;
 }
 
-/* Entry idx of a lookup table into dst. */
-static int table_entry(struct sqp_image *img, const uint64_t *locs,
-		       size_t loc_count, uint64_t idx, unsigned size, void *dst,
-		       const char *what)
+int rd_table_entry(struct sqp_image *img, const uint64_t *locs,
+		   size_t loc_count, uint64_t idx, unsigned size, void *dst,
+		   const char *what)
 {
 	uint64_t byte = idx * size;
 	struct meta_pos p;
@@ -184,7 +183,7 @@ int rd_fragment(struct sqp_image *img, uint32_t index, struct sqfs_frag_entry *f
 	if (index >= img->sb.frag_count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment %u of %u",
 			      img->name, index, img->sb.frag_count);
-	ret = table_entry(img, img->frag_locs, img->frag_loc_count, index,
+	ret = rd_table_entry(img, img->frag_locs, img->frag_loc_count, index,
 			  SQFS_FRAG_ENTRY_SIZE, raw, "fragment");
 	if (ret != 0)
 		return ret;
@@ -200,7 +199,7 @@ int rd_xattr_id(struct sqp_image *img, uint32_t idx, struct sqfs_xattr_id *x)
 	if (img->xattr_locs == NULL || idx >= img->xattr_hdr.count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr index %u out of "
 			      "range", img->name, idx);
-	ret = table_entry(img, img->xattr_locs, img->xattr_loc_count, idx,
+	ret = rd_table_entry(img, img->xattr_locs, img->xattr_loc_count, idx,
 			  SQFS_XATTR_ID_SIZE, raw, "xattr");
 	if (ret != 0)
 		return ret;

@@ -53,13 +53,19 @@ static int check_super(struct sqp_image *img)
 	if (sb->id_count == 0 || sb->inode_count == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: no ids or no inodes",
 			      img->name);
-	if (sb->frag_count > 0 && (sb->frag_table == SQFS_NO_TABLE ||
+	if (sb->frag_count > 0 && (sb->frag_table < SQFS_SUPER_SIZE ||
 				   sb->frag_table >= sb->bytes_used))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment table "
 			      "outside the image", img->name);
 	if (sb->xattr_table != SQFS_NO_TABLE &&
-	    sb->xattr_table >= sb->bytes_used)
+	    (sb->xattr_table < SQFS_SUPER_SIZE ||
+	     sb->xattr_table >= sb->bytes_used))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr table outside "
+			      "the image", img->name);
+	if (sb->export_table != SQFS_NO_TABLE &&
+	    (sb->export_table < SQFS_SUPER_SIZE ||
+	     sb->export_table >= sb->bytes_used))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: export table outside "
 			      "the image", img->name);
 	return 0;
 }
@@ -141,6 +147,11 @@ static int load_tables(struct sqp_image *img)
 				     SQFS_FRAG_ENTRY_SIZE, &img->frag_locs,
 				     &img->frag_loc_count, "fragment")) != 0)
 		return ret;
+	if (sb->export_table != SQFS_NO_TABLE &&
+	    (ret = rd_read_locations(img, sb->export_table, sb->inode_count,
+				     SQFS_EXPORT_ENTRY_SIZE, &img->export_locs,
+				     &img->export_loc_count, "export")) != 0)
+		return ret;
 	if (sb->xattr_table == SQFS_NO_TABLE)
 		return 0;
 	if ((ret = rd_read_at(img, sb->xattr_table, hdr, sizeof(hdr),
@@ -214,6 +225,8 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	free(img->ids);
 	free(img->frag_locs);
 	free(img->xattr_locs);
+	free(img->export_locs);
+	rd_xattrs_free(&img->xscratch);
 	free(img);
 }
 

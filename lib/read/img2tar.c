@@ -377,44 +377,6 @@ out:
 	return ret;
 }
 
-/* The inode reference of path (components separated by '/'). */
-static int resolve(struct walk *w, const char *path, uint64_t *ref)
-{
-	struct sqp_image *img = w->img;
-	const char *s = path;
-	int ret = 0;
-
-	*ref = img->sb.root_inode;
-	while (*s != '\0') {
-		size_t n = strcspn(s, "/");
-		struct rd_inode dir;
-		struct rd_dir it;
-		struct rd_dirent de;
-
-		if (n == 0 || (n == 1 && s[0] == '.')) {
-			s += n + (s[n] == '/');
-			continue;
-		}
-		if ((ret = rd_inode_read(img, *ref, &dir)) != 0)
-			return ret;
-		ret = S_ISDIR(dir.mode) ? rd_dir_open(img, &dir, &it) : 1;
-		rd_inode_free(&dir);
-		while (ret == 0 && (ret = rd_dir_next(img, &it, &de)) == 1) {
-			if (strlen(de.name) == n && memcmp(de.name, s, n) == 0)
-				break;
-			ret = 0;
-		}
-		if (ret < 0)
-			return ret;
-		if (ret != 1 || strlen(de.name) != n || memcmp(de.name, s, n) != 0)
-			return rd_err(img, SQP_ERR_NOT_FOUND, "%s: '%s': no such "
-				      "path in the image", img->name, path);
-		*ref = de.inode_ref;
-		s += n + (s[n] == '/');
-	}
-	return 0;
-}
-
 /* The entry at path (normalised, "" for the root) and all below it. */
 static int subtree(struct walk *w, const char *path)
 {
@@ -422,8 +384,11 @@ static int subtree(struct walk *w, const char *path)
 	uint64_t ref;
 	int ret;
 
-	if ((ret = resolve(w, path, &ref)) != 0 ||
-	    (ret = rd_inode_read(w->img, ref, &ino)) != 0)
+	ret = rd_path_lookup(w->img, path, &ref);
+	if (ret == SQP_ERR_NOT_FOUND || ret == SQP_ERR_ARG)
+		return rd_err(w->img, ret, "%s: '%s': no such path in the "
+			      "image", w->img->name, path);
+	if (ret != 0 || (ret = rd_inode_read(w->img, ref, &ino)) != 0)
 		return ret;
 	if (S_ISDIR(ino.mode))
 		ret = enter_dir(w, ref);

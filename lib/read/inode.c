@@ -81,6 +81,7 @@ static int inode_tail(struct sqp_image *img, struct meta_pos *p,
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
 				      "directory size %u", img->name,
 				      r->inode_number, r->u.dir.size);
+		ino->blocks = *p;
 		return 0;
 	default:
 		return 0;

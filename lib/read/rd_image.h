@@ -2,8 +2,10 @@
 /*
  * rd_image.h - the image reader's internals: the open image, its
  * metadata-block cache, tables, inodes and directories. Files:
- * image.c (superblock, tables, metadata cache), inode.c (inodes,
- * directories, xattrs), img2tar.c (the image-to-tar conversion).
+ * image.c (tables, metadata cache), image_open.c (superblock checks),
+ * inode.c (inodes, directories, xattrs), lookup.c (indexed name lookup,
+ * paths, export table), browse.c and file.c (the public browsing API),
+ * img2tar*.c (the image-to-tar conversion).
  */
 #ifndef SQP_READ_RD_IMAGE_H
 #define SQP_READ_RD_IMAGE_H
@@ -26,6 +28,15 @@ struct meta_slot {
 	uint8_t data[SQFS_META_SIZE];
 };
 
+/* A set of xattrs as rd_xattrs_read() fills it: items point into blob;
+ * both grow as needed and are reused from one read to the next. */
+struct rd_xattrs {
+	struct sqp_xattr *items;
+	size_t count, cap;
+	uint8_t *blob;
+	size_t blob_len, blob_cap;
+};
+
 struct sqp_image {
 	struct sqp_errbuf err;
 	int fd;
@@ -44,6 +55,9 @@ struct sqp_image {
 	struct sqfs_xattr_table xattr_hdr;
 	uint64_t *xattr_locs;
 	size_t xattr_loc_count;
+	uint64_t *export_locs;         /* NULL: no export table */
+	size_t export_loc_count;
+	struct rd_xattrs xscratch;     /* what sqp_image_xattrs() returns */
 };
 
 /* A position in a metadata table: block (relative to the table start)
@@ -62,7 +76,8 @@ struct rd_inode {
 	struct sqfs_inode raw;
 	uint32_t mode;              /* full st_mode */
 	uint32_t uid, gid;
-	struct meta_pos blocks;     /* files: where the block list starts */
+	struct meta_pos blocks;     /* files: where the block list starts;
+				       extended dirs: the directory index */
 	uint64_t block_count;
 	char *target;               /* symlinks: owned, NUL-ended */
 };
@@ -91,17 +106,18 @@ int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 int rd_dir_next(struct sqp_image *img, struct rd_dir *it,
 		struct rd_dirent *e);
 
-/* The xattrs of xattr index idx, appended as key/value pairs into *buf
- * (owned by the caller, realloc'ed) and described in *xs / *count
- * (also realloc'ed). */
-struct rd_xattrs {
-	struct sqp_xattr *items;
-	size_t count, cap;
-	uint8_t *blob;
-	size_t blob_len, blob_cap;
-};
+/* The xattrs of xattr index idx (SQFS_NO_XATTR: none) into x. */
 int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x);
 void rd_xattrs_free(struct rd_xattrs *x);
+
+/* lookup.c: the entry called name in directory dir (1 found, 0 not,
+ * < 0 error), searched from its index when it has one; the inode
+ * reference of a path (SQP_ERR_NOT_FOUND does not latch). */
+int rd_dir_find(struct sqp_image *img, const struct rd_inode *dir,
+		const char *name, size_t len, struct rd_dirent *e);
+int rd_path_lookup(struct sqp_image *img, const char *path, uint64_t *ref);
+/* lookup.c: inode number n (1-based) through the export table. */
+int rd_export_ref(struct sqp_image *img, uint32_t n, uint64_t *ref);
 
 int rd_xattr_id(struct sqp_image *img, uint32_t idx, struct sqfs_xattr_id *x);
 int rd_fragment(struct sqp_image *img, uint32_t index,
@@ -112,6 +128,10 @@ int rd_fragment(struct sqp_image *img, uint32_t index,
 int rd_read_locations(struct sqp_image *img, uint64_t loc_pos, uint64_t count,
 		      unsigned size, uint64_t **out, size_t *out_count,
 		      const char *what);
+/* image.c: entry idx (size bytes) of a lookup table into dst. */
+int rd_table_entry(struct sqp_image *img, const uint64_t *locs,
+		   size_t loc_count, uint64_t idx, unsigned size, void *dst,
+		   const char *what);
 /* image.c: the positioned read every table access goes through. */
 int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 	       const char *what);

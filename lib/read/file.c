@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * file.c - reading a regular file's contents through the public API
+ * (sqp_file_open / sqp_file_pread): full blocks, the short last block,
+ * a fragment tail, holes (a block of size 0 reads as zeros) and blocks
+ * stored uncompressed.
+ *
+ * Memory stays at two block buffers whatever the file's size: instead of
+ * loading the block list, a cursor walks it (block index, its position
+ * on disk, its size word's position in the inode table). Sequential reads
+ * move the cursor forward one block at a time; a read before the cursor
+ * restarts it from the first block. The last block read is kept, so
+ * reads smaller than a block decompress each block once. Invariant: every
+ * block is checked to lie inside the image and to decompress to exactly
+ * the length the file size implies before any byte of it is returned.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/rd_image.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "util/fileio.h"
+
+#define NO_BLOCK UINT64_MAX
+
+struct sqp_file {
+	struct sqp_image *img;
+	struct rd_inode ino;
+	uint64_t size;
+	int has_frag;
+	uint64_t next;          /* cursor: block index ... */
+	uint64_t disk;          /* ... where it starts on disk ... */
+	struct meta_pos word;   /* ... and where its size word is */
+	uint64_t cached;        /* block in blk; block_count = the tail */
+	uint32_t cached_len;
+	uint8_t *blk, *cbuf;
+};
+
+SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
+			  struct sqp_file **out)
+{
+	struct sqp_file *f;
+	int ret;
+
+	*out = NULL;
+	if (img->err.code != 0)
+		return img->err.code;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if ((ret = rd_inode_read(img, ref, &f->ino)) != 0) {
+		free(f);
+		return ret;
+	}
+	if (!S_ISREG(f->ino.mode)) {
+		sqp_file_close(f);
+		return SQP_ERR_ARG;
+	}
+	f->img = img;
+	f->size = f->ino.raw.u.file.size;
+	f->has_frag = f->ino.raw.u.file.frag_index != SQFS_NO_FRAGMENT;
+	f->next = 0;
+	f->disk = f->ino.raw.u.file.blocks_start;
+	f->word = f->ino.blocks;
+	f->cached = NO_BLOCK;
+	f->blk = malloc(img->sb.block_size);
+	f->cbuf = malloc(img->sb.block_size);
+	if (f->blk == NULL || f->cbuf == NULL) {
+		sqp_file_close(f);
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	}
+	*out = f;
+	return 0;
+}
+
+SQP_API void sqp_file_close(struct sqp_file *f)
+{
+	if (f == NULL)
+		return;
+	rd_inode_free(&f->ino);
+	free(f->blk);
+	free(f->cbuf);
+	free(f);
+}
+
+/* Read disk bytes at pos (stored raw or not) into blk: want bytes. */
+static int load(struct sqp_file *f, uint64_t pos, uint32_t word,
+		uint32_t want, const char *what)
+{
+	struct sqp_image *img = f->img;
+	uint32_t disk = word & SQFS_BLOCK_SIZE_MASK;
+	int n, ret;
+
+	if (disk > img->sb.block_size || pos > img->sb.bytes_used ||
+	    disk > img->sb.bytes_used - pos)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: %s at %llu "
+			      "lies outside the image", img->name,
+			      f->ino.raw.inode_number, what,
+			      (unsigned long long)pos);
+	if (word & SQFS_BLOCK_UNCOMPRESSED) {
+		if ((ret = rd_read_at(img, pos, f->blk, disk, what)) != 0)
+			return ret;
+		n = (int)disk;
+	} else {
+		if ((ret = rd_read_at(img, pos, f->cbuf, disk, what)) != 0)
+			return ret;
+		n = sqp_decompress(img->codec, f->cbuf, disk, f->blk,
+				   img->sb.block_size);
+	}
+	if (n < 0 || (uint32_t)n < want)
+		return rd_err(img, n < 0 ? SQP_ERR_BAD_DATA : SQP_ERR_CORRUPT,
+			      "%s: inode %u: %s at %llu %s", img->name,
+			      f->ino.raw.inode_number, what,
+			      (unsigned long long)pos, n < 0 ?
+			      "does not decompress" : "is too short");
+	return n;
+}
+
+/* Block idx (< block_count) into blk. */
+static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
+{
+	struct sqp_image *img = f->img;
+	uint8_t raw[4];
+	uint32_t word;
+	int ret;
+
+	if (idx < f->next) {
+		f->next = 0;
+		f->disk = f->ino.raw.u.file.blocks_start;
+		f->word = f->ino.blocks;
+	}
+	for (;;) {
+		if ((ret = meta_read(img, &f->word, raw, 4)) != 0)
+			return ret;
+		word = sqp_get32(raw);
+		if ((word & SQFS_BLOCK_SIZE_MASK) > img->sb.block_size)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
+				      "of %u bytes", img->name,
+				      f->ino.raw.inode_number,
+				      word & SQFS_BLOCK_SIZE_MASK);
+		if (f->next++ == idx)
+			break;
+		f->disk += word & SQFS_BLOCK_SIZE_MASK;
+	}
+	if ((word & SQFS_BLOCK_SIZE_MASK) == 0) {
+		memset(f->blk, 0, want);
+		ret = 0;
+	} else {
+		ret = load(f, f->disk, word, want, "data block");
+		if (ret >= 0 && (uint32_t)ret != want)
+			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
+				     "%llu holds %d bytes, not %u", img->name,
+				     f->ino.raw.inode_number,
+				     (unsigned long long)idx, ret, want);
+	}
+	f->disk += word & SQFS_BLOCK_SIZE_MASK;
+	return ret < 0 ? ret : 0;
+}
+
+/* The tail (want bytes) from its fragment block into blk. */
+static int load_tail(struct sqp_file *f, uint32_t want)
+{
+	const struct sqfs_inode *r = &f->ino.raw;
+	struct sqfs_frag_entry fe;
+	int n, ret;
+
+	if ((ret = rd_fragment(f->img, r->u.file.frag_index, &fe)) != 0)
+		return ret;
+	n = load(f, fe.start, fe.size, 0, "fragment block");
+	if (n < 0)
+		return n;
+	if (r->u.file.frag_offset > (uint32_t)n ||
+	    want > (uint32_t)n - r->u.file.frag_offset)
+		return rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: tail "
+			      "outside its fragment block", f->img->name,
+			      r->inode_number);
+	memmove(f->blk, f->blk + r->u.file.frag_offset, want);
+	return 0;
+}
+
+/* Make block idx (the tail when idx == block_count) the cached one. */
+static int fetch(struct sqp_file *f, uint64_t idx)
+{
+	uint32_t bs = f->img->sb.block_size;
+	uint64_t rest = f->size - idx * bs;
+	uint32_t want = rest < bs ? (uint32_t)rest : bs;
+	int ret;
+
+	if (f->cached == idx)
+		return 0;
+	f->cached = NO_BLOCK;
+	if (idx < f->ino.block_count)
+		ret = load_block(f, idx, want);
+	else if (f->has_frag && idx == f->ino.block_count)
+		ret = load_tail(f, want);
+	else
+		ret = rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: no block "
+			     "%llu", f->img->name, f->ino.raw.inode_number,
+			     (unsigned long long)idx);
+	if (ret != 0)
+		return ret;
+	f->cached = idx;
+	f->cached_len = want;
+	return 0;
+}
+
+SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
+			   uint64_t off, size_t *got)
+{
+	uint32_t bs = f->img->sb.block_size;
+	uint8_t *d = buf;
+	int ret;
+
+	*got = 0;
+	if (f->img->err.code != 0)
+		return f->img->err.code;
+	if (off >= f->size)
+		return 0;
+	if (n > f->size - off)
+		n = (size_t)(f->size - off);
+	while (n > 0) {
+		uint64_t idx = off / bs;
+		uint32_t in = (uint32_t)(off % bs);
+		size_t take;
+
+		if ((ret = fetch(f, idx)) != 0)
+			return ret;
+		take = f->cached_len - in;
+		if (take > n)
+			take = n;
+		memcpy(d, f->blk + in, take);
+		d += take;
+		off += take;
+		n -= take;
+		*got += take;
+	}
+	return 0;
+}

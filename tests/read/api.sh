@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# api.sh - the public browsing API (sqp_dir_*, sqp_file_*, lookup, stat,
+# readlink, xattrs, export table) extracts the same tree as unsquashfs,
+# for images from mksquashfs (with and without export table, small
+# blocks, uncompressed everything) and from tar2img. imgextract also
+# checks indexed lookups, missing names and scattered re-reads itself.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
+EXTRACT=$top_builddir/tests/read/imgextract
+[ -x "$EXTRACT" ] || skip "imgextract not built"
+
+T=$SCRATCH
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+mkdir "$T/src"
+bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
+
+judge() { # judge DESCRIPTION IMAGE
+	rm -rf "$T/u" "$T/x"; mkdir "$T/x"
+	unsquashfs -q -n -d "$T/u" "$2" > /dev/null 2>&1 ||
+		{ note "$1: unsquashfs cannot read it; skipped"; return; }
+	if "$EXTRACT" "$2" "$T/x" > "$T/log" 2>&1 &&
+	   $TREECMP "$T/x" "$T/u" > "$T/diff"; then
+		pass "$1: $(tail -n 1 "$T/log")"
+	else
+		fail "$1"; head -c 1500 "$T/log" "$T/diff"
+	fi
+}
+
+for variant in "-comp gzip" "-comp zstd -no-exports -b 4K" \
+	"-noI -noD -noF -noX -always-use-fragments"; do
+	# shellcheck disable=SC2086
+	mksquashfs "$T/src" "$T/m.img" -noappend -quiet -no-progress $variant \
+		> /dev/null 2>&1 || { note "mksquashfs $variant failed"; continue; }
+	judge "mksquashfs $variant" "$T/m.img"
+done
+"$TAR2IMG" -q -c gzip "$T/s.img" "$T/in.tar" 2>/dev/null &&
+	judge "tar2img" "$T/s.img"
+finish
