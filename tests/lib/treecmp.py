@@ -76,7 +76,10 @@ def xattrs(dirfd, name, swap):
         for a, b in SWAP.items():
             if swap and n.startswith(a):
                 key = b + n[len(a):]
-        out[key] = os.getxattr(path, n, follow_symlinks=follow)
+        try:
+            out[key] = os.getxattr(path, n, follow_symlinks=follow)
+        except OSError as e:  # listed but unreadable: a difference to show
+            out[key] = "<%s>" % e.strerror
     return tuple(sorted(out.items()))
 
 
