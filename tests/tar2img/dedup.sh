@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" unsquashfs bsdtar
 
-T=$SCRATCH
+T=$(fast_dir) || exit 99
 $PYTHON3 - "$T/dup.tar" <<'PY' || exit 99
 import io, random, sys, tarfile
 r = random.Random(7)

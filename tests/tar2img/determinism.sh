@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" cmp gzip
 
-T=$SCRATCH
+T=$(fast_dir) || exit 99
 $PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
 gzip -1 -c "$T/in.tar" > "$T/in.tar.gz"
 unset SOURCE_DATE_EPOCH
