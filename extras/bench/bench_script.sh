@@ -18,9 +18,9 @@ mkdir -p "$C/rootfs-small/usr/share"
 import os, random, sys
 rnd = random.Random(3)
 words = [bytes(rnd.choice(b"etaoinshrdlu") for _ in range(rnd.randint(2, 9))) for _ in range(500)]
-for d in range(4):
+for d in range(3):
     os.makedirs(os.path.join(sys.argv[1], "d%d" % d))
-    for f in range(15):
+    for f in range(12):
         n = rnd.choice([100, 3000, 20000, 200000])
         text = b" ".join(rnd.choice(words) for _ in range(n // 5))[:n]
         with open(os.path.join(sys.argv[1], "d%d" % d, "f%d" % f), "wb") as fh:
@@ -55,6 +55,15 @@ bench --jobs 2 --tar2img /bin/false --baseline "$BASELINE"
 check "a failing tar2img exits 1" [ $? -eq 1 ]
 check "the failure is named" grep -q 'FAILED: /bin/false' "$SCRATCH/err"
 check "its row is still printed" [ "$(rows 14 | wc -l)" = 1 ]
+
+bench --jobs 2 --tar2img "$TAR2IMG" --baseline /bin/false --no-mksquashfs
+check "a failing codec-baseline exits 1" [ $? -eq 1 ]
+check "and is named" grep -q 'FAILED: codec-baseline' "$SCRATCH/err"
+
+bench --jobs 1 --repeat 3 --tar2img "$TAR2IMG" --no-baseline --no-mksquashfs
+check "--repeat 3 exits 0" [ $? -eq 0 ]
+check "--repeat 3 says so" grep -q 'repeat 3 (median)' "$SCRATCH/out"
+check "--repeat 3 gives one row" [ "$(rows 14 | wc -l)" = 1 ]
 
 printf '#!/bin/sh\nsleep 1\nexec "%s" "$@"\n' "$TAR2IMG" > "$SCRATCH/slow-tar2img"
 chmod +x "$SCRATCH/slow-tar2img"

@@ -139,10 +139,13 @@ baseline_s() {
 	local i
 	: > "$scratch/runs"
 	for i in $(seq 1 "$repeat"); do
-		"$baseline" -c "$2" -j "$3" "$1" > "$scratch/out" 2> "$scratch/err" &&
-			sed -n 's/.*cpu_s=\([0-9.]*\) wall_s=\([0-9.]*\).*/\2 \1/p' "$scratch/out" |
-			awk '{ printf "%.2f %.2f\n", $1, $2 }' >> "$scratch/runs" ||
-			{ fail "codec-baseline -c $2 -j $3 $1"; echo "- -"; return; }
+		if ! "$baseline" -c "$2" -j "$3" "$1" > "$scratch/out" 2> "$scratch/err"; then
+			fail "codec-baseline -c $2 -j $3 $1 (run $i)"
+			echo "- -"
+			return
+		fi
+		sed -n 's/.*cpu_s=\([0-9.]*\) wall_s=\([0-9.]*\).*/\2 \1/p' "$scratch/out" |
+			awk '{ printf "%.2f %.2f\n", $1, $2 }' >> "$scratch/runs"
 	done
 	[ -s "$scratch/runs" ] || { fail "codec-baseline printed no times"; echo "- -"; return; }
 	median < "$scratch/runs"
