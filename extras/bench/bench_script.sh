@@ -56,6 +56,10 @@ check "a failing tar2img exits 1" [ $? -eq 1 ]
 check "the failure is named" grep -q 'FAILED: /bin/false' "$SCRATCH/err"
 check "its row is still printed" [ "$(rows 14 | wc -l)" = 1 ]
 
+bench --jobs 2 --tar2img /bin/true --no-baseline --no-mksquashfs
+check "a tar2img that writes no image counts as failed" [ $? -eq 1 ]
+check "and says so" grep -q 'wrote no image' "$SCRATCH/err"
+
 bench --jobs 2 --tar2img "$TAR2IMG" --baseline /bin/false --no-mksquashfs
 check "a failing codec-baseline exits 1" [ $? -eq 1 ]
 check "and is named" grep -q 'FAILED: codec-baseline' "$SCRATCH/err"

@@ -113,7 +113,8 @@ img=$scratch/img
 
 # measure INPUT COMMAND...: run COMMAND with stdin from INPUT, repeat times;
 # print "seconds KiB bytes cpu-seconds" of the median run by time, bytes
-# being the size of $img (0 when none), or "- - - -" when a run failed.
+# being the size of the image it wrote to $img, or "- - - -" when a run
+# failed or wrote no image.
 # Runs inside a subshell, so failures are counted in a file.
 measure() {
 	local input=$1 i
@@ -127,7 +128,13 @@ measure() {
 			echo "- - - -"
 			return
 		fi
-		tail -n 1 "$scratch/time" | awk -v b="$(stat -c %s "$img" 2>/dev/null || echo 0)" \
+		if [ ! -s "$img" ]; then
+			echo "exited 0 but wrote no image" > "$scratch/err"
+			fail "$*"
+			echo "- - - -"
+			return
+		fi
+		tail -n 1 "$scratch/time" | awk -v b="$(stat -c %s "$img")" \
 			'{ printf "%s %s %s %.2f\n", $1, $2, b, $3 + $4 }' >> "$scratch/runs"
 	done
 	rm -f "$img"
