@@ -132,7 +132,7 @@ static int convert(struct options *o, int img_fd, int out_fd)
 {
 	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
 				     .warn = on_warning };
-	struct sqp_tar_writer_desc td = { .fd = out_fd,
+	struct sqp_tar_writer_desc td = { .fd = out_fd, .warn = on_warning,
 					  .compression = o->compression };
 	struct sqp_img2tar_desc xd = { .jobs = o->jobs, .flags = o->flags,
 				       .paths = o->paths,

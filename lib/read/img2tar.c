@@ -139,17 +139,13 @@ static int file_jobs(struct walk *w, struct pending *p, struct rd_inode *ino)
 				      r->u.file.frag_index);
 		if ((ret = xout_job(&w->out, p, &j)) != 0)
 			return ret;
-		j->kind = w->out.any_frag_submitted &&
-			  w->out.last_submitted_frag == r->u.file.frag_index ?
-			  XJOB_FRAG_SAME : XJOB_FRAG;
 		j->offset = f.start;
 		j->disk_size = disk;
 		j->raw = (f.size & SQFS_BLOCK_UNCOMPRESSED) != 0;
 		j->frag_index = r->u.file.frag_index;
 		j->frag_off = r->u.file.frag_offset;
 		j->out_len = (uint32_t)(r->u.file.size % bs);
-		w->out.last_submitted_frag = j->frag_index;
-		w->out.any_frag_submitted = 1;
+		xout_plan_frag(&w->out, j);
 		xout_submit(&w->out, j);
 	}
 	return 0;
@@ -385,9 +381,12 @@ static int subtree(struct walk *w, const char *path)
 	int ret;
 
 	ret = rd_path_lookup(w->img, path, &ref);
-	if (ret == SQP_ERR_NOT_FOUND || ret == SQP_ERR_ARG)
+	if (ret == SQP_ERR_NOT_FOUND)
 		return rd_err(w->img, ret, "%s: '%s': no such path in the "
 			      "image", w->img->name, path);
+	if (ret == SQP_ERR_ARG)
+		return rd_err(w->img, ret, "'%s': a path may not contain '..'",
+			      path);
 	if (ret != 0 || (ret = rd_inode_read(w->img, ref, &ino)) != 0)
 		return ret;
 	if (S_ISDIR(ino.mode))
@@ -397,6 +396,65 @@ static int subtree(struct walk *w, const char *path)
 	if (ret == 0 && S_ISDIR(ino.mode))
 		ret = walk_tree(w, path, &ino);
 	rd_inode_free(&ino);
+	return ret;
+}
+
+/* path without empty or "." components or a '/' at either end. */
+static char *normalise(const char *path)
+{
+	char *out = malloc(strlen(path) + 1), *d = out;
+	const char *s = path;
+
+	if (out == NULL)
+		return NULL;
+	while (*s != '\0') {
+		size_t n = strcspn(s, "/");
+
+		if (n > 0 && !(n == 1 && s[0] == '.')) {
+			if (d != out)
+				*d++ = '/';
+			memcpy(d, s, n);
+			d += n;
+		}
+		s += n + (s[n] == '/');
+	}
+	*d = '\0';
+	return out;
+}
+
+/* Whether path a is b or lies below it ("" holds everything). */
+static int inside(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return n == 0 || (strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/'));
+}
+
+/* The subtrees asked for, each once: a path inside another one given
+ * (or given twice) is left out, as its entries come with the other. */
+static int subtrees(struct walk *w, const struct sqp_img2tar_desc *desc)
+{
+	size_t n = desc->path_count;
+	char **norm = calloc(n, sizeof(*norm));
+	int ret = 0;
+
+	if (norm == NULL)
+		return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		if ((norm[i] = normalise(desc->paths[i])) == NULL)
+			ret = rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		int covered = 0;
+
+		for (size_t j = 0; j < n && !covered; j++)
+			covered = j != i && inside(norm[i], norm[j]) &&
+				  (j < i || !inside(norm[j], norm[i]));
+		if (!covered)
+			ret = subtree(w, norm[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(norm[i]);
+	free(norm);
 	return ret;
 }
 
@@ -413,30 +471,12 @@ SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
 	w.flags = desc->flags;
 	ret = xout_init(&w.out, img, tw, desc->jobs,
 			(desc->flags & SQP_IMG2TAR_SPARSE) != 0);
-	if (ret == 0 && desc->path_count == 0)
-		ret = subtree(&w, "");
-	for (size_t i = 0; ret == 0 && i < desc->path_count; i++) {
-		char *p = strdup(desc->paths[i]);
-		char *src, *dst;
-
-		if (p == NULL) {
-			ret = rd_err(img, SQP_ERR_NOMEM, "out of memory");
-			break;
-		}
-		/* "/usr//bin/" -> "usr/bin" */
-		for (src = dst = p; *src != '\0'; src++)
-			if (*src != '/' || (dst != p && dst[-1] != '/'))
-				*dst++ = *src;
-		if (dst != p && dst[-1] == '/')
-			dst--;
-		*dst = '\0';
-		ret = subtree(&w, p);
-		free(p);
-	}
+	if (ret == 0)
+		ret = desc->path_count == 0 ? subtree(&w, "") : subtrees(&w, desc);
 	if (ret == 0)
 		ret = xout_flush(&w.out);
 	xout_fini(&w.out);
 	keyset_free(&w.dirs);
 	keyset_free(&w.links);
-	return ret != 0 ? ret : 0;
+	return ret;
 }

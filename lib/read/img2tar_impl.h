@@ -15,10 +15,12 @@ enum xjob_kind {
 	XJOB_DATA,       /* read and decompress a data block */
 	XJOB_HOLE,       /* a sparse block: zeros, nothing to read */
 	XJOB_FRAG,       /* read and decompress a fragment block */
-	XJOB_FRAG_SAME,  /* the fragment block of the previous XJOB_FRAG */
+	XJOB_FRAG_SAME,  /* a fragment block already in the cache */
 };
 
 struct pending;
+
+#define FRAG_SLOTS 8
 
 struct xjob {
 	struct sqp_pool_job pj;  /* first: the pool hands this back */
@@ -28,6 +30,7 @@ struct xjob {
 	int raw;                 /* stored uncompressed */
 	uint32_t out_len;        /* bytes of the file this job gives */
 	uint32_t frag_index, frag_off;
+	unsigned slot;           /* fragment cache slot it fills or reads */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes */
 	struct pending *owner;
@@ -53,11 +56,21 @@ struct xout {
 	struct xjob *jobs;
 	unsigned job_count;
 	struct xjob *free_jobs;
-	uint8_t *frag_buf;       /* the last fragment block written from */
-	uint32_t frag_index, frag_len;
-	int frag_valid;
-	uint32_t last_submitted_frag;
-	int any_frag_submitted;
+	/* Decompressed fragment blocks, least recently used evicted. The
+	 * plan is the cache as it will be when the job being submitted is
+	 * retired: decided at submit time, applied at retire time, in the
+	 * same order, so a tail always finds the block it was promised. */
+	struct {
+		uint8_t *buf;
+		uint32_t index, len;
+		int valid;
+	} frag[FRAG_SLOTS];
+	struct {
+		uint32_t index;
+		int valid;
+		uint64_t used;
+	} plan[FRAG_SLOTS];
+	uint64_t plan_clock;
 	unsigned sparse_out;     /* write holes as sparse runs */
 	struct pending *head, *tail;
 	size_t pending_count;
@@ -72,6 +85,9 @@ int xout_push(struct xout *x, struct pending *p);
 /* A free job (retiring the oldest if all are busy), owned by p. */
 int xout_job(struct xout *x, struct pending *p, struct xjob **out);
 void xout_submit(struct xout *x, struct xjob *j);
+/* Set j->kind (XJOB_FRAG or XJOB_FRAG_SAME) and j->slot for a tail of
+ * fragment block j->frag_index. */
+void xout_plan_frag(struct xout *x, struct xjob *j);
 /* p has all its jobs: write what is ready. */
 int xout_close_entry(struct xout *x, struct pending *p);
 /* Write everything still queued. */

@@ -12,9 +12,13 @@
  * entry leaves the FIFO when its last job is written. Memory is bounded
  * by the job count (capacity x block size) and the FIFO length.
  *
- * Fragment blocks: consecutive files usually share one, so a tail whose
- * fragment block is the one the previous tail job fetched is marked
- * XJOB_FRAG_SAME and served from the copy kept here (frag_buf).
+ * Fragment blocks: many files share one, so decompressed fragment blocks
+ * stay in a small LRU cache (FRAG_SLOTS blocks). Whether a tail hits is
+ * decided when it is submitted (xout_plan_frag): a miss is a job that
+ * decompresses the block and installs it in its slot when retired, a hit
+ * (XJOB_FRAG_SAME) costs the workers nothing. Files in a sorted listing
+ * whose tails were packed in another order (a tar that was not sorted)
+ * still hit, as long as one directory's tails span few blocks.
  */
 #include "config.h"
 
@@ -112,9 +116,11 @@ int xout_init(struct xout *x, struct sqp_image *img,
 	if (cap < 2)
 		cap = 2;
 	x->jobs = calloc(cap, sizeof(*x->jobs));
-	x->frag_buf = malloc(bs);
-	if (x->jobs == NULL || x->frag_buf == NULL)
+	if (x->jobs == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	for (unsigned i = 0; i < FRAG_SLOTS; i++)
+		if ((x->frag[i].buf = malloc(bs)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	x->job_count = cap;
 	for (unsigned i = 0; i < cap; i++) {
 		x->jobs[i].buf = malloc(bs);
@@ -159,7 +165,8 @@ void xout_fini(struct xout *x)
 	for (unsigned i = 0; x->jobs != NULL && i < x->job_count; i++)
 		free(x->jobs[i].buf);
 	free(x->jobs);
-	free(x->frag_buf);
+	for (unsigned i = 0; i < FRAG_SLOTS; i++)
+		free(x->frag[i].buf);
 	for (p = x->head; p != NULL; p = next) {
 		next = p->next;
 		pending_free(p);
@@ -218,21 +225,22 @@ static int retire_one(struct xout *x)
 		ret = rd_err(x->img, SQP_ERR_SEQUENCE, "img2tar: job order");
 	else if (j->kind == XJOB_FRAG) {
 		/* Keep this fragment block for the tails that share it. */
-		uint8_t *t = x->frag_buf;
+		uint8_t *t = x->frag[j->slot].buf;
 
-		x->frag_buf = j->buf;
+		x->frag[j->slot].buf = j->buf;
 		j->buf = t;
-		x->frag_index = j->frag_index;
-		x->frag_len = j->got;
-		x->frag_valid = 1;
-		data = x->frag_buf + j->frag_off;
+		x->frag[j->slot].index = j->frag_index;
+		x->frag[j->slot].len = j->got;
+		x->frag[j->slot].valid = 1;
+		data = x->frag[j->slot].buf + j->frag_off;
 	} else if (j->kind == XJOB_FRAG_SAME) {
-		if (!x->frag_valid || x->frag_index != j->frag_index ||
-		    j->frag_off + j->out_len > x->frag_len)
+		if (!x->frag[j->slot].valid ||
+		    x->frag[j->slot].index != j->frag_index ||
+		    j->frag_off + j->out_len > x->frag[j->slot].len)
 			ret = rd_err(x->img, SQP_ERR_CORRUPT, "%s: '%s': tail "
 				     "outside its fragment block", x->img->name,
 				     j->owner->e.path);
-		data = x->frag_buf + j->frag_off;
+		data = x->frag[j->slot].buf + j->frag_off;
 	}
 	if (ret == 0 && j->kind == XJOB_HOLE && !x->sparse_out) {
 		for (uint32_t left = j->out_len; ret == 0 && left > 0;) {
@@ -291,6 +299,28 @@ void xout_submit(struct xout *x, struct xjob *j)
 {
 	j->owner->jobs_total++;
 	sqp_pool_submit(x->pool, &j->pj);
+}
+
+void xout_plan_frag(struct xout *x, struct xjob *j)
+{
+	unsigned victim = 0;
+
+	for (unsigned i = 0; i < FRAG_SLOTS; i++) {
+		if (x->plan[i].valid && x->plan[i].index == j->frag_index) {
+			x->plan[i].used = ++x->plan_clock;
+			j->kind = XJOB_FRAG_SAME;
+			j->slot = i;
+			return;
+		}
+		if (!x->plan[i].valid ? x->plan[victim].valid :
+		    x->plan[victim].valid && x->plan[i].used < x->plan[victim].used)
+			victim = i;
+	}
+	x->plan[victim].index = j->frag_index;
+	x->plan[victim].valid = 1;
+	x->plan[victim].used = ++x->plan_clock;
+	j->kind = XJOB_FRAG;
+	j->slot = victim;
 }
 
 int xout_close_entry(struct xout *x, struct pending *p)

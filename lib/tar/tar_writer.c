@@ -33,6 +33,8 @@ struct sqp_tar_writer {
 	struct sqp_errbuf err;
 	struct ostream *out;
 	unsigned flags;
+	sqp_warn_fn warn;
+	void *warn_user;
 	uint64_t data_left, pad;
 	char *pax;
 	size_t pax_len, pax_cap;
@@ -52,6 +54,8 @@ SQP_API int sqp_tar_writer_create(const struct sqp_tar_writer_desc *desc,
 	if (w == NULL)
 		return SQP_ERR_NOMEM;
 	w->flags = desc->flags;
+	w->warn = desc->warn;
+	w->warn_user = desc->warn_user;
 	ret = ostream_create(desc->fd, desc->compression, &w->err, &w->out);
 	if (ret != 0) {
 		free(w);
@@ -271,8 +275,18 @@ static int add_records(struct sqp_tar_writer *w, const struct sqp_entry *e,
 		char key[300];
 
 		if (strchr(e->xattrs[i].key, '=') != NULL ||
-		    strlen(e->xattrs[i].key) > 255)
-			continue; /* cannot be a pax keyword */
+		    strlen(e->xattrs[i].key) > 255) {
+			/* cannot be a pax keyword */
+			if (w->warn != NULL) {
+				char msg[400];
+
+				snprintf(msg, sizeof(msg), "'%s': xattr '%.255s' "
+					 "cannot be stored in a pax header; "
+					 "left out", path, e->xattrs[i].key);
+				w->warn(w->warn_user, msg);
+			}
+			continue;
+		}
 		snprintf(key, sizeof(key), "SCHILY.xattr.%s", e->xattrs[i].key);
 		ret = pax_add(w, key, e->xattrs[i].value, e->xattrs[i].value_len);
 	}

@@ -97,6 +97,16 @@ def main():
     raw_f = sb_fields(raw)
     cases["uncompressed-dir-garbage"] = flip(raw, raw_f[16] + 2, 40)
     cases["uncompressed-inode-garbage"] = flip(raw, raw_f[15] + 2, 64)
+    cases["export-table-past-end"] = with_sb(good, export_table=size * 2)
+    cases["export-table-in-superblock"] = with_sb(good, export_table=40)
+    # the fragment table's block list points at itself
+    ftab = raw_f[17]
+    selfref = bytearray(raw)
+    struct.pack_into("<Q", selfref, ftab, ftab)
+    cases["fragment-table-self-reference"] = bytes(selfref)
+    # the first fragment entry (uncompressed metadata) garbled
+    floc = struct.unpack_from("<Q", raw, ftab)[0]
+    cases["uncompressed-fragment-entry-garbage"] = flip(raw, floc + 2, 16)
     names = []
     for name, data in sorted(cases.items()):
         with open(os.path.join(out, name + ".img"), "wb") as fh:

@@ -87,4 +87,8 @@ done
 "$IMG2TAR" "$T/s.img" links dev > "$T/sub.tar" &&
 	check "subtrees: only the named paths" \
 		sh -c "bsdtar -tf '$T/sub.tar' | grep -v '^links\|^dev' | wc -l | grep -qx 0"
+"$IMG2TAR" "$T/s.img" links > "$T/sub1.tar" &&
+	"$IMG2TAR" "$T/s.img" links/target ./links/ links//sym-rel links > "$T/sub2.tar" &&
+	check "subtrees: a path inside another, or given twice, adds nothing" \
+		cmp -s "$T/sub1.tar" "$T/sub2.tar"
 finish
