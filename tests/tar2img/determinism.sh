@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # determinism.sh - the image depends on the input only: byte-identical for
 # -j 1, 2, 3, 4, 8, over two runs, and whether the tar comes from a file
-# or through a pipe (compressed or not), for every codec.
+# or through a pipe (compressed or not), for every codec; for every input
+# compression; and for -j 1 vs 4 under each layout option. The image time
+# is SOURCE_DATE_EPOCH, else the newest mtime.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" cmp gzip
 
@@ -26,6 +28,30 @@ for codec in $ALL_CODECS; do
 	"$TAR2IMG" -q -c "$codec" -j 2 "$T/gz.img" - < "$T/in.tar.gz" &&
 		check "$codec: gzip-compressed input is identical" cmp -s "$T/ref.img" "$T/gz.img"
 	rm -f "$T"/*.img
+done
+# Every input compression gives the same image (zstd, the default codec).
+"$TAR2IMG" -q -j 2 "$T/ref.img" "$T/in.tar" || fail "default codec"
+for z in "xz -1" "zstd -1" "lz4 -1" "bzip2 -1"; do
+	if ! command -v ${z% *} >/dev/null 2>&1; then note "${z% *} not installed"; continue; fi
+	$z -c < "$T/in.tar" > "$T/in.z" || exit 99
+	if "$TAR2IMG" -q -j 2 "$T/z.img" - < "$T/in.z" 2> "$T/err"; then
+		check "${z% *}-compressed input from a pipe is identical" cmp -s "$T/ref.img" "$T/z.img"
+	else
+		fail "${z% *}-compressed input: $(grep -v warning "$T/err" | head -c 300)"
+	fi
+	rm -f "$T/in.z" "$T/z.img"
+done
+# The layout options do not bring in the thread count either.
+# (-b 4K: see blocksizes.sh.)
+for opts in "-b 8K" "-b 1M" "--no-fragments" "--no-tailends" "--exportable" \
+	    "--no-dedup" "--no-pad"; do
+	if "$TAR2IMG" -q -j 1 $opts "$T/a.img" "$T/in.tar" 2> "$T/err" &&
+	   "$TAR2IMG" -q -j 4 $opts "$T/b.img" "$T/in.tar" 2> "$T/err"; then
+		check "$opts: -j 4 equals -j 1" cmp -s "$T/a.img" "$T/b.img"
+	else
+		fail "$opts: tar2img: $(grep -v warning "$T/err" | head -c 300)"
+	fi
+	rm -f "$T/a.img" "$T/b.img"
 done
 SOURCE_DATE_EPOCH=1234567890 "$TAR2IMG" -q "$T/e.img" "$T/in.tar" &&
 	check "SOURCE_DATE_EPOCH sets the image time" \
