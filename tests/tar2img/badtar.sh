@@ -10,11 +10,14 @@ need_tool "$PYTHON3"
 T=$SCRATCH
 mkdir "$T/bad" "$T/out"
 $PYTHON3 "$top_srcdir/tests/tar2img/mkbad.py" "$T/bad" || exit 99
-if command -v zstd >/dev/null 2>&1; then
-	( cd "$T/bad" && tar -cf - --format=posix cases.txt | zstd -q -c > "$T/z.zst" )
-	head -c 200 "$T/z.zst" > "$T/bad/truncated-zstd.tar.zst"
-	printf 'truncated-zstd.tar.zst\ttruncated\n' >> "$T/bad/cases.txt"
-fi
+# zstd and lz4 streams need the tools (gzip, xz, bzip2: mkbad.py).
+head -c 65536 /dev/zero | tr '\0' 'a' > "$T/a.txt"
+for z in zstd lz4; do
+	command -v $z >/dev/null 2>&1 || { note "$z not installed"; continue; }
+	( cd "$T" && tar -cf - --format=posix a.txt | $z -q -c > "$T/z.$z" )
+	head -c $(( $(stat -c %s "$T/z.$z") / 2 )) "$T/z.$z" > "$T/bad/truncated-$z.tar.$z"
+	printf 'truncated-%s.tar.%s\ttruncated\n' $z $z >> "$T/bad/cases.txt"
+done
 
 while IFS="$(printf '\t')" read -r file keyword; do
 	for how in file pipe; do

@@ -6,7 +6,9 @@ Each file is NAME.tar (or .tar.gz/.tar.zst), and cases.txt lists
 "FILE<TAB>KEYWORD": tar2img must fail on FILE with a message containing
 KEYWORD. Headers are built byte by byte so each defect is exactly one.
 """
+import bz2
 import gzip
+import lzma
 import os
 import sys
 
@@ -148,6 +150,26 @@ def main():
     for i in range(30, 60):
         bad[i] ^= 0x55
     case("corrupt-gzip.tar.gz", bytes(bad), "corrupt gzip")
+    case("truncated-longname.tar", header(b"././@LongLink", 300, b"L",
+         magic=b"ustar  \0") + b"x" * 100, "truncated GNU long name")
+    case("hardlink-to-itself.tar", header(b"l", 0, b"1", link=b"l") + END,
+         "the target is not an earlier entry")
+    sp4 = sp3[:3] + [rec(b"GNU.sparse.name", b"s")]
+    case("sparse10-absurd-count.tar", pax(sp4) + header(b"s", 512) +
+         data(b"99999999999999\n0\n") + END, "sparse map claims")
+    sp5 = sp[:3] + [rec(b"GNU.sparse.map", b"500,10,0,10")]
+    case("sparse-out-of-order.tar", pax(sp5) + header(b"s", 20) +
+         data(b"y" * 20) + END, "out of order")
+    case("pax-uid-too-big.tar", pax([rec(b"uid", b"99999999999")]) + GOOD +
+         END, "does not fit in 32 bits")
+    case("parent-is-symlink.tar", header(b"s", 0, b"2", link=b"x") +
+         header(b"s/child", 1) + data(b"c") + END, "is not a directory")
+    case("root-is-a-file.tar", header(b"/", 0) + END,
+         "root entry is not a directory")
+    xz = lzma.compress(full * 40)
+    case("truncated-xz.tar.xz", xz[:len(xz) * 2 // 3], "truncated")
+    bz = bz2.compress(full * 40)
+    case("truncated-bzip2.tar.bz2", bz[:len(bz) // 2], "truncated")
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
 
