@@ -94,4 +94,10 @@ int xout_close_entry(struct xout *x, struct pending *p);
 int xout_flush(struct xout *x);
 void pending_free(struct pending *p);
 
+/* img2tar_data.c: submit the jobs of a regular file's blocks and tail;
+ * and for sparse output, set p->e.sparse to the file's data runs (left
+ * empty for a file without holes). */
+int xfile_jobs(struct xout *x, struct pending *p, struct rd_inode *ino);
+int xfile_runs(struct sqp_image *img, struct pending *p, struct rd_inode *ino);
+
 #endif
