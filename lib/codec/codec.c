@@ -231,7 +231,7 @@ SQP_API int sqp_compress(struct sqp_compressor *c, const void *in,
 	int ret;
 
 	if (c == NULL || in == NULL || out == NULL ||
-	    in_len > c->cfg.block_size)
+	    in_len > codec_max_input(&c->cfg))
 		return SQP_ERR_ARG;
 	/* Only a result shorter than the input is of any use, so the codec
 	 * never gets more room than that: it can stop as soon as it knows. */
@@ -252,7 +252,7 @@ SQP_API int sqp_decompress(struct sqp_compressor *c, const void *in,
 
 	if (c == NULL || in == NULL || out == NULL)
 		return SQP_ERR_ARG;
-	if (in_len == 0 || in_len > (size_t)c->cfg.block_size + 4096)
+	if (in_len == 0 || in_len > codec_max_input(&c->cfg) + 4096)
 		return SQP_ERR_BAD_DATA;
 	ret = c->ops->decompress(c->state, in, in_len, out, out_cap);
 	if (ret < 0)

@@ -54,6 +54,14 @@ extern const struct sqp_codec_ops sqp_codec_xz_ops;
 extern const struct sqp_codec_ops sqp_codec_lz4_ops;
 extern const struct sqp_codec_ops sqp_codec_zstd_ops;
 
+/* The largest input a compressor takes: a data block, or a metadata
+ * block (8 KiB), which is larger than a 4 KiB data block. Codecs size
+ * their buffers with this. */
+static inline size_t codec_max_input(const struct sqp_codec_config *cfg)
+{
+	return cfg->block_size > 8192 ? cfg->block_size : 8192;
+}
+
 /* Helpers shared by the codec files (codec_util.c). */
 
 /* Parse a decimal number in [lo, hi] with an optional K/M suffix when

@@ -167,7 +167,7 @@ static int gzip_create(const struct sqp_codec_config *cfg, void **out)
 	}
 #endif
 	if ((gzip_strategy_mask(cfg) & (gzip_strategy_mask(cfg) - 1)) != 0) {
-		s->scratch = malloc(cfg->block_size);
+		s->scratch = malloc(codec_max_input(cfg));
 		if (s->scratch == NULL)
 			goto nomem;
 	}

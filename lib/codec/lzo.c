@@ -124,7 +124,8 @@ static int lzo_create(const struct sqp_codec_config *cfg, void **out)
 	s->level = cfg->level;
 	s->work = malloc(lzo_algorithms[cfg->algorithm].work_size);
 	/* LZO's documented worst case for incompressible input. */
-	s->scratch = malloc(cfg->block_size + cfg->block_size / 16 + 64 + 3);
+	s->scratch = malloc(codec_max_input(cfg) + codec_max_input(cfg) / 16 +
+			    64 + 3);
 	if (s->work == NULL || s->scratch == NULL) {
 		lzo_destroy(s);
 		return SQP_ERR_NOMEM;

@@ -155,7 +155,7 @@ static int xz_create(const struct sqp_codec_config *cfg, void **out)
 	}
 	s->lzma_opts.dict_size = cfg->dict_size;
 	if (cfg->filters != 0) {
-		s->scratch = malloc(cfg->block_size);
+		s->scratch = malloc(codec_max_input(cfg));
 		if (s->scratch == NULL) {
 			free(s);
 			return SQP_ERR_NOMEM;
