@@ -2,6 +2,14 @@
 # common.sh - sourced by the test scripts: tool paths, a scratch directory
 # removed on exit, skip(), and a pass/fail tally that ends with the line
 # "N passed, N failed" and the exit status automake expects.
+#
+# Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
+# $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note/skip MESSAGE;
+# need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
+# when possible); finish (the tally and the exit status). Mounts below
+# $SCRATCH are unmounted on exit. A script that does not run tar2img sets
+# COMMON_NEEDS_TAR2IMG=no before sourcing; the others skip until it is
+# built.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -47,8 +55,11 @@ check() {
 }
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }
+# finish: the tally line, then exit 0 or 1; a run that checked nothing
+# (every codec or judge missing) is a skip, not a pass.
 finish() {
 	echo "$npass passed, $nfail failed"
+	[ $((npass + nfail)) -gt 0 ] || skip "nothing could be checked here"
 	[ "$nfail" -eq 0 ]
 	exit $?
 }
