@@ -92,17 +92,17 @@ static void roundtrip(int id, const char *opts, uint32_t bs)
 	/* Metadata blocks are 8 KiB even when data blocks are 4 KiB. */
 	if (bs < 8192) {
 		uint8_t *meta = malloc(8192), *mout = malloc(8192);
-		uint8_t *back = malloc(8192);
+		uint8_t *copy = malloc(8192);
 
 		fill_text(meta, 8192);
 		n = sqp_compress(c, meta, 8192, mout, 8192);
-		m = n > 0 ? sqp_decompress(c, mout, (size_t)n, back, 8192) : -1;
-		CHECK(n > 0 && m == 8192 && memcmp(meta, back, 8192) == 0,
+		m = n > 0 ? sqp_decompress(c, mout, (size_t)n, copy, 8192) : -1;
+		CHECK(n > 0 && m == 8192 && memcmp(meta, copy, 8192) == 0,
 		      "%s: 8 KiB metadata block with %u-byte blocks: %d, %d",
 		      sqp_codec_name(id), bs, n, m);
 		free(meta);
 		free(mout);
-		free(back);
+		free(copy);
 	}
 	CHECK(sqp_codec_options_encode(&cfg, ob, &olen) == 0, "encode");
 	CHECK(sqp_codec_options_decode(&back, id, bs, olen ? ob : NULL,
