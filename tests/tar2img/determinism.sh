@@ -42,8 +42,7 @@ for z in "xz -1" "zstd -1" "lz4 -1" "bzip2 -1"; do
 	rm -f "$T/in.z" "$T/z.img"
 done
 # The layout options do not bring in the thread count either.
-# (-b 4K: see blocksizes.sh.)
-for opts in "-b 8K" "-b 1M" "--no-fragments" "--no-tailends" "--exportable" \
+for opts in "-b 4K" "-b 1M" "--no-fragments" "--no-tailends" "--exportable" \
 	    "--no-dedup" "--no-pad"; do
 	if "$TAR2IMG" -q -j 1 $opts "$T/a.img" "$T/in.tar" 2> "$T/err" &&
 	   "$TAR2IMG" -q -j 4 $opts "$T/b.img" "$T/in.tar" 2> "$T/err"; then

@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# options.sh - every codec option (-X) and layout option still gives an
+# image that reads back right: the edge-case tar (mktar.py) packed with
+# each variant must extract with unsquashfs to the tree bsdtar extracts
+# from the tar, and where the kernel can mount it, its tree must match
+# too. The options that promise something checkable are checked: the
+# superblock of --exportable says so, --no-fragments stores no fragment,
+# --no-pad leaves a size that is not a multiple of 4 KiB while the
+# default pads, and a codec's options block is read back by unsquashfs -s.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3" unsquashfs bsdtar
+[ "$(id -u)" = 0 ] || skip "needs root: bsdtar must restore owners and devices"
+
+T=$(fast_dir) || exit 99
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+mkdir "$T/ref"
+bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/ref" || exit 99
+
+# judge DESCRIPTION CODEC [OPTIONS...]: pack, then unsquashfs, and mount
+# when $KERNEL is yes.
+judge() {
+	desc=$1 codec=$2; shift 2
+	rm -rf "$T/u" "$T/o.img"
+	if ! "$TAR2IMG" -q -c "$codec" "$@" "$T/o.img" "$T/in.tar" 2> "$T/err" < /dev/null; then
+		fail "$desc: tar2img: $(grep -v warning "$T/err" | head -c 300)"
+		return 1
+	fi
+	if unsquashfs -q -n -d "$T/u" "$T/o.img" > /dev/null 2>&1 &&
+	   $TREECMP --ignore-root-mtime "$T/u" "$T/ref" > "$T/diff"; then
+		pass "$desc: unsquashfs tree equals the tar's"
+	else
+		fail "$desc: unsquashfs tree differs"; head -10 "$T/diff"
+	fi
+	[ "$codec" != lzma ] && [ "$KERNEL" = yes ] || return 0
+	mkdir -p "$T/mnt"
+	mount -t squashfs -o loop,ro "$T/o.img" "$T/mnt" 2>/dev/null || return 0
+	if $TREECMP --ignore-root-mtime "$T/mnt" "$T/ref" > "$T/diff"; then
+		pass "$desc: kernel-mounted tree equals the tar's"
+	else
+		fail "$desc: kernel-mounted tree differs"; head -10 "$T/diff"
+	fi
+	umount "$T/mnt"
+}
+
+# Codec options: the codec and unsquashfs are the judges here, and the
+# options block must say what was asked (unsquashfs -s prints it).
+KERNEL=no
+while IFS='|' read -r codec opts expect; do
+	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	judge "$codec -X $opts" "$codec" -X "$opts" || continue
+	unsquashfs -s "$T/o.img" > "$T/super" 2>&1
+	check "$codec -X $opts: the options block says '$expect'" grep -qF "$expect" "$T/super"
+done <<'EOF'
+gzip|level=1,window=9|window-size 9
+gzip|strategy=filtered,huffman_only,fixed|Strategies selected: filtered, huffman_only, fixed
+lzma|level=0|Compression lzma
+xz|level=0,dict-size=64K,filters=x86,arm|Filters selected: x86, arm
+lzo|algorithm=lzo1x_1|algorithm lzo1x_1
+lz4|hc|High Compression option
+zstd|level=1|compression-level 1
+EOF
+
+# Layout options: the kernel judges too.
+KERNEL=yes
+if judge "--exportable" zstd --exportable; then
+	check "--exportable: the superblock says so" sh -c "unsquashfs -s '$T/o.img' 2>/dev/null | grep -q 'Filesystem is exportable'"
+fi
+if judge "--no-fragments" zstd --no-fragments; then
+	check "--no-fragments: no fragments stored" sh -c "unsquashfs -s '$T/o.img' 2>/dev/null | grep -q 'Number of fragments 0\$'"
+fi
+judge "--no-tailends" zstd --no-tailends
+judge "--always-fragments" zstd --always-fragments
+if judge "--no-pad" zstd --no-pad; then
+	check "--no-pad: the size is not padded to 4 KiB" test $(( $(stat -c %s "$T/o.img") % 4096 )) -ne 0
+fi
+if judge "default padding" zstd; then
+	check "default: the size is a multiple of 4 KiB" test $(( $(stat -c %s "$T/o.img") % 4096 )) -eq 0
+fi
+finish
