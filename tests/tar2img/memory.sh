@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memory.sh - memory stays bounded by the block pipeline, not the input:
+# a 64 MiB and a 512 MiB file (distinct compressible blocks, streamed
+# through a pipe) must pack with about the same peak resident size, well
+# under 256 MiB, for -j 1 and -j 4. The peak is the tar2img process's own
+# VmHWM, polled from /proc (ru_maxrss would include the python parent it
+# was forked from).
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3"
+[ -r /proc/self/status ] || skip "no /proc/PID/status here"
+
+T=$SCRATCH
+# ASan's quarantine would hold freed blocks; keep it small if present.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
+export ASAN_OPTIONS
+# peak BLOCKS JOBS: prints "EXIT PEAK_KIB" for a tar of one file of BLOCKS
+# 128 KiB blocks piped into tar2img -j JOBS.
+peak() {
+	rm -f "$T/m.img"
+	$PYTHON3 - "$1" "$TAR2IMG" -q -c lz4 -j "$2" "$T/m.img" - <<'PY'
+import os, subprocess, sys, tarfile, threading, time
+BS = 131072
+n = int(sys.argv[1])
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
+def feed():
+    ti = tarfile.TarInfo("big.bin"); ti.size = n * BS; ti.mtime = 1700000000
+    chunk = (b"squashfs-blocks " * (BS // 16))[:BS - 16]
+    try:
+        p.stdin.write(ti.tobuf(tarfile.USTAR_FORMAT))
+        for i in range(n):
+            p.stdin.write(b"%016d" % i + chunk)
+        p.stdin.write(bytes(10240))
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+threading.Thread(target=feed, daemon=True).start()
+hwm = 0
+while p.poll() is None:
+    try:
+        with open("/proc/%d/status" % p.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    hwm = max(hwm, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.02)
+print(p.returncode, hwm)
+PY
+}
+
+for j in 1 4; do
+	set -- $(peak 512 $j); rc_small=$1 small=$2
+	set -- $(peak 4096 $j); rc_big=$1 big=$2
+	note "-j $j: peak $small KiB for 64 MiB, $big KiB for 512 MiB"
+	check "-j $j: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
+	check "-j $j: 8 times the input costs under 16 MiB more" \
+		test "$big" -lt $((small + 16384))
+	check "-j $j: peak under 256 MiB" test "$big" -lt 262144
+	rm -f "$T/m.img"
+done
+finish
