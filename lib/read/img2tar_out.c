@@ -217,13 +217,16 @@ static int retire_one(struct xout *x)
 	struct xjob *j = (struct xjob *)sqp_pool_wait(x->pool);
 	static const uint8_t zeros[4096];
 	const uint8_t *data = j->buf;
-	int ret = 0;
+	/* The owner's header goes first: a file pushed onto an empty FIFO
+	 * is the front without one, and can fill the ring before it is
+	 * closed. */
+	int ret = drain_front(x);
 
-	if (j->pj.status != 0)
+	if (ret == 0 && j->pj.status != 0)
 		ret = job_failed(x, j);
-	else if (j->owner != x->head)
+	else if (ret == 0 && j->owner != x->head)
 		ret = rd_err(x->img, SQP_ERR_SEQUENCE, "img2tar: job order");
-	else if (j->kind == XJOB_FRAG) {
+	else if (ret == 0 && j->kind == XJOB_FRAG) {
 		/* Keep this fragment block for the tails that share it. */
 		uint8_t *t = x->frag[j->slot].buf;
 
@@ -233,7 +236,7 @@ static int retire_one(struct xout *x)
 		x->frag[j->slot].len = j->got;
 		x->frag[j->slot].valid = 1;
 		data = x->frag[j->slot].buf + j->frag_off;
-	} else if (j->kind == XJOB_FRAG_SAME) {
+	} else if (ret == 0 && j->kind == XJOB_FRAG_SAME) {
 		if (!x->frag[j->slot].valid ||
 		    x->frag[j->slot].index != j->frag_index ||
 		    j->frag_off + j->out_len > x->frag[j->slot].len)

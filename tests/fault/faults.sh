@@ -4,7 +4,8 @@
 # temporary file left and no OUTPUT that looks complete. Cases: the file
 # size limit (RLIMIT_FSIZE) and a full file system during output, a read
 # error on the input, a codec failing inside a worker at several points
-# and thread counts. (Signals during tar2img: tests/tar2img/cli.sh.)
+# and thread counts, SIGINT and SIGTERM in the middle of img2tar -o.
+# (Signals during tar2img: tests/tar2img/cli.sh.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" timeout
 [ -x "$IMG2TAR" ] || skip "img2tar not built"
@@ -57,6 +58,40 @@ for j in 1 2 4; do
 		clean_fail "worker failure at job $n, -j $j" "compress" \
 			"$TAR2IMG" -q -j $j --debug-fail-job=$n "$T/out/img" "$T/in.tar"
 	done
+done
+
+# 5. SIGINT and SIGTERM in the middle of img2tar -o: xz output of 24 MiB
+# of random bytes takes seconds, so a signal after one lands mid-run.
+# python restores the default SIGINT that the shell ignores in background
+# jobs, so img2tar sees what a terminal would send.
+$PYTHON3 - "$T/rand.tar" <<'PY' || exit 99
+import io, random, sys, tarfile
+data = random.Random(7).getrandbits(8 * (24 << 20)).to_bytes(24 << 20, "little")
+t = tarfile.open(sys.argv[1], "w")
+ti = tarfile.TarInfo("r.bin"); ti.size = len(data)
+t.addfile(ti, io.BytesIO(data)); t.close()
+PY
+"$TAR2IMG" -q "$T/rand.img" "$T/rand.tar" || exit 99
+for sig in INT TERM; do
+	rm -rf "$T/out" && mkdir "$T/out"
+	$PYTHON3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$IMG2TAR" -j 1 -z xz -o "$T/out/t.tar.xz" "$T/rand.img" 2> "$T/err" &
+	pid=$!
+	sleep 1
+	kill -s $sig $pid
+	waited=0
+	while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do
+		sleep 0.1; waited=$((waited + 1))
+	done
+	kill -9 $pid 2>/dev/null
+	wait $pid; rc=$?
+	left=$(ls -A "$T/out")
+	if [ $waited -lt 50 ] && [ $rc -eq 1 ] && grep -q interrupted "$T/err" && [ -z "$left" ]; then
+		pass "img2tar SIG$sig mid-run: exit 1 within $((waited / 10)).$((waited % 10)) s, nothing left"
+	else
+		fail "img2tar SIG$sig mid-run: exit $rc after $waited/10 s, left '$left': $(head -c 200 "$T/err")"
+	fi
 done
 
 finish
