@@ -15,9 +15,12 @@
  *     about what any codec's own framing costs. The test is a chi-square
  *     in integers (entropy deficit ~ chi2 / (2 ln 2 * len)), so the
  *     decision is the same on every machine; and
- *  2. content-defined anchors (positions picked by a hash of the bytes
- *     there, so repeats are found at any distance and alignment) show no
- *     repeated 8-byte sequences beyond chance.
+ *  2. few 4-byte sequences repeat: LZ codecs match from 3 or 4 bytes on.
+ *     Chance alone repeats about one 4-byte sequence per 128 KiB of random
+ *     bytes; a fragment block of small .gz files repeats 9 to 20 per KiB
+ *     (the gzip headers, deflate's own short patterns) and zstd -15 takes
+ *     1-3% off it, while on a Debian tree 99% of the blocks that no codec
+ *     shrinks stay under 5 per KiB. The line is drawn at 4.
  *
  * The probe is deterministic and depends only on the block, so images stay
  * byte-identical; it errs towards "compress": a block it lets through is
@@ -32,9 +35,9 @@
 /* A chi-square above len / PROBE_CHI2_DIV means an entropy deficit above
  * ~0.03 bits per byte: entropy coders may win, so compress. */
 #define PROBE_CHI2_DIV 24
-/* Repeated bytes found via anchors, per 1024 bytes of block, that make a
- * block worth compressing. */
-#define PROBE_MAX_REPEAT_PERMILLE 4
+/* 4-byte repeats, per 1024 bytes of block, that make a block worth
+ * compressing. */
+#define PROBE_MAX_REPEATS_PER_KIB 4
 
 /* The histogram is close to uniform (see the top of the file). */
 static int flat_histogram(const uint8_t *buf, size_t len, struct probe_scratch *s)
@@ -63,45 +66,30 @@ static int flat_histogram(const uint8_t *buf, size_t len, struct probe_scratch *
 	return sum <= (uint64_t)len * len * 256 / PROBE_CHI2_DIV;
 }
 
-static inline uint64_t load64(const uint8_t *p)
+static inline uint32_t load32(const uint8_t *p)
 {
-	uint64_t v;
+	uint32_t v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
 
-/* Bytes covered by repeats that start at anchor positions. */
-static size_t repeated_bytes(const uint8_t *buf, size_t len, struct probe_scratch *s)
+/* Positions whose 4 bytes equal those at the last position with the same
+ * hash: a lower bound on the repeats an LZ coder could use. */
+static size_t short_repeats(const uint8_t *buf, size_t len, struct probe_scratch *s)
 {
-	size_t i, covered = 0, skip_to = 0;
+	size_t i, n = 0;
 
-	memset(s->anchor, 0xFF, sizeof(s->anchor));
-	for (i = 0; i + 8 <= len; ++i) {
-		uint64_t v = load64(buf + i);
-		uint32_t h = (uint32_t)((v * UINT64_C(0x9E3779B97F4A7C15)) >> 40);
-		uint32_t slot, prev;
+	memset(s->last, 0xFF, sizeof(s->last));
+	for (i = 0; i + 4 <= len; ++i) {
+		uint32_t v = load32(buf + i);
+		uint32_t h = (v * UINT32_C(2654435761)) >> (32 - PROBE_HASH_BITS);
+		uint32_t prev = s->last[h];
 
-		/* One position in 16 on average is an anchor, chosen by
-		 * content: the same bytes are anchors wherever they are. */
-		if ((h & 15) != 0)
-			continue;
-		slot = (h >> 4) & (PROBE_ANCHORS - 1);
-		prev = s->anchor[slot];
-		s->anchor[slot] = (uint32_t)i;
-		if (prev == UINT32_MAX || i < skip_to || load64(buf + prev) != v)
-			continue;
-		/* Extend the repeat forward and skip over it. */
-		{
-			size_t n = 8;
-
-			while (i + n < len && n < 4096 && buf[prev + n] == buf[i + n])
-				n++;
-			covered += n;
-			skip_to = i + n;
-		}
+		n += prev != UINT32_MAX && load32(buf + prev) == v;
+		s->last[h] = (uint32_t)i;
 	}
-	return covered;
+	return n;
 }
 
 int probe_incompressible(const uint8_t *buf, size_t len, struct probe_scratch *s)
@@ -110,5 +98,5 @@ int probe_incompressible(const uint8_t *buf, size_t len, struct probe_scratch *s
 		return 0; /* small blocks are cheap to compress anyway */
 	if (!flat_histogram(buf, len, s))
 		return 0;
-	return repeated_bytes(buf, len, s) * 1024 < len * PROBE_MAX_REPEAT_PERMILLE;
+	return short_repeats(buf, len, s) * 1024 < len * PROBE_MAX_REPEATS_PER_KIB;
 }

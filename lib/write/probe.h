@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROBE_ANCHORS 4096
+#define PROBE_HASH_BITS 14
 
-/* Per-thread scratch space (about 20 KiB; keep it off the stack). */
+/* Per-thread scratch space (about 68 KiB; keep it off the stack). */
 struct probe_scratch {
 	uint32_t hist[4][256];
-	uint32_t anchor[PROBE_ANCHORS];
+	uint32_t last[1u << PROBE_HASH_BITS];
 };
 
 /* 1 if no codec will make buf smaller, 0 if it should be tried. */
