@@ -6,7 +6,7 @@
 # Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
 # $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note/skip MESSAGE;
 # need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
-# when possible); finish (the tally and the exit status). Mounts below
+# when possible); interrupt SIG ERRFILE CMD...; finish (the tally and the exit status). Mounts below
 # $SCRATCH are unmounted on exit. A script that does not run tar2img sets
 # COMMON_NEEDS_TAR2IMG=no before sourcing; the others skip until it is
 # built.
@@ -62,6 +62,25 @@ finish() {
 	[ $((npass + nfail)) -gt 0 ] || skip "nothing could be checked here"
 	[ "$nfail" -eq 0 ]
 	exit $?
+}
+# interrupt SIG ERRFILE COMMAND...: start the command (stderr to ERRFILE)
+# with the default SIGINT a terminal would give it (the shell ignores
+# SIGINT in background jobs), send SIG after a second, and wait up to 5 s.
+# Sets rc (the exit status) and waited (tenths of a second; 50: killed).
+interrupt() {
+	sig=$1 errfile=$2; shift 2
+	$PYTHON3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$@" 2> "$errfile" &
+	pid=$!
+	sleep 1
+	kill -s "$sig" $pid
+	waited=0
+	while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do
+		sleep 0.1; waited=$((waited + 1))
+	done
+	kill -9 $pid 2>/dev/null
+	wait $pid; rc=$?
 }
 need_tool() {
 	for t in "$@"; do
