@@ -12,6 +12,8 @@
 
 #include <stdarg.h>
 
+#include "sqpack/error.h"
+
 #define SQP_ERRMSG_MAX 512
 
 struct sqp_errbuf {
@@ -37,6 +39,14 @@ int sqp_errno_code(int errnum);
 static inline const char *sqp_errmsg(const struct sqp_errbuf *e)
 {
 	return e->code ? e->msg : "";
+}
+
+/* Text for an error of sqp_compress(): codecs report a failing encoder as
+ * SQP_ERR_BAD_DATA, whose generic text ("corrupt compressed data") would
+ * mislead when writing. */
+static inline const char *sqp_compress_strerror(int err)
+{
+	return err == SQP_ERR_BAD_DATA ? "the compressor failed" : sqp_strerror(err);
 }
 
 #endif

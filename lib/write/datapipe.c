@@ -241,10 +241,11 @@ int datapipe_retire_one(struct datapipe *p)
 	if (job == NULL)
 		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: nothing to retire");
 	ret = job->base.status;
-	if (ret != 0) {
-		sqp_err(p->err, ret, "%s a block: %s",
-			job->kind == JOB_COPY ? "reading back" : "compressing",
-			sqp_strerror(ret));
+	if (ret != 0 && job->kind == JOB_COPY) {
+		sqp_err(p->err, ret, "reading back a block: %s", sqp_strerror(ret));
+	} else if (ret != 0) {
+		sqp_err(p->err, ret, "compressing a block: %s",
+			sqp_compress_strerror(ret));
 	} else if (p->err->code == 0) {
 		ret = write_job(p, job);
 	}

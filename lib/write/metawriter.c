@@ -69,7 +69,7 @@ static int flush_block(struct metawriter *m)
 	n = meta_encode_block(m->codec, m->block, m->fill, m->out + m->out_len);
 	if (n < 0)
 		return sqp_err(m->err, n, "compressing a metadata block: %s",
-			       sqp_strerror(n));
+			       sqp_compress_strerror(n));
 	m->out_len += (size_t)n;
 	m->fill = 0;
 	return 0;
