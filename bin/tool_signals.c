@@ -30,15 +30,21 @@ static void on_signal(int sig)
 
 void tool_signals_install(const char *message)
 {
+	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
 
 	snprintf(interrupted_msg, sizeof(interrupted_msg), "%s\n", message);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* A signal the caller ignores stays ignored: nohup's SIGHUP, SIGINT
+	 * in a shell's background job. */
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(fatal[i], &sa, NULL);
+	}
 	signal(SIGXFSZ, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 }

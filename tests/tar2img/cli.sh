@@ -121,4 +121,18 @@ for sig in TERM INT; do
 		fail "SIG$sig mid-run: exit $rc after $waited/10 s, left: $(ls -A "$T/sig")"
 	fi
 done
+
+# A signal the caller ignores stays ignored (nohup's SIGHUP): the run
+# goes on to a complete image.
+mkfifo "$T/fifo"
+( head -c 10240 "$T/in.tar"; sleep 2; tail -c +10241 "$T/in.tar" ) > "$T/fifo" &
+feeder=$!
+( trap '' HUP; exec "$TAR2IMG" -q "$T/nohup.img" "$T/fifo" ) &
+pid=$!
+sleep 1
+kill -s HUP $pid
+wait $pid; rc=$?
+wait $feeder
+check "SIGHUP ignored by the caller (nohup): exit 0 and a whole image" \
+	sh -c "[ $rc -eq 0 ] && unsquashfs -s '$T/nohup.img' >/dev/null 2>&1"
 finish
