@@ -6,7 +6,8 @@
 # Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
 # $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note/skip MESSAGE;
 # need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
-# when possible); interrupt SIG ERRFILE CMD...; finish (the tally and the exit status). Mounts below
+# when possible); interrupt SIG ERRFILE CMD...; same_tree WHAT DIR REF
+# [treecmp options]; finish (the tally and the exit status). Mounts below
 # $SCRATCH are unmounted on exit. A script that does not run tar2img sets
 # COMMON_NEEDS_TAR2IMG=no before sourcing; the others skip until it is
 # built.
@@ -81,6 +82,16 @@ os.execv(sys.argv[1], sys.argv[1:])' "$@" 2> "$errfile" &
 	done
 	kill -9 $pid 2>/dev/null
 	wait $pid; rc=$?
+}
+# same_tree WHAT DIR REF [treecmp options]: pass when the tree at DIR
+# equals REF (the root's mtime aside); on a failure show the differences.
+same_tree() {
+	what=$1 dir=$2 ref=$3; shift 3
+	if $TREECMP --ignore-root-mtime "$@" "$dir" "$ref" > "$SCRATCH/treecmp.diff" 2>&1; then
+		pass "$what"
+	else
+		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff"
+	fi
 }
 need_tool() {
 	for t in "$@"; do

@@ -23,13 +23,9 @@ NENTRIES=$(find "$T/ref" | wc -l)
 can_fuse=yes
 command -v squashfuse >/dev/null 2>&1 && [ -c /dev/fuse ] || can_fuse=no
 
-same() { # same WHAT DIR [treecmp options]
-	what=$1 dir=$2; shift 2
-	if $TREECMP --ignore-root-mtime "$@" "$dir" "$T/ref" > "$T/diff" 2>&1; then
-		pass "$what"
-	else
-		fail "$what"; head -20 "$T/diff"
-	fi
+same() { # same WHAT DIR [treecmp options]: DIR against $T/ref
+	w=$1 d=$2; shift 2
+	same_tree "$w" "$d" "$T/ref" "$@"
 }
 
 for codec in $ALL_CODECS; do
