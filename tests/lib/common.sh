@@ -66,7 +66,9 @@ finish() {
 }
 # interrupt SIG ERRFILE COMMAND...: start the command (stderr to ERRFILE)
 # with the default SIGINT a terminal would give it (the shell ignores
-# SIGINT in background jobs), send SIG after a second, and wait up to 5 s.
+# SIGINT in background jobs), send SIG once the tool is under way (it holds
+# its temporary output open: then its handlers are in place; a fixed delay
+# lost the signal on a loaded machine), and wait up to 5 s.
 # Sets rc (the exit status) and waited (tenths of a second; 50: killed).
 interrupt() {
 	sig=$1 errfile=$2; shift 2
@@ -74,7 +76,11 @@ interrupt() {
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$@" 2> "$errfile" &
 	pid=$!
-	sleep 1
+	started=0
+	while [ $started -lt 300 ] && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q '\.tmp$'; do
+		sleep 0.1; started=$((started + 1))
+	done
+	sleep 0.3
 	kill -s "$sig" $pid
 	waited=0
 	while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do
