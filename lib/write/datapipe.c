@@ -69,7 +69,7 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 
 	(void)ctx;
 	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
-		return SQP_ERR_BAD_DATA;
+		return SQP_ERR_COMPRESSOR;
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(w->fd, job->copy_from, job->out,
 				      job->size_word & SQFS_BLOCK_SIZE_MASK);
@@ -81,7 +81,7 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	}
 	n = sqp_compress(w->codec, job->raw, job->raw_len, job->out, job->raw_len);
 	if (n < 0)
-		return n;
+		return sqp_compress_status(n);
 	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | SQFS_BLOCK_UNCOMPRESSED);
 	return 0;
 }
@@ -239,13 +239,12 @@ int datapipe_retire_one(struct datapipe *p)
 	int ret;
 
 	if (job == NULL)
-		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: nothing to retire");
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "nothing to retire");
 	ret = job->base.status;
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(p->err, ret, "reading back a block: %s", sqp_strerror(ret));
 	} else if (ret != 0) {
-		sqp_err(p->err, ret, "compressing a block: %s",
-			sqp_compress_strerror(ret));
+		sqp_err(p->err, ret, "compressing a block: %s", sqp_strerror(ret));
 	} else if (p->err->code == 0) {
 		ret = write_job(p, job);
 	}

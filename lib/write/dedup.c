@@ -118,7 +118,7 @@ static int read_back(struct datapipe *p, uint64_t offset, uint32_t size_word,
 	int ret;
 
 	if (disk_len > p->block_size)
-		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: bad stored size");
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "stored block larger than a block");
 	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
 		ret = imgout_pread(p->out, offset, dst, disk_len);
 		return ret != 0 ? ret : (int)disk_len;

@@ -124,14 +124,14 @@ int imgout_append_zeros(struct imgout *o, size_t len)
 int imgout_pread(const struct imgout *o, uint64_t off, void *buf, size_t len)
 {
 	if (off + len > o->flushed)
-		return SQP_ERR_SEQUENCE;
+		return SQP_ERR_INTERNAL;
 	return sqp_pread_full(o->fd, off, buf, len);
 }
 
 int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len)
 {
 	if (off + len > o->flushed)
-		return sqp_err(o->err, SQP_ERR_SEQUENCE,
-			       "internal error: positioned write past flushed data");
+		return sqp_err(o->err, SQP_ERR_INTERNAL,
+			       "positioned write past flushed data");
 	return write_at(o, off, data, len);
 }
