@@ -122,6 +122,9 @@ struct sqp_writer_stats {
 	uint64_t files_deduped;     /* files whose whole data was shared */
 	uint64_t dedup_rejected;    /* hash matches refuted by read-back */
 	uint64_t fragment_blocks;
+	uint64_t hashed;            /* blocks and tails hashed for dedup */
+	uint64_t dedup_rerouted;    /* runs that broke and went on from
+	                               another earlier copy */
 };
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,
