@@ -20,7 +20,8 @@
 #include "write/datapipe.h"
 #include "write/probe.h"
 
-/* Job buffers (2 x block size each) are bounded by this, whatever -j. */
+/* All job buffers (2 x block size each) fit in this, whatever -j: 24 jobs
+ * of 1 MiB blocks, 192 of 128 KiB. */
 #define JOB_MEMORY_BUDGET (48u << 20)
 
 struct worker_ctx {
@@ -86,16 +87,15 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	return 0;
 }
 
+/* Jobs in the pool: enough to keep every worker busy, but all jobs
+ * (capacity + the open fragment block + a spare, 2 x block size each)
+ * within JOB_MEMORY_BUDGET whatever the number of workers. */
 static unsigned pick_capacity(unsigned workers, uint32_t block_size)
 {
 	unsigned cap = workers == 0 ? 2 : workers * 4 + 4;
-	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size);
+	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size) - 2;
 
-	if (cap > budget)
-		cap = budget;
-	if (cap < workers + 1)
-		cap = workers + 1;
-	return cap;
+	return cap < budget ? cap : budget;
 }
 
 static int alloc_jobs(struct datapipe *p, size_t count)
@@ -141,7 +141,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 {
 	unsigned workers = desc->jobs <= 1 ? 0 : desc->jobs;
 	struct sqp_pool_desc pd = {
-		.workers = workers, .run = run_job,
+		.run = run_job,
 		.worker_init = worker_init, .worker_fini = worker_fini, .ctx = p,
 	};
 	int ret;
@@ -158,6 +158,9 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->err = desc->err;
 	p->stats = desc->stats;
 	pd.capacity = pick_capacity(workers, p->block_size);
+	/* A worker beyond the capacity would never get a job, only cost
+	 * a codec context. */
+	pd.workers = workers < pd.capacity ? workers : pd.capacity;
 
 	ret = sqp_compressor_create(&p->codec_cfg, &p->codec);
 	if (ret == 0)
