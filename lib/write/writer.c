@@ -23,6 +23,14 @@
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
 
+/* The probe saves time only where the codec is slower than the probe:
+ * LZ4 gives up on random bytes faster than the probe can look at them
+ * (measured on big.tar: probe 20%, LZ4 32% of the workers' time). */
+static int probe_pays(int codec)
+{
+	return codec != SQP_CODEC_LZ4;
+}
+
 static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 {
 	uint32_t bs = d->codec.block_size;
@@ -94,7 +102,8 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		.codec = &w->desc.codec, .jobs = w->desc.jobs,
 		.fragment_mode = desc->fragment_mode,
 		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
-		.probe = !(desc->flags & SQP_WRITE_NO_PROBE),
+		.probe = !(desc->flags & SQP_WRITE_NO_PROBE) &&
+			 probe_pays(desc->codec.id),
 		.hash_bits = hooks->hash_bits, .fd = desc->fd,
 		.fail_job = hooks->fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
