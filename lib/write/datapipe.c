@@ -173,6 +173,8 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 		ret = hchain_init(&p->tail_index);
 	if (ret == 0)
 		ret = sqp_pool_create(&pd, &p->pool);
+	if (ret == 0)
+		ret = imgout_start_async(p->out, p->job_count);
 	if (ret != 0)
 		return sqp_err(p->err, ret, "starting the compressors: %s",
 			       sqp_strerror(ret));
@@ -183,8 +185,10 @@ void datapipe_cleanup(struct datapipe *p)
 {
 	size_t i;
 
-	/* Joins the workers first: no job buffer is in use after this. */
+	/* Joins the workers and the writer thread first: no job buffer is
+	 * in use after this. */
 	sqp_pool_destroy(p->pool);
+	imgout_stop_async(p->out);
 	for (i = 0; i < p->job_count; ++i) {
 		free(p->jobs[i].raw);
 		free(p->jobs[i].out);
@@ -218,7 +222,7 @@ static int write_job(struct datapipe *p, struct blk_job *job)
 		p->stats->blocks_raw++;
 		p->stats->blocks_probed_raw += job->probed_raw;
 	}
-	ret = imgout_append(p->out, bytes, disk_len);
+	ret = imgout_queue(p->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
 
@@ -250,9 +254,29 @@ int datapipe_retire_one(struct datapipe *p)
 		sqp_err(p->err, ret, "compressing a block: %s", sqp_strerror(ret));
 	} else if (p->err->code == 0) {
 		ret = write_job(p, job);
+		if (ret == 0)
+			return 0; /* the writer thread hands it back */
 	}
 	datapipe_put_job(p, job);
 	return ret != 0 ? ret : p->err->code;
+}
+
+/* Get one job back: written by the writer thread if one is, else retire
+ * the oldest in the pool, else wait for the writer. */
+static int reclaim(struct datapipe *p)
+{
+	void *token;
+	int ret = imgout_reap(p->out, 0, &token);
+
+	if (ret == 0 && sqp_pool_in_flight(p->pool) > 0)
+		return datapipe_retire_one(p);
+	if (ret == 0)
+		ret = imgout_reap(p->out, 1, &token);
+	if (ret == 0)
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "no job to reclaim");
+	if (ret > 0)
+		datapipe_put_job(p, token);
+	return ret < 0 ? ret : 0;
 }
 
 struct blk_job *datapipe_get_job(struct datapipe *p)
@@ -260,7 +284,7 @@ struct blk_job *datapipe_get_job(struct datapipe *p)
 	struct blk_job *job;
 
 	while (p->free_jobs == NULL) {
-		if (datapipe_retire_one(p) != 0)
+		if (reclaim(p) != 0)
 			return NULL;
 	}
 	job = p->free_jobs;
@@ -309,7 +333,7 @@ int datapipe_flush(struct datapipe *p)
 		if (ret != 0)
 			return ret;
 	}
-	return p->err->code;
+	return imgout_wait_written(p->out, UINT64_MAX);
 }
 
 void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,

@@ -108,9 +108,9 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		.fail_job = hooks->fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
 	};
+	/* Even a failed init leaves the pipe fit for cleanup. */
 	ret = datapipe_init(&w->pipe, &pd);
-	if (ret == 0)
-		w->pipe_ready = 1;
+	w->pipe_ready = 1;
 	return ret;
 }
 
