@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tar2img_options.h"
@@ -23,6 +24,27 @@ static void on_warning(void *user, const char *msg)
 {
 	(void)user;
 	fprintf(stderr, "tar2img: warning: %s\n", msg);
+}
+
+static double cpu_seconds(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) != 0)
+		return 0.0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The main thread's share of all CPU time so far, from the OS: it bounds
+ * how far more -j can help. Printed before the workers stop; the process
+ * clock counts every thread, live or joined. */
+static void print_cpu(void)
+{
+	double all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+	double main_thread = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+
+	printf("  cpu: %.2f s, main thread %.1f%%\n", all,
+	       all > 0.0 ? 100.0 * main_thread / all : 0.0);
 }
 
 static void print_summary(const struct tar2img_options *opt, struct sqp_writer *w,
@@ -45,6 +67,11 @@ static void print_summary(const struct tar2img_options *opt, struct sqp_writer *
 	       (unsigned long long)st.blocks_sparse, (unsigned long long)st.blocks_deduped,
 	       (unsigned long long)st.fragment_blocks, (unsigned long long)st.tails_deduped,
 	       (unsigned long long)st.files_deduped);
+	printf("  dedup: %llu blocks and tails hashed, %llu hash matches refuted, "
+	       "%llu runs continued from another copy\n",
+	       (unsigned long long)st.hashed, (unsigned long long)st.dedup_rejected,
+	       (unsigned long long)st.dedup_rerouted);
+	print_cpu();
 }
 
 static int open_input(const char *input, int *fd)

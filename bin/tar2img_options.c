@@ -23,8 +23,6 @@ enum {
 	OPT_NO_XATTRS,
 	OPT_NO_PAD,
 	OPT_TRY_ALL,
-	OPT_DEBUG_HASH_BITS,
-	OPT_DEBUG_FAIL_JOB,
 };
 
 static const struct option long_opts[] = {
@@ -43,8 +41,6 @@ static const struct option long_opts[] = {
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "no-pad", no_argument, NULL, OPT_NO_PAD },
 	{ "try-all-blocks", no_argument, NULL, OPT_TRY_ALL },
-	{ "debug-hash-bits", required_argument, NULL, OPT_DEBUG_HASH_BITS },
-	{ "debug-fail-job", required_argument, NULL, OPT_DEBUG_FAIL_JOB },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -201,16 +197,6 @@ int tar2img_parse_options(int argc, char **argv, struct tar2img_options *opt)
 		case OPT_NO_XATTRS: opt->desc.flags |= SQP_WRITE_NO_XATTRS; break;
 		case OPT_NO_PAD: opt->desc.flags |= SQP_WRITE_NO_PAD; break;
 		case OPT_TRY_ALL: opt->desc.flags |= SQP_WRITE_NO_PROBE; break;
-		case OPT_DEBUG_HASH_BITS:
-			if (parse_uint(optarg, 63, &v) != 0)
-				return bad_usage("--debug-hash-bits '%s' is not between 0 and 63", optarg);
-			opt->desc.debug_hash_bits = (unsigned)v;
-			break;
-		case OPT_DEBUG_FAIL_JOB:
-			if (parse_uint(optarg, UINT32_MAX, &v) != 0)
-				return bad_usage("--debug-fail-job '%s' is not a number", optarg);
-			opt->desc.debug_fail_job = v;
-			break;
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("tar2img (sqpack) %s\n", sqp_version()); return -1;
 		case ':':

@@ -48,6 +48,10 @@ enum sqp_error {
 
 	/* cancellation */
 	SQP_ERR_CANCELED = -60,   /* the job was stopped on request */
+
+	/* failures inside sqpack */
+	SQP_ERR_COMPRESSOR = -70, /* a codec failed to compress (not bad input) */
+	SQP_ERR_INTERNAL = -71,   /* an internal invariant broke: a bug in sqpack */
 };
 
 /* A static string describing a code; never NULL. */

@@ -75,13 +75,6 @@ struct sqp_writer_desc {
 
 	sqp_warn_fn warn;       /* optional */
 	void *warn_user;
-
-	/* Testing only: keep just this many bits of every dedup hash so
-	 * that collisions become common (0 = full strength). */
-	unsigned debug_hash_bits;
-	/* Testing only: the worker compressing the Nth block job (1-based)
-	 * fails as a broken codec would (0 = never). */
-	uint64_t debug_fail_job;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
@@ -129,6 +122,9 @@ struct sqp_writer_stats {
 	uint64_t files_deduped;     /* files whose whole data was shared */
 	uint64_t dedup_rejected;    /* hash matches refuted by read-back */
 	uint64_t fragment_blocks;
+	uint64_t hashed;            /* blocks and tails hashed for dedup */
+	uint64_t dedup_rerouted;    /* runs that broke and went on from
+	                               another earlier copy */
 };
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,

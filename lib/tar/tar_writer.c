@@ -48,21 +48,22 @@ SQP_API int sqp_tar_writer_create(const struct sqp_tar_writer_desc *desc,
 	struct sqp_tar_writer *w;
 	int ret;
 
-	if (desc == NULL || out == NULL || desc->fd < 0)
+	if (out == NULL)
+		return SQP_ERR_ARG;
+	*out = NULL;
+	if (desc == NULL || desc->fd < 0)
 		return SQP_ERR_ARG;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return SQP_ERR_NOMEM;
+	/* From here on a failure hands back w, whose error() says why
+	 * (doc/contributing.md). */
+	*out = w;
 	w->flags = desc->flags;
 	w->warn = desc->warn;
 	w->warn_user = desc->warn_user;
 	ret = ostream_create(desc->fd, desc->compression, &w->err, &w->out);
-	if (ret != 0) {
-		free(w);
-		return ret;
-	}
-	*out = w;
-	return 0;
+	return ret;
 }
 
 SQP_API void sqp_tar_writer_destroy(struct sqp_tar_writer *w)

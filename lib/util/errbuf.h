@@ -41,12 +41,12 @@ static inline const char *sqp_errmsg(const struct sqp_errbuf *e)
 	return e->code ? e->msg : "";
 }
 
-/* Text for an error of sqp_compress(): codecs report a failing encoder as
- * SQP_ERR_BAD_DATA, whose generic text ("corrupt compressed data") would
- * mislead when writing. */
-static inline const char *sqp_compress_strerror(int err)
+/* The error to report for a failing sqp_compress(): codecs say
+ * SQP_ERR_BAD_DATA for a failing encoder, but when writing nothing was
+ * decoded, so that becomes SQP_ERR_COMPRESSOR. */
+static inline int sqp_compress_status(int err)
 {
-	return err == SQP_ERR_BAD_DATA ? "the compressor failed" : sqp_strerror(err);
+	return err == SQP_ERR_BAD_DATA ? SQP_ERR_COMPRESSOR : err;
 }
 
 #endif

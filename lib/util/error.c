@@ -33,6 +33,8 @@ const char *sqp_strerror(int err)
 	case SQP_ERR_SEQUENCE: return "call out of sequence";
 	case SQP_ERR_LIMIT: return "format limit exceeded";
 	case SQP_ERR_CANCELED: return "canceled";
+	case SQP_ERR_COMPRESSOR: return "the compressor failed";
+	case SQP_ERR_INTERNAL: return "internal error (a bug in sqpack)";
 	default: return "unknown error";
 	}
 }

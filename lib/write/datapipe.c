@@ -20,7 +20,8 @@
 #include "write/datapipe.h"
 #include "write/probe.h"
 
-/* Job buffers (2 x block size each) are bounded by this, whatever -j. */
+/* All job buffers (2 x block size each) fit in this, whatever -j: 24 jobs
+ * of 1 MiB blocks, 192 of 128 KiB. */
 #define JOB_MEMORY_BUDGET (48u << 20)
 
 struct worker_ctx {
@@ -69,7 +70,7 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 
 	(void)ctx;
 	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
-		return SQP_ERR_BAD_DATA;
+		return SQP_ERR_COMPRESSOR;
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(w->fd, job->copy_from, job->out,
 				      job->size_word & SQFS_BLOCK_SIZE_MASK);
@@ -81,21 +82,20 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	}
 	n = sqp_compress(w->codec, job->raw, job->raw_len, job->out, job->raw_len);
 	if (n < 0)
-		return n;
+		return sqp_compress_status(n);
 	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | SQFS_BLOCK_UNCOMPRESSED);
 	return 0;
 }
 
+/* Jobs in the pool: enough to keep every worker busy, but all jobs
+ * (capacity + the open fragment block + a spare, 2 x block size each)
+ * within JOB_MEMORY_BUDGET whatever the number of workers. */
 static unsigned pick_capacity(unsigned workers, uint32_t block_size)
 {
 	unsigned cap = workers == 0 ? 2 : workers * 4 + 4;
-	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size);
+	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size) - 2;
 
-	if (cap > budget)
-		cap = budget;
-	if (cap < workers + 1)
-		cap = workers + 1;
-	return cap;
+	return cap < budget ? cap : budget;
 }
 
 static int alloc_jobs(struct datapipe *p, size_t count)
@@ -141,7 +141,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 {
 	unsigned workers = desc->jobs <= 1 ? 0 : desc->jobs;
 	struct sqp_pool_desc pd = {
-		.workers = workers, .run = run_job,
+		.run = run_job,
 		.worker_init = worker_init, .worker_fini = worker_fini, .ctx = p,
 	};
 	int ret;
@@ -158,6 +158,9 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->err = desc->err;
 	p->stats = desc->stats;
 	pd.capacity = pick_capacity(workers, p->block_size);
+	/* A worker beyond the capacity would never get a job, only cost
+	 * a codec context. */
+	pd.workers = workers < pd.capacity ? workers : pd.capacity;
 
 	ret = sqp_compressor_create(&p->codec_cfg, &p->codec);
 	if (ret == 0)
@@ -170,6 +173,8 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 		ret = hchain_init(&p->tail_index);
 	if (ret == 0)
 		ret = sqp_pool_create(&pd, &p->pool);
+	if (ret == 0)
+		ret = imgout_start_async(p->out, p->job_count);
 	if (ret != 0)
 		return sqp_err(p->err, ret, "starting the compressors: %s",
 			       sqp_strerror(ret));
@@ -180,8 +185,10 @@ void datapipe_cleanup(struct datapipe *p)
 {
 	size_t i;
 
-	/* Joins the workers first: no job buffer is in use after this. */
+	/* Joins the workers and the writer thread first: no job buffer is
+	 * in use after this. */
 	sqp_pool_destroy(p->pool);
+	imgout_stop_async(p->out);
 	for (i = 0; i < p->job_count; ++i) {
 		free(p->jobs[i].raw);
 		free(p->jobs[i].out);
@@ -215,7 +222,7 @@ static int write_job(struct datapipe *p, struct blk_job *job)
 		p->stats->blocks_raw++;
 		p->stats->blocks_probed_raw += job->probed_raw;
 	}
-	ret = imgout_append(p->out, bytes, disk_len);
+	ret = imgout_queue(p->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
 
@@ -239,18 +246,37 @@ int datapipe_retire_one(struct datapipe *p)
 	int ret;
 
 	if (job == NULL)
-		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: nothing to retire");
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "nothing to retire");
 	ret = job->base.status;
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(p->err, ret, "reading back a block: %s", sqp_strerror(ret));
 	} else if (ret != 0) {
-		sqp_err(p->err, ret, "compressing a block: %s",
-			sqp_compress_strerror(ret));
+		sqp_err(p->err, ret, "compressing a block: %s", sqp_strerror(ret));
 	} else if (p->err->code == 0) {
 		ret = write_job(p, job);
+		if (ret == 0)
+			return 0; /* the writer thread hands it back */
 	}
 	datapipe_put_job(p, job);
 	return ret != 0 ? ret : p->err->code;
+}
+
+/* Get one job back: written by the writer thread if one is, else retire
+ * the oldest in the pool, else wait for the writer. */
+static int reclaim(struct datapipe *p)
+{
+	void *token;
+	int ret = imgout_reap(p->out, 0, &token);
+
+	if (ret == 0 && sqp_pool_in_flight(p->pool) > 0)
+		return datapipe_retire_one(p);
+	if (ret == 0)
+		ret = imgout_reap(p->out, 1, &token);
+	if (ret == 0)
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "no job to reclaim");
+	if (ret > 0)
+		datapipe_put_job(p, token);
+	return ret < 0 ? ret : 0;
 }
 
 struct blk_job *datapipe_get_job(struct datapipe *p)
@@ -258,7 +284,7 @@ struct blk_job *datapipe_get_job(struct datapipe *p)
 	struct blk_job *job;
 
 	while (p->free_jobs == NULL) {
-		if (datapipe_retire_one(p) != 0)
+		if (reclaim(p) != 0)
 			return NULL;
 	}
 	job = p->free_jobs;
@@ -307,7 +333,7 @@ int datapipe_flush(struct datapipe *p)
 		if (ret != 0)
 			return ret;
 	}
-	return p->err->code;
+	return imgout_wait_written(p->out, UINT64_MAX);
 }
 
 void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,

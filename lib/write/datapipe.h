@@ -176,6 +176,7 @@ int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b);
 int dedup_wait_block(struct datapipe *p, uint32_t phys);
 int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
 		       uint32_t len, int *equal);
+int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal);
 int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
 		    uint32_t len, const struct tail_rec **found);
 int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,

@@ -28,6 +28,7 @@ XXH128_hash_t dedup_hash(const struct datapipe *p, const void *data, size_t len)
 {
 	XXH128_hash_t h = XXH3_128bits(data, len);
 
+	p->stats->hashed++;
 	if (p->hash_bits > 0 && p->hash_bits < 64) {
 		h.low64 &= (UINT64_C(1) << p->hash_bits) - 1;
 		h.high64 = 0;
@@ -64,7 +65,7 @@ int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,
 	if (p->phys_count >= PHYS_NONE - 1)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "too many data blocks");
 	if (grow((void **)&p->phys, &p->phys_cap, p->phys_count, sizeof(*p->phys)) != 0 ||
-	    hchain_insert(&p->phys_index, hash.low64) != 0)
+	    (p->dedup && hchain_insert(&p->phys_index, hash.low64) != 0))
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 	b = &p->phys[p->phys_count];
 	memset(b, 0, sizeof(*b));
@@ -118,7 +119,7 @@ static int read_back(struct datapipe *p, uint64_t offset, uint32_t size_word,
 	int ret;
 
 	if (disk_len > p->block_size)
-		return sqp_err(p->err, SQP_ERR_SEQUENCE, "internal error: bad stored size");
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "stored block larger than a block");
 	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
 		ret = imgout_pread(p->out, offset, dst, disk_len);
 		return ret != 0 ? ret : (int)disk_len;
@@ -148,6 +149,33 @@ int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
 	*equal = (uint32_t)n == len && memcmp(p->verify_raw, raw, len) == 0;
 	if (!*equal)
 		p->stats->dedup_rejected++;
+	return 0;
+}
+
+/* Stored blocks a and b hold the same bytes. Equal stored bytes are
+ * enough: the codec's output depends only on its input (codec.h). */
+int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
+{
+	uint32_t len = p->phys[a].size_word & SQFS_BLOCK_SIZE_MASK;
+	int ret;
+
+	*equal = 0;
+	if (p->phys[a].raw_len != p->phys[b].raw_len)
+		return 0;
+	ret = dedup_wait_block(p, a);
+	if (ret == 0)
+		ret = dedup_wait_block(p, b);
+	if (ret != 0)
+		return ret;
+	if (p->phys[a].size_word != p->phys[b].size_word)
+		return 0;
+	ret = imgout_pread(p->out, p->phys[a].offset, p->verify_disk, len);
+	if (ret == 0)
+		ret = imgout_pread(p->out, p->phys[b].offset, p->verify_raw, len);
+	if (ret != 0)
+		return sqp_err(p->err, ret, "reading back stored blocks: %s",
+			       sqp_strerror(ret));
+	*equal = memcmp(p->verify_disk, p->verify_raw, len) == 0;
 	return 0;
 }
 

@@ -123,30 +123,115 @@ static int copy_matched(struct datapipe *p, struct fs_inode *ino, uint32_t upto)
 	return 0;
 }
 
+/* Earlier run start c can stand in for run->cand: its first run->matched
+ * blocks hold the same bytes, lie back to back, and the block after them
+ * is this file's next one (raw, hash). Cheap hash checks first. */
+static int run_fits(struct datapipe *p, const struct run *run, uint32_t c,
+		    XXH128_hash_t hash, const uint8_t *raw, uint32_t len, int *fits)
+{
+	uint32_t k, n = run->matched;
+	int ret;
+
+	*fits = 0;
+	if (c == run->cand || (uint64_t)c + n >= p->phys_count ||
+	    !dedup_hash_eq(p->phys[c + n].hash, hash))
+		return 0;
+	for (k = 0; k < n; ++k) {
+		if (!dedup_hash_eq(p->phys[c + k].hash, p->phys[run->cand + k].hash))
+			return 0;
+	}
+	for (k = 0; k < n; ++k) {
+		ret = dedup_same_stored(p, c + k, run->cand + k, fits);
+		if (ret != 0 || !*fits || (k > 0 && !follows(p, c + k)))
+			return ret;
+	}
+	ret = dedup_verify_block(p, c + n, raw, len, fits);
+	if (ret == 0 && *fits)
+		*fits = follows(p, c + n);
+	return ret;
+}
+
+/*
+ * The run from run->cand broke at block i of ino: look for another earlier
+ * copy of the matched blocks that goes on with block i (files A=[X,Y],
+ * B=[X,Z], C=[X,Z]: C's run from A breaks at Z, B's copy of X goes on).
+ * On success the file's block numbers move to the new run.
+ */
+static int reroute(struct datapipe *p, struct fs_inode *ino, struct run *run,
+		   XXH128_hash_t hash, const struct blk_job *job, uint32_t i, int *ok)
+{
+	XXH128_hash_t first = p->phys[run->cand].hash;
+	uint32_t c = hchain_first(&p->phys_index, first.low64), k;
+	unsigned tries = 0;
+	int ret;
+
+	*ok = 0;
+	for (; c != HCHAIN_END && tries < MAX_START_CANDIDATES;
+	     c = hchain_next(&p->phys_index, c, first.low64)) {
+		if (!dedup_hash_eq(p->phys[c].hash, first) || c == run->cand)
+			continue;
+		tries++;
+		ret = run_fits(p, run, c, hash, job->raw, job->raw_len, ok);
+		if (ret != 0)
+			return ret;
+		if (*ok)
+			break;
+	}
+	if (!*ok)
+		return 0;
+	for (k = 0; k < i; ++k) {
+		if (ino->u.file.block_sizes[k] != 0)
+			ino->u.file.block_sizes[k] += c - run->cand;
+	}
+	ino->u.file.blocks_start = c;
+	run->cand = c;
+	p->stats->dedup_rerouted++;
+	return 0;
+}
+
+/* The next block of the run being matched, or PHYS_NONE if it breaks. */
+static int run_next(struct datapipe *p, struct fs_inode *ino, struct run *run,
+		    XXH128_hash_t hash, const struct blk_job *job, uint32_t i,
+		    uint32_t *phys)
+{
+	uint32_t next = run->cand + run->matched;
+	int equal = 0, ret;
+
+	*phys = PHYS_NONE;
+	if (run->matched == 0) {
+		ret = find_first(p, hash, job->raw, job->raw_len, phys);
+		run->cand = *phys;
+		return ret;
+	}
+	if (next < p->phys_count && dedup_hash_eq(p->phys[next].hash, hash)) {
+		ret = dedup_verify_block(p, next, job->raw, job->raw_len, &equal);
+		if (ret != 0)
+			return ret;
+	}
+	if (!equal || !follows(p, next)) {
+		ret = reroute(p, ino, run, hash, job, i, &equal);
+		if (ret != 0 || !equal)
+			return ret;
+		next = run->cand + run->matched;
+	}
+	*phys = next;
+	return 0;
+}
+
 /* Block i of ino, read into job: share it or store it. */
 static int place_block(struct datapipe *p, struct fs_inode *ino, struct run *run,
 		       struct blk_job *job, uint32_t i)
 {
-	XXH128_hash_t hash = dedup_hash(p, job->raw, job->raw_len);
+	XXH128_hash_t hash = { 0, 0 };
 	uint32_t phys = PHYS_NONE;
-	int equal = 0, ret;
+	int ret;
 
+	if (p->dedup)
+		hash = dedup_hash(p, job->raw, job->raw_len);
 	if (run->matching) {
-		if (run->matched == 0) {
-			ret = find_first(p, hash, job->raw, job->raw_len, &phys);
-			if (ret != 0)
-				goto fail;
-			run->cand = phys;
-		} else {
-			phys = run->cand + run->matched;
-			if (phys < p->phys_count && dedup_hash_eq(p->phys[phys].hash, hash)) {
-				ret = dedup_verify_block(p, phys, job->raw, job->raw_len, &equal);
-				if (ret != 0)
-					goto fail;
-			}
-			if (!equal || !follows(p, phys))
-				phys = PHYS_NONE;
-		}
+		ret = run_next(p, ino, run, hash, job, i, &phys);
+		if (ret != 0)
+			goto fail;
 		if (phys != PHYS_NONE) {
 			if (run->matched++ == 0)
 				ino->u.file.blocks_start = phys;
@@ -211,12 +296,13 @@ static int open_fragment(struct datapipe *p)
 static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
 		      int *shared)
 {
-	XXH128_hash_t hash = dedup_hash(p, p->tail_buf, len);
+	XXH128_hash_t hash = { 0, 0 };
 	const struct tail_rec *t = NULL;
 	int ret;
 
 	*shared = 0;
 	if (p->dedup) {
+		hash = dedup_hash(p, p->tail_buf, len);
 		ret = dedup_find_tail(p, hash, p->tail_buf, len, &t);
 		if (ret != 0)
 			return ret;

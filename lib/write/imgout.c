@@ -66,6 +66,13 @@ static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t 
 
 int imgout_flush(struct imgout *o)
 {
+	int ret = imgout_flush_buffer(o);
+
+	return ret != 0 ? ret : imgout_wait_written(o, UINT64_MAX);
+}
+
+int imgout_flush_buffer(struct imgout *o)
+{
 	size_t pending = (size_t)(o->pos - o->flushed);
 	int ret;
 
@@ -87,7 +94,7 @@ int imgout_append(struct imgout *o, const void *data, size_t len)
 	if (o->err->code != 0)
 		return o->err->code;
 	if (pending + len > o->cap) {
-		ret = imgout_flush(o);
+		ret = imgout_flush_buffer(o);
 		if (ret != 0)
 			return ret;
 		pending = 0;
@@ -121,17 +128,23 @@ int imgout_append_zeros(struct imgout *o, size_t len)
 	return 0;
 }
 
-int imgout_pread(const struct imgout *o, uint64_t off, void *buf, size_t len)
+int imgout_pread(struct imgout *o, uint64_t off, void *buf, size_t len)
 {
+	int ret;
+
 	if (off + len > o->flushed)
-		return SQP_ERR_SEQUENCE;
-	return sqp_pread_full(o->fd, off, buf, len);
+		return SQP_ERR_INTERNAL;
+	ret = imgout_wait_written(o, off + len);
+	return ret != 0 ? ret : sqp_pread_full(o->fd, off, buf, len);
 }
 
 int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len)
 {
+	int ret;
+
 	if (off + len > o->flushed)
-		return sqp_err(o->err, SQP_ERR_SEQUENCE,
-			       "internal error: positioned write past flushed data");
-	return write_at(o, off, data, len);
+		return sqp_err(o->err, SQP_ERR_INTERNAL,
+			       "positioned write past flushed data");
+	ret = imgout_wait_written(o, off + len);
+	return ret != 0 ? ret : write_at(o, off, data, len);
 }

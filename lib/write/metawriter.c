@@ -42,7 +42,7 @@ int meta_encode_block(struct sqp_compressor *codec, const uint8_t *src,
 	if (codec != NULL) {
 		n = sqp_compress(codec, src, len, dst + 2, SQFS_META_SIZE);
 		if (n < 0)
-			return n;
+			return sqp_compress_status(n);
 	}
 	if (n > 0) {
 		sqp_put16(dst, (uint16_t)n);
@@ -69,7 +69,7 @@ static int flush_block(struct metawriter *m)
 	n = meta_encode_block(m->codec, m->block, m->fill, m->out + m->out_len);
 	if (n < 0)
 		return sqp_err(m->err, n, "compressing a metadata block: %s",
-			       sqp_compress_strerror(n));
+			       sqp_strerror(n));
 	m->out_len += (size_t)n;
 	m->fill = 0;
 	return 0;

@@ -39,7 +39,7 @@ int table_write(struct imgout *out, struct sqp_compressor *codec,
 		n = meta_encode_block(codec, data + i * SQFS_META_SIZE, chunk, block);
 		if (n < 0) {
 			ret = sqp_err(out->err, n, "compressing a table: %s",
-				      sqp_compress_strerror(n));
+				      sqp_strerror(n));
 			goto out;
 		}
 		ret = imgout_append(out, block, (size_t)n);

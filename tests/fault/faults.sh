@@ -56,7 +56,7 @@ clean_fail "img2tar reading a directory" "directory" "$IMG2TAR" -o "$T/out/t.tar
 for j in 1 2 4; do
 	for n in 1 15 35; do
 		clean_fail "worker failure at job $n, -j $j" "compressor failed" \
-			"$TAR2IMG" -q -j $j --debug-fail-job=$n "$T/out/img" "$T/in.tar"
+			"$top_builddir/tests/unit/hooked_tar2img" -j $j -F $n "$T/out/img" "$T/in.tar"
 	done
 done
 

@@ -5,14 +5,19 @@
 # pack to about the size of a tar holding each piece once, and be smaller
 # than --no-dedup by at least the duplicated incompressible bytes; near
 # copies (one byte changed in a block or a tail) must not be merged. With
-# --debug-hash-bits=4 (every hash collides) the read-back must refuse
+# 4-bit hashes (a test hook: every hash collides) the read-back must refuse
 # every false candidate: the image extracts to exactly the input, and true
-# duplicates are still shared. All of it for -j 1 and -j 2.
+# duplicates are still shared. When a run of shared blocks breaks, other
+# copies are tried: of files A=[X,Y], B=[X,Z], C=[X,Z], C shares B's blocks
+# (it costs no data blocks). --no-dedup hashes nothing (the summary's
+# counter says 0). All of it for -j 1 and -j 2.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" unsquashfs bsdtar
+HOOKED=$top_builddir/tests/unit/hooked_tar2img
+[ -x "$HOOKED" ] || skip "tests/unit/hooked_tar2img not built"
 
 T=$(fast_dir) || exit 99
-$PYTHON3 - "$T/dup.tar" "$T/uniq.tar" <<'PY' || exit 99
+$PYTHON3 - "$T/dup.tar" "$T/uniq.tar" "$T/abc.tar" "$T/ab.tar" <<'PY' || exit 99
 import io, random, sys, tarfile
 r = random.Random(7)
 BS = 131072
@@ -45,6 +50,11 @@ def write(name, keep):
     t.close()
 write(sys.argv[1], lambda dup: True)
 write(sys.argv[2], lambda dup: not dup)
+X, Y, Z = rnd(BS), rnd(BS), rnd(BS)
+for name, abc in (sys.argv[3], ["A", "B", "C"]), (sys.argv[4], ["A", "B"]):
+    files = [(n, d, 0) for n, d in (("A", X + Y), ("B", X + Z), ("C", X + Z))
+             if n in abc]
+    write(name, lambda dup: True)
 PY
 mkdir "$T/ref"; bsdtar -xpf "$T/dup.tar" --numeric-owner -C "$T/ref" || exit 99
 size() { stat -c %s "$1"; }
@@ -64,8 +74,8 @@ for j in 1 2; do
 	"$TAR2IMG" -q -j $j "$T/uniq.img" "$T/uniq.tar" || fail "-j $j: tar2img uniq"
 	"$TAR2IMG" -q -j $j --no-dedup "$T/nodedup.img" "$T/dup.tar" ||
 		fail "-j $j: tar2img --no-dedup"
-	"$TAR2IMG" -q -j $j --debug-hash-bits=4 "$T/weak.img" "$T/dup.tar" ||
-		fail "-j $j: tar2img --debug-hash-bits=4"
+	"$HOOKED" -j $j -H 4 "$T/weak.img" "$T/dup.tar" ||
+		fail "-j $j: tar2img with 4-bit hashes"
 	a=$(size "$T/dedup.img") u=$(size "$T/uniq.img")
 	b=$(size "$T/nodedup.img") w=$(size "$T/weak.img")
 	note "-j $j: dedup $a, each piece once $u, --no-dedup $b, 4-bit hashes $w bytes"
@@ -80,6 +90,18 @@ for j in 1 2; do
 	for img in dedup nodedup weak; do
 		extracts_exactly "-j $j: $img image" "$T/$img.img"
 	done
+	"$TAR2IMG" -q -j $j "$T/abc.img" "$T/abc.tar" || fail "-j $j: tar2img abc"
+	"$TAR2IMG" -q -j $j "$T/ab.img" "$T/ab.tar" || fail "-j $j: tar2img ab"
+	c=$(size "$T/abc.img") ab=$(size "$T/ab.img")
+	note "-j $j: A, B, C: $c bytes; A, B: $ab bytes"
+	check "-j $j: C=[X,Z] shares B=[X,Z] though A=[X,Y] matched first" \
+		test $((c - ab)) -lt 4096
+	"$TAR2IMG" -j $j --no-dedup "$T/nd.img" "$T/dup.tar" > "$T/summary" ||
+		fail "-j $j: tar2img --no-dedup with summary"
+	check "-j $j: --no-dedup hashes nothing" grep -q "dedup: 0 blocks and tails hashed" "$T/summary"
+	"$TAR2IMG" -j $j "$T/d.img" "$T/dup.tar" > "$T/summary" || fail "-j $j: tar2img with summary"
+	check "-j $j: dedup hashes (the counter counts)" \
+		grep -q "dedup: [1-9][0-9]* blocks and tails hashed" "$T/summary"
 	rm -f "$T"/*.img
 done
 finish

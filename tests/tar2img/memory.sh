@@ -3,9 +3,9 @@
 # memory.sh - memory stays bounded by the block pipeline, not the input:
 # a 64 MiB and a 512 MiB file (distinct compressible blocks, streamed
 # through a pipe) must pack with about the same peak resident size, well
-# under 256 MiB, for -j 1 and -j 4. The peak is the tar2img process's own
-# VmHWM, polled from /proc (ru_maxrss would include the python parent it
-# was forked from).
+# under 256 MiB, for -j 1 and -j 4; and -j 64 stays within the job cap.
+# The peak is the tar2img process's own VmHWM, polled from /proc
+# (ru_maxrss would include the python parent it was forked from).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 [ -r /proc/self/status ] || skip "no /proc/PID/status here"
@@ -14,11 +14,11 @@ T=$SCRATCH
 # ASan's quarantine would hold freed blocks; keep it small if present.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 export ASAN_OPTIONS
-# peak BLOCKS JOBS: prints "EXIT PEAK_KIB" for a tar of one file of BLOCKS
-# 128 KiB blocks piped into tar2img -j JOBS.
+# peak BLOCKS JOBS [OPTION]: prints "EXIT PEAK_KIB" for a tar of one file
+# of BLOCKS 128 KiB chunks piped into tar2img -j JOBS [OPTION].
 peak() {
 	rm -f "$T/m.img"
-	$PYTHON3 - "$1" "$TAR2IMG" -q -c lz4 -j "$2" "$T/m.img" - <<'PY'
+	$PYTHON3 - "$1" "$TAR2IMG" -q -c lz4 -j "$2" ${3:-} "$T/m.img" - <<'PY'
 import os, subprocess, sys, tarfile, threading, time
 BS = 131072
 n = int(sys.argv[1])
@@ -59,4 +59,13 @@ for j in 1 4; do
 	check "-j $j: peak under 256 MiB" test "$big" -lt 262144
 	rm -f "$T/m.img"
 done
+# The job memory cap (48 MiB of job buffers) holds for any -j: 1 MiB
+# blocks at -j 64 cost less than that more than at -j 1 (it used to grow
+# with the workers: 69 MiB more here).
+set -- $(peak 2048 1 -b1M); rc_one=$1 one=$2
+set -- $(peak 2048 64 -b1M); rc_many=$1 many=$2
+note "1 MiB blocks: peak $one KiB at -j 1, $many KiB at -j 64"
+check "1 MiB blocks: both runs succeed" test "$rc_one" = 0 -a "$rc_many" = 0
+check "1 MiB blocks: -j 64 costs under 48 MiB more than -j 1" \
+	test "$many" -lt $((one + 49152))
 finish

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imgwriter.c - the ordered writer: one thread that appends data blocks to
+ * the image, so the orchestrator never waits in write().
+ *
+ * Chunks sit in a ring in image order, each with its offset, fixed when it
+ * was queued: where bytes land never depends on timing. Three counters,
+ * each only growing, split the ring: [reaped, written) is written and not
+ * yet handed back, [written, queued) waits for the thread. The thread only
+ * reads chunk data; the owner only reuses a buffer after reaping it. The
+ * mutex orders both hand-overs. After a failed write the thread stops
+ * writing and keeps errno and offset; the owner turns them into its
+ * latched error, with the same text as a synchronous write.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqpack/error.h"
+#include "write/imgout.h"
+
+struct imgout_chunk {
+	const uint8_t *data;
+	size_t len;
+	uint64_t off;
+	void *token;
+};
+
+struct imgout_async {
+	pthread_t thread;
+	pthread_mutex_t lock;      /* protects everything below */
+	pthread_cond_t wake;       /* owner -> thread: queued or stop */
+	pthread_cond_t progress;   /* thread -> owner: written or failed */
+	struct imgout_chunk *ring;
+	size_t cap;
+	uint64_t queued, written, reaped;
+	int stop;
+	int fd;
+	int fail_errno;            /* 0, or why the write at fail_off failed */
+	uint64_t fail_off;
+};
+
+/* 0, or errno (EIO for a write that made no progress). */
+static int write_chunk(int fd, const struct imgout_chunk *c, uint64_t *fail_off)
+{
+	const uint8_t *data = c->data;
+	uint64_t off = c->off;
+	size_t len = c->len;
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, data, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*fail_off = off;
+			return n < 0 ? errno : ENOSPC;
+		}
+		data += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct imgout_async *a = arg;
+	struct imgout_chunk c;
+	uint64_t fail_off = 0;
+	int e;
+
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		while (!a->stop && (a->written == a->queued || a->fail_errno != 0))
+			pthread_cond_wait(&a->wake, &a->lock);
+		if (a->stop)
+			break;
+		c = a->ring[a->written % a->cap];
+		pthread_mutex_unlock(&a->lock);
+		e = write_chunk(a->fd, &c, &fail_off);
+		pthread_mutex_lock(&a->lock);
+		if (e != 0) {
+			a->fail_errno = e;
+			a->fail_off = fail_off;
+		} else {
+			a->written++;
+		}
+		pthread_cond_signal(&a->progress);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int imgout_start_async(struct imgout *o, size_t max_chunks)
+{
+	struct imgout_async *a = calloc(1, sizeof(*a));
+
+	if (a != NULL)
+		a->ring = calloc(max_chunks, sizeof(a->ring[0]));
+	if (a == NULL || a->ring == NULL) {
+		free(a);
+		return sqp_err(o->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	a->cap = max_chunks;
+	a->fd = o->fd;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->wake, NULL);
+	pthread_cond_init(&a->progress, NULL);
+	if (pthread_create(&a->thread, NULL, writer_main, a) != 0) {
+		pthread_cond_destroy(&a->progress);
+		pthread_cond_destroy(&a->wake);
+		pthread_mutex_destroy(&a->lock);
+		free(a->ring);
+		free(a);
+		return sqp_err(o->err, SQP_ERR_NOMEM, "cannot start the image writer thread");
+	}
+	o->async = a;
+	return 0;
+}
+
+void imgout_stop_async(struct imgout *o)
+{
+	struct imgout_async *a = o->async;
+
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = 1;
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->progress);
+	pthread_cond_destroy(&a->wake);
+	pthread_mutex_destroy(&a->lock);
+	free(a->ring);
+	free(a);
+	o->async = NULL;
+}
+
+/* Called with the lock held after the thread failed: latch its error. */
+static int latch_failure(struct imgout *o, const struct imgout_async *a)
+{
+	return sqp_err(o->err, sqp_errno_code(a->fail_errno),
+		       "writing the image at offset %llu: %s",
+		       (unsigned long long)a->fail_off, strerror(a->fail_errno));
+}
+
+int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
+{
+	struct imgout_async *a = o->async;
+	struct imgout_chunk *c;
+	int ret;
+
+	/* Buffered bytes come first in the image: write them now. */
+	ret = imgout_flush_buffer(o);
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&a->lock);
+	if (a->queued - a->reaped >= a->cap) {
+		pthread_mutex_unlock(&a->lock);
+		return sqp_err(o->err, SQP_ERR_INTERNAL, "image writer queue overrun");
+	}
+	c = &a->ring[a->queued % a->cap];
+	c->data = data;
+	c->len = len;
+	c->off = o->pos;
+	c->token = token;
+	a->queued++;
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	o->pos += len;
+	o->flushed = o->pos;
+	return 0;
+}
+
+int imgout_reap(struct imgout *o, int wait, void **token)
+{
+	struct imgout_async *a = o->async;
+	int ret = 0;
+
+	*token = NULL;
+	if (a == NULL)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	while (wait && a->reaped == a->written && a->written < a->queued &&
+	       a->fail_errno == 0)
+		pthread_cond_wait(&a->progress, &a->lock);
+	if (a->reaped < a->written) {
+		*token = a->ring[a->reaped++ % a->cap].token;
+		ret = 1;
+	} else if (a->fail_errno != 0) {
+		ret = latch_failure(o, a);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
+int imgout_wait_written(struct imgout *o, uint64_t end)
+{
+	struct imgout_async *a = o->async;
+	int ret = 0;
+
+	if (a == NULL)
+		return o->err->code;
+	pthread_mutex_lock(&a->lock);
+	while (a->written < a->queued && a->fail_errno == 0 &&
+	       a->ring[a->written % a->cap].off < end)
+		pthread_cond_wait(&a->progress, &a->lock);
+	if (a->fail_errno != 0)
+		ret = latch_failure(o, a);
+	pthread_mutex_unlock(&a->lock);
+	return ret != 0 ? ret : o->err->code;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hooked_tar2img.c - tar2img's core loop with the writer's test hooks
+ * (lib/write/writer_test.h), which the shipped tool does not offer.
+ *
+ *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] OUTPUT INPUT.tar
+ *
+ * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
+ * time 0.
+ * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
+ * behind, prints "hooked_tar2img: OUTPUT: why" and exits 1.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqpack/sqpack.h"
+#include "write/writer_test.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] OUTPUT INPUT\n");
+	return 2;
+}
+
+static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *hooks,
+		const char *output, int in_fd, struct sqp_outfile *of)
+{
+	struct sqp_tar_reader_desc rd = { .fd = in_fd, .name = "input" };
+	struct sqp_tar_reader *r = NULL;
+	struct sqp_writer *w = NULL;
+	int ret;
+
+	desc->fd = sqp_outfile_fd(of);
+	ret = sqp_tar_reader_create(&rd, &r);
+	if (ret == 0)
+		ret = writer_create_hooked(desc, hooks, &w);
+	if (ret == 0)
+		ret = sqp_writer_add_tar(w, r);
+	if (ret == 0)
+		ret = sqp_writer_finish(w);
+	if (ret == 0)
+		ret = sqp_outfile_commit(of);
+	if (ret != 0)
+		fprintf(stderr, "hooked_tar2img: %s: %s\n", output,
+			w != NULL ? sqp_writer_error(w) :
+			r != NULL ? sqp_tar_reader_error(r) : sqp_strerror(ret));
+	sqp_writer_destroy(w);
+	sqp_tar_reader_destroy(r);
+	return ret == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct writer_test_hooks hooks = { 0 };
+	struct sqp_writer_desc desc = { .jobs = 1 };
+	struct sqp_outfile *of = NULL;
+	int c, in_fd, ret, codec = SQP_CODEC_ZSTD;
+
+	while ((c = getopt(argc, argv, "c:j:H:F:")) != -1) {
+		switch (c) {
+		case 'c': codec = sqp_codec_by_name(optarg); break;
+		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'H': hooks.hash_bits = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
+		default: return usage();
+		}
+	}
+	if (argc - optind != 2 || desc.jobs == 0 || hooks.hash_bits > 63 || codec < 0)
+		return usage();
+	if (sqp_codec_config_init(&desc.codec, codec, 128 * 1024) != 0)
+		return 1;
+	in_fd = open(argv[optind + 1], O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0) {
+		perror(argv[optind + 1]);
+		return 1;
+	}
+	ret = sqp_outfile_create(argv[optind], 1, &of);
+	if (ret == 0)
+		ret = pack(&desc, &hooks, argv[optind], in_fd, of);
+	else
+		fprintf(stderr, "hooked_tar2img: %s\n", of ? sqp_outfile_error(of) : sqp_strerror(ret));
+	sqp_outfile_destroy(of);
+	close(in_fd);
+	return ret == 0 ? 0 : 1;
+}
