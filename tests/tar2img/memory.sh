@@ -3,9 +3,12 @@
 # memory.sh - memory stays bounded by the block pipeline, not the input:
 # a 64 MiB and a 512 MiB file (distinct compressible blocks, streamed
 # through a pipe) must pack with about the same peak resident size, well
-# under 256 MiB, for -j 1 and -j 4. The peak is the tar2img process's own
-# VmHWM, polled from /proc (ru_maxrss would include the python parent it
-# was forked from).
+# under 256 MiB, for -j 1 and -j 4. And the tree stays compact: 100,000
+# small files in 100 directories cost under 250 bytes each beyond what
+# 10,000 cost (each entry's tree record, its fragment tail's dedup record
+# and its share of the inode and directory tables; it was about 360). The
+# peak is the tar2img process's own VmHWM, polled from /proc (ru_maxrss
+# would include the python parent it was forked from).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 [ -r /proc/self/status ] || skip "no /proc/PID/status here"
@@ -14,22 +17,35 @@ T=$SCRATCH
 # ASan's quarantine would hold freed blocks; keep it small if present.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 export ASAN_OPTIONS
-# peak BLOCKS JOBS: prints "EXIT PEAK_KIB" for a tar of one file of BLOCKS
-# 128 KiB blocks piped into tar2img -j JOBS.
+# peak KIND N JOBS: prints "EXIT PEAK_KIB" for a tar piped into tar2img
+# -j JOBS: KIND "blocks" is one file of N 128 KiB blocks, KIND "files" N
+# small files, 1000 to a directory.
 peak() {
 	rm -f "$T/m.img"
-	$PYTHON3 - "$1" "$TAR2IMG" -q -c lz4 -j "$2" "$T/m.img" - <<'PY'
+	$PYTHON3 - "$1" "$2" "$TAR2IMG" -q -c lz4 -j "$3" "$T/m.img" - <<'PY'
 import os, subprocess, sys, tarfile, threading, time
 BS = 131072
-n = int(sys.argv[1])
-p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
-def feed():
+kind, n = sys.argv[1], int(sys.argv[2])
+p = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE)
+def blocks():
     ti = tarfile.TarInfo("big.bin"); ti.size = n * BS; ti.mtime = 1700000000
     chunk = (b"squashfs-blocks " * (BS // 16))[:BS - 16]
+    p.stdin.write(ti.tobuf(tarfile.USTAR_FORMAT))
+    for i in range(n):
+        p.stdin.write(b"%016d" % i + chunk)
+def files():
+    out = []
+    for i in range(n):
+        body = (b"entry %d\n" % i) * (1 + i % 7)
+        ti = tarfile.TarInfo("d%04d/f%06d" % (i // 1000, i))
+        ti.size = len(body); ti.mtime = 1700000000
+        out += [ti.tobuf(tarfile.USTAR_FORMAT), body, bytes(-len(body) % 512)]
+        if len(out) > 3000:
+            p.stdin.write(b"".join(out)); out = []
+    p.stdin.write(b"".join(out))
+def feed():
     try:
-        p.stdin.write(ti.tobuf(tarfile.USTAR_FORMAT))
-        for i in range(n):
-            p.stdin.write(b"%016d" % i + chunk)
+        blocks() if kind == "blocks" else files()
         p.stdin.write(bytes(10240))
         p.stdin.close()
     except BrokenPipeError:
@@ -50,8 +66,8 @@ PY
 }
 
 for j in 1 4; do
-	set -- $(peak 512 $j); rc_small=$1 small=$2
-	set -- $(peak 4096 $j); rc_big=$1 big=$2
+	set -- $(peak blocks 512 $j); rc_small=$1 small=$2
+	set -- $(peak blocks 4096 $j); rc_big=$1 big=$2
 	note "-j $j: peak $small KiB for 64 MiB, $big KiB for 512 MiB"
 	check "-j $j: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
 	check "-j $j: 8 times the input costs under 16 MiB more" \
@@ -59,4 +75,12 @@ for j in 1 4; do
 	check "-j $j: peak under 256 MiB" test "$big" -lt 262144
 	rm -f "$T/m.img"
 done
+
+set -- $(peak files 10000 2); rc_small=$1 small=$2
+set -- $(peak files 100000 2); rc_big=$1 big=$2
+per=$(( (big - small) * 1024 / 90000 ))
+note "10,000 files: peak $small KiB; 100,000 files: $big KiB; $per bytes per entry"
+check "many files: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
+check "many files: under 250 bytes per entry" test "$per" -lt 250
+rm -f "$T/m.img"
 finish
