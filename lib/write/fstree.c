@@ -5,9 +5,15 @@
  * The rules mirror what extracting the tar would leave on disk: a later
  * entry for the same path wins; a directory entry over an existing
  * directory only changes its attributes; a hard link points at whatever
- * inode its target named when the link arrived. The path table holds every
- * live node; nodes of a replaced directory's subtree are marked dead and
- * their slots reused when the path comes back.
+ * inode its target named when the link arrived.
+ *
+ * A path names the same node for the life of the tree: the table maps
+ * (parent node, name) to a node and nothing is ever removed from it. When
+ * a directory is replaced, the nodes below it are marked dead and its
+ * child list emptied; a dead node whose path comes back is revived in
+ * place (same index, same stored name) and linked into its parent's
+ * current list. So a node is in at most one live child list, and every
+ * live node is reachable from the root.
  */
 #include "config.h"
 
@@ -21,42 +27,34 @@
 #include "sqpack/error.h"
 #include "write/fstree.h"
 
-#define GROW(arr, count, cap) grow_array((void **)&(arr), &(cap), (count) + 1, sizeof(*(arr)))
+/* Records per chunk: a few hundred KiB each. */
+#define NODE_CHUNK_SHIFT 14
+#define INODE_CHUNK_SHIFT 12
+#define NAME_CHUNK_SHIFT 18
+#define BLOCKS_CHUNK_SHIFT 12
 
-static int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+static int nomem(struct fstree *t)
 {
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (p == NULL)
-		return SQP_ERR_NOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return sqp_err(t->err, SQP_ERR_NOMEM, "out of memory");
 }
 
-static uint64_t path_hash(const char *path, size_t len)
+static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
 {
-	return XXH3_64bits(path, len);
+	return XXH3_64bits_withSeed(name, len, parent);
 }
 
-/* Slot of path in the map: the live or dead node with that path, or the
- * empty slot where it belongs. */
-static size_t map_slot(const struct fstree *t, const char *path, size_t len,
-		       uint64_t hash)
+/* Slot of (parent, name) in the map: its node, or the empty slot where
+ * it belongs. */
+static size_t map_slot(const struct fstree *t, uint32_t parent, const char *name,
+		       size_t len, uint64_t hash)
 {
 	size_t mask = t->map_size - 1, i = (size_t)hash & mask;
-	struct fs_node *n;
 
-	while ((n = t->map[i]) != NULL) {
-		if (n->hash == hash && strncmp(n->path, path, len) == 0 &&
-		    n->path[len] == '\0')
+	while (t->map[i] != 0) {
+		const struct fs_node *n = fstree_node(t, t->map[i] - 1);
+		const char *s = fstree_name(t, n);
+
+		if (n->parent == parent && strncmp(s, name, len) == 0 && s[len] == '\0')
 			return i;
 		i = (i + 1) & mask;
 	}
@@ -65,7 +63,7 @@ static size_t map_slot(const struct fstree *t, const char *path, size_t len,
 
 static int map_grow(struct fstree *t)
 {
-	struct fs_node **old = t->map;
+	uint32_t *old = t->map;
 	size_t old_size = t->map_size, i;
 
 	t->map_size = old_size ? old_size * 2 : 1024;
@@ -76,124 +74,154 @@ static int map_grow(struct fstree *t)
 		return SQP_ERR_NOMEM;
 	}
 	for (i = 0; i < old_size; ++i) {
-		struct fs_node *n = old[i];
+		const struct fs_node *n;
+		const char *s;
+		size_t len;
 
-		if (n != NULL)
-			t->map[map_slot(t, n->path, strlen(n->path), n->hash)] = n;
+		if (old[i] == 0)
+			continue;
+		n = fstree_node(t, old[i] - 1);
+		s = fstree_name(t, n);
+		len = strlen(s);
+		t->map[map_slot(t, n->parent, s, len, name_hash(n->parent, s, len))] = old[i];
 	}
 	free(old);
 	return 0;
 }
 
-static struct fs_node *lookup(const struct fstree *t, const char *path, size_t len)
+/* The node (live or dead) named name under parent, or FS_NONE. */
+static uint32_t find_child(const struct fstree *t, uint32_t parent,
+			   const char *name, size_t len)
 {
-	struct fs_node *n = t->map[map_slot(t, path, len, path_hash(path, len))];
+	size_t slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
 
-	return (n != NULL && !n->dead) ? n : NULL;
+	return t->map[slot] - 1; /* 0 - 1 is FS_NONE */
 }
 
-static struct fs_inode *new_inode(struct fstree *t, const struct fs_attr *attr)
+/* Take attr into ino; SQP_ERR_LIMIT past 65536 distinct uids and gids. */
+static int set_attr(struct fstree *t, struct fs_irec *ino, const struct fs_attr *attr)
 {
-	struct fs_inode *ino;
-
-	if (GROW(t->inodes, t->inode_count, t->inode_cap) != 0)
-		return NULL;
-	ino = calloc(1, sizeof(*ino));
-	if (ino == NULL)
-		return NULL;
-	ino->mode = attr->mode;
-	ino->uid = attr->uid;
-	ino->gid = attr->gid;
+	if (idtable_index(&t->ids, attr->uid, &ino->uid_idx) != 0 ||
+	    idtable_index(&t->ids, attr->gid, &ino->gid_idx) != 0)
+		return sqp_err(t->err, SQP_ERR_LIMIT, "more than %d distinct uids and gids",
+			       SQFS_MAX_IDS);
+	ino->mode = (uint16_t)attr->mode;
 	ino->mtime = attr->mtime;
 	ino->xattr_set = attr->xattr_set;
-	ino->u.file.frag_index = SQFS_NO_FRAGMENT;
-	t->inodes[t->inode_count++] = ino;
-	return ino;
-}
-
-static int add_child(struct fs_inode *dir, struct fs_node *child)
-{
-	if (GROW(dir->u.dir.children, dir->u.dir.count, dir->u.dir.cap) != 0)
-		return SQP_ERR_NOMEM;
-	dir->u.dir.children[dir->u.dir.count++] = child;
 	return 0;
 }
 
-/* Insert a node for path[0..len) under parent (NULL for the root). */
-static struct fs_node *new_node(struct fstree *t, struct fs_node *parent,
-				const char *path, size_t len, struct fs_inode *ino)
+/* A new inode with attr, at *index; NULL on failure (latched). */
+static struct fs_irec *new_inode(struct fstree *t, const struct fs_attr *attr,
+				  uint32_t *index)
 {
+	struct fs_irec *ino;
+
+	if (chunkarr_add(&t->inodes, 1, index) != 0) {
+		nomem(t);
+		return NULL;
+	}
+	ino = fstree_inode(t, *index);
+	if (set_attr(t, ino, attr) != 0)
+		return NULL;
+	if (S_ISDIR(attr->mode)) {
+		ino->u.dir.first = ino->u.dir.last = FS_NONE;
+		ino->u.dir.pending = FS_NONE;
+	} else if (S_ISREG(attr->mode)) {
+		ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+		ino->u.file.blocks = FS_NONE;
+	}
+	return ino;
+}
+
+/* Append node i to the child list of dir. */
+static void link_child(struct fstree *t, struct fs_irec *dir, uint32_t i)
+{
+	fstree_node(t, i)->next = FS_NONE;
+	if (dir->u.dir.last == FS_NONE)
+		dir->u.dir.first = i;
+	else
+		fstree_node(t, dir->u.dir.last)->next = i;
+	dir->u.dir.last = i;
+}
+
+/* A new node without an inode for name[0..len) under parent (FS_NONE
+ * for the root), or a dead one there revived. */
+static int add_node(struct fstree *t, uint32_t parent, const char *name,
+		    size_t len, uint32_t *out)
+{
+	uint64_t hash = name_hash(parent, name, len);
 	struct fs_node *n;
+	uint32_t i, off;
 	size_t slot;
 
 	if ((t->map_used + 1) * 2 > t->map_size && map_grow(t) != 0)
-		return NULL;
-	if (GROW(t->nodes, t->node_count, t->node_cap) != 0)
-		return NULL;
-	n = calloc(1, sizeof(*n));
-	if (n == NULL)
-		return NULL;
-	n->path = strndup(path, len);
-	if (n->path == NULL) {
-		free(n);
-		return NULL;
-	}
-	n->name = strrchr(n->path, '/') ? strrchr(n->path, '/') + 1 : n->path;
-	n->hash = path_hash(path, len);
-	n->parent = parent;
-	n->inode = ino;
-	t->nodes[t->node_count++] = n;
-	if (parent != NULL && add_child(parent->inode, n) != 0)
-		return NULL;
-
-	slot = map_slot(t, path, len, n->hash);
-	if (t->map[slot] == NULL)
+		return nomem(t);
+	slot = map_slot(t, parent, name, len, hash);
+	if (t->map[slot] != 0) {
+		i = t->map[slot] - 1;
+	} else {
+		if (chunkarr_add(&t->names, (uint32_t)len + 1, &off) != 0 ||
+		    chunkarr_add(&t->nodes, 1, &i) != 0)
+			return sqp_err(t->err, SQP_ERR_NOMEM,
+				       "out of memory (or more than 4 GiB of names)");
+		memcpy(chunkarr_at(&t->names, off), name, len);
+		n = fstree_node(t, i);
+		n->name = off;
+		n->parent = parent;
+		t->map[slot] = i + 1;
 		t->map_used++;
-	t->map[slot] = n; /* a dead node's slot is taken over */
-	return n;
+	}
+	n = fstree_node(t, i);
+	n->inode = FS_NONE;
+	if (parent != FS_NONE)
+		link_child(t, fstree_inode(t, fstree_node(t, parent)->inode), i);
+	*out = i;
+	return 0;
 }
 
 int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 		sqp_warn_fn warn, void *warn_user)
 {
 	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
-	struct fs_inode *ino;
+	struct fs_irec *ino;
+	uint32_t root, ino_index;
 
 	memset(t, 0, sizeof(*t));
 	t->err = err;
 	t->warn = warn;
 	t->warn_user = warn_user;
-	if (map_grow(t) != 0 || (ino = new_inode(t, &attr)) == NULL)
-		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+	chunkarr_init(&t->nodes, sizeof(struct fs_node), NODE_CHUNK_SHIFT);
+	chunkarr_init(&t->inodes, sizeof(struct fs_irec), INODE_CHUNK_SHIFT);
+	chunkarr_init(&t->names, 1, NAME_CHUNK_SHIFT);
+	chunkarr_init(&t->blocks, sizeof(struct fs_blocks), BLOCKS_CHUNK_SHIFT);
+	t->bare_start = FS_BARE_UNSET;
+	t->last_node = FS_NONE;
+	if (idtable_init(&t->ids) != 0 || map_grow(t) != 0)
+		return nomem(t);
+	ino = new_inode(t, &attr, &ino_index);
+	if (ino == NULL)
+		return t->err->code;
 	ino->implied = 1;
-	t->root = new_node(t, NULL, "", 0, ino);
-	if (t->root == NULL)
-		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+	if (add_node(t, FS_NONE, "", 0, &root) != 0)
+		return t->err->code;
+	fstree_node(t, root)->inode = ino_index;
 	return 0;
 }
 
 void fstree_cleanup(struct fstree *t)
 {
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < t->inode_count; ++i) {
-		struct fs_inode *ino = t->inodes[i];
-
-		if (S_ISDIR(ino->mode))
-			free(ino->u.dir.children);
-		else if (S_ISREG(ino->mode))
-			free(ino->u.file.block_sizes);
-		else if (S_ISLNK(ino->mode))
-			free(ino->u.symlink.target);
-		free(ino);
-	}
-	for (i = 0; i < t->node_count; ++i) {
-		free(t->nodes[i]->path);
-		free(t->nodes[i]);
-	}
-	free(t->inodes);
-	free(t->nodes);
+	for (i = 0; i < t->blocks.count; ++i)
+		free(((struct fs_blocks *)chunkarr_at(&t->blocks, i))->block_sizes);
+	chunkarr_cleanup(&t->nodes);
+	chunkarr_cleanup(&t->inodes);
+	chunkarr_cleanup(&t->names);
+	chunkarr_cleanup(&t->blocks);
+	idtable_cleanup(&t->ids);
 	free(t->map);
+	free(t->last_path);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -207,127 +235,219 @@ static void warnf(struct fstree *t, const char *fmt, const char *path)
 	t->warn(t->warn_user, msg);
 }
 
-/* Mark a directory's subtree dead: its paths are gone from the image. */
-static void kill_subtree(struct fs_inode *dir)
+/* The directory at node top is replaced: every node below it dies. The
+ * walk needs no stack: it goes down through child lists and back up
+ * through parent links. */
+static void kill_subtree(struct fstree *t, uint32_t top)
 {
-	size_t i;
+	struct fs_irec *dir = fstree_inode(t, fstree_node(t, top)->inode);
+	uint32_t i = dir->u.dir.first;
 
-	for (i = 0; i < dir->u.dir.count; ++i) {
-		struct fs_node *c = dir->u.dir.children[i];
+	dir->u.dir.first = dir->u.dir.last = FS_NONE;
+	while (i != FS_NONE) {
+		struct fs_node *n = fstree_node(t, i);
+		struct fs_irec *ino = n->inode == FS_NONE ? NULL : fstree_inode(t, n->inode);
 
-		c->dead = 1;
-		if (S_ISDIR(c->inode->mode))
-			kill_subtree(c->inode);
+		n->inode = FS_DEAD;
+		if (ino != NULL && S_ISDIR(ino->mode) && ino->u.dir.first != FS_NONE) {
+			i = ino->u.dir.first;
+			continue;
+		}
+		while (n->next == FS_NONE && n->parent != top)
+			n = fstree_node(t, n->parent);
+		i = n->next;
 	}
-	dir->u.dir.count = 0;
+}
+
+/* Remember dir (at path[0..len)) as the directory found last. */
+static void remember_dir(struct fstree *t, const char *path, size_t len, uint32_t dir)
+{
+	if (len + 1 > t->last_cap) {
+		char *p = realloc(t->last_path, len + 1);
+
+		if (p == NULL) {
+			t->last_node = FS_NONE; /* only a shortcut: go without */
+			return;
+		}
+		t->last_path = p;
+		t->last_cap = len + 1;
+	}
+	memcpy(t->last_path, path, len);
+	t->last_len = len;
+	t->last_node = dir;
+}
+
+/* Node i as a directory: live, with a directory inode; one made up for it
+ * (an implied directory) if it has none. */
+static int as_dir(struct fstree *t, uint32_t i, const char *path, size_t len,
+		  const char *entry)
+{
+	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
+	struct fs_node *n = fstree_node(t, i);
+	struct fs_irec *ino;
+
+	if (n->inode == FS_NONE) {
+		ino = new_inode(t, &attr, &n->inode);
+		if (ino == NULL)
+			return t->err->code;
+		ino->implied = 1;
+		return 0;
+	}
+	if (!S_ISDIR(fstree_inode(t, n->inode)->mode))
+		return sqp_err(t->err, SQP_ERR_BAD_TAR,
+			       "entry '%s': parent '%.*s' is not a directory",
+			       entry, (int)len, path);
+	return 0;
 }
 
 /* The directory node for path[0..len), implied (with its own parents) if
- * missing. */
+ * missing. Walks one component at a time from the root, unless it is the
+ * directory found last. */
 static int get_dir(struct fstree *t, const char *path, size_t len,
-		   const char *entry, struct fs_node **out)
+		   const char *entry, uint32_t *out)
 {
-	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
-	struct fs_node *n, *parent;
-	const char *slash;
-	struct fs_inode *ino;
+	uint32_t dir = 0, i;
+	size_t start = 0, end;
 	int ret;
 
-	if (len == 0) {
-		*out = t->root;
-		return 0;
+	if (len == t->last_len && t->last_node != FS_NONE &&
+	    memcmp(path, t->last_path, len) == 0) {
+		const struct fs_node *n = fstree_node(t, t->last_node);
+
+		/* Still this path's node, but maybe dead or replaced since. */
+		if (n->inode < FS_DEAD &&
+		    S_ISDIR(fstree_inode(t, n->inode)->mode)) {
+			*out = t->last_node;
+			return 0;
+		}
 	}
-	n = lookup(t, path, len);
-	if (n != NULL) {
-		if (!S_ISDIR(n->inode->mode))
-			return sqp_err(t->err, SQP_ERR_BAD_TAR,
-				       "entry '%s': parent '%.*s' is not a directory",
-				       entry, (int)len, path);
-		*out = n;
-		return 0;
+	while (start < len) {
+		const char *slash = memchr(path + start, '/', len - start);
+
+		end = slash ? (size_t)(slash - path) : len;
+		i = find_child(t, dir, path + start, end - start);
+		if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
+			ret = add_node(t, dir, path + start, end - start, &i);
+			if (ret != 0)
+				return ret;
+		}
+		ret = as_dir(t, i, path, end, entry);
+		if (ret != 0)
+			return ret;
+		dir = i;
+		start = end + 1;
 	}
-	slash = memrchr(path, '/', len);
-	ret = get_dir(t, path, slash ? (size_t)(slash - path) : 0, entry, &parent);
-	if (ret != 0)
-		return ret;
-	ino = new_inode(t, &attr);
-	if (ino == NULL || (n = new_node(t, parent, path, len, ino)) == NULL)
-		return sqp_err(t->err, SQP_ERR_NOMEM, "out of memory");
-	ino->implied = 1;
-	*out = n;
+	remember_dir(t, path, len, dir);
+	*out = dir;
 	return 0;
 }
 
 /* Find or create the node at path, ready to take a new inode. */
-static int prepare_node(struct fstree *t, const char *path, struct fs_node **out)
+static int prepare_node(struct fstree *t, const char *path, uint32_t *out)
 {
 	size_t len = strlen(path);
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
-	struct fs_node *n, *parent;
+	size_t name_len = len - (size_t)(name - path);
+	uint32_t dir, i;
 	int ret;
 
-	if (strlen(name) > SQFS_NAME_MAX)
+	if (name_len > SQFS_NAME_MAX)
 		return sqp_err(t->err, SQP_ERR_LIMIT,
 			       "entry '%s': name longer than %d bytes", path, SQFS_NAME_MAX);
-	n = len == 0 ? t->root : lookup(t, path, len);
-	if (n == NULL) {
-		ret = get_dir(t, path, slash ? (size_t)(slash - path) : 0, path, &parent);
+	if (len == 0) {
+		*out = 0;
+		return 0;
+	}
+	ret = get_dir(t, path, slash ? (size_t)(slash - path) : 0, path, &dir);
+	if (ret != 0)
+		return ret;
+	i = find_child(t, dir, name, name_len);
+	if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
+		ret = add_node(t, dir, name, name_len, &i);
 		if (ret != 0)
 			return ret;
-		n = new_node(t, parent, path, len, NULL);
-		if (n == NULL)
-			return sqp_err(t->err, SQP_ERR_NOMEM, "out of memory");
 	}
-	*out = n;
+	*out = i;
 	return 0;
 }
 
-int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
-	       struct fs_inode **out)
+/* Node n (at path) is about to point at another inode. */
+static void replace_inode(struct fstree *t, uint32_t n, const char *path)
 {
-	struct fs_node *n;
-	struct fs_inode *old;
+	uint32_t old = fstree_node(t, n)->inode;
+
+	if (old == FS_NONE)
+		return;
+	if (!fstree_inode(t, old)->implied)
+		warnf(t, "'%s' appears again; the later entry replaces the earlier one", path);
+	if (S_ISDIR(fstree_inode(t, old)->mode))
+		kill_subtree(t, n);
+}
+
+int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
+	       struct fs_irec **out)
+{
+	struct fs_irec *old = NULL, *ino;
+	struct fs_node *node;
+	uint32_t n;
 	int ret = prepare_node(t, path, &n);
 
 	if (ret != 0)
 		return ret;
-	old = n->inode;
+	node = fstree_node(t, n);
+	if (node->inode != FS_NONE)
+		old = fstree_inode(t, node->inode);
 	if (old != NULL && S_ISDIR(old->mode) && S_ISDIR(attr->mode)) {
-		old->mode = attr->mode;
-		old->uid = attr->uid;
-		old->gid = attr->gid;
-		old->mtime = attr->mtime;
-		old->xattr_set = attr->xattr_set;
 		old->implied = 0;
 		*out = old;
-		return 0;
+		return set_attr(t, old, attr);
 	}
-	if (old != NULL) {
-		if (!old->implied)
-			warnf(t, "'%s' appears again; the later entry replaces the earlier one", path);
-		if (S_ISDIR(old->mode))
-			kill_subtree(old);
+	replace_inode(t, n, path);
+	ino = new_inode(t, attr, &node->inode);
+	if (ino == NULL) {
+		node->inode = FS_NONE;
+		return t->err->code;
 	}
-	n->inode = new_inode(t, attr);
-	if (n->inode == NULL)
-		return sqp_err(t->err, SQP_ERR_NOMEM, "out of memory");
-	if (n == t->root && !S_ISDIR(attr->mode))
+	if (n == 0 && !S_ISDIR(attr->mode))
 		return sqp_err(t->err, SQP_ERR_BAD_TAR, "the root entry is not a directory");
-	*out = n->inode;
+	*out = ino;
 	return 0;
+}
+
+struct fs_node *fstree_lookup(struct fstree *t, const char *path)
+{
+	size_t start = 0, end, len = strlen(path);
+	uint32_t i = 0;
+
+	if (t->map == NULL)
+		return NULL; /* finalized */
+	while (start < len) {
+		const char *slash = memchr(path + start, '/', len - start);
+		const struct fs_node *n = fstree_node(t, i);
+
+		end = slash ? (size_t)(slash - path) : len;
+		if (n->inode == FS_NONE || !S_ISDIR(fstree_inode(t, n->inode)->mode))
+			return NULL;
+		i = find_child(t, i, path + start, end - start);
+		if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD)
+			return NULL;
+		start = end + 1;
+	}
+	return fstree_node(t, i);
 }
 
 int fstree_link(struct fstree *t, const char *path, const char *target)
 {
-	struct fs_node *n, *tn = lookup(t, target, strlen(target));
+	struct fs_node *tn = fstree_lookup(t, target);
+	uint32_t n;
 	int ret;
 
-	if (tn == NULL)
+	if (tn == NULL || tn->inode == FS_NONE)
 		return sqp_err(t->err, SQP_ERR_BAD_TAR,
 			       "hard link '%s' -> '%s': the target is not an earlier entry",
 			       path, target);
-	if (S_ISDIR(tn->inode->mode))
+	if (S_ISDIR(fstree_inode(t, tn->inode)->mode))
 		return sqp_err(t->err, SQP_ERR_BAD_TAR,
 			       "hard link '%s' -> '%s': the target is a directory",
 			       path, target);
@@ -336,51 +456,7 @@ int fstree_link(struct fstree *t, const char *path, const char *target)
 	ret = prepare_node(t, path, &n);
 	if (ret != 0)
 		return ret;
-	if (n->inode != NULL) {
-		if (!n->inode->implied)
-			warnf(t, "'%s' appears again; the later entry replaces the earlier one", path);
-		if (S_ISDIR(n->inode->mode))
-			kill_subtree(n->inode);
-	}
-	n->inode = tn->inode;
+	replace_inode(t, n, path);
+	fstree_node(t, n)->inode = tn->inode;
 	return 0;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	const struct fs_node *x = *(const struct fs_node *const *)a;
-	const struct fs_node *y = *(const struct fs_node *const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
-void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
-{
-	size_t i;
-
-	for (i = 0; i < t->inode_count; ++i) {
-		struct fs_inode *ino = t->inodes[i];
-
-		ino->nlink = 0;
-		if (ino->implied)
-			ino->mtime = implied_mtime;
-		if (S_ISDIR(ino->mode) && ino->u.dir.count > 1) {
-			qsort(ino->u.dir.children, ino->u.dir.count,
-			      sizeof(ino->u.dir.children[0]), cmp_names);
-		}
-	}
-	/* Links: every live node counts for its inode; a directory also
-	 * gets "." and one ".." from each subdirectory. */
-	for (i = 0; i < t->node_count; ++i) {
-		struct fs_node *n = t->nodes[i];
-
-		if (n->dead || n->inode == NULL)
-			continue;
-		n->inode->nlink++;
-		if (S_ISDIR(n->inode->mode)) {
-			n->inode->nlink++;
-			if (n->parent != NULL)
-				n->parent->inode->nlink++;
-		}
-	}
 }

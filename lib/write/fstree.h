@@ -7,8 +7,14 @@
  * points to: hard links are several nodes sharing one inode. Directories
  * own their children; a directory inode is never shared.
  *
- * Paths are looked up through one hash table of full paths, so entries may
- * arrive in any order and missing parents are implied.
+ * A tree can hold hundreds of millions of entries, so its records are
+ * small and packed: nodes and inodes live in chunked arrays (stable
+ * addresses, no per-record allocation) and refer to each other by 32-bit
+ * index; a node stores only its own name, once, in a name arena; children
+ * form a singly linked list through their nodes. Paths are looked up one
+ * component at a time through a hash table keyed by (parent, name), with
+ * the last directory looked up remembered, so entries may arrive in any
+ * order and missing parents are implied.
  */
 #ifndef SQP_WRITE_FSTREE_H
 #define SQP_WRITE_FSTREE_H
@@ -17,39 +23,74 @@
 #include <stdint.h>
 
 #include "sqpack/entry.h"
+#include "util/chunkarr.h"
 #include "util/errbuf.h"
+#include "write/idtable.h"
 
-struct fs_node;
+/* No node or inode (an end of list, a node not yet given an inode). */
+#define FS_NONE UINT32_MAX
+/* A node's inode once the node died with a replaced directory. */
+#define FS_DEAD (UINT32_MAX - 1)
+/* fstree.bare_start before any file has set it. */
+#define FS_BARE_UNSET UINT64_MAX
 
+/*
+ * A regular file's data placement, as the data pipe fills it in
+ * (datapipe_add_file, datapipe_resolve). The tree does not keep it in
+ * this form: fstree_file_set packs it into the file's fs_irec (most files
+ * need only a size and a fragment position) and fstree_file_get unpacks
+ * it; block lists, sparse bytes and sizes past 4 GiB go to a side record.
+ */
 struct fs_inode {
-	uint32_t mode;          /* full st_mode */
-	uint32_t uid;
-	uint32_t gid;
+	union {
+		struct {
+			uint64_t size;
+			uint64_t blocks_start;
+			uint64_t sparse;       /* bytes in holes */
+			uint32_t *block_sizes; /* on-disk size words (owned) */
+			uint32_t block_count;
+			uint32_t frag_index;
+			uint32_t frag_offset;
+		} file;
+	} u;
+};
+
+/* The side record of a file with blocks, holes or 4 GiB and more. */
+struct fs_blocks {
+	uint64_t blocks_start;
+	uint64_t sparse;
+	uint32_t *block_sizes;
+	uint32_t block_count;
+	uint32_t size_hi;
+};
+
+/* An inode in the tree: 48 bytes, whatever its type. */
+struct fs_irec {
+	uint16_t mode;          /* st_mode: file type and permission bits */
+	uint8_t implied;        /* directory made up for a missing parent */
+	uint8_t written;
+	uint16_t uid_idx;       /* index into the tree's ids (see fstree_id) */
+	uint16_t gid_idx;
 	uint32_t mtime;
 	uint32_t xattr_set;     /* xattr set index, or SQFS_NO_XATTR */
 	uint32_t nlink;         /* counted before serialisation */
 	uint32_t inode_number;  /* assigned before serialisation */
 	uint64_t ref;           /* inode table reference once written */
-	uint8_t implied;        /* directory made up for a missing parent */
-	uint8_t written;
 
 	union {
 		struct {
-			struct fs_node **children;
-			size_t count;
-			size_t cap;
+			uint32_t first;        /* first child node, FS_NONE if empty */
+			uint32_t last;         /* last child node, for appending */
+			uint32_t pending;      /* serialisation: its waiting inode */
 		} dir;
 		struct {
-			uint64_t size;
-			uint64_t blocks_start;
-			uint64_t sparse;       /* bytes in holes */
-			uint32_t *block_sizes; /* on-disk size words */
-			uint32_t block_count;
+			uint32_t size_lo;
 			uint32_t frag_index;
 			uint32_t frag_offset;
+			uint32_t blocks;       /* side record, FS_NONE if none */
 		} file;
 		struct {
-			char *target;
+			uint32_t target;       /* in the name arena */
 		} symlink;
 		struct {
 			uint32_t rdev;
@@ -58,12 +99,11 @@ struct fs_inode {
 };
 
 struct fs_node {
-	char *path;             /* full path, "" for the root */
-	const char *name;       /* last component, inside path */
-	uint64_t hash;
-	struct fs_node *parent;
-	struct fs_inode *inode;
-	int dead;               /* removed with a replaced directory */
+	uint32_t name;          /* offset of the NUL-terminated name in the arena */
+	uint32_t parent;        /* node index; FS_NONE for the root */
+	uint32_t inode;         /* inode index; FS_NONE until given one,
+				 * FS_DEAD once removed with a replaced directory */
+	uint32_t next;          /* next sibling, FS_NONE at the end */
 };
 
 /* Attributes of a new entry, already converted to SquashFS ranges. */
@@ -76,24 +116,74 @@ struct fs_attr {
 };
 
 struct fstree {
-	struct fs_node *root;
+	struct chunkarr nodes;  /* struct fs_node; node 0 is the root */
+	struct chunkarr inodes; /* struct fs_irec */
+	struct chunkarr names;  /* bytes: names and link targets, NUL-terminated */
+	struct chunkarr blocks; /* struct fs_blocks */
+	uint64_t bare_start;    /* blocks_start of every file without a side record */
+	struct idtable ids;     /* every uid and gid, in order of arrival */
 
-	struct fs_node **map;   /* open addressing, power-of-two size */
-	size_t map_size;
+	uint32_t *map;          /* node index + 1 by (parent, name); 0 = empty;
+				 * freed by fstree_finalize (no lookups after) */
+	size_t map_size;        /* a power of two */
 	size_t map_used;
 
-	/* Every node and inode ever made, for cleanup and traversal. */
-	struct fs_node **nodes;
-	size_t node_count;
-	size_t node_cap;
-	struct fs_inode **inodes;
-	size_t inode_count;
-	size_t inode_cap;
+	/* The directory found last (tar entries come a directory at a time). */
+	char *last_path;
+	size_t last_len;
+	size_t last_cap;
+	uint32_t last_node;
 
 	struct sqp_errbuf *err;
 	sqp_warn_fn warn;
 	void *warn_user;
 };
+
+static inline struct fs_node *fstree_node(const struct fstree *t, uint32_t i)
+{
+	return chunkarr_at(&t->nodes, i);
+}
+
+static inline struct fs_irec *fstree_inode(const struct fstree *t, uint32_t i)
+{
+	return chunkarr_at(&t->inodes, i);
+}
+
+static inline const char *fstree_name(const struct fstree *t, const struct fs_node *n)
+{
+	return chunkarr_at(&t->names, n->name);
+}
+
+/* The uid or gid behind an inode's uid_idx or gid_idx. */
+static inline uint32_t fstree_id(const struct fstree *t, uint16_t idx)
+{
+	return t->ids.ids[idx];
+}
+
+static inline uint32_t fstree_inode_count(const struct fstree *t)
+{
+	return t->inodes.count;
+}
+
+static inline const char *fstree_target(const struct fstree *t, const struct fs_irec *r)
+{
+	return chunkarr_at(&t->names, r->u.symlink.target);
+}
+
+/* Unpack file r's data placement into out (block_sizes stays the tree's). */
+void fstree_file_get(const struct fstree *t, const struct fs_irec *r,
+		     struct fs_inode *out);
+
+/* Pack in into file r, taking over in->u.file.block_sizes (freed on
+ * failure too). */
+int fstree_file_set(struct fstree *t, struct fs_irec *r, struct fs_inode *in);
+
+/* Unpack every regular file, let fn update it, pack it back. */
+int fstree_each_file(struct fstree *t, void (*fn)(void *user, struct fs_inode *ino),
+		     void *user);
+
+/* Store a symlink's target with r. */
+int fstree_set_target(struct fstree *t, struct fs_irec *r, const char *target);
 
 int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 		sqp_warn_fn warn, void *warn_user);
@@ -102,17 +192,21 @@ void fstree_cleanup(struct fstree *t);
 /*
  * Create the entry at path (normalised, "" = root) or replace the one
  * there (with a warning; a directory over a directory only takes the new
- * attributes). Returns 0 and the inode to fill in, or an error.
+ * attributes). Returns 0 and the inode to fill in, or an error. The inode
+ * stays at that address for the life of the tree.
  */
 int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
-	       struct fs_inode **out);
+	       struct fs_irec **out);
 
 /* Make path a hard link to the inode at target, which must exist and not
  * be a directory. */
 int fstree_link(struct fstree *t, const char *path, const char *target);
 
+/* The live node at path, or NULL (always, once finalized). */
+struct fs_node *fstree_lookup(struct fstree *t, const char *path);
+
 /* Sort every directory's children by name (byte order), count links and
- * stamp implied directories with mtime. */
+ * stamp implied directories with mtime. Nothing can be added after it. */
 void fstree_finalize(struct fstree *t, uint32_t implied_mtime);
 
 #endif

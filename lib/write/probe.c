@@ -22,6 +22,18 @@
  *     1-3% off it, while on a Debian tree 99% of the blocks that no codec
  *     shrinks stay under 5 per KiB. The line is drawn at 4.
  *
+ * Repeats are counted twice and the larger count taken. A table of the
+ * last position of each hash sees repeats at short distances (periodic
+ * data, deflate's own patterns) but forgets a position after about as
+ * many bytes as it has slots, so alone it misses a repeat tens of KiB
+ * away (a block of random bytes followed by a copy of its start). The
+ * second table sees every distance: it holds only the positions whose
+ * 4 bytes hash into a fixed fraction of the hash space, chosen by
+ * content, not by position, so a repeated sequence is sampled at its
+ * copy exactly when it was sampled at its source, and the fraction
+ * shrinks with the block so that the table never fills. Its count
+ * scaled by that fraction estimates all repeats at any distance.
+ *
  * The probe is deterministic and depends only on the block, so images stay
  * byte-identical; it errs towards "compress": a block it lets through is
  * compressed exactly as before.
@@ -74,22 +86,43 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/* Positions whose 4 bytes equal those at the last position with the same
- * hash: a lower bound on the repeats an LZ coder could use. */
-static size_t short_repeats(const uint8_t *buf, size_t len, struct probe_scratch *s)
+/* 4-byte repeats an LZ coder could use: the larger of the near table's
+ * count and the far table's scaled estimate (see the top of the file).
+ * The loop has no data-dependent branch (a sampling branch, taken at
+ * random, halved the probe's speed): an empty slot holds position 0,
+ * whose bytes are as good a repeat candidate as any, and positions not
+ * sampled go through the far table's spare last slot, whose count is
+ * masked off. */
+static size_t repeats(const uint8_t *buf, size_t len, struct probe_scratch *s)
 {
-	size_t i, n = 0;
+	const uint32_t far_mask = (UINT32_C(1) << PROBE_FAR_BITS) - 1;
+	const uint32_t spare = far_mask + 1;
+	size_t i, near = 0, far = 0;
+	unsigned shift = 0;
+	uint32_t skip;
 
-	memset(s->last, 0xFF, sizeof(s->last));
-	for (i = 0; i + 4 <= len; ++i) {
+	while ((len >> shift) > ((size_t)1 << PROBE_FAR_SAMPLES_LOG))
+		shift++;
+	skip = (UINT32_C(1) << shift) - 1;
+	memset(s->near, 0, sizeof(s->near));
+	memset(s->far, 0, sizeof(s->far));
+	for (i = 1; i + 4 <= len; ++i) {
 		uint32_t v = load32(buf + i);
-		uint32_t h = (v * UINT32_C(2654435761)) >> (32 - PROBE_HASH_BITS);
-		uint32_t prev = s->last[h];
+		/* Bits 50-63 pick the near slot, 38-52 the far slot and
+		 * 32-37 decide the sample: each of those depends on all of v
+		 * (a block is at most 1 MiB, so shift stays under 7). */
+		uint64_t h = v * UINT64_C(0x9E3779B97F4A7C15);
+		uint32_t *slot = &s->near[h >> (64 - PROBE_NEAR_BITS)];
+		uint32_t sampled = (((uint32_t)(h >> 32) & skip) == 0);
+		uint32_t f = spare ^ ((((uint32_t)(h >> 38) & far_mask) ^ spare) & -sampled);
 
-		n += prev != UINT32_MAX && load32(buf + prev) == v;
-		s->last[h] = (uint32_t)i;
+		near += load32(buf + *slot) == v;
+		*slot = (uint32_t)i;
+		far += sampled & (load32(buf + s->far[f]) == v);
+		s->far[f] = (uint32_t)i;
 	}
-	return n;
+	far <<= shift;
+	return far > near ? far : near;
 }
 
 int probe_incompressible(const uint8_t *buf, size_t len, struct probe_scratch *s)
@@ -98,5 +131,5 @@ int probe_incompressible(const uint8_t *buf, size_t len, struct probe_scratch *s
 		return 0; /* small blocks are cheap to compress anyway */
 	if (!flat_histogram(buf, len, s))
 		return 0;
-	return short_repeats(buf, len, s) * 1024 < len * PROBE_MAX_REPEATS_PER_KIB;
+	return repeats(buf, len, s) * 1024 < len * PROBE_MAX_REPEATS_PER_KIB;
 }

@@ -38,29 +38,56 @@ static int basic_type(uint32_t mode)
 	}
 }
 
-/* Breadth-first inode numbers; each inode once, however many links. */
+/* Room for need entries of size elem in *arr. */
+static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (p == NULL)
+		return SQP_ERR_NOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
+{
+	return fstree_inode(t, fstree_node(t, node)->inode);
+}
+
+/* Breadth-first inode numbers; each inode once, however many links. The
+ * queue holds directories only. */
 static int number_inodes(struct serializer *s, struct fstree *t)
 {
-	struct fs_node **queue = malloc(t->node_count * sizeof(*queue));
-	size_t head = 0, tail = 0, i;
-	uint32_t next = 1;
+	uint32_t *queue = NULL, next = 1, i, c;
+	size_t head = 0, tail = 0, cap = 0;
 
-	if (queue == NULL)
+	for (i = 0; i < fstree_inode_count(t); ++i)
+		fstree_inode(t, i)->inode_number = 0;
+	if (reserve((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
 		return SQP_ERR_NOMEM;
-	for (i = 0; i < t->inode_count; ++i)
-		t->inodes[i]->inode_number = 0;
-	queue[tail++] = t->root;
-	t->root->inode->inode_number = next++;
+	queue[tail++] = 0;
+	inode_of(t, 0)->inode_number = next++;
 	while (head < tail) {
-		struct fs_inode *dir = queue[head++]->inode;
+		for (c = inode_of(t, queue[head++])->u.dir.first; c != FS_NONE;
+		     c = fstree_node(t, c)->next) {
+			struct fs_irec *ino = inode_of(t, c);
 
-		for (i = 0; i < dir->u.dir.count; ++i) {
-			struct fs_node *c = dir->u.dir.children[i];
-
-			if (c->inode->inode_number == 0)
-				c->inode->inode_number = next++;
-			if (S_ISDIR(c->inode->mode))
-				queue[tail++] = c;
+			if (ino->inode_number == 0)
+				ino->inode_number = next++;
+			if (!S_ISDIR(ino->mode))
+				continue;
+			if (reserve((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
+				free(queue);
+				return SQP_ERR_NOMEM;
+			}
+			queue[tail++] = c;
 		}
 	}
 	free(queue);
@@ -68,18 +95,18 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 	return 0;
 }
 
-static int ids_of(struct serializer *s, const struct fs_inode *ino,
+static int ids_of(struct serializer *s, const struct fs_irec *ino,
 		  struct sqfs_inode *out)
 {
-	if (idtable_index(s->ids, ino->uid, &out->uid_idx) != 0 ||
-	    idtable_index(s->ids, ino->gid, &out->gid_idx) != 0)
+	if (idtable_index(s->ids, fstree_id(s->tree, ino->uid_idx), &out->uid_idx) != 0 ||
+	    idtable_index(s->ids, fstree_id(s->tree, ino->gid_idx), &out->gid_idx) != 0)
 		return sqp_err(s->err, SQP_ERR_LIMIT,
 			       "more than %d distinct uids and gids", SQFS_MAX_IDS);
 	return 0;
 }
 
 /* Append an encoded inode (plus a directory index) and note its ref. */
-static int emit_inode(struct serializer *s, struct fs_inode *ino,
+static int emit_inode(struct serializer *s, struct fs_irec *ino,
 		      struct sqfs_inode *rec, const uint8_t *extra, size_t extra_len)
 {
 	size_t size = sqfs_inode_encoded_size(rec);
@@ -105,9 +132,10 @@ static int emit_inode(struct serializer *s, struct fs_inode *ino,
 }
 
 /* Any inode but a directory's. */
-static int write_leaf(struct serializer *s, struct fs_inode *ino)
+static int write_leaf(struct serializer *s, struct fs_irec *ino)
 {
 	struct sqfs_inode rec = { 0 };
+	struct fs_inode f;
 	int ext = ino->xattr_set != SQFS_NO_XATTR;
 	int ret;
 
@@ -123,19 +151,20 @@ static int write_leaf(struct serializer *s, struct fs_inode *ino)
 
 	switch (rec.type) {
 	case SQFS_FILE:
-		rec.u.file.blocks_start = ino->u.file.blocks_start;
-		rec.u.file.size = ino->u.file.size;
-		rec.u.file.sparse = ino->u.file.sparse;
-		rec.u.file.frag_index = ino->u.file.frag_index;
-		rec.u.file.frag_offset = ino->u.file.frag_offset;
-		rec.u.file.block_sizes = ino->u.file.block_sizes;
-		rec.u.file.block_count = ino->u.file.block_count;
-		ext = ext || ino->nlink > 1 || ino->u.file.size > UINT32_MAX ||
-		      ino->u.file.blocks_start > UINT32_MAX || ino->u.file.sparse > 0;
+		fstree_file_get(s->tree, ino, &f);
+		rec.u.file.blocks_start = f.u.file.blocks_start;
+		rec.u.file.size = f.u.file.size;
+		rec.u.file.sparse = f.u.file.sparse;
+		rec.u.file.frag_index = f.u.file.frag_index;
+		rec.u.file.frag_offset = f.u.file.frag_offset;
+		rec.u.file.block_sizes = f.u.file.block_sizes;
+		rec.u.file.block_count = f.u.file.block_count;
+		ext = ext || ino->nlink > 1 || f.u.file.size > UINT32_MAX ||
+		      f.u.file.blocks_start > UINT32_MAX || f.u.file.sparse > 0;
 		break;
 	case SQFS_SYMLINK:
-		rec.u.symlink.target = ino->u.symlink.target;
-		rec.u.symlink.target_size = (uint32_t)strlen(ino->u.symlink.target);
+		rec.u.symlink.target = fstree_target(s->tree, ino);
+		rec.u.symlink.target_size = (uint32_t)strlen(rec.u.symlink.target);
 		break;
 	case SQFS_BLKDEV:
 	case SQFS_CHRDEV:
@@ -179,80 +208,93 @@ static int add_index(struct serializer *s, uint32_t offset, uint32_t block,
 	return 0;
 }
 
-/* How many children from i on fit under one header starting at u. */
-static size_t run_length(const struct fs_inode *dir, size_t i, uint64_t u)
+/* How many children from node i on fit under one header starting at u. */
+static size_t run_length(const struct fstree *t, uint32_t i, uint64_t u)
 {
-	const struct fs_inode *first = dir->u.dir.children[i]->inode;
+	const struct fs_irec *first = inode_of(t, i);
 	uint64_t p = u + SQFS_DIR_HEADER_SIZE;
-	size_t j;
+	size_t n = 0;
+	uint32_t j;
 
-	for (j = i; j < dir->u.dir.count && j - i < SQFS_DIR_MAX_RUN; ++j) {
-		const struct fs_node *c = dir->u.dir.children[j];
-		int64_t delta = (int64_t)c->inode->inode_number - first->inode_number;
+	for (j = i; j != FS_NONE && n < SQFS_DIR_MAX_RUN; j = fstree_node(t, j)->next, ++n) {
+		const struct fs_irec *c = inode_of(t, j);
+		int64_t delta = (int64_t)c->inode_number - first->inode_number;
 
-		if (sqfs_ref_block(c->inode->ref) != sqfs_ref_block(first->ref) ||
+		if (sqfs_ref_block(c->ref) != sqfs_ref_block(first->ref) ||
 		    delta < INT16_MIN || delta > INT16_MAX)
 			break;
 		/* An entry starting in a later metadata block than its
 		 * header gets a header (and index entry) of its own. */
-		if (j > i && p / SQFS_META_SIZE != u / SQFS_META_SIZE)
+		if (n > 0 && p / SQFS_META_SIZE != u / SQFS_META_SIZE)
 			break;
-		p += SQFS_DIR_ENTRY_SIZE + strlen(c->name);
+		p += SQFS_DIR_ENTRY_SIZE + strlen(fstree_name(t, fstree_node(t, j)));
 	}
-	return j - i;
+	return n;
+}
+
+/* Append the n entries from node i on under one header; returns the node
+ * after them in *after. */
+static int write_run(struct serializer *s, uint32_t i, size_t n, uint32_t *after)
+{
+	const struct fstree *t = s->tree;
+	const struct fs_irec *first = inode_of(t, i);
+	struct sqfs_dir_header h = {
+		.start_block = (uint32_t)sqfs_ref_block(first->ref),
+		.inode_number = first->inode_number,
+		.count = (uint32_t)n,
+	};
+	uint8_t buf[SQFS_DIR_HEADER_SIZE > SQFS_DIR_ENTRY_SIZE ?
+		    SQFS_DIR_HEADER_SIZE : SQFS_DIR_ENTRY_SIZE];
+	int ret;
+
+	sqfs_dir_header_encode(&h, buf);
+	ret = meta_append(&s->dirs, buf, SQFS_DIR_HEADER_SIZE);
+	for (; n > 0 && ret == 0; --n, i = fstree_node(t, i)->next) {
+		const struct fs_irec *c = inode_of(t, i);
+		const char *name = fstree_name(t, fstree_node(t, i));
+		struct sqfs_dir_entry e = {
+			.offset = (uint16_t)sqfs_ref_offset(c->ref),
+			.inode_delta = (int16_t)((int64_t)c->inode_number -
+						 first->inode_number),
+			.type = (uint16_t)basic_type(c->mode),
+			.name_size = (uint16_t)strlen(name),
+		};
+
+		sqfs_dir_entry_encode(&e, buf);
+		ret = meta_append(&s->dirs, buf, SQFS_DIR_ENTRY_SIZE);
+		if (ret == 0)
+			ret = meta_append(&s->dirs, name, e.name_size);
+	}
+	*after = i;
+	return ret;
 }
 
 /* Append dir's listing; fills the listing fields of rec and s->index. */
-static int write_listing(struct serializer *s, const struct fs_inode *dir,
+static int write_listing(struct serializer *s, const struct fs_irec *dir,
 			 struct sqfs_inode *rec)
 {
 	uint64_t ref = meta_ref(&s->dirs), u0 = s->dirs.total_in, u = u0;
 	uint64_t indexed_block = u0 / SQFS_META_SIZE;
-	uint8_t buf[SQFS_DIR_ENTRY_SIZE];
-	size_t i = 0, j, n;
+	uint32_t i = dir->u.dir.first;
 	int ret = 0;
 
 	rec->u.dir.start_block = (uint32_t)sqfs_ref_block(ref);
 	rec->u.dir.offset = (uint16_t)sqfs_ref_offset(ref);
 	s->index_len = 0;
 	s->index_count = 0;
-	while (i < dir->u.dir.count && ret == 0) {
-		const struct fs_inode *first = dir->u.dir.children[i]->inode;
-		struct sqfs_dir_header h = {
-			.start_block = (uint32_t)sqfs_ref_block(first->ref),
-			.inode_number = first->inode_number,
-		};
-		uint8_t hbuf[SQFS_DIR_HEADER_SIZE];
+	while (i != FS_NONE && ret == 0) {
+		size_t n = run_length(s->tree, i, u);
 
-		n = run_length(dir, i, u);
-		h.count = (uint32_t)n;
 		if (u / SQFS_META_SIZE != indexed_block) {
 			indexed_block = u / SQFS_META_SIZE;
 			ret = add_index(s, (uint32_t)(u - u0),
 					(uint32_t)sqfs_ref_block(meta_ref(&s->dirs)),
-					dir->u.dir.children[i]->name);
+					fstree_name(s->tree, fstree_node(s->tree, i)));
 			if (ret != 0)
 				return ret;
 		}
-		sqfs_dir_header_encode(&h, hbuf);
-		ret = meta_append(&s->dirs, hbuf, sizeof(hbuf));
-		for (j = i; j < i + n && ret == 0; ++j) {
-			const struct fs_node *c = dir->u.dir.children[j];
-			struct sqfs_dir_entry e = {
-				.offset = (uint16_t)sqfs_ref_offset(c->inode->ref),
-				.inode_delta = (int16_t)((int64_t)c->inode->inode_number -
-							 first->inode_number),
-				.type = (uint16_t)basic_type(c->inode->mode),
-				.name_size = (uint16_t)strlen(c->name),
-			};
-
-			sqfs_dir_entry_encode(&e, buf);
-			ret = meta_append(&s->dirs, buf, sizeof(buf));
-			if (ret == 0)
-				ret = meta_append(&s->dirs, c->name, e.name_size);
-		}
+		ret = write_run(s, i, n, &i);
 		u = s->dirs.total_in;
-		i += n;
 	}
 	if (u - u0 > UINT32_MAX - SQFS_DIR_SIZE_BIAS)
 		return sqp_err(s->err, SQP_ERR_LIMIT, "directory listing too large");
@@ -267,19 +309,44 @@ struct dir_rec {
 	size_t index_len;
 };
 
-/* Write dir's children's inodes side by side, then its listing; keep its
- * own inode record in *out (the caller writes it with its siblings). */
-static int write_dir(struct serializer *s, struct fs_node *node,
-		     struct dir_rec **pending, struct dir_rec **out)
+static void free_dir_rec(struct dir_rec *d)
 {
-	struct fs_inode *ino = node->inode;
-	struct sqfs_inode rec = { .type = SQFS_DIR };
-	struct dir_rec *d;
-	size_t i;
+	if (d != NULL)
+		free(d->index);
+	free(d);
+}
+
+/* Keep d, the inode of directory dir, until its parent writes it. */
+static int park_pending(struct serializer *s, struct fs_irec *dir, struct dir_rec *d)
+{
+	if (reserve((void **)&s->pending, &s->pending_cap, s->pending_count + 1,
+		    sizeof(*s->pending)) != 0) {
+		free_dir_rec(d);
+		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	dir->u.dir.pending = (uint32_t)s->pending_count;
+	s->pending[s->pending_count++] = d;
+	return 0;
+}
+
+static struct dir_rec *take_pending(struct serializer *s, struct fs_irec *dir)
+{
+	struct dir_rec *d = s->pending[dir->u.dir.pending];
+
+	s->pending[dir->u.dir.pending] = NULL;
+	dir->u.dir.pending = FS_NONE;
+	return d;
+}
+
+/* Write the inodes of dir's children side by side (a subdirectory's was
+ * kept waiting by write_dir). */
+static int write_children(struct serializer *s, const struct fs_irec *dir)
+{
+	uint32_t i;
 	int ret = 0;
 
-	for (i = 0; i < ino->u.dir.count && ret == 0; ++i) {
-		struct fs_inode *c = ino->u.dir.children[i]->inode;
+	for (i = dir->u.dir.first; i != FS_NONE && ret == 0; i = fstree_node(s->tree, i)->next) {
+		struct fs_irec *c = inode_of(s->tree, i);
 		struct dir_rec *cd;
 
 		if (!S_ISDIR(c->mode)) {
@@ -287,12 +354,24 @@ static int write_dir(struct serializer *s, struct fs_node *node,
 				ret = write_leaf(s, c);
 			continue;
 		}
-		cd = pending[c->inode_number - 1];
-		pending[c->inode_number - 1] = NULL;
+		cd = take_pending(s, c);
 		ret = emit_inode(s, c, &cd->rec, cd->index, cd->index_len);
-		free(cd->index);
-		free(cd);
+		free_dir_rec(cd);
 	}
+	return ret;
+}
+
+/* Write the children's inodes, then the listing, of the directory at
+ * node; keep its own inode record waiting in its fs_inode (the parent
+ * writes it with its siblings). */
+static int write_dir(struct serializer *s, uint32_t node)
+{
+	const struct fs_node *n = fstree_node(s->tree, node);
+	struct fs_irec *ino = fstree_inode(s->tree, n->inode);
+	struct sqfs_inode rec = { .type = SQFS_DIR };
+	struct dir_rec *d;
+	int ret = write_children(s, ino);
+
 	if (ret == 0)
 		ret = write_listing(s, ino, &rec);
 	if (ret == 0)
@@ -304,8 +383,8 @@ static int write_dir(struct serializer *s, struct fs_node *node,
 	rec.inode_number = ino->inode_number;
 	rec.nlink = ino->nlink;
 	rec.xattr_idx = ino->xattr_set;
-	rec.u.dir.parent = node->parent ? node->parent->inode->inode_number
-					: s->inode_count + 1;
+	rec.u.dir.parent = n->parent != FS_NONE ? inode_of(s->tree, n->parent)->inode_number
+						: s->inode_count + 1;
 	rec.u.dir.index_count = (uint16_t)s->index_count;
 	if (ino->xattr_set != SQFS_NO_XATTR || rec.u.dir.size > UINT16_MAX ||
 	    s->index_count > 0)
@@ -322,68 +401,73 @@ static int write_dir(struct serializer *s, struct fs_node *node,
 	if (s->index_len > 0)
 		memcpy(d->index, s->index, s->index_len);
 	d->index_len = s->index_len;
-	*out = d;
-	return 0;
+	return park_pending(s, ino, d);
+}
+
+/* Depth first, children before their directory; an explicit stack of
+ * (directory, next child) frames. */
+static int walk_tree(struct serializer *s)
+{
+	struct frame { uint32_t dir, next; } *stack = NULL;
+	size_t depth = 0, cap = 0;
+	int ret = reserve((void **)&stack, &cap, 1, sizeof(*stack));
+
+	if (ret != 0)
+		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+	stack[depth++] = (struct frame){ 0, inode_of(s->tree, 0)->u.dir.first };
+	while (depth > 0 && ret == 0) {
+		struct frame *f = &stack[depth - 1];
+		uint32_t c = f->next;
+
+		if (c == FS_NONE) {
+			ret = write_dir(s, f->dir);
+			depth--;
+			continue;
+		}
+		f->next = fstree_node(s->tree, c)->next;
+		if (!S_ISDIR(inode_of(s->tree, c)->mode))
+			continue;
+		if (reserve((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
+			ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+		else
+			stack[depth++] = (struct frame){ c, inode_of(s->tree, c)->u.dir.first };
+	}
+	free(stack);
+	return ret;
 }
 
 int serialize_tree(struct serializer *s, struct fstree *t)
 {
-	struct frame { struct fs_node *dir; size_t next; } *stack;
-	struct dir_rec **pending, *d = NULL;
-	size_t depth = 0;
+	struct fs_irec *root = inode_of(t, 0);
+	struct dir_rec *d;
 	int ret;
 
+	s->tree = t;
 	ret = number_inodes(s, t);
-	stack = malloc((t->node_count + 1) * sizeof(*stack));
-	pending = calloc(s->inode_count, sizeof(*pending));
-	if (ret != 0 || stack == NULL || pending == NULL) {
-		free(stack);
-		free(pending);
-		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
-	}
+	if (ret != 0)
+		return sqp_err(s->err, ret, "out of memory");
 	if (s->exportable) {
 		s->export_refs = calloc(s->inode_count, sizeof(uint64_t));
 		if (s->export_refs == NULL)
-			ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+			return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 	}
-	stack[depth++] = (struct frame){ t->root, 0 };
-	while (depth > 0 && ret == 0) {
-		struct frame *f = &stack[depth - 1];
-		struct fs_inode *dir = f->dir->inode;
-
-		if (f->next < dir->u.dir.count) {
-			struct fs_node *c = dir->u.dir.children[f->next++];
-
-			if (S_ISDIR(c->inode->mode))
-				stack[depth++] = (struct frame){ c, 0 };
-			continue;
-		}
-		ret = write_dir(s, f->dir, pending, &d);
-		if (ret == 0)
-			pending[dir->inode_number - 1] = d;
-		depth--;
-	}
+	ret = walk_tree(s);
 	if (ret == 0) {
-		d = pending[t->root->inode->inode_number - 1];
-		pending[t->root->inode->inode_number - 1] = NULL;
-		ret = emit_inode(s, t->root->inode, &d->rec, d->index, d->index_len);
-		free(d->index);
-		free(d);
+		d = take_pending(s, root);
+		ret = emit_inode(s, root, &d->rec, d->index, d->index_len);
+		free_dir_rec(d);
 	}
 	/* After a failure some directories may still wait. */
-	for (uint32_t i = 0; i < s->inode_count; ++i) {
-		if (pending[i] != NULL) {
-			free(pending[i]->index);
-			free(pending[i]);
-		}
-	}
-	free(pending);
-	free(stack);
+	while (s->pending_count > 0)
+		free_dir_rec(s->pending[--s->pending_count]);
+	free(s->pending);
+	s->pending = NULL;
+	s->pending_cap = 0;
 	if (ret == 0)
 		ret = meta_finish(&s->inodes);
 	if (ret == 0)
 		ret = meta_finish(&s->dirs);
-	s->root_ref = t->root->inode->ref;
+	s->root_ref = root->ref;
 	return ret;
 }
 

@@ -15,10 +15,13 @@
 #include "write/idtable.h"
 #include "write/metawriter.h"
 
+struct dir_rec;
+
 struct serializer {
 	struct metawriter inodes;
 	struct metawriter dirs;
 	struct idtable *ids;          /* borrowed */
+	struct fstree *tree;          /* borrowed, during serialize_tree */
 	struct sqp_errbuf *err;       /* borrowed */
 	int exportable;
 
@@ -34,6 +37,9 @@ struct serializer {
 	size_t index_len;
 	size_t index_cap;
 	uint32_t index_count;
+	struct dir_rec **pending;     /* directory inodes waiting for their parent */
+	size_t pending_count;
+	size_t pending_cap;
 };
 
 int serializer_init(struct serializer *s, struct sqp_compressor *codec,

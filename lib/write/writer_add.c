@@ -56,17 +56,14 @@ static int convert_attrs(struct sqp_writer *w, const struct sqp_entry *e,
 }
 
 static int fill_special(struct sqp_writer *w, const struct sqp_entry *e,
-			struct fs_inode *ino)
+			struct fs_irec *ino)
 {
 	switch (e->mode & S_IFMT) {
 	case S_IFLNK:
 		if (e->link_target == NULL || e->link_target[0] == '\0')
 			return writer_fail(w, SQP_ERR_BAD_TAR, "'%s': symlink without a target",
 					   e->path);
-		ino->u.symlink.target = strdup(e->link_target);
-		if (ino->u.symlink.target == NULL)
-			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-		return 0;
+		return fstree_set_target(&w->tree, ino, e->link_target);
 	case S_IFBLK:
 	case S_IFCHR:
 		if (e->dev_major > 0xFFF || e->dev_minor > 0xFFFFF)
@@ -88,7 +85,8 @@ static int fill_special(struct sqp_writer *w, const struct sqp_entry *e,
 int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		   const struct sqp_data_source *data)
 {
-	struct fs_inode *ino;
+	struct fs_irec *ino;
+	struct fs_inode file;
 	struct fs_attr attr;
 	int ret;
 
@@ -112,7 +110,11 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 
 	if (e->size > 0 && (data == NULL || data->read == NULL))
 		return writer_fail(w, SQP_ERR_ARG, "'%s': no data source", e->path);
-	ret = datapipe_add_file(&w->pipe, ino, e->size, data);
+	/* The pipe fills in the full record; the tree keeps it packed. */
+	memset(&file, 0, sizeof(file));
+	ret = datapipe_add_file(&w->pipe, &file, e->size, data);
+	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
+		ret = w->err.code;
 	if (ret != 0 && w->err.code == 0)
 		writer_fail(w, ret, "'%s': reading the file's data: %s", e->path,
 			    sqp_strerror(ret));

@@ -129,12 +129,19 @@ out:
 	return ret;
 }
 
+/* fstree_each_file callback: block numbers become image positions. */
+static void resolve_file(void *user, struct fs_inode *ino)
+{
+	struct sqp_writer *w = user;
+
+	datapipe_resolve(&w->pipe, ino, w->data_start);
+}
+
 int sqp_writer_finish(struct sqp_writer *w)
 {
 	struct sqfs_super sb = { 0 };
 	uint8_t raw[SQFS_SUPER_SIZE];
 	uint32_t mod_time = image_time(w);
-	size_t i;
 	int ret;
 
 	if (w->err.code != 0)
@@ -147,11 +154,9 @@ int sqp_writer_finish(struct sqp_writer *w)
 	if (ret != 0)
 		return ret;
 	fstree_finalize(&w->tree, mod_time);
-	for (i = 0; i < w->tree.inode_count; ++i) {
-		if (S_ISREG(w->tree.inodes[i]->mode))
-			datapipe_resolve(&w->pipe, w->tree.inodes[i], w->data_start);
-	}
-	ret = write_tables(w, &sb);
+	ret = fstree_each_file(&w->tree, resolve_file, w);
+	if (ret == 0)
+		ret = write_tables(w, &sb);
 	if (ret != 0)
 		return w->err.code ? w->err.code : writer_fail(w, ret, "%s", sqp_strerror(ret));
 

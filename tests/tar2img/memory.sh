@@ -3,9 +3,13 @@
 # memory.sh - memory stays bounded by the block pipeline, not the input:
 # a 64 MiB and a 512 MiB file (distinct compressible blocks, streamed
 # through a pipe) must pack with about the same peak resident size, well
-# under 256 MiB, for -j 1 and -j 4; and -j 64 stays within the job cap.
-# The peak is the tar2img process's own VmHWM, polled from /proc
-# (ru_maxrss would include the python parent it was forked from).
+# under 256 MiB, for -j 1 and -j 4; -j 64 stays within the job cap. And
+# the tree stays compact: 100,000
+# small files in 100 directories cost under 250 bytes each beyond what
+# 10,000 cost (each entry's tree record, its fragment tail's dedup record
+# and its share of the inode and directory tables; it was about 360). The
+# peak is the tar2img process's own VmHWM, polled from /proc (ru_maxrss
+# would include the python parent it was forked from).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 [ -r /proc/self/status ] || skip "no /proc/PID/status here"
@@ -14,22 +18,35 @@ T=$SCRATCH
 # ASan's quarantine would hold freed blocks; keep it small if present.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 export ASAN_OPTIONS
-# peak BLOCKS JOBS [OPTION]: prints "EXIT PEAK_KIB" for a tar of one file
-# of BLOCKS 128 KiB chunks piped into tar2img -j JOBS [OPTION].
+# peak KIND N JOBS [OPTION]: prints "EXIT PEAK_KIB" for a tar piped into
+# tar2img -j JOBS [OPTION]: KIND "blocks" is one file of N 128 KiB blocks,
+# KIND "files" N small files, 1000 to a directory.
 peak() {
 	rm -f "$T/m.img"
-	$PYTHON3 - "$1" "$TAR2IMG" -q -c lz4 -j "$2" ${3:-} "$T/m.img" - <<'PY'
+	$PYTHON3 - "$1" "$2" "$TAR2IMG" -q -c lz4 -j "$3" ${4:-} "$T/m.img" - <<'PY'
 import os, subprocess, sys, tarfile, threading, time
 BS = 131072
-n = int(sys.argv[1])
-p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
-def feed():
+kind, n = sys.argv[1], int(sys.argv[2])
+p = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE)
+def blocks():
     ti = tarfile.TarInfo("big.bin"); ti.size = n * BS; ti.mtime = 1700000000
     chunk = (b"squashfs-blocks " * (BS // 16))[:BS - 16]
+    p.stdin.write(ti.tobuf(tarfile.USTAR_FORMAT))
+    for i in range(n):
+        p.stdin.write(b"%016d" % i + chunk)
+def files():
+    out = []
+    for i in range(n):
+        body = (b"entry %d\n" % i) * (1 + i % 7)
+        ti = tarfile.TarInfo("d%04d/f%06d" % (i // 1000, i))
+        ti.size = len(body); ti.mtime = 1700000000
+        out += [ti.tobuf(tarfile.USTAR_FORMAT), body, bytes(-len(body) % 512)]
+        if len(out) > 3000:
+            p.stdin.write(b"".join(out)); out = []
+    p.stdin.write(b"".join(out))
+def feed():
     try:
-        p.stdin.write(ti.tobuf(tarfile.USTAR_FORMAT))
-        for i in range(n):
-            p.stdin.write(b"%016d" % i + chunk)
+        blocks() if kind == "blocks" else files()
         p.stdin.write(bytes(10240))
         p.stdin.close()
     except BrokenPipeError:
@@ -50,8 +67,8 @@ PY
 }
 
 for j in 1 4; do
-	set -- $(peak 512 $j); rc_small=$1 small=$2
-	set -- $(peak 4096 $j); rc_big=$1 big=$2
+	set -- $(peak blocks 512 $j); rc_small=$1 small=$2
+	set -- $(peak blocks 4096 $j); rc_big=$1 big=$2
 	note "-j $j: peak $small KiB for 64 MiB, $big KiB for 512 MiB"
 	check "-j $j: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
 	check "-j $j: 8 times the input costs under 16 MiB more" \
@@ -62,10 +79,18 @@ done
 # The job memory cap (48 MiB of job buffers) holds for any -j: 1 MiB
 # blocks at -j 64 cost less than that more than at -j 1 (it used to grow
 # with the workers: 69 MiB more here).
-set -- $(peak 2048 1 -b1M); rc_one=$1 one=$2
-set -- $(peak 2048 64 -b1M); rc_many=$1 many=$2
+set -- $(peak blocks 2048 1 -b1M); rc_one=$1 one=$2
+set -- $(peak blocks 2048 64 -b1M); rc_many=$1 many=$2
 note "1 MiB blocks: peak $one KiB at -j 1, $many KiB at -j 64"
 check "1 MiB blocks: both runs succeed" test "$rc_one" = 0 -a "$rc_many" = 0
 check "1 MiB blocks: -j 64 costs under 48 MiB more than -j 1" \
 	test "$many" -lt $((one + 49152))
+
+set -- $(peak files 10000 2); rc_small=$1 small=$2
+set -- $(peak files 100000 2); rc_big=$1 big=$2
+per=$(( (big - small) * 1024 / 90000 ))
+note "10,000 files: peak $small KiB; 100,000 files: $big KiB; $per bytes per entry"
+check "many files: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
+check "many files: under 250 bytes per entry" test "$per" -lt 250
+rm -f "$T/m.img"
 finish
