@@ -104,17 +104,70 @@ static int fill_raw(struct istream *s)
 	return 0;
 }
 
+/* At least n raw bytes ahead, unless the input ends first. */
+static int want_raw(struct istream *s, size_t n)
+{
+	int ret;
+
+	while (s->raw_len - s->raw_pos < n && !s->raw_eof)
+		if ((ret = fill_raw(s)) != 0)
+			return ret;
+	return 0;
+}
+
+/*
+ * Drop zstd/lz4 skippable frames (magic 0x184D2A5?, a 32-bit length,
+ * that many bytes of anything): pzstd writes one before every frame, the
+ * seekable format one at the end. *skipped counts them.
+ */
+static int skip_frames(struct istream *s, int *skipped)
+{
+	int ret;
+
+	*skipped = 0;
+	for (;;) {
+		const uint8_t *p;
+		uint64_t len;
+
+		if ((ret = want_raw(s, 8)) != 0)
+			return ret;
+		p = s->raw + s->raw_pos;
+		if (s->raw_len - s->raw_pos < 8 || (p[0] & 0xf0) != 0x50 ||
+		    p[1] != 0x2a || p[2] != 0x4d || p[3] != 0x18)
+			return 0;
+		len = 8 + ((uint64_t)p[4] | (uint64_t)p[5] << 8 |
+			   (uint64_t)p[6] << 16 | (uint64_t)p[7] << 24);
+		while (len > 0) {
+			size_t n = s->raw_len - s->raw_pos;
+
+			if (n == 0 && s->raw_eof)
+				return sqp_err(s->err, SQP_ERR_TRUNCATED, "%s: "
+					       "truncated skippable frame", s->name);
+			n = n < len ? n : (size_t)len;
+			s->raw_pos += n;
+			len -= n;
+			if (len > 0 && (ret = fill_raw(s)) != 0)
+				return ret;
+		}
+		(*skipped)++;
+	}
+}
+
 static int detect(struct istream *s)
 {
 	const char *name = NULL;
-	int missing = 0, ret;
+	int missing = 0, skipped, ret;
 
 	/* Enough bytes for the longest magic, unless the input is shorter. */
-	while (s->raw_len < 8 && !s->raw_eof)
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
+	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
+		return ret;
 	s->detected = 1;
-	s->dec = istream_detect(s->raw, s->raw_len, &name, &missing);
+	s->dec = istream_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos,
+				&name, &missing);
+	if (skipped && s->dec == NULL && !missing)
+		return sqp_err(s->err, SQP_ERR_BAD_DATA, "%s: a skippable frame "
+			       "is followed by neither zstd nor lz4 data",
+			       s->name);
 	if (missing)
 		return sqp_err(s->err, SQP_ERR_UNSUPPORTED,
 			       "%s: input is %s-compressed, but this build "
@@ -131,17 +184,17 @@ static int detect(struct istream *s)
 
 /*
  * A compressed member ended. Concatenated members (gzip -c a >> b, pzstd,
- * pbzip2, pixz output) are one stream: if the next bytes carry the same
- * magic, restart the decoder; anything else ends the compressed data.
+ * pbzip2, pixz output) are one stream: if the next bytes, past skippable
+ * frames, carry the same magic, restart the decoder; anything else ends
+ * the compressed data.
  */
 static int next_member(struct istream *s)
 {
 	const char *name = NULL;
-	int missing = 0, ret;
+	int missing = 0, skipped, ret;
 
-	while (s->raw_len - s->raw_pos < 8 && !s->raw_eof)
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
+	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
+		return ret;
 	if (istream_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos, &name,
 			   &missing) != s->dec) {
 		s->stream_end = 1;
@@ -204,6 +257,12 @@ static int fill_out(struct istream *s)
 		if (s->out_len > 0 || consumed > 0)
 			continue;
 		/* The decoder wants more input than there is. */
+		if (s->raw_eof && s->raw_pos == s->raw_len &&
+		    s->dec->clean_end != NULL &&
+		    s->dec->clean_end(s->dec_state)) {
+			s->stream_end = 1;
+			break;
+		}
 		if (s->raw_eof)
 			return sqp_err(s->err, SQP_ERR_TRUNCATED,
 				       "%s: the %s stream is truncated",

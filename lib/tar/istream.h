@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * istream.h - a forward-only buffered byte stream over a file descriptor
- * that transparently decompresses gzip, xz, zstd, lz4 (frame) and bzip2
- * input, detected from the first bytes. Works on pipes; never seeks.
+ * that transparently decompresses gzip, xz, zstd, lz4 (frame and legacy)
+ * and bzip2 input, detected from the first bytes (past zstd/lz4
+ * skippable frames). Works on pipes; never seeks.
  */
 #ifndef SQP_TAR_ISTREAM_H
 #define SQP_TAR_ISTREAM_H
@@ -23,8 +24,15 @@ struct istream_decoder {
 	 * Returns 0 or SQP_ERR_BAD_DATA / SQP_ERR_NOMEM. */
 	int (*run)(void *state, const uint8_t **in, size_t *in_len,
 		   uint8_t **out, size_t *out_len, int *end);
+	/* For formats without an end mark (NULL otherwise): may the input
+	 * end here? */
+	int (*clean_end)(void *state);
 	void (*destroy)(void *state);
 };
+
+#ifdef WITH_LZ4
+extern const struct istream_decoder istream_dec_lz4legacy;
+#endif
 
 /* The decoder whose magic starts buf (len bytes), NULL for plain data.
  * *name is set to the detected format even when this build lacks it, so

@@ -65,7 +65,7 @@ static void gz_destroy(void *state)
 }
 
 static const struct istream_decoder dec_gzip = {
-	"gzip", gz_create, gz_run, gz_destroy,
+	"gzip", gz_create, gz_run, NULL, gz_destroy,
 };
 #endif
 
@@ -120,7 +120,7 @@ static void xz_destroy(void *state)
 }
 
 static const struct istream_decoder dec_xz = {
-	"xz", xz_create, xz_run, xz_destroy,
+	"xz", xz_create, xz_run, NULL, xz_destroy,
 };
 #endif
 
@@ -161,7 +161,7 @@ static void zs_destroy(void *state)
 }
 
 static const struct istream_decoder dec_zstd = {
-	"zstd", zs_create, zs_run, zs_destroy,
+	"zstd", zs_create, zs_run, NULL, zs_destroy,
 };
 #endif
 
@@ -201,7 +201,7 @@ static void l4_destroy(void *state)
 }
 
 static const struct istream_decoder dec_lz4 = {
-	"lz4", l4_create, l4_run, l4_destroy,
+	"lz4", l4_create, l4_run, NULL, l4_destroy,
 };
 #endif
 
@@ -255,7 +255,7 @@ static void bz_destroy(void *state)
 }
 
 static const struct istream_decoder dec_bzip2 = {
-	"bzip2", bz_create, bz_run, bz_destroy,
+	"bzip2", bz_create, bz_run, NULL, bz_destroy,
 };
 #endif
 
@@ -286,6 +286,12 @@ static const struct {
 	{ "lz4", { 0x04, 0x22, 0x4d, 0x18 }, 4,
 #ifdef WITH_LZ4
 	  &dec_lz4 },
+#else
+	  NULL },
+#endif
+	{ "lz4", { 0x02, 0x21, 0x4c, 0x18 }, 4,
+#ifdef WITH_LZ4
+	  &istream_dec_lz4legacy },
 #else
 	  NULL },
 #endif
