@@ -173,21 +173,27 @@ static int end_without_marker(struct sqp_tar_reader *r)
 
 /*
  * A zero block was read into h. Two of them (or one and the end of input)
- * end the archive; a lone one followed by another header is skipped, as
- * bsdtar and GNU tar do (some Java writers emit it). Returns 0 at the
- * end, 1 when h holds the next header, or an error.
+ * end the archive. A lone one followed by a valid header is skipped and
+ * the entries after it are read (some Java writers emit one; GNU tar and
+ * bsdtar 3.6 stop there, dropping them - with a warning, so do we only
+ * when what follows is not a header). Returns 0 at the end, 1 when h
+ * holds the next header, or an error.
  */
 static int zero_block(struct sqp_tar_reader *r, uint8_t *h)
 {
+	unsigned long long off = istream_offset(r->in) - TAR_BLOCK;
 	int ret = read_block(r, h);
 
 	if (ret < 0)
 		return ret;
 	if (ret == 1 && !tar_block_is_zero(h)) {
-		tar_warn(r, "%s: a lone zero block at offset %llu, skipped",
-			 r->name, (unsigned long long)
-			 (istream_offset(r->in) - 2 * TAR_BLOCK));
-		return 1;
+		if (tar_checksum_ok(h)) {
+			tar_warn(r, "%s: a lone zero block at offset %llu, "
+				 "skipped", r->name, off);
+			return 1;
+		}
+		tar_warn(r, "%s: a lone zero block at offset %llu ends the "
+			 "archive (no tar header follows it)", r->name, off);
 	}
 	ret = istream_drain(r->in);
 	if (ret != 0)
