@@ -19,6 +19,7 @@
 
 #include "sqpack/error.h"
 #include "tar/istream.h"
+#include "tar/tcodec.h"
 
 #define RAW_SIZE (256u << 10)
 #define OUT_SIZE (1u << 20)
@@ -27,7 +28,7 @@ struct istream {
 	int fd;
 	const char *name;
 	struct sqp_errbuf *err;
-	const struct istream_decoder *dec;
+	const struct tar_codec *dec; /* NULL: plain input */
 	void *dec_state;
 	const char *compression;
 	int detected;
@@ -66,7 +67,7 @@ void istream_destroy(struct istream *s)
 	if (s == NULL)
 		return;
 	if (s->dec != NULL && s->dec_state != NULL)
-		s->dec->destroy(s->dec_state);
+		s->dec->dec_destroy(s->dec_state);
 	free(s->raw);
 	free(s->out);
 	free(s);
@@ -155,30 +156,30 @@ static int skip_frames(struct istream *s, int *skipped)
 
 static int detect(struct istream *s)
 {
-	const char *name = NULL;
-	int missing = 0, skipped, ret;
+	const struct tar_codec *c;
+	int skipped, ret;
 
 	/* Enough bytes for the longest magic, unless the input is shorter. */
 	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
 		return ret;
 	s->detected = 1;
-	s->dec = istream_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos,
-				&name, &missing);
-	if (skipped && s->dec == NULL && !missing)
+	c = tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos);
+	if (skipped && c == NULL)
 		return sqp_err(s->err, SQP_ERR_BAD_DATA, "%s: a skippable frame "
 			       "is followed by neither zstd nor lz4 data",
 			       s->name);
-	if (missing)
+	if (c == NULL)
+		return 0;
+	if (c->dec_create == NULL)
 		return sqp_err(s->err, SQP_ERR_UNSUPPORTED,
 			       "%s: input is %s-compressed, but this build "
-			       "cannot decompress %s", s->name, name, name);
-	if (s->dec == NULL)
-		return 0;
-	s->compression = s->dec->name;
-	ret = s->dec->create(&s->dec_state);
+			       "cannot decompress %s", s->name, c->name, c->name);
+	ret = c->dec_create(&s->dec_state);
 	if (ret != 0)
 		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
-			       s->name, name);
+			       s->name, c->name);
+	s->dec = c;
+	s->compression = c->name;
 	return 0;
 }
 
@@ -190,19 +191,18 @@ static int detect(struct istream *s)
  */
 static int next_member(struct istream *s)
 {
-	const char *name = NULL;
-	int missing = 0, skipped, ret;
+	int skipped, ret;
 
 	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
 		return ret;
-	if (istream_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos, &name,
-			   &missing) != s->dec) {
+	if (tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos) !=
+	    s->dec) {
 		s->stream_end = 1;
 		return 0;
 	}
-	s->dec->destroy(s->dec_state);
+	s->dec->dec_destroy(s->dec_state);
 	s->dec_state = NULL;
-	ret = s->dec->create(&s->dec_state);
+	ret = s->dec->dec_create(&s->dec_state);
 	if (ret != 0)
 		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
 			       s->name, s->compression);
@@ -241,7 +241,7 @@ static int fill_out(struct istream *s)
 		size_t out_len = OUT_SIZE;
 		int member_end = 0;
 
-		ret = s->dec->run(s->dec_state, &in, &in_len, &out, &out_len,
+		ret = s->dec->dec_run(s->dec_state, &in, &in_len, &out, &out_len,
 				  &member_end);
 		if (ret != 0)
 			return sqp_err(s->err, ret, "%s: corrupt %s data",
@@ -258,8 +258,8 @@ static int fill_out(struct istream *s)
 			continue;
 		/* The decoder wants more input than there is. */
 		if (s->raw_eof && s->raw_pos == s->raw_len &&
-		    s->dec->clean_end != NULL &&
-		    s->dec->clean_end(s->dec_state)) {
+		    s->dec->dec_clean_end != NULL &&
+		    s->dec->dec_clean_end(s->dec_state)) {
 			s->stream_end = 1;
 			break;
 		}

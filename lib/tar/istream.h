@@ -15,31 +15,6 @@
 
 struct istream;
 
-/* A decompressor of one input format (istream_codecs.c). */
-struct istream_decoder {
-	const char *name;
-	int (*create)(void **state);
-	/* Consume from (*in, *in_len), produce into (*out, *out_len) (both
-	 * advanced). Sets *end when the stream (all members) is complete.
-	 * Returns 0 or SQP_ERR_BAD_DATA / SQP_ERR_NOMEM. */
-	int (*run)(void *state, const uint8_t **in, size_t *in_len,
-		   uint8_t **out, size_t *out_len, int *end);
-	/* For formats without an end mark (NULL otherwise): may the input
-	 * end here? */
-	int (*clean_end)(void *state);
-	void (*destroy)(void *state);
-};
-
-#ifdef WITH_LZ4
-extern const struct istream_decoder istream_dec_lz4legacy;
-#endif
-
-/* The decoder whose magic starts buf (len bytes), NULL for plain data.
- * *name is set to the detected format even when this build lacks it, so
- * the caller can say so; then the function returns NULL with *missing. */
-const struct istream_decoder *istream_detect(const uint8_t *buf, size_t len,
-					     const char **name, int *missing);
-
 int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct istream **out);
 void istream_destroy(struct istream *s);

@@ -20,11 +20,10 @@ import os
 import stat
 import sys
 
-B = 512
-
-
-def octal(v, n):
-    return (b"%0*o" % (n - 1, v)) + b"\0"
+sys.dont_write_bytecode = True  # the source tree may be read-only
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tar2img"))
+from mkbad import B, data, octal, rec  # noqa: E402 (the shared helpers)
 
 
 def b256(v, n):
@@ -50,18 +49,6 @@ def header(name, size=0, typ=b"0", mode=0o644, link=b"", magic=b"ustar\x0000",
     h[148:156] = b" " * 8
     h[148:156] = b"%06o\0 " % sum(h)
     return bytes(h)
-
-
-def data(b):
-    return b + bytes(-len(b) % B)
-
-
-def rec(key, value):
-    kv = b" " + key + b"=" + value + b"\n"
-    n = len(kv) + 1
-    while len(str(n).encode()) + len(kv) != n:
-        n += 1
-    return str(n).encode() + kv
 
 
 def pax(records):

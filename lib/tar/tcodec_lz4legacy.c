@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * istream_lz4legacy.c - the lz4 "legacy" stream (lz4 -l, the Linux
+ * tcodec_lz4legacy.c - the lz4 "legacy" stream (lz4 -l, the Linux
  * kernel's initramfs format): a magic number, then blocks, each a 32-bit
  * little-endian compressed size followed by one LZ4 block that expands
  * to at most 8 MiB. liblz4's frame decoder does not read it, so it is
  * decoded here block by block with LZ4_decompress_safe().
  *
  * The stream has no end mark: it ends where the input ends, which is
- * only clean between blocks (istream asks clean_end()). The magic number
+ * only clean between blocks (istream.c asks dec_clean_end()). The magic number
  * again in place of a block size starts a concatenated stream.
  *
  * Invariant: at most one block is held, compressed (have < need) or
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
-#include "tar/istream.h"
+#include "tar/tcodec.h"
 
 #ifdef WITH_LZ4
 #include <lz4.h>
@@ -139,7 +139,12 @@ static void l4l_destroy(void *state)
 	free(l);
 }
 
-const struct istream_decoder istream_dec_lz4legacy = {
-	"lz4", l4l_create, l4l_run, l4l_clean_end, l4l_destroy,
-};
 #endif
+
+const struct tar_codec tar_codec_lz4legacy = {
+	.name = "lz4", .magic = { 0x02, 0x21, 0x4c, 0x18 }, .magic_len = 4,
+#ifdef WITH_LZ4
+	.dec_create = l4l_create, .dec_run = l4l_run,
+	.dec_clean_end = l4l_clean_end, .dec_destroy = l4l_destroy,
+#endif
+};
