@@ -19,6 +19,7 @@
 
 #include "sqpack/error.h"
 #include "tar/istream.h"
+#include "tar/tcodec.h"
 
 #define RAW_SIZE (256u << 10)
 #define OUT_SIZE (1u << 20)
@@ -27,7 +28,7 @@ struct istream {
 	int fd;
 	const char *name;
 	struct sqp_errbuf *err;
-	const struct istream_decoder *dec;
+	const struct tar_codec *dec; /* NULL: plain input */
 	void *dec_state;
 	const char *compression;
 	int detected;
@@ -66,7 +67,7 @@ void istream_destroy(struct istream *s)
 	if (s == NULL)
 		return;
 	if (s->dec != NULL && s->dec_state != NULL)
-		s->dec->destroy(s->dec_state);
+		s->dec->dec_destroy(s->dec_state);
 	free(s->raw);
 	free(s->out);
 	free(s);
@@ -104,52 +105,104 @@ static int fill_raw(struct istream *s)
 	return 0;
 }
 
-static int detect(struct istream *s)
+/* At least n raw bytes ahead, unless the input ends first. */
+static int want_raw(struct istream *s, size_t n)
 {
-	const char *name = NULL;
-	int missing = 0, ret;
+	int ret;
 
-	/* Enough bytes for the longest magic, unless the input is shorter. */
-	while (s->raw_len < 8 && !s->raw_eof)
+	while (s->raw_len - s->raw_pos < n && !s->raw_eof)
 		if ((ret = fill_raw(s)) != 0)
 			return ret;
+	return 0;
+}
+
+/*
+ * Drop zstd/lz4 skippable frames (magic 0x184D2A5?, a 32-bit length,
+ * that many bytes of anything): pzstd writes one before every frame, the
+ * seekable format one at the end. *skipped counts them.
+ */
+static int skip_frames(struct istream *s, int *skipped)
+{
+	int ret;
+
+	*skipped = 0;
+	for (;;) {
+		const uint8_t *p;
+		uint64_t len;
+
+		if ((ret = want_raw(s, 8)) != 0)
+			return ret;
+		p = s->raw + s->raw_pos;
+		if (s->raw_len - s->raw_pos < 8 || (p[0] & 0xf0) != 0x50 ||
+		    p[1] != 0x2a || p[2] != 0x4d || p[3] != 0x18)
+			return 0;
+		len = 8 + ((uint64_t)p[4] | (uint64_t)p[5] << 8 |
+			   (uint64_t)p[6] << 16 | (uint64_t)p[7] << 24);
+		while (len > 0) {
+			size_t n = s->raw_len - s->raw_pos;
+
+			if (n == 0 && s->raw_eof)
+				return sqp_err(s->err, SQP_ERR_TRUNCATED, "%s: "
+					       "truncated skippable frame", s->name);
+			n = n < len ? n : (size_t)len;
+			s->raw_pos += n;
+			len -= n;
+			if (len > 0 && (ret = fill_raw(s)) != 0)
+				return ret;
+		}
+		(*skipped)++;
+	}
+}
+
+static int detect(struct istream *s)
+{
+	const struct tar_codec *c;
+	int skipped, ret;
+
+	/* Enough bytes for the longest magic, unless the input is shorter. */
+	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
+		return ret;
 	s->detected = 1;
-	s->dec = istream_detect(s->raw, s->raw_len, &name, &missing);
-	if (missing)
+	c = tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos);
+	if (skipped && c == NULL)
+		return sqp_err(s->err, SQP_ERR_BAD_DATA, "%s: a skippable frame "
+			       "is followed by neither zstd nor lz4 data",
+			       s->name);
+	if (c == NULL)
+		return 0;
+	if (c->dec_create == NULL)
 		return sqp_err(s->err, SQP_ERR_UNSUPPORTED,
 			       "%s: input is %s-compressed, but this build "
-			       "cannot decompress %s", s->name, name, name);
-	if (s->dec == NULL)
-		return 0;
-	s->compression = s->dec->name;
-	ret = s->dec->create(&s->dec_state);
+			       "cannot decompress %s", s->name, c->name, c->name);
+	ret = c->dec_create(&s->dec_state);
 	if (ret != 0)
 		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
-			       s->name, name);
+			       s->name, c->name);
+	s->dec = c;
+	s->compression = c->name;
 	return 0;
 }
 
 /*
  * A compressed member ended. Concatenated members (gzip -c a >> b, pzstd,
- * pbzip2, pixz output) are one stream: if the next bytes carry the same
- * magic, restart the decoder; anything else ends the compressed data.
+ * pbzip2, pixz output) are one stream: if the next bytes, past skippable
+ * frames, carry the same magic, restart the decoder; anything else ends
+ * the compressed data.
  */
 static int next_member(struct istream *s)
 {
-	const char *name = NULL;
-	int missing = 0, ret;
+	int skipped, ret;
 
-	while (s->raw_len - s->raw_pos < 8 && !s->raw_eof)
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
-	if (istream_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos, &name,
-			   &missing) != s->dec) {
+	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
+		return ret;
+	if (tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos) !=
+	    s->dec) {
 		s->stream_end = 1;
 		return 0;
 	}
-	s->dec->destroy(s->dec_state);
+	s->dec->dec_destroy(s->dec_state);
 	s->dec_state = NULL;
-	ret = s->dec->create(&s->dec_state);
+	ret = s->dec->dec_create(&s->dec_state);
 	if (ret != 0)
 		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
 			       s->name, s->compression);
@@ -188,7 +241,7 @@ static int fill_out(struct istream *s)
 		size_t out_len = OUT_SIZE;
 		int member_end = 0;
 
-		ret = s->dec->run(s->dec_state, &in, &in_len, &out, &out_len,
+		ret = s->dec->dec_run(s->dec_state, &in, &in_len, &out, &out_len,
 				  &member_end);
 		if (ret != 0)
 			return sqp_err(s->err, ret, "%s: corrupt %s data",
@@ -204,6 +257,12 @@ static int fill_out(struct istream *s)
 		if (s->out_len > 0 || consumed > 0)
 			continue;
 		/* The decoder wants more input than there is. */
+		if (s->raw_eof && s->raw_pos == s->raw_len &&
+		    s->dec->dec_clean_end != NULL &&
+		    s->dec->dec_clean_end(s->dec_state)) {
+			s->stream_end = 1;
+			break;
+		}
 		if (s->raw_eof)
 			return sqp_err(s->err, SQP_ERR_TRUNCATED,
 				       "%s: the %s stream is truncated",

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * istream.h - a forward-only buffered byte stream over a file descriptor
- * that transparently decompresses gzip, xz, zstd, lz4 (frame) and bzip2
- * input, detected from the first bytes. Works on pipes; never seeks.
+ * that transparently decompresses gzip, xz, zstd, lz4 (frame and legacy)
+ * and bzip2 input, detected from the first bytes (past zstd/lz4
+ * skippable frames). Works on pipes; never seeks.
  */
 #ifndef SQP_TAR_ISTREAM_H
 #define SQP_TAR_ISTREAM_H
@@ -13,24 +14,6 @@
 #include "util/errbuf.h"
 
 struct istream;
-
-/* A decompressor of one input format (istream_codecs.c). */
-struct istream_decoder {
-	const char *name;
-	int (*create)(void **state);
-	/* Consume from (*in, *in_len), produce into (*out, *out_len) (both
-	 * advanced). Sets *end when the stream (all members) is complete.
-	 * Returns 0 or SQP_ERR_BAD_DATA / SQP_ERR_NOMEM. */
-	int (*run)(void *state, const uint8_t **in, size_t *in_len,
-		   uint8_t **out, size_t *out_len, int *end);
-	void (*destroy)(void *state);
-};
-
-/* The decoder whose magic starts buf (len bytes), NULL for plain data.
- * *name is set to the detected format even when this build lacks it, so
- * the caller can say so; then the function returns NULL with *missing. */
-const struct istream_decoder *istream_detect(const uint8_t *buf, size_t len,
-					     const char **name, int *missing);
 
 int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct istream **out);

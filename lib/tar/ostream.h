@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ostream.h - buffered output to a file descriptor, optionally through a
- * gzip, xz, zstd or lz4 stream compressor (the tar writer's output).
+ * stream compressor of tcodec.h (the tar writer's output).
  */
 #ifndef SQP_TAR_OSTREAM_H
 #define SQP_TAR_OSTREAM_H

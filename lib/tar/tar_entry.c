@@ -5,7 +5,9 @@
  *
  * Precedence is that of tar extractors: pax records over GNU long names
  * over the header fields; local pax records over global ones. A v7
- * header has no type for directories: a name ending in '/' is one.
+ * header has no type for directories: a name ending in '/' is one. star
+ * and xstar headers are ustar with a shorter prefix and their own place
+ * for the sparse map.
  */
 #include "config.h"
 
@@ -41,12 +43,16 @@ static int copy_str(struct sqp_tar_reader *r, struct tbuf *b, const char *a,
 	return 0;
 }
 
-static int entry_path(struct sqp_tar_reader *r, const uint8_t *h, int ustar)
+/* The entry's path; *slash tells whether it ended in '/' before it was
+ * normalised (old tars mark directories only that way). A star sparse
+ * header has its map where the prefix would be. */
+static int entry_path(struct sqp_tar_reader *r, const uint8_t *h, int ustar,
+		      int *slash)
 {
 	const char *name = (const char *)h + TH_NAME;
 	const char *prefix = (const char *)h + TH_PREFIX;
 	size_t nlen = strnlen(name, 100);
-	int ret;
+	int xstar = memcmp(h + TH_XSTAR_MAGIC, "tar\0", 4) == 0, ret;
 
 	if (r->pax.have & PAX_SPARSE_NAME)
 		ret = copy_str(r, &r->path, r->pax.sparse_name,
@@ -57,13 +63,14 @@ static int entry_path(struct sqp_tar_reader *r, const uint8_t *h, int ustar)
 	else if (r->gnu_longname.len > 0)
 		ret = copy_str(r, &r->path, r->gnu_longname.data,
 			       strlen(r->gnu_longname.data), NULL, 0);
-	else if (ustar && prefix[0] != '\0')
-		ret = copy_str(r, &r->path, prefix, strnlen(prefix, 155), name,
-			       nlen);
+	else if (ustar && prefix[0] != '\0' && h[TH_TYPE] != 'S')
+		ret = copy_str(r, &r->path, prefix, strnlen(prefix, xstar ?
+			       TH_STAR_PREFIX_LEN : 155), name, nlen);
 	else
 		ret = copy_str(r, &r->path, name, nlen, NULL, 0);
 	if (ret != 0)
 		return ret;
+	*slash = r->path.len > 0 && r->path.data[r->path.len - 1] == '/';
 	if (tar_normalize_path(r->path.data) != 0)
 		return tar_err(r, SQP_ERR_BAD_TAR, "tar entry '%s': path has a "
 			       "'..' component", r->path.data);
@@ -153,8 +160,12 @@ static int entry_file(struct sqp_tar_reader *r, const uint8_t *h, int old_sparse
 	int ret;
 
 	if (old_sparse) {
-		if ((ret = field(r, h, TH_GNU_REALSIZE, 12, "real size", &real)) != 0 ||
-		    (ret = tar_sparse_old_gnu(r, h)) != 0)
+		/* 'S' is GNU's; star writes it with the POSIX magic. */
+		int star = memcmp(h + TH_MAGIC, "ustar\0", 6) == 0;
+
+		ret = field(r, h, star ? TH_STAR_REALSIZE : TH_GNU_REALSIZE, 12,
+			    "real size", &real);
+		if (ret != 0 || (ret = tar_sparse_old_gnu(r, h, star)) != 0)
 			return ret;
 	} else if ((r->pax.have & PAX_SPARSE_MAJOR) && r->pax.sparse_major == 1) {
 		if ((ret = tar_sparse_map_10(r)) != 0)
@@ -181,18 +192,19 @@ int tar_build_entry(struct sqp_tar_reader *r, const uint8_t *h)
 {
 	struct sqp_entry *e = &r->entry;
 	int ustar = memcmp(h + TH_MAGIC, "ustar\0", 6) == 0;
-	int gnu = memcmp(h + TH_MAGIC, "ustar ", 6) == 0;
 	char type = (char)h[TH_TYPE];
-	int ret;
+	int ret, slash;
 
 	memset(e, 0, sizeof(*e));
-	if ((ret = entry_path(r, h, ustar)) != 0 ||
+	if ((ret = entry_path(r, h, ustar, &slash)) != 0 ||
 	    (ret = entry_numbers(r, h)) != 0)
 		return ret;
 	switch (type) {
 	case '0': case '\0': case '7':
-		if (!ustar && !gnu && strnlen((const char *)h, 100) > 0 &&
-		    h[strnlen((const char *)h, 100) - 1] == '/') {
+		/* A "file" named with a trailing '/' is a directory: the
+		 * convention of tars older than the directory type, which GNU
+		 * tar and bsdtar honour whatever the header's format. */
+		if (slash) {
 			e->mode |= S_IFDIR;
 			break;
 		}
@@ -206,6 +218,11 @@ int tar_build_entry(struct sqp_tar_reader *r, const uint8_t *h)
 	case '1':
 		e->mode |= S_IFREG;
 		e->is_hardlink = 1;
+		/* Old writers put the target's size in a hard link's header
+		 * but no data after it; GNU tar ignores the field. Only an
+		 * explicit pax size says the data is there. */
+		if (!(r->pax.have & PAX_SIZE))
+			r->stored_left = r->padding = 0;
 		ret = entry_link(r, h, 1);
 		break;
 	case '2':

@@ -26,6 +26,10 @@ enum {
 	TH_DEVMINOR = 337, TH_PREFIX = 345,
 	/* old GNU sparse */
 	TH_GNU_SPARSE = 386, TH_GNU_ISEXT = 482, TH_GNU_REALSIZE = 483,
+	/* star: a 131-byte prefix, then times; its sparse header keeps the
+	 * map where the prefix would be; xstar signs the header with "tar" */
+	TH_STAR_PREFIX_LEN = 131, TH_STAR_ISEXT = 355, TH_STAR_SPARSE = 356,
+	TH_STAR_REALSIZE = 452, TH_XSTAR_MAGIC = 508,
 };
 
 /* A growable byte buffer; data stays valid until the next reserve. */
@@ -63,6 +67,7 @@ struct sqp_tar_reader {
 	void *warn_user;
 	int acl_warned;
 	int done;
+	int seen_entry;                 /* an entry was returned */
 
 	struct sqp_entry entry;
 	struct tbuf path, link;         /* normalised entry strings */
@@ -108,7 +113,8 @@ int tar_pax_parse(struct sqp_tar_reader *r, char *buf, size_t len,
 
 /* tar_sparse.c */
 int tar_sparse_add(struct sqp_tar_reader *r, uint64_t offset, uint64_t len);
-int tar_sparse_old_gnu(struct sqp_tar_reader *r, const uint8_t *hdr);
+/* Old GNU ('S' with GNU magic) or star ('S' with ustar magic) map. */
+int tar_sparse_old_gnu(struct sqp_tar_reader *r, const uint8_t *hdr, int star);
 int tar_sparse_map_01(struct sqp_tar_reader *r, const char *map);
 int tar_sparse_map_10(struct sqp_tar_reader *r);
 int tar_sparse_check(struct sqp_tar_reader *r, uint64_t real_size);

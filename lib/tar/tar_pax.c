@@ -110,29 +110,45 @@ static long b64_decode(char *s, size_t len)
 	return (long)out;
 }
 
-/* "[-]SECONDS[.FRACTION]"; the time is floored to whole seconds. */
+/* Leading decimal digits of v (at most len bytes); how many there were.
+ * A value too large saturates (times are clamped later anyway). */
+static size_t leading_digits(const char *v, size_t len, uint64_t *out)
+{
+	size_t i = 0;
+
+	*out = 0;
+	for (; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+		*out = *out > (uint64_t)INT64_MAX / 20 ? (uint64_t)INT64_MAX / 2 :
+		       *out * 10 + (uint64_t)(v[i] - '0');
+	return i;
+}
+
+/*
+ * "[-]SECONDS[.FRACTION]", floored to whole seconds. What follows the
+ * number is ignored, as bsdtar does (some writers append junk); there
+ * must be a number, though.
+ */
 static int parse_time(const char *v, size_t len, int64_t *sec, uint32_t *nsec)
 {
 	int neg = len > 0 && v[0] == '-';
-	const char *dot;
 	uint64_t whole, frac = 0;
-	size_t wlen, flen;
+	size_t n;
 
 	v += neg;
 	len -= (size_t)neg;
-	dot = memchr(v, '.', len);
-	wlen = dot ? (size_t)(dot - v) : len;
-	if (tar_decimal_u64(v, wlen, &whole) != 0 || whole > INT64_MAX / 2)
+	n = leading_digits(v, len, &whole);
+	if (n == 0)
 		return -1;
-	flen = dot ? len - wlen - 1 : 0;
-	for (size_t i = 0; i < flen; i++) {
-		if (dot[1 + i] < '0' || dot[1 + i] > '9')
-			return -1;
-		if (i < 9)
-			frac = frac * 10 + (uint64_t)(dot[1 + i] - '0');
+	if (n < len && v[n] == '.') {
+		/* nine digits at most; a fraction cut short by junk is
+		 * padded with zeros */
+		int stop = 0;
+
+		for (size_t i = n + 1; i < n + 10; i++) {
+			stop |= i >= len || v[i] < '0' || v[i] > '9';
+			frac = frac * 10 + (stop ? 0 : (uint64_t)(v[i] - '0'));
+		}
 	}
-	for (size_t i = flen; i < 9; i++)
-		frac *= 10;
 	if (!neg) {
 		*sec = (int64_t)whole;
 		*nsec = (uint32_t)frac;
@@ -157,9 +173,14 @@ static int number(struct sqp_tar_reader *r, const char *key, const char *v,
 }
 
 static int record(struct sqp_tar_reader *r, struct pax_fields *px,
-		  int global, char *key, char *v, size_t vlen)
+		  int global, char *key, size_t keylen, char *v, size_t vlen)
 {
 	int text = strlen(v) == vlen; /* no NUL inside */
+
+	if (keylen != strlen(key) && (strncmp(key, "SCHILY.xattr.", 13) == 0 ||
+				      strncmp(key, "LIBARCHIVE.xattr.", 17) == 0))
+		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: the name of "
+			       "extended attribute '%s' contains a NUL byte", key);
 
 	if (strcmp(key, "uid") == 0) {
 		px->have |= PAX_UID;
@@ -180,10 +201,8 @@ static int record(struct sqp_tar_reader *r, struct pax_fields *px,
 		return 0;
 	if (strcmp(key, "path") == 0 || strcmp(key, "linkpath") == 0 ||
 	    strcmp(key, "GNU.sparse.name") == 0) {
-		if (!text)
-			return tar_err(r, SQP_ERR_BAD_TAR,
-				       "pax header: '%s' contains a NUL byte",
-				       key);
+		/* A NUL inside cuts the name there, as in bsdtar: the value
+		 * is read as a C string. */
 		if (key[0] == 'p') {
 			px->path = v;
 			px->have |= PAX_PATH;
@@ -297,7 +316,7 @@ int tar_pax_parse(struct sqp_tar_reader *r, char *buf, size_t len,
 				       "without 'key=' at byte %zu", pos);
 		*eq = '\0';
 		v = eq + 1;
-		if (record(r, px, global, key, v,
+		if (record(r, px, global, key, (size_t)(eq - key), v,
 			   (size_t)(buf + pos + reclen - 1 - v)) != 0)
 			return r->err.code;
 		pos += reclen;

@@ -146,19 +146,55 @@ static void reset_entry(struct sqp_tar_reader *r)
 	r->logical_pos = r->logical_size = 0;
 }
 
-/* Two zero blocks (or one and the end of input) end the archive. */
-static int end_of_archive(struct sqp_tar_reader *r)
+/* Header state (pax, GNU long names) waiting for its entry. */
+static int pending_headers(const struct sqp_tar_reader *r)
 {
-	uint8_t h[TAR_BLOCK];
+	return r->pax.have != 0 || r->pax_buf.len != 0 ||
+	       r->gnu_longname.len != 0 || r->gnu_longlink.len != 0;
+}
+
+/*
+ * The input ended where a header would start. After at least one entry
+ * and with no extension header pending, that is an archive whose writer
+ * left out the end-of-archive blocks (many do): warn and end cleanly.
+ * Anywhere else it is a cut archive.
+ */
+static int end_without_marker(struct sqp_tar_reader *r)
+{
+	if (!r->seen_entry || pending_headers(r))
+		return tar_err(r, SQP_ERR_TRUNCATED, "%s: the input ends "
+			       "without an end-of-archive marker (truncated "
+			       "archive?)", r->name);
+	tar_warn(r, "%s: no end-of-archive marker; the input ends after a "
+		 "complete entry", r->name);
+	r->done = 1;
+	return 0;
+}
+
+/*
+ * A zero block was read into h. Two of them (or one and the end of input)
+ * end the archive. A lone one followed by a valid header is skipped and
+ * the entries after it are read (some Java writers emit one; GNU tar and
+ * bsdtar 3.6 stop there, dropping them - with a warning, so do we only
+ * when what follows is not a header). Returns 0 at the end, 1 when h
+ * holds the next header, or an error.
+ */
+static int zero_block(struct sqp_tar_reader *r, uint8_t *h)
+{
+	unsigned long long off = istream_offset(r->in) - TAR_BLOCK;
 	int ret = read_block(r, h);
 
 	if (ret < 0)
 		return ret;
-	if (ret == 1 && !tar_block_is_zero(h))
-		return tar_err(r, SQP_ERR_BAD_TAR, "%s: a lone zero block at "
-			       "offset %llu is followed by more headers",
-			       r->name, (unsigned long long)
-			       (istream_offset(r->in) - 2 * TAR_BLOCK));
+	if (ret == 1 && !tar_block_is_zero(h)) {
+		if (tar_checksum_ok(h)) {
+			tar_warn(r, "%s: a lone zero block at offset %llu, "
+				 "skipped", r->name, off);
+			return 1;
+		}
+		tar_warn(r, "%s: a lone zero block at offset %llu ends the "
+			 "archive (no tar header follows it)", r->name, off);
+	}
 	ret = istream_drain(r->in);
 	if (ret != 0)
 		return ret;
@@ -230,11 +266,9 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
-			return tar_err(r, SQP_ERR_TRUNCATED, "%s: the input "
-				       "ends without an end-of-archive marker "
-				       "(truncated archive?)", r->name);
-		if (tar_block_is_zero(h))
-			return end_of_archive(r);
+			return end_without_marker(r);
+		if (tar_block_is_zero(h) && (ret = zero_block(r, h)) != 1)
+			return ret;
 		if (!tar_checksum_ok(h))
 			return tar_err(r, SQP_ERR_BAD_TAR, "%s: bad header "
 				       "checksum at offset %llu (corrupt, or not "
@@ -257,6 +291,7 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
+			r->seen_entry = 1;
 			*out = &r->entry;
 			return 1;
 		}

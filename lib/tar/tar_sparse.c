@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tar_sparse.c - GNU sparse files: the four ways the data map is stored
- * (old GNU header slots, pax 0.0 record pairs, pax 0.1 map string, pax 1.0
+ * (old GNU or star header slots, pax 0.0 record pairs, pax 0.1 map string, pax 1.0
  * map at the start of the data) and the data source that gives the
  * file's logical contents, with holes reported so they are never read.
  *
@@ -59,13 +59,14 @@ static int old_gnu_slots(struct sqp_tar_reader *r, const uint8_t *p, int n)
 	return 0;
 }
 
-int tar_sparse_old_gnu(struct sqp_tar_reader *r, const uint8_t *hdr)
+int tar_sparse_old_gnu(struct sqp_tar_reader *r, const uint8_t *hdr, int star)
 {
 	uint8_t ext[TAR_BLOCK];
-	int more = hdr[TH_GNU_ISEXT] != 0, ret;
+	int more = hdr[star ? TH_STAR_ISEXT : TH_GNU_ISEXT] != 0, ret;
 
 	r->sparse = 1;
-	if ((ret = old_gnu_slots(r, hdr + TH_GNU_SPARSE, 4)) != 0)
+	ret = old_gnu_slots(r, hdr + (star ? TH_STAR_SPARSE : TH_GNU_SPARSE), 4);
+	if (ret != 0)
 		return ret;
 	while (more) {
 		ret = istream_read(r->in, ext, TAR_BLOCK);

@@ -1,20 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mkseeds.sh OUTDIR TAR2IMG - seed corpora for the fuzz harnesses, made
-# fresh (nothing binary lives in git): small tars in several dialects and
+# fresh: small tars (one-block records) in several dialects and
 # compressions, small images for every codec, compressed blocks.
 set -u
 out=$1 tar2img=$2
 mkdir -p "$out/tar" "$out/image" "$out/codec" "$out/src/d"
 src=$out/src
 printf 'hello\n' > "$src/d/a"
-seq 1 3000 > "$src/d/b"
+seq 1 400 > "$src/d/b"
 ln -s a "$src/d/l"
 ln "$src/d/a" "$src/h"
+mkdir -p "$src/$(printf 'n%.0s' $(seq 1 60))/$(printf 'm%.0s' $(seq 1 60))"
+printf 'long\n' > "$src/$(printf 'n%.0s' $(seq 1 60))/$(printf 'm%.0s' $(seq 1 60))/f"
+command -v setfattr >/dev/null 2>&1 && setfattr -n user.seed -v 1 "$src/d/a" 2>/dev/null
+dd if=/dev/zero of="$src/sp" bs=1 count=1 seek=9000 2>/dev/null
 for fmt in gnu oldgnu ustar posix v7; do
-	tar -C "$src" --format=$fmt -cf "$out/tar/$fmt.tar" . 2>/dev/null
+	tar -b 1 -C "$src" --format=$fmt -cf "$out/tar/$fmt.tar" . 2>/dev/null
 done
-tar -C "$src" --format=posix --sparse -cf "$out/tar/sparse.tar" . 2>/dev/null
+tar -b 1 -C "$src" --format=posix --sparse -cf "$out/tar/sparse.tar" . 2>/dev/null
+tar -b 1 -C "$src" --format=gnu --sparse -cf "$out/tar/gnusparse.tar" . 2>/dev/null
+tar -b 1 -C "$src" --format=posix --xattrs -cf "$out/tar/xattrs.tar" . 2>/dev/null
 for z in gzip xz zstd lz4 bzip2; do
 	command -v $z >/dev/null 2>&1 && $z -c < "$out/tar/posix.tar" > "$out/tar/posix.$z"
 done
@@ -27,4 +33,13 @@ for c in gzip lzma lzo xz lz4 zstd; do
 		{ printf "\\$(printf '%03o' $id)\\000"; dd if="$out/image/$c.img" bs=1 skip=96 count=200 2>/dev/null; } \
 			> "$out/codec/$c.bin"
 done
+# images with uncompressed inodes, directories, fragments and xattrs, so
+# byte mutations reach the table, inode and directory parsers instead of
+# dying in the decompressor
+if command -v mksquashfs >/dev/null 2>&1; then
+	mksquashfs "$src" "$out/image/plain.img" -noI -noD -noF -noX -no-progress \
+		-quiet -all-root >/dev/null 2>&1
+	mksquashfs "$src" "$out/image/plain-noexp.img" -noI -noD -noF -noX \
+		-no-progress -quiet -no-exports -no-fragments >/dev/null 2>&1
+fi
 rm -rf "$src"

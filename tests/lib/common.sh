@@ -5,6 +5,7 @@
 #
 # Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
 # $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note/skip MESSAGE;
+# run WHAT CMD... (a step whose failure fails the test);
 # need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
 # when possible); interrupt SIG ERRFILE CMD...; same_tree WHAT DIR REF
 # [treecmp options]; finish (the tally and the exit status). Mounts below
@@ -15,8 +16,10 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${PYTHON3:=python3}"
-TAR2IMG="$top_builddir/bin/tar2img"
-IMG2TAR="$top_builddir/bin/img2tar"
+# TAR2IMG and IMG2TAR may come from the environment (tests/lib/redtools.sh
+# substitutes failing ones to prove the scripts notice).
+: "${TAR2IMG:=$top_builddir/bin/tar2img}"
+: "${IMG2TAR:=$top_builddir/bin/img2tar}"
 TREECMP="$PYTHON3 $top_srcdir/tests/lib/treecmp.py"
 
 npass=0
@@ -53,6 +56,17 @@ fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
 check() {
 	desc=$1; shift
 	if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+# run WHAT COMMAND...: a step a check depends on ("run ... && check ...").
+# When the command fails, that is a failure of the test, recorded here:
+# a check skipped by "&&" must never leave the test green. Not for
+# pipelines (the last command of one runs in a subshell: the tally is lost).
+run() {
+	run_what=$1; shift
+	"$@" && return 0
+	run_rc=$?
+	fail "$run_what: exit status $run_rc"
+	return $run_rc
 }
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }

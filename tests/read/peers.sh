@@ -50,45 +50,46 @@ for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
 done
 if command -v tar2sqfs >/dev/null 2>&1; then
 	for codec in gzip xz zstd; do
-		tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null 2>&1 &&
+		run "tar2sqfs -c $codec" tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null &&
 			judge "tar2sqfs -c $codec" "$T/t.img"
 	done
 fi
 if command -v gensquashfs >/dev/null 2>&1; then
-	gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null 2>&1 &&
+	run "gensquashfs -D" gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null &&
 		judge "gensquashfs -D" "$T/g.img" --no-xattrs
 fi
 for codec in $ALL_CODECS; do
 	codec_built "$codec" || continue
-	"$TAR2IMG" -q -c "$codec" "$T/s.img" "$T/in.tar" 2>/dev/null &&
+	run "tar2img -c $codec" "$TAR2IMG" -q -f -c "$codec" "$T/s.img" "$T/in.tar" &&
 		judge "tar2img -c $codec" "$T/s.img"
 done
 
 # Same bytes for every -j; --sparse keeps the holes and the contents.
-"$TAR2IMG" -q "$T/s.img" "$T/in.tar" 2>/dev/null
-"$IMG2TAR" -j 1 "$T/s.img" > "$T/j1.tar"
+run "tar2img" "$TAR2IMG" -q -f "$T/s.img" "$T/in.tar" || finish
+run "img2tar -j 1" "$IMG2TAR" -j 1 "$T/s.img" > "$T/j1.tar" || finish
 for j in 2 3 8; do
-	"$IMG2TAR" -j $j "$T/s.img" > "$T/jn.tar" &&
+	run "img2tar -j $j" "$IMG2TAR" -j $j "$T/s.img" > "$T/jn.tar" &&
 		check "img2tar -j $j writes the same bytes as -j 1" cmp -s "$T/j1.tar" "$T/jn.tar"
 done
-"$IMG2TAR" --sparse "$T/s.img" > "$T/sparse.tar"
-check "--sparse output is smaller (holes not written)" \
+run "img2tar --sparse" "$IMG2TAR" --sparse "$T/s.img" > "$T/sparse.tar" &&
+	check "--sparse output is smaller (holes not written)" \
 	test "$(stat -c %s "$T/sparse.tar")" -lt "$(stat -c %s "$T/j1.tar")"
 rm -rf "$T/x" "$T/u"; mkdir "$T/x"
-unsquashfs -q -n -d "$T/u" "$T/s.img" > /dev/null 2>&1
-bsdtar -xpf "$T/sparse.tar" --xattrs --numeric-owner -C "$T/x" &&
+run "unsquashfs" unsquashfs -q -n -d "$T/u" "$T/s.img" > /dev/null &&
+	run "bsdtar -x of the --sparse tar" bsdtar -xpf "$T/sparse.tar" --xattrs --numeric-owner -C "$T/x" &&
 	check "--sparse output extracts to the same tree" \
 		$TREECMP --ignore-root-mtime "$T/x" "$T/u"
 for z in gzip xz zstd lz4; do
 	command -v $z >/dev/null 2>&1 || continue
-	"$IMG2TAR" -z $z "$T/s.img" | $z -d -c > "$T/z.tar" 2>/dev/null &&
+	run "img2tar -z $z" "$IMG2TAR" -z $z "$T/s.img" > "$T/z.tar.$z" &&
+		run "$z -d" $z -d -c "$T/z.tar.$z" > "$T/z.tar" &&
 		check "-z $z output decompresses to the plain tar" cmp -s "$T/z.tar" "$T/j1.tar"
 done
-"$IMG2TAR" "$T/s.img" links dev > "$T/sub.tar" &&
+run "img2tar links dev" "$IMG2TAR" "$T/s.img" links dev > "$T/sub.tar" &&
 	check "subtrees: only the named paths" \
 		sh -c "bsdtar -tf '$T/sub.tar' | grep -v '^links\|^dev' | wc -l | grep -qx 0"
-"$IMG2TAR" "$T/s.img" links > "$T/sub1.tar" &&
-	"$IMG2TAR" "$T/s.img" links/target ./links/ links//sym-rel links > "$T/sub2.tar" &&
+run "img2tar links" "$IMG2TAR" "$T/s.img" links > "$T/sub1.tar" &&
+	run "img2tar of overlapping paths" "$IMG2TAR" "$T/s.img" links/target ./links/ links//sym-rel links > "$T/sub2.tar" &&
 	check "subtrees: a path inside another, or given twice, adds nothing" \
 		cmp -s "$T/sub1.tar" "$T/sub2.tar"
 finish

@@ -22,10 +22,10 @@ for codec in $ALL_CODECS; do
 	"$IMG2TAR" "$T/a.img" > "$T/t1.tar" || { fail "$codec: img2tar"; continue; }
 	"$TAR2IMG" -q -c "$codec" "$T/b.img" "$T/t1.tar" || { fail "$codec: tar2img of img2tar's tar"; continue; }
 	check "$codec: image -> tar -> image is byte-identical" cmp -s "$T/a.img" "$T/b.img"
-	"$IMG2TAR" "$T/b.img" > "$T/t2.tar"
-	check "$codec: tar -> image -> tar is byte-identical" cmp -s "$T/t1.tar" "$T/t2.tar"
+	run "$codec: img2tar of the second image" "$IMG2TAR" "$T/b.img" > "$T/t2.tar" &&
+		check "$codec: tar -> image -> tar is byte-identical" cmp -s "$T/t1.tar" "$T/t2.tar"
 	for j in 1 3 8; do
-		"$IMG2TAR" -j $j "$T/b.img" > "$T/t2.tar" &&
+		run "$codec: img2tar -j $j" "$IMG2TAR" -j $j "$T/b.img" > "$T/t2.tar" &&
 			check "$codec: img2tar -j $j writes the same tar" cmp -s "$T/t1.tar" "$T/t2.tar"
 	done
 	rm -f "$T"/*.img "$T"/t?.tar
@@ -37,17 +37,19 @@ head -c $((40 * 131072 + 77)) /dev/urandom > "$T/lone/big.bin"
 tar -C "$T/lone" -cf "$T/lone.tar" big.bin || exit 99
 "$TAR2IMG" -q "$T/lone.img" "$T/lone.tar" || exit 99
 for j in 1 2 8; do
-	check "a lone 40-block file, -j $j: its contents come back" sh -c \
-		"'$IMG2TAR' -j $j '$T/lone.img' | tar -xOf - big.bin | cmp -s - '$T/lone/big.bin'"
+	run "img2tar -j $j of the lone file" "$IMG2TAR" -j $j "$T/lone.img" > "$T/lone.out" &&
+		check "a lone 40-block file, -j $j: its contents come back" sh -c \
+			"tar -xOf '$T/lone.out' big.bin | cmp -s - '$T/lone/big.bin'"
 done
 
-"$TAR2IMG" -q "$T/a.img" "$T/sorted.tar" 2>/dev/null
+run "tar2img of the sorted tar" "$TAR2IMG" -q "$T/a.img" "$T/sorted.tar" || finish
 if [ -w /dev/full ]; then
 	"$IMG2TAR" "$T/a.img" > /dev/full 2> "$T/err"; rc=$?
 	check "writing to a full device: exit 1 with a message" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'No space' '$T/err'"
 fi
-"$IMG2TAR" -o "$T/o.tar" "$T/a.img" && "$IMG2TAR" "$T/a.img" > "$T/s.tar" &&
+run "img2tar -o" "$IMG2TAR" -o "$T/o.tar" "$T/a.img" &&
+	run "img2tar to stdout" "$IMG2TAR" "$T/a.img" > "$T/s.tar" &&
 	check "-o FILE writes the same tar as stdout" cmp -s "$T/o.tar" "$T/s.tar"
 "$IMG2TAR" -o "$T/o.tar" "$T/a.img" 2> "$T/err"; rc=$?
 check "-o onto an existing file without -f: exit 1" test $rc -eq 1

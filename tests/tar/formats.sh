@@ -45,28 +45,28 @@ compare() { # compare DESCRIPTION TARFILE [treecmp options] (against $ref)
 
 ref=$src
 for fmt in gnu oldgnu posix; do
-	tar -C "$src" --format=$fmt -cf "$T/$fmt.tar" . &&
+	run "GNU tar --format=$fmt" tar -C "$src" --format=$fmt -cf "$T/$fmt.tar" . &&
 		compare "GNU tar --format=$fmt" "$T/$fmt.tar" --no-xattrs
 done
-tar -C "$src" --format=posix --xattrs --xattrs-include='*' -cf "$T/px.tar" .
-compare "GNU tar posix with --xattrs (SCHILY.xattr)" "$T/px.tar"
+run "GNU tar --xattrs" tar -C "$src" --format=posix --xattrs --xattrs-include='*' -cf "$T/px.tar" . &&
+	compare "GNU tar posix with --xattrs (SCHILY.xattr)" "$T/px.tar"
 for sv in 0.0 0.1 1.0; do
-	tar -C "$src" --format=posix --sparse --sparse-version=$sv -cf "$T/sp$sv.tar" . &&
+	run "GNU tar sparse $sv" tar -C "$src" --format=posix --sparse --sparse-version=$sv -cf "$T/sp$sv.tar" . &&
 		compare "GNU tar sparse $sv" "$T/sp$sv.tar" --no-xattrs
 done
-tar -C "$src" --format=oldgnu --sparse -cf "$T/spold.tar" . &&
+run "GNU tar old GNU sparse" tar -C "$src" --format=oldgnu --sparse -cf "$T/spold.tar" . &&
 	compare "GNU tar old GNU sparse" "$T/spold.tar" --no-xattrs
 # The sparse files must come out as holes, not stored zeros.
-"$TAR2IMG" -q "$T/s.img" "$T/sp1.0.tar" &&
+run "tar2img of sparse 1.0" "$TAR2IMG" -q "$T/s.img" "$T/sp1.0.tar" &&
 	check "a 3 MiB hole costs no data blocks" \
 		test "$(stat -c %s "$T/s.img")" -lt 1000000
-bsdtar -C "$src" --format=pax --xattrs -cf "$T/bsd.tar" .
-compare "bsdtar pax (LIBARCHIVE.xattr)" "$T/bsd.tar"
+run "bsdtar --format=pax" bsdtar -C "$src" --format=pax --xattrs -cf "$T/bsd.tar" . &&
+	compare "bsdtar pax (LIBARCHIVE.xattr)" "$T/bsd.tar"
 # ustar and v7 cannot hold the long name: those pack dir/ alone.
 ref=$src/dir
-tar -C "$ref" --format=ustar -cf "$T/ustar.tar" . &&
+run "GNU tar --format=ustar" tar -C "$ref" --format=ustar -cf "$T/ustar.tar" . &&
 	compare "GNU tar --format=ustar" "$T/ustar.tar" --no-xattrs
-tar -C "$ref" --format=v7 -cf "$T/v7.tar" . &&
+run "GNU tar --format=v7" tar -C "$ref" --format=v7 -cf "$T/v7.tar" . &&
 	compare "GNU tar --format=v7 (directories by trailing slash)" "$T/v7.tar" --no-xattrs
 ref=$src
 for z in gzip xz zstd lz4 bzip2; do

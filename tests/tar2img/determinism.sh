@@ -17,15 +17,16 @@ for codec in $ALL_CODECS; do
 	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
 	"$TAR2IMG" -q -c "$codec" -j 1 "$T/ref.img" "$T/in.tar" || { fail "$codec: -j 1"; continue; }
 	for j in 2 3 4 8; do
-		"$TAR2IMG" -q -c "$codec" -j $j "$T/j.img" "$T/in.tar" &&
+		run "$codec: tar2img -j $j" "$TAR2IMG" -q -c "$codec" -j $j "$T/j.img" "$T/in.tar" &&
 			check "$codec: -j $j equals -j 1" cmp -s "$T/ref.img" "$T/j.img"
 		rm -f "$T/j.img"
 	done
-	"$TAR2IMG" -q -c "$codec" -j 2 "$T/again.img" "$T/in.tar" &&
+	run "$codec: tar2img again" "$TAR2IMG" -q -c "$codec" -j 2 "$T/again.img" "$T/in.tar" &&
 		check "$codec: a second run is identical" cmp -s "$T/ref.img" "$T/again.img"
-	cat "$T/in.tar" | "$TAR2IMG" -q -c "$codec" -j 2 "$T/pipe.img" &&
+	run "$codec: tar2img from a pipe" sh -c 'cat "$1" | "$2" -q -c "$3" -j 2 "$4"' \
+		sh "$T/in.tar" "$TAR2IMG" "$codec" "$T/pipe.img" &&
 		check "$codec: input from a pipe is identical" cmp -s "$T/ref.img" "$T/pipe.img"
-	"$TAR2IMG" -q -c "$codec" -j 2 "$T/gz.img" - < "$T/in.tar.gz" &&
+	run "$codec: tar2img of gzip input" "$TAR2IMG" -q -c "$codec" -j 2 "$T/gz.img" - < "$T/in.tar.gz" &&
 		check "$codec: gzip-compressed input is identical" cmp -s "$T/ref.img" "$T/gz.img"
 	rm -f "$T"/*.img
 done
@@ -52,10 +53,10 @@ for opts in "-b 4K" "-b 1M" "--no-fragments" "--no-tailends" "--exportable" \
 	fi
 	rm -f "$T/a.img" "$T/b.img"
 done
-SOURCE_DATE_EPOCH=1234567890 "$TAR2IMG" -q "$T/e.img" "$T/in.tar" &&
+run "tar2img with SOURCE_DATE_EPOCH" env SOURCE_DATE_EPOCH=1234567890 "$TAR2IMG" -q "$T/e.img" "$T/in.tar" &&
 	check "SOURCE_DATE_EPOCH sets the image time" \
 		sh -c "unsquashfs -s '$T/e.img' | grep -q 'Fri Feb 13 23:31:30 2009'"
-"$TAR2IMG" -q "$T/n.img" "$T/in.tar" &&
+run "tar2img without SOURCE_DATE_EPOCH" "$TAR2IMG" -q "$T/n.img" "$T/in.tar" &&
 	check "without SOURCE_DATE_EPOCH the image time is the newest mtime (2100)" \
 		sh -c "TZ=UTC unsquashfs -s '$T/n.img' | grep -q '2100'"
 finish
