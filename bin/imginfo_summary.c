@@ -219,6 +219,7 @@ static void json_codec(const struct report *r)
 			json_str(opt[i].val);
 	}
 	printf("},\n  \"options_block\": %s", r->lo.options_bytes ? "true" : "false");
+	JNUM("options_bytes", r->lo.options_bytes);
 }
 
 static void json_flags(const struct report *r)
