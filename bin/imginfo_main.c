@@ -41,10 +41,8 @@ int main(int argc, char **argv)
 {
 	int operands = 0;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return imginfo_bad_usage("%s", "missing COMMAND or IMAGE");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
