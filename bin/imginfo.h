@@ -36,8 +36,13 @@ typedef int (*imginfo_opt_fn)(void *user, int c, const char *arg);
 int imginfo_options(int argc, char **argv, const char *shorts,
 		    const struct option *longs, const char *help,
 		    imginfo_opt_fn on_opt, void *user);
-/* An on_opt for commands with no option but --help. */
-int imginfo_no_opt(void *user, int c, const char *arg);
+/* Run a command of the form `imginfo CMD IMAGE PATH...` that has no
+ * option but --help: fn(img, path, n, user) for the n-th PATH (from 0);
+ * returns the exit status (1 when any fn returned 1). */
+typedef int (*imginfo_path_fn)(struct sqp_image *img, const char *path,
+			       int n, void *user);
+int imginfo_each_path(int argc, char **argv, const char *help,
+		      imginfo_path_fn fn, void *user);
 
 /* Flush stdout; 0, or 1 after a message when writing failed. */
 int imginfo_flush(void);

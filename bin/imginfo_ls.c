@@ -143,13 +143,15 @@ int imginfo_ls_main(int argc, char **argv)
 }
 
 /* Write one file to stdout; 0 or 1 after a message. */
-static int cat_one(struct sqp_image *img, const char *path, uint8_t *buf)
+static int cat_one(struct sqp_image *img, const char *path, int n, void *user)
 {
+	uint8_t *buf = user;
 	struct sqp_file *f;
 	uint64_t ref, off = 0;
 	size_t got;
 	int ret;
 
+	(void)n;
 	ret = sqp_image_lookup(img, path, &ref);
 	if (ret == 0)
 		ret = sqp_file_open(img, ref, &f);
@@ -173,29 +175,14 @@ static int cat_one(struct sqp_image *img, const char *path, uint8_t *buf)
 
 int imginfo_cat_main(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sqp_image *img;
-	uint8_t *buf;
-	int fd, ret, status = 0;
+	uint8_t *buf = malloc(CAT_CHUNK);
+	int ret;
 
-	ret = imginfo_options(argc, argv, ":h", longs, "Usage: imginfo cat "
-			      "IMAGE PATH...\nWrite the files PATH... to "
-			      "standard output.\n", imginfo_no_opt, NULL);
-	if (ret != 0)
-		return ret < 0 ? 0 : ret;
-	if (argc - optind < 2)
-		return imginfo_bad_usage("%s", "cat: needs IMAGE and PATH...");
-	if (imginfo_open(argv[optind], &img, &fd) != 0)
-		return 1;
-	buf = malloc(CAT_CHUNK);
 	if (buf == NULL)
-		status = imginfo_fail("cat", strerror(ENOMEM));
-	for (int i = optind + 1; i < argc && buf != NULL; i++)
-		status |= cat_one(img, argv[i], buf);
+		return imginfo_fail("cat", strerror(ENOMEM));
+	ret = imginfo_each_path(argc, argv, "Usage: imginfo cat IMAGE PATH...\n"
+				"Write the files PATH... to standard output.\n",
+				cat_one, buf);
 	free(buf);
-	imginfo_close(img, fd);
-	return imginfo_flush() | status;
+	return ret;
 }

@@ -99,19 +99,21 @@ static int print_inode(struct sqp_image *img, const struct sqp_inode_info *in)
 	return 0;
 }
 
-static int stat_one(struct sqp_image *img, const char *path, int first)
+static int stat_one(struct sqp_image *img, const char *path, int n,
+		    void *user)
 {
 	struct sqp_inode_info in;
 	uint64_t ref;
 	int ret = sqp_image_lookup(img, path, &ref);
 
+	(void)user;
 	if (ret == SQP_ERR_NOT_FOUND)
 		return imginfo_fail(path, "no such entry");
 	if (ret == 0)
 		ret = sqp_image_stat(img, ref, &in);
 	if (ret != 0)
 		return imginfo_fail(path, imginfo_why(img, ret));
-	if (!first)
+	if (n > 0)
 		putchar('\n');
 	printf("path: ");
 	imginfo_escape(stdout, path, strlen(path), 0);
@@ -123,24 +125,7 @@ static int stat_one(struct sqp_image *img, const char *path, int first)
 
 int imginfo_stat_main(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sqp_image *img;
-	int fd, ret, status = 0;
-
-	ret = imginfo_options(argc, argv, ":h", longs, "Usage: imginfo stat "
-			      "IMAGE PATH...\nShow every field of the entries "
-			      "PATH...\n", imginfo_no_opt, NULL);
-	if (ret != 0)
-		return ret < 0 ? 0 : ret;
-	if (argc - optind < 2)
-		return imginfo_bad_usage("%s", "stat: needs IMAGE and PATH...");
-	if (imginfo_open(argv[optind], &img, &fd) != 0)
-		return 1;
-	for (int i = optind + 1; i < argc; i++)
-		status |= stat_one(img, argv[i], i == optind + 1);
-	imginfo_close(img, fd);
-	return imginfo_flush() | status;
+	return imginfo_each_path(argc, argv, "Usage: imginfo stat IMAGE PATH...\n"
+				 "Show every field of the entries PATH...\n",
+				 stat_one, NULL);
 }

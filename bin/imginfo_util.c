@@ -100,12 +100,35 @@ int imginfo_options(int argc, char **argv, const char *shorts,
 	return 0;
 }
 
-int imginfo_no_opt(void *user, int c, const char *arg)
+static int no_opt(void *user, int c, const char *arg)
 {
 	(void)user;
 	(void)c;
 	(void)arg;
 	return 0;
+}
+
+int imginfo_each_path(int argc, char **argv, const char *help,
+		      imginfo_path_fn fn, void *user)
+{
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sqp_image *img;
+	int fd, ret, status = 0;
+
+	ret = imginfo_options(argc, argv, ":h", longs, help, no_opt, NULL);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
+	if (argc - optind < 2)
+		return imginfo_bad_usage("%s: needs IMAGE and PATH...", argv[0]);
+	if (imginfo_open(argv[optind], &img, &fd) != 0)
+		return 1;
+	for (int i = optind + 1; i < argc; i++)
+		status |= fn(img, argv[i], i - optind - 1, user);
+	imginfo_close(img, fd);
+	return imginfo_flush() | status;
 }
 
 int imginfo_flush(void)

@@ -84,15 +84,8 @@ static int push(struct differ *df, const uint64_t ref[2])
 	struct dframe *f;
 	int ret;
 
-	if (df->depth == df->cap) {
-		size_t cap = df->cap ? df->cap * 2 : 16;
-		struct dframe *s = realloc(df->stack, cap * sizeof(*s));
-
-		if (s == NULL)
-			return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
-		df->stack = s;
-		df->cap = cap;
-	}
+	if (grow(&df->stack, &df->cap, df->depth + 1, sizeof(*df->stack)) != 0)
+		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
 	f = &df->stack[df->depth];
 	memset(f, 0, sizeof(*f));
 	f->plen = strlen(df->path);
@@ -280,16 +273,8 @@ static int compare_entry(struct differ *df, const uint64_t ref[2])
 /* Set df->path to the current frame's path plus name. */
 static int set_path(struct differ *df, size_t plen, const char *name)
 {
-	size_t need = plen + strlen(name) + 2;
-
-	if (need > df->pcap) {
-		char *p = realloc(df->path, need * 2);
-
-		if (p == NULL)
-			return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
-		df->path = p;
-		df->pcap = need * 2;
-	}
+	if (grow(&df->path, &df->pcap, plen + strlen(name) + 2, 1) != 0)
+		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
 	df->path[plen] = '\0';
 	if (plen > 0)
 		df->path[plen++] = '/';

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * inspect_impl.h - what walk.c, summary.c and diff.c share: a bit per
+ * inspect_impl.h - what walk.c and diff.c share: growable arrays, and a bit per
  * inode number, to count an inode once and to refuse a directory that a
  * hostile image makes reachable twice (a loop the walk would never
  * leave). One bit per inode of inode_count: memory is fixed by the
@@ -45,6 +45,26 @@ static inline void seen_free(struct seen *s)
 {
 	free(s->bits);
 	s->bits = NULL;
+}
+
+/* Make *arr (of *cap elements of size bytes) hold at least need
+ * elements, doubling; 0 or SQP_ERR_NOMEM (*arr unchanged). The path
+ * buffers and directory stacks of the walks grow through this. */
+static inline int grow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	void **p = arr;
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if ((q = realloc(*p, n * size)) == NULL)
+		return SQP_ERR_NOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
 #endif

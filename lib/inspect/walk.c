@@ -51,15 +51,8 @@ static int img_fail(struct sqp_walk *w, int ret, const char *path)
 
 static int grow_path(struct sqp_walk *w, size_t need)
 {
-	char *p;
-
-	if (need <= w->pcap)
-		return 0;
-	p = realloc(w->path, need * 2);
-	if (p == NULL)
+	if (grow(&w->path, &w->pcap, need, 1) != 0)
 		return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
-	w->path = p;
-	w->pcap = need * 2;
 	return 0;
 }
 
@@ -91,15 +84,8 @@ static int push(struct sqp_walk *w, uint64_t ref, size_t plen)
 	struct sqp_dir *d;
 	int ret;
 
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct frame *s = realloc(w->stack, cap * sizeof(*s));
-
-		if (s == NULL)
-			return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
-		w->stack = s;
-		w->cap = cap;
-	}
+	if (grow(&w->stack, &w->cap, w->depth + 1, sizeof(*w->stack)) != 0)
+		return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 	if ((ret = sqp_dir_open(w->img, ref, &d)) != 0)
 		return img_fail(w, ret, w->path);
 	w->stack[w->depth++] = (struct frame){ d, plen };

@@ -10,11 +10,7 @@
 # unknown commands, 1 for missing paths and `cat` of a directory.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/imginfo/mktree.sh"
-need_tool mksquashfs unsquashfs gensquashfs tar2sqfs setfattr "$PYTHON3"
-IMGINFO=$top_builddir/bin/imginfo
-T=$SCRATCH
-make_tree "$T/src" || skip "cannot make the test tree here (xattrs, mknod)"
-make_images "$T/src" "$T" || exit 99
+images_fixture
 mkdir "$T/mnt"
 
 for i in $(cat "$T/list"); do

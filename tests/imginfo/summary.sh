@@ -9,11 +9,7 @@
 # file, and zero when told not to.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/imginfo/mktree.sh"
-need_tool mksquashfs unsquashfs gensquashfs tar2sqfs setfattr "$PYTHON3"
-IMGINFO=$top_builddir/bin/imginfo
-T=$SCRATCH
-make_tree "$T/src" || skip "cannot make the test tree here (xattrs, mknod)"
-make_images "$T/src" "$T" || exit 99
+images_fixture
 
 for i in $(cat "$T/list"); do
 	if ! "$IMGINFO" --json "$T/$i.img" > "$T/j.json" 2> "$T/err"; then
