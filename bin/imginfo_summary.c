@@ -118,7 +118,8 @@ static double ratio(const struct report *r)
 		r->lo.fragment_bytes) / (double)r->s.file_bytes : 0.0;
 }
 
-static void print_text(const struct report *r)
+/* Codec, flags and counts. */
+static void print_header(const struct report *r)
 {
 	const struct sqp_image_summary *s = &r->s;
 	const struct sqp_image_layout *lo = &r->lo;
@@ -154,6 +155,14 @@ static void print_text(const struct report *r)
 	printf("ids:               %u\n", lo->id_count);
 	printf("xattrs:            %u sets, on %llu inodes\n", lo->xattr_id_count,
 	       (unsigned long long)s->xattr_inodes);
+}
+
+/* Where the bytes go, the ratio and the dedup savings. */
+static void print_sizes(const struct report *r)
+{
+	const struct sqp_image_summary *s = &r->s;
+	const struct sqp_image_layout *lo = &r->lo;
+
 	printf("file data:         %llu bytes\n", (unsigned long long)s->file_bytes);
 	printf("data blocks:       %llu bytes (%llu blocks, %llu holes, %llu "
 	       "uncompressed)\n", (unsigned long long)lo->data_bytes,
@@ -338,7 +347,9 @@ int imginfo_summary_main(int argc, char **argv)
 	r.dedup = (int64_t)r.s.block_bytes - (int64_t)r.lo.data_bytes;
 	if (json)
 		print_json(&r);
-	else
-		print_text(&r);
+	else {
+		print_header(&r);
+		print_sizes(&r);
+	}
 	return imginfo_flush();
 }
