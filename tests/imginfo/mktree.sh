@@ -9,7 +9,7 @@ make_tree() {
 	mkdir -p "$d/dir/deep/er" "$d/own" || return 1
 	$PYTHON3 -c 'import random, sys
 r = random.Random(11)
-open(sys.argv[1], "wb").write(r.getrandbits(8 * 300000).to_bytes(300000, "little"))' "$d/rand" || return 1
+open(sys.argv[1], "wb").write(r.getrandbits(8 * 150000).to_bytes(150000, "little"))' "$d/rand" || return 1
 	cp "$d/rand" "$d/dir/rand-copy"
 	printf 'hello\n' > "$d/dir/h"
 	ln "$d/dir/h" "$d/dir/h-link"
