@@ -84,9 +84,11 @@ static int push(struct differ *df, const uint64_t ref[2])
 	struct dframe *f;
 	int ret;
 
-	if (grow(&df->stack, &df->cap, df->depth + 1, sizeof(*df->stack)) != 0)
+	f = grow(df->stack, &df->cap, df->depth + 1, sizeof(*f));
+	if (f == NULL)
 		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
-	f = &df->stack[df->depth];
+	df->stack = f;
+	f += df->depth;
 	memset(f, 0, sizeof(*f));
 	f->plen = strlen(df->path);
 	for (int i = 0; i < 2; i++) {
@@ -273,8 +275,11 @@ static int compare_entry(struct differ *df, const uint64_t ref[2])
 /* Set df->path to the current frame's path plus name. */
 static int set_path(struct differ *df, size_t plen, const char *name)
 {
-	if (grow(&df->path, &df->pcap, plen + strlen(name) + 2, 1) != 0)
+	char *p = grow(df->path, &df->pcap, plen + strlen(name) + 2, 1);
+
+	if (p == NULL)
 		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+	df->path = p;
 	df->path[plen] = '\0';
 	if (plen > 0)
 		df->path[plen++] = '/';

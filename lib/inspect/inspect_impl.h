@@ -47,24 +47,22 @@ static inline void seen_free(struct seen *s)
 	s->bits = NULL;
 }
 
-/* Make *arr (of *cap elements of size bytes) hold at least need
- * elements, doubling; 0 or SQP_ERR_NOMEM (*arr unchanged). The path
- * buffers and directory stacks of the walks grow through this. */
-static inline int grow(void *arr, size_t *cap, size_t need, size_t size)
+/* old (an array of *cap elements of size bytes, or NULL) resized to hold
+ * at least need elements, doubling: the array (moved or not), or NULL
+ * when out of memory (old is then untouched). The path buffers and
+ * directory stacks of the walks grow through this. */
+static inline void *grow(void *old, size_t *cap, size_t need, size_t size)
 {
-	void **p = arr;
 	size_t n = *cap ? *cap : 16;
 	void *q;
 
 	if (need <= *cap)
-		return 0;
+		return old;
 	while (n < need)
 		n *= 2;
-	if ((q = realloc(*p, n * size)) == NULL)
-		return SQP_ERR_NOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
+	if ((q = realloc(old, n * size)) != NULL)
+		*cap = n;
+	return q;
 }
 
 #endif

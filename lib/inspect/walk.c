@@ -51,8 +51,11 @@ static int img_fail(struct sqp_walk *w, int ret, const char *path)
 
 static int grow_path(struct sqp_walk *w, size_t need)
 {
-	if (grow(&w->path, &w->pcap, need, 1) != 0)
+	char *p = grow(w->path, &w->pcap, need, 1);
+
+	if (p == NULL)
 		return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
+	w->path = p;
 	return 0;
 }
 
@@ -81,11 +84,14 @@ static int normalise_start(struct sqp_walk *w, const char *path)
 
 static int push(struct sqp_walk *w, uint64_t ref, size_t plen)
 {
+	struct frame *s;
 	struct sqp_dir *d;
 	int ret;
 
-	if (grow(&w->stack, &w->cap, w->depth + 1, sizeof(*w->stack)) != 0)
+	s = grow(w->stack, &w->cap, w->depth + 1, sizeof(*s));
+	if (s == NULL)
 		return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
+	w->stack = s;
 	if ((ret = sqp_dir_open(w->img, ref, &d)) != 0)
 		return img_fail(w, ret, w->path);
 	w->stack[w->depth++] = (struct frame){ d, plen };
