@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imginfo_main.c - imginfo: look inside SquashFS images. This file only
+ * dispatches: `imginfo COMMAND ARGS` runs the command of that name from
+ * the table below, and `imginfo [--json] IMAGE` (one operand, no
+ * command) is short for `imginfo summary`. Each command parses its own
+ * options; adding one is one line in the table.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "imginfo.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+};
+
+static const struct command commands[] = {
+	{ "summary", imginfo_summary_main, "[--json] IMAGE" },
+	{ "ls", imginfo_ls_main, "[-l] [-R] IMAGE [PATH...]" },
+	{ "stat", imginfo_stat_main, "IMAGE PATH..." },
+	{ "cat", imginfo_cat_main, "IMAGE PATH..." },
+	{ "diff", imginfo_diff_main, "[--ignore-mtime] [--ignore-owner] "
+	  "[--ignore-xattrs] [-q] IMAGE1 IMAGE2" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: imginfo [--json] IMAGE\n"
+	      "       imginfo COMMAND [OPTIONS] ARGS...\n"
+	      "Show what a SquashFS image holds.\n\nCommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].synopsis);
+	fputs("\n'imginfo COMMAND --help' describes a command's options.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	int operands = 0;
+
+	if (argc < 2)
+		return imginfo_bad_usage("%s", "missing COMMAND or IMAGE");
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("imginfo (sqpack) %s\n", sqp_version());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	for (int i = 1; i < argc; i++)
+		operands += argv[i][0] != '-' || argv[i][1] == '\0';
+	if (operands == 1)
+		return imginfo_summary_main(argc, argv);
+	if (argv[1][0] != '-')
+		return imginfo_bad_usage("unknown command '%s'", argv[1]);
+	return imginfo_bad_usage("%s", "expected a COMMAND or one IMAGE");
+}

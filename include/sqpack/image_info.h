@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image_info.h - how an open image is laid out on disk: superblock flags,
+ * compressor options, the bytes each part takes, and where a regular
+ * file's blocks and fragment tail are stored.
+ *
+ * For inspection tools (imginfo); reading an image needs none of this.
+ * Same thread contract and error latching as reader.h: one thread per
+ * image at a time; a corrupt table latches the image's error.
+ */
+#ifndef SQPACK_IMAGE_INFO_H
+#define SQPACK_IMAGE_INFO_H
+
+#include <stdint.h>
+#include "sqpack/api.h"
+#include "sqpack/codec.h"
+#include "sqpack/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Superblock flags, as stored. */
+#define SQP_SB_UNCOMPRESSED_INODES    0x0001
+#define SQP_SB_UNCOMPRESSED_DATA      0x0002
+#define SQP_SB_CHECK                  0x0004
+#define SQP_SB_UNCOMPRESSED_FRAGMENTS 0x0008
+#define SQP_SB_NO_FRAGMENTS           0x0010
+#define SQP_SB_ALWAYS_FRAGMENTS       0x0020
+#define SQP_SB_DEDUPLICATED           0x0040
+#define SQP_SB_EXPORTABLE             0x0080
+#define SQP_SB_UNCOMPRESSED_XATTRS    0x0100
+#define SQP_SB_NO_XATTRS              0x0200
+#define SQP_SB_COMPRESSOR_OPTIONS     0x0400
+#define SQP_SB_UNCOMPRESSED_IDS       0x0800
+
+struct sqp_image_layout {
+	uint16_t flags;            /* SQP_SB_* */
+	uint32_t frag_count;       /* fragment blocks */
+	uint32_t id_count;         /* distinct owner ids */
+	uint32_t xattr_id_count;   /* distinct xattr sets */
+	int has_export;            /* an export (NFS) table is present */
+	int has_xattr_table;
+	uint64_t file_size;        /* of the image file, padding included */
+	uint64_t bytes_used;       /* the superblock's */
+	uint32_t options_bytes;    /* options block, header included; 0: none */
+	struct sqp_codec_config codec;  /* options in force (defaults when
+					   the image has no options block) */
+	/* Bytes on disk of each part. With the superblock (96 bytes) and
+	 * the options block they add up to bytes_used unless a packer left
+	 * gaps between tables. */
+	uint64_t data_bytes;       /* regular file blocks */
+	uint64_t fragment_bytes;   /* fragment blocks */
+	uint64_t inode_bytes, dir_bytes;
+	uint64_t frag_table_bytes, export_bytes, id_bytes, xattr_bytes;
+};
+
+/* Fill *out; reads the fragment table (bounded by frag_count) to tell
+ * fragment blocks from data blocks. Returns 0 or an error (the image's
+ * tables contradict each other: SQP_ERR_CORRUPT, latched). */
+SQP_API int sqp_image_get_layout(struct sqp_image *img,
+				 struct sqp_image_layout *out);
+
+#define SQP_NO_FRAGMENT 0xFFFFFFFFu
+
+struct sqp_file_layout {
+	uint64_t blocks_start;     /* disk position of the first block */
+	uint64_t block_count;      /* blocks in the list (tail excluded) */
+	uint64_t stored_bytes;     /* their bytes on disk */
+	uint64_t hole_blocks;      /* blocks stored as holes (size 0) */
+	uint64_t raw_blocks;       /* blocks stored uncompressed */
+	uint64_t sparse;           /* extended inodes: bytes in holes */
+	uint32_t frag_index;       /* SQP_NO_FRAGMENT: no tail fragment */
+	uint32_t frag_offset;      /* tail's offset in the fragment block */
+	uint32_t tail_bytes;       /* tail length */
+	uint64_t frag_start;       /* fragment block's disk position */
+	uint32_t frag_size;        /* and its bytes on disk */
+	int frag_raw;              /* stored uncompressed */
+	uint32_t xattr_index;      /* 0xFFFFFFFF: none */
+};
+
+/* The layout of regular file ref: walks its block list (streamed, no
+ * allocation). SQP_ERR_ARG (not latched): not a regular file. */
+SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
+				  struct sqp_file_layout *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff.c - what differs between the trees of two images: names present
+ * on one side only, then for names on both sides type, permissions,
+ * owner, mtime, size, symlink target, device numbers, xattrs and file
+ * contents.
+ *
+ * Both listings are sorted by name (the format requires it), so one
+ * merge pass per directory pairs the names without holding a listing:
+ * the stack keeps one open directory per side and level, with each
+ * side's next entry. Contents are compared a chunk at a time, so memory
+ * does not depend on file sizes. Invariant: the path buffer holds the
+ * path of the entry being compared; a frame records its directory's
+ * path length. A directory met twice on either side is refused (a
+ * crafted image could otherwise loop).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "inspect/inspect_impl.h"
+#include "sqpack/inspect.h"
+#include "util/errbuf.h"
+
+#define CHUNK (64u * 1024)
+
+struct dframe {
+	struct sqp_dir *d[2];
+	struct sqp_dirent e[2];
+	int have[2];
+	size_t plen;
+};
+
+struct differ {
+	const struct sqp_diff_desc *desc;
+	struct sqp_image *img[2];
+	struct seen seen[2];
+	struct sqp_errbuf err;
+	struct dframe *stack;
+	size_t depth, cap;
+	char *path;
+	size_t pcap;
+	uint8_t *buf[2];
+	int differs, stopped;
+};
+
+static int img_fail(struct differ *df, int side, int ret)
+{
+	return sqp_err_wrap(&df->err, ret, sqp_image_error(df->img[side]),
+			    "'%s': ", df->path);
+}
+
+static int report(struct differ *df, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int report(struct differ *df, const char *fmt, ...)
+{
+	char what[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	df->differs = 1;
+	if (df->desc->report(df->desc->user, df->path, what) != 0)
+		df->stopped = 1;
+	return 0;
+}
+
+static int advance(struct differ *df, struct dframe *f, int side)
+{
+	int ret = sqp_dir_next(f->d[side], &f->e[side]);
+
+	if (ret < 0)
+		return img_fail(df, side, ret);
+	f->have[side] = ret;
+	return 0;
+}
+
+static int push(struct differ *df, const uint64_t ref[2])
+{
+	struct dframe *f;
+	int ret;
+
+	f = grow(df->stack, &df->cap, df->depth + 1, sizeof(*f));
+	if (f == NULL)
+		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+	df->stack = f;
+	f += df->depth;
+	memset(f, 0, sizeof(*f));
+	f->plen = strlen(df->path);
+	for (int i = 0; i < 2; i++) {
+		if ((ret = sqp_dir_open(df->img[i], ref[i], &f->d[i])) != 0) {
+			sqp_dir_close(f->d[0]);
+			return img_fail(df, i, ret);
+		}
+	}
+	df->depth++;
+	if ((ret = advance(df, f, 0)) != 0 || (ret = advance(df, f, 1)) != 0)
+		return ret;
+	return 0;
+}
+
+static int compare_links(struct differ *df, const uint64_t ref[2])
+{
+	char *t[2] = { NULL, NULL };
+	int len[2], ret = 0;
+
+	for (int i = 0; i < 2 && ret == 0; i++) {
+		len[i] = sqp_image_readlink(df->img[i], ref[i], NULL, 0);
+		if (len[i] < 0)
+			ret = img_fail(df, i, len[i]);
+		else if ((t[i] = malloc((size_t)len[i] + 1)) == NULL)
+			ret = sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+		else if ((len[i] = sqp_image_readlink(df->img[i], ref[i], t[i],
+						      (size_t)len[i] + 1)) < 0)
+			ret = img_fail(df, i, len[i]);
+	}
+	if (ret == 0 && strcmp(t[0], t[1]) != 0)
+		report(df, "symlink target '%s' != '%s'", t[0], t[1]);
+	free(t[0]);
+	free(t[1]);
+	return ret;
+}
+
+static const struct sqp_xattr *find_xattr(const struct sqp_xattr *x,
+					  size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(x[i].key, key) == 0)
+			return &x[i];
+	return NULL;
+}
+
+/* Each image keeps its own xattr scratch, so both lists stay valid. */
+static int compare_xattrs(struct differ *df, const uint64_t ref[2])
+{
+	const struct sqp_xattr *x[2], *o;
+	size_t n[2];
+	int ret;
+
+	for (int i = 0; i < 2; i++)
+		if ((ret = sqp_image_xattrs(df->img[i], ref[i], &x[i], &n[i])) != 0)
+			return img_fail(df, i, ret);
+	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < n[i]; k++) {
+			o = find_xattr(x[!i], n[!i], x[i][k].key);
+			if (o == NULL)
+				report(df, "xattr %s only in the %s image",
+				       x[i][k].key, i == 0 ? "first" : "second");
+			else if (i == 0 && (o->value_len != x[0][k].value_len ||
+				 memcmp(o->value, x[0][k].value, o->value_len)))
+				report(df, "xattr %s values differ", o->key);
+		}
+	}
+	return 0;
+}
+
+/* Contents of two files of equal size, chunk by chunk. */
+static int compare_data(struct differ *df, const uint64_t ref[2])
+{
+	struct sqp_file *f[2] = { NULL, NULL };
+	size_t got[2];
+	uint64_t off = 0;
+	int ret = 0;
+
+	for (int i = 0; i < 2 && ret == 0; i++)
+		if ((ret = sqp_file_open(df->img[i], ref[i], &f[i])) != 0)
+			ret = img_fail(df, i, ret);
+	while (ret == 0) {
+		for (int i = 0; i < 2 && ret == 0; i++)
+			if ((ret = sqp_file_pread(f[i], df->buf[i], CHUNK, off,
+						  &got[i])) != 0)
+				ret = img_fail(df, i, ret);
+		if (ret != 0 || got[0] == 0)
+			break;
+		if (got[0] != got[1] || memcmp(df->buf[0], df->buf[1], got[0])) {
+			size_t k = 0;
+
+			while (k < got[0] && k < got[1] &&
+			       df->buf[0][k] == df->buf[1][k])
+				k++;
+			report(df, "contents differ from byte %llu",
+			       (unsigned long long)(off + k));
+			break;
+		}
+		off += got[0];
+	}
+	sqp_file_close(f[0]);
+	sqp_file_close(f[1]);
+	return ret;
+}
+
+static const char *type_name(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return "directory";
+	case S_IFREG: return "file";
+	case S_IFLNK: return "symlink";
+	case S_IFBLK: return "block device";
+	case S_IFCHR: return "character device";
+	case S_IFIFO: return "fifo";
+	default: return "socket";
+	}
+}
+
+static int compare_attrs(struct differ *df, const struct sqp_inode_info *a,
+			 const struct sqp_inode_info *b)
+{
+	unsigned flags = df->desc->flags;
+
+	if ((a->mode & 07777) != (b->mode & 07777))
+		report(df, "mode %04o != %04o", (unsigned)(a->mode & 07777),
+		       (unsigned)(b->mode & 07777));
+	if (!(flags & SQP_DIFF_IGNORE_OWNER) &&
+	    (a->uid != b->uid || a->gid != b->gid))
+		report(df, "owner %u:%u != %u:%u", (unsigned)a->uid,
+		       (unsigned)a->gid, (unsigned)b->uid, (unsigned)b->gid);
+	if (!(flags & SQP_DIFF_IGNORE_MTIME) && a->mtime != b->mtime)
+		report(df, "mtime %lld != %lld", (long long)a->mtime,
+		       (long long)b->mtime);
+	if ((S_ISCHR(a->mode) || S_ISBLK(a->mode)) &&
+	    (a->dev_major != b->dev_major || a->dev_minor != b->dev_minor))
+		report(df, "device %u,%u != %u,%u", (unsigned)a->dev_major,
+		       (unsigned)a->dev_minor, (unsigned)b->dev_major,
+		       (unsigned)b->dev_minor);
+	return 0;
+}
+
+/* Compare the entries at ref[0] and ref[1] (path in df->path) and
+ * descend when both are directories. */
+static int compare_entry(struct differ *df, const uint64_t ref[2])
+{
+	struct sqp_inode_info in[2];
+	int ret;
+
+	for (int i = 0; i < 2; i++) {
+		if ((ret = sqp_image_stat(df->img[i], ref[i], &in[i])) != 0)
+			return img_fail(df, i, ret);
+		if (!S_ISDIR(in[i].mode))
+			continue;
+		ret = seen_mark(&df->seen[i], in[i].inode_number);
+		if (ret != 0)
+			return sqp_err(&df->err, SQP_ERR_CORRUPT, "'%s': %s in "
+				       "the %s image", df->path, ret < 0 ?
+				       "inode number out of range" :
+				       "directory reached twice (a loop)",
+				       i == 0 ? "first" : "second");
+	}
+	if ((in[0].mode & S_IFMT) != (in[1].mode & S_IFMT))
+		return report(df, "type %s != %s", type_name(in[0].mode),
+			      type_name(in[1].mode));
+	compare_attrs(df, &in[0], &in[1]);
+	ret = 0;
+	if (!(df->desc->flags & SQP_DIFF_IGNORE_XATTRS) &&
+	    (in[0].has_xattrs || in[1].has_xattrs))
+		ret = compare_xattrs(df, ref);
+	if (ret != 0 || df->stopped)
+		return ret;
+	if (S_ISLNK(in[0].mode))
+		return compare_links(df, ref);
+	if (S_ISREG(in[0].mode) && in[0].size != in[1].size)
+		return report(df, "size %llu != %llu",
+			      (unsigned long long)in[0].size,
+			      (unsigned long long)in[1].size);
+	if (S_ISREG(in[0].mode))
+		return compare_data(df, ref);
+	if (S_ISDIR(in[0].mode))
+		return push(df, ref);
+	return 0;
+}
+
+/* Set df->path to the current frame's path plus name. */
+static int set_path(struct differ *df, size_t plen, const char *name)
+{
+	char *p = grow(df->path, &df->pcap, plen + strlen(name) + 2, 1);
+
+	if (p == NULL)
+		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+	df->path = p;
+	df->path[plen] = '\0';
+	if (plen > 0)
+		df->path[plen++] = '/';
+	strcpy(df->path + plen, name);
+	return 0;
+}
+
+/* One step of the merge in the top frame. */
+static int step(struct differ *df)
+{
+	struct dframe *f = &df->stack[df->depth - 1];
+	uint64_t ref[2];
+	int cmp, ret;
+
+	if (!f->have[0] && !f->have[1]) {
+		sqp_dir_close(f->d[0]);
+		sqp_dir_close(f->d[1]);
+		df->depth--;
+		return 0;
+	}
+	cmp = !f->have[0] ? 1 : !f->have[1] ? -1 :
+		strcmp(f->e[0].name, f->e[1].name);
+	if ((ret = set_path(df, f->plen, f->e[cmp <= 0 ? 0 : 1].name)) != 0)
+		return ret;
+	if (cmp != 0) {
+		report(df, "only in the %s image", cmp < 0 ? "first" : "second");
+		return advance(df, f, cmp < 0 ? 0 : 1);
+	}
+	ref[0] = f->e[0].ref;
+	ref[1] = f->e[1].ref;
+	if ((ret = advance(df, f, 0)) != 0 || (ret = advance(df, f, 1)) != 0)
+		return ret;
+	return compare_entry(df, ref);
+}
+
+static int run(struct differ *df)
+{
+	uint64_t root[2] = { sqp_image_root(df->img[0]),
+			     sqp_image_root(df->img[1]) };
+	struct sqp_image_info ii;
+	int ret = 0;
+
+	for (int i = 0; i < 2 && ret == 0; i++) {
+		sqp_image_get_info(df->img[i], &ii);
+		ret = seen_init(&df->seen[i], ii.inode_count);
+		df->buf[i] = malloc(CHUNK);
+		if (ret != 0 || df->buf[i] == NULL)
+			return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	if ((ret = set_path(df, 0, "")) != 0 ||
+	    (ret = compare_entry(df, root)) != 0)
+		return ret;
+	while (df->depth > 0 && !df->stopped)
+		if ((ret = step(df)) != 0)
+			return ret;
+	return 0;
+}
+
+SQP_API int sqp_image_diff(const struct sqp_diff_desc *desc, char *msg,
+			   size_t msg_size)
+{
+	struct differ df;
+	int ret;
+
+	if (desc == NULL || desc->a == NULL || desc->b == NULL ||
+	    desc->a == desc->b || desc->report == NULL)
+		return SQP_ERR_ARG;
+	memset(&df, 0, sizeof(df));
+	df.desc = desc;
+	df.img[0] = desc->a;
+	df.img[1] = desc->b;
+	ret = run(&df);
+	if (ret != 0 && msg != NULL && msg_size > 0)
+		snprintf(msg, msg_size, "%s", sqp_errmsg(&df.err));
+	while (df.depth > 0) {
+		df.depth--;
+		sqp_dir_close(df.stack[df.depth].d[0]);
+		sqp_dir_close(df.stack[df.depth].d[1]);
+	}
+	for (int i = 0; i < 2; i++) {
+		seen_free(&df.seen[i]);
+		free(df.buf[i]);
+	}
+	free(df.stack);
+	free(df.path);
+	return ret != 0 ? ret : df.differs;
+}
