@@ -39,17 +39,17 @@ rows() { awk -F'|' -v n="$1" '/^\| small \| gzip \|/ && NF - 2 == n' "$SCRATCH/o
 bench --jobs "1 2" --tar2img "$TAR2IMG" --baseline "$BASELINE"
 check "full run exits 0" [ $? -eq 0 ]
 check "one row per thread count" [ "$(rows 14 | wc -l)" = 2 ]
-check "one CPU row per thread count" [ "$(rows 8 | wc -l)" = 2 ]
+check "one CPU row per thread count" [ "$(rows 9 | wc -l)" = 2 ]
 check "no other rows" [ "$(grep -c '^| small |' "$SCRATCH/out")" = 4 ]
 check "every cell filled" [ "$(grep '^| small |' "$SCRATCH/out" | tr -d ' ' | grep -c '|-|')" = 0 ]
-check "floors verdict for small/gzip" grep -Eq '^Floors at -j 2 .*(held|missed):.* small/gzip' "$SCRATCH/out"
+check "floors verdict for small/gzip" grep -Eq '^Floors .*(held|missed):.* small/gzip/-j2' "$SCRATCH/out"
 check "results file holds the table" sh -c 'head -n -1 "$1" | cmp -s - "$2"' - "$SCRATCH/out" "$SCRATCH/results.md"
 check "scratch dir removed" [ ! -e "$C/out" ]
 
 bench --jobs 2 --no-tar2img --no-baseline --no-mksquashfs --tar2img /nonexistent
 check "dry run without tar2img exits 0" [ $? -eq 0 ]
 check "dry run leaves tar2img columns empty" grep -q '^| small | gzip | 2 | - | [0-9.]* | - |' "$SCRATCH/out"
-check "dry run says it has no figures for the floors" grep -q 'missed: none; not measured: small/gzip\.$' "$SCRATCH/out"
+check "dry run says it has no figures for the floors" grep -q 'missed: none; not measured: small/gzip/-j2\.$' "$SCRATCH/out"
 
 bench --jobs 2 --tar2img /bin/false --baseline "$BASELINE"
 check "a failing tar2img exits 1" [ $? -eq 1 ]
@@ -73,7 +73,7 @@ printf '#!/bin/sh\nsleep 1\nexec "%s" "$@"\n' "$TAR2IMG" > "$SCRATCH/slow-tar2im
 chmod +x "$SCRATCH/slow-tar2img"
 bench --jobs 2 --tar2img "$SCRATCH/slow-tar2img" --no-baseline --no-mksquashfs --strict
 check "--strict exits 1 on a missed floor" [ $? -eq 1 ]
-check "the missed floor says why" grep -q 'missed: small/gzip (time' "$SCRATCH/out"
+check "the missed floor says why" grep -q 'missed: small/gzip/-j2 (time' "$SCRATCH/out"
 
 bash "$BENCH" --corpus "$SCRATCH/nothing" --no-tar2img > /dev/null 2> "$SCRATCH/err"
 check "a missing corpus exits 1" [ $? -eq 1 ]
