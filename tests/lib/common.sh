@@ -50,8 +50,11 @@ os.setxattr(p, "user.probe", b"1"); os.unlink(p)' "$d" 2>/dev/null; then
 	fi
 	echo "$d"
 }
-pass() { npass=$((npass + 1)); echo "ok: $*"; }
-fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+# The tally lines go to fd 3, the script's own stdout, so that a step's
+# redirection ("run ... > FILE") cannot swallow its FAIL line.
+exec 3>&1
+pass() { npass=$((npass + 1)); echo "ok: $*" >&3; }
+fail() { nfail=$((nfail + 1)); echo "FAIL: $*" >&3; }
 # check DESCRIPTION COMMAND...: pass when the command succeeds.
 check() {
 	desc=$1; shift
