@@ -111,7 +111,8 @@ SQP_API int sqp_image_readlink(struct sqp_image *img, uint64_t ref,
 SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 			     const struct sqp_xattr **xattrs, size_t *count);
 
-/* Directory listings, in stored order (sorted by name). */
+/* Directory listings, in stored order. A listing that is not strictly
+ * sorted (strcmp), so also one holding a name twice, is corrupt. */
 struct sqp_dir;
 struct sqp_dirent {
 	char name[257];         /* 1..256 bytes, never "/", "." or ".." */
