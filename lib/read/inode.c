@@ -180,7 +180,11 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 	if ((ret = dir_bytes(img, it, e->name, de.name_size)) != 0)
 		return ret;
 	e->name[de.name_size] = '\0';
-	if (strlen(e->name) != de.name_size || strchr(e->name, '/') != NULL ||
+	if (strlen(e->name) != de.name_size)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a name holding a NUL byte", img->name,
+			      it->inode_number);
+	if (strchr(e->name, '/') != NULL ||
 	    strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "invalid name '%s'", img->name, it->inode_number,

@@ -5,7 +5,7 @@
  * image.c (tables, metadata cache), image_open.c (superblock checks),
  * inode.c (inodes, directories, xattrs), lookup.c (indexed name lookup,
  * paths, export table), browse.c and file.c (the public browsing API),
- * img2tar*.c (the image-to-tar conversion).
+ * blockrd.c (file data decompressed on a pool, delivered in order).
  */
 #ifndef SQP_READ_RD_IMAGE_H
 #define SQP_READ_RD_IMAGE_H
@@ -145,5 +145,8 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 
 int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Forget the latched error (the checker reports it and goes on; the
+ * metadata cache only ever holds blocks that were read whole). */
+void rd_err_clear(struct sqp_image *img);
 
 #endif
