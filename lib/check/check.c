@@ -40,20 +40,24 @@ void chk_report(struct chk *c, const char *table, uint32_t inode,
 		c->d->report(c->d->user, &p);
 }
 
+const char *chk_unnamed(const char *msg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(msg, name, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ' ?
+		msg + n + 2 : msg;
+}
+
 int chk_latched(struct chk *c, const char *table, uint32_t inode,
 		const char *path)
 {
 	int code = c->img->err.code;
-	const char *msg = sqp_image_error(c->img);
-	size_t n = strlen(c->img->name);
 
 	if (code != SQP_ERR_CORRUPT && code != SQP_ERR_BAD_DATA &&
 	    code != SQP_ERR_TRUNCATED)
 		return code != 0 ? code : SQP_ERR_CORRUPT;
-	/* The message starts with the image name: the report has it. */
-	if (strncmp(msg, c->img->name, n) == 0 && msg[n] == ':')
-		msg += n + 2;
-	chk_report(c, table, inode, path, "%s", msg);
+	chk_report(c, table, inode, path, "%s",
+		   chk_unnamed(sqp_image_error(c->img), c->img->name));
 	rd_err_clear(c->img);
 	return 0;
 }
@@ -290,7 +294,8 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 	ret = sqp_image_create(&id, &c.img, msg, sizeof(msg));
 	if (ret == SQP_ERR_CORRUPT || ret == SQP_ERR_BAD_DATA ||
 	    ret == SQP_ERR_TRUNCATED || ret == SQP_ERR_UNSUPPORTED) {
-		chk_report(&c, "superblock", 0, NULL, "%s", msg);
+		chk_report(&c, "superblock", 0, NULL, "%s",
+			   chk_unnamed(msg, desc->name ? desc->name : "image"));
 		ret = 0;
 	} else if (ret == 0) {
 		ret = run(&c);

@@ -35,6 +35,10 @@ void chk_report(struct chk *c, const char *table, uint32_t inode,
 int chk_latched(struct chk *c, const char *table, uint32_t inode,
 		const char *path);
 
+/* msg without the "NAME: " the reader's messages start with (the
+ * report is about that image anyway). */
+const char *chk_unnamed(const char *msg, const char *name);
+
 /* check_items.c */
 int chk_file(struct chk *c, const char *path, const struct rd_inode *ino);
 int chk_dir_index(struct chk *c, const char *path, const struct rd_inode *dir);

@@ -63,12 +63,9 @@ static int on_end(void *user, struct rd_bentry *be)
 static int on_bad(void *user, struct rd_bentry *be, const char *msg)
 {
 	struct chk *c = user;
-	size_t n = strlen(c->img->name);
 
-	if (strncmp(msg, c->img->name, n) == 0 && msg[n] == ':')
-		msg += n + 2;
 	chk_report(c, "data", ((struct chk_file *)be)->inode, be->name, "%s",
-		   msg);
+		   chk_unnamed(msg, c->img->name));
 	return 0;
 }
 
