@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_args.h"
 #include "tool_signals.h"
 
 struct options {
@@ -57,10 +58,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fputs("img2dir: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'img2dir --help'.\n", stderr);
-	return 2;
+	return tool_bad_usage("img2dir", fmt, arg);
 }
 
 /* 0 to go on, otherwise the exit status (-1: exit 0). */
@@ -76,8 +74,6 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -89,11 +85,8 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'x': o->flags |= SQP_IMG2DIR_NO_XATTRS; break;
 		case 'q': o->quiet = 1; break;
 		case 'j':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || v > 1024)
+			if (tool_jobs(optarg, &o->jobs) != 0)
 				return bad_usage("bad job count '%s'", optarg);
-			o->jobs = (unsigned)v;
 			break;
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("img2dir (sqpack) %s\n", sqp_version()); return -1;
