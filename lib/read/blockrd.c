@@ -13,7 +13,8 @@
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline),
- * LIGHT_JOBS without, FRAG_SLOTS cached fragment blocks, and at most
+ * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
+ * least 8 and at most FRAG_SLOTS_MAX), and at most
  * ENTRIES_MAX entries waiting; nothing grows with the image.
  *
  * Fragment blocks: many files share one, so decompressed fragment blocks
@@ -35,7 +36,11 @@
 #include "util/pipeline.h"
 #include "util/pool.h"
 
-#define FRAG_SLOTS 8
+/* Tails of one directory often span many fragment blocks (a tar packed
+ * in another order than the sorted listing): a bigger cache saves
+ * decompressing a block again, which costs most with xz. */
+#define FRAG_SLOTS_MAX 64
+#define FRAG_MEMORY (8u << 20)
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
 #define JOB_MEMORY (48u << 20)
@@ -75,12 +80,13 @@ struct rd_blockrd {
 	unsigned heavy, job_count;
 	struct bjob *free_heavy, *free_light;
 	struct bjob *qhead, *qtail;        /* made, not yet retired */
-	struct frag_slot frag[FRAG_SLOTS];
+	unsigned frag_slots;
+	struct frag_slot frag[FRAG_SLOTS_MAX];
 	struct {
 		uint32_t index;
 		int valid;
 		uint64_t used;
-	} plan[FRAG_SLOTS];
+	} plan[FRAG_SLOTS_MAX];
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count;
@@ -131,7 +137,12 @@ static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 		j->next = i < heavy ? b->free_heavy : b->free_light;
 		*(i < heavy ? &b->free_heavy : &b->free_light) = j;
 	}
-	for (unsigned i = 0; i < FRAG_SLOTS; i++)
+	b->frag_slots = FRAG_MEMORY / bs;
+	if (b->frag_slots < 8)
+		b->frag_slots = 8;
+	if (b->frag_slots > FRAG_SLOTS_MAX)
+		b->frag_slots = FRAG_SLOTS_MAX;
+	for (unsigned i = 0; i < b->frag_slots; i++)
 		if ((b->frag[i].buf = malloc(bs)) == NULL)
 			return SQP_ERR_NOMEM;
 	return 0;
@@ -185,7 +196,7 @@ void rd_blockrd_destroy(struct rd_blockrd *b)
 	for (unsigned i = 0; b->jobs != NULL && i < b->heavy; i++)
 		free(b->jobs[i].buf);
 	free(b->jobs);
-	for (unsigned i = 0; i < FRAG_SLOTS; i++)
+	for (unsigned i = 0; i < FRAG_SLOTS_MAX; i++)
 		free(b->frag[i].buf);
 	for (e = b->head; e != NULL; e = next) {
 		next = e->next;
@@ -365,7 +376,7 @@ static int plan_frag(struct rd_blockrd *b, uint32_t index, unsigned *slot)
 {
 	unsigned victim = 0;
 
-	for (unsigned i = 0; i < FRAG_SLOTS; i++) {
+	for (unsigned i = 0; i < b->frag_slots; i++) {
 		if (b->plan[i].valid && b->plan[i].index == index) {
 			b->plan[i].used = ++b->plan_clock;
 			*slot = i;
