@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_args.h"
 #include "tool_signals.h"
 
 struct options {
@@ -60,10 +61,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fputs("img2tar: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'img2tar --help'.\n", stderr);
-	return 2;
+	return tool_bad_usage("img2tar", fmt, arg);
 }
 
 /* 0 to go on, otherwise the exit status. */
@@ -82,8 +80,6 @@ static int parse(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const zname[] = { "none", "gzip", "xz", "zstd", "lz4" };
-	char *end;
-	long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -105,11 +101,8 @@ static int parse(int argc, char **argv, struct options *o)
 						 "(gzip, xz, zstd, lz4)", optarg);
 			break;
 		case 'j':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || v > 1024)
+			if (tool_jobs(optarg, &o->jobs) != 0)
 				return bad_usage("bad job count '%s'", optarg);
-			o->jobs = (unsigned)v;
 			break;
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("img2tar (sqpack) %s\n", sqp_version()); return -1;

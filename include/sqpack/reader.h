@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader.h - open SquashFS 4.0 images (written by anyone) and turn them
- * into tar streams.
+ * reader.h - open SquashFS 4.0 images (written by anyone) and browse
+ * them: tables, inodes, directories, file contents. Conversions built on
+ * it have their own headers (img2tar.h, img2dir.h, check.h).
  *
  * Everything read from an image is checked before it is used: a corrupt
  * or hostile image gives an error with a message, never a crash, a loop
@@ -14,7 +15,6 @@
 #include <stdint.h>
 #include "sqpack/api.h"
 #include "sqpack/entry.h"
-#include "sqpack/tar_writer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +62,7 @@ SQP_API void sqp_image_get_info(const struct sqp_image *img,
  * Thread contract: an image and the directories and files opened on it
  * share one metadata cache and one decompressor, so all calls on one
  * image come from one thread at a time. Open the same fd twice for
- * parallel readers. (sqp_image_to_tar() runs its own worker threads.)
+ * parallel readers. (The conversions run their own worker threads.)
  *
  * Errors: a corrupt image latches its error in the image (message in
  * sqp_image_error()), and every later call on it returns that error.
@@ -111,7 +111,8 @@ SQP_API int sqp_image_readlink(struct sqp_image *img, uint64_t ref,
 SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 			     const struct sqp_xattr **xattrs, size_t *count);
 
-/* Directory listings, in stored order (sorted by name). */
+/* Directory listings, in stored order. A listing that is not strictly
+ * sorted (strcmp), so also one holding a name twice, is corrupt. */
 struct sqp_dir;
 struct sqp_dirent {
 	char name[257];         /* 1..256 bytes, never "/", "." or ".." */
@@ -137,30 +138,6 @@ SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
 SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 			   uint64_t off, size_t *got);
 SQP_API void sqp_file_close(struct sqp_file *f);
-
-/* ------------------------------------------------------------------ */
-/* Image to tar                                                        */
-/* ------------------------------------------------------------------ */
-
-#define SQP_IMG2TAR_SPARSE 0x0001    /* holes as GNU sparse 1.0 */
-#define SQP_IMG2TAR_NO_XATTRS 0x0002
-
-struct sqp_img2tar_desc {
-	unsigned jobs;               /* decompression threads; 0 = CPUs */
-	unsigned flags;              /* SQP_IMG2TAR_* */
-	const char *const *paths;    /* subtrees to write; NULL = all */
-	size_t path_count;
-};
-
-/*
- * Write the image (or the subtrees) as tar entries into tw: parents
- * before children, directory order, hard links as links to the first
- * path written. Does not finish the tar writer. Returns 0 or an error
- * (message in sqp_image_error(), or in the tar writer's for write
- * errors, which then also latch here).
- */
-SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
-			     const struct sqp_img2tar_desc *desc);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,9 @@
 #include "sqpack/writer.h"
 #include "sqpack/outfile.h"
 #include "sqpack/reader.h"
+#include "sqpack/img2tar.h"
+#include "sqpack/img2dir.h"
+#include "sqpack/check.h"
 
 #define SQPACK_VERSION_STRING "0.1.0"
 

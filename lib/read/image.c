@@ -36,6 +36,12 @@ int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
 	return ret;
 }
 
+void rd_err_clear(struct sqp_image *img)
+{
+	img->err.code = 0;
+	img->err.msg[0] = '\0';
+}
+
 int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 		   const char *what)
 {

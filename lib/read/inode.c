@@ -139,6 +139,7 @@ int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 				     dir->raw.u.dir.start_block,
 				     dir->raw.u.dir.offset };
 	it->left = dir->raw.u.dir.size - SQFS_DIR_SIZE_BIAS;
+	it->inode_number = dir->raw.inode_number;
 	return 0;
 }
 
@@ -179,10 +180,21 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 	if ((ret = dir_bytes(img, it, e->name, de.name_size)) != 0)
 		return ret;
 	e->name[de.name_size] = '\0';
-	if (strlen(e->name) != de.name_size || strchr(e->name, '/') != NULL ||
+	if (strlen(e->name) != de.name_size)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a name holding a NUL byte", img->name,
+			      it->inode_number);
+	if (strchr(e->name, '/') != NULL ||
 	    strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: invalid name '%s' in a "
-			      "directory", img->name, e->name);
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "invalid name '%s'", img->name, it->inode_number,
+			      e->name);
+	if ((ret = strcmp(e->name, it->prev)) <= 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
+			      "'%s'", img->name, it->inode_number, ret == 0 ?
+			      "holds twice the name" : "listing not sorted at",
+			      e->name);
+	memcpy(it->prev, e->name, de.name_size + 1);
 	e->inode_ref = sqfs_ref(it->hdr.start_block, de.offset);
 	e->inode_number = it->hdr.inode_number + (uint32_t)(int32_t)de.inode_delta;
 	e->type = de.type;

@@ -65,6 +65,7 @@ static int index_seek(struct sqp_image *img, const struct rd_inode *dir,
 			(uint32_t)((dir->raw.u.dir.offset + x.index) % SQFS_META_SIZE) };
 		it->left = listing - x.index;
 		it->run_left = 0;
+		it->prev[0] = '\0';
 	}
 	return 0;
 }
@@ -85,9 +86,9 @@ int rd_dir_find(struct sqp_image *img, const struct rd_inode *dir,
 
 		if (c == 0)
 			return 1;
-		/* Sorted listing: nothing further can match. Without an index
-		 * we scan to the end, which also serves unsorted listings. */
-		if (c > 0 && indexed)
+		/* rd_dir_next refuses unsorted listings: nothing further
+		 * can match. */
+		if (c > 0)
 			return 0;
 	}
 	return ret;

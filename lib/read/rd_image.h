@@ -5,7 +5,7 @@
  * image.c (tables, metadata cache), image_open.c (superblock checks),
  * inode.c (inodes, directories, xattrs), lookup.c (indexed name lookup,
  * paths, export table), browse.c and file.c (the public browsing API),
- * img2tar*.c (the image-to-tar conversion).
+ * blockrd.c (file data decompressed on a pool, delivered in order).
  */
 #ifndef SQP_READ_RD_IMAGE_H
 #define SQP_READ_RD_IMAGE_H
@@ -97,12 +97,19 @@ struct rd_dir {
 	struct meta_pos pos;
 	uint64_t left;              /* listing bytes not yet read */
 	uint32_t run_left;          /* entries left after the last header */
+	uint32_t inode_number;      /* the directory's, for messages */
 	struct sqfs_dir_header hdr;
+	/* The name before, "" at the start: names must strictly increase
+	 * (strcmp), which refuses unsorted listings and duplicates. */
+	char prev[SQFS_NAME_MAX + 1];
 };
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 		struct rd_dir *it);
-/* 1 and *e filled, 0 at the end, < 0 for a corrupt listing. */
+/* 1 and *e filled, 0 at the end, < 0 for a corrupt listing: a bad
+ * header, a name that is empty, ".", ".." or holds '/' or NUL, or a name
+ * not after the one before it (unsorted, or the same name twice: the
+ * shape of CVE-2021-41072, a symlink then a directory of one name). */
 int rd_dir_next(struct sqp_image *img, struct rd_dir *it,
 		struct rd_dirent *e);
 
@@ -138,5 +145,8 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 
 int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Forget the latched error (the checker reports it and goes on; the
+ * metadata cache only ever holds blocks that were read whole). */
+void rd_err_clear(struct sqp_image *img);
 
 #endif

@@ -18,14 +18,18 @@ forbid() {
 	fi
 }
 
-forbid lib/util 'codec/|format/|tar/|write/|read/' 'util depends on nothing'
-forbid lib/codec 'format/|tar/|write/|read/' 'codecs know nothing of the format or pipeline'
-forbid lib/format 'codec/|tar/|write/|read/' 'format is pure encoding'
-forbid lib/tar 'codec/|format/|write/|read/' 'tar knows nothing of SquashFS'
-forbid lib/write 'read/' 'the writer never uses the reader'
-forbid lib/read 'write/' 'the reader never uses the writer'
-forbid bin 'util/|codec/|format/|tar/|write/|read/' 'tools use the public API only'
-forbid extras 'util/|codec/|format/|tar/|write/|read/' 'extras use the public API only'
+above='unpack/|check/'
+forbid lib/util "codec/|format/|tar/|write/|read/|$above" 'util depends on nothing'
+forbid lib/codec "format/|tar/|write/|read/|$above" 'codecs know nothing of the format or pipeline'
+forbid lib/format "codec/|tar/|write/|read/|$above" 'format is pure encoding'
+forbid lib/tar "codec/|format/|write/|read/|$above" 'tar knows nothing of SquashFS'
+forbid lib/write "read/|$above" 'the writer never uses the reader'
+forbid lib/read "write/|tar/|sqpack/tar|$above" 'the reader is only the reader: conversions sit above it'
+forbid lib/unpack 'write/|check/' 'conversions use the reader, never the writer or the checker'
+forbid lib/check 'write/|tar/|sqpack/tar|unpack/' 'the checker needs only the reader'
+forbid include/sqpack/reader.h 'sqpack/tar' 'the reader API does not pull in the tar writer'
+forbid bin "util/|codec/|format/|tar/|write/|read/|$above" 'tools use the public API only'
+forbid extras "util/|codec/|format/|tar/|write/|read/|$above" 'extras use the public API only'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * img2tar.c - sqp_image_to_tar(): walk the image depth-first in
- * directory order (parents before children) and describe each entry to
- * the ordered writer of img2tar_out.c, with its data as block jobs
- * (img2tar_data.c).
+ * walk.c - unp_walk(): the image's tree (or the subtrees asked for),
+ * depth first in directory order, parents before children, for the
+ * conversions of lib/unpack.
  *
  * A hostile image cannot make the walk loop or explode: each directory
  * inode is entered at most once (a second visit is an error: a cycle or
- * a directory with two parents), and the depth is bounded. Hard links
- * are found by inode number; later paths become tar hard links to the
- * first path written.
+ * a directory with two parents), and the depth is bounded. Names come
+ * from rd_dir_next, which refuses ".", "..", '/', duplicates and
+ * unsorted listings. Hard links are found by inode number; later paths
+ * are given the first path met.
  */
 #include "config.h"
 
@@ -18,11 +18,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/img2tar_impl.h"
 #include "sqpack/error.h"
-#include "util/endian.h"
+#include "unpack/walk.h"
 
-#define DEPTH_MAX 1024
+#define DEPTH_MAX UNP_DEPTH_MAX
 
 /* An open-addressing set of u64 keys with a string per key (paths of
  * hard-linked inodes; NULL for visited directories). */
@@ -85,93 +84,44 @@ static void keyset_free(struct keyset *s)
 
 struct walk {
 	struct sqp_image *img;
-	struct xout out;
-	unsigned flags;
+	const struct unp_walk_ops *ops;
+	void *user;
 	struct keyset dirs;   /* directory inode refs entered */
 	struct keyset links;  /* inode number -> first path */
 };
 
-static int entry_attrs(struct walk *w, struct pending *p, struct rd_inode *ino)
+/* Hand the inode at path to the callback, naming a hard link's first
+ * path. */
+static int visit(struct walk *w, const char *path, unsigned depth,
+		 uint64_t ref, struct rd_inode *ino)
 {
-	struct sqp_entry *e = &p->e;
-	int found, ret;
+	const char *slash = strrchr(path, '/');
+	struct unp_node n = { path, slash ? slash + 1 : path, depth, ino, ref,
+			      NULL };
+	int found;
 
-	e->mode = ino->mode;
-	e->uid = ino->uid;
-	e->gid = ino->gid;
-	e->mtime = ino->raw.mtime;
-	if (S_ISLNK(e->mode)) {
-		p->link = ino->target;
-		ino->target = NULL;
-		e->link_target = p->link;
-	} else if (S_ISCHR(e->mode) || S_ISBLK(e->mode)) {
-		sqfs_decode_rdev(ino->raw.u.dev.rdev, &e->dev_major, &e->dev_minor);
-	}
-	if (!S_ISDIR(e->mode) && ino->raw.nlink > 1) {
+	if (!S_ISDIR(ino->mode) && ino->raw.nlink > 1) {
 		char **slot;
 
 		if (keyset_grow(&w->links) != 0)
 			return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
 		slot = keyset_slot(&w->links, ino->raw.inode_number, &found);
-		if (found) {
-			free(p->link);
-			p->link = strdup(*slot);
-			if (p->link == NULL)
-				return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
-			e->link_target = p->link;
-			e->is_hardlink = 1;
-		} else if ((*slot = strdup(p->path)) == NULL) {
+		if (found)
+			n.first_path = *slot;
+		else if ((*slot = strdup(path)) == NULL)
 			return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
-		}
 	}
-	if (!(w->flags & SQP_IMG2TAR_NO_XATTRS) && !e->is_hardlink) {
-		ret = rd_xattrs_read(w->img, ino->raw.xattr_idx, &p->xattrs);
-		if (ret != 0)
-			return ret;
-		e->xattrs = p->xattrs.items;
-		e->xattr_count = p->xattrs.count;
-	}
-	return 0;
+	return w->ops->entry(w->user, &n);
 }
 
-/* Describe the inode at path to the writer, with its data. */
-static int emit(struct walk *w, const char *path, struct rd_inode *ino)
+static int leave(struct walk *w, const char *path, unsigned depth,
+		 uint64_t ref, struct rd_inode *ino)
 {
-	struct pending *p;
-	int file, ret;
+	const char *slash = strrchr(path, '/');
+	struct unp_node n = { path, slash ? slash + 1 : path, depth, ino, ref,
+			      NULL };
 
-	if (S_ISSOCK(ino->mode)) {
-		if (w->img->warn != NULL) {
-			char msg[SQP_ERRMSG_MAX];
-
-			snprintf(msg, sizeof(msg), "'%s': a socket cannot be "
-				 "stored in a tar; skipped", path);
-			w->img->warn(w->img->warn_user, msg);
-		}
-		return 0;
-	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL || (p->path = strdup(path)) == NULL) {
-		free(p);
-		return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
-	}
-	p->e.path = p->path;
-	ret = entry_attrs(w, p, ino);
-	file = S_ISREG(p->e.mode) && !p->e.is_hardlink;
-	if (ret == 0 && file) {
-		p->e.size = ino->raw.u.file.size;
-		if (w->flags & SQP_IMG2TAR_SPARSE)
-			ret = xfile_runs(w->img, p, ino);
-	}
-	if (ret != 0) {
-		pending_free(p);
-		return ret;
-	}
-	if ((ret = xout_push(&w->out, p)) != 0)
-		return ret;
-	if (file && (ret = xfile_jobs(&w->out, p, ino)) != 0)
-		return ret;
-	return xout_close_entry(&w->out, p);
+	return w->ops->leave != NULL ? w->ops->leave(w->user, &n) : 0;
 }
 
 static int enter_dir(struct walk *w, uint64_t ref)
@@ -189,17 +139,74 @@ static int enter_dir(struct walk *w, uint64_t ref)
 
 struct frame {
 	struct rd_dir it;
+	struct rd_inode ino;     /* the directory's, for leave() */
+	uint64_t ref;
 	size_t path_len;
 };
 
-/* Everything below the directory ino, whose path is path (may be ""). */
-static int walk_tree(struct walk *w, const char *path, struct rd_inode *dir)
+/* Make room for len + name + 2 bytes in *buf. */
+static int path_room(struct walk *w, char **buf, size_t *cap, size_t need)
+{
+	while (need > *cap) {
+		char *nb = realloc(*buf, *cap * 2);
+
+		if (nb == NULL)
+			return rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
+		*buf = nb;
+		*cap *= 2;
+	}
+	return 0;
+}
+
+/* Leave the directory of frame f: path cut back to it. */
+static int pop(struct walk *w, struct frame *f, char *buf, unsigned depth)
+{
+	int ret;
+
+	buf[f->path_len] = '\0';
+	ret = leave(w, buf, depth, f->ref, &f->ino);
+	rd_inode_free(&f->ino);
+	return ret;
+}
+
+/* One entry of the directory at stack[*depth]: visit it, and descend
+ * into it when it is a directory. */
+static int step(struct walk *w, struct frame *stack, size_t *depth,
+		char *buf, const struct rd_dirent *de, unsigned base)
+{
+	struct rd_inode ino;
+	int ret;
+
+	if ((ret = rd_inode_read(w->img, de->inode_ref, &ino)) != 0)
+		return ret;
+	if (S_ISDIR(ino.mode) && (ret = enter_dir(w, de->inode_ref)) == 0 &&
+	    *depth + 1 >= DEPTH_MAX)
+		ret = rd_err(w->img, SQP_ERR_CORRUPT, "%s: directories nested "
+			     "deeper than %d", w->img->name, DEPTH_MAX);
+	if (ret == 0)
+		ret = visit(w, buf, base + (unsigned)*depth + 1, de->inode_ref,
+			    &ino);
+	if (ret == 0 && S_ISDIR(ino.mode)) {
+		struct frame *f = &stack[++*depth];
+
+		f->path_len = strlen(buf);
+		f->ref = de->inode_ref;
+		f->ino = ino;
+		return rd_dir_open(w->img, &f->ino, &f->it);
+	}
+	rd_inode_free(&ino);
+	return ret;
+}
+
+/* Everything below the directory dir at path (may be ""), then dir's
+ * leave(). Frames above 0 own their inode. */
+static int walk_tree(struct walk *w, const char *path, uint64_t ref,
+		     struct rd_inode *dir, unsigned base)
 {
 	struct frame *stack = calloc(DEPTH_MAX, sizeof(*stack));
 	size_t cap = strlen(path) + 1024, depth = 0;
 	char *buf = malloc(cap);
 	struct rd_dirent de;
-	struct rd_inode ino;
 	int ret;
 
 	if (stack == NULL || buf == NULL) {
@@ -214,45 +221,30 @@ static int walk_tree(struct walk *w, const char *path, struct rd_inode *dir)
 		struct frame *f = &stack[depth];
 		size_t len = f->path_len;
 
-		ret = rd_dir_next(w->img, &f->it, &de);
-		if (ret < 0)
+		if ((ret = rd_dir_next(w->img, &f->it, &de)) < 0)
 			goto out;
 		if (ret == 0) {
-			if (depth-- == 0)
+			if (depth == 0)
 				break;
+			ret = pop(w, f, buf, base + (unsigned)depth);
+			depth--;
+			if (ret != 0)
+				goto out;
 			continue;
 		}
-		if (len + strlen(de.name) + 2 > cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (nb == NULL) {
-				ret = rd_err(w->img, SQP_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
+		ret = path_room(w, &buf, &cap, len + strlen(de.name) + 2);
+		if (ret == 0) {
+			sprintf(buf + len, "%s%s", len > 0 ? "/" : "", de.name);
+			ret = step(w, stack, &depth, buf, &de, base);
 		}
-		sprintf(buf + len, "%s%s", len > 0 ? "/" : "", de.name);
-		if ((ret = rd_inode_read(w->img, de.inode_ref, &ino)) != 0)
-			goto out;
-		if (S_ISDIR(ino.mode) && (ret = enter_dir(w, de.inode_ref)) == 0 &&
-		    depth + 1 >= DEPTH_MAX)
-			ret = rd_err(w->img, SQP_ERR_CORRUPT, "%s: directories "
-				     "nested deeper than %d", w->img->name,
-				     DEPTH_MAX);
-		if (ret == 0)
-			ret = emit(w, buf, &ino);
-		if (ret == 0 && S_ISDIR(ino.mode)) {
-			stack[depth + 1].path_len = strlen(buf);
-			ret = rd_dir_open(w->img, &ino, &stack[depth + 1].it);
-			depth++;
-		}
-		rd_inode_free(&ino);
 		if (ret != 0)
 			goto out;
 	}
-	ret = 0;
+	buf[stack[0].path_len] = '\0';
+	ret = leave(w, buf, base, ref, dir);
 out:
+	while (stack != NULL && depth > 0)
+		rd_inode_free(&stack[depth--].ino);
 	free(stack);
 	free(buf);
 	return ret;
@@ -277,9 +269,9 @@ static int subtree(struct walk *w, const char *path)
 	if (S_ISDIR(ino.mode))
 		ret = enter_dir(w, ref);
 	if (ret == 0)
-		ret = emit(w, path, &ino);
+		ret = visit(w, path, 0, ref, &ino);
 	if (ret == 0 && S_ISDIR(ino.mode))
-		ret = walk_tree(w, path, &ino);
+		ret = walk_tree(w, path, ref, &ino, 0);
 	rd_inode_free(&ino);
 	return ret;
 }
@@ -317,7 +309,7 @@ static int inside(const char *a, const char *b)
 
 /* The subtrees asked for, each once: a path inside another one given
  * (or given twice) is left out, as its entries come with the other. */
-static int subtrees(struct walk *w, const struct sqp_img2tar_desc *desc)
+static int subtrees(struct walk *w, const struct unp_walk_desc *desc)
 {
 	size_t n = desc->path_count;
 	char **norm = calloc(n, sizeof(*norm));
@@ -343,24 +335,14 @@ static int subtrees(struct walk *w, const struct sqp_img2tar_desc *desc)
 	return ret;
 }
 
-SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
-			     const struct sqp_img2tar_desc *desc)
+int unp_walk(const struct unp_walk_desc *desc)
 {
-	struct walk w = { .img = img };
+	struct walk w = { desc->img, desc->ops, desc->user, { 0 }, { 0 } };
 	int ret;
 
-	if (img == NULL || tw == NULL || desc == NULL)
-		return SQP_ERR_ARG;
-	if (img->err.code != 0)
-		return img->err.code;
-	w.flags = desc->flags;
-	ret = xout_init(&w.out, img, tw, desc->jobs,
-			(desc->flags & SQP_IMG2TAR_SPARSE) != 0);
-	if (ret == 0)
-		ret = desc->path_count == 0 ? subtree(&w, "") : subtrees(&w, desc);
-	if (ret == 0)
-		ret = xout_flush(&w.out);
-	xout_fini(&w.out);
+	if (desc->img->err.code != 0)
+		return desc->img->err.code;
+	ret = desc->path_count == 0 ? subtree(&w, "") : subtrees(&w, desc);
 	keyset_free(&w.dirs);
 	keyset_free(&w.links);
 	return ret;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2dir.h - extract an image (or some of its subtrees) into a
+ * directory.
+ */
+#ifndef SQPACK_IMG2DIR_H
+#define SQPACK_IMG2DIR_H
+
+#include <stddef.h>
+#include "sqpack/api.h"
+#include "sqpack/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SQP_IMG2DIR_FORCE 0x0001     /* replace existing non-directories */
+#define SQP_IMG2DIR_NO_OWNER 0x0002  /* leave owners as they come */
+#define SQP_IMG2DIR_NO_XATTRS 0x0004
+
+struct sqp_img2dir_desc {
+	unsigned jobs;               /* decompression threads; 0 = CPUs */
+	unsigned flags;              /* SQP_IMG2DIR_* */
+	const char *const *paths;    /* subtrees to extract; NULL = all */
+	size_t path_count;
+};
+
+/*
+ * Extract into the directory open as dirfd (borrowed): each entry at its
+ * image path below it, parents before children, a directory's mode,
+ * owner and times set after its children are written; hard links as
+ * links, holes as holes (the file is extended, not written). Every entry
+ * is made relative to a descriptor of its parent directory, which was
+ * opened without following symlinks, so nothing is created or followed
+ * outside dirfd, whatever the image holds. Existing directories are
+ * merged; other existing entries are an error unless FORCE.
+ *
+ * Entries the system refuses without being fatal (a device node or an
+ * owner without privilege, an xattr the file system rejects) are
+ * reported through the image's warn function and skipped. Returns 0 or
+ * an error (message in sqp_image_error()); the tree is then incomplete.
+ */
+SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
+			     const struct sqp_img2dir_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blockrd.c - the ordered parallel block reader (blockrd.h).
+ *
+ * Every piece of file data is a job; jobs are kept in one FIFO in the
+ * order they were made, and retired (delivered) strictly from its head.
+ * Only jobs with work - reading and decompressing a data block or a
+ * fragment block - go to the pool, which returns them in submission
+ * order, so the oldest pooled job is always the oldest pooled job of the
+ * FIFO. Jobs without work (a hole; a tail whose fragment block is already
+ * in the cache) never touch the pool: they are retired on this thread as
+ * soon as they reach the head. That keeps a million small files from
+ * costing a million thread hand-offs; the pool only sees fragment blocks.
+ *
+ * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline),
+ * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
+ * least 8 and at most FRAG_SLOTS_MAX), and at most
+ * ENTRIES_MAX entries waiting; nothing grows with the image.
+ *
+ * Fragment blocks: many files share one, so decompressed fragment blocks
+ * stay in a small LRU cache. Whether a tail hits is decided when its job
+ * is made (plan_frag), from the plan: the cache as it will be when that
+ * job is retired; retiring applies the same decisions in the same order,
+ * so a tail always finds the block it was promised.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/blockrd.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "util/fileio.h"
+#include "util/pipeline.h"
+#include "util/pool.h"
+
+/* Tails of one directory often span many fragment blocks (a tar packed
+ * in another order than the sorted listing): a bigger cache saves
+ * decompressing a block again, which costs most with xz. */
+#define FRAG_SLOTS_MAX 64
+#define FRAG_MEMORY (8u << 20)
+#define LIGHT_JOBS 4096
+#define ENTRIES_MAX 4096
+#define JOB_MEMORY (48u << 20)
+
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
+
+struct bjob {
+	struct sqp_pool_job pj;  /* first: the pool hands this back */
+	int kind;
+	uint64_t offset;         /* on disk */
+	uint32_t disk_size;
+	int raw;                 /* stored uncompressed */
+	uint32_t out_len;        /* bytes of the file this job gives */
+	uint32_t frag_index, frag_off;
+	unsigned slot;           /* fragment cache slot it fills or reads */
+	uint32_t got;            /* bytes decompressed (set by the worker) */
+	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
+	struct rd_bentry *owner;
+	struct bjob *next;       /* free list or FIFO */
+};
+
+struct frag_slot {
+	uint8_t *buf;
+	uint32_t index, len;
+	int valid, failed;
+};
+
+struct rd_blockrd {
+	/* First: the pool's ctx is the reader, and the shared worker_init
+	 * of util/pipeline reads it as its codec description. */
+	struct sqp_codec_worker_desc wdesc;
+	struct sqp_image *img;
+	const struct rd_blockrd_ops *ops;
+	void *user;
+	struct sqp_pool *pool;
+	struct bjob *jobs;
+	unsigned heavy, job_count;
+	struct bjob *free_heavy, *free_light;
+	struct bjob *qhead, *qtail;        /* made, not yet retired */
+	unsigned frag_slots;
+	struct frag_slot frag[FRAG_SLOTS_MAX];
+	struct {
+		uint32_t index;
+		int valid;
+		uint64_t used;
+	} plan[FRAG_SLOTS_MAX];
+	uint64_t plan_clock;
+	struct rd_bentry *head, *tail;     /* entries not yet ended */
+	size_t entry_count;
+};
+
+static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
+{
+	struct rd_blockrd *b = ctx;
+	struct sqp_codec_worker *w = state;
+	struct bjob *j = (struct bjob *)pj;
+	uint32_t bs = b->img->sb.block_size;
+	int n, ret;
+
+	if (j->raw) {
+		ret = sqp_pread_full(b->img->fd, j->offset, j->buf, j->disk_size);
+		n = (int)j->disk_size;
+	} else {
+		ret = sqp_pread_full(b->img->fd, j->offset, w->scratch,
+				     j->disk_size);
+		n = ret ? 0 : sqp_decompress(w->codec, w->scratch, j->disk_size,
+					     j->buf, bs);
+	}
+	if (ret != 0)
+		return ret;
+	if (n < 0)
+		return SQP_ERR_BAD_DATA;
+	j->got = (uint32_t)n;
+	if (j->kind == BJ_DATA ? j->got != j->out_len :
+				 j->frag_off + j->out_len > j->got)
+		return SQP_ERR_CORRUPT;
+	return 0;
+}
+
+static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
+{
+	uint32_t bs = b->img->sb.block_size;
+
+	b->heavy = heavy;
+	b->job_count = heavy + LIGHT_JOBS;
+	b->jobs = calloc(b->job_count, sizeof(*b->jobs));
+	if (b->jobs == NULL)
+		return SQP_ERR_NOMEM;
+	for (unsigned i = 0; i < b->job_count; i++) {
+		struct bjob *j = &b->jobs[i];
+
+		if (i < heavy && (j->buf = malloc(bs)) == NULL)
+			return SQP_ERR_NOMEM;
+		j->next = i < heavy ? b->free_heavy : b->free_light;
+		*(i < heavy ? &b->free_heavy : &b->free_light) = j;
+	}
+	b->frag_slots = FRAG_MEMORY / bs;
+	if (b->frag_slots < 8)
+		b->frag_slots = 8;
+	if (b->frag_slots > FRAG_SLOTS_MAX)
+		b->frag_slots = FRAG_SLOTS_MAX;
+	for (unsigned i = 0; i < b->frag_slots; i++)
+		if ((b->frag[i].buf = malloc(bs)) == NULL)
+			return SQP_ERR_NOMEM;
+	return 0;
+}
+
+int rd_blockrd_create(const struct rd_blockrd_desc *desc,
+		      struct rd_blockrd **out)
+{
+	struct sqp_image *img = desc->img;
+	struct rd_blockrd *b = calloc(1, sizeof(*b));
+	struct sqp_pool_desc pd = { 0 };
+	int ret = SQP_ERR_NOMEM;
+
+	*out = NULL;
+	if (b == NULL)
+		return rd_err(img, ret, "out of memory");
+	b->img = img;
+	b->ops = desc->ops;
+	b->user = desc->user;
+	b->wdesc.cfg = img->codec_cfg;
+	b->wdesc.scratch_size = img->sb.block_size;
+	pd.workers = sqp_pipeline_workers(desc->jobs);
+	pd.capacity = sqp_pipeline_capacity(pd.workers, img->sb.block_size,
+					    JOB_MEMORY);
+	pd.run = worker_run;
+	pd.worker_init = sqp_codec_worker_init;
+	pd.worker_fini = sqp_codec_worker_fini;
+	if ((ret = alloc_jobs(b, pd.capacity)) != 0) {
+		rd_blockrd_destroy(b);
+		return rd_err(img, ret, "out of memory");
+	}
+	pd.ctx = b;
+	ret = sqp_pool_create(&pd, &b->pool);
+	if (ret != 0) {
+		rd_blockrd_destroy(b);
+		return rd_err(img, ret, "starting %u decompression threads: %s",
+			      pd.workers, sqp_strerror(ret));
+	}
+	*out = b;
+	return 0;
+}
+
+void rd_blockrd_destroy(struct rd_blockrd *b)
+{
+	struct rd_bentry *e, *next;
+
+	if (b == NULL)
+		return;
+	/* Joins the workers first: no job buffer is in use after this. */
+	sqp_pool_destroy(b->pool);
+	for (unsigned i = 0; b->jobs != NULL && i < b->heavy; i++)
+		free(b->jobs[i].buf);
+	free(b->jobs);
+	for (unsigned i = 0; i < FRAG_SLOTS_MAX; i++)
+		free(b->frag[i].buf);
+	for (e = b->head; e != NULL; e = next) {
+		next = e->next;
+		b->ops->drop(b->user, e);
+	}
+	free(b);
+}
+
+/* Start the front entries; end those that have all their data. */
+static int drain_front(struct rd_blockrd *b)
+{
+	int ret;
+
+	while (b->head != NULL) {
+		struct rd_bentry *e = b->head;
+
+		if (!e->started) {
+			e->started = 1;
+			if ((ret = b->ops->start(b->user, e)) != 0)
+				return ret;
+		}
+		if (!e->all_added || e->jobs_done < e->jobs_total)
+			break;
+		b->head = e->next;
+		if (b->head == NULL)
+			b->tail = NULL;
+		b->entry_count--;
+		if ((ret = b->ops->end(b->user, e)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* A job that failed: the consumer's bad() decides, else it latches. */
+static int job_failed(struct rd_blockrd *b, struct bjob *j, const char *why)
+{
+	char msg[SQP_ERRMSG_MAX];
+	int code = j->pj.status == SQP_ERR_NOMEM ? SQP_ERR_NOMEM : SQP_ERR_CORRUPT;
+
+	snprintf(msg, sizeof(msg), "%s: '%s': %s block at offset %llu: %s",
+		 b->img->name, j->owner->name,
+		 j->kind == BJ_DATA ? "data" : "fragment",
+		 (unsigned long long)j->offset, why);
+	if (b->ops->bad != NULL && code == SQP_ERR_CORRUPT)
+		return b->ops->bad(b->user, j->owner, msg);
+	return rd_err(b->img, code, "%s", msg);
+}
+
+/* The bytes job j gives, or NULL for a hole; *skip: none (failed). */
+static int job_bytes(struct rd_blockrd *b, struct bjob *j,
+		     const uint8_t **data, int *skip)
+{
+	struct frag_slot *s = &b->frag[j->slot];
+
+	*data = j->buf;
+	*skip = 0;
+	if (j->pj.status != 0) {
+		*skip = 1;
+		if (j->kind == BJ_FRAG) {
+			s->index = j->frag_index;
+			s->valid = 0;
+			s->failed = 1;
+		}
+		return job_failed(b, j, j->pj.status == SQP_ERR_CORRUPT ?
+				  "decompresses to the wrong size" :
+				  sqp_strerror(j->pj.status));
+	}
+	if (j->kind == BJ_HOLE) {
+		*data = NULL;
+	} else if (j->kind == BJ_FRAG) {
+		/* Keep this fragment block for the tails that share it. */
+		uint8_t *t = s->buf;
+
+		s->buf = j->buf;
+		j->buf = t;
+		*s = (struct frag_slot){ s->buf, j->frag_index, j->got, 1, 0 };
+		*data = s->buf + j->frag_off;
+	} else if (j->kind == BJ_FRAG_SAME) {
+		/* Its block failed and was reported already. */
+		if (s->failed && s->index == j->frag_index) {
+			*skip = 1;
+			return 0;
+		}
+		if (!s->valid || s->index != j->frag_index ||
+		    j->frag_off + j->out_len > s->len) {
+			*skip = 1;
+			return job_failed(b, j, "tail outside its fragment block");
+		}
+		*data = s->buf + j->frag_off;
+	}
+	return 0;
+}
+
+/* Deliver the FIFO's head job; wait for it when block is set. Returns
+ * 1 when one was retired, 0 when the head is not ready, or an error. */
+static int retire_head(struct rd_blockrd *b, int block)
+{
+	struct bjob *j = b->qhead;
+	const uint8_t *data;
+	int skip, ret;
+
+	if (j == NULL)
+		return 0;
+	if (j->kind == BJ_DATA || j->kind == BJ_FRAG) {
+		struct sqp_pool_job *pj = block ? sqp_pool_wait(b->pool) :
+						  sqp_pool_poll(b->pool);
+
+		if (pj == NULL)
+			return 0;
+		if (pj != &j->pj)
+			return rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: "
+				      "job order");
+	}
+	b->qhead = j->next;
+	if (b->qhead == NULL)
+		b->qtail = NULL;
+	/* The owner is the front entry: start it before its data. */
+	ret = drain_front(b);
+	if (ret == 0 && j->owner != b->head)
+		ret = rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: entry order");
+	if (ret == 0)
+		ret = job_bytes(b, j, &data, &skip);
+	if (ret == 0 && !skip)
+		ret = b->ops->data(b->user, j->owner, data, j->out_len);
+	j->owner->jobs_done++;
+	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
+	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
+	if (ret == 0)
+		ret = drain_front(b);
+	return ret < 0 ? ret : 1;
+}
+
+/* Deliver what is ready without waiting. */
+static int pump(struct rd_blockrd *b)
+{
+	int ret;
+
+	while ((ret = retire_head(b, 0)) == 1)
+		;
+	return ret < 0 ? ret : drain_front(b);
+}
+
+/* A free job, with a buffer when heavy, owned by e. */
+static int take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
+		    struct bjob **out)
+{
+	struct bjob **list = heavy ? &b->free_heavy : &b->free_light;
+	int ret;
+
+	while (*list == NULL || (heavy && sqp_pool_full(b->pool)))
+		if ((ret = retire_head(b, 1)) < 0)
+			return ret;
+	*out = *list;
+	*list = (*out)->next;
+	memset(&(*out)->pj, 0, sizeof((*out)->pj));
+	(*out)->owner = e;
+	(*out)->got = 0;
+	(*out)->next = NULL;
+	return 0;
+}
+
+static void submit(struct rd_blockrd *b, struct bjob *j)
+{
+	j->owner->jobs_total++;
+	if (b->qtail != NULL)
+		b->qtail->next = j;
+	else
+		b->qhead = j;
+	b->qtail = j;
+	if (j->kind == BJ_DATA || j->kind == BJ_FRAG)
+		sqp_pool_submit(b->pool, &j->pj);
+}
+
+/* Whether the tail of fragment block index will be in the cache when
+ * its job is retired (and in which slot); updates the plan. */
+static int plan_frag(struct rd_blockrd *b, uint32_t index, unsigned *slot)
+{
+	unsigned victim = 0;
+
+	for (unsigned i = 0; i < b->frag_slots; i++) {
+		if (b->plan[i].valid && b->plan[i].index == index) {
+			b->plan[i].used = ++b->plan_clock;
+			*slot = i;
+			return 1;
+		}
+		if (!b->plan[i].valid ? b->plan[victim].valid :
+		    b->plan[victim].valid && b->plan[i].used < b->plan[victim].used)
+			victim = i;
+	}
+	b->plan[victim].index = index;
+	b->plan[victim].valid = 1;
+	b->plan[victim].used = ++b->plan_clock;
+	*slot = victim;
+	return 0;
+}
+
+/* The jobs of a regular file's blocks, each checked to lie in the image
+ * before it is made, so workers only ever read inside it. */
+static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		      const struct rd_inode *ino)
+{
+	struct sqp_image *img = b->img;
+	const struct sqfs_inode *r = &ino->raw;
+	uint32_t bs = img->sb.block_size;
+	uint64_t pos = r->u.file.blocks_start;
+	struct meta_pos bl = ino->blocks;
+	struct bjob *j;
+	uint8_t word[4];
+	int ret;
+
+	for (uint64_t i = 0; i < ino->block_count; i++) {
+		uint32_t sw, disk;
+
+		if ((ret = meta_read(img, &bl, word, 4)) != 0)
+			return ret;
+		sw = sqp_get32(word);
+		disk = sw & SQFS_BLOCK_SIZE_MASK;
+		if (disk > bs || pos > img->sb.bytes_used ||
+		    disk > img->sb.bytes_used - pos)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': block %llu "
+				      "lies outside the image", img->name,
+				      e->name, (unsigned long long)i);
+		if ((ret = take_job(b, e, disk != 0, &j)) != 0)
+			return ret;
+		j->kind = disk == 0 ? BJ_HOLE : BJ_DATA;
+		j->offset = pos;
+		j->disk_size = disk;
+		j->raw = (sw & SQFS_BLOCK_UNCOMPRESSED) != 0;
+		j->out_len = i + 1 < ino->block_count ||
+			     r->u.file.frag_index != SQFS_NO_FRAGMENT ||
+			     r->u.file.size % bs == 0 ?
+			     bs : (uint32_t)(r->u.file.size % bs);
+		pos += disk;
+		submit(b, j);
+	}
+	return 0;
+}
+
+/* The job of a file's tail in a fragment block. */
+static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
+		    const struct rd_inode *ino)
+{
+	struct sqp_image *img = b->img;
+	const struct sqfs_inode *r = &ino->raw;
+	struct sqfs_frag_entry f;
+	unsigned slot;
+	struct bjob *j;
+	uint32_t disk;
+	int hit, ret;
+
+	if ((ret = rd_fragment(img, r->u.file.frag_index, &f)) != 0)
+		return ret;
+	disk = f.size & SQFS_BLOCK_SIZE_MASK;
+	if (disk == 0 || disk > img->sb.block_size ||
+	    f.start > img->sb.bytes_used || disk > img->sb.bytes_used - f.start)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment %u lies "
+			      "outside the image", img->name,
+			      r->u.file.frag_index);
+	hit = plan_frag(b, r->u.file.frag_index, &slot);
+	if ((ret = take_job(b, e, !hit, &j)) != 0)
+		return ret;
+	j->kind = hit ? BJ_FRAG_SAME : BJ_FRAG;
+	j->slot = slot;
+	j->offset = f.start;
+	j->disk_size = disk;
+	j->raw = (f.size & SQFS_BLOCK_UNCOMPRESSED) != 0;
+	j->frag_index = r->u.file.frag_index;
+	j->frag_off = r->u.file.frag_offset;
+	j->out_len = (uint32_t)(r->u.file.size % img->sb.block_size);
+	submit(b, j);
+	return 0;
+}
+
+int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
+		   const struct rd_inode *ino)
+{
+	int ret = 0;
+
+	e->jobs_total = e->jobs_done = 0;
+	e->all_added = e->started = 0;
+	e->next = NULL;
+	/* Entries without data pile up behind a file whose blocks are in
+	 * flight; deliver some before the queue grows long. */
+	while (ret >= 0 && b->entry_count >= ENTRIES_MAX && b->qhead != NULL)
+		ret = retire_head(b, 1);
+	if (b->tail != NULL)
+		b->tail->next = e;
+	else
+		b->head = e;
+	b->tail = e;
+	b->entry_count++;
+	if (ret < 0)
+		return ret;
+	if (ino != NULL && (ret = block_jobs(b, e, ino)) != 0)
+		return ret;
+	if (ino != NULL && ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT &&
+	    (ret = tail_job(b, e, ino)) != 0)
+		return ret;
+	e->all_added = 1;
+	return pump(b);
+}
+
+int rd_blockrd_flush(struct rd_blockrd *b)
+{
+	int ret;
+
+	while ((ret = retire_head(b, 1)) == 1)
+		;
+	return ret < 0 ? ret : drain_front(b);
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries,
+ * the ordered block reader (read/blockrd.h) decompresses file data on
+ * the pool, and its callbacks make each entry, on this thread, strictly
+ * in walk order, through dirfs.c.
+ *
+ * Invariant: fds[d] is the open directory at depth d of the entry being
+ * made (fds[0]: the subtree root, or the target itself for the image
+ * root), base the directory holding a subtree root. Every entry is made
+ * by one name relative to one of them, so nothing outside the target is
+ * reached. A directory is entered (made, opened) when the walk meets it
+ * and left - owner, mode, xattrs, times - after its children, so a
+ * read-only directory is filled first and its mtime is final.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "read/blockrd.h"
+#include "sqpack/error.h"
+#include "sqpack/img2dir.h"
+#include "unpack/dirfs.h"
+#include "unpack/walk.h"
+#include "util/errbuf.h"
+
+enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
+
+struct dent {
+	struct rd_bentry be;     /* first: the reader hands this back */
+	int kind;
+	char *path;              /* owned; be.name points here */
+	const char *name;        /* the last component, in path */
+	unsigned depth;
+	uint32_t mode, uid, gid;
+	int64_t mtime;
+	uint64_t size;           /* files */
+	uint64_t end, written;   /* where the next data goes; the end of
+				    the bytes written (holes are not) */
+	dev_t rdev;
+	char *target;            /* owned: symlink target, hard link source */
+	struct rd_xattrs xattrs; /* owned */
+	int fd;                  /* a file being written, or -1 */
+};
+
+struct todir {
+	struct sqp_image *img;
+	struct rd_blockrd *br;
+	int root;
+	unsigned flags;
+	int base;
+	int fds[UNP_DEPTH_MAX + 1];
+};
+
+static void dent_free(struct dent *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	free(e->target);
+	rd_xattrs_free(&e->xattrs);
+	free(e);
+}
+
+static int sys_failed(struct todir *t, struct dent *e, const char *what,
+		      int neg)
+{
+	if (neg == -EEXIST)
+		return rd_err(t->img, SQP_ERR_EXISTS, "'%s': already exists (not "
+			      "replaced without -f)", e->path);
+	return rd_err(t->img, sqp_errno_code(-neg), "'%s': %s: %s", e->path,
+		      what, strerror(-neg));
+}
+
+static void warn(struct todir *t, struct dent *e, const char *what, int neg)
+{
+	char msg[SQP_ERRMSG_MAX];
+
+	if (t->img->warn == NULL)
+		return;
+	snprintf(msg, sizeof(msg), "'%s': %s: %s", e->path, what,
+		 strerror(-neg));
+	t->img->warn(t->img->warn_user, msg);
+}
+
+/* Owner, mode, xattrs, then times (each later step would change the
+ * one before: chown clears set-id bits, writes touch mtime). */
+static int apply(struct todir *t, struct dent *e, int fd, int parent)
+{
+	int r;
+
+	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
+	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
+		if (r != -EPERM)
+			return sys_failed(t, e, "setting the owner", r);
+		warn(t, e, "setting the owner", r);
+	}
+	if (e->kind != D_SYMLINK &&
+	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
+		return sys_failed(t, e, "setting the mode", r);
+	for (size_t i = 0; i < e->xattrs.count; i++) {
+		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
+		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
+			warn(t, e, e->xattrs.items[i].key, r);
+		else if (r != 0)
+			return sys_failed(t, e, e->xattrs.items[i].key, r);
+	}
+	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
+		return sys_failed(t, e, "setting the times", r);
+	return 0;
+}
+
+/* The directory holding e: base at depth 0 (opened here, below the
+ * target, making what is missing), else the directory one level up. */
+static int parent_of(struct todir *t, struct dent *e, int *out)
+{
+	size_t dir_len = (size_t)(e->name - e->path);
+
+	if (e->depth > 0) {
+		*out = t->fds[e->depth - 1];
+		return 0;
+	}
+	if (t->base < 0) {
+		char *dir = strndup(e->path, dir_len > 0 ? dir_len - 1 : 0);
+
+		if (dir == NULL)
+			return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
+		t->base = dirfs_mkdirs(t->root, dir);
+		free(dir);
+		if (t->base < 0)
+			return sys_failed(t, e, "making its parents", t->base);
+	}
+	*out = t->base;
+	return 0;
+}
+
+/* A hard link to the entry first made at e->target. */
+static int hard_link(struct todir *t, struct dent *e, int parent)
+{
+	const char *slash = strrchr(e->target, '/');
+	size_t dir_len = slash ? (size_t)(slash - e->target) : 0;
+	int from = dirfs_open_dirs(t->root, e->target, dir_len), r;
+
+	if (from < 0)
+		return sys_failed(t, e, "opening its link's directory", from);
+	r = dirfs_link(from, slash ? slash + 1 : e->target, parent, e->name,
+		       t->flags & SQP_IMG2DIR_FORCE);
+	close(from);
+	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
+}
+
+static int on_start(void *user, struct rd_bentry *be)
+{
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+	int force = t->flags & SQP_IMG2DIR_FORCE, parent = -1, r;
+
+	if (e->kind == D_LEAVE)
+		return 0;
+	if (e->path[0] == '\0') {
+		/* The image root is the target itself. */
+		t->fds[0] = dup(t->root);
+		return t->fds[0] < 0 ? sys_failed(t, e, "dup", -errno) : 0;
+	}
+	if ((r = parent_of(t, e, &parent)) != 0)
+		return r;
+	switch (e->kind) {
+	case D_ENTER:
+		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
+		return t->fds[e->depth] < 0 ? sys_failed(t, e, "making the "
+			"directory", t->fds[e->depth]) : 0;
+	case D_FILE:
+		e->fd = dirfs_create(parent, e->name, force);
+		return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+	case D_HARDLINK:
+		return hard_link(t, e, parent);
+	case D_SYMLINK:
+		r = dirfs_symlink(parent, e->name, e->target, force);
+		return r != 0 ? sys_failed(t, e, "making the symlink", r) :
+			apply(t, e, -1, parent);
+	default:
+		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
+		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
+			warn(t, e, "device node skipped", r);
+			return 0;
+		}
+		return r != 0 ? sys_failed(t, e, "making the node", r) :
+			apply(t, e, -1, parent);
+	}
+}
+
+static int on_data(void *user, struct rd_bentry *be, const uint8_t *data,
+		   uint32_t len)
+{
+	struct dent *e = (struct dent *)be;
+	uint64_t off = e->end;
+
+	/* A hole is not written: the file is extended over it at the end. */
+	if (data == NULL) {
+		e->end += len;
+		return 0;
+	}
+	while (len > 0) {
+		ssize_t n = pwrite(e->fd, data, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return sys_failed(user, e, "writing", n < 0 ? -errno : -EIO);
+		data += n;
+		len -= (uint32_t)n;
+		off += (uint64_t)n;
+	}
+	e->end = e->written = off;
+	return 0;
+}
+
+static int on_end(void *user, struct rd_bentry *be)
+{
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+	int r = 0;
+
+	if (e->kind == D_FILE) {
+		if (e->written != e->size && ftruncate(e->fd, (off_t)e->size) != 0)
+			r = sys_failed(t, e, "setting the size", -errno);
+		if (r == 0)
+			r = apply(t, e, e->fd, -1);
+		if (close(e->fd) != 0 && r == 0)
+			r = sys_failed(t, e, "closing", -errno);
+		e->fd = -1;
+	} else if (e->kind == D_LEAVE) {
+		r = apply(t, e, t->fds[e->depth], -1);
+		close(t->fds[e->depth]);
+		t->fds[e->depth] = -1;
+	}
+	if ((e->kind != D_ENTER && e->depth == 0) && t->base >= 0) {
+		close(t->base);
+		t->base = -1;
+	}
+	dent_free(e);
+	return r;
+}
+
+static void on_drop(void *user, struct rd_bentry *be)
+{
+	(void)user;
+	dent_free((struct dent *)be);
+}
+
+static const struct rd_blockrd_ops dir_ops = {
+	on_start, on_data, on_end, on_drop, NULL,
+};
+
+/* A new entry for node n, with its attributes. */
+static int dent_new(struct todir *t, struct unp_node *n, int kind,
+		    struct dent **out)
+{
+	struct rd_inode *ino = n->ino;
+	struct dent *e = calloc(1, sizeof(*e));
+	int ret = 0;
+
+	*out = e;
+	if (e == NULL || (e->path = strdup(n->path)) == NULL) {
+		free(e);
+		return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
+	}
+	e->be.name = e->path;
+	e->name = e->path + (n->name - n->path);
+	e->kind = kind;
+	e->depth = n->depth;
+	e->fd = -1;
+	e->mode = ino->mode;
+	e->uid = ino->uid;
+	e->gid = ino->gid;
+	e->mtime = ino->raw.mtime;
+	if (kind == D_FILE) {
+		e->size = ino->raw.u.file.size;
+	} else if (kind == D_SYMLINK) {
+		e->target = ino->target;
+		ino->target = NULL;
+	} else if (kind == D_NODE && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
+		uint32_t major, minor;
+
+		sqfs_decode_rdev(ino->raw.u.dev.rdev, &major, &minor);
+		e->rdev = makedev(major, minor);
+	}
+	if (kind != D_ENTER && kind != D_HARDLINK &&
+	    !(t->flags & SQP_IMG2DIR_NO_XATTRS))
+		ret = rd_xattrs_read(t->img, ino->raw.xattr_idx, &e->xattrs);
+	if (ret != 0) {
+		dent_free(e);
+		*out = NULL;
+	}
+	return ret;
+}
+
+static int on_entry(void *user, struct unp_node *n)
+{
+	struct todir *t = user;
+	uint32_t mode = n->ino->mode;
+	int kind = S_ISDIR(mode) ? D_ENTER : n->first_path ? D_HARDLINK :
+		   S_ISREG(mode) ? D_FILE : S_ISLNK(mode) ? D_SYMLINK : D_NODE;
+	struct dent *e;
+	int ret = dent_new(t, n, kind, &e);
+
+	if (ret == 0 && kind == D_HARDLINK &&
+	    (e->target = strdup(n->first_path)) == NULL) {
+		dent_free(e);
+		ret = rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
+	}
+	if (ret != 0)
+		return ret;
+	return rd_blockrd_add(t->br, &e->be, kind == D_FILE ? n->ino : NULL);
+}
+
+static int on_leave(void *user, struct unp_node *n)
+{
+	struct todir *t = user;
+	struct dent *e;
+	int ret = dent_new(t, n, D_LEAVE, &e);
+
+	return ret != 0 ? ret : rd_blockrd_add(t->br, &e->be, NULL);
+}
+
+static const struct unp_walk_ops walk_ops = { on_entry, on_leave };
+
+SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
+			     const struct sqp_img2dir_desc *desc)
+{
+	struct todir *t;
+	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL };
+	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
+	int ret;
+
+	if (img == NULL || dirfd < 0 || desc == NULL)
+		return SQP_ERR_ARG;
+	if (img->err.code != 0)
+		return img->err.code;
+	/* The descriptor stack is large: on the heap. */
+	if ((t = malloc(sizeof(*t))) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1, { 0 } };
+	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
+		t->fds[i] = -1;
+	bd.jobs = desc->jobs;
+	bd.user = wd.user = t;
+	wd.paths = desc->paths;
+	wd.path_count = desc->path_count;
+	ret = rd_blockrd_create(&bd, &t->br);
+	if (ret == 0)
+		ret = unp_walk(&wd);
+	if (ret == 0)
+		ret = rd_blockrd_flush(t->br);
+	rd_blockrd_destroy(t->br);
+	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
+	if (t->base >= 0)
+		close(t->base);
+	free(t);
+	return ret;
+}

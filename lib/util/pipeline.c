@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipeline.c - pool sizing and per-worker codec state, written once for
+ * the writer's compression pipeline and the reader's decompression one.
+ *
+ * Sizing rule: a worker needs a few jobs queued to never wait for the
+ * orchestrator, but every job holds block-sized buffers, so the count is
+ * capped by a memory budget; it never drops below what lets each worker
+ * hold one job while the orchestrator holds another.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "sqpack/error.h"
+#include "util/pipeline.h"
+#include "util/pool.h"
+
+unsigned sqp_pipeline_workers(unsigned jobs)
+{
+	unsigned n = jobs == 0 ? sqp_cpu_count() : jobs;
+
+	return n <= 1 ? 0 : n;
+}
+
+unsigned sqp_pipeline_capacity(unsigned workers, size_t job_bytes,
+			       size_t budget)
+{
+	size_t cap = (size_t)workers * 4 + 4;
+
+	if (job_bytes > 0 && cap > budget / job_bytes)
+		cap = budget / job_bytes;
+	if (cap < (size_t)workers + 1)
+		cap = (size_t)workers + 1;
+	if (cap < 2)
+		cap = 2;
+	return (unsigned)cap;
+}
+
+int sqp_codec_worker_init(void *ctx, void **state)
+{
+	const struct sqp_codec_worker_desc *d = ctx;
+	struct sqp_codec_worker *w = calloc(1, sizeof(*w));
+	int ret = SQP_ERR_NOMEM;
+
+	if (w == NULL)
+		return ret;
+	w->scratch_size = d->scratch_size;
+	if (d->scratch_size == 0 || (w->scratch = malloc(d->scratch_size)))
+		ret = sqp_compressor_create(&d->cfg, &w->codec);
+	if (ret != 0) {
+		free(w->scratch);
+		free(w);
+		return ret;
+	}
+	*state = w;
+	return 0;
+}
+
+void sqp_codec_worker_fini(void *ctx, void *state)
+{
+	struct sqp_codec_worker *w = state;
+
+	(void)ctx;
+	sqp_compressor_destroy(w->codec);
+	free(w->scratch);
+	free(w);
+}
