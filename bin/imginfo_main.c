@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "imginfo.h"
+#include "imginfo_check.h"
 
 struct command {
 	const char *name;
@@ -23,6 +24,7 @@ static const struct command commands[] = {
 	{ "ls", imginfo_ls_main, "[-l] [-R] IMAGE [PATH...]" },
 	{ "stat", imginfo_stat_main, "IMAGE PATH..." },
 	{ "cat", imginfo_cat_main, "IMAGE PATH..." },
+	{ "check", imginfo_check_main, "[-j N] [-q] IMAGE" },
 	{ "diff", imginfo_diff_main, "[--ignore-mtime] [--ignore-owner] "
 	  "[--ignore-xattrs] [-q] IMAGE1 IMAGE2" },
 };

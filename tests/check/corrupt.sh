@@ -10,8 +10,8 @@
 # report, never a crash or a hang.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3" timeout
-CHECK="$top_builddir/tests/check/check_driver"
-[ -x "$CHECK" ] || skip "check_driver not built"
+IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+[ -x "$IMGINFO" ] || skip "imginfo not built"
 
 T=$SCRATCH
 mkdir -p "$T/src/d/e" "$T/bad" "$T/bad2" "$T/bad3" "$T/outside"
@@ -24,11 +24,11 @@ mksquashfs "$T/src" "$T/good.img" -comp gzip -noappend -quiet -no-progress >/dev
 $PYTHON3 "$top_srcdir/tests/check/mkcheckbad.py" "$T/raw.img" "$T/good.img" "$T/bad" || exit 99
 
 for img in raw good; do
-	"$CHECK" -q "$T/$img.img" > "$T/out" 2>&1 && [ ! -s "$T/out" ] &&
+	"$IMGINFO" check -q "$T/$img.img" > "$T/out" 2>&1 && [ ! -s "$T/out" ] &&
 		pass "the intact $img image passes" || fail "$img: $(head -c 300 "$T/out")"
 done
 while read -r name table; do
-	timeout 20 "$CHECK" -j 2 "$T/bad/$name" > "$T/out" 2> "$T/err"
+	timeout 20 "$IMGINFO" check -j 2 "$T/bad/$name" > "$T/out" 2> "$T/err"
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "^$table:" "$T/out"; then
 		pass "$name: $(grep "^$table:" "$T/out" | head -n 1 | head -c 150)"
@@ -51,7 +51,7 @@ mksquashfs "$T/src3" "$T/r3.img" -noI -noD -noF -noX -noappend -quiet -no-progre
 $PYTHON3 "$top_srcdir/tests/hostile/mkhostile.py" "$T/r3.img" "$T/bad3" || exit 99
 for dir in bad2 bad3; do
 	while read -r name; do
-		timeout 20 "$CHECK" -j 2 "$T/$dir/$name" > "$T/out" 2> "$T/err"
+		timeout 20 "$IMGINFO" check -j 2 "$T/$dir/$name" > "$T/out" 2> "$T/err"
 		rc=$?
 		if [ $rc -eq 1 ] && grep -Eq '^[a-z]+: ' "$T/out"; then
 			pass "$name: $(head -n 1 "$T/out" | head -c 120)"

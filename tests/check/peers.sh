@@ -6,8 +6,8 @@
 # codec), with -j 1 and -j 2: exit 0 and no report line.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs bsdtar "$PYTHON3"
-CHECK="$top_builddir/tests/check/check_driver"
-[ -x "$CHECK" ] || skip "check_driver not built"
+IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+[ -x "$IMGINFO" ] || skip "imginfo not built"
 
 T=$(fast_dir)
 $PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
@@ -16,7 +16,7 @@ bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
 
 judge() { # judge DESCRIPTION IMAGE
 	for j in 1 2; do
-		if "$CHECK" -q -j $j "$2" > "$T/out" 2>&1 && [ ! -s "$T/out" ]; then
+		if "$IMGINFO" check -q -j $j "$2" > "$T/out" 2>&1 && [ ! -s "$T/out" ]; then
 			pass "$1 (-j $j)"
 		else
 			fail "$1 (-j $j): $(head -c 400 "$T/out")"

@@ -47,7 +47,7 @@ status() { # status WANT DESCRIPTION ARGS...: imginfo exits WANT
 	fi
 }
 status 2 "no arguments"
-status 2 "unknown command" check "$img"
+status 2 "unknown command" nosuch "$img"
 status 2 "unknown option" ls --nope "$img"
 status 2 "ls without IMAGE" ls
 status 2 "cat without PATH" cat "$img"
