@@ -164,7 +164,8 @@ int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 }
 
 /* One exclude per line; blank lines and lines starting with '#' are
- * skipped, and white space around a name is not part of it. */
+ * skipped. As in mksquashfs, white space before a name is dropped and
+ * white space after it is part of it. */
 int mksq_exclude_file(struct mksq_argv *out, const struct mksq_sources *src,
 		      int wildcards, const char *file, char *msg,
 		      size_t msg_size)
@@ -181,9 +182,9 @@ int mksq_exclude_file(struct mksq_argv *out, const struct mksq_sources *src,
 	while (r == 0 && getline(&line, &cap, f) >= 0) {
 		for (s = line; *s == ' ' || *s == '\t'; s++)
 			;
-		for (e = s + strlen(s); e > s && strchr(" \t\r\n", e[-1]); e--)
-			;
-		*e = '\0';
+		e = s + strlen(s);
+		if (e > s && e[-1] == '\n')
+			e[-1] = '\0';
 		if (s[0] != '\0' && s[0] != '#' &&
 		    mksq_exclude_add(out, src, wildcards, s) != 0) {
 			snprintf(msg, msg_size, "out of memory");

@@ -211,11 +211,11 @@ static void excludes(const char *tmp)
 	f = fopen(ef, "w");
 	CHECK(f != NULL, "fopen");
 	if (f != NULL) {
-		fputs("# comment\n\n  var/cache  \nusr/*.a\n", f);
+		fputs("# comment\n\n  var/cache\nusr/*.a\nend  \n", f);
 		fclose(f);
 	}
-	CHECK(run(NULL, "m", src, "o", "-ef", ef, NULL) == 0 && count_prefix("--exclude=") == 2 &&
-	      has("--exclude=/var/cache") && has("--exclude=/usr/\\*.a"), "-ef exact");
+	CHECK(run(NULL, "m", src, "o", "-ef", ef, NULL) == 0 && count_prefix("--exclude=") == 3 &&
+	      has("--exclude=/var/cache") && has("--exclude=/end  ") && has("--exclude=/usr/\\*.a"), "-ef exact");
 	CHECK(run(NULL, "m", src, "o", "-ef", ef, "-wildcards", NULL) == 0 &&
 	      has("--exclude=/usr/*.a"), "-ef with -wildcards after it");
 	CHECK(run(NULL, "m", src, "o", "-ef", "/nonexistent/ef", NULL) == 1, "missing -ef");
