@@ -6,13 +6,15 @@
  * exact path: relative ones name SOURCE/path for each source, ones that
  * start with '/', './' or '../' name a file from the current directory.
  * With -wildcards it is a glob anchored at the image root, one component
- * per component, and a leading "... " lets it match at any depth. dir2img
- * matches a glob against the path relative to the image root, where a
- * leading '/' anchors it and a double star crosses directories, so an
- * exact "a/b" becomes "/a/b" with the glob characters escaped (once per
- * source, under its name, when there are several); a wildcard "a/x*"
- * becomes "/a/x*"; "... x*" becomes "x*" (no slash: any component) and
- * "... a/b" becomes "a/b" behind a leading double star and slash.
+ * per component, and a leading "... " lets it match at any depth.
+ *
+ * dir2img matches a glob against the path relative to the image root: a
+ * pattern with a '/' from the root, one without a '/' against any single
+ * component; a leading '/' is ignored and a double star crosses '/'. So an
+ * exact "a/b" becomes "a/b" with its glob characters escaped (once per
+ * source, under its name, when there are several), "... x*" stays "x*",
+ * and "... a/b" gets a leading double star and slash. A top-level name has
+ * no '/' to anchor it; see push_rooted.
  * Invariant: an exact path never turns into a pattern that matches more
  * than that path.
  */
@@ -68,11 +70,92 @@ static char *escape(const char *p)
 	return out;
 }
 
+/* The first character of a rooted pattern as a bracket expression that
+ * also lists '/' (which a bracket never matches): "[/c]". A ']' must come
+ * first in a bracket, a '\' is escaped. */
+static void rooted_literal(char c, char *out)
+{
+	if (c == ']')
+		strcpy(out, "[]/]");
+	else if (c == '\\')
+		strcpy(out, "[/\\\\]");
+	else
+		sprintf(out, "[/%c]", c);
+}
+
+/* The end of the bracket expression at p (on its '['), or NULL when it is
+ * not terminated and the '[' is an ordinary character. */
+static const char *bracket_end(const char *p)
+{
+	const char *q = p + 1;
+
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	for (; *q != '\0' && *q != ']'; q++) {
+		if (*q == '\\' && q[1] != '\0')
+			q++;
+	}
+	return *q == ']' ? q : NULL;
+}
+
+/*
+ * A pattern anchored at the image root. One with a '/' already is; in one
+ * without, the first element is rewritten to contain a '/' that matches
+ * nothing: "boot" -> "[/b]oot", "?x" -> "[!/.]x", "[ab]c" -> "[/ab]c". A
+ * leading '*' may match no character, so "*rest" gives "[!/.]*rest" and,
+ * unless rest starts with '.', rooted "rest" too. The "." in "[!/.]" is
+ * mksquashfs's rule that '*' and '?' never match a name's leading dot.
+ */
+static int push_rooted(struct mksq_argv *out, const char *pat)
+{
+	char first[8];
+	const char *end;
+	int r;
+
+	if (strchr(pat, '/') != NULL)
+		return mksq_argv_pushf(out, "--exclude=%s", pat);
+	switch (pat[0]) {
+	case '\0':
+		return 0;
+	case '*':
+		while (*pat == '*')
+			pat++;
+		r = mksq_argv_pushf(out, "--exclude=[!/.]*%s", pat);
+		return r == 0 && pat[0] != '.' ? push_rooted(out, pat) : r;
+	case '?':
+		return mksq_argv_pushf(out, "--exclude=[!/.]%s", pat + 1);
+	case '[':
+		end = bracket_end(pat);
+		if (end == NULL)
+			break;
+		/* '/' goes after a leading '!' or '^' and a leading ']' */
+		end = pat + 1 + (pat[1] == '!' || pat[1] == '^');
+		end += *end == ']';
+		return mksq_argv_pushf(out, "--exclude=%.*s/%s", (int)(end - pat), pat, end);
+	case '\\':
+		if (pat[1] != '\0')
+			pat++;
+		break;
+	}
+	rooted_literal(pat[0], first);
+	return mksq_argv_pushf(out, "--exclude=%s%s", first, pat + 1);
+}
+
+/* dir/rel (or rel when dir is empty), anchored at the image root. */
 static int push_anchored(struct mksq_argv *out, const char *dir, const char *rel)
 {
-	if (dir != NULL && dir[0] != '\0')
-		return mksq_argv_pushf(out, "--exclude=/%s/%s", dir, rel);
-	return mksq_argv_pushf(out, "--exclude=/%s", rel);
+	char *path;
+	int r;
+
+	if (dir == NULL || dir[0] == '\0')
+		return push_rooted(out, rel);
+	if (asprintf(&path, "%s/%s", dir, rel) < 0)
+		return -1;
+	r = push_rooted(out, path);
+	free(path);
+	return r;
 }
 
 /* A path from the current directory, made absolute without following a
