@@ -26,7 +26,7 @@
 
 enum kind { SET, STR, CALL };
 enum call {
-	C_B, C_OFFSET, C_MEM, C_FUID, C_FGID, C_ROOT, C_P, C_PF, C_EF, C_E,
+	C_B, C_OFFSET, C_MEM, C_FUID, C_FGID, C_RUID, C_RGID, C_ROOT, C_P, C_PF, C_EF, C_E,
 	C_HELP, C_VERSION, C_NOOP,
 };
 
@@ -76,6 +76,10 @@ static const struct opt opts[] = {
 	{ "-all-time", STR, 1, F(all_time), 0 },
 	{ "-no-hardlinks", SET, 0, F(no_hardlinks), 1 },
 	{ "-keep-as-directory", SET, 0, F(keep_dir), 1 },
+	{ "-root-mode", STR, 1, F(root_mode), 0 },
+	{ "-root-time", STR, 1, F(root_time), 0 },
+	{ "-root-uid", CALL, 1, 0, C_RUID },
+	{ "-root-gid", CALL, 1, 0, C_RGID },
 	{ "-no-exports", SET, 0, F(exports), 0 },
 	{ "-exports", SET, 0, F(exports), 1 },
 	{ "-noI", SET, 0, F(noI), 1 },
@@ -167,6 +171,15 @@ static int parse_id(const char *s, int group, long long *out)
 	return 0;
 }
 
+static int set_id(const char *name, const char *arg, int group, long long *out,
+		  char *msg, size_t size)
+{
+	if (parse_id(arg, group, out) == 0)
+		return 0;
+	return mksq_fail(msg, size, 2, "%s '%s': no such %s, and not a number "
+			 "below 2^32", name, arg, group ? "group" : "user");
+}
+
 static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		    const char *name, const char *arg, char *msg, size_t size)
 {
@@ -189,17 +202,13 @@ static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 			return mksq_fail(msg, size, 2, "-mem '%s' is not a size", arg);
 		return 0;
 	case C_FUID:
-		st->uid_arg = arg;
-		if (parse_id(arg, 0, &st->uid) != 0)
-			return mksq_fail(msg, size, 2, "-force-uid '%s': no such user, "
-				    "and not a number below 2^32", arg);
-		return 0;
+		return set_id(name, arg, 0, &st->uid, msg, size);
 	case C_FGID:
-		st->gid_arg = arg;
-		if (parse_id(arg, 1, &st->gid) != 0)
-			return mksq_fail(msg, size, 2, "-force-gid '%s': no such group, "
-				    "and not a number below 2^32", arg);
-		return 0;
+		return set_id(name, arg, 1, &st->gid, msg, size);
+	case C_RUID:
+		return set_id(name, arg, 0, &st->root_uid, msg, size);
+	case C_RGID:
+		return set_id(name, arg, 1, &st->root_gid, msg, size);
 	case C_ROOT:
 		st->uid = st->gid = 0;
 		return 0;
@@ -304,7 +313,7 @@ int mksq_translate(int argc, char **argv, const char *sde,
 	memset(&st, 0, sizeof(st));
 	st.comp = "gzip";
 	st.block = 128 * 1024;
-	st.uid = st.gid = -1;
+	st.uid = st.gid = st.root_uid = st.root_gid = -1;
 	st.exports = st.tailends = -1;
 	r = parse_opts(&st, args, argc, argv, npos + 1, msg, msg_size);
 	if (r == 0 && args->action == MKSQ_RUN)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mksq_state.h"
 
@@ -154,6 +155,44 @@ static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_di
 	return 0;
 }
 
+/*
+ * The root directory's attributes as a spec line, when they are not those
+ * of one source directory: mksquashfs makes a root of its own for several
+ * sources, -keep-as-directory and -tar, mode 0777 and owned by the user
+ * who runs it, and -root-mode, -root-uid, -root-gid, -root-time set them.
+ * With SOURCE_DATE_EPOCH that root's time is the image time, as
+ * mksquashfs's "now" clamped to it.
+ */
+static int emit_root(const struct mksq_state *st, const struct mksq_sources *src,
+		     const char *sde, struct mksq_argv *o)
+{
+	int own = st->tar || !src->flat;
+	unsigned long mode = 0777;
+	long long uid = getuid(), gid = getgid();
+	const char *time = st->root_time;
+	struct stat sb;
+
+	if (!own && !st->root_mode && st->root_uid < 0 && st->root_gid < 0 && !time)
+		return 0;
+	if (!own) {
+		if (stat(src->path[0], &sb) != 0)
+			return 0; /* dir2img says why it cannot read it */
+		mode = sb.st_mode & 07777;
+		uid = sb.st_uid;
+		gid = sb.st_gid;
+	}
+	uid = st->root_uid >= 0 ? st->root_uid : st->uid >= 0 ? st->uid : uid;
+	gid = st->root_gid >= 0 ? st->root_gid : st->gid >= 0 ? st->gid : gid;
+	if (st->root_mode)
+		mode = strtoul(st->root_mode, NULL, 8);
+	if (time == NULL && own && sde != NULL && sde[0] != '\0')
+		time = sde;
+	if (time != NULL)
+		return mksq_argv_pushf(o, "--spec-line=/ M %s %lo %lld %lld", time,
+				       mode, uid, gid);
+	return mksq_argv_pushf(o, "--spec-line=/ m %lo %lld %lld", mode, uid, gid);
+}
+
 /* The simple flags, in dir2img's spelling. */
 static int emit_flags(const struct mksq_state *st, const char *sde,
 		      struct mksq_argv *o)
@@ -239,14 +278,23 @@ static int check_state(const struct mksq_state *st, const char *sde,
 			return mksq_fail(msg, size, 2, "-processors '%s' is not a number "
 				    "between 1 and 1024", st->jobs);
 	}
-	if (sde != NULL && sde[0] != '\0' && (st->mkfs_time || st->all_time))
+	if (sde != NULL && sde[0] != '\0' && (st->mkfs_time || st->all_time || st->root_time))
 		return mksq_fail(msg, size, 2, "SOURCE_DATE_EPOCH and %s cannot be used "
 			    "together (mksquashfs refuses them too)",
-			    st->mkfs_time ? "-mkfs-time" : "-all-time");
+			    st->mkfs_time ? "-mkfs-time" : st->all_time ? "-all-time" :
+			    "-root-time");
 	if (st->tar && (st->keep_dir || st->one_fs))
 		return mksq_fail(msg, size, 2, "%s has no meaning with -tar",
 			    st->keep_dir ? "-keep-as-directory" : "-one-file-system");
-	if (check_time("-mkfs-time", st->mkfs_time, msg, size) != 0)
+	if (st->root_mode != NULL) {
+		v = strtoul(st->root_mode, &end, 8);
+		if (st->root_mode[0] < '0' || st->root_mode[0] > '7' || *end != '\0' ||
+		    v > 07777)
+			return mksq_fail(msg, size, 2, "-root-mode '%s' is not an octal "
+					 "mode", st->root_mode);
+	}
+	if (check_time("-mkfs-time", st->mkfs_time, msg, size) != 0 ||
+	    check_time("-root-time", st->root_time, msg, size) != 0)
 		return 2;
 	return check_time("-all-time", st->all_time, msg, size);
 }
@@ -286,7 +334,7 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	    (st->noappend && mksq_argv_push(o, "--force") != 0) ||
 	    mksq_argv_pushf(o, "--compressor=%s", st->comp) != 0 ||
 	    mksq_argv_pushf(o, "--block-size=%llu", (unsigned long long)st->block) != 0 ||
-	    emit_flags(st, sde, o) != 0) {
+	    emit_root(st, &src, sde, o) != 0 || emit_flags(st, sde, o) != 0) {
 		r = mksq_fail(msg, size, 1, "out of memory");
 		goto out;
 	}

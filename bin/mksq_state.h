@@ -14,9 +14,10 @@
 /* Everything the options set, before it becomes dir2img's argv. */
 struct mksq_state {
 	const char *comp, *jobs, *level, *bcj, *dict, *window, *strategy, *algo;
-	const char *mkfs_time, *all_time, *sort, *uid_arg, *gid_arg;
+	const char *mkfs_time, *all_time, *sort, *root_mode, *root_time;
 	uint64_t block, offset;
 	long long uid, gid;          /* -1: not forced */
+	long long root_uid, root_gid; /* -1: not set */
 	int hc, exports, tailends;   /* -1: mksquashfs's default */
 	int no_fragments, no_xattrs, no_pad, no_dedup, no_hardlinks, keep_dir;
 	int one_fs, quiet, info, progress, wildcards, tar, noappend;

@@ -185,6 +185,31 @@ static void ownership_and_flags(void)
 	      has("--verbose") && has("--progress=auto"), "runtime options");
 }
 
+static void root_dir(const char *tmp)
+{
+	char line[128];
+	struct stat sb;
+
+	snprintf(line, sizeof(line), "--spec-line=/ m 777 %u %u", (unsigned)getuid(),
+		 (unsigned)getgid());
+	CHECK(run(NULL, "m", "a", "b", "o", NULL) == 0 && has(line),
+	      "several sources: mksquashfs's own root, 0777");
+	CHECK(run(NULL, "m", "a", "b", "o", "-all-root", NULL) == 0 &&
+	      has("--spec-line=/ m 777 0 0"), "its owner follows -all-root");
+	snprintf(line, sizeof(line), "--spec-line=/ M 100 777 %u %u", (unsigned)getuid(),
+		 (unsigned)getgid());
+	CHECK(run("100", "m", "o", "-tar", NULL) == 0 && has(line),
+	      "-tar root at SOURCE_DATE_EPOCH");
+	CHECK(run(NULL, "m", tmp, "o", NULL) == 0 && count_prefix("--spec-line") == 0,
+	      "one source: its own root");
+	CHECK(stat(tmp, &sb) == 0, "stat");
+	snprintf(line, sizeof(line), "--spec-line=/ M 5 755 %u 7", (unsigned)sb.st_uid);
+	CHECK(run(NULL, "m", tmp, "o", "-root-mode", "0755", "-root-gid", "7",
+		  "-root-time", "5", NULL) == 0 && has(line), "-root-mode -root-gid -root-time");
+	CHECK(run(NULL, "m", tmp, "o", "-root-mode", "9", NULL) == 2, "-root-mode 9");
+	CHECK(run("100", "m", tmp, "o", "-root-time", "5", NULL) == 2, "SDE and -root-time");
+}
+
 static void excludes(const char *tmp)
 {
 	char src[512], sub[600], ef[600];
@@ -245,6 +270,7 @@ int main(void)
 	codec_options();
 	usage_errors();
 	ownership_and_flags();
+	root_dir(tmp);
 	excludes(tmp);
 	mksq_args_free(&args);
 	rmdir(tmp);
