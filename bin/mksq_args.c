@@ -104,6 +104,9 @@ static const struct opt opts[] = {
 	{ "-help", CALL, 0, 0, C_HELP },
 	{ "-h", CALL, 0, 0, C_HELP },
 	{ "-version", CALL, 0, 0, C_VERSION },
+	/* dir2img's usage messages point to --help */
+	{ "--help", CALL, 0, 0, C_HELP },
+	{ "--version", CALL, 0, 0, C_VERSION },
 };
 #undef F
 

@@ -7,8 +7,8 @@
  * for -tar, and that tool runs in this process, so the image, the
  * messages and the exit status are exactly dir2img's. The one thing
  * decided here: sqpack never appends, so a DEST that exists is replaced
- * only when -noappend says so; otherwise the run is refused before
- * anything is read or written.
+ * only when it is a regular file and -noappend says so; otherwise the run
+ * is refused before anything is read or written.
  */
 #include "config.h"
 
@@ -48,12 +48,21 @@ static void usage(FILE *f)
 }
 
 /* Appending is what mksquashfs does to an existing DEST by default; we
- * refuse rather than silently replace an image somebody meant to extend. */
-static int dest_refused(const char *dest)
+ * refuse rather than silently replace an image somebody meant to extend.
+ * An image is written beside DEST and renamed over it, so a DEST that is
+ * a device (mksquashfs writes into those) is refused too, not replaced. */
+static int dest_refused(const char *dest, int noappend)
 {
 	struct stat st;
 
 	if (lstat(dest, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, PROG ": %s: not a regular file; sqpack writes "
+			"images to files only\n", dest);
+		return 1;
+	}
+	if (noappend)
 		return 0;
 	fprintf(stderr, PROG ": %s: exists, and sqpack never appends to an "
 		"image as mksquashfs would; pass -noappend to replace it\n", dest);
@@ -80,7 +89,7 @@ int main(int argc, char **argv)
 	} else if (args.action == MKSQ_VERSION) {
 		printf(PROG " (sqpack) %s\n", sqp_version());
 		ret = 0;
-	} else if (!args.noappend && dest_refused(args.dest)) {
+	} else if (dest_refused(args.dest, args.noappend)) {
 		ret = 1;
 	} else {
 		tool_set_progname(PROG);

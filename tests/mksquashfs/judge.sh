@@ -166,4 +166,10 @@ check "existing DEST: left untouched" test "$(cat old.img)" = "keep me"
 "$MKSQ" src old.img -noappend -quiet > out 2> err
 check "existing DEST with -noappend: replaced by an image" \
 	sh -c "unsquashfs -s old.img > /dev/null 2>&1"
+# A DEST that is not a regular file (mksquashfs writes into devices) is
+# refused, not replaced by a file.
+mkfifo dest.fifo
+"$MKSQ" src dest.fifo -noappend -quiet > out 2> err; rc=$?
+check "DEST a fifo: exit 1 (got $rc)" test "$rc" = 1
+check "DEST a fifo: still a fifo" test -p dest.fifo
 finish

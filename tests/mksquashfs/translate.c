@@ -155,6 +155,7 @@ static void usage_errors(void)
 	CHECK(run(NULL, "m", "o", NULL) == 2, "no source");
 	CHECK(run(NULL, "m", "-help", NULL) == 0 && args.action == MKSQ_HELP, "-help");
 	CHECK(run(NULL, "m", "-version", NULL) == 0 && args.action == MKSQ_VERSION, "-version");
+	CHECK(run(NULL, "m", "d", "o", "--help", NULL) == 0 && args.action == MKSQ_HELP, "--help");
 	CHECK(run("100", "m", "d", "o", NULL) == 0 && has("--clamp-mtime"), "SDE clamps");
 	CHECK(run("100", "m", "d", "o", "-mkfs-time", "5", NULL) == 2, "SDE and -mkfs-time");
 	CHECK(run(NULL, "m", "d", "o", "-all-time", "5", "-mkfs-time", "6", NULL) == 0 &&
