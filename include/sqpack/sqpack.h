@@ -14,6 +14,8 @@
 #include "sqpack/writer.h"
 #include "sqpack/outfile.h"
 #include "sqpack/reader.h"
+#include "sqpack/policy.h"
+#include "sqpack/dirscan.h"
 
 #define SQPACK_VERSION_STRING "0.1.0"
 

@@ -45,7 +45,7 @@ static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t 
 	ssize_t n;
 
 	while (len > 0) {
-		n = pwrite(o->fd, data, len, (off_t)off);
+		n = pwrite(o->fd, data, len, (off_t)(o->base + off));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -125,7 +125,7 @@ int imgout_pread(const struct imgout *o, uint64_t off, void *buf, size_t len)
 {
 	if (off + len > o->flushed)
 		return SQP_ERR_SEQUENCE;
-	return sqp_pread_full(o->fd, off, buf, len);
+	return sqp_pread_full(o->fd, o->base + off, buf, len);
 }
 
 int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len)

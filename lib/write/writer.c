@@ -67,6 +67,7 @@ int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **ou
 	ret = check_desc(desc, &w->err);
 	if (ret == 0)
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
+	w->out.base = desc->offset;
 	if (ret == 0)
 		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user);
 	if (ret == 0 && idtable_init(&w->ids) != 0)
@@ -84,6 +85,8 @@ int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **ou
 		.fragment_mode = desc->fragment_mode,
 		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
 		.probe = !(desc->flags & SQP_WRITE_NO_PROBE),
+		.raw_data = !!(desc->flags & SQP_WRITE_RAW_DATA),
+		.raw_frags = !!(desc->flags & SQP_WRITE_RAW_FRAGMENTS),
 		.hash_bits = desc->debug_hash_bits, .fd = desc->fd,
 		.fail_job = desc->debug_fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
