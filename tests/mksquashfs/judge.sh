@@ -116,9 +116,7 @@ line archiso 0 src -noappend -comp xz -Xbcj x86 -b 1M -Xdict-size 1M -no-progres
 # snapd, snap/squashfs/squashfs.go Build (its test's line, with excludes).
 line snapd 0 src -noappend -comp xz -no-fragments -no-progress -wildcards -ef snap-excludes
 # NixOS, nixos/lib/make-squashfs.nix (two sources, kept as directories;
-# the root made for them is 0777 unless -root-mode says otherwise).
-line nixos-old 0 "two src" -keep-as-directory -all-root -b 1048576 \
-	-comp xz -Xdict-size 100%
+# -root-mode, because mksquashfs's own root for them is 0777).
 line nixos 0 "two src" -no-hardlinks -keep-as-directory -all-root -b 1048576 \
 	-comp xz -Xdict-size 100% -processors 2 -root-mode 0755
 # AppImage, appimagetool: the image behind the runtime (without -fstime,
