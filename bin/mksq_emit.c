@@ -64,7 +64,7 @@ static int codec_opt(char *buf, size_t cap, const char *comp, const char *opt,
 	n = snprintf(buf + len, cap - len, "%s%s%s%s", len ? "," : "", key,
 		     value ? "=" : "", value ? value : "");
 	if (n < 0 || (size_t)n >= cap - len)
-		return mksq_fail(msg, size, 2, "%s '%s' is too long", opt, value);
+		return mksq_fail(msg, size, 2, "%s: the compressor options are too long", opt);
 	return 0;
 }
 
