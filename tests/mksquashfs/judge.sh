@@ -129,6 +129,15 @@ line livecd-rootfs 0 src -no-progress -xattrs -comp xz
 # the kernel and initrd names after it.
 line live-build-remaster 0 src -e boot initrd.img vmlinuz
 
+# Pseudo definitions (-p, -pf): a directory, a device, a symlink, a fifo
+# and the modify form, as rootless builds use them; and a sort file.
+printf 'dev/console c 600 0 5 5 1\nvar/pipe i 644 1 1 f\n' > pseudo
+printf 'usr/bin/big.bin 100\netc/hostname -5\n' > sortfile
+line pseudo 0 src -noappend -p "newdir d 750 1 2" -p "link s 777 0 0 etc/hostname" \
+	-p "etc m 700 3 4" -pf pseudo -sort sortfile
+check "pseudo: the definitions made entries" \
+	sh -c "grep -q '^crw------- 0/5 .* squashfs-root/dev/console\$' '$T/our.ls' &&
+	       grep -q '^drwxr-x--- 1/2 .* squashfs-root/newdir\$' '$T/our.ls'"
 # -e takes every later argument: "-no-xattrs" is a name to exclude here,
 # so xattrs stay, and boot is gone.
 line e-swallows 0 src -noappend -e boot -no-xattrs
