@@ -22,9 +22,9 @@ enum {
 	/* entry options (both tools) */
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
-	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_VERBOSE,
+	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS,
 	/* dir2img only */
-	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_KEEP_DIR, OPT_ONE_FS,
+	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
 };
 
@@ -203,13 +203,28 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	}
 }
 
+/* "--name" of a long option, for messages (argv may hold its value). */
+static const char *long_name(int c)
+{
+	static char buf[40];
+	size_t i;
+
+	for (i = 0; long_opts[i].name != NULL; i++) {
+		if (long_opts[i].val == c) {
+			snprintf(buf, sizeof(buf), "--%s", long_opts[i].name);
+			return buf;
+		}
+	}
+	return "?";
+}
+
 static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
 		      const char **comp_opts, uint32_t *block_size)
 {
-	const char *name = argv[optind - 1];
+	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
 	int ret;
 
-	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY && c < OPT_FIRST_DIR_ONLY + 16)
+	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY)
 		return tool_bad_usage(c == OPT_SORT ?
 				      "%s: a stream's data is stored in stream order; sort the "
 				      "tar instead (or use dir2img)" :

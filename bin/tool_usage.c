@@ -60,8 +60,7 @@ static const char common_help[] =
 	"      --exclude-from FILE  patterns, one per line\n"
 	"      --spec FILE         mksquashfs pseudo definitions (see the manual)\n"
 	"      --spec-line LINE    one definition\n"
-	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n"
-	"      --verbose           list entries on stderr as they are added\n";
+	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n";
 
 static const char dir_help[] =
 	"Directory:\n"
@@ -72,7 +71,8 @@ static const char dir_help[] =
 	"                          priorities first\n"
 	"      --on-change=fail|warn  a file changed while read: fail (default)\n"
 	"                          or store it as read with a warning\n"
-	"      --skip-unreadable   warn and leave out unreadable files\n";
+	"      --skip-unreadable   warn and leave out unreadable files\n"
+	"      --verbose           list entries on stderr as they are added\n";
 
 void tool_usage(int tool, FILE *f)
 {

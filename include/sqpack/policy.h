@@ -11,8 +11,10 @@
  *
  * Order of the transforms for one entry: excluded entries are dropped;
  * then owners (--all-root, or the offsets and then --uid/--gid); then the
- * time (--mtime, else --clamp-mtime); last the spec's "m" line for the
- * path, if any, so an explicit line wins over the global options.
+ * time (--mtime, else --clamp-mtime). The spec's "m" lines are applied by
+ * the writer last, to the inode the path names once the tree is complete
+ * (so an explicit line wins over the global options, and a line for one
+ * name of a hard-linked file changes the file whichever name came first).
  *
  * Spec syntax (mksquashfs pseudo definitions), one per line:
  *   PATH d MODE UID GID                directory
@@ -25,9 +27,8 @@
  * before MODE. MODE is octal; UID and GID are numbers (or "root"). PATH may
  * be quoted with "" or use \ escapes; '#' starts a comment line.
  *
- * Thread safety: the queries (excluded, priority) only read the policy and
- * may be called from any thread once it is set up; apply records which "m"
- * lines were used and belongs to one thread (the writer's).
+ * Thread safety: once set up, the policy is only read; any thread may use
+ * it.
  */
 #ifndef SQPACK_POLICY_H
 #define SQPACK_POLICY_H
@@ -95,7 +96,7 @@ SQP_API int sqp_policy_has_sort(const struct sqp_policy *p);
  * borrowed pointers stay). Returns 1 when the entry is excluded (also a
  * hard link to an excluded path), 0 otherwise.
  */
-SQP_API int sqp_policy_apply(struct sqp_policy *p, struct sqp_entry *e);
+SQP_API int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e);
 
 /* The spec's entries to add after all others (d, s, c, b, i and l lines),
  * in file order. Valid until destroy. Lines without a time have mtime
@@ -105,9 +106,11 @@ SQP_API size_t sqp_policy_extra_count(const struct sqp_policy *p);
 SQP_API const struct sqp_entry *sqp_policy_extra(const struct sqp_policy *p,
 						  size_t i);
 
-/* Called by a writer when it finishes: warns about "m" lines whose path
- * never appeared among the entries. */
-SQP_API void sqp_policy_check_unused(const struct sqp_policy *p);
+/* The spec's "m" lines, in file order: path, permission bits in mode,
+ * uid, gid, and mtime (SQP_POLICY_IMAGE_TIME when the line has none: the
+ * entry keeps its own). Valid until destroy. */
+SQP_API size_t sqp_policy_mod_count(const struct sqp_policy *p);
+SQP_API const struct sqp_entry *sqp_policy_mod(const struct sqp_policy *p, size_t i);
 
 #ifdef __cplusplus
 }

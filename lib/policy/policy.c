@@ -6,8 +6,8 @@
  * from a tar of it.
  *
  * Invariant: every path stored here is normalised like an entry's path, so
- * lookups are plain string comparisons. The sort and "m" tables are sorted
- * lazily on first use; adding to them afterwards re-sorts.
+ * lookups are plain string comparisons. The sort table is sorted lazily on
+ * first use; adding to it afterwards sorts again.
  */
 #include "config.h"
 
@@ -40,7 +40,7 @@ void sqp_policy_destroy(struct sqp_policy *p)
 	for (i = 0; i < p->sort_count; i++)
 		free(p->sorts[i].path);
 	for (i = 0; i < p->mod_count; i++)
-		free(p->mods[i].path);
+		free((char *)p->mods[i].path);
 	for (i = 0; i < p->extra_count; i++) {
 		free((char *)p->extras[i].path);
 		free((char *)p->extras[i].link_target);
@@ -73,7 +73,7 @@ int policy_grow(struct sqp_policy *p, void **arr, size_t *cap, size_t count, siz
 	return 0;
 }
 
-char *policy_norm_path(struct sqp_policy *p, const char *path)
+char *policy_norm_path(struct sqp_policy *p, const char *path, const char *where)
 {
 	char *out = malloc(strlen(path) + 1);
 	const char *s = path, *e;
@@ -90,7 +90,7 @@ char *policy_norm_path(struct sqp_policy *p, const char *path)
 		while (*e != '\0' && *e != '/')
 			e++;
 		if (e - s == 2 && s[0] == '.' && s[1] == '.') {
-			sqp_err(&p->err, SQP_ERR_ARG, "'%s': '..' is not allowed", path);
+			sqp_err(&p->err, SQP_ERR_ARG, "%s: '%s': '..' is not allowed", where, path);
 			free(out);
 			return NULL;
 		}
@@ -177,14 +177,6 @@ static int cmp_sort(const void *a, const void *b)
 	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
 }
 
-static int cmp_mod(const void *a, const void *b)
-{
-	const struct spec_mod *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-
-	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
-}
-
 /* The last record for path in a sorted table (a later line wins). */
 static const void *find_last(const void *base, size_t count, size_t elem,
 			     const char *path)
@@ -251,32 +243,13 @@ static void apply_owner_time(const struct sqp_policy *p, struct sqp_entry *e)
 	}
 }
 
-int sqp_policy_apply(struct sqp_policy *p, struct sqp_entry *e)
+int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e)
 {
-	struct spec_mod *m;
-
 	if (sqp_policy_excluded(p, e->path))
 		return 1;
 	if (e->is_hardlink)
 		return e->link_target != NULL && sqp_policy_excluded(p, e->link_target);
 	apply_owner_time(p, e);
-	if (p->mod_count == 0)
-		return 0;
-	if (!p->mods_sorted) {
-		qsort(p->mods, p->mod_count, sizeof(*p->mods), cmp_mod);
-		p->mods_sorted = 1;
-	}
-	m = (struct spec_mod *)find_last(p->mods, p->mod_count, sizeof(*p->mods), e->path);
-	if (m != NULL) {
-		m->used = 1;
-		e->mode = (e->mode & S_IFMT) | m->mode;
-		e->uid = m->uid;
-		e->gid = m->gid;
-		if (m->has_time) {
-			e->mtime = m->mtime;
-			e->mtime_nsec = 0;
-		}
-	}
 	return 0;
 }
 
@@ -290,18 +263,12 @@ const struct sqp_entry *sqp_policy_extra(const struct sqp_policy *p, size_t i)
 	return i < p->extra_count ? &p->extras[i] : NULL;
 }
 
-void sqp_policy_check_unused(const struct sqp_policy *p)
+size_t sqp_policy_mod_count(const struct sqp_policy *p)
 {
-	char msg[600];
-	size_t i;
+	return p->mod_count;
+}
 
-	if (p->desc.warn == NULL)
-		return;
-	for (i = 0; i < p->mod_count; i++) {
-		if (p->mods[i].used)
-			continue;
-		snprintf(msg, sizeof(msg), "spec: '%s' (m) is not in the image; ignored",
-			 p->mods[i].path);
-		p->desc.warn(p->desc.warn_user, msg);
-	}
+const struct sqp_entry *sqp_policy_mod(const struct sqp_policy *p, size_t i)
+{
+	return i < p->mod_count ? &p->mods[i] : NULL;
 }

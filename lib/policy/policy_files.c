@@ -84,7 +84,7 @@ static int sort_line(struct sqp_policy *p, const char *line, const char *file,
 		     unsigned lineno)
 {
 	const char *s = skip_space(line), *end, *num;
-	char *raw, *stop;
+	char *raw, *stop, where[600];
 	long prio;
 
 	end = s + strlen(s);
@@ -107,7 +107,8 @@ static int sort_line(struct sqp_policy *p, const char *line, const char *file,
 	raw = strndup(s, (size_t)(num - s));
 	if (raw == NULL)
 		return sqp_err(&p->err, SQP_ERR_NOMEM, "out of memory");
-	p->sorts[p->sort_count].path = policy_norm_path(p, raw);
+	snprintf(where, sizeof(where), "sort file '%s' line %u", file, lineno);
+	p->sorts[p->sort_count].path = policy_norm_path(p, raw, where);
 	free(raw);
 	if (p->sorts[p->sort_count].path == NULL)
 		return p->err.code;

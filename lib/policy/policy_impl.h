@@ -24,16 +24,6 @@ struct sort_rec {
 	size_t order;          /* file order: a later line for a path wins */
 };
 
-/* A spec "m" line. */
-struct spec_mod {
-	char *path;
-	uint32_t mode;         /* permission bits 07777 */
-	uint32_t uid, gid;
-	int64_t mtime;
-	int has_time;
-	size_t order;
-	int used;
-};
 
 struct sqp_policy {
 	struct sqp_policy_desc desc;
@@ -46,9 +36,8 @@ struct sqp_policy {
 	size_t sort_count, sort_cap;
 	int sorts_sorted;
 
-	struct spec_mod *mods;      /* sorted by path, then order */
+	struct sqp_entry *mods;     /* "m" lines, file order; paths owned */
 	size_t mod_count, mod_cap;
-	int mods_sorted;
 
 	struct sqp_entry *extras;   /* strings owned */
 	size_t extra_count, extra_cap;
@@ -59,8 +48,9 @@ int policy_glob_match(const char *pat, const char *s);
 
 /* Normalise a user-given path into the entry form (no leading "/" or
  * "./", no "." components, no doubled or trailing "/"). Returns a new
- * string, or NULL (out of memory, or a ".." component: err says which). */
-char *policy_norm_path(struct sqp_policy *p, const char *path);
+ * string, or NULL (out of memory, or a ".." component: err says which,
+ * after where, the file and line). */
+char *policy_norm_path(struct sqp_policy *p, const char *path, const char *where);
 
 /* Grow an array of elem-sized records to hold one more. */
 int policy_grow(struct sqp_policy *p, void **arr, size_t *cap, size_t count,

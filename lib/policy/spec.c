@@ -119,20 +119,15 @@ static int attrs(struct sqp_policy *p, struct spec_line *l, int timed, unsigned 
 	return 0;
 }
 
-static int add_mod(struct sqp_policy *p, char *path, const struct sqp_entry *e, int timed)
+static int add_mod(struct sqp_policy *p, struct sqp_entry *e, int timed)
 {
-	struct spec_mod *m;
-
 	if (policy_grow(p, (void **)&p->mods, &p->mod_cap, p->mod_count, sizeof(*p->mods))) {
-		free(path);
+		free((char *)e->path);
 		return p->err.code;
 	}
-	m = &p->mods[p->mod_count];
-	*m = (struct spec_mod){ .path = path, .mode = e->mode, .uid = (uint32_t)e->uid,
-				.gid = (uint32_t)e->gid, .mtime = e->mtime,
-				.has_time = timed, .order = p->mod_count };
-	p->mod_count++;
-	p->mods_sorted = 0;
+	if (!timed)
+		e->mtime = SQP_POLICY_IMAGE_TIME;
+	p->mods[p->mod_count++] = *e;
 	return 0;
 }
 
@@ -194,13 +189,13 @@ static int spec_words(struct sqp_policy *p, struct spec_line *l)
 	if (strchr("dmscbil", type) == NULL)
 		return bad(p, l, type == 'f' ? "dynamic files (type f) are not supported"
 			   : "unknown type (want d, m, s, c, b, i or l)");
-	path = policy_norm_path(p, l->words[0]);
+	path = policy_norm_path(p, l->words[0], l->where);
 	if (path == NULL)
 		return p->err.code;
 	e.path = path;
 	if (type == 'l') {
 		e.is_hardlink = 1;
-		e.link_target = l->count == 3 ? policy_norm_path(p, l->words[2]) : NULL;
+		e.link_target = l->count == 3 ? policy_norm_path(p, l->words[2], l->where) : NULL;
 		if (e.link_target == NULL) {
 			free(path);
 			return l->count == 3 ? p->err.code : bad(p, l, "expected PATH l TARGET");
@@ -214,7 +209,7 @@ static int spec_words(struct sqp_policy *p, struct spec_line *l)
 		return p->err.code;
 	}
 	if (type == 'm')
-		return l->count == next ? add_mod(p, path, &e, timed)
+		return l->count == next ? add_mod(p, &e, timed)
 			: (free(path), bad(p, l, "type m takes PATH m [TIME] MODE UID GID"));
 	if (!timed)
 		e.mtime = SQP_POLICY_IMAGE_TIME;

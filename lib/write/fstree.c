@@ -92,6 +92,13 @@ static struct fs_node *lookup(const struct fstree *t, const char *path, size_t l
 	return (n != NULL && !n->dead) ? n : NULL;
 }
 
+struct fs_inode *fstree_find(const struct fstree *t, const char *path)
+{
+	struct fs_node *n = lookup(t, path, strlen(path));
+
+	return n ? n->inode : NULL;
+}
+
 static struct fs_inode *new_inode(struct fstree *t, const struct fs_attr *attr)
 {
 	struct fs_inode *ino;

@@ -111,6 +111,9 @@ int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
  * be a directory. */
 int fstree_link(struct fstree *t, const char *path, const char *target);
 
+/* The inode at path (normalised), or NULL. */
+struct fs_inode *fstree_find(const struct fstree *t, const char *path);
+
 /* Sort every directory's children by name (byte order), count links and
  * stamp implied directories with mtime. */
 void fstree_finalize(struct fstree *t, uint32_t implied_mtime);

@@ -195,6 +195,34 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	return ret;
 }
 
+/* The spec's "m" lines, on the inodes their paths name in the finished
+ * tree: hard links share the change whichever name arrived first. */
+static void apply_mods(struct sqp_writer *w)
+{
+	size_t i, n = sqp_policy_mod_count(w->desc.policy);
+	const struct sqp_entry *m;
+	struct fs_inode *ino;
+	int64_t t;
+
+	for (i = 0; i < n; i++) {
+		m = sqp_policy_mod(w->desc.policy, i);
+		ino = fstree_find(&w->tree, m->path);
+		if (ino == NULL) {
+			warn(w, "spec: '%s' (m) is not in the image; ignored", m->path);
+			continue;
+		}
+		ino->mode = (ino->mode & S_IFMT) | (m->mode & 07777);
+		ino->uid = (uint32_t)m->uid;
+		ino->gid = (uint32_t)m->gid;
+		if (m->mtime != SQP_POLICY_IMAGE_TIME) {
+			t = m->mtime < 0 ? 0 : m->mtime > (int64_t)UINT32_MAX ? UINT32_MAX : m->mtime;
+			ino->mtime = (uint32_t)t;
+			if (ino->mtime > w->newest_mtime)
+				w->newest_mtime = ino->mtime;
+		}
+	}
+}
+
 int writer_add_extras(struct sqp_writer *w)
 {
 	const struct sqp_entry *x;
@@ -215,6 +243,6 @@ int writer_add_extras(struct sqp_writer *w)
 	}
 	w->adding_extras = 0;
 	if (ret == 0)
-		sqp_policy_check_unused(w->desc.policy);
+		apply_mods(w);
 	return ret;
 }

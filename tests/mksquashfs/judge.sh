@@ -115,8 +115,11 @@ line yocto-zstd 0 src -noappend -comp zstd
 line archiso 0 src -noappend -comp xz -Xbcj x86 -b 1M -Xdict-size 1M -no-progress
 # snapd, snap/squashfs/squashfs.go Build (its test's line, with excludes).
 line snapd 0 src -noappend -comp xz -no-fragments -no-progress -wildcards -ef snap-excludes
-# NixOS, nixos/lib/make-squashfs.nix (two sources, kept as directories;
-# -root-mode, because mksquashfs's own root for them is 0777).
+# NixOS, nixos/lib/make-squashfs.nix (two sources, kept as directories):
+# the older line, where mksquashfs's own root for them is 0777, and the
+# current one, which sets -root-mode.
+line nixos-old 0 "two src" -keep-as-directory -all-root -b 1048576 \
+	-comp xz -Xdict-size 100%
 line nixos 0 "two src" -no-hardlinks -keep-as-directory -all-root -b 1048576 \
 	-comp xz -Xdict-size 100% -processors 2 -root-mode 0755
 # AppImage, appimagetool: the image behind the runtime (without -fstime,
