@@ -220,7 +220,8 @@ int dir_scan(struct sqp_dirscan *s)
 		if (fstat(s->roots[i].fd, &st) != 0)
 			return dir_fail(s, sqp_errno_code(errno), "'%s': %s", s->desc.dirs[i],
 					strerror(errno));
-		if (strlen(name) > UINT16_MAX || strcmp(name, "..") == 0 || strcmp(name, ".") == 0)
+		if (strlen(name) > UINT16_MAX || strcmp(name, "..") == 0 || strcmp(name, ".") == 0 ||
+		    (top && name[0] == '\0'))
 			return dir_fail(s, SQP_ERR_ARG, "'%s': no name to pack it under",
 					s->desc.dirs[i]);
 		ret = add_node(s, (uint16_t)i, (uint16_t)strlen(name), "", name, &st, &idx);

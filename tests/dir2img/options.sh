@@ -128,4 +128,24 @@ check "--no-xattrs: none" sh -c "rm -rf '$T/u' && unsquashfs -q -n -d '$T/u' '$T
 "$DIR2IMG" -f --verbose "$T/i.img" "$S" > "$T/out" 2> "$T/err"
 check "--verbose: each path on stderr, nothing but the summary on stdout" sh -c "grep -q \"adding '/usr/zzz'\" '$T/err' && ! grep -q adding '$T/out'"
 check "without --verbose: no list" sh -c "'$DIR2IMG' -f '$T/i.img' '$S' 2>&1 >/dev/null | grep -vq adding; test \$? -ne 0"
+
+# --skip-unreadable, as a user who cannot read one file
+if command -v setpriv >/dev/null 2>&1; then
+	U=$T/unreadable
+	mkdir -p "$U/tree/d" "$U/out"
+	echo ok > "$U/tree/d/readable"
+	echo secret > "$U/tree/d/secret"
+	chmod 600 "$U/tree/d/secret"
+	chown 65534:65534 "$U/out"
+	chmod 755 "$T" "$U"
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	$nobody "$DIR2IMG" -q "$U/out/a.img" "$U/tree" 2> "$T/err"
+	check "unreadable file: exit 1 naming it, no image" \
+		sh -c "test $? = 1 && grep -q \"'d/secret': Permission denied\" '$T/err' && test ! -e '$U/out/a.img'"
+	$nobody "$DIR2IMG" -q --skip-unreadable "$U/out/b.img" "$U/tree" 2> "$T/err"
+	check "--skip-unreadable: exit 0 with a warning naming it" \
+		sh -c "test $? = 0 && grep -q \"warning: 'd/secret'.*left out\" '$T/err'"
+	check "--skip-unreadable: the file left out, the rest packed" \
+		sh -c "unsquashfs -lln '$U/out/b.img' | grep -q d/readable && ! unsquashfs -lln '$U/out/b.img' | grep -q secret"
+fi
 finish
