@@ -17,6 +17,8 @@
 #include "sqpack/img2tar.h"
 #include "sqpack/img2dir.h"
 #include "sqpack/check.h"
+#include "sqpack/policy.h"
+#include "sqpack/dirscan.h"
 
 #define SQPACK_VERSION_STRING "0.1.0"
 

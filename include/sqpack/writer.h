@@ -55,6 +55,20 @@ enum sqp_fragment_mode {
 /* Run the codec on every block, even those a quick test (flat byte
  * histogram, no repeats) shows it cannot shrink. */
 #define SQP_WRITE_NO_PROBE    0x0010
+/* Parts stored uncompressed (mksquashfs -noI -noD -noF -noX). RAW_INODES
+ * covers the inode and directory tables and the lookup tables (fragment,
+ * export, id), as mksquashfs's -noI implies -noId. */
+#define SQP_WRITE_RAW_INODES    0x0020
+#define SQP_WRITE_RAW_DATA      0x0040
+#define SQP_WRITE_RAW_FRAGMENTS 0x0080
+#define SQP_WRITE_RAW_XATTRS    0x0100
+
+struct sqp_policy;
+
+/* Progress: entries taken so far and file bytes read so far. Called after
+ * every entry and while a file's data is read (every block), from the
+ * writer's thread; it must not call back into the writer. */
+typedef void (*sqp_progress_fn)(void *user, uint64_t entries, uint64_t bytes);
 
 struct sqp_writer_desc {
 	/* The image: opened read-write (the writer reads back what it wrote
@@ -75,6 +89,18 @@ struct sqp_writer_desc {
 
 	sqp_warn_fn warn;       /* optional */
 	void *warn_user;
+
+	/* The image starts this many bytes into fd (an AppImage's runtime
+	 * goes in front): every position in it is relative to that start,
+	 * and the bytes before it are never touched. */
+	uint64_t offset;
+
+	/* Optional, borrowed (policy.h): applied to every entry added; its
+	 * spec entries are added by finish. */
+	struct sqp_policy *policy;
+
+	sqp_progress_fn progress; /* optional */
+	void *progress_user;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

@@ -28,6 +28,8 @@ struct worker_ctx {
 	struct sqp_compressor *codec;
 	int fd;
 	int probe;                   /* skip blocks the probe calls incompressible */
+	int raw_data, raw_frags;     /* store these kinds uncompressed */
+	uint64_t base;               /* file offset of the image */
 	uint64_t fail_job;           /* test hook, see sqp_writer_desc */
 	struct probe_scratch scratch;
 };
@@ -47,6 +49,9 @@ static int worker_init(void *ctx, void **state)
 	}
 	w->fd = p->out->fd;
 	w->probe = p->probe;
+	w->raw_data = p->raw_data;
+	w->raw_frags = p->raw_frags;
+	w->base = p->out->base;
 	w->fail_job = p->fail_job;
 	*state = w;
 	return 0;
@@ -72,9 +77,14 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
 		return SQP_ERR_COMPRESSOR;
 	if (job->kind == JOB_COPY)
-		return sqp_pread_full(w->fd, job->copy_from, job->out,
+		return sqp_pread_full(w->fd, w->base + job->copy_from, job->out,
 				      job->size_word & SQFS_BLOCK_SIZE_MASK);
 
+	if (job->kind == JOB_BLOCK ? w->raw_data : w->raw_frags) {
+		job->probed_raw = 0;
+		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
+		return 0;
+	}
 	job->probed_raw = w->probe && probe_incompressible(job->raw, job->raw_len, &w->scratch);
 	if (job->probed_raw) {
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
@@ -151,6 +161,8 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->fragment_mode = desc->fragment_mode;
 	p->dedup = desc->dedup;
 	p->probe = desc->probe;
+	p->raw_data = desc->raw_data;
+	p->raw_frags = desc->raw_frags;
 	p->hash_bits = desc->hash_bits;
 	p->fail_job = desc->fail_job;
 	p->codec_cfg = *desc->codec;

@@ -95,6 +95,8 @@ struct datapipe {
 	int fragment_mode;
 	int dedup;
 	int probe;                     /* skip the codec on incompressible blocks */
+	int raw_data;                  /* store data blocks uncompressed */
+	int raw_frags;                 /* store fragment blocks uncompressed */
 	unsigned hash_bits;            /* 0 = full hash */
 	uint64_t fail_job;             /* test hook: this job fails (1-based) */
 	struct sqp_codec_config codec_cfg;
@@ -141,6 +143,8 @@ struct datapipe_desc {
 	int fragment_mode;
 	int dedup;
 	int probe;
+	int raw_data;
+	int raw_frags;
 	unsigned hash_bits;
 	uint64_t fail_job;
 	int fd;

@@ -437,6 +437,20 @@ struct fs_node *fstree_lookup(struct fstree *t, const char *path)
 	return fstree_node(t, i);
 }
 
+struct fs_irec *fstree_find(struct fstree *t, const char *path)
+{
+	struct fs_node *n = fstree_lookup(t, path);
+
+	if (n == NULL || n->inode == FS_NONE || n->inode == FS_DEAD)
+		return NULL;
+	return fstree_inode(t, n->inode);
+}
+
+int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr)
+{
+	return set_attr(t, r, attr);
+}
+
 int fstree_link(struct fstree *t, const char *path, const char *target)
 {
 	struct fs_node *tn = fstree_lookup(t, target);

@@ -205,6 +205,14 @@ int fstree_link(struct fstree *t, const char *path, const char *target);
 /* The live node at path, or NULL (always, once finalized). */
 struct fs_node *fstree_lookup(struct fstree *t, const char *path);
 
+/* The inode record at path (normalised, "" = root), or NULL; like
+ * fstree_lookup, only before fstree_finalize. */
+struct fs_irec *fstree_find(struct fstree *t, const char *path);
+
+/* Give r attr's mode, owners, mtime and xattr set (owners through the
+ * tree's id table: SQP_ERR_LIMIT past 65536 distinct ids). */
+int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr);
+
 /* Sort every directory's children by name (byte order), count links and
  * stamp implied directories with mtime. Nothing can be added after it. */
 void fstree_finalize(struct fstree *t, uint32_t implied_mtime);

@@ -45,7 +45,7 @@ static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t 
 	ssize_t n;
 
 	while (len > 0) {
-		n = pwrite(o->fd, data, len, (off_t)off);
+		n = pwrite(o->fd, data, len, (off_t)(o->base + off));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -135,7 +135,7 @@ int imgout_pread(struct imgout *o, uint64_t off, void *buf, size_t len)
 	if (off + len > o->flushed)
 		return SQP_ERR_INTERNAL;
 	ret = imgout_wait_written(o, off + len);
-	return ret != 0 ? ret : sqp_pread_full(o->fd, off, buf, len);
+	return ret != 0 ? ret : sqp_pread_full(o->fd, o->base + off, buf, len);
 }
 
 int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len)

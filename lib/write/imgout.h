@@ -19,6 +19,7 @@ struct imgout_async;
 
 struct imgout {
 	int fd;
+	uint64_t base;         /* file offset of image position 0 */
 	uint64_t pos;          /* logical end: bytes appended so far */
 	uint64_t flushed;      /* bytes handed to the kernel */
 	uint8_t *buf;          /* pending bytes, [flushed, pos) */

@@ -42,6 +42,7 @@ struct imgout_async {
 	uint64_t queued, written, reaped;
 	int stop;
 	int fd;
+	uint64_t base;             /* file offset of image position 0 */
 	int fail_errno;            /* 0, or why the write at fail_off failed */
 	uint64_t fail_off;
 };
@@ -50,14 +51,16 @@ struct imgout_async {
  * so a batch is large enough to keep write() off the profile. */
 #define WRITE_BATCH 32
 
-/* Write n buffers back to back from off. 0, or errno (ENOSPC for a write
- * that made no progress) with *fail_off where it stopped. */
-static int write_run(int fd, struct iovec *iov, int n, uint64_t off, uint64_t *fail_off)
+/* Write n buffers back to back from image position off (file offset
+ * base + off). 0, or errno (ENOSPC for a write that made no progress)
+ * with *fail_off (an image position) where it stopped. */
+static int write_run(int fd, uint64_t base, struct iovec *iov, int n, uint64_t off,
+		     uint64_t *fail_off)
 {
 	ssize_t w;
 
 	while (n > 0) {
-		w = pwritev(fd, iov, n, (off_t)off);
+		w = pwritev(fd, iov, n, (off_t)(base + off));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -113,7 +116,7 @@ static void *writer_main(void *arg)
 			break;
 		n = next_run(a, iov, &off);
 		pthread_mutex_unlock(&a->lock);
-		e = write_run(a->fd, iov, n, off, &fail_off);
+		e = write_run(a->fd, a->base, iov, n, off, &fail_off);
 		pthread_mutex_lock(&a->lock);
 		if (e != 0) {
 			a->fail_errno = e;
@@ -139,6 +142,7 @@ int imgout_start_async(struct imgout *o, size_t max_chunks)
 	}
 	a->cap = max_chunks;
 	a->fd = o->fd;
+	a->base = o->base;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	pthread_cond_init(&a->progress, NULL);

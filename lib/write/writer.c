@@ -86,6 +86,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	ret = check_desc(desc, &w->err);
 	if (ret == 0)
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
+	w->out.base = desc->offset;
 	if (ret == 0)
 		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user);
 	if (ret == 0 && idtable_init(&w->ids) != 0)
@@ -104,6 +105,8 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		.dedup = !(desc->flags & SQP_WRITE_NO_DEDUP),
 		.probe = !(desc->flags & SQP_WRITE_NO_PROBE) &&
 			 probe_pays(desc->codec.id),
+		.raw_data = !!(desc->flags & SQP_WRITE_RAW_DATA),
+		.raw_frags = !!(desc->flags & SQP_WRITE_RAW_FRAGMENTS),
 		.hash_bits = hooks->hash_bits, .fd = desc->fd,
 		.fail_job = hooks->fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,

@@ -7,6 +7,10 @@
  * before anything is stored, so a bad entry fails with its own name in the
  * message. Times outside 1970..2106 are clamped with a warning rather than
  * refused: the rest of the entry is still worth keeping.
+ *
+ * A policy (policy.h), when given, sees every entry here, in the one place
+ * both packers go through; only the policy's own spec entries, added by
+ * finish, bypass it.
  */
 #include "config.h"
 
@@ -17,6 +21,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "sqpack/policy.h"
 #include "write/writer_impl.h"
 
 static void warn(struct sqp_writer *w, const char *fmt, const char *path)
@@ -82,20 +87,77 @@ static int fill_special(struct sqp_writer *w, const struct sqp_entry *e,
 	}
 }
 
-int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
-		   const struct sqp_data_source *data)
+/* The data source as the pipe sees it: counts bytes for the progress
+ * callback. */
+struct counted_source {
+	struct sqp_writer *w;
+	const struct sqp_data_source *inner;
+};
+
+static int counted_read(void *user, void *buf, size_t n)
+{
+	struct counted_source *c = user;
+	int ret = c->inner->read(c->inner->user, buf, n);
+
+	if (ret == 0) {
+		c->w->bytes_read += n;
+		c->w->desc.progress(c->w->desc.progress_user, c->w->entries_added,
+				    c->w->bytes_read);
+	}
+	return ret;
+}
+
+static uint64_t counted_hole(void *user)
+{
+	struct counted_source *c = user;
+
+	return c->inner->hole ? c->inner->hole(c->inner->user) : 0;
+}
+
+static int counted_skip(void *user, uint64_t n)
+{
+	struct counted_source *c = user;
+	int ret = c->inner->skip(c->inner->user, n);
+
+	if (ret == 0)
+		c->w->bytes_read += n;
+	return ret;
+}
+
+static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
+			 struct fs_irec *ino, const struct sqp_data_source *data)
+{
+	struct counted_source cs = { .w = w, .inner = data };
+	struct sqp_data_source wrapped = {
+		.read = counted_read, .user = &cs,
+		.hole = data && data->hole ? counted_hole : NULL,
+		.skip = data && data->skip ? counted_skip : NULL,
+	};
+	struct fs_inode file;
+	int ret;
+
+	if (e->size > 0 && (data == NULL || data->read == NULL))
+		return writer_fail(w, SQP_ERR_ARG, "'%s': no data source", e->path);
+	if (w->desc.progress != NULL && data != NULL)
+		data = &wrapped;
+	/* The pipe fills in the full record; the tree keeps it packed. */
+	memset(&file, 0, sizeof(file));
+	ret = datapipe_add_file(&w->pipe, &file, e->size, data);
+	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
+		ret = w->err.code;
+	if (ret != 0 && w->err.code == 0)
+		writer_fail(w, ret, "'%s': reading the file's data: %s", e->path,
+			    sqp_strerror(ret));
+	return ret != 0 ? w->err.code : 0;
+}
+
+static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		     const struct sqp_data_source *data)
 {
 	struct fs_irec *ino;
-	struct fs_inode file;
 	struct fs_attr attr;
 	int ret;
 
-	if (w->err.code != 0)
-		return w->err.code;
-	if (w->finished)
-		return writer_fail(w, SQP_ERR_SEQUENCE, "entry added after finish");
-	if (e->path == NULL)
-		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
 	if (e->is_hardlink)
 		return fstree_link(&w->tree, e->path, e->link_target ? e->link_target : "");
 
@@ -107,16 +169,95 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 							      e->path, sqp_strerror(ret));
 	if (!S_ISREG(e->mode))
 		return fill_special(w, e, ino);
+	return add_file_data(w, e, ino, data);
+}
 
-	if (e->size > 0 && (data == NULL || data->read == NULL))
-		return writer_fail(w, SQP_ERR_ARG, "'%s': no data source", e->path);
-	/* The pipe fills in the full record; the tree keeps it packed. */
-	memset(&file, 0, sizeof(file));
-	ret = datapipe_add_file(&w->pipe, &file, e->size, data);
-	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
-		ret = w->err.code;
-	if (ret != 0 && w->err.code == 0)
-		writer_fail(w, ret, "'%s': reading the file's data: %s", e->path,
-			    sqp_strerror(ret));
-	return ret != 0 ? w->err.code : 0;
+int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
+		   const struct sqp_data_source *data)
+{
+	struct sqp_entry copy;
+	int ret;
+
+	if (w->err.code != 0)
+		return w->err.code;
+	if (w->finished)
+		return writer_fail(w, SQP_ERR_SEQUENCE, "entry added after finish");
+	if (e->path == NULL)
+		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	if (w->desc.policy != NULL && !w->adding_extras) {
+		copy = *e;
+		if (sqp_policy_apply(w->desc.policy, &copy))
+			return 0;  /* excluded; a tar reader skips the unread data */
+		e = &copy;
+	}
+	ret = add_entry(w, e, data);
+	w->entries_added++;
+	if (ret == 0 && w->desc.progress != NULL)
+		w->desc.progress(w->desc.progress_user, w->entries_added, w->bytes_read);
+	return ret;
+}
+
+/* The spec's "m" lines, on the inodes their paths name once every entry
+ * is in (before the tree is finalized: lookups end there): hard links
+ * share the change whichever name arrived first. */
+static int apply_mods(struct sqp_writer *w)
+{
+	size_t i, n = sqp_policy_mod_count(w->desc.policy);
+	const struct sqp_entry *m;
+	struct fs_irec *ino;
+	struct fs_attr attr;
+	int64_t t;
+
+	for (i = 0; i < n; i++) {
+		m = sqp_policy_mod(w->desc.policy, i);
+		ino = fstree_find(&w->tree, m->path);
+		if (ino == NULL) {
+			warn(w, "spec: '%s' (m) is not in the image; ignored", m->path);
+			continue;
+		}
+		if (m->uid > UINT32_MAX || m->gid > UINT32_MAX)
+			return writer_fail(w, SQP_ERR_LIMIT, "spec: '%s': uid/gid %llu/%llu "
+					   "does not fit in 32 bits", m->path,
+					   (unsigned long long)m->uid,
+					   (unsigned long long)m->gid);
+		attr.mode = (ino->mode & S_IFMT) | (m->mode & 07777);
+		attr.uid = (uint32_t)m->uid;
+		attr.gid = (uint32_t)m->gid;
+		attr.mtime = ino->mtime;
+		attr.xattr_set = ino->xattr_set;
+		if (m->mtime != SQP_POLICY_IMAGE_TIME) {
+			t = m->mtime < 0 ? 0 : m->mtime > (int64_t)UINT32_MAX ? UINT32_MAX : m->mtime;
+			attr.mtime = (uint32_t)t;
+			if (attr.mtime > w->newest_mtime)
+				w->newest_mtime = attr.mtime;
+		}
+		if (fstree_set_attr(&w->tree, ino, &attr) != 0)
+			return w->err.code ? w->err.code : writer_fail(w, SQP_ERR_LIMIT,
+						"spec: '%s': too many uids and gids", m->path);
+	}
+	return 0;
+}
+
+int writer_add_extras(struct sqp_writer *w)
+{
+	const struct sqp_entry *x;
+	struct sqp_entry e;
+	size_t i, n;
+	int ret = 0;
+
+	if (w->desc.policy == NULL)
+		return 0;
+	n = sqp_policy_extra_count(w->desc.policy);
+	w->adding_extras = 1;
+	for (i = 0; i < n && ret == 0; i++) {
+		x = sqp_policy_extra(w->desc.policy, i);
+		e = *x;
+		if (e.mtime == SQP_POLICY_IMAGE_TIME)
+			e.mtime = w->desc.mod_time >= 0 ? w->desc.mod_time : w->newest_mtime;
+		ret = sqp_writer_add(w, &e, NULL);
+	}
+	w->adding_extras = 0;
+	if (ret == 0)
+		ret = apply_mods(w);
+	return ret;
 }

@@ -25,6 +25,13 @@ static uint32_t image_time(const struct sqp_writer *w)
 	return (uint32_t)w->desc.mod_time;
 }
 
+/* The codec for the inode, directory and lookup tables; NULL stores them
+ * uncompressed. */
+static struct sqp_compressor *meta_codec(const struct sqp_writer *w)
+{
+	return w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : w->pipe.codec;
+}
+
 static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
 {
 	const struct datapipe *p = &w->pipe;
@@ -41,7 +48,7 @@ static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
 
 		sqfs_frag_entry_encode(&f, buf + i * SQFS_FRAG_ENTRY_SIZE);
 	}
-	ret = table_write(&w->out, p->codec, buf, p->frag_count * SQFS_FRAG_ENTRY_SIZE,
+	ret = table_write(&w->out, meta_codec(w), buf, p->frag_count * SQFS_FRAG_ENTRY_SIZE,
 			  NULL, 0, pos);
 	free(buf);
 	return ret;
@@ -58,7 +65,7 @@ static int write_u64_table(struct sqp_writer *w, const uint64_t *v, size_t n,
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	for (i = 0; i < n; ++i)
 		sqp_put64(buf + i * 8, v[i]);
-	ret = table_write(&w->out, w->pipe.codec, buf, n * 8, NULL, 0, pos);
+	ret = table_write(&w->out, meta_codec(w), buf, n * 8, NULL, 0, pos);
 	free(buf);
 	return ret;
 }
@@ -73,7 +80,7 @@ static int write_id_table(struct sqp_writer *w, uint64_t *pos)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	for (i = 0; i < w->ids.count; ++i)
 		sqp_put32(buf + i * 4, w->ids.ids[i]);
-	ret = table_write(&w->out, w->pipe.codec, buf, w->ids.count * 4, NULL, 0, pos);
+	ret = table_write(&w->out, meta_codec(w), buf, w->ids.count * 4, NULL, 0, pos);
 	free(buf);
 	return ret;
 }
@@ -94,6 +101,14 @@ static uint16_t super_flags(const struct sqp_writer *w)
 		flags |= SQFS_FLAG_NO_XATTRS;
 	if (w->opts_len > 0)
 		flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
+	if (w->desc.flags & SQP_WRITE_RAW_INODES)
+		flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_IDS;
+	if (w->desc.flags & SQP_WRITE_RAW_DATA)
+		flags |= SQFS_FLAG_UNCOMPRESSED_DATA;
+	if (w->desc.flags & SQP_WRITE_RAW_FRAGMENTS)
+		flags |= SQFS_FLAG_UNCOMPRESSED_FRAGMENTS;
+	if (w->desc.flags & SQP_WRITE_RAW_XATTRS)
+		flags |= SQFS_FLAG_UNCOMPRESSED_XATTRS;
 	return flags;
 }
 
@@ -101,7 +116,7 @@ static uint16_t super_flags(const struct sqp_writer *w)
 static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
 {
 	struct serializer s;
-	int ret = serializer_init(&s, w->pipe.codec, &w->ids, &w->err,
+	int ret = serializer_init(&s, meta_codec(w), &w->ids, &w->err,
 				  !!(w->desc.flags & SQP_WRITE_EXPORTABLE));
 
 	if (ret == 0)
@@ -123,7 +138,8 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
 	if (ret == 0)
 		ret = write_id_table(w, &sb->id_table);
 	if (ret == 0)
-		ret = xattr_store_write(&w->xattrs, w->pipe.codec, &w->out, &sb->xattr_table);
+		ret = xattr_store_write(&w->xattrs, w->desc.flags & SQP_WRITE_RAW_XATTRS ?
+					NULL : w->pipe.codec, &w->out, &sb->xattr_table);
 out:
 	serializer_cleanup(&s);
 	return ret;
@@ -141,13 +157,17 @@ int sqp_writer_finish(struct sqp_writer *w)
 {
 	struct sqfs_super sb = { 0 };
 	uint8_t raw[SQFS_SUPER_SIZE];
-	uint32_t mod_time = image_time(w);
+	uint32_t mod_time;
 	int ret;
 
 	if (w->err.code != 0)
 		return w->err.code;
 	if (w->finished)
 		return writer_fail(w, SQP_ERR_SEQUENCE, "finish called twice");
+	ret = writer_add_extras(w);
+	if (ret != 0)
+		return ret;
+	mod_time = image_time(w);
 	w->finished = 1;
 
 	ret = datapipe_flush(&w->pipe);

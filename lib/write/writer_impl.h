@@ -32,7 +32,13 @@ struct sqp_writer {
 	uint64_t data_start;          /* first byte after superblock + options */
 	uint32_t newest_mtime;
 	int finished;
+	int adding_extras;            /* the policy's spec entries: not transformed */
+	uint64_t entries_added;       /* for the progress callback */
+	uint64_t bytes_read;
 };
+
+/* Add the policy's spec entries (finish calls this first). */
+int writer_add_extras(struct sqp_writer *w);
 
 /* Latch an error on the writer (first one wins); returns the latched code. */
 int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)

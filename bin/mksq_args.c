@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mksq_args.c - mksquashfs's options, one table row each, turned into
+ * dir2img's. Build systems call mksquashfs with a fixed line; this is what
+ * lets them switch by changing the program name. Every option mksquashfs
+ * documents is either translated, accepted because our images already do
+ * what it asks (-reproducible, -no-recovery, -exit-on-error, -mem), or
+ * refused with exit status 2 naming it; nothing is silently dropped.
+ *
+ * Invariant: argv is only read; the table is the single list of what is
+ * taken, and an option not in it is a usage error (exit status 2).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mksq_state.h"
+
+enum kind { SET, STR, CALL };
+enum call {
+	C_B, C_OFFSET, C_MEM, C_FUID, C_FGID, C_RUID, C_RGID, C_ROOT, C_P, C_PF, C_EF, C_E,
+	C_HELP, C_VERSION, C_NOOP,
+};
+
+struct opt {
+	const char *name;
+	unsigned char kind, arg;
+	size_t field;                /* SET: int, STR: const char * */
+	int value;                   /* SET: the value; CALL: enum call */
+};
+
+#define F(f) offsetof(struct mksq_state, f)
+static const struct opt opts[] = {
+	{ "-comp", STR, 1, F(comp), 0 },
+	{ "-b", CALL, 1, 0, C_B },
+	{ "-processors", STR, 1, F(jobs), 0 },
+	{ "-noappend", SET, 0, F(noappend), 1 },
+	{ "-Xcompression-level", STR, 1, F(level), 0 },
+	{ "-Xbcj", STR, 1, F(bcj), 0 },
+	{ "-Xdict-size", STR, 1, F(dict), 0 },
+	{ "-Xhc", SET, 0, F(hc), 1 },
+	{ "-Xwindow-size", STR, 1, F(window), 0 },
+	{ "-Xstrategy", STR, 1, F(strategy), 0 },
+	{ "-Xalgorithm", STR, 1, F(algo), 0 },
+	{ "-all-root", CALL, 0, 0, C_ROOT },
+	{ "-root-owned", CALL, 0, 0, C_ROOT },
+	{ "-force-uid", CALL, 1, 0, C_FUID },
+	{ "-force-gid", CALL, 1, 0, C_FGID },
+	{ "-e", CALL, 0, 0, C_E },
+	{ "-ef", CALL, 1, 0, C_EF },
+	{ "-wildcards", SET, 0, F(wildcards), 1 },
+	{ "-sort", STR, 1, F(sort), 0 },
+	{ "-offset", CALL, 1, 0, C_OFFSET },
+	{ "-o", CALL, 1, 0, C_OFFSET },
+	{ "-no-progress", SET, 0, F(progress), 1 },
+	{ "-progress", SET, 0, F(progress), 2 },
+	{ "-quiet", SET, 0, F(quiet), 1 },
+	{ "-info", SET, 0, F(info), 1 },
+	{ "-no-fragments", SET, 0, F(no_fragments), 1 },
+	{ "-always-use-fragments", SET, 0, F(tailends), 1 },
+	{ "-tailends", SET, 0, F(tailends), 1 },
+	{ "-no-tailends", SET, 0, F(tailends), 0 },
+	{ "-no-xattrs", SET, 0, F(no_xattrs), 1 },
+	{ "-xattrs", SET, 0, F(no_xattrs), 0 },
+	{ "-nopad", SET, 0, F(no_pad), 1 },
+	{ "-mkfs-time", STR, 1, F(mkfs_time), 0 },
+	{ "-fstime", STR, 1, F(mkfs_time), 0 },
+	{ "-all-time", STR, 1, F(all_time), 0 },
+	{ "-no-hardlinks", SET, 0, F(no_hardlinks), 1 },
+	{ "-keep-as-directory", SET, 0, F(keep_dir), 1 },
+	{ "-root-mode", STR, 1, F(root_mode), 0 },
+	{ "-root-time", STR, 1, F(root_time), 0 },
+	{ "-root-uid", CALL, 1, 0, C_RUID },
+	{ "-root-gid", CALL, 1, 0, C_RGID },
+	{ "-no-exports", SET, 0, F(exports), 0 },
+	{ "-exports", SET, 0, F(exports), 1 },
+	{ "-noI", SET, 0, F(noI), 1 },
+	{ "-noInodeCompression", SET, 0, F(noI), 1 },
+	{ "-noD", SET, 0, F(noD), 1 },
+	{ "-noDataCompression", SET, 0, F(noD), 1 },
+	{ "-noF", SET, 0, F(noF), 1 },
+	{ "-noFragmentCompression", SET, 0, F(noF), 1 },
+	{ "-noX", SET, 0, F(noX), 1 },
+	{ "-noXattrCompression", SET, 0, F(noX), 1 },
+	{ "-no-duplicates", SET, 0, F(no_dedup), 1 },
+	{ "-one-file-system", SET, 0, F(one_fs), 1 },
+	{ "-p", CALL, 1, 0, C_P },
+	{ "-pf", CALL, 1, 0, C_PF },
+	{ "-tar", SET, 0, F(tar), 1 },
+	/* Our images are always reproducible, never leave a recovery file,
+	 * always stop at the first error and stay within tens of MiB. */
+	{ "-reproducible", CALL, 0, 0, C_NOOP },
+	{ "-no-recovery", CALL, 0, 0, C_NOOP },
+	{ "-exit-on-error", CALL, 0, 0, C_NOOP },
+	{ "-mem", CALL, 1, 0, C_MEM },
+	{ "-help", CALL, 0, 0, C_HELP },
+	{ "-h", CALL, 0, 0, C_HELP },
+	{ "-version", CALL, 0, 0, C_VERSION },
+	/* dir2img's usage messages point to --help */
+	{ "--help", CALL, 0, 0, C_HELP },
+	{ "--version", CALL, 0, 0, C_VERSION },
+};
+#undef F
+
+int mksq_fail(char *msg, size_t size, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* N with an optional K, M or G suffix (powers of 1024), as mksquashfs. */
+int mksq_parse_size(const char *s, int allow_g, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || v > (1ull << 40))
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	else if (allow_g && (*end == 'g' || *end == 'G'))
+		v <<= 30, end++;
+	if (*end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A uid or gid: a number, or a name looked up in the user database. */
+static int parse_id(const char *s, int group, long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] >= '0' && s[0] <= '9' && errno == 0 && *end == '\0') {
+		if (v > UINT32_MAX)
+			return -1;
+		*out = (long long)v;
+		return 0;
+	}
+	if (group) {
+		struct group *gr = getgrnam(s);
+
+		if (gr == NULL)
+			return -1;
+		*out = gr->gr_gid;
+	} else {
+		struct passwd *pw = getpwnam(s);
+
+		if (pw == NULL)
+			return -1;
+		*out = pw->pw_uid;
+	}
+	return 0;
+}
+
+static int set_id(const char *name, const char *arg, int group, long long *out,
+		  char *msg, size_t size)
+{
+	if (parse_id(arg, group, out) == 0)
+		return 0;
+	return mksq_fail(msg, size, 2, "%s '%s': no such %s, and not a number "
+			 "below 2^32", name, arg, group ? "group" : "user");
+}
+
+static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
+		    const char *name, const char *arg, char *msg, size_t size)
+{
+	uint64_t v;
+	int r = 0;
+
+	switch (id) {
+	case C_B:
+		if (mksq_parse_size(arg, 0, &st->block) != 0 || st->block < 4096 ||
+		    st->block > (1u << 20) || (st->block & (st->block - 1)) != 0)
+			return mksq_fail(msg, size, 2, "-b '%s': the block size must be a "
+				    "power of two between 4K and 1M", arg);
+		return 0;
+	case C_OFFSET:
+		if (mksq_parse_size(arg, 1, &st->offset) != 0)
+			return mksq_fail(msg, size, 2, "%s '%s' is not a size", name, arg);
+		return 0;
+	case C_MEM:
+		if (mksq_parse_size(arg, 1, &v) != 0)
+			return mksq_fail(msg, size, 2, "-mem '%s' is not a size", arg);
+		return 0;
+	case C_FUID:
+		return set_id(name, arg, 0, &st->uid, msg, size);
+	case C_FGID:
+		return set_id(name, arg, 1, &st->gid, msg, size);
+	case C_RUID:
+		return set_id(name, arg, 0, &st->root_uid, msg, size);
+	case C_RGID:
+		return set_id(name, arg, 1, &st->root_gid, msg, size);
+	case C_ROOT:
+		st->uid = st->gid = 0;
+		return 0;
+	case C_P:
+		r = mksq_argv_pushf(&st->spec, "--spec-line=%s", arg);
+		break;
+	case C_PF:
+		r = mksq_argv_pushf(&st->spec, "--spec=%s", arg);
+		break;
+	case C_EF:
+		r = mksq_argv_push(&st->ef, arg);
+		break;
+	case C_HELP:
+		args->action = MKSQ_HELP;
+		return 0;
+	case C_VERSION:
+		args->action = MKSQ_VERSION;
+		return 0;
+	default: /* C_NOOP; C_E is handled by the caller */
+		return 0;
+	}
+	return r == 0 ? 0 : mksq_fail(msg, size, 1, "out of memory");
+}
+
+static const struct opt *find_opt(const char *name)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (strcmp(opts[i].name, name) == 0)
+			return &opts[i];
+	}
+	return NULL;
+}
+
+/* Walk the options after DEST; stops at -e, whose arguments are the rest. */
+static int parse_opts(struct mksq_state *st, struct mksq_args *args, int argc,
+		      char **argv, int i, char *msg, size_t size)
+{
+	for (; i < argc && args->action == MKSQ_RUN; i++) {
+		const struct opt *o = find_opt(argv[i]);
+		const char *arg = NULL;
+		int r;
+
+		if (o == NULL)
+			return mksq_fail(msg, size, 2, "unknown or unsupported option '%s'",
+				    argv[i]);
+		if (o->arg) {
+			if (i + 1 >= argc)
+				return mksq_fail(msg, size, 2, "option '%s' needs a value",
+					    argv[i]);
+			arg = argv[++i];
+		}
+		if (o->kind == SET) {
+			*(int *)((char *)st + o->field) = o->value;
+		} else if (o->kind == STR) {
+			*(const char **)((char *)st + o->field) = arg;
+		} else if (o->value == C_E) {
+			st->first_exclude = i + 1;
+			return 0;
+		} else if ((r = run_call(st, args, o->value, o->name, arg, msg,
+					 size)) != 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* SOURCE... DEST come first; "-" is a source (the tar on stdin), not an option. */
+static int count_positionals(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
+		i++;
+	return i - 1;
+}
+
+static int check_positionals(const struct mksq_state *st, int npos, char **pos,
+			     char *msg, size_t size)
+{
+	if (st->tar) {
+		if (npos < 1)
+			return mksq_fail(msg, size, 2, "missing DEST: -tar takes "
+				    "'[-] DEST -tar' and reads the tar from stdin");
+		if (npos > 2 || (npos == 2 && strcmp(pos[0], "-") != 0))
+			return mksq_fail(msg, size, 2, "-tar reads the tar from stdin: "
+				    "'%s' cannot be a source", pos[0]);
+		return 0;
+	}
+	if (npos < 2)
+		return mksq_fail(msg, size, 2, "need SOURCE... DEST before the options");
+	return 0;
+}
+
+int mksq_translate(int argc, char **argv, const char *sde,
+		   struct mksq_args *args, char *msg, size_t msg_size)
+{
+	struct mksq_state st;
+	int npos = argc > 0 ? count_positionals(argc, argv) : 0;
+	int r;
+
+	memset(args, 0, sizeof(*args));
+	memset(&st, 0, sizeof(st));
+	st.comp = "gzip";
+	st.block = 128 * 1024;
+	st.uid = st.gid = st.root_uid = st.root_gid = -1;
+	st.exports = st.tailends = -1;
+	r = parse_opts(&st, args, argc, argv, npos + 1, msg, msg_size);
+	if (r == 0 && args->action == MKSQ_RUN)
+		r = check_positionals(&st, npos, argv + 1, msg, msg_size);
+	if (r == 0 && args->action == MKSQ_RUN) {
+		args->dest = argv[npos];
+		args->tar = st.tar;
+		args->noappend = st.noappend;
+		r = mksq_emit(&st, args, argv + 1, npos - 1, argc, argv, sde, msg, msg_size);
+	}
+	mksq_argv_free(&st.spec);
+	mksq_argv_free(&st.ef);
+	if (r != 0)
+		mksq_args_free(args);
+	return r;
+}
+

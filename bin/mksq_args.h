@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mksq_args.h - mksquashfs's command line translated into dir2img's (or,
+ * with -tar, tar2img's). The translation is a pure function of argv, the
+ * environment value passed in, the -ef files and the user database, so it
+ * can be unit-tested without packing anything.
+ */
+#ifndef MKSQ_ARGS_H
+#define MKSQ_ARGS_H
+
+#include <stddef.h>
+
+/* A growable argv of owned strings, always NULL-terminated. */
+struct mksq_argv {
+	char **v;
+	int n;
+	int cap;
+};
+
+enum mksq_action {
+	MKSQ_RUN,      /* pack: run dir2img (or tar2img) with argv */
+	MKSQ_HELP,     /* -help / -h */
+	MKSQ_VERSION,  /* -version */
+};
+
+struct mksq_args {
+	enum mksq_action action;
+	struct mksq_argv argv;   /* argv[0] is "dir2img" or "tar2img" */
+	const char *dest;        /* borrowed from the caller's argv */
+	int tar;                 /* 1: a tar on stdin, for tar2img */
+	int noappend;            /* -noappend: DEST may be replaced */
+};
+
+/* The sources' names as they appear in the image: what exclude paths that
+ * mksquashfs resolves per source turn into. */
+struct mksq_sources {
+	char **path;             /* as given */
+	char **name;             /* the top-level name, "" when flat */
+	int n;
+	int flat;                /* one directory whose contents are the root */
+};
+
+/*
+ * Translate argv (mksquashfs order: SOURCE... DEST [OPTIONS] [-e LIST]).
+ * sde is SOURCE_DATE_EPOCH or NULL. Returns 0 (args filled; free it with
+ * mksq_args_free), 2 for a usage error or 1 for a failure (an -ef file
+ * unreadable, memory); then msg says why, and nothing needs freeing.
+ */
+int mksq_translate(int argc, char **argv, const char *sde,
+		   struct mksq_args *args, char *msg, size_t msg_size);
+void mksq_args_free(struct mksq_args *args);
+
+/* Helpers shared with mksq_exclude.c. */
+int mksq_argv_push(struct mksq_argv *a, const char *s);
+int mksq_argv_pushf(struct mksq_argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void mksq_argv_free(struct mksq_argv *a);
+
+/* Add the --exclude options for one mksquashfs exclude (wildcards: 1 for
+ * -wildcards semantics, 0 for exact paths). Returns 0 or -1 (memory). */
+int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
+		     int wildcards, const char *pattern);
+/* The same for each line of an -ef file. Returns 0, or 1 with msg set. */
+int mksq_exclude_file(struct mksq_argv *out, const struct mksq_sources *src,
+		      int wildcards, const char *file, char *msg,
+		      size_t msg_size);
+
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_options.c - the option table of tar2img and dir2img and the loop
+ * that applies it. Options that only make sense for a directory are
+ * refused by tar2img with a reason, not ignored.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_mains.h"
+#include "tool_optvals.h"
+#include "tool_usage.h"
+
+enum {
+	OPT_NO_DEDUP = 256, OPT_NO_FRAGMENTS, OPT_ALWAYS_FRAGMENTS, OPT_NO_TAILENDS,
+	OPT_EXPORTABLE, OPT_NO_XATTRS, OPT_NO_PAD, OPT_TRY_ALL,
+	/* entry options (both tools) */
+	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
+	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
+	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS,
+	/* dir2img only */
+	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
+	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
+};
+
+static const struct option long_opts[] = {
+	{ "compressor", required_argument, NULL, 'c' },
+	{ "comp-opt", required_argument, NULL, 'X' },
+	{ "block-size", required_argument, NULL, 'b' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-dedup", no_argument, NULL, OPT_NO_DEDUP },
+	{ "no-fragments", no_argument, NULL, OPT_NO_FRAGMENTS },
+	{ "always-fragments", no_argument, NULL, OPT_ALWAYS_FRAGMENTS },
+	{ "tailends", no_argument, NULL, OPT_ALWAYS_FRAGMENTS },
+	{ "no-tailends", no_argument, NULL, OPT_NO_TAILENDS },
+	{ "exportable", no_argument, NULL, OPT_EXPORTABLE },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "no-pad", no_argument, NULL, OPT_NO_PAD },
+	{ "try-all-blocks", no_argument, NULL, OPT_TRY_ALL },
+	{ "all-root", no_argument, NULL, OPT_ALL_ROOT },
+	{ "uid", required_argument, NULL, OPT_UID },
+	{ "gid", required_argument, NULL, OPT_GID },
+	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
+	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
+	{ "mtime", required_argument, NULL, OPT_MTIME },
+	{ "clamp-mtime", no_argument, NULL, OPT_CLAMP_MTIME },
+	{ "image-time", required_argument, NULL, OPT_IMAGE_TIME },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "spec", required_argument, NULL, OPT_SPEC },
+	{ "spec-line", required_argument, NULL, OPT_SPEC_LINE },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "keep-dir", no_argument, NULL, OPT_KEEP_DIR },
+	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
+	{ "no-hardlinks", no_argument, NULL, OPT_NO_HARDLINKS },
+	{ "on-change", required_argument, NULL, OPT_ON_CHANGE },
+	{ "skip-unreadable", no_argument, NULL, OPT_SKIP_UNREADABLE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int add_parg(struct tool_options *opt, int kind, const char *arg)
+{
+	opt->pargs[opt->parg_count].kind = kind;
+	opt->pargs[opt->parg_count].arg = arg;
+	opt->parg_count++;
+	return 0;
+}
+
+static int id_value(const char *name, const char *arg, uint32_t *out)
+{
+	uint64_t v;
+
+	if (tool_parse_u64(arg, UINT32_MAX, &v) != 0) {
+		fprintf(stderr, "%s: %s '%s' is not a number between 0 and 4294967295\n"
+			"Try '%s --help'.\n", tool_progname(), name, arg, tool_progname());
+		return 2;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int offset_value(const char *name, const char *arg, int64_t *out)
+{
+	if (tool_parse_i64(arg, -(int64_t)UINT32_MAX, UINT32_MAX, out) != 0) {
+		fprintf(stderr, "%s: %s '%s' is not a number between -4294967295 and "
+			"4294967295\nTry '%s --help'.\n", tool_progname(), name, arg,
+			tool_progname());
+		return 2;
+	}
+	return 0;
+}
+
+static int progress_value(const char *arg, int *out)
+{
+	static const char *const names[] = { "auto", "none", "tty", "json" };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return tool_bad_usage("--progress '%s': valid are auto, none, tty and json", arg);
+}
+
+/* Options about the image layout and codec (both tools). */
+static int layout_option(struct tool_options *opt, int c, const char *arg)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	uint64_t v;
+
+	switch (c) {
+	case 'j':
+		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
+			return tool_bad_usage("jobs '%s' is not a number between 1 and 1024", arg);
+		d->jobs = (unsigned)v;
+		return 0;
+	case OPT_NO_DEDUP: d->flags |= SQP_WRITE_NO_DEDUP; return 0;
+	case OPT_NO_FRAGMENTS: d->fragment_mode = SQP_FRAGMENTS_NONE; return 0;
+	case OPT_ALWAYS_FRAGMENTS: d->fragment_mode = SQP_FRAGMENTS_ALL; return 0;
+	case OPT_NO_TAILENDS: d->fragment_mode = SQP_FRAGMENTS_SMALL; return 0;
+	case OPT_EXPORTABLE: d->flags |= SQP_WRITE_EXPORTABLE; return 0;
+	case OPT_NO_XATTRS:
+		d->flags |= SQP_WRITE_NO_XATTRS;
+		opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
+		return 0;
+	case OPT_NO_PAD: d->flags |= SQP_WRITE_NO_PAD; return 0;
+	case OPT_TRY_ALL: d->flags |= SQP_WRITE_NO_PROBE; return 0;
+	case OPT_OFFSET:
+		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)
+			return tool_bad_usage("--offset '%s' is not a byte count", arg);
+		d->offset = v;
+		return 0;
+	case OPT_UNCOMPRESSED:
+		return tool_parse_uncompressed(arg, &d->flags);
+	default:
+		return -1;
+	}
+}
+
+/* Options about entries: owners, times, selection (both tools). */
+static int entry_option(struct tool_options *opt, int c, const char *arg,
+			const char *name)
+{
+	struct sqp_policy_desc *p = &opt->policy;
+
+	switch (c) {
+	case OPT_ALL_ROOT: p->flags |= SQP_POLICY_ALL_ROOT; return 0;
+	case OPT_UID: p->flags |= SQP_POLICY_SET_UID; return id_value(name, arg, &p->uid);
+	case OPT_GID: p->flags |= SQP_POLICY_SET_GID; return id_value(name, arg, &p->gid);
+	case OPT_UID_OFFSET: return offset_value(name, arg, &p->uid_offset);
+	case OPT_GID_OFFSET: return offset_value(name, arg, &p->gid_offset);
+	case OPT_MTIME: p->flags |= SQP_POLICY_SET_MTIME; return tool_parse_time(name, arg, &p->mtime);
+	case OPT_CLAMP_MTIME: p->flags |= SQP_POLICY_CLAMP_MTIME; return 0;
+	case OPT_IMAGE_TIME: return tool_parse_time(name, arg, &opt->desc.mod_time);
+	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
+	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
+	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
+	case OPT_PROGRESS: return progress_value(arg, &opt->progress);
+	case OPT_VERBOSE: opt->verbose = 1; return 0;
+	case OPT_SORT: return add_parg(opt, PARG_SORT, arg);
+	case OPT_KEEP_DIR: opt->scan_flags |= SQP_DIRSCAN_KEEP_DIR; return 0;
+	case OPT_ONE_FS: opt->scan_flags |= SQP_DIRSCAN_ONE_FS; return 0;
+	case OPT_NO_HARDLINKS: opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS; return 0;
+	case OPT_SKIP_UNREADABLE: opt->scan_flags |= SQP_DIRSCAN_SKIP_UNREADABLE; return 0;
+	case OPT_ON_CHANGE:
+		if (strcmp(arg, "warn") == 0)
+			opt->scan_flags |= SQP_DIRSCAN_CHANGE_WARN;
+		else if (strcmp(arg, "fail") == 0)
+			opt->scan_flags &= ~(unsigned)SQP_DIRSCAN_CHANGE_WARN;
+		else
+			return tool_bad_usage("--on-change '%s': valid are fail and warn", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* "--name" of a long option, for messages (argv may hold its value). */
+static const char *long_name(int c)
+{
+	static char buf[40];
+	size_t i;
+
+	for (i = 0; long_opts[i].name != NULL; i++) {
+		if (long_opts[i].val == c) {
+			snprintf(buf, sizeof(buf), "--%s", long_opts[i].name);
+			return buf;
+		}
+	}
+	return "?";
+}
+
+static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
+		      const char **comp_opts, uint32_t *block_size)
+{
+	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
+	int ret;
+
+	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY)
+		return tool_bad_usage(c == OPT_SORT ?
+				      "%s: a stream's data is stored in stream order; sort the "
+				      "tar instead (or use dir2img)" :
+				      "%s is an option of dir2img, not of tar2img", name);
+	switch (c) {
+	case 'c': *codec = optarg; return 0;
+	case 'X': *comp_opts = optarg; return 0;
+	case 'b':
+		if (tool_parse_size(optarg, block_size) != 0)
+			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
+		return 0;
+	case 'f': opt->force = 1; return 0;
+	case 'q': opt->quiet = 1; return 0;
+	case ':':
+		fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n",
+			tool_progname(), name, tool_progname());
+		return 2;
+	case '?':
+		fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n",
+			tool_progname(), name, tool_progname());
+		return 2;
+	}
+	ret = layout_option(opt, c, optarg);
+	return ret >= 0 ? ret : entry_option(opt, c, optarg, name);
+}
+
+static int operands(int tool, int argc, char **argv, struct tool_options *opt)
+{
+	if (optind >= argc)
+		return tool_bad_usage("%s", "missing OUTPUT");
+	opt->output = argv[optind++];
+	if (tool == TOOL_DIR2IMG) {
+		if (optind >= argc)
+			return tool_bad_usage("%s", "missing DIR");
+		opt->dirs = argv + optind;
+		opt->dir_count = (size_t)(argc - optind);
+		return 0;
+	}
+	if (optind < argc)
+		opt->input = argv[optind++];
+	if (optind < argc)
+		return tool_bad_usage("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* Times that depend on each other: clamping needs the image time. */
+static int finish_times(struct tool_options *opt)
+{
+	int ret = 0;
+
+	if (opt->desc.mod_time == SQP_TIME_NEWEST)
+		ret = tool_source_date_epoch(&opt->desc.mod_time);
+	if (ret == 0 && (opt->policy.flags & SQP_POLICY_CLAMP_MTIME) &&
+	    !(opt->policy.flags & SQP_POLICY_SET_MTIME)) {
+		if (opt->desc.mod_time == SQP_TIME_NEWEST)
+			return tool_bad_usage("%s", "--clamp-mtime needs SOURCE_DATE_EPOCH or "
+					      "--image-time");
+		opt->policy.mtime = opt->desc.mod_time;
+	}
+	opt->policy.warn = tool_warn;
+	return ret;
+}
+
+int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
+{
+	const char *codec = NULL, *comp_opts = NULL;
+	uint32_t block_size = 128 * 1024;
+	int c, ret;
+
+	memset(opt, 0, sizeof(*opt));
+	opt->tool = tool;
+	opt->desc.fragment_mode = SQP_FRAGMENTS_ALL;
+	opt->desc.mod_time = SQP_TIME_NEWEST;
+	opt->pargs = calloc((size_t)argc + 1, sizeof(*opt->pargs));
+	if (opt->pargs == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		return 1;
+	}
+	opterr = 0;   /* our own messages: argv[0] may be a libtool wrapper path */
+	optind = 0;   /* full restart: another main may have parsed before */
+	while ((c = getopt_long(argc, argv, ":c:X:b:j:fqhV", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			tool_usage(tool, stdout);
+			return -1;
+		}
+		if (c == 'V') {
+			printf("%s (sqpack) %s\n", tool_progname(), sqp_version());
+			return -1;
+		}
+		ret = one_option(opt, c, argv, &codec, &comp_opts, &block_size);
+		if (ret != 0)
+			return ret;
+	}
+	ret = operands(tool, argc, argv, opt);
+	if (ret == 0)
+		ret = tool_finish_codec(&opt->desc, codec, comp_opts, block_size);
+	if (ret == 0)
+		ret = finish_times(opt);
+	return ret;
+}
+
+void tool_options_free(struct tool_options *opt)
+{
+	free(opt->pargs);
+	opt->pargs = NULL;
+}

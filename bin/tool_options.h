@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_options.h - the command line shared by tar2img and dir2img, parsed
+ * into a writer description, a policy description and the tool's own
+ * settings. One table, so an option means the same in both tools.
+ */
+#ifndef SQP_BIN_TOOL_OPTIONS_H
+#define SQP_BIN_TOOL_OPTIONS_H
+
+#include <stddef.h>
+#include "sqpack/sqpack.h"
+#include "sqpack/dirscan.h"
+
+enum tool_kind { TOOL_TAR2IMG, TOOL_DIR2IMG };
+
+enum progress_mode { PROGRESS_AUTO, PROGRESS_NONE, PROGRESS_TTY, PROGRESS_JSON };
+
+enum on_change { ON_CHANGE_FAIL, ON_CHANGE_WARN };
+
+/* Policy inputs, kept in command-line order. */
+enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE };
+struct policy_arg {
+	int kind;
+	const char *arg;
+};
+
+struct tool_options {
+	int tool;                     /* enum tool_kind */
+	struct sqp_writer_desc desc;  /* everything but fd, policy, progress */
+	struct sqp_policy_desc policy;
+	struct policy_arg *pargs;     /* malloc'd; see tool_options_free */
+	size_t parg_count;
+
+	const char *output;
+	const char *input;            /* tar2img: NULL or "-" = stdin */
+	char **dirs;                  /* dir2img: into argv */
+	size_t dir_count;
+
+	int force, quiet, verbose;
+	int progress;                 /* enum progress_mode */
+	unsigned scan_flags;          /* SQP_DIRSCAN_* */
+};
+
+/* Parse argv. Returns 0 to go on, -1 to exit successfully at once (after
+ * --help or --version), or 2 after a usage error (already reported). */
+int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt);
+void tool_options_free(struct tool_options *opt);
+
+/* Build the policy the options describe; NULL in *out when none is needed.
+ * Returns 0, or 1 or 2 (exit status) after reporting. */
+int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out);
+
+/* "PROGRAM: warning: msg" on stderr. */
+void tool_warn(void *user, const char *msg);
+
+#endif

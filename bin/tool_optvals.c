@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_optvals.c - option values for both packers: numbers, sizes, times,
+ * codecs, the --uncompressed list, and the policy built from the options.
+ *
+ * Every bad value is a usage error (exit 2) naming the option and what
+ * would have been valid, never a silent default.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_mains.h"
+#include "tool_optvals.h"
+
+int tool_bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", tool_progname());
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", tool_progname());
+	return 2;
+}
+
+void tool_warn(void *user, const char *msg)
+{
+	(void)user;
+	fprintf(stderr, "%s: warning: %s\n", tool_progname(), msg);
+}
+
+int tool_parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || s[0] == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end != '\0' || v < 4096 || v > (1u << 20) || (v & (v - 1)) != 0)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int tool_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tool_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tool_parse_time(const char *opt, const char *s, int64_t *out)
+{
+	uint64_t v;
+
+	if (s[0] == '@')
+		s++;
+	if (tool_parse_u64(s, UINT32_MAX, &v) != 0) {
+		fprintf(stderr, "%s: %s '%s' is not a time in seconds since 1970 "
+			"(0..4294967295)\nTry '%s --help'.\n", tool_progname(), opt, s,
+			tool_progname());
+		return 2;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+int tool_parse_uncompressed(const char *list, unsigned *flags)
+{
+	static const struct { const char *name; unsigned flag; } parts[] = {
+		{ "inodes", SQP_WRITE_RAW_INODES }, { "data", SQP_WRITE_RAW_DATA },
+		{ "fragments", SQP_WRITE_RAW_FRAGMENTS }, { "xattrs", SQP_WRITE_RAW_XATTRS },
+		{ "all", SQP_WRITE_RAW_INODES | SQP_WRITE_RAW_DATA |
+			 SQP_WRITE_RAW_FRAGMENTS | SQP_WRITE_RAW_XATTRS },
+	};
+	const char *s = list, *e;
+	size_t i;
+
+	while (*s != '\0') {
+		e = strchr(s, ',');
+		if (e == NULL)
+			e = s + strlen(s);
+		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			if (strlen(parts[i].name) == (size_t)(e - s) &&
+			    strncmp(parts[i].name, s, (size_t)(e - s)) == 0)
+				break;
+		}
+		if (i == sizeof(parts) / sizeof(parts[0]))
+			return tool_bad_usage("--uncompressed '%s': parts are inodes, data, "
+					      "fragments, xattrs or all, comma separated", list);
+		*flags |= parts[i].flag;
+		s = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int codec_list_error(const char *name)
+{
+	int id;
+
+	fprintf(stderr, "%s: unknown compressor '%s'; valid:", tool_progname(), name);
+	for (id = 1; id <= SQP_CODEC_MAX; ++id) {
+		if (sqp_codec_available(id))
+			fprintf(stderr, " %s", sqp_codec_name(id));
+	}
+	fputc('\n', stderr);
+	return 2;
+}
+
+int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
+		      const char *comp_opts, uint32_t block_size)
+{
+	char msg[512];
+	int id = codec ? sqp_codec_by_name(codec) : SQP_CODEC_ZSTD;
+
+	if (id < 0 || !sqp_codec_available(id))
+		return codec_list_error(codec ? codec : "zstd");
+	if (sqp_codec_config_init(&desc->codec, id, block_size) != 0)
+		return tool_bad_usage("cannot use block size %s", "");
+	if (comp_opts != NULL &&
+	    sqp_codec_config_parse(&desc->codec, comp_opts, msg, sizeof(msg)) != 0)
+		return tool_bad_usage("%s", msg);
+	return 0;
+}
+
+int tool_source_date_epoch(int64_t *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	uint64_t v;
+
+	*out = SQP_TIME_NEWEST;
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	if (tool_parse_u64(s, UINT32_MAX, &v) != 0)
+		return tool_bad_usage("SOURCE_DATE_EPOCH='%s' is not a time between 0 and 2^32-1", s);
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int policy_needed(const struct tool_options *opt)
+{
+	const struct sqp_policy_desc *d = &opt->policy;
+
+	return opt->parg_count > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0;
+}
+
+int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
+{
+	struct sqp_policy *p = NULL;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (!policy_needed(opt))
+		return 0;
+	ret = sqp_policy_create(&opt->policy, &p);
+	for (i = 0; ret == 0 && i < opt->parg_count; i++) {
+		const char *arg = opt->pargs[i].arg;
+
+		switch (opt->pargs[i].kind) {
+		case PARG_EXCLUDE: ret = sqp_policy_add_exclude(p, arg); break;
+		case PARG_EXCLUDE_FROM: ret = sqp_policy_load_excludes(p, arg); break;
+		case PARG_SORT: ret = sqp_policy_load_sort(p, arg); break;
+		case PARG_SPEC: ret = sqp_policy_load_spec(p, arg); break;
+		default: ret = sqp_policy_add_spec_line(p, arg); break;
+		}
+	}
+	if (ret != 0) {
+		fprintf(stderr, "%s: %s\n", tool_progname(),
+			p ? sqp_policy_error(p) : sqp_strerror(ret));
+		sqp_policy_destroy(p);
+		/* a file that cannot be read is a failure; a bad line, bad usage */
+		return ret == SQP_ERR_ARG ? 2 : 1;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_optvals.h - parsing option values (tool_optvals.c). The int-returning
+ * functions that report return the exit status (0 or 2); the plain parsers
+ * return 0 or -1 and leave the message to the caller.
+ */
+#ifndef SQP_BIN_TOOL_OPTVALS_H
+#define SQP_BIN_TOOL_OPTVALS_H
+
+#include <stdint.h>
+#include "tool_options.h"
+
+int tool_bad_usage(const char *fmt, const char *arg);
+int tool_parse_size(const char *s, uint32_t *out);
+int tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
+int tool_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+int tool_parse_time(const char *opt, const char *s, int64_t *out);
+int tool_parse_uncompressed(const char *list, unsigned *flags);
+int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
+		      const char *comp_opts, uint32_t block_size);
+int tool_source_date_epoch(int64_t *out);
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_usage.c - the program name used in messages and the --help texts
+ * of tar2img and dir2img, which share most of their options.
+ *
+ * The name is the one mutable global of the tools: set once by main() (or
+ * by sqpack-mksquashfs before it calls a packer in-process), read by every
+ * message.
+ */
+#include "config.h"
+
+#include "sqpack/sqpack.h"
+#include "tool_mains.h"
+#include "tool_options.h"
+#include "tool_usage.h"
+
+static const char *progname = "sqpack";
+
+void tool_set_progname(const char *name)
+{
+	progname = name;
+}
+
+const char *tool_progname(void)
+{
+	return progname;
+}
+
+static const char common_help[] =
+	"  -c, --compressor NAME   block compressor (default zstd)\n"
+	"  -X, --comp-opt OPTS     compressor options, comma separated\n"
+	"  -b, --block-size SIZE   4K .. 1M, a power of two (default 128K)\n"
+	"  -j, --jobs N            compression threads (default: CPUs online)\n"
+	"  -f, --force             replace OUTPUT if it exists\n"
+	"  -q, --quiet             no summary, no progress\n"
+	"      --no-dedup          store duplicate files, blocks and tails again\n"
+	"      --no-fragments      store file tails as short blocks\n"
+	"      --always-fragments  pack the tail of every file into fragments\n"
+	"                          (default; also --tailends)\n"
+	"      --no-tailends       pack only files smaller than a block\n"
+	"      --exportable        add an NFS export table\n"
+	"      --no-xattrs         drop extended attributes\n"
+	"      --no-pad            do not pad the image to 4 KiB\n"
+	"      --try-all-blocks    run the compressor even on blocks that look\n"
+	"                          incompressible (random-looking bytes)\n"
+	"      --uncompressed=PARTS  store these uncompressed: inodes, data,\n"
+	"                          fragments, xattrs (comma list) or all\n"
+	"      --offset N          the image starts N bytes into OUTPUT (bytes\n"
+	"                          before it are kept from an existing OUTPUT)\n"
+	"      --image-time T      superblock time (default SOURCE_DATE_EPOCH,\n"
+	"                          else the newest mtime)\n"
+	"Entries:\n"
+	"      --all-root          every entry owned by 0:0\n"
+	"      --uid N, --gid N    every entry owned by uid / group N\n"
+	"      --uid-offset N, --gid-offset N  add N to every uid / gid\n"
+	"      --mtime T           every entry's mtime is T (seconds)\n"
+	"      --clamp-mtime       mtimes newer than the image time are clamped\n"
+	"      --exclude PATTERN   leave out matching paths (glob; ** crosses /;\n"
+	"                          without / it matches any one component)\n"
+	"      --exclude-from FILE  patterns, one per line\n"
+	"      --spec FILE         mksquashfs pseudo definitions (see the manual)\n"
+	"      --spec-line LINE    one definition\n"
+	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n";
+
+static const char dir_help[] =
+	"Directory:\n"
+	"      --keep-dir          one DIR becomes a top-level directory too\n"
+	"      --one-file-system   do not cross into other file systems\n"
+	"      --no-hardlinks      every path its own inode\n"
+	"      --sort FILE         mksquashfs sort file: data of higher\n"
+	"                          priorities first\n"
+	"      --on-change=fail|warn  a file changed while read: fail (default)\n"
+	"                          or store it as read with a warning\n"
+	"      --skip-unreadable   warn and leave out unreadable files\n"
+	"      --verbose           list entries on stderr as they are added\n";
+
+void tool_usage(int tool, FILE *f)
+{
+	int id;
+
+	if (tool == TOOL_DIR2IMG)
+		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"
+		      "Pack directory trees into a SquashFS 4.0 image.\n\n", f);
+	else
+		fputs("Usage: tar2img [OPTIONS] OUTPUT [INPUT]\n"
+		      "Pack a tar archive (a file, or stdin when INPUT is absent or '-'; plain\n"
+		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image.\n\n", f);
+	fputs(common_help, f);
+	if (tool == TOOL_DIR2IMG)
+		fputs(dir_help, f);
+	fputs("  -h, --help              show this help\n"
+	      "  -V, --version           show the version\n\n"
+	      "Compressors in this build:\n", f);
+	for (id = 1; id <= SQP_CODEC_MAX; ++id) {
+		fprintf(f, "  %-5s %s\n", sqp_codec_name(id),
+			sqp_codec_available(id) ? "" : "(not built)");
+		if (sqp_codec_available(id) && sqp_codec_options_help(id) != NULL)
+			fprintf(f, "%s", sqp_codec_options_help(id));
+	}
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy.h - what happens to entries on their way into an image: owners,
+ * times, exclusions, placement priority and spec definitions.
+ *
+ * Both tar2img and dir2img take the same options (--all-root, --uid-offset,
+ * --mtime, --clamp-mtime, --exclude, --sort, --spec...); they are
+ * implemented once here. A writer given a policy (writer.h: desc.policy)
+ * applies it to every entry added, and adds the spec's own entries
+ * (directories, symlinks, device nodes...) when it finishes.
+ *
+ * Order of the transforms for one entry: excluded entries are dropped;
+ * then owners (--all-root, or the offsets and then --uid/--gid); then the
+ * time (--mtime, else --clamp-mtime). The spec's "m" lines are applied by
+ * the writer last, to the inode the path names once the tree is complete
+ * (so an explicit line wins over the global options, and a line for one
+ * name of a hard-linked file changes the file whichever name came first).
+ *
+ * Spec syntax (mksquashfs pseudo definitions), one per line:
+ *   PATH d MODE UID GID                directory
+ *   PATH m MODE UID GID                modify an existing entry
+ *   PATH s MODE UID GID TARGET         symlink
+ *   PATH c|b MODE UID GID MAJOR MINOR  character or block device
+ *   PATH i MODE UID GID f|s            fifo or socket
+ *   PATH l TARGET-PATH                 hard link to an existing entry
+ * The upper-case letters D M S C B I take a time (seconds since the epoch)
+ * before MODE. MODE is octal; UID and GID are numbers (or "root"). PATH may
+ * be quoted with "" or use \ escapes; '#' starts a comment line.
+ *
+ * Thread safety: once set up, the policy is only read; any thread may use
+ * it.
+ */
+#ifndef SQPACK_POLICY_H
+#define SQPACK_POLICY_H
+
+#include <stdint.h>
+#include "sqpack/api.h"
+#include "sqpack/entry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sqp_policy;
+
+#define SQP_POLICY_ALL_ROOT    0x0001 /* every entry owned by 0:0 */
+#define SQP_POLICY_SET_UID     0x0002 /* every entry owned by desc.uid */
+#define SQP_POLICY_SET_GID     0x0004 /* every entry's group desc.gid */
+#define SQP_POLICY_SET_MTIME   0x0008 /* every mtime is desc.mtime */
+#define SQP_POLICY_CLAMP_MTIME 0x0010 /* mtimes newer than desc.mtime clamped */
+
+struct sqp_policy_desc {
+	unsigned flags;        /* SQP_POLICY_* */
+	uint32_t uid, gid;     /* SET_UID / SET_GID */
+	int64_t uid_offset;    /* added to every uid (before SET_UID) */
+	int64_t gid_offset;
+	int64_t mtime;         /* SET_MTIME / CLAMP_MTIME */
+	sqp_warn_fn warn;      /* optional */
+	void *warn_user;
+};
+
+SQP_API int sqp_policy_create(const struct sqp_policy_desc *desc,
+			      struct sqp_policy **out);
+SQP_API void sqp_policy_destroy(struct sqp_policy *p);
+SQP_API const char *sqp_policy_error(const struct sqp_policy *p);
+
+/*
+ * Exclusion patterns: shell globs (*, ?, [...]) on the path relative to
+ * the image root. "**" also crosses '/'. A pattern without '/' matches any
+ * single component; one with '/' the whole path from the root (a leading
+ * "/" or "./" is ignored). An excluded directory excludes its contents.
+ * The file form takes one pattern per line; empty and '#' lines ignored.
+ */
+SQP_API int sqp_policy_add_exclude(struct sqp_policy *p, const char *pattern);
+SQP_API int sqp_policy_load_excludes(struct sqp_policy *p, const char *file);
+
+/* mksquashfs sort file: "PATH PRIORITY" per line (priority -32768..32767,
+ * default 0); higher priorities have their data placed first. */
+SQP_API int sqp_policy_load_sort(struct sqp_policy *p, const char *file);
+
+/* Spec definitions (syntax above): a file, or one line. */
+SQP_API int sqp_policy_load_spec(struct sqp_policy *p, const char *file);
+SQP_API int sqp_policy_add_spec_line(struct sqp_policy *p, const char *line);
+
+/* 1 when path (normalised, relative) is excluded, else 0. */
+SQP_API int sqp_policy_excluded(const struct sqp_policy *p, const char *path);
+
+/* The --sort priority of path (0 when not listed). */
+SQP_API int sqp_policy_priority(const struct sqp_policy *p, const char *path);
+
+/* 1 when a sort file was loaded (the order of data matters). */
+SQP_API int sqp_policy_has_sort(const struct sqp_policy *p);
+
+/*
+ * Apply the transforms to e in place (attributes only; the path and the
+ * borrowed pointers stay). Returns 1 when the entry is excluded (also a
+ * hard link to an excluded path), 0 otherwise.
+ */
+SQP_API int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e);
+
+/* The spec's entries to add after all others (d, s, c, b, i and l lines),
+ * in file order. Valid until destroy. Lines without a time have mtime
+ * SQP_POLICY_IMAGE_TIME: the writer gives them the image's time. */
+#define SQP_POLICY_IMAGE_TIME INT64_MIN
+SQP_API size_t sqp_policy_extra_count(const struct sqp_policy *p);
+SQP_API const struct sqp_entry *sqp_policy_extra(const struct sqp_policy *p,
+						  size_t i);
+
+/* The spec's "m" lines, in file order: path, permission bits in mode,
+ * uid, gid, and mtime (SQP_POLICY_IMAGE_TIME when the line has none: the
+ * entry keeps its own). Valid until destroy. */
+SQP_API size_t sqp_policy_mod_count(const struct sqp_policy *p);
+SQP_API const struct sqp_entry *sqp_policy_mod(const struct sqp_policy *p, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
