@@ -72,7 +72,8 @@ static int mark_links(struct sqp_dirscan *s)
 	for (i = 0; i < s->link_count; i++)
 		s->links[i].pos = pos[s->links[i].node];
 	free(pos);
-	qsort(s->links, s->link_count, sizeof(*s->links), cmp_link);
+	if (s->link_count > 1)
+		qsort(s->links, s->link_count, sizeof(*s->links), cmp_link);
 	for (i = 0; i < s->link_count; i++) {
 		const struct dlink *l = &s->links[i];
 

@@ -225,6 +225,7 @@ static int spec_text(struct sqp_policy *p, const char *text, const char *where)
 	if (l == NULL)
 		return sqp_err(&p->err, SQP_ERR_NOMEM, "out of memory");
 	l->where = where;
+	l->count = 0;     /* comment and empty lines have no words */
 	while (*s == ' ' || *s == '\t')
 		s++;
 	ret = (*s == '\0' || *s == '#') ? 0 : split(p, s, l);
