@@ -18,7 +18,7 @@ forbid() {
 	fi
 }
 
-above='unpack/|check/'
+above='unpack/|check/|inspect/|dir/|policy/'
 forbid lib/util "codec/|format/|tar/|write/|read/|$above" 'util depends on nothing'
 forbid lib/codec "format/|tar/|write/|read/|$above" 'codecs know nothing of the format or pipeline'
 forbid lib/format "codec/|tar/|write/|read/|$above" 'format is pure encoding'
@@ -27,6 +27,9 @@ forbid lib/write "read/|$above" 'the writer never uses the reader'
 forbid lib/read "write/|tar/|sqpack/tar|$above" 'the reader is only the reader: conversions sit above it'
 forbid lib/unpack 'write/|check/' 'conversions use the reader, never the writer or the checker'
 forbid lib/check 'write/|tar/|sqpack/tar|unpack/' 'the checker needs only the reader'
+forbid lib/inspect 'codec/|format/|tar/|write/|read/|unpack/|check/|dir/|policy/' 'inspection uses the public reader API only'
+forbid lib/policy 'codec/|format/|tar/|write/|read/|unpack/|check/|inspect/|dir/' 'entry rules know nothing of either format'
+forbid lib/dir 'codec/|format/|tar/|write/|read/|unpack/|check/|inspect/|policy/' 'the scanner feeds the public writer API only'
 forbid include/sqpack/reader.h 'sqpack/tar' 'the reader API does not pull in the tar writer'
 forbid bin "util/|codec/|format/|tar/|write/|read/|$above" 'tools use the public API only'
 forbid extras "util/|codec/|format/|tar/|write/|read/|$above" 'extras use the public API only'
