@@ -16,6 +16,11 @@ need_tool "$PYTHON3"
 
 T=$SCRATCH
 # ASan's quarantine would hold freed blocks; keep it small if present.
+# An instrumented build (it answers ASan's help flag) pads every
+# allocation with redzones: the per-entry bound below measures our
+# records, not those, so it is checked in plain builds only.
+sanitized=no
+ASAN_OPTIONS=help=1 "$TAR2IMG" --version 2>&1 | grep -q AddressSanitizer && sanitized=yes
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 export ASAN_OPTIONS
 # peak KIND N JOBS [OPTION]: prints "EXIT PEAK_KIB" for a tar piped into
@@ -91,6 +96,10 @@ set -- $(peak files 100000 2); rc_big=$1 big=$2
 per=$(( (big - small) * 1024 / 90000 ))
 note "10,000 files: peak $small KiB; 100,000 files: $big KiB; $per bytes per entry"
 check "many files: both runs succeed" test "$rc_small" = 0 -a "$rc_big" = 0
-check "many files: under 250 bytes per entry" test "$per" -lt 250
+if [ $sanitized = no ]; then
+	check "many files: under 250 bytes per entry" test "$per" -lt 250
+else
+	note "sanitizer build: the bytes-per-entry bound is checked in plain builds"
+fi
 rm -f "$T/m.img"
 finish
