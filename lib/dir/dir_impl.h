@@ -92,6 +92,8 @@ struct sqp_dirscan {
 	uint32_t *order;      /* feed order: node numbers */
 	uint32_t *files;      /* regular non-link nodes in feed order */
 	size_t file_count;
+	uint32_t *left_out;   /* nodes left out with a warning (feed.c) */
+	size_t left_out_count, left_out_cap;
 
 	/* reader threads (readers.c); lock protects everything below */
 	pthread_mutex_t lock;

@@ -146,6 +146,7 @@ void sqp_dirscan_destroy(struct sqp_dirscan *s)
 	free(s->roots);
 	free(s->arena);
 	free(s->nodes);
+	free(s->left_out);
 	free(s->links);
 	free(s->order);
 	free(s->files);

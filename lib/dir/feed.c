@@ -87,7 +87,8 @@ static int fd_skip(void *user, uint64_t n)
 	return 0;
 }
 
-/* A file gone or unreadable at open: fail, or leave it out with a warning. */
+/* A file gone or unreadable at open: fail, or leave it out with a warning
+ * (then 1: feed_all remembers it, so its hard links are left out too). */
 static int open_failed(struct sqp_dirscan *s, const char *path, int err)
 {
 	int vanished = err == ENOENT;
@@ -97,10 +98,39 @@ static int open_failed(struct sqp_dirscan *s, const char *path, int err)
 	if (skip) {
 		dir_warn(s, "'%s': %s; left out", path,
 			 vanished ? "vanished while the tree was packed" : strerror(err));
-		return 0;
+		return 1;
 	}
 	return dir_fail(s, sqp_errno_code(err), "'%s': %s", path,
 			vanished ? "vanished while the tree was packed" : strerror(err));
+}
+
+/* Entries left out with a warning are rare: a short list, searched only
+ * for hard links. */
+static int remember_left_out(struct sqp_dirscan *s, uint32_t node)
+{
+	uint32_t *grown;
+
+	if (s->left_out_count == s->left_out_cap) {
+		size_t cap = s->left_out_cap ? s->left_out_cap * 2 : 16;
+
+		grown = realloc(s->left_out, cap * sizeof(*grown));
+		if (grown == NULL)
+			return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
+		s->left_out = grown;
+		s->left_out_cap = cap;
+	}
+	s->left_out[s->left_out_count++] = node;
+	return 0;
+}
+
+static int was_left_out(const struct sqp_dirscan *s, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < s->left_out_count; i++)
+		if (s->left_out[i] == node)
+			return 1;
+	return 0;
 }
 
 static int changed(struct sqp_dirscan *s, const char *path)
@@ -171,6 +201,11 @@ static int feed_other(struct sqp_dirscan *s, struct sqp_writer *w, const char *p
 	int ret;
 
 	if (n->link != DNODE_NONE) {
+		if (was_left_out(s, n->link)) {
+			dir_warn(s, "'%s': hard link to '%s', which was left out; left out",
+				 path, dnode_path(s, &s->nodes[n->link]));
+			return 1;
+		}
 		e.mode = n->mode;
 		e.is_hardlink = 1;
 		e.link_target = dnode_path(s, &s->nodes[n->link]);
@@ -223,6 +258,10 @@ static int feed_all(struct sqp_dirscan *s, struct sqp_writer *w)
 			readers_release(s, sl);
 		} else {
 			ret = feed_other(s, w, path, n);
+		}
+		if (ret == 1) {
+			ret = remember_left_out(s, s->order[k]);
+			continue;
 		}
 		if (ret == 0 && s->desc.on_entry != NULL)
 			s->desc.on_entry(s->desc.on_entry_user, path);

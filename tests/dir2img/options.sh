@@ -136,6 +136,7 @@ if command -v setpriv >/dev/null 2>&1; then
 	echo ok > "$U/tree/d/readable"
 	echo secret > "$U/tree/d/secret"
 	chmod 600 "$U/tree/d/secret"
+	ln "$U/tree/d/secret" "$U/tree/d/secret2"   # its hard link goes too
 	chown 65534:65534 "$U/out"
 	chmod 755 "$T" "$U"
 	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
@@ -145,6 +146,8 @@ if command -v setpriv >/dev/null 2>&1; then
 	$nobody "$DIR2IMG" -q --skip-unreadable "$U/out/b.img" "$U/tree" 2> "$T/err"
 	check "--skip-unreadable: exit 0 with a warning naming it" \
 		sh -c "test $? = 0 && grep -q \"warning: 'd/secret'.*left out\" '$T/err'"
+	check "--skip-unreadable: its hard link left out with a warning naming both" \
+		grep -q "warning: 'd/secret2': hard link to 'd/secret', which was left out" "$T/err"
 	check "--skip-unreadable: the file left out, the rest packed" \
 		sh -c "unsquashfs -lln '$U/out/b.img' | grep -q d/readable && ! unsquashfs -lln '$U/out/b.img' | grep -q secret"
 fi
