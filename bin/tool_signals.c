@@ -16,6 +16,8 @@
 static char temp_path[4096];
 static volatile sig_atomic_t temp_set;
 static char interrupted_msg[128];
+static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+static sigset_t held_mask;    /* the mask before tool_signals_hold() */
 
 static void on_signal(int sig)
 {
@@ -30,7 +32,6 @@ static void on_signal(int sig)
 
 void tool_signals_install(const char *message)
 {
-	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
 
 	snprintf(interrupted_msg, sizeof(interrupted_msg), "%s\n", message);
@@ -56,4 +57,19 @@ void tool_signals_temp(const char *path)
 		return;
 	snprintf(temp_path, sizeof(temp_path), "%s", path);
 	temp_set = 1;
+}
+
+void tool_signals_hold(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaddset(&set, fatal[i]);
+	sigprocmask(SIG_BLOCK, &set, &held_mask);
+}
+
+void tool_signals_release(void)
+{
+	sigprocmask(SIG_SETMASK, &held_mask, NULL);
 }

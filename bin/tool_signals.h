@@ -12,5 +12,11 @@
 void tool_signals_install(const char *message);
 /* The temporary file to remove on a signal (NULL: none any more). */
 void tool_signals_temp(const char *path);
+/* Hold the fatal signals from before the temporary file is created until
+ * it is registered, so none can leave it behind: a signal held meanwhile
+ * is delivered at the release (and then removes the file). Hold and
+ * release in one thread, before any other thread starts. */
+void tool_signals_hold(void);
+void tool_signals_release(void);
 
 #endif
