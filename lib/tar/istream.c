@@ -1,300 +1,266 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * istream.c - buffered, optionally decompressing input for the tar reader.
+ * istream.c - tar input read ahead on its own thread.
  *
- * Two buffers: raw bytes from the descriptor, and decoded bytes the
- * reader consumes. For plain input the decoded buffer is filled straight
- * from the descriptor. Compression is detected at the first fill from the
- * magic bytes, so the caller never needs to say what the input is.
+ * A reader thread fills a small ring of large buffers with decoded bytes
+ * (idecode.c: read(), and decompression for compressed input) while the
+ * caller's thread parses the tar and copies file data out of them. For a
+ * packer with cheap codecs that copy out of the page cache, or the input
+ * decompression, would otherwise be most of the work left on the thread
+ * that orders everything. Memory stays bounded: SLOTS x SLOT_SIZE.
  *
- * Invariant: out_pos <= out_len <= OUT_SIZE and raw_pos <= raw_len; bytes
- * in out[out_pos, out_len) are decoded and not yet consumed.
+ * The thread reports in stream order: a slot holds data, or the end of
+ * the input (len 0), or an error (status < 0, message in thread_err), so
+ * the caller meets an input error exactly where serial reading would.
+ * What follows a compressed stream is read only when the caller drains.
+ *
+ * Invariant: consumed <= filled <= consumed + SLOTS; slots [consumed,
+ * filled) belong to the caller, the others to the thread; the lock
+ * orders every hand-over. The caller reads slot cur (= consumed - 1 once
+ * taken) at pos < its len.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sqpack/error.h"
+#include "tar/idecode.h"
 #include "tar/istream.h"
-#include "tar/tcodec.h"
 
-#define RAW_SIZE (256u << 10)
-#define OUT_SIZE (1u << 20)
+/* 4 MiB ahead: enough that the reader thread rarely waits on the caller
+ * or the caller on it; large reads keep the system calls off the profile. */
+#define SLOTS 4
+#define SLOT_SIZE (1u << 20)
+
+struct slot {
+	uint8_t *data;
+	size_t len;              /* 0 with status 0: the input has ended */
+	int status;              /* 0, or the thread's error */
+	const char *compression; /* as detected when the slot was filled */
+};
 
 struct istream {
-	int fd;
-	const char *name;
-	struct sqp_errbuf *err;
-	const struct tar_codec *dec; /* NULL: plain input */
-	void *dec_state;
-	const char *compression;
-	int detected;
-	int raw_eof;     /* the descriptor reported end of file */
-	int stream_end;  /* the decoder saw the end of the compressed data */
-	uint8_t *raw;
-	size_t raw_pos, raw_len;
-	uint8_t *out;
-	size_t out_pos, out_len;
+	struct sqp_errbuf *err;  /* the caller's */
+	struct idecode *dec;     /* the thread's */
+	struct sqp_errbuf thread_err;
+	int whole;               /* fill whole slots: the input is a file */
+	int cancel[2];           /* a pipe: closing [1] stops a blocked read */
+
+	pthread_t thread;
+	int started;
+	pthread_mutex_t lock;    /* protects everything down to drain_status */
+	pthread_cond_t filled_cv, freed_cv;
+	struct slot slots[SLOTS];
+	uint64_t filled, consumed;
+	int stop, drain_asked, drained, drain_status;
+
+	/* The caller's alone. */
+	struct slot *cur;        /* slots[consumed % SLOTS] while taken */
+	size_t pos;
+	int at_end;              /* cur is the end or an error */
 	uint64_t offset;
+	const char *compression;
 };
+
+/* Fill one slot: for a regular file up to SLOT_SIZE (reads cannot block
+ * for long), for a pipe what one read gives, so the caller is never kept
+ * waiting for bytes that were already there. */
+static void fill_slot(struct istream *s, struct slot *sl)
+{
+	long n;
+
+	sl->len = 0;
+	sl->status = 0;
+	do {
+		n = idecode_fill(s->dec, sl->data + sl->len, SLOT_SIZE - sl->len);
+		if (n > 0)
+			sl->len += (size_t)n;
+	} while (n > 0 && s->whole && sl->len < SLOT_SIZE);
+	/* Bytes before an error are delivered first, the error next time. */
+	if (n < 0 && sl->len == 0)
+		sl->status = (int)n;
+	sl->compression = idecode_compression(s->dec);
+}
+
+/* With the lock held, after the last slot (the end or an error): on the
+ * caller's request, read what follows a compressed stream. */
+static void finish_input(struct istream *s)
+{
+	while (!s->stop && !s->drain_asked)
+		pthread_cond_wait(&s->freed_cv, &s->lock);
+	if (!s->stop && s->slots[(s->filled - 1) % SLOTS].status == 0) {
+		pthread_mutex_unlock(&s->lock);
+		s->drain_status = idecode_finish(s->dec);
+		pthread_mutex_lock(&s->lock);
+	}
+	s->drained = 1;
+	pthread_cond_signal(&s->filled_cv);
+}
+
+static void *reader_main(void *arg)
+{
+	struct istream *s = arg;
+	struct slot *sl;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stop && s->filled - s->consumed == SLOTS)
+			pthread_cond_wait(&s->freed_cv, &s->lock);
+		if (s->stop)
+			break;
+		sl = &s->slots[s->filled % SLOTS];
+		pthread_mutex_unlock(&s->lock);
+		fill_slot(s, sl);
+		pthread_mutex_lock(&s->lock);
+		s->filled++;
+		pthread_cond_signal(&s->filled_cv);
+		if (sl->len == 0) {
+			finish_input(s);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Not regular files: poll() with a way out, since read() may block. */
+static int setup_input(struct istream *s, int fd)
+{
+	struct stat st;
+
+	s->whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (s->whole)
+		return 0;
+	if (pipe(s->cancel) != 0)
+		return sqp_err(s->err, sqp_errno_code(errno), "creating a pipe: %s",
+			       strerror(errno));
+	(void)fcntl(s->cancel[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(s->cancel[1], F_SETFD, FD_CLOEXEC);
+	idecode_set_cancel(s->dec, s->cancel[0]);
+	return 0;
+}
 
 int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct istream **out)
 {
 	struct istream *s = calloc(1, sizeof(*s));
+	int i, ret;
 
 	if (s == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
-	s->fd = fd;
-	s->name = name != NULL ? name : "input";
 	s->err = err;
+	s->cancel[0] = s->cancel[1] = -1;
 	s->compression = "none";
-	s->raw = malloc(RAW_SIZE);
-	s->out = malloc(OUT_SIZE);
-	if (s->raw == NULL || s->out == NULL) {
-		istream_destroy(s);
-		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->filled_cv, NULL);
+	pthread_cond_init(&s->freed_cv, NULL);
+	for (i = 0; i < SLOTS; ++i) {
+		s->slots[i].data = malloc(SLOT_SIZE);
+		if (s->slots[i].data == NULL) {
+			ret = sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
 	}
+	ret = idecode_create(fd, name, &s->thread_err, &s->dec);
+	if (ret != 0) {
+		ret = sqp_err(err, ret, "%s", sqp_errmsg(&s->thread_err));
+		goto fail;
+	}
+	if ((ret = setup_input(s, fd)) != 0)
+		goto fail;
+	if (pthread_create(&s->thread, NULL, reader_main, s) != 0) {
+		ret = sqp_err(err, SQP_ERR_NOMEM, "cannot start the input reader thread");
+		goto fail;
+	}
+	s->started = 1;
 	*out = s;
 	return 0;
+fail:
+	istream_destroy(s);
+	return ret;
 }
 
 void istream_destroy(struct istream *s)
 {
+	int i;
+
 	if (s == NULL)
 		return;
-	if (s->dec != NULL && s->dec_state != NULL)
-		s->dec->dec_destroy(s->dec_state);
-	free(s->raw);
-	free(s->out);
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_cond_signal(&s->freed_cv);
+		pthread_mutex_unlock(&s->lock);
+		if (s->cancel[1] >= 0)
+			close(s->cancel[1]); /* a blocked poll() wakes up */
+		s->cancel[1] = -1;
+		pthread_join(s->thread, NULL);
+	}
+	for (i = 0; i < 2; ++i)
+		if (s->cancel[i] >= 0)
+			close(s->cancel[i]);
+	idecode_destroy(s->dec);
+	for (i = 0; i < SLOTS; ++i)
+		free(s->slots[i].data);
+	pthread_cond_destroy(&s->freed_cv);
+	pthread_cond_destroy(&s->filled_cv);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
-/* Append what the descriptor has to dst (at most cap); 0 at end. */
-static long fd_read(struct istream *s, uint8_t *dst, size_t cap)
+/* Hand the current slot back and take the next one from the thread. */
+static int next_slot(struct istream *s)
 {
-	for (;;) {
-		ssize_t n = read(s->fd, dst, cap);
-
-		if (n >= 0)
-			return (long)n;
-		if (errno != EINTR)
-			return sqp_err(s->err, sqp_errno_code(errno),
-				       "reading %s: %s", s->name,
-				       strerror(errno));
+	pthread_mutex_lock(&s->lock);
+	if (s->cur != NULL) {
+		s->consumed++;
+		pthread_cond_signal(&s->freed_cv);
 	}
-}
-
-static int fill_raw(struct istream *s)
-{
-	long n;
-
-	if (s->raw_pos > 0 && s->raw_pos < s->raw_len)
-		memmove(s->raw, s->raw + s->raw_pos, s->raw_len - s->raw_pos);
-	s->raw_len -= s->raw_pos;
-	s->raw_pos = 0;
-	n = fd_read(s, s->raw + s->raw_len, RAW_SIZE - s->raw_len);
-	if (n < 0)
-		return (int)n;
-	if (n == 0)
-		s->raw_eof = 1;
-	s->raw_len += (size_t)n;
+	while (s->filled == s->consumed)
+		pthread_cond_wait(&s->filled_cv, &s->lock);
+	s->cur = &s->slots[s->consumed % SLOTS];
+	pthread_mutex_unlock(&s->lock);
+	s->pos = 0;
+	s->compression = s->cur->compression;
+	s->at_end = s->cur->len == 0;
+	if (s->cur->status != 0)
+		return sqp_err(s->err, s->cur->status, "%s", sqp_errmsg(&s->thread_err));
 	return 0;
 }
 
-/* At least n raw bytes ahead, unless the input ends first. */
-static int want_raw(struct istream *s, size_t n)
+/* Bytes available in the current slot, taking the next one if needed:
+ * 0 only at the end of the input. */
+static long available(struct istream *s)
 {
-	int ret;
-
-	while (s->raw_len - s->raw_pos < n && !s->raw_eof)
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
-	return 0;
-}
-
-/*
- * Drop zstd/lz4 skippable frames (magic 0x184D2A5?, a 32-bit length,
- * that many bytes of anything): pzstd writes one before every frame, the
- * seekable format one at the end. *skipped counts them.
- */
-static int skip_frames(struct istream *s, int *skipped)
-{
-	int ret;
-
-	*skipped = 0;
-	for (;;) {
-		const uint8_t *p;
-		uint64_t len;
-
-		if ((ret = want_raw(s, 8)) != 0)
-			return ret;
-		p = s->raw + s->raw_pos;
-		if (s->raw_len - s->raw_pos < 8 || (p[0] & 0xf0) != 0x50 ||
-		    p[1] != 0x2a || p[2] != 0x4d || p[3] != 0x18)
-			return 0;
-		len = 8 + ((uint64_t)p[4] | (uint64_t)p[5] << 8 |
-			   (uint64_t)p[6] << 16 | (uint64_t)p[7] << 24);
-		while (len > 0) {
-			size_t n = s->raw_len - s->raw_pos;
-
-			if (n == 0 && s->raw_eof)
-				return sqp_err(s->err, SQP_ERR_TRUNCATED, "%s: "
-					       "truncated skippable frame", s->name);
-			n = n < len ? n : (size_t)len;
-			s->raw_pos += n;
-			len -= n;
-			if (len > 0 && (ret = fill_raw(s)) != 0)
-				return ret;
-		}
-		(*skipped)++;
-	}
-}
-
-static int detect(struct istream *s)
-{
-	const struct tar_codec *c;
-	int skipped, ret;
-
-	/* Enough bytes for the longest magic, unless the input is shorter. */
-	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
-		return ret;
-	s->detected = 1;
-	c = tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos);
-	if (skipped && c == NULL)
-		return sqp_err(s->err, SQP_ERR_BAD_DATA, "%s: a skippable frame "
-			       "is followed by neither zstd nor lz4 data",
-			       s->name);
-	if (c == NULL)
-		return 0;
-	if (c->dec_create == NULL)
-		return sqp_err(s->err, SQP_ERR_UNSUPPORTED,
-			       "%s: input is %s-compressed, but this build "
-			       "cannot decompress %s", s->name, c->name, c->name);
-	ret = c->dec_create(&s->dec_state);
-	if (ret != 0)
-		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
-			       s->name, c->name);
-	s->dec = c;
-	s->compression = c->name;
-	return 0;
-}
-
-/*
- * A compressed member ended. Concatenated members (gzip -c a >> b, pzstd,
- * pbzip2, pixz output) are one stream: if the next bytes, past skippable
- * frames, carry the same magic, restart the decoder; anything else ends
- * the compressed data.
- */
-static int next_member(struct istream *s)
-{
-	int skipped, ret;
-
-	if ((ret = skip_frames(s, &skipped)) != 0 || (ret = want_raw(s, 8)) != 0)
-		return ret;
-	if (tar_codec_detect(s->raw + s->raw_pos, s->raw_len - s->raw_pos) !=
-	    s->dec) {
-		s->stream_end = 1;
-		return 0;
-	}
-	s->dec->dec_destroy(s->dec_state);
-	s->dec_state = NULL;
-	ret = s->dec->dec_create(&s->dec_state);
-	if (ret != 0)
-		return sqp_err(s->err, ret, "%s: setting up the %s decoder",
-			       s->name, s->compression);
-	return 0;
-}
-
-/* Refill out; on return out_len > out_pos, or the input has ended. */
-static int fill_out(struct istream *s)
-{
-	int ret;
-
-	if (!s->detected && (ret = detect(s)) != 0)
-		return ret;
-	s->out_pos = s->out_len = 0;
-	if (s->dec == NULL) {
-		size_t have = s->raw_len - s->raw_pos;
-		long n;
-
-		/* Bytes read for detection are passed on first. */
-		if (have > 0) {
-			memcpy(s->out, s->raw + s->raw_pos, have);
-			s->raw_pos = s->raw_len = 0;
-			s->out_len = have;
-			return 0;
-		}
-		n = fd_read(s, s->out, OUT_SIZE);
-		if (n < 0)
-			return (int)n;
-		s->out_len = (size_t)n;
-		return 0;
-	}
-	while (s->out_len == 0 && !s->stream_end) {
-		const uint8_t *in = s->raw + s->raw_pos;
-		size_t in_len = s->raw_len - s->raw_pos, consumed;
-		uint8_t *out = s->out;
-		size_t out_len = OUT_SIZE;
-		int member_end = 0;
-
-		ret = s->dec->dec_run(s->dec_state, &in, &in_len, &out, &out_len,
-				  &member_end);
-		if (ret != 0)
-			return sqp_err(s->err, ret, "%s: corrupt %s data",
-				       s->name, s->compression);
-		consumed = (size_t)(in - s->raw) - s->raw_pos;
-		s->raw_pos += consumed;
-		s->out_len = OUT_SIZE - out_len;
-		if (member_end) {
-			if ((ret = next_member(s)) != 0)
-				return ret;
-			continue;
-		}
-		if (s->out_len > 0 || consumed > 0)
-			continue;
-		/* The decoder wants more input than there is. */
-		if (s->raw_eof && s->raw_pos == s->raw_len &&
-		    s->dec->dec_clean_end != NULL &&
-		    s->dec->dec_clean_end(s->dec_state)) {
-			s->stream_end = 1;
-			break;
-		}
-		if (s->raw_eof)
-			return sqp_err(s->err, SQP_ERR_TRUNCATED,
-				       "%s: the %s stream is truncated",
-				       s->name, s->compression);
-		if (s->raw_pos == 0 && s->raw_len == RAW_SIZE)
-			return sqp_err(s->err, SQP_ERR_BAD_DATA,
-				       "%s: %s decoder made no progress",
-				       s->name, s->compression);
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
-	}
-	return 0;
-}
-
-long istream_read_some(struct istream *s, void *buf, size_t n)
-{
-	size_t avail;
 	int ret;
 
 	if (s->err->code != 0)
 		return s->err->code;
-	if (s->out_pos == s->out_len) {
-		if ((ret = fill_out(s)) != 0)
+	while (!s->at_end && (s->cur == NULL || s->pos == s->cur->len)) {
+		if ((ret = next_slot(s)) != 0)
 			return ret;
 	}
-	avail = s->out_len - s->out_pos;
-	if (avail > n)
-		avail = n;
-	memcpy(buf, s->out + s->out_pos, avail);
-	s->out_pos += avail;
-	s->offset += avail;
-	return (long)avail;
+	return s->at_end ? 0 : (long)(s->cur->len - s->pos);
+}
+
+long istream_read_some(struct istream *s, void *buf, size_t n)
+{
+	long avail = available(s);
+
+	if (avail <= 0)
+		return avail;
+	if ((size_t)avail > n)
+		avail = (long)n;
+	memcpy(buf, s->cur->data + s->pos, (size_t)avail);
+	s->pos += (size_t)avail;
+	s->offset += (uint64_t)avail;
+	return avail;
 }
 
 int istream_read(struct istream *s, void *buf, size_t n)
@@ -316,46 +282,40 @@ int istream_read(struct istream *s, void *buf, size_t n)
 
 int istream_skip(struct istream *s, uint64_t n)
 {
-	int ret;
-
 	while (n > 0) {
-		size_t avail;
+		long avail = available(s);
 
-		if (s->err->code != 0)
-			return s->err->code;
-		if (s->out_pos == s->out_len) {
-			if ((ret = fill_out(s)) != 0)
-				return ret;
-			if (s->out_len == 0)
-				return SQP_ERR_TRUNCATED;
-		}
-		avail = s->out_len - s->out_pos;
-		if (avail > n)
-			avail = (size_t)n;
-		s->out_pos += avail;
-		s->offset += avail;
-		n -= avail;
+		if (avail < 0)
+			return (int)avail;
+		if (avail == 0)
+			return SQP_ERR_TRUNCATED;
+		if ((uint64_t)avail > n)
+			avail = (long)n;
+		s->pos += (size_t)avail;
+		s->offset += (uint64_t)avail;
+		n -= (uint64_t)avail;
 	}
 	return 0;
 }
 
 int istream_drain(struct istream *s)
 {
-	int ret;
+	long avail;
 
-	do {
-		s->offset += s->out_len - s->out_pos;
-		s->out_pos = s->out_len;
-		if ((ret = fill_out(s)) != 0)
-			return ret;
-	} while (s->out_len > 0);
-	/* Whatever follows the end of a compressed stream is not ours to
-	 * judge; read it so the producer can finish. */
-	while (s->dec != NULL && !s->raw_eof) {
-		s->raw_pos = s->raw_len = 0;
-		if ((ret = fill_raw(s)) != 0)
-			return ret;
+	while ((avail = available(s)) > 0) {
+		s->pos += (size_t)avail;
+		s->offset += (uint64_t)avail;
 	}
+	if (avail < 0)
+		return (int)avail;
+	pthread_mutex_lock(&s->lock);
+	s->drain_asked = 1;
+	pthread_cond_signal(&s->freed_cv);
+	while (!s->drained)
+		pthread_cond_wait(&s->filled_cv, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	if (s->drain_status != 0)
+		return sqp_err(s->err, s->drain_status, "%s", sqp_errmsg(&s->thread_err));
 	return 0;
 }
 

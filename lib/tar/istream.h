@@ -3,7 +3,9 @@
  * istream.h - a forward-only buffered byte stream over a file descriptor
  * that transparently decompresses gzip, xz, zstd, lz4 (frame and legacy)
  * and bzip2 input, detected from the first bytes (past zstd/lz4
- * skippable frames). Works on pipes; never seeks.
+ * skippable frames). Works on pipes; never seeks. A reader thread of its
+ * own reads and decodes ahead (a few MiB); the functions below are for
+ * one thread, the caller's.
  */
 #ifndef SQP_TAR_ISTREAM_H
 #define SQP_TAR_ISTREAM_H

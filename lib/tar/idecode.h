@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * idecode.h - decoded bytes of a tar input descriptor: plain, or gzip,
+ * xz, zstd, lz4 (frame and legacy), bzip2, detected from the first bytes
+ * (past zstd/lz4 skippable frames). Works on pipes; never seeks. Used by
+ * istream.c's reader thread only: one thread at a time.
+ */
+#ifndef SQP_TAR_IDECODE_H
+#define SQP_TAR_IDECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/errbuf.h"
+
+struct idecode;
+
+/* err must outlive the object: every error is latched there. */
+int idecode_create(int fd, const char *name, struct sqp_errbuf *err,
+		   struct idecode **out);
+void idecode_destroy(struct idecode *s);
+
+/* Before the first fill: wait for input with poll() and give up with
+ * SQP_ERR_CANCELED once cancel_fd is readable (for pipes and terminals,
+ * whose read() may block for ever). */
+void idecode_set_cancel(struct idecode *s, int cancel_fd);
+
+/* Up to cap decoded bytes into dst: the count, 0 only at the end of the
+ * input, or a negative error (latched). */
+long idecode_fill(struct idecode *s, uint8_t *dst, size_t cap);
+/* After the end: read what follows a compressed stream, so that a writer
+ * into a pipe is not killed by SIGPIPE. */
+int idecode_finish(struct idecode *s);
+
+/* "none", "gzip", "xz", ... once the first fill happened. */
+const char *idecode_compression(const struct idecode *s);
+
+#endif
