@@ -14,8 +14,12 @@
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
- * least 8 and at most FRAG_SLOTS_MAX), and at most
- * ENTRIES_MAX entries waiting; nothing grows with the image.
+ * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
+ * (ENTRIES_MAX) entries waiting; nothing grows with the image.
+ *
+ * With the consumer's put(), a worker hands a data block on itself
+ * right after decompressing it; the job is still retired in order, so
+ * the consumer's end(e) still comes after every piece of e is placed.
  *
  * Fragment blocks: many files share one, so decompressed fragment blocks
  * stay in a small LRU cache. Whether a tail hits is decided when its job
@@ -54,6 +58,8 @@ struct bjob {
 	uint32_t disk_size;
 	int raw;                 /* stored uncompressed */
 	uint32_t out_len;        /* bytes of the file this job gives */
+	uint64_t pos;            /* where in the file they go */
+	int put_err;             /* put()'s -errno (set by the worker) */
 	uint32_t frag_index, frag_off;
 	unsigned slot;           /* fragment cache slot it fills or reads */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
@@ -89,7 +95,7 @@ struct rd_blockrd {
 	} plan[FRAG_SLOTS_MAX];
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
-	size_t entry_count;
+	size_t entry_count, max_entries;
 };
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
@@ -117,6 +123,10 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	if (j->kind == BJ_DATA ? j->got != j->out_len :
 				 j->frag_off + j->out_len > j->got)
 		return SQP_ERR_CORRUPT;
+	if (j->kind == BJ_DATA && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->buf,
+				      j->out_len)) != 0)
+		return SQP_ERR_IO;
 	return 0;
 }
 
@@ -162,6 +172,7 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->img = img;
 	b->ops = desc->ops;
 	b->user = desc->user;
+	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
 	pd.workers = sqp_pipeline_workers(desc->jobs);
@@ -236,6 +247,9 @@ static int job_failed(struct rd_blockrd *b, struct bjob *j, const char *why)
 	char msg[SQP_ERRMSG_MAX];
 	int code = j->pj.status == SQP_ERR_NOMEM ? SQP_ERR_NOMEM : SQP_ERR_CORRUPT;
 
+	if (j->put_err != 0)
+		return rd_err(b->img, sqp_errno_code(-j->put_err), "'%s': "
+			      "writing: %s", j->owner->name, strerror(-j->put_err));
 	snprintf(msg, sizeof(msg), "%s: '%s': %s block at offset %llu: %s",
 		 b->img->name, j->owner->name,
 		 j->kind == BJ_DATA ? "data" : "fragment",
@@ -319,8 +333,9 @@ static int retire_head(struct rd_blockrd *b, int block)
 		ret = rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: entry order");
 	if (ret == 0)
 		ret = job_bytes(b, j, &data, &skip);
-	if (ret == 0 && !skip)
-		ret = b->ops->data(b->user, j->owner, data, j->out_len);
+	/* A block a worker put() is placed already. */
+	if (ret == 0 && !skip && !(j->kind == BJ_DATA && b->ops->put != NULL))
+		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
 	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
 	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
@@ -354,6 +369,7 @@ static int take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	memset(&(*out)->pj, 0, sizeof((*out)->pj));
 	(*out)->owner = e;
 	(*out)->got = 0;
+	(*out)->put_err = 0;
 	(*out)->next = NULL;
 	return 0;
 }
@@ -429,6 +445,7 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 			     r->u.file.frag_index != SQFS_NO_FRAGMENT ||
 			     r->u.file.size % bs == 0 ?
 			     bs : (uint32_t)(r->u.file.size % bs);
+		j->pos = i * bs;
 		pos += disk;
 		submit(b, j);
 	}
@@ -466,6 +483,7 @@ static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 	j->frag_index = r->u.file.frag_index;
 	j->frag_off = r->u.file.frag_offset;
 	j->out_len = (uint32_t)(r->u.file.size % img->sb.block_size);
+	j->pos = r->u.file.size - j->out_len;
 	submit(b, j);
 	return 0;
 }
@@ -480,7 +498,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	e->next = NULL;
 	/* Entries without data pile up behind a file whose blocks are in
 	 * flight; deliver some before the queue grows long. */
-	while (ret >= 0 && b->entry_count >= ENTRIES_MAX && b->qhead != NULL)
+	while (ret >= 0 && b->entry_count >= b->max_entries && b->qhead != NULL)
 		ret = retire_head(b, 1);
 	if (b->tail != NULL)
 		b->tail->next = e;
