@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "imginfo.h"
 #include "imginfo_check.h"
 #include "sqpack/sqpack.h"
 
@@ -40,7 +41,8 @@ static int bad_usage(const char *fmt, const char *arg)
 
 int imginfo_check_main(int argc, char **argv)
 {
-	struct sqp_check_desc d = { .report = on_problem };
+	struct sqp_check_desc d = { .report = on_problem,
+				    .offset = imginfo_offset() };
 	struct sqp_check_stats st;
 	int quiet = 0, c, ret;
 	char *end;

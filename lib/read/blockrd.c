@@ -107,10 +107,11 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	int n, ret;
 
 	if (j->raw) {
-		ret = sqp_pread_full(b->img->fd, j->offset, j->buf, j->disk_size);
+		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
+				     j->disk_size);
 		n = (int)j->disk_size;
 	} else {
-		ret = sqp_pread_full(b->img->fd, j->offset, w->scratch,
+		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, w->scratch,
 				     j->disk_size);
 		n = ret ? 0 : sqp_decompress(w->codec, w->scratch, j->disk_size,
 					     j->buf, bs);

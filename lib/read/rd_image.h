@@ -40,6 +40,7 @@ struct rd_xattrs {
 struct sqp_image {
 	struct sqp_errbuf err;
 	int fd;
+	uint64_t base;          /* where the image starts in fd */
 	const char *name;
 	sqp_warn_fn warn;
 	void *warn_user;
