@@ -235,6 +235,8 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	free(img->xattr_locs);
 	free(img->export_locs);
 	rd_xattrs_free(&img->xscratch);
+	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++)
+		free(img->frags[i].buf);
 	free(img);
 }
 
