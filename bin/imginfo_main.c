@@ -8,12 +8,11 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "imginfo.h"
 #include "imginfo_check.h"
+#include "tool_args.h"
 
 struct command {
 	const char *name;
@@ -47,9 +46,9 @@ static void usage(FILE *f)
  * commands see their usual arguments. 0, or 2 after a usage message. */
 static int take_offset(int *argc, char ***argv)
 {
-	char **av = *argv, *end;
+	char **av = *argv;
 	const char *arg;
-	unsigned long long v;
+	uint64_t v;
 	int used;
 
 	if (*argc < 2 || strncmp(av[1], "--offset", 8) != 0 ||
@@ -59,9 +58,7 @@ static int take_offset(int *argc, char ***argv)
 	if (used == 2 && *argc < 3)
 		return imginfo_bad_usage("%s", "--offset needs a value");
 	arg = used == 1 ? av[1] + 9 : av[2];
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || errno != 0 || *end != '\0')
+	if (tool_offset(arg, &v) != 0)
 		return imginfo_bad_usage("--offset '%s' is not a byte count", arg);
 	imginfo_set_offset(v);
 	av[used] = av[0];

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # offset.sh - imginfo --offset N reads an image that starts N bytes into
-# its file (tar2img --offset, an AppImage's layout): unsquashfs -o N
+# its file (tar2img --offset, an AppImage's layout), and so do img2tar
+# and img2dir (the same tar as the bare image's, the source tree back);
+# unsquashfs -o N
 # reads the same file; the summary, ls -lR and stat equal those of the
 # bare image cut out of it; check passes (its data blocks are found, so
 # the block reader counts from N too) and cat gives the files' bytes;
@@ -57,6 +59,12 @@ for f in d/random d/count small; do
 	check "cat $f with --offset gives its bytes" cmp -s "$T/out" "$T/src/$f"
 done
 check "diff of the file with itself, --offset" "$IMGINFO" --offset $N diff "$T/app.img" "$T/app.img"
+"$IMG2TAR" --offset $N -o "$T/a.tar" "$T/app.img" 2> /dev/null
+"$IMG2TAR" -o "$T/b.tar" "$T/bare.img" 2> /dev/null
+check "img2tar --offset writes the bare image's tar" \
+	sh -c "test -s '$T/a.tar' && cmp -s '$T/a.tar' '$T/b.tar'"
+run "img2dir --offset" "$top_builddir/bin/img2dir" -q --offset $N "$T/app.img" "$T/tree"
+check "img2dir --offset gives the tree back" diff -r "$T/src" "$T/tree"
 
 # A byte of d/random's first data block (it is stored raw: random
 # bytes do not compress) is changed; only a reader that counts from N
