@@ -12,7 +12,8 @@
  * soon as they reach the head. That keeps a million small files from
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
- * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline),
+ * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
+ * within JOB_MEMORY: 24 jobs of 1 MiB blocks, 36 of 128 KiB at -j 2),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image.
@@ -47,7 +48,7 @@
 #define FRAG_MEMORY (8u << 20)
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
-#define JOB_MEMORY (48u << 20)
+#define JOB_MEMORY (24u << 20)
 
 enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
 
@@ -177,7 +178,10 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
 	pd.workers = sqp_pipeline_workers(desc->jobs);
-	pd.capacity = sqp_pipeline_capacity(pd.workers, img->sb.block_size,
+	/* Sized as for four times the workers: a block decompresses in
+	 * about as long as the consumer takes for a few small files, so a
+	 * deeper queue keeps the workers busy through runs of them. */
+	pd.capacity = sqp_pipeline_capacity(pd.workers * 4, img->sb.block_size,
 					    JOB_MEMORY);
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
