@@ -27,6 +27,7 @@ struct options {
 	const char *image, *dir;
 	const char *const *paths;
 	size_t path_count;
+	uint64_t offset;
 	unsigned jobs, flags;
 	int quiet;
 };
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 	      "  -f, --force           replace existing files (directories are\n"
 	      "                        always merged)\n"
 	      "  -j, --jobs N          decompression threads (default: CPUs)\n"
+	      "      --offset N        the image starts N bytes into IMAGE\n"
 	      "      --no-owner        do not restore owners (the default when\n"
 	      "                        not run as root)\n"
 	      "      --no-xattrs       leave extended attributes out\n"
@@ -67,6 +69,7 @@ static int parse(int argc, char **argv, struct options *o)
 	static const struct option longs[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "offset", required_argument, NULL, 'B' },
 		{ "no-owner", no_argument, NULL, 'O' },
 		{ "no-xattrs", no_argument, NULL, 'x' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -84,6 +87,11 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'O': o->flags |= SQP_IMG2DIR_NO_OWNER; break;
 		case 'x': o->flags |= SQP_IMG2DIR_NO_XATTRS; break;
 		case 'q': o->quiet = 1; break;
+		case 'B':
+			if (tool_offset(optarg, &o->offset) != 0)
+				return bad_usage("--offset '%s' is not a byte count",
+						 optarg);
+			break;
 		case 'j':
 			if (tool_jobs(optarg, &o->jobs) != 0)
 				return bad_usage("bad job count '%s'", optarg);
@@ -108,7 +116,7 @@ static int parse(int argc, char **argv, struct options *o)
 static int extract(const struct options *o, int img_fd, int dir_fd)
 {
 	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
-				     .warn = on_warning };
+				     .warn = on_warning, .offset = o->offset };
 	struct sqp_img2dir_desc xd = { .jobs = o->jobs, .flags = o->flags,
 				       .paths = o->paths,
 				       .path_count = o->path_count };

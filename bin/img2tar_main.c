@@ -27,6 +27,7 @@ struct options {
 	const char *image;
 	const char *const *paths;
 	size_t path_count;
+	uint64_t offset;
 	unsigned jobs;
 	unsigned flags;
 	int compression;
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 	      "  -f, --force           replace FILE if it exists\n"
 	      "  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"
 	      "  -j, --jobs N          decompression threads (default: CPUs)\n"
+	      "      --offset N        the image starts N bytes into IMAGE\n"
 	      "      --sparse          keep holes (GNU sparse 1.0) instead of\n"
 	      "                        writing them out as zeros\n"
 	      "      --no-xattrs       leave extended attributes out\n"
@@ -72,6 +74,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "compress", required_argument, NULL, 'z' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "offset", required_argument, NULL, 'B' },
 		{ "sparse", no_argument, NULL, 's' },
 		{ "no-xattrs", no_argument, NULL, 'x' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -100,6 +103,11 @@ static int parse(int argc, char **argv, struct options *o)
 				return bad_usage("unknown compression '%s' "
 						 "(gzip, xz, zstd, lz4)", optarg);
 			break;
+		case 'B':
+			if (tool_offset(optarg, &o->offset) != 0)
+				return bad_usage("--offset '%s' is not a byte count",
+						 optarg);
+			break;
 		case 'j':
 			if (tool_jobs(optarg, &o->jobs) != 0)
 				return bad_usage("bad job count '%s'", optarg);
@@ -124,7 +132,7 @@ static int parse(int argc, char **argv, struct options *o)
 static int convert(struct options *o, int img_fd, int out_fd)
 {
 	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
-				     .warn = on_warning };
+				     .warn = on_warning, .offset = o->offset };
 	struct sqp_tar_writer_desc td = { .fd = out_fd, .warn = on_warning,
 					  .compression = o->compression };
 	struct sqp_img2tar_desc xd = { .jobs = o->jobs, .flags = o->flags,

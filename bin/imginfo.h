@@ -19,6 +19,11 @@ int imginfo_cat_main(int argc, char **argv);
 int imginfo_stat_main(int argc, char **argv);
 int imginfo_diff_main(int argc, char **argv);
 
+/* imginfo --offset N: where the images start in their files (an image
+ * appended to an AppImage); imginfo_open and check use it. */
+void imginfo_set_offset(uint64_t offset);
+uint64_t imginfo_offset(void);
+
 /* Open path read-only as an image; on failure print why and return 1. */
 int imginfo_open(const char *path, struct sqp_image **img, int *fd);
 void imginfo_close(struct sqp_image *img, int fd);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "imginfo.h"
 #include "imginfo_check.h"
+#include "tool_args.h"
 #include "sqpack/sqpack.h"
 
 static void on_problem(void *user, const struct sqp_check_problem *p)
@@ -30,40 +32,51 @@ static void on_problem(void *user, const struct sqp_check_problem *p)
 	printf(" %s\n", p->msg);
 }
 
-static int bad_usage(const char *fmt, const char *arg)
+static const char check_help[] =
+	"Usage: imginfo [--offset N] check [-j N] [-q] IMAGE\n"
+	"Check every table, inode, directory and data block of IMAGE; print\n"
+	"one line per problem, with where it is, and exit 1 when there is any.\n\n"
+	"  -j, --jobs N   decompression threads (default: CPUs)\n"
+	"  -q, --quiet    no summary line when there is no problem\n"
+	"  -h, --help     show this help\n";
+
+struct check_opts {
+	struct sqp_check_desc *d;
+	int quiet;
+};
+
+static int on_opt(void *user, int c, const char *arg)
 {
-	fputs("imginfo check: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nUsage: imginfo check [-j N] [-q] IMAGE\n", stderr);
-	return 2;
+	struct check_opts *o = user;
+
+	if (c == 'q') {
+		o->quiet = 1;
+		return 0;
+	}
+	if (tool_jobs(arg, &o->d->jobs) != 0)
+		return imginfo_bad_usage("check: bad job count '%s'", arg);
+	return 0;
 }
 
 int imginfo_check_main(int argc, char **argv)
 {
-	struct sqp_check_desc d = { .report = on_problem };
+	static const struct option longs[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sqp_check_desc d = { .report = on_problem,
+				    .offset = imginfo_offset() };
+	struct check_opts o = { &d, 0 };
 	struct sqp_check_stats st;
-	int quiet = 0, c, ret;
-	char *end;
-	long v;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt(argc, argv, ":j:q")) != -1) {
-		switch (c) {
-		case 'q': quiet = 1; break;
-		case 'j':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || v > 1024)
-				return bad_usage("bad job count '%s'", optarg);
-			d.jobs = (unsigned)v;
-			break;
-		case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
-		default: return bad_usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	ret = imginfo_options(argc, argv, ":j:qh", longs, check_help, on_opt, &o);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
 	if (argc - optind != 1)
-		return bad_usage("%s", "expected one IMAGE");
+		return imginfo_bad_usage("%s", "check: expected one IMAGE");
 	d.name = argv[optind];
 	d.fd = open(d.name, O_RDONLY | O_CLOEXEC);
 	if (d.fd < 0) {
@@ -82,7 +95,7 @@ int imginfo_check_main(int argc, char **argv)
 			sqp_strerror(ret));
 		return 1;
 	}
-	if (!quiet || st.problems > 0)
+	if (!o.quiet || st.problems > 0)
 		fprintf(stderr, "imginfo: %s: %llu problem%s; %llu inodes, %llu "
 			"directories, %llu files, %llu data blocks\n", d.name,
 			(unsigned long long)st.problems, st.problems == 1 ? "" : "s",

@@ -12,6 +12,7 @@
 
 #include "imginfo.h"
 #include "imginfo_check.h"
+#include "tool_args.h"
 
 struct command {
 	const char *name;
@@ -31,18 +32,47 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: imginfo [--json] IMAGE\n"
-	      "       imginfo COMMAND [OPTIONS] ARGS...\n"
-	      "Show what a SquashFS image holds.\n\nCommands:\n", f);
+	fputs("Usage: imginfo [--offset N] [--json] IMAGE\n"
+	      "       imginfo [--offset N] COMMAND [OPTIONS] ARGS...\n"
+	      "Show what a SquashFS image holds.\n\n"
+	      "  --offset N  the image starts N bytes into each file (an AppImage)\n"
+	      "\nCommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].synopsis);
 	fputs("\n'imginfo COMMAND --help' describes a command's options.\n", f);
+}
+
+/* A leading --offset N (or --offset=N): taken out of argv, so the
+ * commands see their usual arguments. 0, or 2 after a usage message. */
+static int take_offset(int *argc, char ***argv)
+{
+	char **av = *argv;
+	const char *arg;
+	uint64_t v;
+	int used;
+
+	if (*argc < 2 || strncmp(av[1], "--offset", 8) != 0 ||
+	    (av[1][8] != '\0' && av[1][8] != '='))
+		return 0;
+	used = av[1][8] == '=' ? 1 : 2;
+	if (used == 2 && *argc < 3)
+		return imginfo_bad_usage("%s", "--offset needs a value");
+	arg = used == 1 ? av[1] + 9 : av[2];
+	if (tool_offset(arg, &v) != 0)
+		return imginfo_bad_usage("--offset '%s' is not a byte count", arg);
+	imginfo_set_offset(v);
+	av[used] = av[0];
+	*argv = av + used;
+	*argc -= used;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	int operands = 0;
 
+	if (take_offset(&argc, &argv) != 0)
+		return 2;
 	if (argc < 2)
 		return imginfo_bad_usage("%s", "missing COMMAND or IMAGE");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

@@ -21,6 +21,19 @@
 
 #include "imginfo.h"
 
+/* The one option before the command; set once by main(). */
+static uint64_t image_offset;
+
+void imginfo_set_offset(uint64_t offset)
+{
+	image_offset = offset;
+}
+
+uint64_t imginfo_offset(void)
+{
+	return image_offset;
+}
+
 static void on_warning(void *user, const char *msg)
 {
 	(void)user;
@@ -29,7 +42,8 @@ static void on_warning(void *user, const char *msg)
 
 int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 {
-	struct sqp_image_desc d = { .name = path, .warn = on_warning };
+	struct sqp_image_desc d = { .name = path, .warn = on_warning,
+				    .offset = image_offset };
 	char msg[512];
 	int ret;
 

@@ -31,3 +31,18 @@ int tool_jobs(const char *arg, unsigned *jobs)
 	*jobs = (unsigned)v;
 	return 0;
 }
+
+int tool_offset(const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}

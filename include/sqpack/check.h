@@ -30,6 +30,7 @@ struct sqp_check_desc {
 	unsigned jobs;          /* decompression threads; 0 = CPUs */
 	sqp_check_fn report;    /* called on this thread for each problem */
 	void *user;
+	uint64_t offset;        /* the superblock's position in fd */
 };
 
 struct sqp_check_stats {

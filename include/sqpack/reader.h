@@ -27,6 +27,10 @@ struct sqp_image_desc {
 	const char *name;    /* for messages; borrowed */
 	sqp_warn_fn warn;    /* optional: skipped sockets, odd xattrs */
 	void *warn_user;
+	/* Where the superblock is in fd (0: at its start), for an image
+	 * inside another file (an AppImage): every position the image holds
+	 * counts from there, and its end is the file's. */
+	uint64_t offset;
 };
 
 /* Open an image: validate the superblock and load the id, fragment,

@@ -290,6 +290,7 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 		return SQP_ERR_ARG;
 	c.d = desc;
 	id.fd = desc->fd;
+	id.offset = desc->offset;
 	id.name = desc->name;
 	ret = sqp_image_create(&id, &c.img, msg, sizeof(msg));
 	if (ret == SQP_ERR_CORRUPT || ret == SQP_ERR_BAD_DATA ||

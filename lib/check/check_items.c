@@ -35,12 +35,13 @@ static int on_start(void *user, struct rd_bentry *be)
 	return 0;
 }
 
-static int on_data(void *user, struct rd_bentry *be, const uint8_t *data,
-		   uint32_t len)
+static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
+		   const uint8_t *data, uint32_t len)
 {
 	struct chk *c = user;
 
 	(void)be;
+	(void)pos;
 	(void)len;
 	if (data != NULL)
 		c->st.blocks++;
@@ -70,12 +71,12 @@ static int on_bad(void *user, struct rd_bentry *be, const char *msg)
 }
 
 static const struct rd_blockrd_ops check_ops = {
-	on_start, on_data, on_end, on_drop, on_bad,
+	on_start, on_data, on_end, on_drop, on_bad, NULL,
 };
 
 int chk_data_start(struct chk *c)
 {
-	struct rd_blockrd_desc bd = { c->img, c->d->jobs, &check_ops, c };
+	struct rd_blockrd_desc bd = { c->img, c->d->jobs, &check_ops, c, 0 };
 
 	return rd_blockrd_create(&bd, &c->br);
 }

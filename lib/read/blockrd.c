@@ -12,10 +12,15 @@
  * soon as they reach the head. That keeps a million small files from
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
- * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline),
+ * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
+ * within JOB_MEMORY: 24 jobs of 1 MiB blocks, 36 of 128 KiB at -j 2),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
- * least 8 and at most FRAG_SLOTS_MAX), and at most
- * ENTRIES_MAX entries waiting; nothing grows with the image.
+ * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
+ * (ENTRIES_MAX) entries waiting; nothing grows with the image.
+ *
+ * With the consumer's put(), a worker hands a data block on itself
+ * right after decompressing it; the job is still retired in order, so
+ * the consumer's end(e) still comes after every piece of e is placed.
  *
  * Fragment blocks: many files share one, so decompressed fragment blocks
  * stay in a small LRU cache. Whether a tail hits is decided when its job
@@ -43,7 +48,7 @@
 #define FRAG_MEMORY (8u << 20)
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
-#define JOB_MEMORY (48u << 20)
+#define JOB_MEMORY (24u << 20)
 
 enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
 
@@ -54,6 +59,8 @@ struct bjob {
 	uint32_t disk_size;
 	int raw;                 /* stored uncompressed */
 	uint32_t out_len;        /* bytes of the file this job gives */
+	uint64_t pos;            /* where in the file they go */
+	int put_err;             /* put()'s -errno (set by the worker) */
 	uint32_t frag_index, frag_off;
 	unsigned slot;           /* fragment cache slot it fills or reads */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
@@ -89,7 +96,7 @@ struct rd_blockrd {
 	} plan[FRAG_SLOTS_MAX];
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
-	size_t entry_count;
+	size_t entry_count, max_entries;
 };
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
@@ -101,10 +108,11 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	int n, ret;
 
 	if (j->raw) {
-		ret = sqp_pread_full(b->img->fd, j->offset, j->buf, j->disk_size);
+		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
+				     j->disk_size);
 		n = (int)j->disk_size;
 	} else {
-		ret = sqp_pread_full(b->img->fd, j->offset, w->scratch,
+		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, w->scratch,
 				     j->disk_size);
 		n = ret ? 0 : sqp_decompress(w->codec, w->scratch, j->disk_size,
 					     j->buf, bs);
@@ -117,6 +125,10 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	if (j->kind == BJ_DATA ? j->got != j->out_len :
 				 j->frag_off + j->out_len > j->got)
 		return SQP_ERR_CORRUPT;
+	if (j->kind == BJ_DATA && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->buf,
+				      j->out_len)) != 0)
+		return SQP_ERR_IO;
 	return 0;
 }
 
@@ -162,10 +174,14 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->img = img;
 	b->ops = desc->ops;
 	b->user = desc->user;
+	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
 	pd.workers = sqp_pipeline_workers(desc->jobs);
-	pd.capacity = sqp_pipeline_capacity(pd.workers, img->sb.block_size,
+	/* Sized as for four times the workers: a block decompresses in
+	 * about as long as the consumer takes for a few small files, so a
+	 * deeper queue keeps the workers busy through runs of them. */
+	pd.capacity = sqp_pipeline_capacity(pd.workers * 4, img->sb.block_size,
 					    JOB_MEMORY);
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
@@ -236,6 +252,9 @@ static int job_failed(struct rd_blockrd *b, struct bjob *j, const char *why)
 	char msg[SQP_ERRMSG_MAX];
 	int code = j->pj.status == SQP_ERR_NOMEM ? SQP_ERR_NOMEM : SQP_ERR_CORRUPT;
 
+	if (j->put_err != 0)
+		return rd_err(b->img, sqp_errno_code(-j->put_err), "'%s': "
+			      "writing: %s", j->owner->name, strerror(-j->put_err));
 	snprintf(msg, sizeof(msg), "%s: '%s': %s block at offset %llu: %s",
 		 b->img->name, j->owner->name,
 		 j->kind == BJ_DATA ? "data" : "fragment",
@@ -319,8 +338,9 @@ static int retire_head(struct rd_blockrd *b, int block)
 		ret = rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: entry order");
 	if (ret == 0)
 		ret = job_bytes(b, j, &data, &skip);
-	if (ret == 0 && !skip)
-		ret = b->ops->data(b->user, j->owner, data, j->out_len);
+	/* A block a worker put() is placed already. */
+	if (ret == 0 && !skip && !(j->kind == BJ_DATA && b->ops->put != NULL))
+		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
 	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
 	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
@@ -354,6 +374,7 @@ static int take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	memset(&(*out)->pj, 0, sizeof((*out)->pj));
 	(*out)->owner = e;
 	(*out)->got = 0;
+	(*out)->put_err = 0;
 	(*out)->next = NULL;
 	return 0;
 }
@@ -429,6 +450,7 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 			     r->u.file.frag_index != SQFS_NO_FRAGMENT ||
 			     r->u.file.size % bs == 0 ?
 			     bs : (uint32_t)(r->u.file.size % bs);
+		j->pos = i * bs;
 		pos += disk;
 		submit(b, j);
 	}
@@ -466,6 +488,7 @@ static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 	j->frag_index = r->u.file.frag_index;
 	j->frag_off = r->u.file.frag_offset;
 	j->out_len = (uint32_t)(r->u.file.size % img->sb.block_size);
+	j->pos = r->u.file.size - j->out_len;
 	submit(b, j);
 	return 0;
 }
@@ -480,7 +503,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	e->next = NULL;
 	/* Entries without data pile up behind a file whose blocks are in
 	 * flight; deliver some before the queue grows long. */
-	while (ret >= 0 && b->entry_count >= ENTRIES_MAX && b->qhead != NULL)
+	while (ret >= 0 && b->entry_count >= b->max_entries && b->qhead != NULL)
 		ret = retire_head(b, 1);
 	if (b->tail != NULL)
 		b->tail->next = e;

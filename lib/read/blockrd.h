@@ -10,7 +10,13 @@
  * start(e) when e becomes the oldest entry, data(e, ...) for each piece
  * of its data in file order, end(e) when it has all of it. Entries
  * without data still go through start/end in order, which is what
- * img2tar (headers between data) and img2dir (directories, links) need.
+ * img2tar (headers between data) and img2dir (directory times) need.
+ *
+ * A consumer whose output takes pieces in any order (img2dir's pwrite)
+ * may give put(): each data block is then handed to it on the worker
+ * that decompressed it, and not to data(); only holes and tails still
+ * come through data() on the caller's thread. That takes the copying of
+ * most bytes off the one thread every entry goes through.
  *
  * Once added, an entry belongs to the reader: end() or, after an error
  * or at destruction, drop() is called for it exactly once.
@@ -29,15 +35,22 @@ struct rd_bentry {
 
 struct rd_blockrd_ops {
 	int (*start)(void *user, struct rd_bentry *e);
-	/* The next len bytes of e's data; data is NULL for a hole (zeros). */
-	int (*data)(void *user, struct rd_bentry *e, const uint8_t *data,
-		    uint32_t len);
+	/* The len bytes of e's data at pos (the next ones in file order);
+	 * data is NULL for a hole (zeros). */
+	int (*data)(void *user, struct rd_bentry *e, uint64_t pos,
+		    const uint8_t *data, uint32_t len);
 	int (*end)(void *user, struct rd_bentry *e);
 	void (*drop)(void *user, struct rd_bentry *e);
 	/* Optional: a block that cannot be read or decompresses to the
 	 * wrong size. Return 0 to go on without its bytes (the checker),
 	 * an error to stop; without it the error latches in the image. */
 	int (*bad)(void *user, struct rd_bentry *e, const char *msg);
+	/* Optional, runs on a worker, possibly before start(e), concurrently
+	 * with other calls (of any entry): a data block's len bytes at pos.
+	 * May only use what e held when it was added. Returns 0 or a
+	 * negative errno, which latches as "'NAME': writing: ...". */
+	int (*put)(void *user, struct rd_bentry *e, uint64_t pos,
+		   const uint8_t *data, uint32_t len);
 };
 
 struct rd_blockrd_desc {
@@ -45,6 +58,9 @@ struct rd_blockrd_desc {
 	unsigned jobs;              /* threads; 0: CPUs, 1: serial */
 	const struct rd_blockrd_ops *ops;
 	void *user;
+	/* Entries added and not yet ended, at most (0: 4096). A consumer
+	 * holding a descriptor per entry keeps it under the fd limit. */
+	unsigned max_entries;
 };
 
 struct rd_blockrd;

@@ -10,7 +10,11 @@
  * on disk, its size word's position in the inode table). Sequential reads
  * move the cursor forward one block at a time; a read before the cursor
  * restarts it from the first block. The last block read is kept, so
- * reads smaller than a block decompress each block once. Invariant: every
+ * reads smaller than a block decompress each block once. Fragment blocks
+ * stay decompressed in the image (rd_image.h, a few, least recently used
+ * goes), since many files' tails share one: reading the files of a
+ * directory one after the other decompresses each block about once, not
+ * once per tail (imginfo diff, cat). Invariant: every
  * block is checked to lie inside the image and to decompress to exactly
  * the length the file size implies before any byte of it is returned.
  */
@@ -87,9 +91,10 @@ SQP_API void sqp_file_close(struct sqp_file *f)
 	free(f);
 }
 
-/* Read disk bytes at pos (stored raw or not) into blk: want bytes. */
-static int load(struct sqp_file *f, uint64_t pos, uint32_t word,
-		uint32_t want, const char *what)
+/* Read disk bytes at pos (stored raw or not) into dst (a block): at
+ * least want bytes. */
+static int load(struct sqp_file *f, uint8_t *dst, uint64_t pos,
+		uint32_t word, uint32_t want, const char *what)
 {
 	struct sqp_image *img = f->img;
 	uint32_t disk = word & SQFS_BLOCK_SIZE_MASK;
@@ -102,13 +107,13 @@ static int load(struct sqp_file *f, uint64_t pos, uint32_t word,
 			      f->ino.raw.inode_number, what,
 			      (unsigned long long)pos);
 	if (word & SQFS_BLOCK_UNCOMPRESSED) {
-		if ((ret = rd_read_at(img, pos, f->blk, disk, what)) != 0)
+		if ((ret = rd_read_at(img, pos, dst, disk, what)) != 0)
 			return ret;
 		n = (int)disk;
 	} else {
 		if ((ret = rd_read_at(img, pos, f->cbuf, disk, what)) != 0)
 			return ret;
-		n = sqp_decompress(img->codec, f->cbuf, disk, f->blk,
+		n = sqp_decompress(img->codec, f->cbuf, disk, dst,
 				   img->sb.block_size);
 	}
 	if (n < 0 || (uint32_t)n < want)
@@ -150,7 +155,7 @@ static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
 		memset(f->blk, 0, want);
 		ret = 0;
 	} else {
-		ret = load(f, f->disk, word, want, "data block");
+		ret = load(f, f->blk, f->disk, word, want, "data block");
 		if (ret >= 0 && (uint32_t)ret != want)
 			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
 				     "%llu holds %d bytes, not %u", img->name,
@@ -161,24 +166,55 @@ static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
 	return ret < 0 ? ret : 0;
 }
 
+/* Fragment block index, decompressed, from the image's cache. */
+static int frag_block(struct sqp_file *f, uint32_t index,
+		      struct rd_frag_slot **out)
+{
+	struct sqp_image *img = f->img;
+	struct rd_frag_slot *s = &img->frags[0];
+	struct sqfs_frag_entry fe;
+	int n;
+
+	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++) {
+		struct rd_frag_slot *c = &img->frags[i];
+
+		if (c->len > 0 && c->index == index) {
+			c->used = ++img->frag_clock;
+			*out = c;
+			return 0;
+		}
+		if (c->used < s->used)
+			s = c;
+	}
+	if ((n = rd_fragment(img, index, &fe)) != 0)
+		return n;
+	if (s->buf == NULL && (s->buf = malloc(img->sb.block_size)) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	s->len = 0;
+	if ((n = load(f, s->buf, fe.start, fe.size, 0, "fragment block")) < 0)
+		return n;
+	s->index = index;
+	s->len = (uint32_t)n;
+	s->used = ++img->frag_clock;
+	*out = s;
+	return 0;
+}
+
 /* The tail (want bytes) from its fragment block into blk. */
 static int load_tail(struct sqp_file *f, uint32_t want)
 {
 	const struct sqfs_inode *r = &f->ino.raw;
-	struct sqfs_frag_entry fe;
-	int n, ret;
+	struct rd_frag_slot *s = NULL;
+	int ret;
 
-	if ((ret = rd_fragment(f->img, r->u.file.frag_index, &fe)) != 0)
+	if ((ret = frag_block(f, r->u.file.frag_index, &s)) != 0)
 		return ret;
-	n = load(f, fe.start, fe.size, 0, "fragment block");
-	if (n < 0)
-		return n;
-	if (r->u.file.frag_offset > (uint32_t)n ||
-	    want > (uint32_t)n - r->u.file.frag_offset)
+	if (r->u.file.frag_offset > s->len ||
+	    want > s->len - r->u.file.frag_offset)
 		return rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: tail "
 			      "outside its fragment block", f->img->name,
 			      r->inode_number);
-	memmove(f->blk, f->blk + r->u.file.frag_offset, want);
+	memcpy(f->blk, s->buf + r->u.file.frag_offset, want);
 	return 0;
 }
 

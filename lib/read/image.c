@@ -51,7 +51,7 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: %s at offset %llu lies "
 			      "past the end of the image", img->name, what,
 			      (unsigned long long)off);
-	ret = sqp_pread_full(img->fd, off, buf, len);
+	ret = sqp_pread_full(img->fd, img->base + off, buf, len);
 	if (ret != 0)
 		return rd_err(img, ret, "%s: reading %s: %s", img->name, what,
 			      ret == SQP_ERR_TRUNCATED ? "unexpected end of file" :

@@ -199,7 +199,15 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 			     strerror(errno));
 		goto fail;
 	}
-	img->file_size = (uint64_t)st.st_size;
+	if ((uint64_t)st.st_size < desc->offset) {
+		ret = rd_err(img, SQP_ERR_CORRUPT, "%s: the offset %llu lies past "
+			     "the end of the file (%llu bytes)", img->name,
+			     (unsigned long long)desc->offset,
+			     (unsigned long long)st.st_size);
+		goto fail;
+	}
+	img->base = desc->offset;
+	img->file_size = (uint64_t)st.st_size - desc->offset;
 	if ((ret = rd_read_at(img, 0, raw, sizeof(raw), "the superblock")) != 0)
 		goto fail;
 	sqfs_super_decode(&img->sb, raw);
@@ -227,6 +235,8 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	free(img->xattr_locs);
 	free(img->export_locs);
 	rd_xattrs_free(&img->xscratch);
+	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++)
+		free(img->frags[i].buf);
 	free(img);
 }
 

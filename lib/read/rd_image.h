@@ -37,9 +37,14 @@ struct rd_xattrs {
 	size_t blob_len, blob_cap;
 };
 
+/* Fragment blocks sqp_file keeps decompressed: tails of one directory
+ * often lie in several blocks (packed in another order than sorted). */
+#define RD_FRAG_SLOTS 8
+
 struct sqp_image {
 	struct sqp_errbuf err;
 	int fd;
+	uint64_t base;          /* where the image starts in fd */
 	const char *name;
 	sqp_warn_fn warn;
 	void *warn_user;
@@ -58,6 +63,14 @@ struct sqp_image {
 	uint64_t *export_locs;         /* NULL: no export table */
 	size_t export_loc_count;
 	struct rd_xattrs xscratch;     /* what sqp_image_xattrs() returns */
+	/* file.c: decompressed fragment blocks, for the tails that share
+	 * one (len 0: empty; buf allocated on first use). */
+	struct rd_frag_slot {
+		uint8_t *buf;
+		uint32_t index, len;
+		uint64_t used;
+	} frags[RD_FRAG_SLOTS];
+	uint64_t frag_clock;
 };
 
 /* A position in a metadata table: block (relative to the table start)

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries,
- * the ordered block reader (read/blockrd.h) decompresses file data on
- * the pool, and its callbacks make each entry, on this thread, strictly
- * in walk order, through dirfs.c.
+ * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries
+ * and each is made at once, on this thread, in walk order, through
+ * dirfs.c; the ordered block reader (read/blockrd.h) decompresses file
+ * data on the pool, and the worker that decompressed a block writes it
+ * into its file (pwrite: blocks may land in any order). What must come
+ * after the data - a file's size, owner, mode, xattrs and times, and a
+ * directory's after all its children - is done in the reader's end(),
+ * strictly in walk order.
  *
  * Invariant: fds[d] is the open directory at depth d of the entry being
  * made (fds[0]: the subtree root, or the target itself for the image
  * root), base the directory holding a subtree root. Every entry is made
  * by one name relative to one of them, so nothing outside the target is
- * reached. A directory is entered (made, opened) when the walk meets it
- * and left - owner, mode, xattrs, times - after its children, so a
- * read-only directory is filled first and its mtime is final.
+ * reached. A directory is made (mode 0700) when the walk meets it; its
+ * descriptor passes to its leave entry, which sets its attributes after
+ * its children, so a read-only directory is filled first and its mtime
+ * is final. Open descriptors: the depth stack plus one per entry the
+ * reader holds, which MAX_ENTRIES bounds far below the usual fd limit.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -31,6 +37,10 @@
 #include "unpack/walk.h"
 #include "util/errbuf.h"
 
+/* Entries the reader holds; each has a descriptor open (1024 is the
+ * usual soft limit, minus the depth stack and the caller's). */
+#define MAX_ENTRIES 256
+
 enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
 
 struct dent {
@@ -42,12 +52,12 @@ struct dent {
 	uint32_t mode, uid, gid;
 	int64_t mtime;
 	uint64_t size;           /* files */
-	uint64_t end, written;   /* where the next data goes; the end of
-				    the bytes written (holes are not) */
+	int hole;                /* a hole was skipped: extend at the end */
 	dev_t rdev;
 	char *target;            /* owned: symlink target, hard link source */
 	struct rd_xattrs xattrs; /* owned */
-	int fd;                  /* a file being written, or -1 */
+	int fd;                  /* a file being written, a directory being
+				    left, or -1 */
 };
 
 struct todir {
@@ -156,21 +166,12 @@ static int hard_link(struct todir *t, struct dent *e, int parent)
 	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
 }
 
-static int on_start(void *user, struct rd_bentry *be)
+/* Make e in parent: a directory (entered: its fd on the stack), a file
+ * (its fd in e), or a link or node, finished here. */
+static int make(struct todir *t, struct dent *e, int parent)
 {
-	struct todir *t = user;
-	struct dent *e = (struct dent *)be;
-	int force = t->flags & SQP_IMG2DIR_FORCE, parent = -1, r;
+	int force = t->flags & SQP_IMG2DIR_FORCE, r;
 
-	if (e->kind == D_LEAVE)
-		return 0;
-	if (e->path[0] == '\0') {
-		/* The image root is the target itself. */
-		t->fds[0] = dup(t->root);
-		return t->fds[0] < 0 ? sys_failed(t, e, "dup", -errno) : 0;
-	}
-	if ((r = parent_of(t, e, &parent)) != 0)
-		return r;
 	switch (e->kind) {
 	case D_ENTER:
 		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
@@ -196,30 +197,73 @@ static int on_start(void *user, struct rd_bentry *be)
 	}
 }
 
-static int on_data(void *user, struct rd_bentry *be, const uint8_t *data,
-		   uint32_t len)
+/* Make e where it belongs; a subtree root's parent (base) is needed
+ * for it alone. */
+static int make_entry(struct todir *t, struct dent *e)
 {
-	struct dent *e = (struct dent *)be;
-	uint64_t off = e->end;
+	int parent = -1, r;
 
-	/* A hole is not written: the file is extended over it at the end. */
-	if (data == NULL) {
-		e->end += len;
-		return 0;
+	if (e->path[0] == '\0') {
+		/* The image root is the target itself. */
+		t->fds[0] = dup(t->root);
+		return t->fds[0] < 0 ? sys_failed(t, e, "dup", -errno) : 0;
 	}
+	if ((r = parent_of(t, e, &parent)) != 0)
+		return r;
+	r = make(t, e, parent);
+	if (e->depth == 0 && t->base >= 0) {
+		close(t->base);
+		t->base = -1;
+	}
+	return r;
+}
+
+static int on_start(void *user, struct rd_bentry *be)
+{
+	(void)user;
+	(void)be;
+	return 0;
+}
+
+static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
+		    uint32_t len)
+{
 	while (len > 0) {
-		ssize_t n = pwrite(e->fd, data, len, (off_t)off);
+		ssize_t n = pwrite(e->fd, data, len, (off_t)pos);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return sys_failed(user, e, "writing", n < 0 ? -errno : -EIO);
+			return n < 0 ? -errno : -EIO;
 		data += n;
 		len -= (uint32_t)n;
-		off += (uint64_t)n;
+		pos += (uint64_t)n;
 	}
-	e->end = e->written = off;
 	return 0;
+}
+
+/* A data block, on the worker that decompressed it. */
+static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
+		  const uint8_t *data, uint32_t len)
+{
+	(void)user;
+	return write_at((struct dent *)be, pos, data, len);
+}
+
+/* A tail or a hole, on this thread. */
+static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
+		   const uint8_t *data, uint32_t len)
+{
+	struct dent *e = (struct dent *)be;
+	int r;
+
+	/* A hole is not written: the file is extended over it at the end. */
+	if (data == NULL) {
+		e->hole = 1;
+		return 0;
+	}
+	r = write_at(e, pos, data, len);
+	return r != 0 ? sys_failed(user, e, "writing", r) : 0;
 }
 
 static int on_end(void *user, struct rd_bentry *be)
@@ -228,23 +272,14 @@ static int on_end(void *user, struct rd_bentry *be)
 	struct dent *e = (struct dent *)be;
 	int r = 0;
 
-	if (e->kind == D_FILE) {
-		if (e->written != e->size && ftruncate(e->fd, (off_t)e->size) != 0)
-			r = sys_failed(t, e, "setting the size", -errno);
-		if (r == 0)
-			r = apply(t, e, e->fd, -1);
-		if (close(e->fd) != 0 && r == 0)
-			r = sys_failed(t, e, "closing", -errno);
-		e->fd = -1;
-	} else if (e->kind == D_LEAVE) {
-		r = apply(t, e, t->fds[e->depth], -1);
-		close(t->fds[e->depth]);
-		t->fds[e->depth] = -1;
-	}
-	if ((e->kind != D_ENTER && e->depth == 0) && t->base >= 0) {
-		close(t->base);
-		t->base = -1;
-	}
+	if (e->kind == D_FILE && e->hole &&
+	    ftruncate(e->fd, (off_t)e->size) != 0)
+		r = sys_failed(t, e, "setting the size", -errno);
+	if (r == 0)
+		r = apply(t, e, e->fd, -1);
+	if (close(e->fd) != 0 && r == 0)
+		r = sys_failed(t, e, "closing", -errno);
+	e->fd = -1;
 	dent_free(e);
 	return r;
 }
@@ -256,7 +291,7 @@ static void on_drop(void *user, struct rd_bentry *be)
 }
 
 static const struct rd_blockrd_ops dir_ops = {
-	on_start, on_data, on_end, on_drop, NULL,
+	on_start, on_data, on_end, on_drop, NULL, on_put,
 };
 
 /* A new entry for node n, with its attributes. */
@@ -312,13 +347,17 @@ static int on_entry(void *user, struct unp_node *n)
 	int ret = dent_new(t, n, kind, &e);
 
 	if (ret == 0 && kind == D_HARDLINK &&
-	    (e->target = strdup(n->first_path)) == NULL) {
-		dent_free(e);
+	    (e->target = strdup(n->first_path)) == NULL)
 		ret = rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
-	}
-	if (ret != 0)
+	if (ret == 0)
+		ret = make_entry(t, e);
+	/* Only a file has more to do, once its data is in. */
+	if (ret != 0 || kind != D_FILE) {
+		if (e != NULL)
+			dent_free(e);
 		return ret;
-	return rd_blockrd_add(t->br, &e->be, kind == D_FILE ? n->ino : NULL);
+	}
+	return rd_blockrd_add(t->br, &e->be, n->ino);
 }
 
 static int on_leave(void *user, struct unp_node *n)
@@ -327,7 +366,11 @@ static int on_leave(void *user, struct unp_node *n)
 	struct dent *e;
 	int ret = dent_new(t, n, D_LEAVE, &e);
 
-	return ret != 0 ? ret : rd_blockrd_add(t->br, &e->be, NULL);
+	if (ret != 0)
+		return ret;
+	e->fd = t->fds[n->depth];
+	t->fds[n->depth] = -1;
+	return rd_blockrd_add(t->br, &e->be, NULL);
 }
 
 static const struct unp_walk_ops walk_ops = { on_entry, on_leave };
@@ -336,7 +379,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     const struct sqp_img2dir_desc *desc)
 {
 	struct todir *t;
-	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL };
+	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, MAX_ENTRIES };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
 	int ret;
 

@@ -59,14 +59,15 @@ static int on_start(void *user, struct rd_bentry *be)
 	return ret != 0 ? tw_failed(t, ret) : 0;
 }
 
-static int on_data(void *user, struct rd_bentry *be, const uint8_t *data,
-		   uint32_t len)
+static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
+		   const uint8_t *data, uint32_t len)
 {
 	static const uint8_t zeros[4096];
 	struct totar *t = user;
 	int ret = 0;
 
 	(void)be;
+	(void)pos;
 	if (data != NULL) {
 		ret = sqp_tar_write_data(t->tw, data, len);
 	} else if (!(t->flags & SQP_IMG2TAR_SPARSE)) {
@@ -94,7 +95,7 @@ static void on_drop(void *user, struct rd_bentry *be)
 }
 
 static const struct rd_blockrd_ops tar_ops = {
-	on_start, on_data, on_end, on_drop, NULL,
+	on_start, on_data, on_end, on_drop, NULL, NULL,
 };
 
 /* For sparse output: the data runs of a file with holes (none: 0). */
@@ -230,7 +231,7 @@ SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
 			     const struct sqp_img2tar_desc *desc)
 {
 	struct totar t = { img, tw, NULL, 0 };
-	struct rd_blockrd_desc bd = { img, 0, &tar_ops, &t };
+	struct rd_blockrd_desc bd = { img, 0, &tar_ops, &t, 0 };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, &t };
 	int ret;
 
