@@ -184,7 +184,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.output != NULL) {
+		tool_signals_hold();
 		ret = sqp_outfile_create(o.output, o.force, &of);
+		if (ret == 0)
+			tool_signals_temp(sqp_outfile_temp_path(of));
+		tool_signals_release();
 		if (ret != 0) {
 			fprintf(stderr, "img2tar: %s: %s\n", o.output,
 				of ? sqp_outfile_error(of) : sqp_strerror(ret));
@@ -192,7 +196,6 @@ int main(int argc, char **argv)
 			close(img_fd);
 			return 1;
 		}
-		tool_signals_temp(sqp_outfile_temp_path(of));
 	}
 	ret = convert(&o, img_fd, of ? sqp_outfile_fd(of) : STDOUT_FILENO);
 	if (ret == 0 && of != NULL && sqp_outfile_commit(of) != 0) {
