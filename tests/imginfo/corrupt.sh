@@ -10,13 +10,7 @@
 need_tool mksquashfs "$PYTHON3" timeout
 IMGINFO=$top_builddir/bin/imginfo
 T=$SCRATCH
-mkdir -p "$T/src/d" "$T/bad"
-for i in $(seq 1 40); do printf 'file %d\n' "$i" > "$T/src/d/f$i"; done
-seq 1 200000 > "$T/src/big"
-ln -s d/f1 "$T/src/link"
-( cd "$T/src" && tar -cf - . ) | "$TAR2IMG" -q -f -c gzip "$T/good.img" || exit 99
-mksquashfs "$T/src" "$T/raw.img" -noI -noD -noF -noX -noappend -quiet -no-progress > /dev/null 2>&1 || exit 99
-$PYTHON3 "$top_srcdir/tests/read/mkcorrupt.py" "$T/good.img" "$T/raw.img" "$T/bad" || exit 99
+corrupt_set "$T" || exit 99
 
 # run WANT-ON-ERROR NAME ARGS...: exit 0, or WANT with a message
 run() {

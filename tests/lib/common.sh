@@ -99,12 +99,32 @@ os.execv(sys.argv[1], sys.argv[1:])' "$@" 2> "$errfile" &
 	done
 	sleep 0.3
 	kill -s "$sig" $pid
+	reap $pid 50
+}
+# reap PID TENTHS: wait up to TENTHS tenths of a second for the background
+# job PID to end, then kill it. Sets rc (its exit status) and waited
+# (tenths waited; TENTHS: it was killed).
+reap() {
 	waited=0
-	while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do
+	while kill -0 "$1" 2>/dev/null && [ $waited -lt "$2" ]; do
 		sleep 0.1; waited=$((waited + 1))
 	done
-	kill -9 $pid 2>/dev/null
-	wait $pid; rc=$?
+	kill -9 "$1" 2>/dev/null
+	wait "$1"; rc=$?
+}
+# corrupt_set DIR: the images the corruption tests start from: DIR/src,
+# DIR/good.img (tar2img, gzip), DIR/raw.img (mksquashfs, metadata
+# uncompressed) and DIR/bad/NAME, one per corruption of mkcorrupt.py.
+# Needs mksquashfs and $PYTHON3.
+corrupt_set() {
+	mkdir -p "$1/src/d" "$1/bad" &&
+	for i in $(seq 1 40); do printf 'file %d\n' "$i" > "$1/src/d/f$i" || return 1; done &&
+	seq 1 200000 > "$1/src/big" &&
+	ln -s d/f1 "$1/src/link" &&
+	( cd "$1/src" && tar -cf - . ) | "$TAR2IMG" -q -f -c gzip "$1/good.img" &&
+	mksquashfs "$1/src" "$1/raw.img" -noI -noD -noF -noX -noappend -quiet -no-progress \
+		> /dev/null 2>&1 &&
+	$PYTHON3 "$top_srcdir/tests/read/mkcorrupt.py" "$1/good.img" "$1/raw.img" "$1/bad"
 }
 # same_tree WHAT DIR REF [treecmp options]: pass when the tree at DIR
 # equals REF (the root's mtime aside); on a failure show the differences.

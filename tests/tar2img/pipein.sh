@@ -56,12 +56,7 @@ mkfifo "$T/fifo" || exit 99
 pid=$!
 exec 4> "$T/fifo"
 cat "$T/junk" >&4
-waited=0
-while kill -0 $pid 2>/dev/null && [ $waited -lt 100 ]; do
-	sleep 0.1; waited=$((waited + 1))
-done
-kill -9 $pid 2>/dev/null
-wait $pid; rc=$?
+reap $pid 100
 exec 4>&-
 if [ $rc -eq 1 ] && [ $waited -lt 100 ] && grep -q "checksum" "$T/err" &&
    [ ! -e "$T/junk.img" ]; then
