@@ -141,6 +141,10 @@ void readers_release(struct sqp_dirscan *s, struct rslot *slot);
 int dir_read_xattrs(int fd, const char *path, struct dxattrs *out);
 void dir_free_xattrs(struct dxattrs *x);
 
+/* Room for need elements of size elem in *arr (capacity *cap, doubled
+ * from 64): 0, or the latched out-of-memory error (scan.c). */
+int dir_grow(struct sqp_dirscan *s, void **arr, size_t *cap, size_t need, size_t elem);
+
 int dir_fail(struct sqp_dirscan *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void dir_warn(struct sqp_dirscan *s, const char *fmt, ...)

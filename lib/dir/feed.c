@@ -108,19 +108,12 @@ static int open_failed(struct sqp_dirscan *s, const char *path, int err)
  * for hard links. */
 static int remember_left_out(struct sqp_dirscan *s, uint32_t node)
 {
-	uint32_t *grown;
+	int ret = dir_grow(s, (void **)&s->left_out, &s->left_out_cap,
+			   s->left_out_count + 1, sizeof(*s->left_out));
 
-	if (s->left_out_count == s->left_out_cap) {
-		size_t cap = s->left_out_cap ? s->left_out_cap * 2 : 16;
-
-		grown = realloc(s->left_out, cap * sizeof(*grown));
-		if (grown == NULL)
-			return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
-		s->left_out = grown;
-		s->left_out_cap = cap;
-	}
-	s->left_out[s->left_out_count++] = node;
-	return 0;
+	if (ret == 0)
+		s->left_out[s->left_out_count++] = node;
+	return ret;
 }
 
 static int was_left_out(const struct sqp_dirscan *s, uint32_t node)

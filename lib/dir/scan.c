@@ -22,7 +22,7 @@
 
 #include "dir/dir_impl.h"
 
-static int grow(struct sqp_dirscan *s, void **arr, size_t *cap, size_t need, size_t elem)
+int dir_grow(struct sqp_dirscan *s, void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *n;
@@ -49,8 +49,8 @@ static int add_node(struct sqp_dirscan *s, uint16_t root, uint16_t skip, const c
 
 	if (s->node_count >= DNODE_NONE - 1)
 		return dir_fail(s, SQP_ERR_LIMIT, "more than 4 billion entries");
-	if (grow(s, (void **)&s->arena, &s->arena_cap, s->arena_len + need, 1) ||
-	    grow(s, (void **)&s->nodes, &s->node_cap, s->node_count + 1, sizeof(*n)))
+	if (dir_grow(s, (void **)&s->arena, &s->arena_cap, s->arena_len + need, 1) ||
+	    dir_grow(s, (void **)&s->nodes, &s->node_cap, s->node_count + 1, sizeof(*n)))
 		return s->err.code;
 	n = &s->nodes[s->node_count];
 	n->path = s->arena_len;
@@ -69,7 +69,7 @@ static int add_node(struct sqp_dirscan *s, uint16_t root, uint16_t skip, const c
 		s->total_bytes += n->size;
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1 &&
 	    !(s->desc.flags & SQP_DIRSCAN_NO_HARDLINKS)) {
-		if (grow(s, (void **)&s->links, &s->link_cap, s->link_count + 1, sizeof(*s->links)))
+		if (dir_grow(s, (void **)&s->links, &s->link_cap, s->link_count + 1, sizeof(*s->links)))
 			return s->err.code;
 		s->links[s->link_count++] = (struct dlink){ st->st_dev, st->st_ino,
 							     (uint32_t)s->node_count, 0 };
@@ -110,7 +110,7 @@ static int list_dir(struct sqp_dirscan *s, int fd, const char *path, char ***nam
 	for (errno = 0; (de = readdir(d)) != NULL; errno = 0) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (grow(s, (void **)names, &cap, *count + 1, sizeof(char *)) != 0)
+		if (dir_grow(s, (void **)names, &cap, *count + 1, sizeof(char *)) != 0)
 			break;
 		(*names)[*count] = strdup(de->d_name);
 		if ((*names)[*count] == NULL) {
