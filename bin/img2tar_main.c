@@ -184,11 +184,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.output != NULL) {
-		tool_signals_hold();
-		ret = sqp_outfile_create(o.output, o.force, &of);
-		if (ret == 0)
-			tool_signals_temp(sqp_outfile_temp_path(of));
-		tool_signals_release();
+		ret = tool_signals_create_output(o.output, o.force, &of);
 		if (ret != 0) {
 			fprintf(stderr, "img2tar: %s: %s\n", o.output,
 				of ? sqp_outfile_error(of) : sqp_strerror(ret));

@@ -66,11 +66,7 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 		force = 1;
 	snprintf(msg, sizeof(msg), "%s: interrupted; no image written", tool_progname());
 	tool_signals_install(msg);
-	tool_signals_hold();
-	ret = sqp_outfile_create(opt->output, force, &r->of);
-	if (ret == 0)
-		tool_signals_temp(sqp_outfile_temp_path(r->of));
-	tool_signals_release();
+	ret = tool_signals_create_output(opt->output, force, &r->of);
 	if (ret != 0) {
 		fprintf(stderr, "%s: %s\n", tool_progname(),
 			r->of ? sqp_outfile_error(r->of) : sqp_strerror(ret));

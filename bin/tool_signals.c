@@ -17,7 +17,6 @@ static char temp_path[4096];
 static volatile sig_atomic_t temp_set;
 static char interrupted_msg[128];
 static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
-static sigset_t held_mask;    /* the mask before tool_signals_hold() */
 
 static void on_signal(int sig)
 {
@@ -59,17 +58,18 @@ void tool_signals_temp(const char *path)
 	temp_set = 1;
 }
 
-void tool_signals_hold(void)
+int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out)
 {
-	sigset_t set;
+	sigset_t set, old;
+	int ret;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaddset(&set, fatal[i]);
-	sigprocmask(SIG_BLOCK, &set, &held_mask);
-}
-
-void tool_signals_release(void)
-{
-	sigprocmask(SIG_SETMASK, &held_mask, NULL);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	ret = sqp_outfile_create(path, force, out);
+	if (ret == 0)
+		tool_signals_temp(sqp_outfile_temp_path(*out));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }

@@ -8,15 +8,16 @@
 #ifndef SQP_BIN_TOOL_SIGNALS_H
 #define SQP_BIN_TOOL_SIGNALS_H
 
+#include "sqpack/outfile.h"
+
 /* Install the handlers; message is printed when interrupted. */
 void tool_signals_install(const char *message);
 /* The temporary file to remove on a signal (NULL: none any more). */
 void tool_signals_temp(const char *path);
-/* Hold the fatal signals from before the temporary file is created until
- * it is registered, so none can leave it behind: a signal held meanwhile
- * is delivered at the release (and then removes the file). Hold and
- * release in one thread, before any other thread starts. */
-void tool_signals_hold(void);
-void tool_signals_release(void);
+/* sqp_outfile_create, with its temporary file registered for removal.
+ * The fatal signals are held from before the file exists until it is
+ * registered, so none can leave it behind (one held meanwhile arrives
+ * after, and removes it). Call before any other thread starts. */
+int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out);
 
 #endif
