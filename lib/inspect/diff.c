@@ -13,6 +13,13 @@
  * path of the entry being compared; a frame records its directory's
  * path length. A directory met twice on either side is refused (a
  * crafted image could otherwise loop).
+ *
+ * Hard links are compared by structure, not by inode numbers (two
+ * packers number inodes differently): the first time a linked inode is
+ * met on a side, it is paired with the inode met at the same path on the
+ * other side and that path is kept; a later name of either inode must
+ * meet the same pair again. Memory is 8 bytes per inode of each image
+ * (fixed by the superblock) plus the paths of linked inodes.
  */
 #include "config.h"
 
@@ -34,10 +41,20 @@ struct dframe {
 	size_t plen;
 };
 
+/* Per side and inode number: the other side's inode first met at the same
+ * path (0: not met yet), and where that path is kept in the arena. */
+struct link_pair {
+	uint32_t partner;
+	uint32_t path;
+};
+
 struct differ {
 	const struct sqp_diff_desc *desc;
 	struct sqp_image *img[2];
 	struct seen seen[2];
+	struct link_pair *links[2];
+	char *names;           /* arena of the paths of linked inodes */
+	size_t names_len, names_cap;
 	struct sqp_errbuf err;
 	struct dframe *stack;
 	size_t depth, cap;
@@ -229,6 +246,59 @@ static int compare_attrs(struct differ *df, const struct sqp_inode_info *a,
 	return 0;
 }
 
+/* Keep df->path in the arena; its offset, or -1 when out of memory (or
+ * past 4 GiB of linked paths). */
+static int64_t keep_path(struct differ *df)
+{
+	size_t len = strlen(df->path) + 1, at = df->names_len;
+	char *p = grow(df->names, &df->names_cap, at + len, 1);
+
+	if (p == NULL || at > UINT32_MAX)
+		return -1;
+	df->names = p;
+	memcpy(p + at, df->path, len);
+	df->names_len += len;
+	return (int64_t)at;
+}
+
+/* Two non-directories of one type at the same path: either inode met
+ * before must have been met with the other one. */
+static int compare_hardlinks(struct differ *df, const struct sqp_inode_info in[2])
+{
+	struct link_pair *l[2];
+	int64_t at;
+
+	if (in[0].nlink < 2 && in[1].nlink < 2)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		if (in[i].inode_number == 0 ||
+		    in[i].inode_number > df->seen[i].count)
+			return sqp_err(&df->err, SQP_ERR_CORRUPT, "'%s': inode "
+				       "number out of range in the %s image",
+				       df->path, i == 0 ? "first" : "second");
+		l[i] = &df->links[i][in[i].inode_number - 1];
+	}
+	if (l[0]->partner == in[1].inode_number &&
+	    l[1]->partner == in[0].inode_number)
+		return 0;
+	if (l[0]->partner != 0 && l[1]->partner != 0)
+		return report(df, "hard link to '/%s' in the first image, to "
+			      "'/%s' in the second", df->names + l[0]->path,
+			      df->names + l[1]->path);
+	for (int i = 0; i < 2; i++)
+		if (l[i]->partner != 0)
+			return report(df, "hard link to '/%s' in the %s image "
+				      "only", df->names + l[i]->path,
+				      i == 0 ? "first" : "second");
+	if ((at = keep_path(df)) < 0)
+		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < 2; i++) {
+		l[i]->partner = in[!i].inode_number;
+		l[i]->path = (uint32_t)at;
+	}
+	return 0;
+}
+
 /* Compare the entries at ref[0] and ref[1] (path in df->path) and
  * descend when both are directories. */
 static int compare_entry(struct differ *df, const uint64_t ref[2])
@@ -253,8 +323,8 @@ static int compare_entry(struct differ *df, const uint64_t ref[2])
 		return report(df, "type %s != %s", type_name(in[0].mode),
 			      type_name(in[1].mode));
 	compare_attrs(df, &in[0], &in[1]);
-	ret = 0;
-	if (!(df->desc->flags & SQP_DIFF_IGNORE_XATTRS) &&
+	ret = S_ISDIR(in[0].mode) ? 0 : compare_hardlinks(df, in);
+	if (ret == 0 && !(df->desc->flags & SQP_DIFF_IGNORE_XATTRS) &&
 	    (in[0].has_xattrs || in[1].has_xattrs))
 		ret = compare_xattrs(df, ref);
 	if (ret != 0 || df->stopped)
@@ -326,7 +396,9 @@ static int run(struct differ *df)
 		sqp_image_get_info(df->img[i], &ii);
 		ret = seen_init(&df->seen[i], ii.inode_count);
 		df->buf[i] = malloc(CHUNK);
-		if (ret != 0 || df->buf[i] == NULL)
+		df->links[i] = calloc((size_t)ii.inode_count + 1,
+				      sizeof(*df->links[i]));
+		if (ret != 0 || df->buf[i] == NULL || df->links[i] == NULL)
 			return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
 	}
 	if ((ret = set_path(df, 0, "")) != 0 ||
@@ -362,7 +434,9 @@ SQP_API int sqp_image_diff(const struct sqp_diff_desc *desc, char *msg,
 	for (int i = 0; i < 2; i++) {
 		seen_free(&df.seen[i]);
 		free(df.buf[i]);
+		free(df.links[i]);
 	}
+	free(df.names);
 	free(df.stack);
 	free(df.path);
 	return ret != 0 ? ret : df.differs;

@@ -3,8 +3,9 @@
 # diff.sh - imginfo diff: images of one tree by two packers are equal
 # (exit 0, no output); an image of the tree changed in one way (a byte of
 # a file, a mode, an owner, an mtime, a size, an xattr, an added or
-# removed entry, a symlink target, a type, device numbers) differs by
-# exactly the expected lines (exit 1); the --ignore options and -q; exit
+# removed entry, a symlink target, a type, device numbers, a hard link
+# made a copy) differs by exactly the expected lines (exit 1); the
+# --ignore options and -q; exit
 # 2 for bad usage or an unreadable image.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/imginfo/mktree.sh"
@@ -28,10 +29,12 @@ same() {
 	same "mksquashfs and tar2img images of one tree are equal" "$T/t.img"
 if command -v gensquashfs > /dev/null 2>&1 &&
    gensquashfs -q -f -x -k -D "$T/src" "$T/g.img" > /dev/null 2>&1; then
-	# gensquashfs -k keeps every mtime but the root's (it writes 0)
+	# gensquashfs -k keeps every mtime but the root's (it writes 0), and
+	# -D packs each name of a hard link as a file of its own
 	"$IMGINFO" diff "$T/base.img" "$T/g.img" > "$T/out" 2>&1
-	check "mksquashfs and gensquashfs images of one tree differ only in the root's mtime" \
-		test "$(cat "$T/out")" = "/: mtime 1700000000 != 0"
+	check "mksquashfs and gensquashfs images of one tree differ only in the root's mtime and the hard link" \
+		test "$(cat "$T/out")" = "/: mtime 1700000000 != 0
+/dir/h-link: hard link to '/dir/h' in the first image only"
 fi
 same "an image equals itself" "$T/base.img"
 
@@ -69,6 +72,12 @@ variant "a symlink target" "ln -sfn elsewhere dir/sym" \
 	"/dir/sym: symlink target '../rand' != 'elsewhere'"
 variant "a type" "rm empty && mkdir empty" "/empty: type file != directory"
 variant "device numbers" "rm null && mknod null c 1 5" "/null: device 1,3 != 1,5"
+variant "a hard link made a separate copy" \
+	"cp -a dir/h dir/copy && mv -f dir/copy dir/h-link" \
+	"/dir/h-link: hard link to '/dir/h' in the first image only"
+"$IMGINFO" diff "$T/v.img" "$T/base.img" > "$T/out"
+check "the same, images swapped" \
+	test "$(cat "$T/out")" = "/dir/h-link: hard link to '/dir/h' in the second image only"
 
 # Options: the ignored attribute is not reported; -q prints nothing.
 rm -rf "$T/v"; cp -a "$T/src" "$T/v"
