@@ -21,21 +21,15 @@
 #include <unistd.h>
 
 #include "dir/dir_impl.h"
+#include "util/array.h"
 
 int dir_grow(struct sqp_dirscan *s, void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
+	void *n = sqp_array_grow(*arr, cap, need, elem, 64);
 
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
 	if (n == NULL)
 		return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
 	*arr = n;
-	*cap = ncap;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 
 struct seen {
 	uint8_t *bits;
@@ -47,22 +48,10 @@ static inline void seen_free(struct seen *s)
 	s->bits = NULL;
 }
 
-/* old (an array of *cap elements of size bytes, or NULL) resized to hold
- * at least need elements, doubling: the array (moved or not), or NULL
- * when out of memory (old is then untouched). The path buffers and
- * directory stacks of the walks grow through this. */
+/* The path buffers and directory stacks of the walks start at 16. */
 static inline void *grow(void *old, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return old;
-	while (n < need)
-		n *= 2;
-	if ((q = realloc(old, n * size)) != NULL)
-		*cap = n;
-	return q;
+	return sqp_array_grow(old, cap, need, size, 16);
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "policy/policy_impl.h"
+#include "util/array.h"
 
 int sqp_policy_create(const struct sqp_policy_desc *desc, struct sqp_policy **out)
 {
@@ -59,17 +60,11 @@ const char *sqp_policy_error(const struct sqp_policy *p)
 
 int policy_grow(struct sqp_policy *p, void **arr, size_t *cap, size_t count, size_t elem)
 {
-	size_t ncap;
-	void *n;
+	void *n = sqp_array_grow(*arr, cap, count + 1, elem, 16);
 
-	if (count < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	n = realloc(*arr, ncap * elem);
 	if (n == NULL)
 		return sqp_err(&p->err, SQP_ERR_NOMEM, "out of memory");
 	*arr = n;
-	*cap = ncap;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "read/rd_image.h"
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/endian.h"
 
 #define SYMLINK_MAX (1u << 20)
@@ -216,16 +217,12 @@ static int blob_read(struct sqp_image *img, struct rd_xattrs *x,
 {
 	n += skip;
 	if (x->blob_len + n + 1 > x->blob_cap) {
-		size_t cap = x->blob_cap ? x->blob_cap : 1024;
-		uint8_t *b;
+		uint8_t *b = sqp_array_grow(x->blob, &x->blob_cap,
+					    x->blob_len + n + 1, 1, 1024);
 
-		while (cap < x->blob_len + n + 1)
-			cap *= 2;
-		b = realloc(x->blob, cap);
 		if (b == NULL)
 			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 		x->blob = b;
-		x->blob_cap = cap;
 	}
 	*off = x->blob_len;
 	x->blob_len += n + 1;

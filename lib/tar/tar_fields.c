@@ -15,22 +15,15 @@
 
 #include "sqpack/error.h"
 #include "tar/tar_impl.h"
+#include "util/array.h"
 
 int tbuf_reserve(struct tbuf *b, size_t n)
 {
-	char *p;
-	size_t cap;
+	char *p = sqp_array_grow(b->data, &b->cap, n, 1, 256);
 
-	if (n <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(b->data, cap);
 	if (p == NULL)
 		return SQP_ERR_NOMEM;
 	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 

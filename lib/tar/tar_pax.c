@@ -21,6 +21,7 @@
 
 #include "sqpack/error.h"
 #include "tar/tar_impl.h"
+#include "util/array.h"
 
 static int add_xattr(struct sqp_tar_reader *r, const char *key,
 		     const uint8_t *value, size_t len)
@@ -33,13 +34,13 @@ static int add_xattr(struct sqp_tar_reader *r, const char *key,
 		}
 	}
 	if (r->xattr_count == r->xattr_cap) {
-		size_t cap = r->xattr_cap ? r->xattr_cap * 2 : 8;
-		struct sqp_xattr *x = realloc(r->xattrs, cap * sizeof(*x));
+		struct sqp_xattr *x = sqp_array_grow(r->xattrs, &r->xattr_cap,
+						     r->xattr_count + 1,
+						     sizeof(*x), 8);
 
 		if (x == NULL)
 			return tar_err(r, SQP_ERR_NOMEM, "out of memory");
 		r->xattrs = x;
-		r->xattr_cap = cap;
 	}
 	r->xattrs[r->xattr_count++] = (struct sqp_xattr){ key, value, len };
 	return 0;

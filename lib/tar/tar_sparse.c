@@ -17,6 +17,7 @@
 
 #include "sqpack/error.h"
 #include "tar/tar_impl.h"
+#include "util/array.h"
 
 /* More runs than this is not a sparse map but an attack on memory. */
 #define SPARSE_MAX_RUNS (1u << 20)
@@ -24,17 +25,16 @@
 int tar_sparse_add(struct sqp_tar_reader *r, uint64_t offset, uint64_t len)
 {
 	if (r->run_count == r->run_cap) {
-		size_t cap = r->run_cap ? r->run_cap * 2 : 16;
 		struct sqp_sparse_run *p;
 
 		if (r->run_count >= SPARSE_MAX_RUNS)
 			return tar_err(r, SQP_ERR_BAD_TAR, "sparse map has more "
 				       "than %u runs", SPARSE_MAX_RUNS);
-		p = realloc(r->runs, cap * sizeof(*p));
+		p = sqp_array_grow(r->runs, &r->run_cap, r->run_count + 1,
+				   sizeof(*p), 16);
 		if (p == NULL)
 			return tar_err(r, SQP_ERR_NOMEM, "out of memory");
 		r->runs = p;
-		r->run_cap = cap;
 	}
 	r->runs[r->run_count++] = (struct sqp_sparse_run){ offset, len };
 	r->sparse = 1;

@@ -23,6 +23,7 @@
 #include "sqpack/error.h"
 #include "sqpack/tar_writer.h"
 #include "tar/ostream.h"
+#include "util/array.h"
 #include "util/errbuf.h"
 
 #define BLOCK 512
@@ -91,16 +92,11 @@ static int pax_add(struct sqp_tar_writer *w, const char *key,
 		len++;
 	need = w->pax_len + len;
 	if (need > w->pax_cap) {
-		size_t cap = w->pax_cap ? w->pax_cap : 1024;
-		char *p;
+		char *p = sqp_array_grow(w->pax, &w->pax_cap, need, 1, 1024);
 
-		while (cap < need)
-			cap *= 2;
-		p = realloc(w->pax, cap);
 		if (p == NULL)
 			return sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 		w->pax = p;
-		w->pax_cap = cap;
 	}
 	w->pax_len += (size_t)sprintf(w->pax + w->pax_len, "%s %s=", digits, key);
 	memcpy(w->pax + w->pax_len, value, vlen);
