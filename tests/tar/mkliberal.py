@@ -95,6 +95,13 @@ def cases():
     yield ("base256-fields.tar", header(b"b256", 0, fields=big) +
            data(b"b256") + END, "-", "", "b256:f=b256 b256:u=70000 "
            "b256:m=1600000000")
+    # old writers summed the header as signed chars: bytes >= 0x80 (here
+    # in the owner's name) then count 256 less each
+    h = bytearray(header(b"sig", 4, fields=[(265, b"\xc3\xa9t\xc3\xa9")]))
+    h[148:156] = b" " * 8
+    h[148:156] = b"%06o\0 " % sum(c - 256 if c >= 0x80 else c for c in h)
+    yield ("signed-checksum.tar", bytes(h) + data(b"sign") + END, "-", "",
+           "sig:f=sign")
     yield ("base256-device.tar", header(b"dev", 0, b"3", fields=[
            (329, b256(4, 8)), (337, b256(300, 8))]) + END, "-", "",
            "dev:c=4,300")
