@@ -43,39 +43,67 @@ static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
 	return XXH3_64bits_withSeed(name, len, parent);
 }
 
+/* A slot's tag: the top byte of the hash, never 0 (0 marks an empty
+ * slot). */
+static uint8_t map_tag(uint64_t hash)
+{
+	uint8_t tag = (uint8_t)(hash >> 56);
+
+	return tag != 0 ? tag : 1;
+}
+
 /* Slot of (parent, name) in the map: its node, or the empty slot where
- * it belongs. */
+ * it belongs. Only a slot whose tag matches costs a look at its node and
+ * name: with a million entries those are cache misses, and a new name
+ * (every entry of a tar is one) would otherwise pay them for each slot
+ * it probes. */
 static size_t map_slot(const struct fstree *t, uint32_t parent, const char *name,
 		       size_t len, uint64_t hash)
 {
 	size_t mask = t->map_size - 1, i = (size_t)hash & mask;
+	uint8_t tag = map_tag(hash);
 
-	while (t->map[i] != 0) {
-		const struct fs_node *n = fstree_node(t, t->map[i] - 1);
-		const char *s = fstree_name(t, n);
+	while (t->map_tags[i] != 0) {
+		if (t->map_tags[i] == tag) {
+			const struct fs_node *n = fstree_node(t, t->map[i] - 1);
+			const char *s = fstree_name(t, n);
 
-		if (n->parent == parent && strncmp(s, name, len) == 0 && s[len] == '\0')
-			return i;
+			if (n->parent == parent && strncmp(s, name, len) == 0 &&
+			    s[len] == '\0')
+				return i;
+		}
 		i = (i + 1) & mask;
 	}
 	return i;
 }
 
+static void map_set(struct fstree *t, size_t slot, uint32_t node, uint64_t hash)
+{
+	t->map[slot] = node + 1;
+	t->map_tags[slot] = map_tag(hash);
+}
+
 static int map_grow(struct fstree *t)
 {
 	uint32_t *old = t->map;
+	uint8_t *old_tags = t->map_tags;
 	size_t old_size = t->map_size, i;
 
 	t->map_size = old_size ? old_size * 2 : 1024;
 	t->map = calloc(t->map_size, sizeof(t->map[0]));
-	if (t->map == NULL) {
+	t->map_tags = calloc(t->map_size, 1);
+	if (t->map == NULL || t->map_tags == NULL) {
+		free(t->map);
+		free(t->map_tags);
 		t->map = old;
+		t->map_tags = old_tags;
 		t->map_size = old_size;
 		return SQP_ERR_NOMEM;
 	}
 	for (i = 0; i < old_size; ++i) {
 		const struct fs_node *n;
 		const char *s;
+		uint64_t hash;
 		size_t len;
 
 		if (old[i] == 0)
@@ -83,9 +111,11 @@ static int map_grow(struct fstree *t)
 		n = fstree_node(t, old[i] - 1);
 		s = fstree_name(t, n);
 		len = strlen(s);
-		t->map[map_slot(t, n->parent, s, len, name_hash(n->parent, s, len))] = old[i];
+		hash = name_hash(n->parent, s, len);
+		map_set(t, map_slot(t, n->parent, s, len, hash), old[i] - 1, hash);
 	}
 	free(old);
+	free(old_tags);
 	return 0;
 }
 
@@ -169,7 +199,7 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 		n = fstree_node(t, i);
 		n->name = off;
 		n->parent = parent;
-		t->map[slot] = i + 1;
+		map_set(t, slot, i, hash);
 		t->map_used++;
 	}
 	n = fstree_node(t, i);
@@ -221,6 +251,7 @@ void fstree_cleanup(struct fstree *t)
 	chunkarr_cleanup(&t->blocks);
 	idtable_cleanup(&t->ids);
 	free(t->map);
+	free(t->map_tags);
 	free(t->last_path);
 	memset(t, 0, sizeof(*t));
 }

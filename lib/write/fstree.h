@@ -125,6 +125,7 @@ struct fstree {
 
 	uint32_t *map;          /* node index + 1 by (parent, name); 0 = empty;
 				 * freed by fstree_finalize (no lookups after) */
+	uint8_t *map_tags;      /* per slot: a byte of the name's hash, 0 = empty */
 	size_t map_size;        /* a power of two */
 	size_t map_used;
 

@@ -102,7 +102,9 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 
 	/* No more lookups: the path table is the largest thing to go. */
 	free(t->map);
+	free(t->map_tags);
 	t->map = NULL;
+	t->map_tags = NULL;
 	t->map_size = t->map_used = 0;
 	t->last_node = FS_NONE;
 
