@@ -15,27 +15,37 @@
 #include "sqpack/error.h"
 #include "util/hchain.h"
 
+static uint8_t filter_bit(uint64_t key)
+{
+	return (uint8_t)(1u << (key >> 61));
+}
+
 static int alloc_buckets(struct hchain *h, size_t buckets)
 {
 	uint32_t *head = malloc(buckets * sizeof(*head));
 	uint32_t *tail = malloc(buckets * sizeof(*tail));
+	uint8_t *filter = calloc(buckets, 1);
 	size_t i;
 
-	if (head == NULL || tail == NULL) {
+	if (head == NULL || tail == NULL || filter == NULL) {
 		free(head);
 		free(tail);
+		free(filter);
 		return SQP_ERR_NOMEM;
 	}
 	memset(head, 0xFF, buckets * sizeof(*head));
 	free(h->head);
 	free(h->tail);
+	free(h->filter);
 	h->head = head;
 	h->tail = tail;
+	h->filter = filter;
 	h->buckets = buckets;
 
 	for (i = 0; i < h->count; ++i) {
 		size_t b = h->keys[i] & (buckets - 1);
 
+		filter[b] |= filter_bit(h->keys[i]);
 		h->next[i] = HCHAIN_END;
 		if (head[b] == HCHAIN_END)
 			head[b] = (uint32_t)i;
@@ -56,6 +66,7 @@ void hchain_cleanup(struct hchain *h)
 {
 	free(h->head);
 	free(h->tail);
+	free(h->filter);
 	free(h->next);
 	free(h->keys);
 	memset(h, 0, sizeof(*h));
@@ -89,6 +100,7 @@ int hchain_insert(struct hchain *h, uint64_t key)
 		return alloc_buckets(h, h->buckets * 2);
 
 	b = key & (h->buckets - 1);
+	h->filter[b] |= filter_bit(key);
 	if (h->head[b] == HCHAIN_END)
 		h->head[b] = rec;
 	else
@@ -106,7 +118,11 @@ static uint32_t skip_to_key(const struct hchain *h, uint32_t rec, uint64_t key)
 
 uint32_t hchain_first(const struct hchain *h, uint64_t key)
 {
-	return skip_to_key(h, h->head[key & (h->buckets - 1)], key);
+	size_t b = key & (h->buckets - 1);
+
+	if (!(h->filter[b] & filter_bit(key)))
+		return HCHAIN_END;
+	return skip_to_key(h, h->head[b], key);
 }
 
 uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key)

@@ -7,6 +7,10 @@
  * same bucket, oldest first; the owner compares the full key (and anything
  * else) itself. Used by the dedup tables, where the records are blocks and
  * tails and the key is part of their content hash.
+ *
+ * Most lookups miss (most blocks and tails are new), so each bucket keeps
+ * a one-byte filter of its keys' top bits: a miss usually ends there,
+ * without touching the chain's records, which are cache misses each.
  */
 #ifndef SQP_UTIL_HCHAIN_H
 #define SQP_UTIL_HCHAIN_H
@@ -18,6 +22,7 @@
 
 struct hchain {
 	uint32_t *head;     /* per bucket: first record, or HCHAIN_END */
+	uint8_t *filter;    /* per bucket: a bit per key top-3-bit value met */
 	uint32_t *tail;     /* per bucket: last record */
 	uint32_t *next;     /* per record: next in its bucket */
 	uint64_t *keys;     /* per record */
@@ -33,7 +38,7 @@ void hchain_cleanup(struct hchain *h);
  * Returns 0 or SQP_ERR_NOMEM. */
 int hchain_insert(struct hchain *h, uint64_t key);
 
-/* First record of key's bucket, or HCHAIN_END. */
+/* First record with key, or HCHAIN_END. */
 uint32_t hchain_first(const struct hchain *h, uint64_t key);
 
 /* Next record after rec with the same key, or HCHAIN_END. */
