@@ -116,8 +116,13 @@ static uint16_t super_flags(const struct sqp_writer *w)
 static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
 {
 	struct serializer s;
-	int ret = serializer_init(&s, meta_codec(w), &w->ids, &w->err,
-				  !!(w->desc.flags & SQP_WRITE_EXPORTABLE));
+	struct serializer_desc sd = {
+		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &w->desc.codec,
+		.workers = w->desc.jobs, .fail_job = w->fail_meta_job,
+		.ids = &w->ids, .err = &w->err,
+		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
+	};
+	int ret = serializer_init(&s, &sd);
 
 	if (ret == 0)
 		ret = serialize_tree(&s, &w->tree);
@@ -126,10 +131,12 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
 	sb->inode_count = s.inode_count;
 	sb->root_inode = s.root_ref;
 	sb->inode_table = w->out.pos;
-	ret = imgout_append(&w->out, s.inodes.out, s.inodes.out_len);
+	ret = imgout_append(&w->out, s.meta.t[META_INODES].out,
+			    s.meta.t[META_INODES].out_len);
 	sb->dir_table = w->out.pos;
 	if (ret == 0)
-		ret = imgout_append(&w->out, s.dirs.out, s.dirs.out_len);
+		ret = imgout_append(&w->out, s.meta.t[META_DIRS].out,
+				    s.meta.t[META_DIRS].out_len);
 	if (ret == 0)
 		ret = write_fragment_table(w, &sb->frag_table);
 	sb->export_table = SQFS_NO_TABLE;
