@@ -182,8 +182,10 @@ int sqp_writer_finish(struct sqp_writer *w)
 		return ret;
 	fstree_finalize(&w->tree, mod_time);
 	ret = fstree_each_file(&w->tree, resolve_file, w);
-	if (ret == 0)
+	if (ret == 0) {
+		datapipe_release(&w->pipe);
 		ret = write_tables(w, &sb);
+	}
 	if (ret != 0)
 		return w->err.code ? w->err.code : writer_fail(w, ret, "%s", sqp_strerror(ret));
 
