@@ -139,8 +139,7 @@ void meta_pool_cleanup(struct meta_pool *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Room for one more of elem bytes at index need - 1 of *arr. */
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+int meta_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *p;
@@ -162,8 +161,8 @@ static int append_result(struct meta_pool *m, struct meta_job *job)
 {
 	struct meta_table *t = &m->t[job->table];
 
-	if (grow((void **)&t->out, &t->out_cap, t->out_len + (size_t)job->n, 1) != 0 ||
-	    grow((void **)&t->starts, &t->starts_cap, (size_t)t->done + 2,
+	if (meta_grow((void **)&t->out, &t->out_cap, t->out_len + (size_t)job->n, 1) != 0 ||
+	    meta_grow((void **)&t->starts, &t->starts_cap, (size_t)t->done + 2,
 		 sizeof(uint64_t)) != 0)
 		return sqp_err(m->err, SQP_ERR_NOMEM, "out of memory");
 	memcpy(t->out + t->out_len, job->out, (size_t)job->n);
@@ -327,7 +326,7 @@ int meta_pool_fixup(struct meta_pool *m, int t, size_t off, uint32_t target)
 		tb->fix_count -= tb->fix_head;
 		tb->fix_head = 0;
 	}
-	if (grow((void **)&tb->fix, &tb->fix_cap, tb->fix_count + 1, sizeof(tb->fix[0])) != 0)
+	if (meta_grow((void **)&tb->fix, &tb->fix_cap, tb->fix_count + 1, sizeof(tb->fix[0])) != 0)
 		return sqp_err(m->err, SQP_ERR_NOMEM, "out of memory");
 	tb->fix[tb->fix_count++] = (struct meta_fixup){ tb->total_in + off, target };
 	return 0;

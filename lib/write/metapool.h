@@ -96,4 +96,8 @@ static inline uint64_t meta_pool_phys(const struct meta_pool *m, int t, uint64_t
 	return sqfs_ref(m->t[t].starts[sqfs_ref_block(ref)], sqfs_ref_offset(ref));
 }
 
+/* Room for need entries of elem bytes in the array *arr of *cap entries
+ * (doubling); 0 or SQP_ERR_NOMEM. Shared with serialize.c. */
+int meta_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
 #endif

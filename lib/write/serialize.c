@@ -57,24 +57,6 @@ static int basic_type(uint32_t mode)
 	}
 }
 
-/* Room for need entries of size elem in *arr. */
-static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (p == NULL)
-		return SQP_ERR_NOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
 {
 	return fstree_inode(t, fstree_node(t, node)->inode);
@@ -89,7 +71,7 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 
 	for (i = 0; i < fstree_inode_count(t); ++i)
 		fstree_inode(t, i)->inode_number = 0;
-	if (reserve((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
+	if (meta_grow((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
 		return SQP_ERR_NOMEM;
 	queue[tail++] = 0;
 	inode_of(t, 0)->inode_number = next++;
@@ -102,7 +84,7 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 				ino->inode_number = next++;
 			if (!S_ISDIR(ino->mode))
 				continue;
-			if (reserve((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
+			if (meta_grow((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
 				free(queue);
 				return SQP_ERR_NOMEM;
 			}
@@ -365,7 +347,7 @@ static void free_dir_rec(struct dir_rec *d)
 /* Keep d, the inode of directory dir, until its parent writes it. */
 static int park_pending(struct serializer *s, struct fs_irec *dir, struct dir_rec *d)
 {
-	if (reserve((void **)&s->pending, &s->pending_cap, s->pending_count + 1,
+	if (meta_grow((void **)&s->pending, &s->pending_cap, s->pending_count + 1,
 		    sizeof(*s->pending)) != 0) {
 		free_dir_rec(d);
 		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
@@ -456,7 +438,7 @@ static int walk_tree(struct serializer *s)
 {
 	struct frame { uint32_t dir, next; } *stack = NULL;
 	size_t depth = 0, cap = 0;
-	int ret = reserve((void **)&stack, &cap, 1, sizeof(*stack));
+	int ret = meta_grow((void **)&stack, &cap, 1, sizeof(*stack));
 
 	if (ret != 0)
 		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
@@ -473,7 +455,7 @@ static int walk_tree(struct serializer *s)
 		f->next = fstree_node(s->tree, c)->next;
 		if (!S_ISDIR(inode_of(s->tree, c)->mode))
 			continue;
-		if (reserve((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
+		if (meta_grow((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
 			ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 		else
 			stack[depth++] = (struct frame){ c, inode_of(s->tree, c)->u.dir.first };
