@@ -29,6 +29,10 @@
 
 /* Blocks cut and not yet appended: 256 x 16 KiB = 4 MiB at most. */
 #define META_POOL_WINDOW 256
+/* Each worker's codec context can take megabytes (xz with 1 MiB blocks:
+ * some 3 MiB), and the tables are a small part of the work: 8 workers
+ * keep the tail short without 64 contexts at -j 64. */
+#define META_POOL_WORKERS 8
 
 struct meta_job {
 	struct sqp_pool_job base;
@@ -91,7 +95,9 @@ int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
 		   unsigned workers, uint64_t fail_job, struct sqp_errbuf *err)
 {
 	struct sqp_pool_desc pd = {
-		.workers = workers <= 1 ? 0 : workers, .capacity = META_POOL_WINDOW,
+		.workers = workers <= 1 ? 0 : workers < META_POOL_WORKERS ? workers
+					     : META_POOL_WORKERS,
+		.capacity = META_POOL_WINDOW,
 		.run = run_job, .worker_init = worker_init,
 		.worker_fini = worker_fini, .ctx = m,
 	};

@@ -44,7 +44,7 @@ struct serializer {
 
 struct serializer_desc {
 	const struct sqp_codec_config *codec; /* NULL: tables uncompressed */
-	unsigned workers;             /* metadata compressors; 0 or 1 = serial */
+	unsigned workers;             /* metadata compressors (at most 8); 0 or 1 = serial */
 	uint64_t fail_job;            /* test hook: this block job fails */
 	struct idtable *ids;
 	struct sqp_errbuf *err;

@@ -112,13 +112,15 @@ static uint16_t super_flags(const struct sqp_writer *w)
 	return flags;
 }
 
-/* Inode and directory tables, then the lookup tables, in kernel order. */
-static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
+/* Inode and directory tables, then the lookup tables, in kernel order;
+ * workers: the data path's, whose codec contexts are gone by now. */
+static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
+			unsigned workers)
 {
 	struct serializer s;
 	struct serializer_desc sd = {
 		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &w->desc.codec,
-		.workers = w->desc.jobs, .fail_job = w->fail_meta_job,
+		.workers = workers, .fail_job = w->fail_meta_job,
 		.ids = &w->ids, .err = &w->err,
 		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
 	};
@@ -165,6 +167,7 @@ int sqp_writer_finish(struct sqp_writer *w)
 	struct sqfs_super sb = { 0 };
 	uint8_t raw[SQFS_SUPER_SIZE];
 	uint32_t mod_time;
+	unsigned workers;
 	int ret;
 
 	if (w->err.code != 0)
@@ -183,8 +186,9 @@ int sqp_writer_finish(struct sqp_writer *w)
 	fstree_finalize(&w->tree, mod_time);
 	ret = fstree_each_file(&w->tree, resolve_file, w);
 	if (ret == 0) {
+		workers = sqp_pool_workers(w->pipe.pool);
 		datapipe_release(&w->pipe);
-		ret = write_tables(w, &sb);
+		ret = write_tables(w, &sb, workers);
 	}
 	if (ret != 0)
 		return w->err.code ? w->err.code : writer_fail(w, ret, "%s", sqp_strerror(ret));
