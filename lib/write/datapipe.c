@@ -193,30 +193,46 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	return 0;
 }
 
-void datapipe_cleanup(struct datapipe *p)
+void datapipe_release(struct datapipe *p)
 {
 	size_t i;
 
 	/* Joins the workers and the writer thread first: no job buffer is
 	 * in use after this. */
 	sqp_pool_destroy(p->pool);
+	p->pool = NULL;
 	imgout_stop_async(p->out);
 	for (i = 0; i < p->job_count; ++i) {
 		free(p->jobs[i].raw);
 		free(p->jobs[i].out);
 	}
-	for (i = 0; i < FRAG_CACHE_SLOTS; ++i)
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
 		free(p->cache[i].data);
+		p->cache[i].data = NULL;
+	}
 	free(p->jobs);
+	p->jobs = NULL;
+	p->job_count = 0;
+	p->free_jobs = NULL;
+	p->open_frag = NULL;
 	free(p->phys);
 	free(p->tails);
-	free(p->frags);
 	free(p->zeros);
 	free(p->tail_buf);
 	free(p->verify_disk);
 	free(p->verify_raw);
+	p->phys = NULL;
+	p->tails = NULL;
+	p->zeros = p->tail_buf = p->verify_disk = p->verify_raw = NULL;
+	p->phys_count = p->phys_cap = p->tail_count = p->tail_cap = 0;
 	hchain_cleanup(&p->phys_index);
 	hchain_cleanup(&p->tail_index);
+}
+
+void datapipe_cleanup(struct datapipe *p)
+{
+	datapipe_release(p);
+	free(p->frags);
 	sqp_compressor_destroy(p->codec);
 	memset(p, 0, sizeof(*p));
 }

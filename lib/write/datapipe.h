@@ -163,6 +163,12 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 /* Submit the last fragment block and write everything still in flight. */
 int datapipe_flush(struct datapipe *p);
 
+/* After flush and every datapipe_resolve(): free what only the data
+ * phase needs (workers, job buffers, the dedup indexes and records), so
+ * the tables are built without it. What stays: the fragment table and
+ * the orchestrator's codec (for the lookup tables). */
+void datapipe_release(struct datapipe *p);
+
 /* After flush: turn the block numbers in a file inode into size words and
  * its start into an offset (see the top of this header). */
 void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,

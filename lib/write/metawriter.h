@@ -8,6 +8,8 @@
  * table. A reference (block position << 16 | offset) to the next byte is
  * available at any time: the position of the current block is known before
  * it is compressed, because it starts where the previous one ended.
+ * Serial, for the xattr table; the inode and directory tables use the
+ * pool (metapool.h).
  */
 #ifndef SQP_WRITE_METAWRITER_H
 #define SQP_WRITE_METAWRITER_H

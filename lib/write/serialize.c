@@ -14,6 +14,15 @@
  * Inode numbers are given out beforehand in breadth-first order, so all
  * children of a directory have neighbouring numbers too. The walk uses an
  * explicit stack: tar paths can nest far deeper than a C stack should.
+ *
+ * Metadata blocks are compressed on a pool while the walk goes on
+ * (metapool.c), so every reference made here is logical: (block index in
+ * its table << 16 | offset). Which block an inode lies in is all the
+ * header rule above needs, so it compares logical refs. The three fields
+ * that hold a block of the other table (a listing header's inode block, a
+ * directory inode's listing block, its index entries' blocks) are written
+ * with the logical block and announced as placeholders; the root ref and
+ * the export table become physical once both tables are complete.
  */
 #include "config.h"
 
@@ -23,7 +32,17 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "util/endian.h"
 #include "write/serialize.h"
+
+/* Where a directory inode keeps its listing's block (see sqfs_inode_encode:
+ * after the 16-byte common header), and a directory index entry its
+ * block (see sqfs_dir_index_encode); a listing header likewise its
+ * children's inode block (sqfs_dir_header_encode). */
+#define DIR_START_AT   16
+#define LDIR_START_AT  24
+#define INDEX_START_AT 4
+#define HEADER_START_AT 4
 
 static int basic_type(uint32_t mode)
 {
@@ -36,24 +55,6 @@ static int basic_type(uint32_t mode)
 	case S_IFIFO: return SQFS_FIFO;
 	default: return SQFS_SOCKET;
 	}
-}
-
-/* Room for need entries of size elem in *arr. */
-static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (p == NULL)
-		return SQP_ERR_NOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
 }
 
 static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
@@ -70,7 +71,7 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 
 	for (i = 0; i < fstree_inode_count(t); ++i)
 		fstree_inode(t, i)->inode_number = 0;
-	if (reserve((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
+	if (meta_grow((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
 		return SQP_ERR_NOMEM;
 	queue[tail++] = 0;
 	inode_of(t, 0)->inode_number = next++;
@@ -83,7 +84,7 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 				ino->inode_number = next++;
 			if (!S_ISDIR(ino->mode))
 				continue;
-			if (reserve((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
+			if (meta_grow((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
 				free(queue);
 				return SQP_ERR_NOMEM;
 			}
@@ -105,12 +106,36 @@ static int ids_of(struct serializer *s, const struct fs_irec *ino,
 	return 0;
 }
 
+/* A directory inode's listing block and its index entries' blocks are
+ * blocks of the directory table: placeholders (logical block numbers, see
+ * metapool.h) until its blocks are compressed. */
+static int dir_fixups(struct serializer *s, const struct sqfs_inode *rec,
+		      size_t size, const uint8_t *index, size_t index_len)
+{
+	size_t o;
+	int ret;
+
+	if (rec->type != SQFS_DIR && rec->type != SQFS_LDIR)
+		return 0;
+	ret = meta_pool_fixup(&s->meta, META_INODES,
+			      rec->type == SQFS_DIR ? DIR_START_AT : LDIR_START_AT,
+			      rec->u.dir.start_block);
+	for (o = 0; o < index_len && ret == 0;
+	     o += SQFS_DIR_INDEX_SIZE + sqp_get32(index + o + 8) + 1)
+		ret = meta_pool_fixup(&s->meta, META_INODES, size + o + INDEX_START_AT,
+				      sqp_get32(index + o + INDEX_START_AT));
+	return ret;
+}
+
 /* Append an encoded inode (plus a directory index) and note its ref. */
 static int emit_inode(struct serializer *s, struct fs_irec *ino,
 		      struct sqfs_inode *rec, const uint8_t *extra, size_t extra_len)
 {
 	size_t size = sqfs_inode_encoded_size(rec);
-	int ret;
+	int ret = dir_fixups(s, rec, size, extra, extra_len);
+
+	if (ret != 0)
+		return ret;
 
 	if (size > s->scratch_cap) {
 		uint8_t *p = realloc(s->scratch, size);
@@ -121,13 +146,13 @@ static int emit_inode(struct serializer *s, struct fs_irec *ino,
 		s->scratch_cap = size;
 	}
 	sqfs_inode_encode(rec, s->scratch);
-	ino->ref = meta_ref(&s->inodes);
+	ino->ref = meta_pool_ref(&s->meta, META_INODES);
 	ino->written = 1;
 	if (s->export_refs != NULL)
 		s->export_refs[ino->inode_number - 1] = ino->ref;
-	ret = meta_append(&s->inodes, s->scratch, size);
+	ret = meta_pool_append(&s->meta, META_INODES, s->scratch, size);
 	if (ret == 0 && extra_len > 0)
-		ret = meta_append(&s->inodes, extra, extra_len);
+		ret = meta_pool_append(&s->meta, META_INODES, extra, extra_len);
 	return ret;
 }
 
@@ -248,7 +273,9 @@ static int write_run(struct serializer *s, uint32_t i, size_t n, uint32_t *after
 	int ret;
 
 	sqfs_dir_header_encode(&h, buf);
-	ret = meta_append(&s->dirs, buf, SQFS_DIR_HEADER_SIZE);
+	ret = meta_pool_fixup(&s->meta, META_DIRS, HEADER_START_AT, h.start_block);
+	if (ret == 0)
+		ret = meta_pool_append(&s->meta, META_DIRS, buf, SQFS_DIR_HEADER_SIZE);
 	for (; n > 0 && ret == 0; --n, i = fstree_node(t, i)->next) {
 		const struct fs_irec *c = inode_of(t, i);
 		const char *name = fstree_name(t, fstree_node(t, i));
@@ -261,9 +288,9 @@ static int write_run(struct serializer *s, uint32_t i, size_t n, uint32_t *after
 		};
 
 		sqfs_dir_entry_encode(&e, buf);
-		ret = meta_append(&s->dirs, buf, SQFS_DIR_ENTRY_SIZE);
+		ret = meta_pool_append(&s->meta, META_DIRS, buf, SQFS_DIR_ENTRY_SIZE);
 		if (ret == 0)
-			ret = meta_append(&s->dirs, name, e.name_size);
+			ret = meta_pool_append(&s->meta, META_DIRS, name, e.name_size);
 	}
 	*after = i;
 	return ret;
@@ -273,7 +300,8 @@ static int write_run(struct serializer *s, uint32_t i, size_t n, uint32_t *after
 static int write_listing(struct serializer *s, const struct fs_irec *dir,
 			 struct sqfs_inode *rec)
 {
-	uint64_t ref = meta_ref(&s->dirs), u0 = s->dirs.total_in, u = u0;
+	uint64_t ref = meta_pool_ref(&s->meta, META_DIRS);
+	uint64_t u0 = s->meta.t[META_DIRS].total_in, u = u0;
 	uint64_t indexed_block = u0 / SQFS_META_SIZE;
 	uint32_t i = dir->u.dir.first;
 	int ret = 0;
@@ -288,13 +316,13 @@ static int write_listing(struct serializer *s, const struct fs_irec *dir,
 		if (u / SQFS_META_SIZE != indexed_block) {
 			indexed_block = u / SQFS_META_SIZE;
 			ret = add_index(s, (uint32_t)(u - u0),
-					(uint32_t)sqfs_ref_block(meta_ref(&s->dirs)),
+					(uint32_t)sqfs_ref_block(meta_pool_ref(&s->meta, META_DIRS)),
 					fstree_name(s->tree, fstree_node(s->tree, i)));
 			if (ret != 0)
 				return ret;
 		}
 		ret = write_run(s, i, n, &i);
-		u = s->dirs.total_in;
+		u = s->meta.t[META_DIRS].total_in;
 	}
 	if (u - u0 > UINT32_MAX - SQFS_DIR_SIZE_BIAS)
 		return sqp_err(s->err, SQP_ERR_LIMIT, "directory listing too large");
@@ -319,7 +347,7 @@ static void free_dir_rec(struct dir_rec *d)
 /* Keep d, the inode of directory dir, until its parent writes it. */
 static int park_pending(struct serializer *s, struct fs_irec *dir, struct dir_rec *d)
 {
-	if (reserve((void **)&s->pending, &s->pending_cap, s->pending_count + 1,
+	if (meta_grow((void **)&s->pending, &s->pending_cap, s->pending_count + 1,
 		    sizeof(*s->pending)) != 0) {
 		free_dir_rec(d);
 		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
@@ -410,7 +438,7 @@ static int walk_tree(struct serializer *s)
 {
 	struct frame { uint32_t dir, next; } *stack = NULL;
 	size_t depth = 0, cap = 0;
-	int ret = reserve((void **)&stack, &cap, 1, sizeof(*stack));
+	int ret = meta_grow((void **)&stack, &cap, 1, sizeof(*stack));
 
 	if (ret != 0)
 		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
@@ -427,7 +455,7 @@ static int walk_tree(struct serializer *s)
 		f->next = fstree_node(s->tree, c)->next;
 		if (!S_ISDIR(inode_of(s->tree, c)->mode))
 			continue;
-		if (reserve((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
+		if (meta_grow((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
 			ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 		else
 			stack[depth++] = (struct frame){ c, inode_of(s->tree, c)->u.dir.first };
@@ -440,6 +468,7 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 {
 	struct fs_irec *root = inode_of(t, 0);
 	struct dir_rec *d;
+	uint32_t i;
 	int ret;
 
 	s->tree = t;
@@ -464,32 +493,28 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 	s->pending = NULL;
 	s->pending_cap = 0;
 	if (ret == 0)
-		ret = meta_finish(&s->inodes);
-	if (ret == 0)
-		ret = meta_finish(&s->dirs);
-	s->root_ref = root->ref;
-	return ret;
+		ret = meta_pool_finish(&s->meta);
+	if (ret != 0)
+		return ret;
+	s->root_ref = meta_pool_phys(&s->meta, META_INODES, root->ref);
+	for (i = 0; s->export_refs != NULL && i < s->inode_count; ++i)
+		s->export_refs[i] = meta_pool_phys(&s->meta, META_INODES, s->export_refs[i]);
+	return 0;
 }
 
-int serializer_init(struct serializer *s, struct sqp_compressor *codec,
-		    struct idtable *ids, struct sqp_errbuf *err, int exportable)
+int serializer_init(struct serializer *s, const struct serializer_desc *desc)
 {
-	int ret;
-
 	memset(s, 0, sizeof(*s));
-	s->ids = ids;
-	s->err = err;
-	s->exportable = exportable;
-	ret = meta_init(&s->inodes, codec, err);
-	if (ret == 0)
-		ret = meta_init(&s->dirs, codec, err);
-	return ret;
+	s->ids = desc->ids;
+	s->err = desc->err;
+	s->exportable = desc->exportable;
+	return meta_pool_init(&s->meta, desc->codec, desc->workers, desc->fail_job,
+			      desc->err);
 }
 
 void serializer_cleanup(struct serializer *s)
 {
-	meta_cleanup(&s->inodes);
-	meta_cleanup(&s->dirs);
+	meta_pool_cleanup(&s->meta);
 	free(s->export_refs);
 	free(s->scratch);
 	free(s->index);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * serialize.h - turning the finished tree into the inode and directory
- * tables (both kept in memory until the writer appends them in order).
+ * tables (both kept in memory, compressed, until the writer appends them
+ * in order).
  */
 #ifndef SQP_WRITE_SERIALIZE_H
 #define SQP_WRITE_SERIALIZE_H
@@ -13,13 +14,12 @@
 #include "util/errbuf.h"
 #include "write/fstree.h"
 #include "write/idtable.h"
-#include "write/metawriter.h"
+#include "write/metapool.h"
 
 struct dir_rec;
 
 struct serializer {
-	struct metawriter inodes;
-	struct metawriter dirs;
+	struct meta_pool meta;        /* both tables */
 	struct idtable *ids;          /* borrowed */
 	struct fstree *tree;          /* borrowed, during serialize_tree */
 	struct sqp_errbuf *err;       /* borrowed */
@@ -42,8 +42,16 @@ struct serializer {
 	size_t pending_cap;
 };
 
-int serializer_init(struct serializer *s, struct sqp_compressor *codec,
-		    struct idtable *ids, struct sqp_errbuf *err, int exportable);
+struct serializer_desc {
+	const struct sqp_codec_config *codec; /* NULL: tables uncompressed */
+	unsigned workers;             /* metadata compressors (at most 8); 0 or 1 = serial */
+	uint64_t fail_job;            /* test hook: this block job fails */
+	struct idtable *ids;
+	struct sqp_errbuf *err;
+	int exportable;
+};
+
+int serializer_init(struct serializer *s, const struct serializer_desc *desc);
 void serializer_cleanup(struct serializer *s);
 
 /* Number the inodes and write both tables (fstree_finalize and the data

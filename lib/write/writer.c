@@ -98,6 +98,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	if (ret != 0)
 		return ret;
 	w->data_start = w->out.pos;
+	w->fail_meta_job = hooks->fail_meta_job;
 
 	pd = (struct datapipe_desc){
 		.codec = &w->desc.codec, .jobs = w->desc.jobs,

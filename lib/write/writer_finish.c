@@ -112,12 +112,19 @@ static uint16_t super_flags(const struct sqp_writer *w)
 	return flags;
 }
 
-/* Inode and directory tables, then the lookup tables, in kernel order. */
-static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
+/* Inode and directory tables, then the lookup tables, in kernel order;
+ * workers: the data path's, whose codec contexts are gone by now. */
+static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
+			unsigned workers)
 {
 	struct serializer s;
-	int ret = serializer_init(&s, meta_codec(w), &w->ids, &w->err,
-				  !!(w->desc.flags & SQP_WRITE_EXPORTABLE));
+	struct serializer_desc sd = {
+		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &w->desc.codec,
+		.workers = workers, .fail_job = w->fail_meta_job,
+		.ids = &w->ids, .err = &w->err,
+		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
+	};
+	int ret = serializer_init(&s, &sd);
 
 	if (ret == 0)
 		ret = serialize_tree(&s, &w->tree);
@@ -126,10 +133,12 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb)
 	sb->inode_count = s.inode_count;
 	sb->root_inode = s.root_ref;
 	sb->inode_table = w->out.pos;
-	ret = imgout_append(&w->out, s.inodes.out, s.inodes.out_len);
+	ret = imgout_append(&w->out, s.meta.t[META_INODES].out,
+			    s.meta.t[META_INODES].out_len);
 	sb->dir_table = w->out.pos;
 	if (ret == 0)
-		ret = imgout_append(&w->out, s.dirs.out, s.dirs.out_len);
+		ret = imgout_append(&w->out, s.meta.t[META_DIRS].out,
+				    s.meta.t[META_DIRS].out_len);
 	if (ret == 0)
 		ret = write_fragment_table(w, &sb->frag_table);
 	sb->export_table = SQFS_NO_TABLE;
@@ -158,6 +167,7 @@ int sqp_writer_finish(struct sqp_writer *w)
 	struct sqfs_super sb = { 0 };
 	uint8_t raw[SQFS_SUPER_SIZE];
 	uint32_t mod_time;
+	unsigned workers;
 	int ret;
 
 	if (w->err.code != 0)
@@ -175,8 +185,11 @@ int sqp_writer_finish(struct sqp_writer *w)
 		return ret;
 	fstree_finalize(&w->tree, mod_time);
 	ret = fstree_each_file(&w->tree, resolve_file, w);
-	if (ret == 0)
-		ret = write_tables(w, &sb);
+	if (ret == 0) {
+		workers = sqp_pool_workers(w->pipe.pool);
+		datapipe_release(&w->pipe);
+		ret = write_tables(w, &sb, workers);
+	}
 	if (ret != 0)
 		return w->err.code ? w->err.code : writer_fail(w, ret, "%s", sqp_strerror(ret));
 

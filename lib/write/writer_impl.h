@@ -35,6 +35,7 @@ struct sqp_writer {
 	int adding_extras;            /* the policy's spec entries: not transformed */
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
+	uint64_t fail_meta_job;       /* test hook, see writer_test.h */
 };
 
 /* Add the policy's spec entries (finish calls this first). */

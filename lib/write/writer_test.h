@@ -22,6 +22,9 @@ struct writer_test_hooks {
 	/* The worker compressing the Nth block job (1-based) fails as a
 	 * broken codec would; 0 = never. */
 	uint64_t fail_job;
+	/* The Nth metadata block job (1-based) of the inode and directory
+	 * tables fails likewise; 0 = never. */
+	uint64_t fail_meta_job;
 };
 
 /* sqp_writer_create() with hooks (NULL = none); same failure convention. */

@@ -3,7 +3,7 @@
  * hooked_tar2img.c - tar2img's core loop with the writer's test hooks
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
- *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] OUTPUT INPUT.tar
+ *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] OUTPUT INPUT.tar
  *
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
@@ -23,7 +23,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] OUTPUT INPUT\n");
 	return 2;
 }
 
@@ -61,12 +61,13 @@ int main(int argc, char **argv)
 	struct sqp_outfile *of = NULL;
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:")) != -1) {
 		switch (c) {
 		case 'c': codec = sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'H': hooks.hash_bits = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
+		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
 		default: return usage();
 		}
 	}
