@@ -177,12 +177,11 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
-	pd.workers = sqp_pipeline_workers(desc->jobs);
-	/* Sized as for four times the workers: a block decompresses in
-	 * about as long as the consumer takes for a few small files, so a
-	 * deeper queue keeps the workers busy through runs of them. */
-	pd.capacity = sqp_pipeline_capacity(pd.workers * 4, img->sb.block_size,
-					    JOB_MEMORY);
+	/* 16 jobs per worker: a block decompresses in about as long as the
+	 * consumer takes for a few small files, so a deep queue keeps the
+	 * workers busy through runs of them. */
+	sqp_pipeline_size(desc->jobs, 16, img->sb.block_size, JOB_MEMORY,
+			  &pd.workers, &pd.capacity);
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
 	pd.worker_fini = sqp_codec_worker_fini;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/hchain.h"
 
 static uint8_t filter_bit(uint64_t key)
@@ -80,14 +81,15 @@ int hchain_insert(struct hchain *h, uint64_t key)
 	if (h->count >= HCHAIN_END - 1)
 		return SQP_ERR_LIMIT;
 	if (h->count == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		uint32_t *next = realloc(h->next, cap * sizeof(*next));
+		size_t cap = h->cap, kcap = h->cap;
+		uint32_t *next = sqp_array_grow(h->next, &cap, h->count + 1,
+						sizeof(*next), 1024);
 		uint64_t *keys;
 
 		if (next == NULL)
 			return SQP_ERR_NOMEM;
 		h->next = next;
-		keys = realloc(h->keys, cap * sizeof(*keys));
+		keys = sqp_array_grow(h->keys, &kcap, h->count + 1, sizeof(*keys), 1024);
 		if (keys == NULL)
 			return SQP_ERR_NOMEM;
 		h->keys = keys;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pipeline.c - pool sizing and per-worker codec state, written once for
- * the writer's compression pipeline and the reader's decompression one.
+ * the writer's compression pipelines (data blocks, metadata blocks) and
+ * the reader's decompression one.
  *
  * Sizing rule: a worker needs a few jobs queued to never wait for the
  * orchestrator, but every job holds block-sized buffers, so the count is
- * capped by a memory budget; it never drops below what lets each worker
- * hold one job while the orchestrator holds another.
+ * capped by a memory budget, and the workers by the count: a worker that
+ * can never hold a job would only cost its codec context.
  */
 #include "config.h"
 
@@ -23,18 +24,18 @@ unsigned sqp_pipeline_workers(unsigned jobs)
 	return n <= 1 ? 0 : n;
 }
 
-unsigned sqp_pipeline_capacity(unsigned workers, size_t job_bytes,
-			       size_t budget)
+void sqp_pipeline_size(unsigned jobs, unsigned depth, size_t job_bytes,
+		       size_t budget, unsigned *workers, unsigned *capacity)
 {
-	size_t cap = (size_t)workers * 4 + 4;
+	unsigned w = sqp_pipeline_workers(jobs);
+	size_t cap = w == 0 ? 2 : ((size_t)w + 1) * depth;
 
 	if (job_bytes > 0 && cap > budget / job_bytes)
 		cap = budget / job_bytes;
-	if (cap < (size_t)workers + 1)
-		cap = (size_t)workers + 1;
 	if (cap < 2)
 		cap = 2;
-	return (unsigned)cap;
+	*workers = w < cap ? w : (unsigned)cap;
+	*capacity = (unsigned)cap;
 }
 
 int sqp_codec_worker_init(void *ctx, void **state)
@@ -47,7 +48,7 @@ int sqp_codec_worker_init(void *ctx, void **state)
 		return ret;
 	w->scratch_size = d->scratch_size;
 	if (d->scratch_size == 0 || (w->scratch = malloc(d->scratch_size)))
-		ret = sqp_compressor_create(&d->cfg, &w->codec);
+		ret = d->no_codec ? 0 : sqp_compressor_create(&d->cfg, &w->codec);
 	if (ret != 0) {
 		free(w->scratch);
 		free(w);

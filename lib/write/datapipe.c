@@ -24,68 +24,29 @@
  * of 1 MiB blocks, 192 of 128 KiB. */
 #define JOB_MEMORY_BUDGET (48u << 20)
 
-struct worker_ctx {
-	struct sqp_compressor *codec;
-	int fd;
-	int probe;                   /* skip blocks the probe calls incompressible */
-	int raw_data, raw_frags;     /* store these kinds uncompressed */
-	uint64_t base;               /* file offset of the image */
-	uint64_t fail_job;           /* test hook, see sqp_writer_desc */
-	struct probe_scratch scratch;
-};
-
-static int worker_init(void *ctx, void **state)
-{
-	struct datapipe *p = ctx;
-	struct worker_ctx *w = calloc(1, sizeof(*w));
-	int ret;
-
-	if (w == NULL)
-		return SQP_ERR_NOMEM;
-	ret = sqp_compressor_create(&p->codec_cfg, &w->codec);
-	if (ret != 0) {
-		free(w);
-		return ret;
-	}
-	w->fd = p->out->fd;
-	w->probe = p->probe;
-	w->raw_data = p->raw_data;
-	w->raw_frags = p->raw_frags;
-	w->base = p->out->base;
-	w->fail_job = p->fail_job;
-	*state = w;
-	return 0;
-}
-
-static void worker_fini(void *ctx, void *state)
-{
-	struct worker_ctx *w = state;
-
-	(void)ctx;
-	sqp_compressor_destroy(w->codec);
-	free(w);
-}
-
-/* Runs on a worker: touches only the job and the worker's own state. */
+/* Runs on a worker: touches only the job and the worker's own state, and
+ * reads settings of the datapipe that stay as datapipe_init left them
+ * while the pool runs. */
 static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 {
+	const struct datapipe *p = ctx;
 	struct blk_job *job = (struct blk_job *)base;
-	struct worker_ctx *w = state;
+	struct sqp_codec_worker *w = state;
 	int n;
 
-	(void)ctx;
-	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
+	if (p->fail_job != 0 && base->seq + 1 == p->fail_job)
 		return SQP_ERR_COMPRESSOR;
 	if (job->kind == JOB_COPY)
-		return sqp_pread_full(w->fd, w->base + job->copy_from, job->out,
-				      job->size_word & SQFS_BLOCK_SIZE_MASK);
+		return sqp_pread_full(p->out->fd, p->out->base + job->copy_from,
+				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
 
-	if (job->kind == JOB_BLOCK ? w->raw_data : w->raw_frags) {
+	if (job->kind == JOB_BLOCK ? p->raw_data : p->raw_frags) {
 		job->probed_raw = 0;
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
 		return 0;
 	}
-	job->probed_raw = w->probe && probe_incompressible(job->raw, job->raw_len, &w->scratch);
+	job->probed_raw = p->probe && probe_incompressible(job->raw, job->raw_len,
+							   (struct probe_scratch *)w->scratch);
 	if (job->probed_raw) {
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
 		return 0;
@@ -95,17 +56,6 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 		return sqp_compress_status(n);
 	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | SQFS_BLOCK_UNCOMPRESSED);
 	return 0;
-}
-
-/* Jobs in the pool: enough to keep every worker busy, but all jobs
- * (capacity + the open fragment block + a spare, 2 x block size each)
- * within JOB_MEMORY_BUDGET whatever the number of workers. */
-static unsigned pick_capacity(unsigned workers, uint32_t block_size)
-{
-	unsigned cap = workers == 0 ? 2 : workers * 4 + 4;
-	unsigned budget = JOB_MEMORY_BUDGET / (2 * block_size) - 2;
-
-	return cap < budget ? cap : budget;
 }
 
 static int alloc_jobs(struct datapipe *p, size_t count)
@@ -149,10 +99,9 @@ static int alloc_buffers(struct datapipe *p)
 
 int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 {
-	unsigned workers = desc->jobs <= 1 ? 0 : desc->jobs;
 	struct sqp_pool_desc pd = {
-		.run = run_job,
-		.worker_init = worker_init, .worker_fini = worker_fini, .ctx = p,
+		.run = run_job, .worker_init = sqp_codec_worker_init,
+		.worker_fini = sqp_codec_worker_fini, .ctx = p,
 	};
 	int ret;
 
@@ -165,16 +114,18 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->raw_frags = desc->raw_frags;
 	p->hash_bits = desc->hash_bits;
 	p->fail_job = desc->fail_job;
-	p->codec_cfg = *desc->codec;
+	p->wdesc.cfg = *desc->codec;
+	p->wdesc.scratch_size = sizeof(struct probe_scratch);
 	p->out = desc->out;
 	p->err = desc->err;
 	p->stats = desc->stats;
-	pd.capacity = pick_capacity(workers, p->block_size);
-	/* A worker beyond the capacity would never get a job, only cost
-	 * a codec context. */
-	pd.workers = workers < pd.capacity ? workers : pd.capacity;
+	/* All jobs (the pool's, the open fragment block and a spare; 2 x
+	 * block size each) within JOB_MEMORY_BUDGET whatever -j is. */
+	sqp_pipeline_size(desc->jobs, 4, 2 * (size_t)p->block_size,
+			  JOB_MEMORY_BUDGET - 4 * (size_t)p->block_size,
+			  &pd.workers, &pd.capacity);
 
-	ret = sqp_compressor_create(&p->codec_cfg, &p->codec);
+	ret = sqp_compressor_create(&p->wdesc.cfg, &p->codec);
 	if (ret == 0)
 		ret = alloc_buffers(p);
 	if (ret == 0)

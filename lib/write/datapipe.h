@@ -33,6 +33,7 @@
 #include "sqpack/writer.h"
 #include "util/errbuf.h"
 #include "util/hchain.h"
+#include "util/pipeline.h"
 #include "util/pool.h"
 #include "write/fstree.h"
 #include "write/imgout.h"
@@ -91,6 +92,10 @@ struct frag_cache_slot {
 #define FRAG_CACHE_SLOTS 4
 
 struct datapipe {
+	/* First: the pool's ctx is the datapipe, and the shared worker_init
+	 * of util/pipeline reads it as its workers' description (codec, and
+	 * a probe_scratch each). */
+	struct sqp_codec_worker_desc wdesc;
 	uint32_t block_size;
 	int fragment_mode;
 	int dedup;
@@ -99,7 +104,6 @@ struct datapipe {
 	int raw_frags;                 /* store fragment blocks uncompressed */
 	unsigned hash_bits;            /* 0 = full hash */
 	uint64_t fail_job;             /* test hook: this job fails (1-based) */
-	struct sqp_codec_config codec_cfg;
 
 	struct imgout *out;            /* borrowed */
 	struct sqp_errbuf *err;        /* borrowed */

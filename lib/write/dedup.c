@@ -18,6 +18,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "write/datapipe.h"
 
 /* Candidates tried per lookup: bounds the work a flood of colliding
@@ -43,17 +44,11 @@ int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b)
 
 static int grow(void **arr, size_t *cap, size_t count, size_t elem)
 {
-	size_t ncap;
-	void *np;
+	void *np = sqp_array_grow(*arr, cap, count + 1, elem, 1024);
 
-	if (count < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 1024;
-	np = realloc(*arr, ncap * elem);
 	if (np == NULL)
 		return SQP_ERR_NOMEM;
 	*arr = np;
-	*cap = ncap;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "write/datapipe.h"
 
 /* Candidates tried for a file's first block (see dedup.c). */
@@ -273,13 +274,11 @@ static int open_fragment(struct datapipe *p)
 	struct frag_rec *f;
 
 	if (p->frag_count == p->frag_cap) {
-		size_t cap = p->frag_cap ? p->frag_cap * 2 : 256;
-
-		f = realloc(p->frags, cap * sizeof(*f));
+		f = sqp_array_grow(p->frags, &p->frag_cap, p->frag_count + 1,
+				   sizeof(*f), 256);
 		if (f == NULL)
 			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 		p->frags = f;
-		p->frag_cap = cap;
 	}
 	if (p->frag_count >= SQFS_NO_FRAGMENT - 1)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "too many fragment blocks");

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/endian.h"
 #include "write/metapool.h"
 #include "write/metawriter.h"
@@ -45,47 +46,14 @@ struct meta_job {
 	struct meta_job *next;   /* free list or waiting queue */
 };
 
-struct meta_worker {
-	struct sqp_compressor *codec; /* NULL: store uncompressed */
-	uint64_t fail_job;
-};
-
-static int worker_init(void *ctx, void **state)
-{
-	struct meta_pool *m = ctx;
-	struct meta_worker *w = calloc(1, sizeof(*w));
-	int ret = 0;
-
-	if (w == NULL)
-		return SQP_ERR_NOMEM;
-	w->fail_job = m->fail_job;
-	if (m->compress)
-		ret = sqp_compressor_create(&m->cfg, &w->codec);
-	if (ret != 0) {
-		free(w);
-		return ret;
-	}
-	*state = w;
-	return 0;
-}
-
-static void worker_fini(void *ctx, void *state)
-{
-	struct meta_worker *w = state;
-
-	(void)ctx;
-	sqp_compressor_destroy(w->codec);
-	free(w);
-}
-
 /* Runs on a worker: touches only the job and the worker's own state. */
 static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 {
+	const struct meta_pool *m = ctx;
 	struct meta_job *job = (struct meta_job *)base;
-	struct meta_worker *w = state;
+	struct sqp_codec_worker *w = state;
 
-	(void)ctx;
-	if (w->fail_job != 0 && base->seq + 1 == w->fail_job)
+	if (m->fail_job != 0 && base->seq + 1 == m->fail_job)
 		return SQP_ERR_COMPRESSOR;
 	job->n = meta_encode_block(w->codec, job->raw, job->len, job->out);
 	return job->n < 0 ? job->n : 0;
@@ -98,8 +66,8 @@ int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
 		.workers = workers <= 1 ? 0 : workers < META_POOL_WORKERS ? workers
 					     : META_POOL_WORKERS,
 		.capacity = META_POOL_WINDOW,
-		.run = run_job, .worker_init = worker_init,
-		.worker_fini = worker_fini, .ctx = m,
+		.run = run_job, .worker_init = sqp_codec_worker_init,
+		.worker_fini = sqp_codec_worker_fini, .ctx = m,
 	};
 	size_t i;
 	int t, ret;
@@ -107,9 +75,9 @@ int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
 	memset(m, 0, sizeof(*m));
 	m->err = err;
 	m->fail_job = fail_job;
-	m->compress = codec != NULL;
+	m->wdesc.no_codec = codec == NULL;
 	if (codec != NULL)
-		m->cfg = *codec;
+		m->wdesc.cfg = *codec;
 	m->jobs = calloc(META_POOL_WINDOW, sizeof(m->jobs[0]));
 	if (m->jobs == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
@@ -147,18 +115,11 @@ void meta_pool_cleanup(struct meta_pool *m)
 
 int meta_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
+	void *p = sqp_array_grow(*arr, cap, need, elem, 64);
 
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
 	if (p == NULL)
 		return SQP_ERR_NOMEM;
 	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "util/errbuf.h"
+#include "util/pipeline.h"
 #include "util/pool.h"
 
 enum { META_INODES, META_DIRS, META_TABLES };
@@ -57,12 +58,13 @@ struct meta_table {
 };
 
 struct meta_pool {
+	/* First: the pool's ctx is the meta_pool, and the shared worker_init
+	 * of util/pipeline reads it as its workers' description. */
+	struct sqp_codec_worker_desc wdesc; /* no_codec: stored uncompressed */
 	struct meta_table t[META_TABLES];
 	struct sqp_pool *pool;
 	struct meta_job *jobs;   /* the window, one allocation */
 	struct meta_job *free_jobs;
-	struct sqp_codec_config cfg;
-	int compress;            /* 0: blocks are stored uncompressed */
 	uint64_t fail_job;       /* test hook: this block job fails (1-based) */
 	struct sqp_errbuf *err;  /* borrowed */
 };

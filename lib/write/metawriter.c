@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/endian.h"
 #include "write/metawriter.h"
 
@@ -58,13 +59,12 @@ static int flush_block(struct metawriter *m)
 	int n;
 
 	if (m->out_cap - m->out_len < SQFS_META_SIZE + 2) {
-		size_t cap = m->out_cap ? m->out_cap * 2 : 64 * 1024;
-		uint8_t *p = realloc(m->out, cap);
+		uint8_t *p = sqp_array_grow(m->out, &m->out_cap, m->out_len +
+					    SQFS_META_SIZE + 2, 1, 64 * 1024);
 
 		if (p == NULL)
 			return sqp_err(m->err, SQP_ERR_NOMEM, "out of memory");
 		m->out = p;
-		m->out_cap = cap;
 	}
 	n = meta_encode_block(m->codec, m->block, m->fill, m->out + m->out_len);
 	if (n < 0)

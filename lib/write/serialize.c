@@ -32,6 +32,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/endian.h"
 #include "write/serialize.h"
 
@@ -215,16 +216,11 @@ static int add_index(struct serializer *s, uint32_t offset, uint32_t block,
 	if (s->index_count == UINT16_MAX)
 		return 0; /* the index is only a shortcut; a shorter one is fine */
 	if (need > s->index_cap) {
-		size_t cap = s->index_cap ? s->index_cap * 2 : 1024;
-		uint8_t *p;
+		uint8_t *p = sqp_array_grow(s->index, &s->index_cap, need, 1, 1024);
 
-		while (cap < need)
-			cap *= 2;
-		p = realloc(s->index, cap);
 		if (p == NULL)
 			return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 		s->index = p;
-		s->index_cap = cap;
 	}
 	sqfs_dir_index_encode(&x, s->index + s->index_len);
 	memcpy(s->index + s->index_len + SQFS_DIR_INDEX_SIZE, name, x.name_size);

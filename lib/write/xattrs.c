@@ -16,6 +16,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
+#include "util/array.h"
 #include "write/metawriter.h"
 #include "write/tables.h"
 #include "write/xattrs.h"
@@ -159,13 +160,12 @@ int xattr_store_intern(struct xattr_store *s, const char *path,
 		}
 	}
 	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct xattr_set *n = realloc(s->sets, cap * sizeof(*n));
+		struct xattr_set *n = sqp_array_grow(s->sets, &s->cap, s->count + 1,
+						     sizeof(*n), 64);
 
 		if (n == NULL)
 			goto nomem;
 		s->sets = n;
-		s->cap = cap;
 	}
 	s->sets[s->count] = set;
 	s->slots[j] = (uint32_t)++s->count;
