@@ -13,7 +13,7 @@
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
- * within JOB_MEMORY: 24 jobs of 1 MiB blocks, 36 of 128 KiB at -j 2),
+ * within JOB_MEMORY: 32 jobs of 1 MiB blocks, 132 of 128 KiB at -j 2),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image.
@@ -185,9 +185,10 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
 	pd.workers = sqp_pipeline_workers(desc->jobs);
-	/* Sized as for four times the workers: a block decompresses in
-	 * about as long as the consumer takes for a few small files, so a
-	 * deeper queue keeps the workers busy through runs of them. */
+	/* Sized as for sixteen times the workers: a block decompresses in
+	 * about as long as the consumer takes for a few small files, and a
+	 * thread on a shared machine may sleep for a time slice (~3 ms, ~20
+	 * blocks); a deep queue keeps the workers busy through both. */
 	pd.capacity = sqp_pipeline_capacity(pd.workers * 16, img->sb.block_size,
 					    JOB_MEMORY);
 	b->capacity = pd.capacity;
