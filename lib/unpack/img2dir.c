@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries
- * and each is made at once, on this thread, in walk order, through
+ * and most are made at once, on this thread, in walk order, through
  * dirfs.c; the ordered block reader (read/blockrd.h) decompresses file
  * data on the pool, and the worker that decompressed a block writes it
  * into its file (pwrite: blocks may land in any order). What must come
  * after the data - a file's size, owner, mode, xattrs and times, and a
- * directory's after all its children - is done in the reader's end(),
- * strictly in walk order.
+ * directory's after all its children - is handed, in the reader's
+ * end() order, to the finisher (unpack/seqrun.h: one thread, strictly
+ * in that order), which thus takes most per-entry system calls off the
+ * walk. Errors on the finisher latch there and come back at the next
+ * hand-off or at the end. Warnings may come from either thread.
  *
  * Invariant: fds[d] is the open directory at depth d of the entry being
  * made (fds[0]: the subtree root, or the target itself for the image
@@ -17,11 +20,12 @@
  * descriptor passes to its leave entry, which sets its attributes after
  * its children, so a read-only directory is filled first and its mtime
  * is final. A file without data blocks and a hard link are made later,
- * in the reader's start() (in walk order, so a link's target exists),
- * through that same descriptor, which stays open until the leave entry
- * ends; so they hold no descriptor while they wait. Open descriptors:
- * the depth stack plus at most one per entry the reader holds, which
- * max_entries() keeps to a quarter of the limit.
+ * by the finisher (in walk order, so a link's target exists), through
+ * that same descriptor, which stays open until the leave entry is
+ * finished; so they hold no descriptor while they wait, and the finisher
+ * is stopped before the reader drops what it holds. Open descriptors:
+ * the depth stack plus at most one per entry the reader or the finisher
+ * holds, which max_entries() keeps to a quarter of the limit each.
  */
 #define _GNU_SOURCE
 #include "config.h"
