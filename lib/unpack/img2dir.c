@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries
- * and most are made at once, on this thread, in walk order, through
+ * and each is made at once, on this thread, in walk order, through
  * dirfs.c; the ordered block reader (read/blockrd.h) decompresses file
  * data on the pool, and the worker that decompressed a block writes it
  * into its file (pwrite: blocks may land in any order). What must come
  * after the data - a file's size, owner, mode, xattrs and times, and a
- * directory's after all its children - is handed, in the reader's
- * end() order, to the finisher (unpack/seqrun.h: one thread, strictly
- * in that order), which thus takes most per-entry system calls off the
- * walk. Errors on the finisher latch there and come back at the next
- * hand-off or at the end. Warnings may come from either thread.
+ * directory's after all its children - is done in the reader's end(),
+ * strictly in walk order.
  *
  * Invariant: fds[d] is the open directory at depth d of the entry being
  * made (fds[0]: the subtree root, or the target itself for the image
@@ -20,12 +17,11 @@
  * descriptor passes to its leave entry, which sets its attributes after
  * its children, so a read-only directory is filled first and its mtime
  * is final. A file without data blocks and a hard link are made later,
- * by the finisher (in walk order, so a link's target exists), through
- * that same descriptor, which stays open until the leave entry is
- * finished; so they hold no descriptor while they wait, and the finisher
- * is stopped before the reader drops what it holds. Open descriptors:
- * the depth stack plus at most one per entry the reader or the finisher
- * holds, which max_entries() keeps to a quarter of the limit each.
+ * in the reader's start() (in walk order, so a link's target exists),
+ * through that same descriptor, which stays open until the leave entry
+ * ends; so they hold no descriptor while they wait. Open descriptors:
+ * the depth stack plus at most one per entry the reader holds, which
+ * max_entries() keeps to a quarter of the limit.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -43,17 +39,13 @@
 #include "sqpack/error.h"
 #include "sqpack/img2dir.h"
 #include "unpack/dirfs.h"
-#include "unpack/seqrun.h"
 #include "unpack/walk.h"
 #include "util/errbuf.h"
-#include "util/pipeline.h"
 
 /* Entries the reader holds, at least and at most: each may hold a
  * descriptor (see max_entries()). */
 #define MIN_ENTRIES 256
 #define MAX_ENTRIES 4096
-/* Bytes of entries (and kept tails) waiting for the finisher, at most. */
-#define FINISH_BYTES (8u << 20)
 
 enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
 
@@ -72,10 +64,8 @@ struct dent {
 	struct rd_xattrs xattrs; /* owned */
 	int fd;                  /* a file being written, a directory being
 				    left, or -1 */
-	int parent;              /* made by finish(): its directory (open
-				    until its leave entry is finished) */
-	uint8_t *tail;           /* owned: the data of a file made so */
-	uint32_t tail_len;
+	int parent;              /* made in start(): its directory (open
+				    until its leave entry ends), else -1 */
 };
 
 struct todir {
@@ -84,7 +74,6 @@ struct todir {
 	int root;
 	unsigned flags;
 	int base;
-	struct unp_seqrun *fin;
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -94,21 +83,18 @@ static void dent_free(struct dent *e)
 		close(e->fd);
 	free(e->path);
 	free(e->target);
-	free(e->tail);
 	rd_xattrs_free(&e->xattrs);
 	free(e);
 }
 
-/* Latch a failing system call in eb: the image's error on this thread,
- * the finisher's on its own. */
-static int sys_failed(struct sqp_errbuf *eb, struct dent *e,
-		      const char *what, int neg)
+static int sys_failed(struct todir *t, struct dent *e, const char *what,
+		      int neg)
 {
 	if (neg == -EEXIST)
-		return sqp_err(eb, SQP_ERR_EXISTS, "'%s': already exists (not "
-			       "replaced without -f)", e->path);
-	return sqp_err(eb, sqp_errno_code(-neg), "'%s': %s: %s", e->path,
-		       what, strerror(-neg));
+		return rd_err(t->img, SQP_ERR_EXISTS, "'%s': already exists (not "
+			      "replaced without -f)", e->path);
+	return rd_err(t->img, sqp_errno_code(-neg), "'%s': %s: %s", e->path,
+		      what, strerror(-neg));
 }
 
 static void warn(struct todir *t, struct dent *e, const char *what, int neg)
@@ -124,29 +110,28 @@ static void warn(struct todir *t, struct dent *e, const char *what, int neg)
 
 /* Owner, mode, xattrs, then times (each later step would change the
  * one before: chown clears set-id bits, writes touch mtime). */
-static int apply(struct todir *t, struct sqp_errbuf *eb, struct dent *e,
-		 int fd, int parent)
+static int apply(struct todir *t, struct dent *e, int fd, int parent)
 {
 	int r;
 
 	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
 	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
 		if (r != -EPERM)
-			return sys_failed(eb, e, "setting the owner", r);
+			return sys_failed(t, e, "setting the owner", r);
 		warn(t, e, "setting the owner", r);
 	}
 	if (e->kind != D_SYMLINK &&
 	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
-		return sys_failed(eb, e, "setting the mode", r);
+		return sys_failed(t, e, "setting the mode", r);
 	for (size_t i = 0; i < e->xattrs.count; i++) {
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
 		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
 			warn(t, e, e->xattrs.items[i].key, r);
 		else if (r != 0)
-			return sys_failed(eb, e, e->xattrs.items[i].key, r);
+			return sys_failed(t, e, e->xattrs.items[i].key, r);
 	}
 	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
-		return sys_failed(eb, e, "setting the times", r);
+		return sys_failed(t, e, "setting the times", r);
 	return 0;
 }
 
@@ -168,26 +153,25 @@ static int parent_of(struct todir *t, struct dent *e, int *out)
 		t->base = dirfs_mkdirs(t->root, dir);
 		free(dir);
 		if (t->base < 0)
-			return sys_failed(&t->img->err, e, "making its parents", t->base);
+			return sys_failed(t, e, "making its parents", t->base);
 	}
 	*out = t->base;
 	return 0;
 }
 
 /* A hard link to the entry first made at e->target. */
-static int hard_link(struct todir *t, struct sqp_errbuf *eb, struct dent *e,
-		     int parent)
+static int hard_link(struct todir *t, struct dent *e, int parent)
 {
 	const char *slash = strrchr(e->target, '/');
 	size_t dir_len = slash ? (size_t)(slash - e->target) : 0;
 	int from = dirfs_open_dirs(t->root, e->target, dir_len), r;
 
 	if (from < 0)
-		return sys_failed(eb, e, "opening its link's directory", from);
+		return sys_failed(t, e, "opening its link's directory", from);
 	r = dirfs_link(from, slash ? slash + 1 : e->target, parent, e->name,
 		       t->flags & SQP_IMG2DIR_FORCE);
 	close(from);
-	return r != 0 ? sys_failed(eb, e, "linking", r) : 0;
+	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
 }
 
 /* Make e in parent: a directory (entered: its fd on the stack), a file
@@ -199,25 +183,25 @@ static int make(struct todir *t, struct dent *e, int parent)
 	switch (e->kind) {
 	case D_ENTER:
 		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
-		return t->fds[e->depth] < 0 ? sys_failed(&t->img->err, e, "making the "
+		return t->fds[e->depth] < 0 ? sys_failed(t, e, "making the "
 			"directory", t->fds[e->depth]) : 0;
 	case D_FILE:
 		e->fd = dirfs_create(parent, e->name, force);
-		return e->fd < 0 ? sys_failed(&t->img->err, e, "creating", e->fd) : 0;
+		return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
 	case D_HARDLINK:
-		return hard_link(t, &t->img->err, e, parent);
+		return hard_link(t, e, parent);
 	case D_SYMLINK:
 		r = dirfs_symlink(parent, e->name, e->target, force);
-		return r != 0 ? sys_failed(&t->img->err, e, "making the symlink", r) :
-			apply(t, &t->img->err, e, -1, parent);
+		return r != 0 ? sys_failed(t, e, "making the symlink", r) :
+			apply(t, e, -1, parent);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
 		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
 			warn(t, e, "device node skipped", r);
 			return 0;
 		}
-		return r != 0 ? sys_failed(&t->img->err, e, "making the node", r) :
-			apply(t, &t->img->err, e, -1, parent);
+		return r != 0 ? sys_failed(t, e, "making the node", r) :
+			apply(t, e, -1, parent);
 	}
 }
 
@@ -230,7 +214,7 @@ static int make_entry(struct todir *t, struct dent *e)
 	if (e->path[0] == '\0') {
 		/* The image root is the target itself. */
 		t->fds[0] = dup(t->root);
-		return t->fds[0] < 0 ? sys_failed(&t->img->err, e, "dup", -errno) : 0;
+		return t->fds[0] < 0 ? sys_failed(t, e, "dup", -errno) : 0;
 	}
 	if ((r = parent_of(t, e, &parent)) != 0)
 		return r;
@@ -242,11 +226,19 @@ static int make_entry(struct todir *t, struct dent *e)
 	return r;
 }
 
+/* A file without blocks or a hard link, made now that it is its turn:
+ * every entry before it (a link's target) is made. */
 static int on_start(void *user, struct rd_bentry *be)
 {
-	(void)user;
-	(void)be;
-	return 0;
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+
+	if (e->parent < 0)
+		return 0;
+	if (e->kind == D_HARDLINK)
+		return hard_link(t, e, e->parent);
+	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
+	return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
 }
 
 static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
@@ -274,12 +266,10 @@ static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 	return write_at((struct dent *)be, pos, data, len);
 }
 
-/* A tail or a hole, on this thread: written, or kept for finish() when
- * the file is not made yet (its only data: one tail, at 0). */
+/* A tail or a hole, on this thread. */
 static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
 		   const uint8_t *data, uint32_t len)
 {
-	struct todir *t = user;
 	struct dent *e = (struct dent *)be;
 	int r;
 
@@ -288,58 +278,30 @@ static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
 		e->hole = 1;
 		return 0;
 	}
-	if (e->parent >= 0) {
-		if ((e->tail = malloc(len)) == NULL)
-			return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
-		memcpy(e->tail, data, len);
-		e->tail_len = len;
-		return 0;
-	}
 	r = write_at(e, pos, data, len);
-	return r != 0 ? sys_failed(&t->img->err, e, "writing", r) : 0;
+	return r != 0 ? sys_failed(user, e, "writing", r) : 0;
 }
 
-/* All of e's data is in: the finisher does the rest, in this order. */
 static int on_end(void *user, struct rd_bentry *be)
 {
 	struct todir *t = user;
 	struct dent *e = (struct dent *)be;
-
-	return unp_seqrun_push(t->fin, e, sizeof(*e) + e->tail_len,
-			       &t->img->err);
-}
-
-/* On the finisher: make e if it waited to be made (in walk order, so a
- * link's target exists), then its size, attributes, and close it. */
-static int finish(void *user, void *item, struct sqp_errbuf *eb)
-{
-	struct todir *t = user;
-	struct dent *e = item;
 	int r = 0;
 
-	if (e->kind == D_HARDLINK)
-		r = hard_link(t, eb, e, e->parent);
-	else if (e->parent >= 0 && (e->fd = dirfs_create(e->parent, e->name,
-				     t->flags & SQP_IMG2DIR_FORCE)) < 0)
-		r = sys_failed(eb, e, "creating", e->fd);
-	else if (e->tail_len > 0 && (r = write_at(e, 0, e->tail,
-						  e->tail_len)) != 0)
-		r = sys_failed(eb, e, "writing", r);
-	else if (e->hole && ftruncate(e->fd, (off_t)e->size) != 0)
-		r = sys_failed(eb, e, "setting the size", -errno);
-	if (r == 0 && e->kind != D_HARDLINK)
-		r = apply(t, eb, e, e->fd, -1);
-	if (e->fd >= 0 && close(e->fd) != 0 && r == 0)
-		r = sys_failed(eb, e, "closing", -errno);
+	if (e->kind == D_HARDLINK) {
+		dent_free(e);
+		return 0;
+	}
+	if (e->kind == D_FILE && e->hole &&
+	    ftruncate(e->fd, (off_t)e->size) != 0)
+		r = sys_failed(t, e, "setting the size", -errno);
+	if (r == 0)
+		r = apply(t, e, e->fd, -1);
+	if (close(e->fd) != 0 && r == 0)
+		r = sys_failed(t, e, "closing", -errno);
 	e->fd = -1;
 	dent_free(e);
 	return r;
-}
-
-static void finish_drop(void *user, void *item)
-{
-	(void)user;
-	dent_free(item);
 }
 
 static void on_drop(void *user, struct rd_bentry *be)
@@ -415,10 +377,9 @@ static int on_entry(void *user, struct unp_node *n)
 		return rd_blockrd_add(t->br, &e->be, kind == D_FILE ?
 				      n->ino : NULL);
 	}
-	/* A subtree's root linked to an entry not made yet: made first. */
-	if (ret == 0 && kind == D_HARDLINK &&
-	    (ret = rd_blockrd_flush(t->br)) == 0)
-		ret = unp_seqrun_flush(t->fin, &t->img->err);
+	/* A subtree's root linked to an entry in the reader: made first. */
+	if (ret == 0 && kind == D_HARDLINK)
+		ret = rd_blockrd_flush(t->br);
 	if (ret == 0)
 		ret = make_entry(t, e);
 	/* Only a file has more to do, once its data is in. */
@@ -463,8 +424,6 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 {
 	struct todir *t;
 	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, max_entries() };
-	struct unp_seqrun_desc fd = { 0, bd.max_entries, FINISH_BYTES, finish,
-				      finish_drop, NULL };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
 	int ret;
 
@@ -475,28 +434,18 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	/* The descriptor stack is large: on the heap. */
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1, NULL, { 0 } };
+	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1, { 0 } };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;
-	bd.user = fd.user = wd.user = t;
-	/* Threads for the finisher too, unless serial. */
-	fd.threaded = sqp_pipeline_workers(desc->jobs) > 0;
+	bd.user = wd.user = t;
 	wd.paths = desc->paths;
 	wd.path_count = desc->path_count;
 	ret = rd_blockrd_create(&bd, &t->br);
-	if (ret == 0 && (ret = unp_seqrun_create(&fd, &t->fin)) != 0)
-		rd_err(img, ret, "starting the finishing thread: %s",
-		       sqp_strerror(ret));
 	if (ret == 0)
 		ret = unp_walk(&wd);
 	if (ret == 0)
 		ret = rd_blockrd_flush(t->br);
-	if (ret == 0)
-		ret = unp_seqrun_flush(t->fin, &img->err);
-	/* The finisher first: what it makes uses descriptors of
-	 * directories that entries still in the reader hold. */
-	unp_seqrun_destroy(t->fin);
 	rd_blockrd_destroy(t->br);
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		if (t->fds[i] >= 0)

@@ -92,7 +92,7 @@ fi
 "$IMG2DIR" -f "$T/h.img" "$T/hx" && cmp -s "$T/h/sparse" "$T/hx/sparse" &&
 	pass "-f replaces it" || fail "-f did not replace the file"
 
-# small files are made late, on the finishing thread: a hard link made at
+# small files are made late, when their turn comes: a hard link made at
 # once (a subtree asked for) still finds them, and a clash still names
 # the file and stops the run
 mkdir -p "$T/s/a" "$T/s/c"
@@ -108,7 +108,7 @@ if "$IMG2DIR" -j 2 "$T/s.img" "$T/sx" 2> "$T/err"; then
 	fail "an existing small file was overwritten without -f"
 else
 	grep -q "'a/f': already exists" "$T/err" &&
-		pass "a clash on the finishing thread: $(head -c 100 "$T/err")" ||
+		pass "a clash on a small file made late: $(head -c 100 "$T/err")" ||
 		fail "clash on a small file: $(cat "$T/err")"
 fi
 finish
