@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,6 +138,19 @@ static int extract(const struct options *o, int img_fd, int dir_fd)
 	return ret == 0 ? 0 : 1;
 }
 
+/* The library's window is a quarter of the soft descriptor limit (each
+ * entry it holds may keep one open); the hard limit is ours to take. A
+ * refusal only keeps the window smaller. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -146,6 +160,7 @@ int main(int argc, char **argv)
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	quiet_warnings = o.quiet;
+	raise_fd_limit();
 	tool_signals_install("img2dir: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
 	if (img_fd < 0) {

@@ -13,7 +13,7 @@
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
- * within JOB_MEMORY: 24 jobs of 1 MiB blocks, 36 of 128 KiB at -j 2),
+ * within JOB_MEMORY: 32 jobs of 1 MiB blocks, 144 of 128 KiB at -j 2),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image.
@@ -48,7 +48,7 @@
 #define FRAG_MEMORY (8u << 20)
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
-#define JOB_MEMORY (24u << 20)
+#define JOB_MEMORY (32u << 20)
 
 enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
 
@@ -83,6 +83,7 @@ struct rd_blockrd {
 	const struct rd_blockrd_ops *ops;
 	void *user;
 	struct sqp_pool *pool;
+	unsigned capacity;                 /* the pool's */
 	struct bjob *jobs;
 	unsigned heavy, job_count;
 	struct bjob *free_heavy, *free_light;
@@ -98,6 +99,12 @@ struct rd_blockrd {
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count, max_entries;
 };
+
+/* Whether j waits for the pool (decompression), not only for its turn. */
+static int pooled(const struct bjob *j)
+{
+	return j->kind == BJ_DATA || j->kind == BJ_FRAG;
+}
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
@@ -177,11 +184,13 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size;
-	/* 16 jobs per worker: a block decompresses in about as long as the
-	 * consumer takes for a few small files, so a deep queue keeps the
-	 * workers busy through runs of them. */
-	sqp_pipeline_size(desc->jobs, 16, img->sb.block_size, JOB_MEMORY,
+	/* 48 jobs per worker (and 48 more): a block decompresses in about
+	 * as long as the consumer takes for a few small files, and a thread
+	 * on a shared machine may sleep for a time slice (~3 ms, ~20
+	 * blocks); a deep queue keeps the workers busy through both. */
+	sqp_pipeline_size(desc->jobs, 48, img->sb.block_size, JOB_MEMORY,
 			  &pd.workers, &pd.capacity);
+	b->capacity = pd.capacity;
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
 	pd.worker_fini = sqp_codec_worker_fini;
@@ -318,7 +327,7 @@ static int retire_head(struct rd_blockrd *b, int block)
 
 	if (j == NULL)
 		return 0;
-	if (j->kind == BJ_DATA || j->kind == BJ_FRAG) {
+	if (pooled(j)) {
 		struct sqp_pool_job *pj = block ? sqp_pool_wait(b->pool) :
 						  sqp_pool_poll(b->pool);
 
@@ -348,13 +357,18 @@ static int retire_head(struct rd_blockrd *b, int block)
 	return ret < 0 ? ret : 1;
 }
 
-/* Deliver what is ready without waiting. */
+/* Deliver what is ready without waiting. Taking a done job back locks
+ * the pool against its workers, so that is only tried once the pool is
+ * half full: one try then retires a run of jobs, rather than one try
+ * (and often a lock handed over between threads) per entry added. */
 static int pump(struct rd_blockrd *b)
 {
-	int ret;
+	int ret = 0;
 
-	while ((ret = retire_head(b, 0)) == 1)
-		;
+	while (b->qhead != NULL && (!pooled(b->qhead) ||
+	       sqp_pool_in_flight(b->pool) * 2 >= b->capacity))
+		if ((ret = retire_head(b, 0)) != 1)
+			break;
 	return ret < 0 ? ret : drain_front(b);
 }
 
@@ -386,7 +400,7 @@ static void submit(struct rd_blockrd *b, struct bjob *j)
 	else
 		b->qhead = j;
 	b->qtail = j;
-	if (j->kind == BJ_DATA || j->kind == BJ_FRAG)
+	if (pooled(j))
 		sqp_pool_submit(b->pool, &j->pj);
 }
 

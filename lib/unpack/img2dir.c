@@ -16,8 +16,12 @@
  * reached. A directory is made (mode 0700) when the walk meets it; its
  * descriptor passes to its leave entry, which sets its attributes after
  * its children, so a read-only directory is filled first and its mtime
- * is final. Open descriptors: the depth stack plus one per entry the
- * reader holds, which MAX_ENTRIES bounds far below the usual fd limit.
+ * is final. A file without data blocks and a hard link are made later,
+ * in the reader's start() (in walk order, so a link's target exists),
+ * through that same descriptor, which stays open until the leave entry
+ * ends; so they hold no descriptor while they wait. Open descriptors:
+ * the depth stack plus at most one per entry the reader holds, which
+ * max_entries() keeps to a quarter of the limit.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -37,9 +42,10 @@
 #include "unpack/walk.h"
 #include "util/errbuf.h"
 
-/* Entries the reader holds; each has a descriptor open (1024 is the
- * usual soft limit, minus the depth stack and the caller's). */
-#define MAX_ENTRIES 256
+/* Entries the reader holds, at least and at most: each may hold a
+ * descriptor (see max_entries()). */
+#define MIN_ENTRIES 256
+#define MAX_ENTRIES 4096
 
 enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
 
@@ -58,6 +64,8 @@ struct dent {
 	struct rd_xattrs xattrs; /* owned */
 	int fd;                  /* a file being written, a directory being
 				    left, or -1 */
+	int parent;              /* made in start(): its directory (open
+				    until its leave entry ends), else -1 */
 };
 
 struct todir {
@@ -218,11 +226,19 @@ static int make_entry(struct todir *t, struct dent *e)
 	return r;
 }
 
+/* A file without blocks or a hard link, made now that it is its turn:
+ * every entry before it (a link's target) is made. */
 static int on_start(void *user, struct rd_bentry *be)
 {
-	(void)user;
-	(void)be;
-	return 0;
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+
+	if (e->parent < 0)
+		return 0;
+	if (e->kind == D_HARDLINK)
+		return hard_link(t, e, e->parent);
+	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
+	return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
 }
 
 static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
@@ -272,6 +288,10 @@ static int on_end(void *user, struct rd_bentry *be)
 	struct dent *e = (struct dent *)be;
 	int r = 0;
 
+	if (e->kind == D_HARDLINK) {
+		dent_free(e);
+		return 0;
+	}
 	if (e->kind == D_FILE && e->hole &&
 	    ftruncate(e->fd, (off_t)e->size) != 0)
 		r = sys_failed(t, e, "setting the size", -errno);
@@ -311,7 +331,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	e->name = e->path + (n->name - n->path);
 	e->kind = kind;
 	e->depth = n->depth;
-	e->fd = -1;
+	e->fd = e->parent = -1;
 	e->mode = ino->mode;
 	e->uid = ino->uid;
 	e->gid = ino->gid;
@@ -349,6 +369,17 @@ static int on_entry(void *user, struct unp_node *n)
 	if (ret == 0 && kind == D_HARDLINK &&
 	    (e->target = strdup(n->first_path)) == NULL)
 		ret = rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
+	if (ret == 0 && n->depth > 0 && (kind == D_HARDLINK ||
+	    (kind == D_FILE && n->ino->block_count == 0))) {
+		/* Made in start(), so that it holds no descriptor while it
+		 * waits; its directory stays open until it is done. */
+		e->parent = t->fds[n->depth - 1];
+		return rd_blockrd_add(t->br, &e->be, kind == D_FILE ?
+				      n->ino : NULL);
+	}
+	/* A subtree's root linked to an entry in the reader: made first. */
+	if (ret == 0 && kind == D_HARDLINK)
+		ret = rd_blockrd_flush(t->br);
 	if (ret == 0)
 		ret = make_entry(t, e);
 	/* Only a file has more to do, once its data is in. */
@@ -375,11 +406,24 @@ static int on_leave(void *user, struct unp_node *n)
 
 static const struct unp_walk_ops walk_ops = { on_entry, on_leave };
 
+/* A quarter of the descriptors this process may open, the rest left to
+ * the depth stack and the caller. A deep window lets the walk run on
+ * through runs of small files while a big file's blocks decompress. */
+static unsigned max_entries(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur / 4 < MIN_ENTRIES)
+		return MIN_ENTRIES;
+	return rl.rlim_cur / 4 > MAX_ENTRIES ? MAX_ENTRIES :
+	       (unsigned)(rl.rlim_cur / 4);
+}
+
 SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     const struct sqp_img2dir_desc *desc)
 {
 	struct todir *t;
-	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, MAX_ENTRIES };
+	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, max_entries() };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
 	int ret;
 

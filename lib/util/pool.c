@@ -68,12 +68,14 @@ static void *worker_main(void *arg)
 	if (ret != 0 && pool->init_error == 0)
 		pool->init_error = ret;
 	pthread_cond_broadcast(&pool->job_done);
-	if (ret != 0) {
-		pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_unlock(&pool->lock);
+	if (ret != 0)
 		return NULL;
-	}
 
 	for (;;) {
+		int wake;
+
+		pthread_mutex_lock(&pool->lock);
 		while (pool->pending_head == NULL && !pool->stopping)
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
 		if (pool->stopping)
@@ -91,7 +93,11 @@ static void *worker_main(void *arg)
 		job->done = 1;
 		/* Only the orchestrator waits on job_done, and only for the
 		 * oldest job; waking it for any other job would be wasted. */
-		if (job->seq == pool->oldest)
+		wake = job->seq == pool->oldest;
+		pthread_mutex_unlock(&pool->lock);
+		/* Woken after the unlock: a woken thread often runs at once,
+		 * and would otherwise only block again on the lock. */
+		if (wake)
 			pthread_cond_signal(&pool->job_done);
 	}
 	pthread_mutex_unlock(&pool->lock);
@@ -209,8 +215,8 @@ void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
 	else
 		pool->pending_tail->next = job;
 	pool->pending_tail = job;
-	pthread_cond_signal(&pool->work_ready);
 	pthread_mutex_unlock(&pool->lock);
+	pthread_cond_signal(&pool->work_ready);
 }
 
 static struct sqp_pool_job *take_oldest(struct sqp_pool *pool, int block)

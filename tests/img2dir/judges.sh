@@ -7,7 +7,8 @@
 # the variants -noI -noD -noF -noX, -no-fragments, -always-use-fragments,
 # -b 4K, -b 1M, -no-exports) and from tar2sqfs; for each, img2dir -j 2's
 # tree must equal unsquashfs's. -j 1 gives the same tree, holes stay holes, and a second
-# run into the same directory needs -f.
+# run into the same directory needs -f, also for small files made late
+# (and subtrees whose hard links point at them).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
@@ -90,4 +91,24 @@ else
 fi
 "$IMG2DIR" -f "$T/h.img" "$T/hx" && cmp -s "$T/h/sparse" "$T/hx/sparse" &&
 	pass "-f replaces it" || fail "-f did not replace the file"
+
+# small files are made late, when their turn comes: a hard link made at
+# once (a subtree asked for) still finds them, and a clash still names
+# the file and stops the run
+mkdir -p "$T/s/a" "$T/s/c"
+echo small > "$T/s/a/f" && ln "$T/s/a/f" "$T/s/b" && ln "$T/s/a/f" "$T/s/c/g"
+( cd "$T/s" && tar -cf - a b c ) | "$TAR2IMG" -q -f "$T/s.img" || exit 99
+rm -rf "$T/sx"
+"$IMG2DIR" -j 2 "$T/s.img" "$T/sx" a b c/g &&
+	[ "$(stat -c %i "$T/sx/a/f")" = "$(stat -c %i "$T/sx/b")" ] &&
+	[ "$(stat -c %i "$T/sx/a/f")" = "$(stat -c %i "$T/sx/c/g")" ] &&
+	pass "subtrees: hard links to a small file made late" ||
+	fail "subtrees with hard links to a small file"
+if "$IMG2DIR" -j 2 "$T/s.img" "$T/sx" 2> "$T/err"; then
+	fail "an existing small file was overwritten without -f"
+else
+	grep -q "'a/f': already exists" "$T/err" &&
+		pass "a clash on a small file made late: $(head -c 100 "$T/err")" ||
+		fail "clash on a small file: $(cat "$T/err")"
+fi
 finish
