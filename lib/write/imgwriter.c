@@ -12,6 +12,12 @@
  * writing and keeps errno and offset; the owner turns them into its
  * latched error, with the same text as a synchronous write. Adjacent
  * chunks go out in one pwritev().
+ *
+ * Waking a sleeping thread costs the owner a context switch, often two:
+ * on a busy machine the woken thread takes the owner's core at once. So
+ * an idle thread is woken only once WAKE_BATCH chunks wait, or when the
+ * owner is about to wait for it (reap, wait_written, stop); a thread that
+ * is writing picks new chunks up by itself.
  */
 #include "config.h"
 
@@ -40,6 +46,7 @@ struct imgout_async {
 	struct imgout_chunk *ring;
 	size_t cap;
 	uint64_t queued, written, reaped;
+	int idle;                  /* the thread waits on wake */
 	int stop;
 	int fd;
 	uint64_t base;             /* file offset of image position 0 */
@@ -50,6 +57,8 @@ struct imgout_async {
 /* Chunks written with one system call at most: blocks are 4 KiB..1 MiB,
  * so a batch is large enough to keep write() off the profile. */
 #define WRITE_BATCH 32
+/* Chunks queued before an idle thread is woken (see above). */
+#define WAKE_BATCH 4
 
 /* Write n buffers back to back from image position off (file offset
  * base + off). 0, or errno (ENOSPC for a write that made no progress)
@@ -110,8 +119,11 @@ static void *writer_main(void *arg)
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		while (!a->stop && (a->written == a->queued || a->fail_errno != 0))
+		while (!a->stop && (a->written == a->queued || a->fail_errno != 0)) {
+			a->idle = 1;
 			pthread_cond_wait(&a->wake, &a->lock);
+			a->idle = 0;
+		}
 		if (a->stop)
 			break;
 		n = next_run(a, iov, &off);
@@ -177,6 +189,17 @@ void imgout_stop_async(struct imgout *o)
 	o->async = NULL;
 }
 
+/* With the lock held: 1 if the caller must signal wake (after unlocking)
+ * to get at least min waiting chunks written. Clearing idle here keeps a
+ * second caller from signalling the same sleep again. */
+static int need_wake(struct imgout_async *a, uint64_t min)
+{
+	if (!a->idle || a->fail_errno != 0 || a->queued - a->written < min)
+		return 0;
+	a->idle = 0;
+	return 1;
+}
+
 /* Called with the lock held after the thread failed: latch its error. */
 static int latch_failure(struct imgout *o, const struct imgout_async *a)
 {
@@ -189,7 +212,7 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 {
 	struct imgout_async *a = o->async;
 	struct imgout_chunk *c;
-	int ret;
+	int ret, wake;
 
 	/* Buffered bytes come first in the image: write them now. */
 	ret = imgout_flush_buffer(o);
@@ -206,8 +229,10 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 	c->off = o->pos;
 	c->token = token;
 	a->queued++;
-	pthread_cond_signal(&a->wake);
+	wake = need_wake(a, WAKE_BATCH);
 	pthread_mutex_unlock(&a->lock);
+	if (wake)
+		pthread_cond_signal(&a->wake);
 	o->pos += len;
 	o->flushed = o->pos;
 	return 0;
@@ -222,6 +247,8 @@ int imgout_reap(struct imgout *o, int wait, void **token)
 	if (a == NULL)
 		return 0;
 	pthread_mutex_lock(&a->lock);
+	if (wait && a->reaped == a->written && need_wake(a, 1))
+		pthread_cond_signal(&a->wake);
 	while (wait && a->reaped == a->written && a->written < a->queued &&
 	       a->fail_errno == 0)
 		pthread_cond_wait(&a->progress, &a->lock);
@@ -243,6 +270,9 @@ int imgout_wait_written(struct imgout *o, uint64_t end)
 	if (a == NULL)
 		return o->err->code;
 	pthread_mutex_lock(&a->lock);
+	if (a->written < a->queued && a->ring[a->written % a->cap].off < end &&
+	    need_wake(a, 1))
+		pthread_cond_signal(&a->wake);
 	while (a->written < a->queued && a->fail_errno == 0 &&
 	       a->ring[a->written % a->cap].off < end)
 		pthread_cond_wait(&a->progress, &a->lock);
