@@ -119,9 +119,12 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->out = desc->out;
 	p->err = desc->err;
 	p->stats = desc->stats;
-	/* All jobs (the pool's, the open fragment block and a spare; 2 x
-	 * block size each) within JOB_MEMORY_BUDGET whatever -j is. */
-	sqp_pipeline_size(desc->jobs, 4, 2 * (size_t)p->block_size,
+	/* 16 jobs per worker, so the orchestrator can run ahead of a worker
+	 * that was scheduled out for a while (with 4, it waited for the
+	 * oldest job most of the time at lz4); all jobs (the pool's, the
+	 * open fragment block and a spare; 2 x block size each) within
+	 * JOB_MEMORY_BUDGET whatever -j is. */
+	sqp_pipeline_size(desc->jobs, 16, 2 * (size_t)p->block_size,
 			  JOB_MEMORY_BUDGET - 4 * (size_t)p->block_size,
 			  &pd.workers, &pd.capacity);
 
