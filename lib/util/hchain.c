@@ -81,19 +81,22 @@ int hchain_insert(struct hchain *h, uint64_t key)
 	if (h->count >= HCHAIN_END - 1)
 		return SQP_ERR_LIMIT;
 	if (h->count == h->cap) {
-		size_t cap = h->cap, kcap = h->cap;
-		uint32_t *next = sqp_array_grow(h->next, &cap, h->count + 1,
+		/* next[] and keys[] share h->cap: each grows from it, and it
+		 * moves only once both have. */
+		size_t next_cap = h->cap, keys_cap = h->cap;
+		uint32_t *next = sqp_array_grow(h->next, &next_cap, h->count + 1,
 						sizeof(*next), 1024);
 		uint64_t *keys;
 
 		if (next == NULL)
 			return SQP_ERR_NOMEM;
 		h->next = next;
-		keys = sqp_array_grow(h->keys, &kcap, h->count + 1, sizeof(*keys), 1024);
+		keys = sqp_array_grow(h->keys, &keys_cap, h->count + 1,
+				      sizeof(*keys), 1024);
 		if (keys == NULL)
 			return SQP_ERR_NOMEM;
 		h->keys = keys;
-		h->cap = cap;
+		h->cap = keys_cap;
 	}
 	rec = (uint32_t)h->count++;
 	h->keys[rec] = key;

@@ -189,9 +189,10 @@ void imgout_stop_async(struct imgout *o)
 	o->async = NULL;
 }
 
-/* With the lock held: 1 if the caller must signal wake (after unlocking)
- * to get at least min waiting chunks written. Clearing idle here keeps a
- * second caller from signalling the same sleep again. */
+/* With the lock held: 1 if the caller must signal wake to get at least
+ * min waiting chunks written (imgout_queue signals after unlocking; the
+ * waits, which sleep at once, under the lock). Clearing idle here keeps
+ * a second caller from signalling the same sleep again. */
 static int need_wake(struct imgout_async *a, uint64_t min)
 {
 	if (!a->idle || a->fail_errno != 0 || a->queued - a->written < min)

@@ -259,26 +259,15 @@ int meta_pool_append(struct meta_pool *m, int t, const void *data, size_t len)
 {
 	struct meta_table *tb = &m->t[t];
 	const uint8_t *p = data;
-	size_t n;
 	int ret;
 
 	if (m->err->code != 0)
 		return m->err->code;
 	tb->total_in += len;
-	while (len > 0) {
-		n = SQFS_META_SIZE - tb->fill;
-		if (n > len)
-			n = len;
-		memcpy(tb->block + tb->fill, p, n);
-		tb->fill += n;
-		p += n;
-		len -= n;
-		if (tb->fill == SQFS_META_SIZE) {
-			ret = cut_block(m, t);
-			if (ret != 0)
-				return ret;
-		}
-	}
+	while (len > 0)
+		if (meta_fill_block(tb->block, &tb->fill, &p, &len) &&
+		    (ret = cut_block(m, t)) != 0)
+			return ret;
 	return 0;
 }
 

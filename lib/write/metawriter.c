@@ -78,24 +78,13 @@ static int flush_block(struct metawriter *m)
 int meta_append(struct metawriter *m, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	size_t n;
 	int ret;
 
 	m->total_in += len;
-	while (len > 0) {
-		n = SQFS_META_SIZE - m->fill;
-		if (n > len)
-			n = len;
-		memcpy(m->block + m->fill, p, n);
-		m->fill += n;
-		p += n;
-		len -= n;
-		if (m->fill == SQFS_META_SIZE) {
-			ret = flush_block(m);
-			if (ret != 0)
-				return ret;
-		}
-	}
+	while (len > 0)
+		if (meta_fill_block(m->block, &m->fill, &p, &len) &&
+		    (ret = flush_block(m)) != 0)
+			return ret;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "format/sqfs_format.h"
 #include "sqpack/codec.h"
@@ -48,6 +49,24 @@ int meta_append(struct metawriter *m, const void *data, size_t len);
 
 /* Close the last, partial block. */
 int meta_finish(struct metawriter *m);
+
+/* Copy what fits of the *len bytes at *data into a metadata block that
+ * holds *fill bytes, advancing all three; 1 when the block is full (to
+ * be cut), else 0. The serial writer and the tables' pool both fill
+ * their blocks through this. */
+static inline int meta_fill_block(uint8_t *block, size_t *fill,
+				  const uint8_t **data, size_t *len)
+{
+	size_t n = SQFS_META_SIZE - *fill;
+
+	if (n > *len)
+		n = *len;
+	memcpy(block + *fill, *data, n);
+	*fill += n;
+	*data += n;
+	*len -= n;
+	return *fill == SQFS_META_SIZE;
+}
 
 /* Compress one metadata block payload (<= 8 KiB) into dst with its
  * header; returns the bytes produced (header included) or < 0. Shared by

@@ -38,11 +38,13 @@
 
 /* Where a directory inode keeps its listing's block (see sqfs_inode_encode:
  * after the 16-byte common header), and a directory index entry its
- * block (see sqfs_dir_index_encode); a listing header likewise its
+ * block and, after it, its name's length less one (see
+ * sqfs_dir_index_encode); a listing header likewise its
  * children's inode block (sqfs_dir_header_encode). */
 #define DIR_START_AT   16
 #define LDIR_START_AT  24
 #define INDEX_START_AT 4
+#define INDEX_NAME_SIZE_AT 8
 #define HEADER_START_AT 4
 
 static int basic_type(uint32_t mode)
@@ -122,7 +124,7 @@ static int dir_fixups(struct serializer *s, const struct sqfs_inode *rec,
 			      rec->type == SQFS_DIR ? DIR_START_AT : LDIR_START_AT,
 			      rec->u.dir.start_block);
 	for (o = 0; o < index_len && ret == 0;
-	     o += SQFS_DIR_INDEX_SIZE + sqp_get32(index + o + 8) + 1)
+	     o += SQFS_DIR_INDEX_SIZE + sqp_get32(index + o + INDEX_NAME_SIZE_AT) + 1)
 		ret = meta_pool_fixup(&s->meta, META_INODES, size + o + INDEX_START_AT,
 				      sqp_get32(index + o + INDEX_START_AT));
 	return ret;

@@ -15,8 +15,8 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
-#include "util/endian.h"
 #include "util/array.h"
+#include "util/endian.h"
 #include "write/metawriter.h"
 #include "write/tables.h"
 #include "write/xattrs.h"
