@@ -21,7 +21,7 @@ enum {
 	/* entry options (both tools) */
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
-	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS,
+	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	/* dir2img only */
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
@@ -58,6 +58,7 @@ static const struct option long_opts[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "keep-dir", no_argument, NULL, OPT_KEEP_DIR },
@@ -138,6 +139,11 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
 		return 0;
 	case OPT_NO_PAD: d->flags |= SQP_WRITE_NO_PAD; return 0;
+	case OPT_MEM:
+		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
+			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);
+		d->mem_limit = v;
+		return 0;
 	case OPT_TRY_ALL: d->flags |= SQP_WRITE_NO_PROBE; return 0;
 	case OPT_OFFSET:
 		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)

@@ -30,20 +30,34 @@ void tool_warn(void *user, const char *msg)
 	fprintf(stderr, "%s: warning: %s\n", tool_progname(), msg);
 }
 
-int tool_parse_size(const char *s, uint32_t *out)
+int tool_parse_bytes(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	unsigned shift = 0;
 
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || s[0] == '-')
+	if (errno != 0)
 		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end != '\0' || v < 4096 || v > (1u << 20) || (v & (v - 1)) != 0)
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int tool_parse_size(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (tool_parse_bytes(s, &v) != 0 || v < 4096 || v > (1u << 20) || (v & (v - 1)) != 0)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;

@@ -11,6 +11,9 @@
 #include "tool_options.h"
 
 int tool_bad_usage(const char *fmt, const char *arg);
+/* A byte count with an optional K, M or G suffix. */
+int tool_parse_bytes(const char *s, uint64_t *out);
+/* A block size: tool_parse_bytes, a power of two in 4K..1M. */
 int tool_parse_size(const char *s, uint32_t *out);
 int tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int tool_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);

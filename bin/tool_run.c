@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,9 +82,20 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 	return 0;
 }
 
+/* mksquashfs's default too: a quarter of the physical memory. */
+static uint64_t default_mem_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || page <= 0)
+		return (uint64_t)1 << 30;
+	return (uint64_t)pages * (uint64_t)page / 4;
+}
+
 int tool_run_writer(struct tool_run *r)
 {
 	struct sqp_writer_desc d = r->opt->desc;
+	char *dir = strdup(r->opt->output);
 	int ret;
 
 	tool_progress_start(&r->progress, r->opt->progress, r->opt->quiet);
@@ -94,7 +106,13 @@ int tool_run_writer(struct tool_run *r)
 		d.progress = tool_progress_update;
 		d.progress_user = &r->progress;
 	}
+	if (d.mem_limit == 0)
+		d.mem_limit = default_mem_limit();
+	/* The spill file goes where the image goes: the space the user
+	 * chose for it, not a /tmp that may be small or in memory. */
+	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;
 	ret = sqp_writer_create(&d, &r->w);
+	free(dir);
 	if (ret != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			r->w ? sqp_writer_error(r->w) : sqp_strerror(ret));
@@ -148,6 +166,9 @@ static void print_summary(const struct tool_run *r, const char *what)
 	       "%llu runs continued from another copy\n",
 	       (unsigned long long)st.hashed, (unsigned long long)st.dedup_rejected,
 	       (unsigned long long)st.dedup_rerouted);
+	if (st.spilled_bytes > 0)
+		printf("  memory: %llu MiB of tree and tables spilled to a temporary "
+		       "file (see --mem)\n", (unsigned long long)(st.spilled_bytes >> 20));
 	print_cpu();
 }
 

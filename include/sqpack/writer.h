@@ -101,6 +101,14 @@ struct sqp_writer_desc {
 
 	sqp_progress_fn progress; /* optional */
 	void *progress_user;
+	/* Memory for the tree, the dedup records and the tables, in bytes;
+	 * 0 = no limit. Past 3/8 of it they go to a temporary file in
+	 * tmp_dir (NULL: the system's temporary directory; best next to
+	 * the image), created only when needed and never left behind, of
+	 * which about another 3/8 is kept mapped in. Job buffers and codec
+	 * state come on top (see tar2img(1)). */
+	uint64_t mem_limit;
+	const char *tmp_dir;    /* borrowed until create returns */
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
@@ -151,6 +159,7 @@ struct sqp_writer_stats {
 	uint64_t hashed;            /* blocks and tails hashed for dedup */
 	uint64_t dedup_rerouted;    /* runs that broke and went on from
 	                               another earlier copy */
+	uint64_t spilled_bytes;     /* temporary file space used (mem_limit) */
 };
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,

@@ -13,10 +13,13 @@
 
 #include "sqpack/error.h"
 #include "util/chunkarr.h"
+#include "util/spill.h"
 
-void chunkarr_init(struct chunkarr *a, size_t elem, unsigned shift)
+void chunkarr_init(struct chunkarr *a, size_t elem, unsigned shift,
+		   struct sqp_spill *spill)
 {
 	memset(a, 0, sizeof(*a));
+	a->spill = spill;
 	a->elem = elem;
 	a->shift = shift;
 }
@@ -26,7 +29,7 @@ void chunkarr_cleanup(struct chunkarr *a)
 	size_t i;
 
 	for (i = 0; i < a->chunks; ++i)
-		free(a->chunk[i]);
+		sqp_spill_free(a->spill, a->chunk[i], a->elem << a->shift);
 	free(a->chunk);
 	a->chunk = NULL;
 	a->chunks = a->chunk_cap = 0;
@@ -46,7 +49,7 @@ static int new_chunk(struct chunkarr *a)
 		a->chunk = p;
 		a->chunk_cap = cap;
 	}
-	c = malloc(a->elem << a->shift);
+	c = sqp_spill_alloc(a->spill, a->elem << a->shift);
 	if (c == NULL)
 		return SQP_ERR_NOMEM;
 	a->chunk[a->chunks++] = c;

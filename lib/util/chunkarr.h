@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sqp_spill;
+
 struct chunkarr {
+	struct sqp_spill *spill; /* where chunks come from (NULL = heap) */
 	uint8_t **chunk;
 	size_t chunks;      /* chunks allocated */
 	size_t chunk_cap;   /* room in chunk[] */
@@ -24,8 +27,10 @@ struct chunkarr {
 	uint32_t count;     /* records handed out (the next index) */
 };
 
-/* 2^shift records of elem bytes make a chunk; shift <= 24. */
-void chunkarr_init(struct chunkarr *a, size_t elem, unsigned shift);
+/* 2^shift records of elem bytes make a chunk; shift <= 24. Chunks come
+ * from spill (see util/spill.h; NULL = the heap). */
+void chunkarr_init(struct chunkarr *a, size_t elem, unsigned shift,
+		   struct sqp_spill *spill);
 void chunkarr_cleanup(struct chunkarr *a);
 
 /* n (1..2^shift) consecutive zeroed records in one chunk; *index is the

@@ -15,29 +15,35 @@
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/hchain.h"
+#include "util/spill.h"
 
 static uint8_t filter_bit(uint64_t key)
 {
 	return (uint8_t)(1u << (key >> 61));
 }
 
+static void free_buckets(struct hchain *h)
+{
+	sqp_spill_free(h->spill, h->head, h->buckets * sizeof(*h->head));
+	sqp_spill_free(h->spill, h->tail, h->buckets * sizeof(*h->tail));
+	sqp_spill_free(h->spill, h->filter, h->buckets);
+}
+
 static int alloc_buckets(struct hchain *h, size_t buckets)
 {
-	uint32_t *head = malloc(buckets * sizeof(*head));
-	uint32_t *tail = malloc(buckets * sizeof(*tail));
-	uint8_t *filter = calloc(buckets, 1);
+	uint32_t *head = sqp_spill_alloc(h->spill, buckets * sizeof(*head));
+	uint32_t *tail = sqp_spill_alloc(h->spill, buckets * sizeof(*tail));
+	uint8_t *filter = sqp_spill_alloc(h->spill, buckets);
 	size_t i;
 
 	if (head == NULL || tail == NULL || filter == NULL) {
-		free(head);
-		free(tail);
-		free(filter);
+		sqp_spill_free(h->spill, head, buckets * sizeof(*head));
+		sqp_spill_free(h->spill, tail, buckets * sizeof(*tail));
+		sqp_spill_free(h->spill, filter, buckets);
 		return SQP_ERR_NOMEM;
 	}
 	memset(head, 0xFF, buckets * sizeof(*head));
-	free(h->head);
-	free(h->tail);
-	free(h->filter);
+	free_buckets(h);
 	h->head = head;
 	h->tail = tail;
 	h->filter = filter;
@@ -53,23 +59,23 @@ static int alloc_buckets(struct hchain *h, size_t buckets)
 		else
 			h->next[tail[b]] = (uint32_t)i;
 		tail[b] = (uint32_t)i;
+		sqp_spill_tick(h->spill);
 	}
 	return 0;
 }
 
-int hchain_init(struct hchain *h)
+int hchain_init(struct hchain *h, struct sqp_spill *spill)
 {
 	memset(h, 0, sizeof(*h));
+	h->spill = spill;
 	return alloc_buckets(h, 1024);
 }
 
 void hchain_cleanup(struct hchain *h)
 {
-	free(h->head);
-	free(h->tail);
-	free(h->filter);
-	free(h->next);
-	free(h->keys);
+	free_buckets(h);
+	sqp_spill_free(h->spill, h->next, h->next_cap * sizeof(*h->next));
+	sqp_spill_free(h->spill, h->keys, h->keys_cap * sizeof(*h->keys));
 	memset(h, 0, sizeof(*h));
 }
 
@@ -80,23 +86,19 @@ int hchain_insert(struct hchain *h, uint64_t key)
 
 	if (h->count >= HCHAIN_END - 1)
 		return SQP_ERR_LIMIT;
-	if (h->count == h->cap) {
-		/* next[] and keys[] share h->cap: each grows from it, and it
-		 * moves only once both have. */
-		size_t next_cap = h->cap, keys_cap = h->cap;
-		uint32_t *next = sqp_array_grow(h->next, &next_cap, h->count + 1,
-						sizeof(*next), 1024);
+	if (h->count == h->next_cap || h->count == h->keys_cap) {
+		uint32_t *next = sqp_spill_grow(h->spill, h->next, &h->next_cap,
+						h->count + 1, sizeof(*next), 1024);
 		uint64_t *keys;
 
 		if (next == NULL)
 			return SQP_ERR_NOMEM;
 		h->next = next;
-		keys = sqp_array_grow(h->keys, &keys_cap, h->count + 1,
+		keys = sqp_spill_grow(h->spill, h->keys, &h->keys_cap, h->count + 1,
 				      sizeof(*keys), 1024);
 		if (keys == NULL)
 			return SQP_ERR_NOMEM;
 		h->keys = keys;
-		h->cap = keys_cap;
 	}
 	rec = (uint32_t)h->count++;
 	h->keys[rec] = key;

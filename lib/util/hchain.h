@@ -20,7 +20,10 @@
 
 #define HCHAIN_END UINT32_MAX
 
+struct sqp_spill;
+
 struct hchain {
+	struct sqp_spill *spill; /* where the arrays live (NULL = heap) */
 	uint32_t *head;     /* per bucket: first record, or HCHAIN_END */
 	uint8_t *filter;    /* per bucket: a bit per key top-3-bit value met */
 	uint32_t *tail;     /* per bucket: last record */
@@ -28,10 +31,12 @@ struct hchain {
 	uint64_t *keys;     /* per record */
 	size_t buckets;     /* power of two */
 	size_t count;       /* records inserted */
-	size_t cap;         /* room in next[] and keys[] */
+	size_t next_cap;    /* room in next[] */
+	size_t keys_cap;    /* room in keys[] */
 };
 
-int hchain_init(struct hchain *h);
+/* Arrays come from spill (util/spill.h; NULL = the heap). */
+int hchain_init(struct hchain *h, struct sqp_spill *spill);
 void hchain_cleanup(struct hchain *h);
 
 /* Insert record number h->count with key (records are inserted in order).

@@ -17,6 +17,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
+#include "util/spill.h"
 #include "write/datapipe.h"
 #include "write/probe.h"
 
@@ -119,6 +120,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->out = desc->out;
 	p->err = desc->err;
 	p->stats = desc->stats;
+	p->spill = desc->spill;
 	/* 16 jobs per worker, so the orchestrator can run ahead of a worker
 	 * that was scheduled out for a while (with 4, it waited for the
 	 * oldest job most of the time at lz4); all jobs (the pool's, the
@@ -134,9 +136,9 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	if (ret == 0)
 		ret = alloc_jobs(p, pd.capacity + 2);
 	if (ret == 0)
-		ret = hchain_init(&p->phys_index);
+		ret = hchain_init(&p->phys_index, p->spill);
 	if (ret == 0)
-		ret = hchain_init(&p->tail_index);
+		ret = hchain_init(&p->tail_index, p->spill);
 	if (ret == 0)
 		ret = sqp_pool_create(&pd, &p->pool);
 	if (ret == 0)
@@ -169,8 +171,8 @@ void datapipe_release(struct datapipe *p)
 	p->job_count = 0;
 	p->free_jobs = NULL;
 	p->open_frag = NULL;
-	free(p->phys);
-	free(p->tails);
+	sqp_spill_free(p->spill, p->phys, p->phys_cap * sizeof(*p->phys));
+	sqp_spill_free(p->spill, p->tails, p->tail_cap * sizeof(*p->tails));
 	free(p->zeros);
 	free(p->tail_buf);
 	free(p->verify_disk);

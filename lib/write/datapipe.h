@@ -139,6 +139,7 @@ struct datapipe {
 	uint8_t *verify_raw;           /* block_size: decompressed */
 
 	struct sqp_writer_stats *stats; /* borrowed */
+	struct sqp_spill *spill;       /* borrowed: the records' memory */
 };
 
 struct datapipe_desc {
@@ -155,6 +156,7 @@ struct datapipe_desc {
 	struct imgout *out;
 	struct sqp_errbuf *err;
 	struct sqp_writer_stats *stats;
+	struct sqp_spill *spill;       /* where records live; NULL = heap */
 };
 
 int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc);

@@ -18,7 +18,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
-#include "util/array.h"
+#include "util/spill.h"
 #include "write/datapipe.h"
 
 /* Candidates tried per lookup: bounds the work a flood of colliding
@@ -42,9 +42,10 @@ int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b)
 	return a.low64 == b.low64 && a.high64 == b.high64;
 }
 
-static int grow(void **arr, size_t *cap, size_t count, size_t elem)
+static int grow(struct sqp_spill *spill, void **arr, size_t *cap, size_t count,
+		size_t elem)
 {
-	void *np = sqp_array_grow(*arr, cap, count + 1, elem, 1024);
+	void *np = sqp_spill_grow(spill, *arr, cap, count + 1, elem, 1024);
 
 	if (np == NULL)
 		return SQP_ERR_NOMEM;
@@ -59,7 +60,7 @@ int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,
 
 	if (p->phys_count >= PHYS_NONE - 1)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "too many data blocks");
-	if (grow((void **)&p->phys, &p->phys_cap, p->phys_count, sizeof(*p->phys)) != 0 ||
+	if (grow(p->spill, (void **)&p->phys, &p->phys_cap, p->phys_count, sizeof(*p->phys)) != 0 ||
 	    (p->dedup && hchain_insert(&p->phys_index, hash.low64) != 0))
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 	b = &p->phys[p->phys_count];
@@ -75,7 +76,7 @@ int dedup_new_tail(struct datapipe *p, XXH128_hash_t hash, uint32_t frag_index,
 {
 	struct tail_rec *t;
 
-	if (grow((void **)&p->tails, &p->tail_cap, p->tail_count, sizeof(*p->tails)) != 0 ||
+	if (grow(p->spill, (void **)&p->tails, &p->tail_cap, p->tail_count, sizeof(*p->tails)) != 0 ||
 	    hchain_insert(&p->tail_index, hash.low64) != 0)
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 	t = &p->tails[p->tail_count++];

@@ -25,6 +25,7 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
+#include "util/spill.h"
 #include "write/fstree.h"
 
 /* Records per chunk: a few hundred KiB each. */
@@ -83,6 +84,12 @@ static void map_set(struct fstree *t, size_t slot, uint32_t node, uint64_t hash)
 	t->map_tags[slot] = map_tag(hash);
 }
 
+static void map_free(struct sqp_spill *spill, uint32_t *map, uint8_t *tags, size_t size)
+{
+	sqp_spill_free(spill, map, size * sizeof(*map));
+	sqp_spill_free(spill, tags, size);
+}
+
 static int map_grow(struct fstree *t)
 {
 	uint32_t *old = t->map;
@@ -90,11 +97,11 @@ static int map_grow(struct fstree *t)
 	size_t old_size = t->map_size, i;
 
 	t->map_size = old_size ? old_size * 2 : 1024;
-	t->map = calloc(t->map_size, sizeof(t->map[0]));
-	t->map_tags = calloc(t->map_size, 1);
+	t->map = sqp_spill_alloc(t->spill, t->map_size * sizeof(t->map[0]));
+	t->map_tags = sqp_spill_alloc(t->spill, t->map_size);
 	if (t->map == NULL || t->map_tags == NULL) {
-		free(t->map);
-		free(t->map_tags);
+		sqp_spill_free(t->spill, t->map, t->map_size * sizeof(t->map[0]));
+		sqp_spill_free(t->spill, t->map_tags, t->map_size);
 		t->map = old;
 		t->map_tags = old_tags;
 		t->map_size = old_size;
@@ -113,19 +120,71 @@ static int map_grow(struct fstree *t)
 		len = strlen(s);
 		hash = name_hash(n->parent, s, len);
 		map_set(t, map_slot(t, n->parent, s, len, hash), old[i] - 1, hash);
+		sqp_spill_tick(t->spill);
 	}
-	free(old);
-	free(old_tags);
+	map_free(t->spill, old, old_tags, old_size);
 	return 0;
 }
 
-/* The node (live or dead) named name under parent, or FS_NONE. */
-static uint32_t find_child(const struct fstree *t, uint32_t parent,
-			   const char *name, size_t len)
+/* Whether name[0..len) sorts after the NUL-terminated s (byte order). */
+static int sorts_after(const char *name, size_t len, const char *s)
 {
-	size_t slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
+	size_t slen = strlen(s);
+	int c = memcmp(name, s, len < slen ? len : slen);
 
-	return t->map[slot] - 1; /* 0 - 1 is FS_NONE */
+	return c > 0 || (c == 0 && len > slen);
+}
+
+static struct fs_irec *dir_of(const struct fstree *t, uint32_t node)
+{
+	return fstree_inode(t, fstree_node(t, node)->inode);
+}
+
+/* Put every child of directory node parent into the path table: a lookup
+ * in it could not be answered from its sorted list alone. */
+static int index_dir(struct fstree *t, uint32_t parent)
+{
+	struct fs_irec *dir = dir_of(t, parent);
+	uint32_t c;
+
+	for (c = dir->u.dir.first; c != FS_NONE; c = fstree_node(t, c)->next) {
+		const char *s = fstree_name(t, fstree_node(t, c));
+		size_t len = strlen(s), slot;
+		uint64_t hash = name_hash(parent, s, len);
+
+		if ((t->map_used + 1) * 2 > t->map_size && map_grow(t) != 0)
+			return nomem(t);
+		slot = map_slot(t, parent, s, len, hash);
+		if (t->map[slot] == 0) {
+			map_set(t, slot, c, hash);
+			t->map_used++;
+		}
+		sqp_spill_tick(t->spill);
+	}
+	dir->u.dir.indexed = 1;
+	return 0;
+}
+
+/* The node (live or dead) named name under directory node parent, or
+ * FS_NONE, in *out. A directory not yet indexed lists its children in
+ * sorted order: a name after its last child is new. */
+static int find_child(struct fstree *t, uint32_t parent, const char *name,
+		      size_t len, uint32_t *out)
+{
+	const struct fs_irec *dir = dir_of(t, parent);
+	size_t slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
+	int ret;
+
+	*out = t->map[slot] - 1; /* 0 - 1 is FS_NONE */
+	if (*out != FS_NONE || dir->u.dir.indexed || dir->u.dir.last == FS_NONE ||
+	    sorts_after(name, len, fstree_name(t, fstree_node(t, dir->u.dir.last))))
+		return 0;
+	ret = index_dir(t, parent);
+	if (ret != 0)
+		return ret;
+	slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
+	*out = t->map[slot] - 1;
+	return 0;
 }
 
 /* Take attr into ino; SQP_ERR_LIMIT past 65536 distinct uids and gids. */
@@ -176,11 +235,14 @@ static void link_child(struct fstree *t, struct fs_irec *dir, uint32_t i)
 }
 
 /* A new node without an inode for name[0..len) under parent (FS_NONE
- * for the root), or a dead one there revived. */
+ * for the root), or a dead one there revived. The caller found no live
+ * node there (find_child): in a directory not yet indexed the name sorts
+ * after its last child, unless a dead node is revived. */
 static int add_node(struct fstree *t, uint32_t parent, const char *name,
 		    size_t len, uint32_t *out)
 {
 	uint64_t hash = name_hash(parent, name, len);
+	struct fs_irec *dir = parent != FS_NONE ? dir_of(t, parent) : NULL;
 	struct fs_node *n;
 	uint32_t i, off;
 	size_t slot;
@@ -189,7 +251,11 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 		return nomem(t);
 	slot = map_slot(t, parent, name, len, hash);
 	if (t->map[slot] != 0) {
+		/* Revived at the end of the list: keep the list sorted or
+		 * the directory indexed. */
 		i = t->map[slot] - 1;
+		if (dir != NULL && !dir->u.dir.indexed && index_dir(t, parent) != 0)
+			return t->err->code;
 	} else {
 		if (chunkarr_add(&t->names, (uint32_t)len + 1, &off) != 0 ||
 		    chunkarr_add(&t->nodes, 1, &i) != 0)
@@ -199,19 +265,21 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 		n = fstree_node(t, i);
 		n->name = off;
 		n->parent = parent;
-		map_set(t, slot, i, hash);
-		t->map_used++;
+		if (dir == NULL || dir->u.dir.indexed) {
+			map_set(t, slot, i, hash);
+			t->map_used++;
+		}
 	}
 	n = fstree_node(t, i);
 	n->inode = FS_NONE;
-	if (parent != FS_NONE)
-		link_child(t, fstree_inode(t, fstree_node(t, parent)->inode), i);
+	if (dir != NULL)
+		link_child(t, dir, i);
 	*out = i;
 	return 0;
 }
 
 int fstree_init(struct fstree *t, struct sqp_errbuf *err,
-		sqp_warn_fn warn, void *warn_user)
+		sqp_warn_fn warn, void *warn_user, struct sqp_spill *spill)
 {
 	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
 	struct fs_irec *ino;
@@ -221,10 +289,11 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	t->err = err;
 	t->warn = warn;
 	t->warn_user = warn_user;
-	chunkarr_init(&t->nodes, sizeof(struct fs_node), NODE_CHUNK_SHIFT);
-	chunkarr_init(&t->inodes, sizeof(struct fs_irec), INODE_CHUNK_SHIFT);
-	chunkarr_init(&t->names, 1, NAME_CHUNK_SHIFT);
-	chunkarr_init(&t->blocks, sizeof(struct fs_blocks), BLOCKS_CHUNK_SHIFT);
+	t->spill = spill;
+	chunkarr_init(&t->nodes, sizeof(struct fs_node), NODE_CHUNK_SHIFT, spill);
+	chunkarr_init(&t->inodes, sizeof(struct fs_irec), INODE_CHUNK_SHIFT, spill);
+	chunkarr_init(&t->names, 1, NAME_CHUNK_SHIFT, spill);
+	chunkarr_init(&t->blocks, sizeof(struct fs_blocks), BLOCKS_CHUNK_SHIFT, spill);
 	t->bare_start = FS_BARE_UNSET;
 	t->last_node = FS_NONE;
 	if (idtable_init(&t->ids) != 0 || map_grow(t) != 0)
@@ -239,6 +308,15 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	return 0;
 }
 
+void fstree_drop_lookups(struct fstree *t)
+{
+	map_free(t->spill, t->map, t->map_tags, t->map_size);
+	t->map = NULL;
+	t->map_tags = NULL;
+	t->map_size = t->map_used = 0;
+	t->last_node = FS_NONE;
+}
+
 void fstree_cleanup(struct fstree *t)
 {
 	uint32_t i;
@@ -250,8 +328,7 @@ void fstree_cleanup(struct fstree *t)
 	chunkarr_cleanup(&t->names);
 	chunkarr_cleanup(&t->blocks);
 	idtable_cleanup(&t->ids);
-	free(t->map);
-	free(t->map_tags);
+	map_free(t->spill, t->map, t->map_tags, t->map_size);
 	free(t->last_path);
 	memset(t, 0, sizeof(*t));
 }
@@ -356,7 +433,9 @@ static int get_dir(struct fstree *t, const char *path, size_t len,
 		const char *slash = memchr(path + start, '/', len - start);
 
 		end = slash ? (size_t)(slash - path) : len;
-		i = find_child(t, dir, path + start, end - start);
+		ret = find_child(t, dir, path + start, end - start, &i);
+		if (ret != 0)
+			return ret;
 		if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
 			ret = add_node(t, dir, path + start, end - start, &i);
 			if (ret != 0)
@@ -393,7 +472,9 @@ static int prepare_node(struct fstree *t, const char *path, uint32_t *out)
 	ret = get_dir(t, path, slash ? (size_t)(slash - path) : 0, path, &dir);
 	if (ret != 0)
 		return ret;
-	i = find_child(t, dir, name, name_len);
+	ret = find_child(t, dir, name, name_len, &i);
+	if (ret != 0)
+		return ret;
 	if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
 		ret = add_node(t, dir, name, name_len, &i);
 		if (ret != 0)
@@ -424,6 +505,7 @@ int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
 	uint32_t n;
 	int ret = prepare_node(t, path, &n);
 
+	sqp_spill_tick(t->spill);
 	if (ret != 0)
 		return ret;
 	node = fstree_node(t, n);
@@ -460,8 +542,8 @@ struct fs_node *fstree_lookup(struct fstree *t, const char *path)
 		end = slash ? (size_t)(slash - path) : len;
 		if (n->inode == FS_NONE || !S_ISDIR(fstree_inode(t, n->inode)->mode))
 			return NULL;
-		i = find_child(t, i, path + start, end - start);
-		if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD)
+		if (find_child(t, i, path + start, end - start, &i) != 0 ||
+		    i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD)
 			return NULL;
 		start = end + 1;
 	}

@@ -14,7 +14,11 @@
  * form a singly linked list through their nodes. Paths are looked up one
  * component at a time through a hash table keyed by (parent, name), with
  * the last directory looked up remembered, so entries may arrive in any
- * order and missing parents are implied.
+ * order and missing parents are implied. A directory's children enter
+ * that table only once something is looked up in it out of order: tar
+ * lists most directories sorted, and a name after the last one so far
+ * needs no lookup, so the files of leaf directories (most entries) never
+ * cost a table slot or a random memory access.
  */
 #ifndef SQP_WRITE_FSTREE_H
 #define SQP_WRITE_FSTREE_H
@@ -26,6 +30,8 @@
 #include "util/chunkarr.h"
 #include "util/errbuf.h"
 #include "write/idtable.h"
+
+struct sqp_spill;
 
 /* No node or inode (an end of list, a node not yet given an inode). */
 #define FS_NONE UINT32_MAX
@@ -82,6 +88,7 @@ struct fs_irec {
 			uint32_t first;        /* first child node, FS_NONE if empty */
 			uint32_t last;         /* last child node, for appending */
 			uint32_t pending;      /* serialisation: its waiting inode */
+			uint32_t indexed;      /* its children are in the path table */
 		} dir;
 		struct {
 			uint32_t size_lo;
@@ -135,6 +142,7 @@ struct fstree {
 	size_t last_cap;
 	uint32_t last_node;
 
+	struct sqp_spill *spill; /* borrowed; NULL = the heap */
 	struct sqp_errbuf *err;
 	sqp_warn_fn warn;
 	void *warn_user;
@@ -186,8 +194,10 @@ int fstree_each_file(struct fstree *t, void (*fn)(void *user, struct fs_inode *i
 /* Store a symlink's target with r. */
 int fstree_set_target(struct fstree *t, struct fs_irec *r, const char *target);
 
+/* The tree's records, names and path table come from spill (see
+ * util/spill.h; NULL = the heap). */
 int fstree_init(struct fstree *t, struct sqp_errbuf *err,
-		sqp_warn_fn warn, void *warn_user);
+		sqp_warn_fn warn, void *warn_user, struct sqp_spill *spill);
 void fstree_cleanup(struct fstree *t);
 
 /*
@@ -213,6 +223,9 @@ struct fs_irec *fstree_find(struct fstree *t, const char *path);
 /* Give r attr's mode, owners, mtime and xattr set (owners through the
  * tree's id table: SQP_ERR_LIMIT past 65536 distinct ids). */
 int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr);
+
+/* Free the path table: no lookups from now on (fstree_finalize). */
+void fstree_drop_lookups(struct fstree *t);
 
 /* Sort every directory's children by name (byte order), count links and
  * stamp implied directories with mtime. Nothing can be added after it. */

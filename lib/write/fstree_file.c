@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "sqpack/error.h"
+#include "util/spill.h"
 #include "write/fstree.h"
 
 void fstree_file_get(const struct fstree *t, const struct fs_irec *r,
@@ -90,6 +91,7 @@ int fstree_each_file(struct fstree *t, void (*fn)(void *user, struct fs_inode *i
 	for (i = 0; i < t->inodes.count; ++i) {
 		struct fs_irec *r = fstree_inode(t, i);
 
+		sqp_spill_tick(t->spill);
 		if (!S_ISREG(r->mode))
 			continue;
 		fstree_file_get(t, r, &tmp);

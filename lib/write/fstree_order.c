@@ -17,10 +17,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/spill.h"
 #include "write/fstree.h"
 
 static int before(const struct fstree *t, uint32_t a, uint32_t b)
 {
+	sqp_spill_tick(t->spill); /* reads two nodes and names anywhere */
 	return strcmp(fstree_name(t, fstree_node(t, a)),
 		      fstree_name(t, fstree_node(t, b))) < 0;
 }
@@ -100,13 +102,7 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 {
 	uint32_t i;
 
-	/* No more lookups: the path table is the largest thing to go. */
-	free(t->map);
-	free(t->map_tags);
-	t->map = NULL;
-	t->map_tags = NULL;
-	t->map_size = t->map_used = 0;
-	t->last_node = FS_NONE;
+	fstree_drop_lookups(t);
 
 	for (i = 0; i < t->inodes.count; ++i) {
 		struct fs_irec *ino = fstree_inode(t, i);
@@ -114,6 +110,7 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 		ino->nlink = 0;
 		if (ino->implied)
 			ino->mtime = implied_mtime;
+		sqp_spill_tick(t->spill);
 	}
 	/* Only live directories are sorted: the stale list of a replaced
 	 * directory's inode may run into live lists (see fstree.c). Links:
@@ -123,6 +120,7 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 		struct fs_node *n = fstree_node(t, i);
 		struct fs_irec *ino;
 
+		sqp_spill_tick(t->spill);
 		if (n->inode >= FS_DEAD) /* dead, or never given an inode */
 			continue;
 		ino = fstree_inode(t, n->inode);

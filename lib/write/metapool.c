@@ -25,6 +25,7 @@
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"
+#include "util/spill.h"
 #include "write/metapool.h"
 #include "write/metawriter.h"
 
@@ -60,7 +61,8 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 }
 
 int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
-		   unsigned workers, uint64_t fail_job, struct sqp_errbuf *err)
+		   unsigned workers, uint64_t fail_job, struct sqp_errbuf *err,
+		   struct sqp_spill *spill)
 {
 	struct sqp_pool_desc pd = {
 		.workers = workers <= 1 ? 0 : workers < META_POOL_WORKERS ? workers
@@ -74,6 +76,7 @@ int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
 
 	memset(m, 0, sizeof(*m));
 	m->err = err;
+	m->spill = spill;
 	m->fail_job = fail_job;
 	m->wdesc.no_codec = codec == NULL;
 	if (codec != NULL)
@@ -106,7 +109,7 @@ void meta_pool_cleanup(struct meta_pool *m)
 	sqp_pool_destroy(m->pool);
 	for (t = 0; t < META_TABLES; ++t) {
 		free(m->t[t].starts);
-		free(m->t[t].out);
+		sqp_spill_free(m->spill, m->t[t].out, m->t[t].out_cap);
 		free(m->t[t].fix);
 	}
 	free(m->jobs);
@@ -128,10 +131,16 @@ static int append_result(struct meta_pool *m, struct meta_job *job)
 {
 	struct meta_table *t = &m->t[job->table];
 
-	if (meta_grow((void **)&t->out, &t->out_cap, t->out_len + (size_t)job->n, 1) != 0 ||
-	    meta_grow((void **)&t->starts, &t->starts_cap, (size_t)t->done + 2,
-		 sizeof(uint64_t)) != 0)
+	uint8_t *out = sqp_spill_grow(m->spill, t->out, &t->out_cap,
+				      t->out_len + (size_t)job->n, 1, 64 << 10);
+
+	if (out == NULL)
 		return sqp_err(m->err, SQP_ERR_NOMEM, "out of memory");
+	t->out = out;
+	if (meta_grow((void **)&t->starts, &t->starts_cap, (size_t)t->done + 2,
+		      sizeof(uint64_t)) != 0)
+		return sqp_err(m->err, SQP_ERR_NOMEM, "out of memory");
+	sqp_spill_tick(m->spill);
 	memcpy(t->out + t->out_len, job->out, (size_t)job->n);
 	t->out_len += (size_t)job->n;
 	t->done++;
@@ -263,6 +272,9 @@ int meta_pool_append(struct meta_pool *m, int t, const void *data, size_t len)
 
 	if (m->err->code != 0)
 		return m->err->code;
+	/* Callers read the tree's records to make these bytes: a directory
+	 * of many entries is one long pass over them. */
+	sqp_spill_tick(m->spill);
 	tb->total_in += len;
 	while (len > 0)
 		if (meta_fill_block(tb->block, &tb->fill, &p, &len) &&

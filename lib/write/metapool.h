@@ -67,12 +67,14 @@ struct meta_pool {
 	struct meta_job *free_jobs;
 	uint64_t fail_job;       /* test hook: this block job fails (1-based) */
 	struct sqp_errbuf *err;  /* borrowed */
+	struct sqp_spill *spill; /* borrowed: where the tables' out[] lives */
 };
 
 /* codec NULL stores every block uncompressed; workers as for -j (0 or 1 =
- * serial). */
+ * serial); the finished tables grow in spill (util/spill.h, NULL = heap). */
 int meta_pool_init(struct meta_pool *m, const struct sqp_codec_config *codec,
-		   unsigned workers, uint64_t fail_job, struct sqp_errbuf *err);
+		   unsigned workers, uint64_t fail_job, struct sqp_errbuf *err,
+		   struct sqp_spill *spill);
 void meta_pool_cleanup(struct meta_pool *m);
 
 /* Logical reference of the next byte of table t. */

@@ -34,6 +34,7 @@
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"
+#include "util/spill.h"
 #include "write/serialize.h"
 
 /* Where a directory inode keeps its listing's block (see sqfs_inode_encode:
@@ -72,8 +73,10 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 	uint32_t *queue = NULL, next = 1, i, c;
 	size_t head = 0, tail = 0, cap = 0;
 
-	for (i = 0; i < fstree_inode_count(t); ++i)
+	for (i = 0; i < fstree_inode_count(t); ++i) {
 		fstree_inode(t, i)->inode_number = 0;
+		sqp_spill_tick(s->meta.spill);
+	}
 	if (meta_grow((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
 		return SQP_ERR_NOMEM;
 	queue[tail++] = 0;
@@ -83,6 +86,7 @@ static int number_inodes(struct serializer *s, struct fstree *t)
 		     c = fstree_node(t, c)->next) {
 			struct fs_irec *ino = inode_of(t, c);
 
+			sqp_spill_tick(s->meta.spill);
 			if (ino->inode_number == 0)
 				ino->inode_number = next++;
 			if (!S_ISDIR(ino->mode))
@@ -451,6 +455,7 @@ static int walk_tree(struct serializer *s)
 			continue;
 		}
 		f->next = fstree_node(s->tree, c)->next;
+		sqp_spill_tick(s->meta.spill);
 		if (!S_ISDIR(inode_of(s->tree, c)->mode))
 			continue;
 		if (meta_grow((void **)&stack, &cap, depth + 1, sizeof(*stack)) != 0)
@@ -474,7 +479,8 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 	if (ret != 0)
 		return sqp_err(s->err, ret, "out of memory");
 	if (s->exportable) {
-		s->export_refs = calloc(s->inode_count, sizeof(uint64_t));
+		s->export_refs = sqp_spill_alloc(s->meta.spill,
+						 s->inode_count * sizeof(uint64_t));
 		if (s->export_refs == NULL)
 			return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 	}
@@ -495,8 +501,10 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 	if (ret != 0)
 		return ret;
 	s->root_ref = meta_pool_phys(&s->meta, META_INODES, root->ref);
-	for (i = 0; s->export_refs != NULL && i < s->inode_count; ++i)
+	for (i = 0; s->export_refs != NULL && i < s->inode_count; ++i) {
 		s->export_refs[i] = meta_pool_phys(&s->meta, META_INODES, s->export_refs[i]);
+		sqp_spill_tick(s->meta.spill);
+	}
 	return 0;
 }
 
@@ -507,13 +515,14 @@ int serializer_init(struct serializer *s, const struct serializer_desc *desc)
 	s->err = desc->err;
 	s->exportable = desc->exportable;
 	return meta_pool_init(&s->meta, desc->codec, desc->workers, desc->fail_job,
-			      desc->err);
+			      desc->err, desc->spill);
 }
 
 void serializer_cleanup(struct serializer *s)
 {
+	/* The spill pointer lives in the pool's struct: before its cleanup. */
+	sqp_spill_free(s->meta.spill, s->export_refs, s->inode_count * sizeof(uint64_t));
 	meta_pool_cleanup(&s->meta);
-	free(s->export_refs);
 	free(s->scratch);
 	free(s->index);
 	memset(s, 0, sizeof(*s));

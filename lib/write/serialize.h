@@ -49,6 +49,7 @@ struct serializer_desc {
 	struct idtable *ids;
 	struct sqp_errbuf *err;
 	int exportable;
+	struct sqp_spill *spill;      /* the tables' memory; NULL = heap */
 };
 
 int serializer_init(struct serializer *s, const struct serializer_desc *desc);

@@ -20,6 +20,7 @@
 #include "sqpack/writer.h"
 #include "util/endian.h"
 #include "util/pool.h"
+#include "util/spill.h"
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
 
@@ -60,6 +61,19 @@ static int write_head(struct sqp_writer *w)
 	return imgout_append(&w->out, head, SQFS_SUPER_SIZE + (len ? len + 2 : 0));
 }
 
+static int open_spill(struct sqp_writer *w)
+{
+	struct sqp_spill_desc sd = {
+		.budget = w->desc.mem_limit, .dir = w->desc.tmp_dir, .err = &w->err,
+	};
+	int ret = sqp_spill_create(&sd, &w->spill);
+
+	w->desc.tmp_dir = NULL; /* borrowed only until now */
+	if (ret != 0)
+		return sqp_err(&w->err, ret, "out of memory");
+	return 0;
+}
+
 int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **out)
 {
 	return writer_create_hooked(desc, NULL, out);
@@ -88,7 +102,9 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
 	if (ret == 0)
-		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user);
+		ret = open_spill(w);
+	if (ret == 0)
+		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user, w->spill);
 	if (ret == 0 && idtable_init(&w->ids) != 0)
 		ret = sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 	if (ret == 0)
@@ -111,6 +127,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		.hash_bits = hooks->hash_bits, .fd = desc->fd,
 		.fail_job = hooks->fail_job,
 		.out = &w->out, .err = &w->err, .stats = &w->stats,
+		.spill = w->spill,
 	};
 	/* Even a failed init leaves the pipe fit for cleanup. */
 	ret = datapipe_init(&w->pipe, &pd);
@@ -128,6 +145,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	idtable_cleanup(&w->ids);
 	fstree_cleanup(&w->tree);
 	imgout_cleanup(&w->out);
+	sqp_spill_destroy(w->spill);
 	free(w);
 }
 
@@ -138,7 +156,11 @@ const char *sqp_writer_error(const struct sqp_writer *w)
 
 void sqp_writer_get_stats(const struct sqp_writer *w, struct sqp_writer_stats *st)
 {
+	struct sqp_spill_stats ss;
+
+	sqp_spill_get_stats(w->spill, &ss);
 	*st = w->stats;
+	st->spilled_bytes = ss.file_bytes;
 }
 
 int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)

@@ -12,6 +12,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
+#include "util/spill.h"
 #include "write/serialize.h"
 #include "write/tables.h"
 #include "write/writer_impl.h"
@@ -112,6 +113,24 @@ static uint16_t super_flags(const struct sqp_writer *w)
 	return flags;
 }
 
+/* A finished metadata table, in pieces: it may live in the spill file,
+ * and reading it all at once would map all of it in. */
+static int append_table(struct sqp_writer *w, const uint8_t *data, size_t len)
+{
+	const size_t piece = (size_t)4 << 20;
+	int ret = 0;
+
+	while (ret == 0 && len > 0) {
+		size_t n = len < piece ? len : piece;
+
+		ret = imgout_append(&w->out, data, n);
+		data += n;
+		len -= n;
+		sqp_spill_check(w->spill);
+	}
+	return ret;
+}
+
 /* Inode and directory tables, then the lookup tables, in kernel order;
  * workers: the data path's, whose codec contexts are gone by now. */
 static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
@@ -123,6 +142,7 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
 		.workers = workers, .fail_job = w->fail_meta_job,
 		.ids = &w->ids, .err = &w->err,
 		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
+		.spill = w->spill,
 	};
 	int ret = serializer_init(&s, &sd);
 
@@ -133,12 +153,10 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
 	sb->inode_count = s.inode_count;
 	sb->root_inode = s.root_ref;
 	sb->inode_table = w->out.pos;
-	ret = imgout_append(&w->out, s.meta.t[META_INODES].out,
-			    s.meta.t[META_INODES].out_len);
+	ret = append_table(w, s.meta.t[META_INODES].out, s.meta.t[META_INODES].out_len);
 	sb->dir_table = w->out.pos;
 	if (ret == 0)
-		ret = imgout_append(&w->out, s.meta.t[META_DIRS].out,
-				    s.meta.t[META_DIRS].out_len);
+		ret = append_table(w, s.meta.t[META_DIRS].out, s.meta.t[META_DIRS].out_len);
 	if (ret == 0)
 		ret = write_fragment_table(w, &sb->frag_table);
 	sb->export_table = SQFS_NO_TABLE;

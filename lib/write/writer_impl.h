@@ -20,6 +20,7 @@
 struct sqp_writer {
 	struct sqp_writer_desc desc;  /* copy; jobs resolved */
 	struct sqp_errbuf err;
+	struct sqp_spill *spill;      /* the tree's and tables' memory (NULL = heap) */
 	struct imgout out;
 	struct fstree tree;
 	struct datapipe pipe;

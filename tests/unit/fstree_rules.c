@@ -66,7 +66,7 @@ static void test_implied_and_replace(void)
 	struct fs_irec *ino, *first, *n;
 	struct fs_attr a;
 
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	warnings = 0;
 	a = attr(S_IFREG | 0644, 10);
 	CHECK(fstree_add(&t, "a/b/c", &a, &ino) == 0, "deep file first");
@@ -101,7 +101,7 @@ static void test_links_and_order(void)
 	struct fs_irec *ino, *f, *root, *d;
 	struct fs_attr a = attr(S_IFREG | 0644, 1);
 
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	CHECK(fstree_add(&t, "zeta", &a, &f) == 0, "file");
 	CHECK(fstree_link(&t, "d/alpha", "zeta") == 0, "link into implied dir");
 	CHECK(fstree_link(&t, "Beta", "zeta") == 0, "second link");
@@ -129,7 +129,7 @@ static void test_links_and_order(void)
 	fstree_cleanup(&t);
 
 	memset(&err, 0, sizeof(err));
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	a = attr(S_IFDIR | 0755, 1);
 	CHECK(fstree_add(&t, "dir", &a, &ino) == 0, "dir");
 	CHECK(fstree_link(&t, "l", "dir") != 0, "hard link to a directory fails");
@@ -146,7 +146,7 @@ static void test_long_names(void)
 	struct fs_irec *ino;
 	struct fs_attr a = attr(S_IFREG | 0644, 1);
 
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	memset(name, 'n', 256);
 	name[256] = '\0';
 	CHECK(fstree_add(&t, name, &a, &ino) == 0, "256-byte name fits");
@@ -165,7 +165,7 @@ static void test_paths_come_back(void)
 	struct fs_irec *ino, *d, *x;
 	struct fs_attr a = attr(S_IFREG | 0644, 1);
 
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	CHECK(fstree_add(&t, "d/x/1", &a, &ino) == 0 && fstree_add(&t, "d/y", &a, &ino) == 0 &&
 	      fstree_add(&t, "d/z", &a, &ino) == 0, "first d");
 	a = attr(S_IFREG | 0600, 2);
@@ -200,7 +200,7 @@ static void test_large_sort(void)
 	unsigned i, n = 5000, bad = 0;
 	char path[32], prev[32] = "";
 
-	CHECK(fstree_init(&t, &err, count_warning, NULL) == 0, "init");
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
 	for (i = 0; i < n; ++i) {
 		snprintf(path, sizeof(path), "big/%u", (i * 7919u) % n);
 		if (fstree_add(&t, path, &a, &ino) != 0)
