@@ -221,8 +221,44 @@ static void test_large_sort(void)
 	fstree_cleanup(&t);
 }
 
+/* A directory whose entries come sorted is never indexed; a duplicate,
+ * an entry out of order or a hard link into it indexes it, and finds the
+ * entries that came before. */
+static void test_sorted_needs_no_index(void)
+{
+	struct sqp_errbuf err = { 0 };
+	struct fstree t;
+	struct fs_irec *ino, *s, *q, *r;
+	struct fs_attr a = attr(S_IFREG | 0644, 1);
+	int before = warnings;
+
+	CHECK(fstree_init(&t, &err, count_warning, NULL, NULL) == 0, "init");
+	CHECK(fstree_add(&t, "s/a", &a, &ino) == 0 && fstree_add(&t, "s/b", &a, &ino) == 0 &&
+	      fstree_add(&t, "s/c", &a, &ino) == 0, "sorted entries");
+	s = find(&t, "s");
+	CHECK(s != NULL && !s->u.dir.indexed, "a sorted leaf directory is not indexed");
+	CHECK(fstree_add(&t, "s/b", &a, &ino) == 0 && warnings == before + 1,
+	      "b again replaces b");
+	CHECK(s != NULL && s->u.dir.indexed && child_count(&t, s) == 3,
+	      "the duplicate indexed s, which still holds three");
+	CHECK(fstree_add(&t, "q/m", &a, &ino) == 0 && fstree_add(&t, "q/z", &a, &ino) == 0 &&
+	      fstree_link(&t, "l", "q/m") == 0, "a link to an earlier entry of q");
+	q = find(&t, "q");
+	CHECK(q != NULL && q->u.dir.indexed && find(&t, "l") == find(&t, "q/m"),
+	      "the link found it");
+	CHECK(fstree_add(&t, "r/b", &a, &ino) == 0 && fstree_add(&t, "r/a", &a, &ino) == 0,
+	      "entries out of order");
+	r = find(&t, "r");
+	CHECK(r != NULL && child_count(&t, r) == 2 && warnings == before + 1,
+	      "two entries, no warning");
+	CHECK(find(&t, "r/a") != NULL && find(&t, "r/b") != NULL && find(&t, "r/c") == NULL,
+	      "lookups");
+	fstree_cleanup(&t);
+}
+
 int main(void)
 {
+	test_sorted_needs_no_index();
 	test_paths_come_back();
 	test_large_sort();
 	test_implied_and_replace();
