@@ -5,7 +5,9 @@
  * The table doubles when records outnumber buckets, rebuilding the chains
  * from the stored keys; chains stay in insertion order, so lookups always
  * meet the oldest matching record first and results never depend on the
- * table's size history.
+ * table's size history. A bucket's head, tail and filter sit together: an
+ * insert or a missed lookup touches one place in the bucket array, which
+ * matters most when the arrays live in a spill file.
  */
 #include "config.h"
 
@@ -13,7 +15,6 @@
 #include <string.h>
 
 #include "sqpack/error.h"
-#include "util/array.h"
 #include "util/hchain.h"
 #include "util/spill.h"
 
@@ -22,43 +23,34 @@ static uint8_t filter_bit(uint64_t key)
 	return (uint8_t)(1u << (key >> 61));
 }
 
-static void free_buckets(struct hchain *h)
+/* Append record rec (key) to its bucket's chain. */
+static void link_record(struct hchain *h, uint32_t rec, uint64_t key)
 {
-	sqp_spill_free(h->spill, h->head, h->buckets * sizeof(*h->head));
-	sqp_spill_free(h->spill, h->tail, h->buckets * sizeof(*h->tail));
-	sqp_spill_free(h->spill, h->filter, h->buckets);
+	struct hchain_bucket *b = &h->bucket[key & (h->buckets - 1)];
+
+	b->filter |= filter_bit(key);
+	if (b->head == HCHAIN_END)
+		b->head = rec;
+	else
+		h->next[b->tail] = rec;
+	b->tail = rec;
 }
 
 static int alloc_buckets(struct hchain *h, size_t buckets)
 {
-	uint32_t *head = sqp_spill_alloc(h->spill, buckets * sizeof(*head));
-	uint32_t *tail = sqp_spill_alloc(h->spill, buckets * sizeof(*tail));
-	uint8_t *filter = sqp_spill_alloc(h->spill, buckets);
+	struct hchain_bucket *b = sqp_spill_alloc(h->spill, buckets * sizeof(*b));
 	size_t i;
 
-	if (head == NULL || tail == NULL || filter == NULL) {
-		sqp_spill_free(h->spill, head, buckets * sizeof(*head));
-		sqp_spill_free(h->spill, tail, buckets * sizeof(*tail));
-		sqp_spill_free(h->spill, filter, buckets);
+	if (b == NULL)
 		return SQP_ERR_NOMEM;
-	}
-	memset(head, 0xFF, buckets * sizeof(*head));
-	free_buckets(h);
-	h->head = head;
-	h->tail = tail;
-	h->filter = filter;
+	for (i = 0; i < buckets; ++i)
+		b[i].head = HCHAIN_END;
+	sqp_spill_free(h->spill, h->bucket, h->buckets * sizeof(*h->bucket));
+	h->bucket = b;
 	h->buckets = buckets;
-
 	for (i = 0; i < h->count; ++i) {
-		size_t b = h->keys[i] & (buckets - 1);
-
-		filter[b] |= filter_bit(h->keys[i]);
 		h->next[i] = HCHAIN_END;
-		if (head[b] == HCHAIN_END)
-			head[b] = (uint32_t)i;
-		else
-			h->next[tail[b]] = (uint32_t)i;
-		tail[b] = (uint32_t)i;
+		link_record(h, (uint32_t)i, h->keys[i]);
 		sqp_spill_tick(h->spill);
 	}
 	return 0;
@@ -73,7 +65,7 @@ int hchain_init(struct hchain *h, struct sqp_spill *spill)
 
 void hchain_cleanup(struct hchain *h)
 {
-	free_buckets(h);
+	sqp_spill_free(h->spill, h->bucket, h->buckets * sizeof(*h->bucket));
 	sqp_spill_free(h->spill, h->next, h->next_cap * sizeof(*h->next));
 	sqp_spill_free(h->spill, h->keys, h->keys_cap * sizeof(*h->keys));
 	memset(h, 0, sizeof(*h));
@@ -81,7 +73,6 @@ void hchain_cleanup(struct hchain *h)
 
 int hchain_insert(struct hchain *h, uint64_t key)
 {
-	size_t b;
 	uint32_t rec;
 
 	if (h->count >= HCHAIN_END - 1)
@@ -105,14 +96,7 @@ int hchain_insert(struct hchain *h, uint64_t key)
 	h->next[rec] = HCHAIN_END;
 	if (h->count > h->buckets)
 		return alloc_buckets(h, h->buckets * 2);
-
-	b = key & (h->buckets - 1);
-	h->filter[b] |= filter_bit(key);
-	if (h->head[b] == HCHAIN_END)
-		h->head[b] = rec;
-	else
-		h->next[h->tail[b]] = rec;
-	h->tail[b] = rec;
+	link_record(h, rec, key);
 	return 0;
 }
 
@@ -125,11 +109,11 @@ static uint32_t skip_to_key(const struct hchain *h, uint32_t rec, uint64_t key)
 
 uint32_t hchain_first(const struct hchain *h, uint64_t key)
 {
-	size_t b = key & (h->buckets - 1);
+	const struct hchain_bucket *b = &h->bucket[key & (h->buckets - 1)];
 
-	if (!(h->filter[b] & filter_bit(key)))
+	if (!(b->filter & filter_bit(key)))
 		return HCHAIN_END;
-	return skip_to_key(h, h->head[b], key);
+	return skip_to_key(h, b->head, key);
 }
 
 uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key)

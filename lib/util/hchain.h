@@ -22,11 +22,15 @@
 
 struct sqp_spill;
 
+struct hchain_bucket {
+	uint32_t head;      /* first record, or HCHAIN_END */
+	uint32_t tail;      /* last record */
+	uint8_t filter;     /* a bit per key top-3-bit value met */
+};
+
 struct hchain {
 	struct sqp_spill *spill; /* where the arrays live (NULL = heap) */
-	uint32_t *head;     /* per bucket: first record, or HCHAIN_END */
-	uint8_t *filter;    /* per bucket: a bit per key top-3-bit value met */
-	uint32_t *tail;     /* per bucket: last record */
+	struct hchain_bucket *bucket;
 	uint32_t *next;     /* per record: next in its bucket */
 	uint64_t *keys;     /* per record */
 	size_t buckets;     /* power of two */
