@@ -4,7 +4,7 @@
  * dir2img's. Build systems call mksquashfs with a fixed line; this is what
  * lets them switch by changing the program name. Every option mksquashfs
  * documents is either translated, accepted because our images already do
- * what it asks (-reproducible, -no-recovery, -exit-on-error, -mem), or
+ * what it asks (-reproducible, -no-recovery, -exit-on-error), or
  * refused with exit status 2 naming it; nothing is silently dropped.
  *
  * Invariant: argv is only read; the table is the single list of what is
@@ -186,7 +186,6 @@ static int set_id(const char *name, const char *arg, int group, long long *out,
 static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		    const char *name, const char *arg, char *msg, size_t size)
 {
-	uint64_t v;
 	int r = 0;
 
 	switch (id) {
@@ -201,8 +200,9 @@ static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 			return mksq_fail(msg, size, 2, "%s '%s' is not a size", name, arg);
 		return 0;
 	case C_MEM:
-		if (mksq_parse_size(arg, 1, &v) != 0)
-			return mksq_fail(msg, size, 2, "-mem '%s' is not a size", arg);
+		if (mksq_parse_size(arg, 1, &st->mem) != 0 || st->mem < ((uint64_t)1 << 20))
+			return mksq_fail(msg, size, 2, "-mem '%s' is not a size of at least 1M",
+					 arg);
 		return 0;
 	case C_FUID:
 		return set_id(name, arg, 0, &st->uid, msg, size);

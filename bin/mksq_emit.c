@@ -228,6 +228,7 @@ static int emit_flags(const struct mksq_state *st, const char *sde,
 	r |= sde != NULL && sde[0] != '\0' ? mksq_argv_push(o, "--clamp-mtime") : 0;
 	r |= st->offset ? mksq_argv_pushf(o, "--offset=%llu",
 					  (unsigned long long)st->offset) : 0;
+	r |= st->mem ? mksq_argv_pushf(o, "--mem=%llu", (unsigned long long)st->mem) : 0;
 	r |= st->sort ? mksq_argv_pushf(o, "--sort=%s", st->sort) : 0;
 	for (int i = 0; i < 4; i++) {
 		if (unc_on[i])

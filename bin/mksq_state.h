@@ -15,7 +15,7 @@
 struct mksq_state {
 	const char *comp, *jobs, *level, *bcj, *dict, *window, *strategy, *algo;
 	const char *mkfs_time, *all_time, *sort, *root_mode, *root_time;
-	uint64_t block, offset;
+	uint64_t block, offset, mem;  /* mem 0: not given */
 	long long uid, gid;          /* -1: not forced */
 	long long root_uid, root_gid; /* -1: not set */
 	int hc, exports, tailends;   /* -1: mksquashfs's default */

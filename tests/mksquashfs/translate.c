@@ -183,7 +183,9 @@ static void ownership_and_flags(void)
 	      has("--spec=defs") && has("--sort=s.txt"), "-p -pf -sort");
 	CHECK(run(NULL, "m", "d", "o", "-quiet", "-info", "-progress", "-mem", "1G",
 		  "-no-recovery", "-reproducible", NULL) == 0 && has("--quiet") &&
-	      has("--verbose") && has("--progress=auto"), "runtime options");
+	      has("--verbose") && has("--progress=auto") && has("--mem=1073741824"),
+	      "runtime options");
+	CHECK(run(NULL, "m", "d", "o", "-mem", "100K", NULL) == 2, "-mem under 1M");
 }
 
 static void root_dir(const char *tmp)
