@@ -236,6 +236,11 @@ static struct spill_region *new_region(struct sqp_spill *s, size_t len)
 		    (off_t)s->file_end);
 	if (addr == MAP_FAILED)
 		return fail(s, errno, "mapping it");
+	/* Small page-cache folios: with large ones (ext4 on recent
+	 * kernels), every write fault and every sweep walks the buffers of
+	 * a whole folio, which costs more than the page it is about. */
+	madvise(addr, len, MADV_RANDOM);
+	madvise(addr, len, MADV_NOHUGEPAGE);
 	r = &s->regions[s->region_count++];
 	r->addr = addr;
 	r->len = len;
