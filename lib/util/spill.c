@@ -144,7 +144,6 @@ static void sweep(struct sqp_spill *s)
 
 	for (i = 0; i < s->region_count; ++i)
 		madvise(s->regions[i].addr, s->regions[i].len, MADV_DONTNEED);
-	s->stats.sweeps++;
 }
 
 /* Sweep when the file pages mapped in exceed their share. Without
@@ -309,13 +308,6 @@ static int heap_fits(const struct sqp_spill *s, size_t add)
 	return s->heap_used + add <= s->heap_cap;
 }
 
-static void heap_taken(struct sqp_spill *s, size_t add)
-{
-	s->heap_used += add;
-	if (s->heap_used > s->stats.heap_peak)
-		s->stats.heap_peak = s->heap_used;
-}
-
 void *sqp_spill_alloc(struct sqp_spill *s, size_t size)
 {
 	void *p;
@@ -325,7 +317,7 @@ void *sqp_spill_alloc(struct sqp_spill *s, size_t size)
 	if (heap_fits(s, size)) {
 		p = calloc(1, size);
 		if (p != NULL)
-			heap_taken(s, size);
+			s->heap_used += size;
 		return p;
 	}
 	return file_alloc(s, size); /* new file space reads as zeros */
@@ -376,10 +368,8 @@ void *sqp_spill_resize(struct sqp_spill *s, void *p, size_t old, size_t size)
 	r = region_of(s, p);
 	if (r == NULL && (size <= old || heap_fits(s, size - old))) {
 		np = realloc(p, size);
-		if (np != NULL) {
-			s->heap_used -= old;
-			heap_taken(s, size);
-		}
+		if (np != NULL)
+			s->heap_used = s->heap_used - old + size;
 		return np;
 	}
 	np = file_alloc(s, size);

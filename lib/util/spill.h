@@ -43,9 +43,7 @@ struct sqp_spill_desc {
 };
 
 struct sqp_spill_stats {
-	uint64_t heap_peak;     /* most heap bytes held at once */
 	uint64_t file_bytes;    /* bytes ever allocated in the file */
-	uint64_t sweeps;        /* times the file pages were dropped */
 };
 
 /* A NULL *out with budget 0 is not an error: the heap is used. */
