@@ -11,8 +11,11 @@
  * wherever its children's inodes change metadata block, and 12 bytes per
  * header add up over a distribution's thousands of directories.
  *
- * Inode numbers are given out beforehand in breadth-first order, so all
- * children of a directory have neighbouring numbers too. The walk uses an
+ * Inode numbers are given out beforehand by the same walk, in the order
+ * the inodes are written: all children of a directory have neighbouring
+ * numbers, and numbers grow with the position in the inode table, so
+ * their bytes repeat from block to block of the table and compress better
+ * than breadth-first numbers did (doc/architecture.md). The walk uses an
  * explicit stack: tar paths can nest far deeper than a C stack should.
  *
  * Metadata blocks are compressed on a pool while the walk goes on
@@ -65,37 +68,20 @@ static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
 	return fstree_inode(t, fstree_node(t, node)->inode);
 }
 
-/* Breadth-first inode numbers; each inode once, however many links. The
- * queue holds directories only. */
-static int number_inodes(struct serializer *s, struct fstree *t)
+/* Number dir's children that have no number yet (a hard link keeps the
+ * number of its first directory), in list order: the order
+ * write_children writes their inodes. */
+static int number_children(struct serializer *s, uint32_t node)
 {
-	uint32_t *queue = NULL, next = 1, i, c;
-	size_t head = 0, tail = 0, cap = 0;
+	uint32_t c;
 
-	for (i = 0; i < fstree_inode_count(t); ++i)
-		fstree_inode(t, i)->inode_number = 0;
-	if (meta_grow((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
-		return SQP_ERR_NOMEM;
-	queue[tail++] = 0;
-	inode_of(t, 0)->inode_number = next++;
-	while (head < tail) {
-		for (c = inode_of(t, queue[head++])->u.dir.first; c != FS_NONE;
-		     c = fstree_node(t, c)->next) {
-			struct fs_irec *ino = inode_of(t, c);
+	for (c = inode_of(s->tree, node)->u.dir.first; c != FS_NONE;
+	     c = fstree_node(s->tree, c)->next) {
+		struct fs_irec *ino = inode_of(s->tree, c);
 
-			if (ino->inode_number == 0)
-				ino->inode_number = next++;
-			if (!S_ISDIR(ino->mode))
-				continue;
-			if (meta_grow((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
-				free(queue);
-				return SQP_ERR_NOMEM;
-			}
-			queue[tail++] = c;
-		}
+		if (ino->inode_number == 0)
+			ino->inode_number = ++s->inode_count;
 	}
-	free(queue);
-	s->inode_count = next - 1;
 	return 0;
 }
 
@@ -180,7 +166,10 @@ static int write_leaf(struct serializer *s, struct fs_irec *ino)
 	switch (rec.type) {
 	case SQFS_FILE:
 		fstree_file_get(s->tree, ino, &f);
-		rec.u.file.blocks_start = f.u.file.blocks_start;
+		/* A file without blocks points nowhere: 0, like the rest of
+		 * its neighbours' zero fields, compresses better than the
+		 * data position (a table of small files is mostly these). */
+		rec.u.file.blocks_start = f.u.file.block_count > 0 ? f.u.file.blocks_start : 0;
 		rec.u.file.size = f.u.file.size;
 		rec.u.file.sparse = f.u.file.sparse;
 		rec.u.file.frag_index = f.u.file.frag_index;
@@ -430,9 +419,10 @@ static int write_dir(struct serializer *s, uint32_t node)
 	return park_pending(s, ino, d);
 }
 
-/* Depth first, children before their directory; an explicit stack of
- * (directory, next child) frames. */
-static int walk_tree(struct serializer *s)
+/* Depth first, visit(directory) after its subdirectories' visits; an
+ * explicit stack of (directory, next child) frames. Numbering and writing
+ * both walk this way, so inode numbers follow the inode table. */
+static int walk_tree(struct serializer *s, int (*visit)(struct serializer *, uint32_t))
 {
 	struct frame { uint32_t dir, next; } *stack = NULL;
 	size_t depth = 0, cap = 0;
@@ -446,7 +436,7 @@ static int walk_tree(struct serializer *s)
 		uint32_t c = f->next;
 
 		if (c == FS_NONE) {
-			ret = write_dir(s, f->dir);
+			ret = visit(s, f->dir);
 			depth--;
 			continue;
 		}
@@ -470,15 +460,19 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 	int ret;
 
 	s->tree = t;
-	ret = number_inodes(s, t);
+	s->inode_count = 0;
+	for (i = 0; i < fstree_inode_count(t); ++i)
+		fstree_inode(t, i)->inode_number = 0;
+	ret = walk_tree(s, number_children);
 	if (ret != 0)
-		return sqp_err(s->err, ret, "out of memory");
+		return ret;
+	root->inode_number = ++s->inode_count;
 	if (s->exportable) {
 		s->export_refs = calloc(s->inode_count, sizeof(uint64_t));
 		if (s->export_refs == NULL)
 			return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 	}
-	ret = walk_tree(s);
+	ret = walk_tree(s, write_dir);
 	if (ret == 0) {
 		d = take_pending(s, root);
 		ret = emit_inode(s, root, &d->rec, d->index, d->index_len);
