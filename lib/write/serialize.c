@@ -220,11 +220,15 @@ static int add_index(struct serializer *s, uint32_t offset, uint32_t block,
 	return 0;
 }
 
-/* How many children from node i on fit under one header starting at u. */
-static size_t run_length(const struct fstree *t, uint32_t i, uint64_t u)
+/* How many children from node i on fit under one header: at most 256,
+ * all with inodes in one metadata block and numbers within a signed
+ * 16-bit delta of the first. A run may cross a block of the directory
+ * table: starting a header there (for an index entry at every block)
+ * cost 5% of the compressed directory table on a million small files,
+ * as the deltas restart at arbitrary places (see doc/format-notes.md). */
+static size_t run_length(const struct fstree *t, uint32_t i)
 {
 	const struct fs_irec *first = inode_of(t, i);
-	uint64_t p = u + SQFS_DIR_HEADER_SIZE;
 	size_t n = 0;
 	uint32_t j;
 
@@ -235,11 +239,6 @@ static size_t run_length(const struct fstree *t, uint32_t i, uint64_t u)
 		if (sqfs_ref_block(c->ref) != sqfs_ref_block(first->ref) ||
 		    delta < INT16_MIN || delta > INT16_MAX)
 			break;
-		/* An entry starting in a later metadata block than its
-		 * header gets a header (and index entry) of its own. */
-		if (n > 0 && p / SQFS_META_SIZE != u / SQFS_META_SIZE)
-			break;
-		p += SQFS_DIR_ENTRY_SIZE + strlen(fstree_name(t, fstree_node(t, j)));
 	}
 	return n;
 }
@@ -298,7 +297,7 @@ static int write_listing(struct serializer *s, const struct fs_irec *dir,
 	s->index_len = 0;
 	s->index_count = 0;
 	while (i != FS_NONE && ret == 0) {
-		size_t n = run_length(s->tree, i, u);
+		size_t n = run_length(s->tree, i);
 
 		if (u / SQFS_META_SIZE != indexed_block) {
 			indexed_block = u / SQFS_META_SIZE;
