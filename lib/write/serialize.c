@@ -11,8 +11,11 @@
  * wherever its children's inodes change metadata block, and 12 bytes per
  * header add up over a distribution's thousands of directories.
  *
- * Inode numbers are given out beforehand in breadth-first order, so all
- * children of a directory have neighbouring numbers too. The walk uses an
+ * Inode numbers are given out beforehand by the same walk, in the order
+ * the inodes are written: all children of a directory have neighbouring
+ * numbers, and numbers grow with the position in the inode table, so
+ * their bytes repeat from block to block of the table and compress better
+ * than breadth-first numbers did (doc/architecture.md). The walk uses an
  * explicit stack: tar paths can nest far deeper than a C stack should.
  *
  * Metadata blocks are compressed on a pool while the walk goes on
@@ -66,40 +69,21 @@ static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
 	return fstree_inode(t, fstree_node(t, node)->inode);
 }
 
-/* Breadth-first inode numbers; each inode once, however many links. The
- * queue holds directories only. */
-static int number_inodes(struct serializer *s, struct fstree *t)
+/* Number dir's children that have no number yet (a hard link keeps the
+ * number of its first directory), in list order: the order
+ * write_children writes their inodes. */
+static int number_children(struct serializer *s, uint32_t node)
 {
-	uint32_t *queue = NULL, next = 1, i, c;
-	size_t head = 0, tail = 0, cap = 0;
+	uint32_t c;
 
-	for (i = 0; i < fstree_inode_count(t); ++i) {
-		fstree_inode(t, i)->inode_number = 0;
+	for (c = inode_of(s->tree, node)->u.dir.first; c != FS_NONE;
+	     c = fstree_node(s->tree, c)->next) {
+		struct fs_irec *ino = inode_of(s->tree, c);
+
 		sqp_spill_tick(s->meta.spill);
+		if (ino->inode_number == 0)
+			ino->inode_number = ++s->inode_count;
 	}
-	if (meta_grow((void **)&queue, &cap, 1, sizeof(*queue)) != 0)
-		return SQP_ERR_NOMEM;
-	queue[tail++] = 0;
-	inode_of(t, 0)->inode_number = next++;
-	while (head < tail) {
-		for (c = inode_of(t, queue[head++])->u.dir.first; c != FS_NONE;
-		     c = fstree_node(t, c)->next) {
-			struct fs_irec *ino = inode_of(t, c);
-
-			sqp_spill_tick(s->meta.spill);
-			if (ino->inode_number == 0)
-				ino->inode_number = next++;
-			if (!S_ISDIR(ino->mode))
-				continue;
-			if (meta_grow((void **)&queue, &cap, tail + 1, sizeof(*queue)) != 0) {
-				free(queue);
-				return SQP_ERR_NOMEM;
-			}
-			queue[tail++] = c;
-		}
-	}
-	free(queue);
-	s->inode_count = next - 1;
 	return 0;
 }
 
@@ -184,7 +168,10 @@ static int write_leaf(struct serializer *s, struct fs_irec *ino)
 	switch (rec.type) {
 	case SQFS_FILE:
 		fstree_file_get(s->tree, ino, &f);
-		rec.u.file.blocks_start = f.u.file.blocks_start;
+		/* A file without blocks points nowhere: 0, like the rest of
+		 * its neighbours' zero fields, compresses better than the
+		 * data position (a table of small files is mostly these). */
+		rec.u.file.blocks_start = f.u.file.block_count > 0 ? f.u.file.blocks_start : 0;
 		rec.u.file.size = f.u.file.size;
 		rec.u.file.sparse = f.u.file.sparse;
 		rec.u.file.frag_index = f.u.file.frag_index;
@@ -235,11 +222,16 @@ static int add_index(struct serializer *s, uint32_t offset, uint32_t block,
 	return 0;
 }
 
-/* How many children from node i on fit under one header starting at u. */
-static size_t run_length(const struct fstree *t, uint32_t i, uint64_t u)
+/* How many children from node i on fit under one header: at most 256,
+ * all with inodes in one metadata block and numbers within a signed
+ * 16-bit delta of the first. A run may cross a block of the directory
+ * table: starting a header there (for an index entry at every block)
+ * cost 4-6% of the compressed directory table (zstd, lz4) on a million
+ * small files, as the deltas restart at arbitrary places
+ * (doc/format-notes.md). */
+static size_t run_length(const struct fstree *t, uint32_t i)
 {
 	const struct fs_irec *first = inode_of(t, i);
-	uint64_t p = u + SQFS_DIR_HEADER_SIZE;
 	size_t n = 0;
 	uint32_t j;
 
@@ -250,11 +242,6 @@ static size_t run_length(const struct fstree *t, uint32_t i, uint64_t u)
 		if (sqfs_ref_block(c->ref) != sqfs_ref_block(first->ref) ||
 		    delta < INT16_MIN || delta > INT16_MAX)
 			break;
-		/* An entry starting in a later metadata block than its
-		 * header gets a header (and index entry) of its own. */
-		if (n > 0 && p / SQFS_META_SIZE != u / SQFS_META_SIZE)
-			break;
-		p += SQFS_DIR_ENTRY_SIZE + strlen(fstree_name(t, fstree_node(t, j)));
 	}
 	return n;
 }
@@ -313,7 +300,7 @@ static int write_listing(struct serializer *s, const struct fs_irec *dir,
 	s->index_len = 0;
 	s->index_count = 0;
 	while (i != FS_NONE && ret == 0) {
-		size_t n = run_length(s->tree, i, u);
+		size_t n = run_length(s->tree, i);
 
 		if (u / SQFS_META_SIZE != indexed_block) {
 			indexed_block = u / SQFS_META_SIZE;
@@ -434,9 +421,10 @@ static int write_dir(struct serializer *s, uint32_t node)
 	return park_pending(s, ino, d);
 }
 
-/* Depth first, children before their directory; an explicit stack of
- * (directory, next child) frames. */
-static int walk_tree(struct serializer *s)
+/* Depth first, visit(directory) after its subdirectories' visits; an
+ * explicit stack of (directory, next child) frames. Numbering and writing
+ * both walk this way, so inode numbers follow the inode table. */
+static int walk_tree(struct serializer *s, int (*visit)(struct serializer *, uint32_t))
 {
 	struct frame { uint32_t dir, next; } *stack = NULL;
 	size_t depth = 0, cap = 0;
@@ -450,7 +438,7 @@ static int walk_tree(struct serializer *s)
 		uint32_t c = f->next;
 
 		if (c == FS_NONE) {
-			ret = write_dir(s, f->dir);
+			ret = visit(s, f->dir);
 			depth--;
 			continue;
 		}
@@ -475,16 +463,22 @@ int serialize_tree(struct serializer *s, struct fstree *t)
 	int ret;
 
 	s->tree = t;
-	ret = number_inodes(s, t);
+	s->inode_count = 0;
+	for (i = 0; i < fstree_inode_count(t); ++i) {
+		fstree_inode(t, i)->inode_number = 0;
+		sqp_spill_tick(s->meta.spill);
+	}
+	ret = walk_tree(s, number_children);
 	if (ret != 0)
-		return sqp_err(s->err, ret, "out of memory");
+		return ret;
+	root->inode_number = ++s->inode_count;
 	if (s->exportable) {
 		s->export_refs = sqp_spill_alloc(s->meta.spill,
 						 s->inode_count * sizeof(uint64_t));
 		if (s->export_refs == NULL)
 			return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 	}
-	ret = walk_tree(s);
+	ret = walk_tree(s, write_dir);
 	if (ret == 0) {
 		d = take_pending(s, root);
 		ret = emit_inode(s, root, &d->rec, d->index, d->index_len);
