@@ -29,8 +29,8 @@ static void link_record(struct hchain *h, uint32_t rec, uint64_t key)
 	struct hchain_bucket *b = &h->bucket[key & (h->buckets - 1)];
 
 	b->filter |= filter_bit(key);
-	if (b->head == HCHAIN_END)
-		b->head = rec;
+	if (b->head == 0)
+		b->head = rec + 1;
 	else
 		h->next[b->tail] = rec;
 	b->tail = rec;
@@ -43,8 +43,6 @@ static int alloc_buckets(struct hchain *h, size_t buckets)
 
 	if (b == NULL)
 		return SQP_ERR_NOMEM;
-	for (i = 0; i < buckets; ++i)
-		b[i].head = HCHAIN_END;
 	sqp_spill_free(h->spill, h->bucket, h->buckets * sizeof(*h->bucket));
 	h->bucket = b;
 	h->buckets = buckets;
@@ -113,7 +111,7 @@ uint32_t hchain_first(const struct hchain *h, uint64_t key)
 
 	if (!(b->filter & filter_bit(key)))
 		return HCHAIN_END;
-	return skip_to_key(h, b->head, key);
+	return skip_to_key(h, b->head - 1, key); /* 0 - 1 is HCHAIN_END */
 }
 
 uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key)

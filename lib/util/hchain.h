@@ -23,7 +23,9 @@
 struct sqp_spill;
 
 struct hchain_bucket {
-	uint32_t head;      /* first record, or HCHAIN_END */
+	uint32_t head;      /* first record + 1, 0 when empty: a new
+			     * bucket array is all zeros, so it needs no
+			     * pass over it (it may be spilled) */
 	uint32_t tail;      /* last record */
 	uint8_t filter;     /* a bit per key top-3-bit value met */
 };

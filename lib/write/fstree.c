@@ -113,6 +113,7 @@ static int map_grow(struct fstree *t)
 		uint64_t hash;
 		size_t len;
 
+		sqp_spill_tick(t->spill);
 		if (old[i] == 0)
 			continue;
 		n = fstree_node(t, old[i] - 1);
@@ -120,7 +121,6 @@ static int map_grow(struct fstree *t)
 		len = strlen(s);
 		hash = name_hash(n->parent, s, len);
 		map_set(t, map_slot(t, n->parent, s, len, hash), old[i] - 1, hash);
-		sqp_spill_tick(t->spill);
 	}
 	map_free(t->spill, old, old_tags, old_size);
 	return 0;
