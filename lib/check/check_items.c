@@ -71,8 +71,7 @@ static int on_bad(void *user, struct rd_bentry *be, const char *msg)
 }
 
 static const struct rd_blockrd_ops check_ops = {
-	.start = on_start, .data = on_data, .end = on_end, .drop = on_drop,
-	.bad = on_bad,
+	on_start, on_data, on_end, on_drop, on_bad, NULL,
 };
 
 int chk_data_start(struct chk *c)

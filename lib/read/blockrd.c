@@ -22,12 +22,6 @@
  * right after decompressing it; the job is still retired in order, so
  * the consumer's end(e) still comes after every piece of e is placed.
  *
- * A consumer's task (img2dir: finishing a batch of files) needs no
- * order: it is a side job of the pool (run before the queued blocks,
- * reaped in any order), on one of RD_BLOCKRD_TASKS jobs kept for tasks,
- * so end() can queue one without waiting. Done tasks are reaped when
- * their jobs run out and at flush.
- *
  * Fragment blocks: many files share one, so decompressed fragment blocks
  * stay in a small LRU cache. Whether a tail hits is decided when its job
  * is made (plan_frag), from the plan: the cache as it will be when that
@@ -56,7 +50,7 @@
 #define ENTRIES_MAX 4096
 #define JOB_MEMORY (32u << 20)
 
-enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_TASK };
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
 
 struct bjob {
 	struct sqp_pool_job pj;  /* first: the pool hands this back */
@@ -72,7 +66,6 @@ struct bjob {
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
 	struct rd_bentry *owner;
-	void *task;              /* the consumer's, for BJ_TASK */
 	struct bjob *next;       /* free list or FIFO */
 };
 
@@ -93,7 +86,7 @@ struct rd_blockrd {
 	unsigned capacity;                 /* the pool's */
 	struct bjob *jobs;
 	unsigned heavy, job_count;
-	struct bjob *free_heavy, *free_light, *free_task;
+	struct bjob *free_heavy, *free_light;
 	struct bjob *qhead, *qtail;        /* made, not yet retired */
 	unsigned frag_slots;
 	struct frag_slot frag[FRAG_SLOTS_MAX];
@@ -121,8 +114,6 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	uint32_t bs = b->img->sb.block_size;
 	int n, ret;
 
-	if (j->kind == BJ_TASK)
-		return b->ops->task_run(b->user, j->task);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);
@@ -153,19 +144,17 @@ static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 	uint32_t bs = b->img->sb.block_size;
 
 	b->heavy = heavy;
-	b->job_count = heavy + LIGHT_JOBS + RD_BLOCKRD_TASKS;
+	b->job_count = heavy + LIGHT_JOBS;
 	b->jobs = calloc(b->job_count, sizeof(*b->jobs));
 	if (b->jobs == NULL)
 		return SQP_ERR_NOMEM;
 	for (unsigned i = 0; i < b->job_count; i++) {
 		struct bjob *j = &b->jobs[i];
-		struct bjob **list = i < heavy ? &b->free_heavy :
-			i < heavy + LIGHT_JOBS ? &b->free_light : &b->free_task;
 
 		if (i < heavy && (j->buf = malloc(bs)) == NULL)
 			return SQP_ERR_NOMEM;
-		j->next = *list;
-		*list = j;
+		j->next = i < heavy ? b->free_heavy : b->free_light;
+		*(i < heavy ? &b->free_heavy : &b->free_light) = j;
 	}
 	b->frag_slots = FRAG_MEMORY / bs;
 	if (b->frag_slots < 8)
@@ -546,47 +535,11 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	return pump(b);
 }
 
-/* done() for the finished tasks; with block, for all of them. */
-static int reap_tasks(struct rd_blockrd *b, int block)
-{
-	struct sqp_pool_job *pj;
-	int ret = 0, r;
-
-	while ((pj = sqp_pool_reap(b->pool, block)) != NULL) {
-		struct bjob *j = (struct bjob *)pj;
-
-		j->next = b->free_task;
-		b->free_task = j;
-		r = b->ops->task_done(b->user, j->task, pj->status);
-		if (ret == 0)
-			ret = r;
-	}
-	return ret;
-}
-
-int rd_blockrd_task(struct rd_blockrd *b, void *task)
-{
-	struct bjob *j;
-	int ret;
-
-	if (b->free_task == NULL && (ret = reap_tasks(b, 0)) != 0)
-		return ret;
-	if ((j = b->free_task) == NULL)
-		return 0;
-	b->free_task = j->next;
-	j->kind = BJ_TASK;
-	j->task = task;
-	sqp_pool_post(b->pool, &j->pj);
-	return 1;
-}
-
 int rd_blockrd_flush(struct rd_blockrd *b)
 {
 	int ret;
 
 	while ((ret = retire_head(b, 1)) == 1)
 		;
-	if (ret == 0)
-		ret = drain_front(b);
-	return ret == 0 ? reap_tasks(b, 1) : ret;
+	return ret < 0 ? ret : drain_front(b);
 }

@@ -51,11 +51,6 @@ struct rd_blockrd_ops {
 	 * negative errno, which latches as "'NAME': writing: ...". */
 	int (*put)(void *user, struct rd_bentry *e, uint64_t pos,
 		   const uint8_t *data, uint32_t len);
-	/* Optional, with rd_blockrd_task(): the consumer's task, run on a
-	 * worker (its result is the status), then task_done() on the
-	 * caller's thread, in no particular order with anything else. */
-	int (*task_run)(void *user, void *task);
-	int (*task_done)(void *user, void *task, int status);
 };
 
 struct rd_blockrd_desc {
@@ -76,14 +71,6 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
  * positions are checked against the image before any is read. */
 int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 		   const struct rd_inode *ino);
-/* Queue task for task_run() on a worker, ahead of the blocks waiting.
- * Never blocks, so end() may call it: returns 1 when queued, 0 when
- * RD_BLOCKRD_TASKS tasks are out and none is done (the caller does the
- * work itself), or the error of a done task's task_done(). Done tasks
- * are handed back here and by flush, which waits for all of them. A
- * task not run at destruction still belongs to the caller. */
-#define RD_BLOCKRD_TASKS 8
-int rd_blockrd_task(struct rd_blockrd *b, void *task);
 /* Deliver everything added so far. */
 int rd_blockrd_flush(struct rd_blockrd *b);
 /* Wait for the workers; drop() what was not delivered. NULL is fine. */

@@ -5,9 +5,9 @@
  * dirfs.c; the ordered block reader (read/blockrd.h) decompresses file
  * data on the pool, and the worker that decompressed a block writes it
  * into its file (pwrite: blocks may land in any order). What must come
- * after a file's data is done in batches on the workers (dirfinish.c);
- * a directory's attributes, after all its children are made, in the
- * reader's end(), strictly in walk order.
+ * after the data - a file's size, owner, mode, xattrs and times, and a
+ * directory's after all its children - is done in the reader's end(),
+ * strictly in walk order.
  *
  * Invariant: fds[d] is the open directory at depth d of the entry being
  * made (fds[0]: the subtree root, or the target itself for the image
@@ -20,14 +20,14 @@
  * in the reader's start() (in walk order, so a link's target exists),
  * through that same descriptor, which stays open until the leave entry
  * ends; so they hold no descriptor while they wait. Open descriptors:
- * the depth stack, at most one per entry the reader holds, which
- * max_entries() keeps to a quarter of the limit, and the files waiting
- * in batches (BATCHES x BATCH_FILES).
+ * the depth stack plus at most one per entry the reader holds, which
+ * max_entries() keeps to a quarter of the limit.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -39,13 +39,101 @@
 #include "sqpack/error.h"
 #include "sqpack/img2dir.h"
 #include "unpack/dirfs.h"
-#include "unpack/todir.h"
+#include "unpack/walk.h"
 #include "util/errbuf.h"
 
 /* Entries the reader holds, at least and at most: each may hold a
  * descriptor (see max_entries()). */
 #define MIN_ENTRIES 256
 #define MAX_ENTRIES 4096
+
+enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
+
+struct dent {
+	struct rd_bentry be;     /* first: the reader hands this back */
+	int kind;
+	char *path;              /* owned; be.name points here */
+	const char *name;        /* the last component, in path */
+	unsigned depth;
+	uint32_t mode, uid, gid;
+	int64_t mtime;
+	uint64_t size;           /* files */
+	int hole;                /* a hole was skipped: extend at the end */
+	dev_t rdev;
+	char *target;            /* owned: symlink target, hard link source */
+	struct rd_xattrs xattrs; /* owned */
+	int fd;                  /* a file being written, a directory being
+				    left, or -1 */
+	int parent;              /* made in start(): its directory (open
+				    until its leave entry ends), else -1 */
+};
+
+struct todir {
+	struct sqp_image *img;
+	struct rd_blockrd *br;
+	int root;
+	unsigned flags;
+	int base;
+	int fds[UNP_DEPTH_MAX + 1];
+};
+
+static void dent_free(struct dent *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	free(e->target);
+	rd_xattrs_free(&e->xattrs);
+	free(e);
+}
+
+static int sys_failed(struct todir *t, struct dent *e, const char *what,
+		      int neg)
+{
+	if (neg == -EEXIST)
+		return rd_err(t->img, SQP_ERR_EXISTS, "'%s': already exists (not "
+			      "replaced without -f)", e->path);
+	return rd_err(t->img, sqp_errno_code(-neg), "'%s': %s: %s", e->path,
+		      what, strerror(-neg));
+}
+
+static void warn(struct todir *t, struct dent *e, const char *what, int neg)
+{
+	char msg[SQP_ERRMSG_MAX];
+
+	if (t->img->warn == NULL)
+		return;
+	snprintf(msg, sizeof(msg), "'%s': %s: %s", e->path, what,
+		 strerror(-neg));
+	t->img->warn(t->img->warn_user, msg);
+}
+
+/* Owner, mode, xattrs, then times (each later step would change the
+ * one before: chown clears set-id bits, writes touch mtime). */
+static int apply(struct todir *t, struct dent *e, int fd, int parent)
+{
+	int r;
+
+	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
+	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
+		if (r != -EPERM)
+			return sys_failed(t, e, "setting the owner", r);
+		warn(t, e, "setting the owner", r);
+	}
+	if (e->kind != D_SYMLINK &&
+	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
+		return sys_failed(t, e, "setting the mode", r);
+	for (size_t i = 0; i < e->xattrs.count; i++) {
+		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
+		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
+			warn(t, e, e->xattrs.items[i].key, r);
+		else if (r != 0)
+			return sys_failed(t, e, e->xattrs.items[i].key, r);
+	}
+	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
+		return sys_failed(t, e, "setting the times", r);
+	return 0;
+}
 
 /* The directory holding e: base at depth 0 (opened here, below the
  * target, making what is missing), else the directory one level up. */
@@ -65,7 +153,7 @@ static int parent_of(struct todir *t, struct dent *e, int *out)
 		t->base = dirfs_mkdirs(t->root, dir);
 		free(dir);
 		if (t->base < 0)
-			return todir_failed(t, e, "making its parents", t->base);
+			return sys_failed(t, e, "making its parents", t->base);
 	}
 	*out = t->base;
 	return 0;
@@ -79,11 +167,11 @@ static int hard_link(struct todir *t, struct dent *e, int parent)
 	int from = dirfs_open_dirs(t->root, e->target, dir_len), r;
 
 	if (from < 0)
-		return todir_failed(t, e, "opening its link's directory", from);
+		return sys_failed(t, e, "opening its link's directory", from);
 	r = dirfs_link(from, slash ? slash + 1 : e->target, parent, e->name,
 		       t->flags & SQP_IMG2DIR_FORCE);
 	close(from);
-	return r != 0 ? todir_failed(t, e, "linking", r) : 0;
+	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
 }
 
 /* Make e in parent: a directory (entered: its fd on the stack), a file
@@ -95,25 +183,25 @@ static int make(struct todir *t, struct dent *e, int parent)
 	switch (e->kind) {
 	case D_ENTER:
 		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
-		return t->fds[e->depth] < 0 ? todir_failed(t, e, "making the "
+		return t->fds[e->depth] < 0 ? sys_failed(t, e, "making the "
 			"directory", t->fds[e->depth]) : 0;
 	case D_FILE:
 		e->fd = dirfs_create(parent, e->name, force);
-		return e->fd < 0 ? todir_failed(t, e, "creating", e->fd) : 0;
+		return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
 	case D_HARDLINK:
 		return hard_link(t, e, parent);
 	case D_SYMLINK:
 		r = dirfs_symlink(parent, e->name, e->target, force);
-		return r != 0 ? todir_failed(t, e, "making the symlink", r) :
-			todir_apply(t, e, -1, parent, 0);
+		return r != 0 ? sys_failed(t, e, "making the symlink", r) :
+			apply(t, e, -1, parent);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
 		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
-			todir_warn(t, e, "device node skipped", r);
+			warn(t, e, "device node skipped", r);
 			return 0;
 		}
-		return r != 0 ? todir_failed(t, e, "making the node", r) :
-			todir_apply(t, e, -1, parent, 0);
+		return r != 0 ? sys_failed(t, e, "making the node", r) :
+			apply(t, e, -1, parent);
 	}
 }
 
@@ -126,7 +214,7 @@ static int make_entry(struct todir *t, struct dent *e)
 	if (e->path[0] == '\0') {
 		/* The image root is the target itself. */
 		t->fds[0] = dup(t->root);
-		return t->fds[0] < 0 ? todir_failed(t, e, "dup", -errno) : 0;
+		return t->fds[0] < 0 ? sys_failed(t, e, "dup", -errno) : 0;
 	}
 	if ((r = parent_of(t, e, &parent)) != 0)
 		return r;
@@ -150,13 +238,80 @@ static int on_start(void *user, struct rd_bentry *be)
 	if (e->kind == D_HARDLINK)
 		return hard_link(t, e, e->parent);
 	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
-	return e->fd < 0 ? todir_failed(t, e, "creating", e->fd) : 0;
+	return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+}
+
+static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
+		    uint32_t len)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(e->fd, data, len, (off_t)pos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		data += n;
+		len -= (uint32_t)n;
+		pos += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* A data block, on the worker that decompressed it. */
+static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
+		  const uint8_t *data, uint32_t len)
+{
+	(void)user;
+	return write_at((struct dent *)be, pos, data, len);
+}
+
+/* A tail or a hole, on this thread. */
+static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
+		   const uint8_t *data, uint32_t len)
+{
+	struct dent *e = (struct dent *)be;
+	int r;
+
+	/* A hole is not written: the file is extended over it at the end. */
+	if (data == NULL) {
+		e->hole = 1;
+		return 0;
+	}
+	r = write_at(e, pos, data, len);
+	return r != 0 ? sys_failed(user, e, "writing", r) : 0;
+}
+
+static int on_end(void *user, struct rd_bentry *be)
+{
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+	int r = 0;
+
+	if (e->kind == D_HARDLINK) {
+		dent_free(e);
+		return 0;
+	}
+	if (e->kind == D_FILE && e->hole &&
+	    ftruncate(e->fd, (off_t)e->size) != 0)
+		r = sys_failed(t, e, "setting the size", -errno);
+	if (r == 0)
+		r = apply(t, e, e->fd, -1);
+	if (close(e->fd) != 0 && r == 0)
+		r = sys_failed(t, e, "closing", -errno);
+	e->fd = -1;
+	dent_free(e);
+	return r;
+}
+
+static void on_drop(void *user, struct rd_bentry *be)
+{
+	(void)user;
+	dent_free((struct dent *)be);
 }
 
 static const struct rd_blockrd_ops dir_ops = {
-	.start = on_start, .data = todir_data, .end = todir_end,
-	.drop = todir_drop, .put = todir_put, .task_run = todir_batch_run,
-	.task_done = todir_batch_done,
+	on_start, on_data, on_end, on_drop, NULL, on_put,
 };
 
 /* A new entry for node n, with its attributes. */
@@ -196,7 +351,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	    !(t->flags & SQP_IMG2DIR_NO_XATTRS))
 		ret = rd_xattrs_read(t->img, ino->raw.xattr_idx, &e->xattrs);
 	if (ret != 0) {
-		todir_dent_free(e);
+		dent_free(e);
 		*out = NULL;
 	}
 	return ret;
@@ -230,7 +385,7 @@ static int on_entry(void *user, struct unp_node *n)
 	/* Only a file has more to do, once its data is in. */
 	if (ret != 0 || kind != D_FILE) {
 		if (e != NULL)
-			todir_dent_free(e);
+			dent_free(e);
 		return ret;
 	}
 	return rd_blockrd_add(t->br, &e->be, n->ino);
@@ -264,34 +419,6 @@ static unsigned max_entries(void)
 	       (unsigned)(rl.rlim_cur / 4);
 }
 
-/* The state of one extraction, its descriptors closed (-1). */
-static struct todir *todir_new(struct sqp_image *img, int dirfd,
-			       unsigned flags)
-{
-	/* The descriptor stack is large: on the heap. */
-	struct todir *t = calloc(1, sizeof(*t));
-
-	if (t == NULL)
-		return NULL;
-	*t = (struct todir){ .img = img, .root = dirfd, .flags = flags,
-			     .base = -1 };
-	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
-		t->fds[i] = -1;
-	return t;
-}
-
-/* After the reader's workers are gone: what is still open or held. */
-static void todir_free(struct todir *t)
-{
-	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
-		if (t->fds[i] >= 0)
-			close(t->fds[i]);
-	if (t->base >= 0)
-		close(t->base);
-	todir_batches_free(t);
-	free(t);
-}
-
 SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     const struct sqp_img2dir_desc *desc)
 {
@@ -304,12 +431,12 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 		return SQP_ERR_ARG;
 	if (img->err.code != 0)
 		return img->err.code;
-	if ((t = todir_new(img, dirfd, desc->flags)) == NULL)
+	/* The descriptor stack is large: on the heap. */
+	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	if (todir_batches_init(t) != 0) {
-		todir_free(t);
-		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	}
+	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1, { 0 } };
+	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
+		t->fds[i] = -1;
 	bd.jobs = desc->jobs;
 	bd.user = wd.user = t;
 	wd.paths = desc->paths;
@@ -317,14 +444,14 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	ret = rd_blockrd_create(&bd, &t->br);
 	if (ret == 0)
 		ret = unp_walk(&wd);
-	/* Everything delivered, then the last batch finished. */
-	if (ret == 0)
-		ret = rd_blockrd_flush(t->br);
-	if (ret == 0)
-		ret = todir_dispatch(t);
 	if (ret == 0)
 		ret = rd_blockrd_flush(t->br);
 	rd_blockrd_destroy(t->br);
-	todir_free(t);
+	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
+	if (t->base >= 0)
+		close(t->base);
+	free(t);
 	return ret;
 }

@@ -95,7 +95,7 @@ static void on_drop(void *user, struct rd_bentry *be)
 }
 
 static const struct rd_blockrd_ops tar_ops = {
-	.start = on_start, .data = on_data, .end = on_end, .drop = on_drop,
+	on_start, on_data, on_end, on_drop, NULL, NULL,
 };
 
 /* For sparse output: the data runs of a file with holes (none: 0). */

@@ -5,9 +5,7 @@
  * Jobs in the pool live in a ring indexed by sequence number; pending jobs
  * (submitted, not yet started) additionally sit on a FIFO that workers
  * take from. The orchestrator only ever takes ring[oldest], so results come
- * back in submission order no matter which worker finishes first. Side
- * jobs are outside the ring: a queue that workers empty first, and a
- * list of finished ones the orchestrator reaps in any order.
+ * back in submission order no matter which worker finishes first.
  *
  * Invariant: oldest <= every seq in the ring < next_seq, and
  * next_seq - oldest <= capacity.
@@ -37,10 +35,6 @@ struct sqp_pool {
 
 	struct sqp_pool_job *pending_head;
 	struct sqp_pool_job *pending_tail;
-	struct sqp_pool_job *side_head, *side_tail;  /* posted, not started */
-	struct sqp_pool_job *side_done;  /* finished, not reaped */
-	unsigned side_out;               /* posted, not reaped */
-	int side_waiting;                /* the orchestrator waits in reap */
 	int stopping;
 
 	pthread_t *threads;
@@ -57,20 +51,6 @@ unsigned sqp_cpu_count(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n < 1 ? 1 : (unsigned)n;
-}
-
-/* The next job to run: side jobs first. Called with the lock held. */
-static struct sqp_pool_job *take_pending(struct sqp_pool *pool)
-{
-	struct sqp_pool_job **head = pool->side_head != NULL ?
-		&pool->side_head : &pool->pending_head;
-	struct sqp_pool_job *job = *head;
-
-	*head = job->next;
-	if (*head == NULL)
-		*(head == &pool->side_head ? &pool->side_tail :
-		  &pool->pending_tail) = NULL;
-	return job;
 }
 
 static void *worker_main(void *arg)
@@ -96,12 +76,14 @@ static void *worker_main(void *arg)
 		int wake;
 
 		pthread_mutex_lock(&pool->lock);
-		while (pool->pending_head == NULL && pool->side_head == NULL &&
-		       !pool->stopping)
+		while (pool->pending_head == NULL && !pool->stopping)
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
 		if (pool->stopping)
 			break;
-		job = take_pending(pool);
+		job = pool->pending_head;
+		pool->pending_head = job->next;
+		if (pool->pending_head == NULL)
+			pool->pending_tail = NULL;
 		pthread_mutex_unlock(&pool->lock);
 
 		ret = pool->desc.run(pool->desc.ctx, state, job);
@@ -110,15 +92,8 @@ static void *worker_main(void *arg)
 		job->status = ret;
 		job->done = 1;
 		/* Only the orchestrator waits on job_done, and only for the
-		 * oldest job or (in reap) a side job; waking it for any other
-		 * job would be wasted. */
-		if (job->side) {
-			job->next = pool->side_done;
-			pool->side_done = job;
-			wake = pool->side_waiting;
-		} else {
-			wake = job->seq == pool->oldest;
-		}
+		 * oldest job; waking it for any other job would be wasted. */
+		wake = job->seq == pool->oldest;
 		pthread_mutex_unlock(&pool->lock);
 		/* Woken after the unlock: a woken thread often runs at once,
 		 * and would otherwise only block again on the lock. */
@@ -219,38 +194,29 @@ void sqp_pool_destroy(struct sqp_pool *pool)
 	free(pool);
 }
 
-/* Queue job for the workers (a side job on the side queue), or run it
- * now in serial mode. */
-static void enqueue(struct sqp_pool *pool, struct sqp_pool_job *job, int side)
+void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
 {
-	struct sqp_pool_job **head = side ? &pool->side_head : &pool->pending_head;
-	struct sqp_pool_job **tail = side ? &pool->side_tail : &pool->pending_tail;
-
+	job->seq = pool->next_seq++;
 	job->next = NULL;
 	job->status = 0;
 	job->done = 0;
-	job->side = side;
+
 	if (pool->desc.workers == 0) {
+		pool->ring[job->seq % pool->desc.capacity] = job;
 		job->status = pool->desc.run(pool->desc.ctx, pool->serial_state, job);
 		job->done = 1;
 		return;
 	}
+
 	pthread_mutex_lock(&pool->lock);
-	if (*tail == NULL)
-		*head = job;
+	pool->ring[job->seq % pool->desc.capacity] = job;
+	if (pool->pending_tail == NULL)
+		pool->pending_head = job;
 	else
-		(*tail)->next = job;
-	*tail = job;
+		pool->pending_tail->next = job;
+	pool->pending_tail = job;
 	pthread_mutex_unlock(&pool->lock);
 	pthread_cond_signal(&pool->work_ready);
-}
-
-void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
-{
-	job->seq = pool->next_seq++;
-	/* Only this thread reads the ring. */
-	pool->ring[job->seq % pool->desc.capacity] = job;
-	enqueue(pool, job, 0);
 }
 
 static struct sqp_pool_job *take_oldest(struct sqp_pool *pool, int block)
@@ -286,36 +252,6 @@ struct sqp_pool_job *sqp_pool_wait(struct sqp_pool *pool)
 struct sqp_pool_job *sqp_pool_poll(struct sqp_pool *pool)
 {
 	return take_oldest(pool, 0);
-}
-
-void sqp_pool_post(struct sqp_pool *pool, struct sqp_pool_job *job)
-{
-	pool->side_out++;
-	enqueue(pool, job, 1);
-	if (pool->desc.workers == 0) {
-		job->next = pool->side_done;
-		pool->side_done = job;
-	}
-}
-
-struct sqp_pool_job *sqp_pool_reap(struct sqp_pool *pool, int block)
-{
-	struct sqp_pool_job *job;
-
-	if (pool->side_out == 0)
-		return NULL;
-	pthread_mutex_lock(&pool->lock);
-	pool->side_waiting = 1;
-	while (pool->side_done == NULL && block)
-		pthread_cond_wait(&pool->job_done, &pool->lock);
-	pool->side_waiting = 0;
-	job = pool->side_done;
-	if (job != NULL) {
-		pool->side_done = job->next;
-		pool->side_out--;
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return job;
 }
 
 size_t sqp_pool_in_flight(const struct sqp_pool *pool)

@@ -35,7 +35,6 @@ struct sqp_pool_job {
 	uint64_t seq;               /* set by submit: 0, 1, 2, ... */
 	int status;                 /* set after run: its return value */
 	int done;                   /* pool-private */
-	int side;                   /* pool-private: posted, not submitted */
 };
 
 struct sqp_pool_desc {
@@ -72,17 +71,6 @@ struct sqp_pool_job *sqp_pool_wait(struct sqp_pool *pool);
 
 /* The oldest job if it is already done, NULL otherwise (never blocks). */
 struct sqp_pool_job *sqp_pool_poll(struct sqp_pool *pool);
-
-/*
- * Side jobs: work that needs no order. A posted job is run before every
- * job waiting in the queue, and taken back with sqp_pool_reap() in the
- * order side jobs finish. They are not in the ring and do not count
- * against the capacity: the orchestrator bounds how many it posts.
- * reap returns a finished side job, or NULL: with block, once no side
- * job is out; without, when none has finished yet. Orchestrator only.
- */
-void sqp_pool_post(struct sqp_pool *pool, struct sqp_pool_job *job);
-struct sqp_pool_job *sqp_pool_reap(struct sqp_pool *pool, int block);
 
 size_t sqp_pool_in_flight(const struct sqp_pool *pool);
 int sqp_pool_full(const struct sqp_pool *pool);

@@ -2,8 +2,7 @@
 /*
  * pool_order.c - the pool hands jobs back in submission order even when
  * workers finish them in reverse, respects its capacity, keeps each job's
- * status, and behaves the same in serial mode. A side job runs ahead of
- * the queued jobs and comes back through reap, outside the order.
+ * status, and behaves the same in serial mode.
  */
 #include "config.h"
 
@@ -20,10 +19,7 @@ struct test_job {
 	int id;
 	int delay_us;
 	int result;
-	int rank;        /* how many jobs had finished before this one */
 };
-
-static int finished;     /* jobs finished so far, in the side case */
 
 static void sleep_us(int us)
 {
@@ -40,7 +36,6 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	(void)ctx;
 	sleep_us(job->delay_us);
 	job->result = job->id * 3;
-	job->rank = __atomic_fetch_add(&finished, 1, __ATOMIC_SEQ_CST);
 	(*wstate)++;
 	return job->id % 7 == 3 ? -1 : 0;
 }
@@ -104,53 +99,8 @@ static void run_case(unsigned workers, unsigned capacity)
 	CHECK(total == NJOBS, "every job ran exactly once (%d)", total);
 }
 
-/* Eight slow jobs queued on one worker, then a side job: it finishes
- * before the last ones, is reaped (not waited for in order), and the
- * ordered jobs still come back in order. */
-static void side_case(unsigned workers)
-{
-	struct test_job jobs[9] = { 0 };
-	struct sqp_pool_desc desc = {
-		.workers = workers, .capacity = 8, .run = run_job,
-		.worker_init = worker_init, .worker_fini = worker_fini,
-	};
-	struct sqp_pool *pool;
-	struct sqp_pool_job *got;
-	int total = 0;
-
-	desc.ctx = &total;
-	finished = 0;
-	CHECK(sqp_pool_create(&desc, &pool) == 0, "create workers=%u", workers);
-	if (pool == NULL)
-		return;
-	CHECK(sqp_pool_reap(pool, 1) == NULL, "reap with no side job out");
-	for (int i = 0; i < 8; i++) {
-		jobs[i].id = i;
-		jobs[i].delay_us = 3000;
-		sqp_pool_submit(pool, &jobs[i].base);
-	}
-	jobs[8].id = 100;
-	sqp_pool_post(pool, &jobs[8].base);
-	CHECK(sqp_pool_in_flight(pool) == 8, "a side job is not in flight");
-	got = sqp_pool_reap(pool, 1);
-	CHECK(got == &jobs[8].base, "reap returns the side job");
-	CHECK(got != NULL && got->status == 0 && jobs[8].result == 300,
-	      "side job ran");
-	CHECK(workers == 0 || jobs[8].rank < 4, "side job ran ahead (rank %d)",
-	      jobs[8].rank);
-	CHECK(sqp_pool_reap(pool, 0) == NULL, "nothing more to reap");
-	for (int i = 0; i < 8; i++) {
-		got = sqp_pool_wait(pool);
-		CHECK(got == &jobs[i].base, "order after a side job (%d)", i);
-	}
-	sqp_pool_destroy(pool);
-	CHECK(total == 9, "every job ran exactly once (%d)", total);
-}
-
 int main(void)
 {
-	side_case(0);
-	side_case(1);
 	run_case(0, 4);
 	run_case(1, 4);
 	run_case(2, 8);
