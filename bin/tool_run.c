@@ -82,14 +82,44 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 	return 0;
 }
 
-/* mksquashfs's default too: a quarter of the physical memory. */
+/* The memory limit of our cgroup (v2, else v1) in bytes, or 0 if none
+ * can be read: a build in a container must not size itself by the
+ * host's memory. */
+static uint64_t cgroup_limit(void)
+{
+	static const char *const files[] = {
+		"/sys/fs/cgroup/memory.max",
+		"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+	};
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); ++i) {
+		FILE *f = fopen(files[i], "r");
+		int n;
+
+		if (f == NULL)
+			continue;
+		n = fscanf(f, "%llu", &v);
+		fclose(f);
+		if (n == 1)
+			return v;
+	}
+	return 0;
+}
+
+/* mksquashfs's default too: a quarter of the memory (physical, or the
+ * cgroup's limit when that is lower). */
 static uint64_t default_mem_limit(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page
+					     : (uint64_t)4 << 30;
+	uint64_t cg = cgroup_limit();
 
-	if (pages <= 0 || page <= 0)
-		return (uint64_t)1 << 30;
-	return (uint64_t)pages * (uint64_t)page / 4;
+	if (cg != 0 && cg < mem)
+		mem = cg;
+	return mem / 4;
 }
 
 int tool_run_writer(struct tool_run *r)

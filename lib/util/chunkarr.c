@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "util/chunkarr.h"
 #include "util/spill.h"
 
@@ -38,17 +39,13 @@ void chunkarr_cleanup(struct chunkarr *a)
 
 static int new_chunk(struct chunkarr *a)
 {
+	uint8_t **list = sqp_array_grow(a->chunk, &a->chunk_cap, a->chunks + 1,
+					sizeof(*list), 16);
 	uint8_t *c;
 
-	if (a->chunks == a->chunk_cap) {
-		size_t cap = a->chunk_cap ? a->chunk_cap * 2 : 16;
-		uint8_t **p = realloc(a->chunk, cap * sizeof(*p));
-
-		if (p == NULL)
-			return SQP_ERR_NOMEM;
-		a->chunk = p;
-		a->chunk_cap = cap;
-	}
+	if (list == NULL)
+		return SQP_ERR_NOMEM;
+	a->chunk = list;
 	c = sqp_spill_alloc(a->spill, a->elem << a->shift);
 	if (c == NULL)
 		return SQP_ERR_NOMEM;
