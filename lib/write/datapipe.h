@@ -68,9 +68,10 @@ struct phys_block {
 	uint8_t retired;
 };
 
-/* One file tail stored in a fragment block. */
+/* One file tail stored in a fragment block. Its hash is not kept: the
+ * index (tail_index) holds 64 bits of it, enough to nominate a candidate,
+ * and the bytes decide. 12 bytes, one per stored tail. */
 struct tail_rec {
-	XXH128_hash_t hash;
 	uint32_t frag_index;
 	uint32_t offset;
 	uint32_t len;

@@ -80,7 +80,6 @@ int dedup_new_tail(struct datapipe *p, XXH128_hash_t hash, uint32_t frag_index,
 	    hchain_insert(&p->tail_index, hash.low64) != 0)
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 	t = &p->tails[p->tail_count++];
-	t->hash = hash;
 	t->frag_index = frag_index;
 	t->offset = offset;
 	t->len = len;
@@ -229,7 +228,7 @@ int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
 	     rec = hchain_next(&p->tail_index, rec, hash.low64)) {
 		const struct tail_rec *t = &p->tails[rec];
 
-		if (t->len != len || !dedup_hash_eq(t->hash, hash))
+		if (t->len != len)
 			continue;
 		tries++;
 		if (p->open_frag != NULL && t->frag_index == open_index) {
