@@ -38,7 +38,7 @@ static void link_record(struct hchain *h, uint32_t rec, uint64_t key)
 
 static int alloc_buckets(struct hchain *h, size_t buckets)
 {
-	struct hchain_bucket *b = sqp_spill_alloc(h->spill, buckets * sizeof(*b));
+	struct hchain_bucket *b = sqp_spill_alloc_hot(h->spill, buckets * sizeof(*b));
 	size_t i;
 
 	if (b == NULL)

@@ -303,24 +303,30 @@ static void file_free(struct sqp_spill *s, struct spill_region *r, void *p, size
 		s->slab--;
 }
 
-static int heap_fits(const struct sqp_spill *s, size_t add)
-{
-	return s->heap_used + add <= s->heap_cap;
-}
-
-void *sqp_spill_alloc(struct sqp_spill *s, size_t size)
+/* size zeroed bytes, from the heap if heap_used stays within limit. */
+static void *alloc_within(struct sqp_spill *s, size_t size, uint64_t limit)
 {
 	void *p;
 
 	if (s == NULL)
 		return calloc(1, size);
-	if (heap_fits(s, size)) {
+	if (s->heap_used + size <= limit) {
 		p = calloc(1, size);
 		if (p != NULL)
 			s->heap_used += size;
 		return p;
 	}
 	return file_alloc(s, size); /* new file space reads as zeros */
+}
+
+void *sqp_spill_alloc(struct sqp_spill *s, size_t size)
+{
+	return alloc_within(s, size, s != NULL ? s->heap_cap / 4 : 0);
+}
+
+void *sqp_spill_alloc_hot(struct sqp_spill *s, size_t size)
+{
+	return alloc_within(s, size, s != NULL ? s->heap_cap : 0);
 }
 
 void sqp_spill_free(struct sqp_spill *s, void *p, size_t size)
@@ -366,7 +372,7 @@ void *sqp_spill_resize(struct sqp_spill *s, void *p, size_t old, size_t size)
 	if (p == NULL)
 		return sqp_spill_alloc(s, size);
 	r = region_of(s, p);
-	if (r == NULL && (size <= old || heap_fits(s, size - old))) {
+	if (r == NULL && (size <= old || s->heap_used - old + size <= s->heap_cap / 4)) {
 		np = realloc(p, size);
 		if (np != NULL)
 			s->heap_used = s->heap_used - old + size;

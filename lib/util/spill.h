@@ -6,7 +6,9 @@
  * The tree, the dedup records and the tables of an image grow with the
  * number of entries; a hundred million entries do not fit in memory. Each
  * such table allocates through a spill arena. Up to 3/8 of the budget comes
- * from the heap; past that, allocations are mappings of a temporary file
+ * from the heap, most of it kept for the hash tables (sqp_spill_alloc_hot):
+ * records appended in order fault a page in once per page, a hash table
+ * once per access. Past that, allocations are mappings of a temporary file
  * (MAP_SHARED), created next to the output on first need and unlinked at
  * once, so no exit path can leave it behind. Pointers stay valid: the
  * tables keep using plain addresses.
@@ -57,6 +59,11 @@ void *sqp_spill_alloc(struct sqp_spill *s, size_t size);
 /* p (size old) moved or resized to size new; bytes past old are
  * undefined. NULL on failure, p then still valid. p may be NULL. */
 void *sqp_spill_resize(struct sqp_spill *s, void *p, size_t old, size_t size);
+
+/* The same for a table read and written at random places (a hash
+ * table): those cost a page fault per access once spilled, so they may
+ * use the whole heap share, while other allocations leave it 3/4 of it. */
+void *sqp_spill_alloc_hot(struct sqp_spill *s, size_t size);
 
 /* Give back p, allocated with size bytes. */
 void sqp_spill_free(struct sqp_spill *s, void *p, size_t size);

@@ -97,8 +97,8 @@ static int map_grow(struct fstree *t)
 	size_t old_size = t->map_size, i;
 
 	t->map_size = old_size ? old_size * 2 : 1024;
-	t->map = sqp_spill_alloc(t->spill, t->map_size * sizeof(t->map[0]));
-	t->map_tags = sqp_spill_alloc(t->spill, t->map_size);
+	t->map = sqp_spill_alloc_hot(t->spill, t->map_size * sizeof(t->map[0]));
+	t->map_tags = sqp_spill_alloc_hot(t->spill, t->map_size);
 	if (t->map == NULL || t->map_tags == NULL) {
 		sqp_spill_free(t->spill, t->map, t->map_size * sizeof(t->map[0]));
 		sqp_spill_free(t->spill, t->map_tags, t->map_size);
