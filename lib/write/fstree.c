@@ -172,7 +172,8 @@ static int find_child(struct fstree *t, uint32_t parent, const char *name,
 		      size_t len, uint32_t *out)
 {
 	const struct fs_irec *dir = dir_of(t, parent);
-	size_t slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
+	uint64_t hash = name_hash(parent, name, len);
+	size_t slot = map_slot(t, parent, name, len, hash);
 	int ret;
 
 	*out = t->map[slot] - 1; /* 0 - 1 is FS_NONE */
@@ -182,7 +183,7 @@ static int find_child(struct fstree *t, uint32_t parent, const char *name,
 	ret = index_dir(t, parent);
 	if (ret != 0)
 		return ret;
-	slot = map_slot(t, parent, name, len, name_hash(parent, name, len));
+	slot = map_slot(t, parent, name, len, hash); /* the table may have grown */
 	*out = t->map[slot] - 1;
 	return 0;
 }

@@ -55,20 +55,20 @@ static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
 	return ret;
 }
 
-static int write_u64_table(struct sqp_writer *w, const uint64_t *v, size_t n,
-			   uint64_t *pos)
+/* The export table, encoded in place: the serializer's refs are not
+ * needed after this, and a copy would cost 8 bytes per inode of heap
+ * outside the spill budget. */
+static int write_export_table(struct sqp_writer *w, uint64_t *refs, size_t n,
+			      uint64_t *pos)
 {
-	uint8_t *buf = malloc(n * 8 + 1);
 	size_t i;
-	int ret;
 
-	if (buf == NULL)
-		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	for (i = 0; i < n; ++i)
-		sqp_put64(buf + i * 8, v[i]);
-	ret = table_write(&w->out, meta_codec(w), buf, n * 8, NULL, 0, pos);
-	free(buf);
-	return ret;
+	for (i = 0; i < n; ++i) {
+		sqp_put64((uint8_t *)&refs[i], refs[i]);
+		sqp_spill_tick(w->spill);
+	}
+	return table_write(&w->out, meta_codec(w), (const uint8_t *)refs, n * 8, NULL, 0,
+			   pos);
 }
 
 static int write_id_table(struct sqp_writer *w, uint64_t *pos)
@@ -161,7 +161,7 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
 		ret = write_fragment_table(w, &sb->frag_table);
 	sb->export_table = SQFS_NO_TABLE;
 	if (ret == 0 && s.export_refs != NULL)
-		ret = write_u64_table(w, s.export_refs, s.inode_count, &sb->export_table);
+		ret = write_export_table(w, s.export_refs, s.inode_count, &sb->export_table);
 	if (ret == 0)
 		ret = write_id_table(w, &sb->id_table);
 	if (ret == 0)
