@@ -119,10 +119,11 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 				     j->disk_size);
 		n = (int)j->disk_size;
 	} else {
-		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, w->scratch,
-				     j->disk_size);
-		n = ret ? 0 : sqp_decompress(w->codec, w->scratch, j->disk_size,
-					     j->buf, bs);
+		uint64_t at = b->img->base + j->offset;
+		uint8_t *in = w->scratch + sqp_iobuf_skew(at);
+
+		ret = sqp_pread_full(b->img->fd, at, in, j->disk_size);
+		n = ret ? 0 : sqp_decompress(w->codec, in, j->disk_size, j->buf, bs);
 	}
 	if (ret != 0)
 		return ret;
@@ -151,7 +152,7 @@ static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 	for (unsigned i = 0; i < b->job_count; i++) {
 		struct bjob *j = &b->jobs[i];
 
-		if (i < heavy && (j->buf = malloc(bs)) == NULL)
+		if (i < heavy && (j->buf = sqp_iobuf_alloc(bs)) == NULL)
 			return SQP_ERR_NOMEM;
 		j->next = i < heavy ? b->free_heavy : b->free_light;
 		*(i < heavy ? &b->free_heavy : &b->free_light) = j;
@@ -162,7 +163,7 @@ static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 	if (b->frag_slots > FRAG_SLOTS_MAX)
 		b->frag_slots = FRAG_SLOTS_MAX;
 	for (unsigned i = 0; i < b->frag_slots; i++)
-		if ((b->frag[i].buf = malloc(bs)) == NULL)
+		if ((b->frag[i].buf = sqp_iobuf_alloc(bs)) == NULL)
 			return SQP_ERR_NOMEM;
 	return 0;
 }
@@ -183,7 +184,7 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->user = desc->user;
 	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
-	b->wdesc.scratch_size = img->sb.block_size;
+	b->wdesc.scratch_size = img->sb.block_size + SQP_IOBUF_SKEW;
 	/* 48 jobs per worker (and 48 more): a block decompresses in about
 	 * as long as the consumer takes for a few small files, and a thread
 	 * on a shared machine may sleep for a time slice (~3 ms, ~20

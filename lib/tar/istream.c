@@ -32,6 +32,7 @@
 #include "sqpack/error.h"
 #include "tar/idecode.h"
 #include "tar/istream.h"
+#include "util/fileio.h"
 
 /* 8 MiB ahead: enough that the reader thread rarely waits on the caller
  * or the caller on it, even when the scheduler keeps one of them off a
@@ -164,7 +165,7 @@ int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 	pthread_cond_init(&s->filled_cv, NULL);
 	pthread_cond_init(&s->freed_cv, NULL);
 	for (i = 0; i < SLOTS; ++i) {
-		s->slots[i].data = malloc(SLOT_SIZE);
+		s->slots[i].data = sqp_iobuf_alloc(SLOT_SIZE);
 		if (s->slots[i].data == NULL) {
 			ret = sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 			goto fail;

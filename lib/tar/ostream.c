@@ -19,6 +19,7 @@
 #include "sqpack/tar_writer.h"
 #include "tar/ostream.h"
 #include "tar/tcodec.h"
+#include "util/fileio.h"
 
 #define BUF_SIZE (1u << 20)
 
@@ -66,8 +67,8 @@ int ostream_create(int fd, int compression, struct sqp_errbuf *err,
 	s->err = err;
 	/* room for the worst case of a full input buffer (lz4 needs it) */
 	s->out_cap = BUF_SIZE + BUF_SIZE / 8 + 65536;
-	s->in = malloc(BUF_SIZE);
-	s->out = enc != NULL ? malloc(s->out_cap) : NULL;
+	s->in = sqp_iobuf_alloc(BUF_SIZE);
+	s->out = enc != NULL ? sqp_iobuf_alloc(s->out_cap) : NULL;
 	if (s->in == NULL || (enc != NULL && s->out == NULL)) {
 		ostream_destroy(s);
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fileio.c - pread that always reads the whole buffer or says why not.
+ * fileio.c - pread that always reads the whole buffer or says why not;
+ * buffers aligned for bulk copies.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "sqpack/error.h"
@@ -29,4 +31,13 @@ int sqp_pread_full(int fd, uint64_t off, void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+void *sqp_iobuf_alloc(size_t size)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, size > 0 ? size : 1) != 0)
+		return NULL;
+	return p;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "sqpack/error.h"
+#include "util/fileio.h"
 #include "util/pipeline.h"
 #include "util/pool.h"
 
@@ -47,7 +48,7 @@ int sqp_codec_worker_init(void *ctx, void **state)
 	if (w == NULL)
 		return ret;
 	w->scratch_size = d->scratch_size;
-	if (d->scratch_size == 0 || (w->scratch = malloc(d->scratch_size)))
+	if (d->scratch_size == 0 || (w->scratch = sqp_iobuf_alloc(d->scratch_size)))
 		ret = d->no_codec ? 0 : sqp_compressor_create(&d->cfg, &w->codec);
 	if (ret != 0) {
 		free(w->scratch);

@@ -68,8 +68,8 @@ static int alloc_jobs(struct datapipe *p, size_t count)
 		return SQP_ERR_NOMEM;
 	p->job_count = count;
 	for (i = 0; i < count; ++i) {
-		p->jobs[i].raw = malloc(p->block_size);
-		p->jobs[i].out = malloc(p->block_size);
+		p->jobs[i].raw = sqp_iobuf_alloc(p->block_size);
+		p->jobs[i].out = sqp_iobuf_alloc(p->block_size);
 		if (p->jobs[i].raw == NULL || p->jobs[i].out == NULL)
 			return SQP_ERR_NOMEM;
 		p->jobs[i].next_free = p->free_jobs;
@@ -83,15 +83,15 @@ static int alloc_buffers(struct datapipe *p)
 	size_t i;
 
 	p->zeros = calloc(1, p->block_size);
-	p->tail_buf = malloc(p->block_size);
-	p->verify_disk = malloc(p->block_size);
-	p->verify_raw = malloc(p->block_size);
+	p->tail_buf = sqp_iobuf_alloc(p->block_size);
+	p->verify_disk = sqp_iobuf_alloc(p->block_size);
+	p->verify_raw = sqp_iobuf_alloc(p->block_size);
 	if (p->zeros == NULL || p->tail_buf == NULL || p->verify_disk == NULL ||
 	    p->verify_raw == NULL)
 		return SQP_ERR_NOMEM;
 	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
 		p->cache[i].index = PHYS_NONE;
-		p->cache[i].data = malloc(p->block_size);
+		p->cache[i].data = sqp_iobuf_alloc(p->block_size);
 		if (p->cache[i].data == NULL)
 			return SQP_ERR_NOMEM;
 	}

@@ -28,7 +28,7 @@ int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err
 	o->flushed = start;
 	o->err = err;
 	o->cap = IMGOUT_BUF_SIZE;
-	o->buf = malloc(o->cap);
+	o->buf = sqp_iobuf_alloc(o->cap);
 	if (o->buf == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	return 0;
