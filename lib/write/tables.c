@@ -19,7 +19,7 @@
 
 int table_write(struct imgout *out, struct sqp_compressor *codec,
 		const uint8_t *data, size_t len, const uint8_t *header,
-		size_t header_len, uint64_t *pos)
+		size_t header_len, struct sqp_spill *spill, uint64_t *pos)
 {
 	size_t blocks = (len + SQFS_META_SIZE - 1) / SQFS_META_SIZE, i;
 	uint8_t *locs = malloc(blocks * 8 + 1);
@@ -45,6 +45,7 @@ int table_write(struct imgout *out, struct sqp_compressor *codec,
 		ret = imgout_append(out, block, (size_t)n);
 		if (ret != 0)
 			goto out;
+		sqp_spill_tick(spill);
 	}
 	*pos = out->pos;
 	if (header != NULL)

@@ -50,7 +50,7 @@ static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
 		sqfs_frag_entry_encode(&f, buf + i * SQFS_FRAG_ENTRY_SIZE);
 	}
 	ret = table_write(&w->out, meta_codec(w), buf, p->frag_count * SQFS_FRAG_ENTRY_SIZE,
-			  NULL, 0, pos);
+			  NULL, 0, NULL, pos);
 	free(buf);
 	return ret;
 }
@@ -68,7 +68,7 @@ static int write_export_table(struct sqp_writer *w, uint64_t *refs, size_t n,
 		sqp_spill_tick(w->spill);
 	}
 	return table_write(&w->out, meta_codec(w), (const uint8_t *)refs, n * 8, NULL, 0,
-			   pos);
+			   w->spill, pos);
 }
 
 static int write_id_table(struct sqp_writer *w, uint64_t *pos)
@@ -81,7 +81,7 @@ static int write_id_table(struct sqp_writer *w, uint64_t *pos)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	for (i = 0; i < w->ids.count; ++i)
 		sqp_put32(buf + i * 4, w->ids.ids[i]);
-	ret = table_write(&w->out, meta_codec(w), buf, w->ids.count * 4, NULL, 0, pos);
+	ret = table_write(&w->out, meta_codec(w), buf, w->ids.count * 4, NULL, 0, NULL, pos);
 	free(buf);
 	return ret;
 }

@@ -212,7 +212,7 @@ int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
 	ret = imgout_append(out, kv.out, kv.out_len);
 	if (ret == 0)
 		ret = table_write(out, codec, ids, s->count * SQFS_XATTR_ID_SIZE,
-				  hdr_bytes, sizeof(hdr_bytes), pos);
+				  hdr_bytes, sizeof(hdr_bytes), NULL, pos);
 fail:
 	if (ids == NULL && ret == 0)
 		ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
