@@ -9,9 +9,11 @@
  * tails and the key is part of their content hash.
  *
  * Most lookups miss (most blocks and tails are new), so each bucket has
- * a one-byte filter of its keys' top bits, in an array of its own (an
- * eighth of the buckets' size, so it stays in cache where the buckets do
- * not): a miss usually ends there. A missed lookup is mostly followed by
+ * a 16-bit filter of its keys (two bits per key, a small Bloom filter: a
+ * missed lookup goes past it about 2% of the time at the table's load,
+ * against 9% with one bit of eight), in an array of its own (a quarter
+ * of the buckets' size, so it stays in cache where the buckets do not):
+ * a miss usually ends there. A missed lookup is mostly followed by
  * the insert of the same key, so it prefetches the bucket that insert
  * will write; the caller's work in between hides the cache miss.
  */
@@ -35,7 +37,7 @@ struct hchain_bucket {
 struct hchain {
 	struct sqp_spill *spill; /* where the arrays live (NULL = heap) */
 	struct hchain_bucket *bucket;
-	uint8_t *filter;    /* per bucket: a bit per key top-3-bit value met */
+	uint16_t *filter;   /* per bucket: two bits per key met */
 	uint32_t *next;     /* per record: next in its bucket */
 	uint64_t *keys;     /* per record */
 	size_t buckets;     /* power of two */
