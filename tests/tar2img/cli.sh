@@ -72,6 +72,12 @@ mkdir "$T/o"
 expect "missing INPUT: exit 1 naming it" 1 "nothere.tar" \
 	"$TAR2IMG" -q "$T/o/y.img" "$T/nothere.tar"
 expect "INPUT is a directory: exit 1" 1 "" "$TAR2IMG" -q "$T/o/y.img" "$T"
+mkdir -p "$T/odir"
+expect "OUTPUT is a directory: exit 1, not 'use --force'" 1 "is a directory" \
+	"$TAR2IMG" -q "$T/odir" "$T/in.tar"
+expect "OUTPUT is a directory, with -f: exit 1" 1 "is a directory" \
+	"$TAR2IMG" -q -f "$T/odir" "$T/in.tar"
+check "OUTPUT directory left as it was" empty "$T/odir"
 check "failed runs left nothing next to OUTPUT" empty "$T/o"
 expect "OUTPUT in a missing directory: exit 1 naming it" 1 "nodir" \
 	"$TAR2IMG" -q "$T/nodir/y.img" "$T/in.tar"
