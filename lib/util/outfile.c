@@ -102,16 +102,12 @@ int sqp_outfile_create(const char *path, int force, struct sqp_outfile **out)
 		return SQP_ERR_NOMEM;
 	}
 
-	/* A directory first: --force cannot help there (arguments swapped,
-	 * most likely), so the message must not suggest it. */
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		sqp_err(&o->err, SQP_ERR_EXISTS,
-			"%s: is a directory", path);
-		ret = SQP_ERR_EXISTS;
-		goto out;
-	}
-	if (!force && lstat(path, &st) == 0) {
-		sqp_err(&o->err, SQP_ERR_EXISTS,
+	/* A directory is refused whatever force says: --force cannot help
+	 * there (arguments swapped, most likely), so the message must not
+	 * suggest it. */
+	if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || !force)) {
+		sqp_err(&o->err, SQP_ERR_EXISTS, S_ISDIR(st.st_mode) ?
+			"%s: is a directory" :
 			"%s: file exists (use --force to replace it)", path);
 		ret = SQP_ERR_EXISTS;
 		goto out;
