@@ -19,6 +19,8 @@
 #include "util/hchain.h"
 #include "util/spill.h"
 
+#define FIRST_BUCKETS 1024
+
 /* Two of 16 bits, from key bits the bucket index does not use. */
 static uint16_t filter_bits(uint64_t key)
 {
@@ -83,7 +85,7 @@ int hchain_init(struct hchain *h, struct sqp_spill *spill)
 {
 	memset(h, 0, sizeof(*h));
 	h->spill = spill;
-	return alloc_buckets(h, 1024);
+	return alloc_buckets(h, FIRST_BUCKETS);
 }
 
 void hchain_cleanup(struct hchain *h)
@@ -118,7 +120,7 @@ int hchain_insert(struct hchain *h, uint64_t key)
 	h->keys[rec] = key;
 	h->next[rec] = HCHAIN_END;
 	if (h->count > h->buckets)
-		return alloc_buckets(h, h->buckets > 0 ? h->buckets * 2 : 1024);
+		return alloc_buckets(h, h->buckets > 0 ? h->buckets * 2 : FIRST_BUCKETS);
 	link_record(h, rec, key);
 	return 0;
 }

@@ -303,6 +303,13 @@ static void file_free(struct sqp_spill *s, struct spill_region *r, void *p, size
 		s->slab--;
 }
 
+/* What allocations other than hash tables may take from the heap: they
+ * leave three quarters of its share to the hash tables (spill.h). */
+static uint64_t cold_cap(const struct sqp_spill *s)
+{
+	return s->heap_cap / 4;
+}
+
 /* size zeroed bytes, from the heap if heap_used stays within limit. */
 static void *alloc_within(struct sqp_spill *s, size_t size, uint64_t limit)
 {
@@ -321,7 +328,7 @@ static void *alloc_within(struct sqp_spill *s, size_t size, uint64_t limit)
 
 void *sqp_spill_alloc(struct sqp_spill *s, size_t size)
 {
-	return alloc_within(s, size, s != NULL ? s->heap_cap / 4 : 0);
+	return alloc_within(s, size, s != NULL ? cold_cap(s) : 0);
 }
 
 void *sqp_spill_alloc_hot(struct sqp_spill *s, size_t size)
@@ -372,7 +379,7 @@ void *sqp_spill_resize(struct sqp_spill *s, void *p, size_t old, size_t size)
 	if (p == NULL)
 		return sqp_spill_alloc(s, size);
 	r = region_of(s, p);
-	if (r == NULL && (size <= old || s->heap_used - old + size <= s->heap_cap / 4)) {
+	if (r == NULL && (size <= old || s->heap_used - old + size <= cold_cap(s))) {
 		np = realloc(p, size);
 		if (np != NULL)
 			s->heap_used = s->heap_used - old + size;
