@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fulldisk.sh - img2dir into a filesystem that fills up: a tree of many
-# small files (tails, finished in batches on the workers) and a few big
-# ones (blocks, written by the workers) extracted into small tmpfs
+# small files (tails, written by the walk's thread) and a few big ones
+# (blocks, written by the workers) extracted into small tmpfs
 # mounts, out of space at different points, and one out of inodes. Each
 # run must exit 1 with a message naming an entry and the reason - never
 # succeed, crash or hang - for -j 1 and -j 2.
