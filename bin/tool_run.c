@@ -193,9 +193,12 @@ static void print_summary(const struct tool_run *r, const char *what)
 	       (unsigned long long)st.fragment_blocks, (unsigned long long)st.tails_deduped,
 	       (unsigned long long)st.files_deduped);
 	printf("  dedup: %llu blocks and tails hashed, %llu hash matches refuted, "
-	       "%llu runs continued from another copy\n",
+	       "%llu runs continued from another copy; %llu read-backs on workers, "
+	       "%llu files replayed\n",
 	       (unsigned long long)st.hashed, (unsigned long long)st.dedup_rejected,
-	       (unsigned long long)st.dedup_rerouted);
+	       (unsigned long long)st.dedup_rerouted,
+	       (unsigned long long)st.proofs_on_workers,
+	       (unsigned long long)st.proofs_replayed);
 	if (st.spilled_bytes > 0)
 		printf("  memory: %llu MiB of tree and tables spilled to a temporary "
 		       "file (see --mem)\n", (unsigned long long)(st.spilled_bytes >> 20));

@@ -160,6 +160,9 @@ struct sqp_writer_stats {
 	uint64_t dedup_rerouted;    /* runs that broke and went on from
 	                               another earlier copy */
 	uint64_t spilled_bytes;     /* temporary file space used (mem_limit) */
+	uint64_t proofs_on_workers; /* read-backs run on the proof workers */
+	uint64_t proofs_replayed;   /* files whose matching was decided again
+	                               after a read-back refuted a hash */
 };
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,

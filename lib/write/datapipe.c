@@ -143,6 +143,10 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 		ret = sqp_pool_create(&pd, &p->pool);
 	if (ret == 0)
 		ret = imgout_start_async(p->out, p->job_count);
+	/* Up to half the jobs may wait for their proofs: the rest keep the
+	 * compressors and the writer going (and serve copy_matched). */
+	if (ret == 0)
+		ret = proof_stage_init(p, pd.workers, p->job_count / 2);
 	if (ret != 0)
 		return sqp_err(p->err, ret, "starting the compressors: %s",
 			       sqp_strerror(ret));
@@ -154,7 +158,9 @@ void datapipe_release(struct datapipe *p)
 	size_t i;
 
 	/* Joins the workers and the writer thread first: no job buffer is
-	 * in use after this. */
+	 * in use after this. Proof workers may wait for the writer thread,
+	 * so they go before it. */
+	proof_stage_cleanup(&p->proofs);
 	sqp_pool_destroy(p->pool);
 	p->pool = NULL;
 	imgout_stop_async(p->out);

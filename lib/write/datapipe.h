@@ -37,6 +37,7 @@
 #include "util/pool.h"
 #include "write/fstree.h"
 #include "write/imgout.h"
+#include "write/proof.h"
 
 #define PHYS_NONE UINT32_MAX
 
@@ -138,6 +139,8 @@ struct datapipe {
 	uint8_t *tail_buf;             /* block_size */
 	uint8_t *verify_disk;          /* block_size: stored bytes read back */
 	uint8_t *verify_raw;           /* block_size: decompressed */
+
+	struct proof_stage proofs;     /* read-backs on workers (proof.c) */
 
 	struct sqp_writer_stats *stats; /* borrowed */
 	struct sqp_spill *spill;       /* borrowed: the records' memory */

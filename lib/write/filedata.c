@@ -8,6 +8,9 @@
  * tail was stored before. Sharing a run is speculative while the file's
  * blocks keep matching: nothing is compressed for them, and if the match
  * breaks the matched prefix is re-emitted from the image's own bytes.
+ * With workers, the read-backs that prove a match run on the proof
+ * workers while the file goes on (proof.h); the file is settled before
+ * anything is stored, and replayed from a failed proof.
  */
 #include "config.h"
 
@@ -21,12 +24,6 @@
 
 /* Candidates tried for a file's first block (see dedup.c). */
 #define MAX_START_CANDIDATES 16
-
-struct run {
-	int matching;      /* still hoping to share an earlier run */
-	uint32_t cand;     /* first physical block of that run */
-	uint32_t matched;  /* blocks of this file proven equal so far */
-};
 
 static int is_zero(const struct datapipe *p, const uint8_t *buf, uint32_t len)
 {
@@ -127,7 +124,7 @@ static int copy_matched(struct datapipe *p, struct fs_inode *ino, uint32_t upto)
 /* Earlier run start c can stand in for run->cand: its first run->matched
  * blocks hold the same bytes, lie back to back, and the block after them
  * is this file's next one (raw, hash). Cheap hash checks first. */
-static int run_fits(struct datapipe *p, const struct run *run, uint32_t c,
+static int run_fits(struct datapipe *p, const struct dedup_run *run, uint32_t c,
 		    XXH128_hash_t hash, const uint8_t *raw, uint32_t len, int *fits)
 {
 	uint32_t k, n = run->matched;
@@ -158,7 +155,7 @@ static int run_fits(struct datapipe *p, const struct run *run, uint32_t c,
  * B=[X,Z], C=[X,Z]: C's run from A breaks at Z, B's copy of X goes on).
  * On success the file's block numbers move to the new run.
  */
-static int reroute(struct datapipe *p, struct fs_inode *ino, struct run *run,
+static int reroute(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		   XXH128_hash_t hash, const struct blk_job *job, uint32_t i, int *ok)
 {
 	XXH128_hash_t first = p->phys[run->cand].hash;
@@ -191,7 +188,7 @@ static int reroute(struct datapipe *p, struct fs_inode *ino, struct run *run,
 }
 
 /* The next block of the run being matched, or PHYS_NONE if it breaks. */
-static int run_next(struct datapipe *p, struct fs_inode *ino, struct run *run,
+static int run_next(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		    XXH128_hash_t hash, const struct blk_job *job, uint32_t i,
 		    uint32_t *phys)
 {
@@ -219,32 +216,102 @@ static int run_next(struct datapipe *p, struct fs_inode *ino, struct run *run,
 	return 0;
 }
 
-/* Block i of ino, read into job: share it or store it. */
-static int place_block(struct datapipe *p, struct fs_inode *ino, struct run *run,
+static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
+		       struct blk_job *job, uint32_t i);
+
+/*
+ * A proof failed: wait for the rest, put the run back as it was before
+ * the failed decision, and make that decision and the ones after it
+ * again, with synchronous proofs. The blocks the file matched before it
+ * are renumbered for the run's start as it was then (a reroute moves
+ * them all), holes stay holes.
+ */
+static int replay(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run)
+{
+	const struct proof_decision *d = proof_oldest(p);
+	struct blk_job *job;
+	uint32_t k, block, rank = 0;
+	int ret = proof_drain(p);
+
+	if (ret != 0)
+		return ret;
+	*run = d->run;
+	run->async = 0;
+	p->stats->dedup_rerouted = d->rerouted;
+	p->stats->proofs_replayed++;
+	for (k = 0; k < d->block; ++k) {
+		if (ino->u.file.block_sizes[k] != 0)
+			ino->u.file.block_sizes[k] = run->cand + rank++ + 1;
+	}
+	ino->u.file.blocks_start = run->matched > 0 ? run->cand : PHYS_NONE;
+	while (proof_pop(p, &block, &job)) {
+		ret = place_block(p, ino, run, job, block);
+		if (ret != 0)
+			break;
+	}
+	while (proof_pop(p, &block, &job))
+		datapipe_put_job(p, job);
+	return ret;
+}
+
+/* Settle the file's decisions (all, or the oldest); replays from a failed
+ * one, which ends the file's async decisions. */
+static int settle(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
+		  int all)
+{
+	const struct proof_decision *d;
+	int ret = proof_settle(p, all);
+
+	if (ret != 0)
+		return ret;
+	d = proof_oldest(p);
+	return d != NULL && d->failed ? replay(p, ino, run) : 0;
+}
+
+/* Block i of ino, read into job: share it or store it. With async
+ * decisions the job stays with the decision until it is settled. */
+static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		       struct blk_job *job, uint32_t i)
 {
 	XXH128_hash_t hash = { 0, 0 };
 	uint32_t phys = PHYS_NONE;
-	int ret;
+	int async = run->async, ret;
 
 	if (p->dedup)
 		hash = dedup_hash(p, job->raw, job->raw_len);
 	if (run->matching) {
+		if (async)
+			proof_begin(p, i, job, run);
 		ret = run_next(p, ino, run, hash, job, i, &phys);
-		if (ret != 0)
-			goto fail;
+		if (async)
+			proof_end(p, phys == PHYS_NONE);
+		if (ret != 0) {
+			if (!async) /* else the decision holds it */
+				datapipe_put_job(p, job);
+			return ret;
+		}
 		if (phys != PHYS_NONE) {
 			if (run->matched++ == 0)
 				ino->u.file.blocks_start = phys;
 			ino->u.file.block_sizes[i] = phys + 1;
-			datapipe_put_job(p, job);
+			if (!async)
+				datapipe_put_job(p, job);
 			return 0;
+		}
+		/* The run broke here. Storing cannot be taken back: settle
+		 * first; a replay, if one is needed, places this block too. */
+		if (async) {
+			ret = settle(p, ino, run, 1);
+			if (ret != 0 || !run->async)
+				return ret;
 		}
 		run->matching = 0;
 		if (run->matched > 0) {
 			ret = copy_matched(p, ino, i);
-			if (ret != 0)
-				goto fail;
+			if (ret != 0) {
+				datapipe_put_job(p, job);
+				return ret;
+			}
 		}
 	}
 	ret = store_block(p, job, hash, &phys);
@@ -254,9 +321,6 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct run *run
 		ino->u.file.blocks_start = phys;
 	ino->u.file.block_sizes[i] = phys + 1;
 	return 0;
-fail:
-	datapipe_put_job(p, job);
-	return ret;
 }
 
 static int submit_fragment(struct datapipe *p)
@@ -350,7 +414,7 @@ static int read_or_skip(const struct sqp_data_source *src, uint8_t *buf, uint32_
  * stored block was shared (matching) and how many (matched). */
 static int file_blocks(struct datapipe *p, struct fs_inode *ino,
 		       const struct sqp_data_source *src, uint64_t full, uint32_t last,
-		       struct run *run)
+		       struct dedup_run *run)
 {
 	uint32_t i, len;
 	struct blk_job *job;
@@ -358,6 +422,11 @@ static int file_blocks(struct datapipe *p, struct fs_inode *ino,
 
 	for (i = 0; i < ino->u.file.block_count; ++i) {
 		len = i < full ? p->block_size : last;
+		if (run->async && proof_full(p)) {
+			ret = settle(p, ino, run, 0);
+			if (ret != 0)
+				return ret;
+		}
 		job = datapipe_get_job(p);
 		if (job == NULL)
 			return p->err->code;
@@ -378,6 +447,11 @@ static int file_blocks(struct datapipe *p, struct fs_inode *ino,
 		if (ret != 0)
 			return ret;
 	}
+	if (run->async) {
+		ret = settle(p, ino, run, 1);
+		if (ret != 0)
+			return ret;
+	}
 	if (run->matching)
 		p->stats->blocks_deduped += run->matched;
 	return 0;
@@ -391,7 +465,10 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 	int tail_frag = tail > 0 && (p->fragment_mode == SQP_FRAGMENTS_ALL ||
 				     (p->fragment_mode == SQP_FRAGMENTS_SMALL && full == 0));
 	uint64_t count = full + (tail > 0 && !tail_frag);
-	struct run run = { .matching = p->dedup, .cand = PHYS_NONE };
+	struct dedup_run run = {
+		.matching = p->dedup, .async = p->dedup && p->proofs.pool != NULL,
+		.cand = PHYS_NONE,
+	};
 	int shared_tail = 0, ret;
 
 	ino->u.file.size = size;

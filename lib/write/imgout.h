@@ -4,8 +4,8 @@
  * with a write buffer, plus reads of anything already written (dedup
  * read-back) and one positioned write at the end (the superblock).
  *
- * Only the writer's orchestrator thread calls these; the writer thread
- * below is imgout's own.
+ * Only the writer's orchestrator thread calls these (but for
+ * imgout_wait_durable); the writer thread below is imgout's own.
  */
 #ifndef SQP_WRITE_IMGOUT_H
 #define SQP_WRITE_IMGOUT_H
@@ -71,6 +71,11 @@ int imgout_reap(struct imgout *o, int wait, void **token);
 /* Wait until every queued byte below end is written (UINT64_MAX: all);
  * 0 or the latched error. */
 int imgout_wait_written(struct imgout *o, uint64_t end);
+/* The same wait for other threads (the dedup proofs, proof.c): touches
+ * only the writer thread's state, so it latches nothing; 0, or a negative
+ * error if the writer failed (the owner latches it at its next wait) or
+ * was stopped first. */
+int imgout_wait_durable(struct imgout_async *a, uint64_t end);
 /* Write the buffered bytes (not the queued ones). */
 int imgout_flush_buffer(struct imgout *o);
 

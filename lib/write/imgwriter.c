@@ -136,7 +136,8 @@ static void *writer_main(void *arg)
 		} else {
 			a->written += (uint64_t)n;
 		}
-		pthread_cond_signal(&a->progress);
+		/* The owner and proof workers (imgout_wait_durable) may wait. */
+		pthread_cond_broadcast(&a->progress);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -179,6 +180,7 @@ void imgout_stop_async(struct imgout *o)
 	pthread_mutex_lock(&a->lock);
 	a->stop = 1;
 	pthread_cond_signal(&a->wake);
+	pthread_cond_broadcast(&a->progress);
 	pthread_mutex_unlock(&a->lock);
 	pthread_join(a->thread, NULL);
 	pthread_cond_destroy(&a->progress);
@@ -263,6 +265,34 @@ int imgout_reap(struct imgout *o, int wait, void **token)
 	return ret;
 }
 
+/* With the lock held: wait until the chunks below end are written, the
+ * thread failed or it was told to stop. */
+static void wait_below(struct imgout_async *a, uint64_t end)
+{
+	if (a->written < a->queued && a->ring[a->written % a->cap].off < end &&
+	    need_wake(a, 1))
+		pthread_cond_signal(&a->wake);
+	while (a->written < a->queued && a->fail_errno == 0 && !a->stop &&
+	       a->ring[a->written % a->cap].off < end)
+		pthread_cond_wait(&a->progress, &a->lock);
+}
+
+int imgout_wait_durable(struct imgout_async *a, uint64_t end)
+{
+	int ret = 0;
+
+	if (a == NULL)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	wait_below(a, end);
+	if (a->fail_errno != 0)
+		ret = sqp_errno_code(a->fail_errno);
+	else if (a->written < a->queued && a->ring[a->written % a->cap].off < end)
+		ret = SQP_ERR_INTERNAL; /* stopped first */
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
 int imgout_wait_written(struct imgout *o, uint64_t end)
 {
 	struct imgout_async *a = o->async;
@@ -271,12 +301,7 @@ int imgout_wait_written(struct imgout *o, uint64_t end)
 	if (a == NULL)
 		return o->err->code;
 	pthread_mutex_lock(&a->lock);
-	if (a->written < a->queued && a->ring[a->written % a->cap].off < end &&
-	    need_wake(a, 1))
-		pthread_cond_signal(&a->wake);
-	while (a->written < a->queued && a->fail_errno == 0 &&
-	       a->ring[a->written % a->cap].off < end)
-		pthread_cond_wait(&a->progress, &a->lock);
+	wait_below(a, end);
 	if (a->fail_errno != 0)
 		ret = latch_failure(o, a);
 	pthread_mutex_unlock(&a->lock);

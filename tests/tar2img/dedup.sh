@@ -10,7 +10,9 @@
 # duplicates are still shared. When a run of shared blocks breaks, other
 # copies are tried: of files A=[X,Y], B=[X,Z], C=[X,Z], C shares B's blocks
 # (it costs no data blocks). --no-dedup hashes nothing (the summary's
-# counter says 0). All of it for -j 1 and -j 2.
+# counter says 0). All of it for -j 1 and -j 2. With workers, read-backs
+# run on the proof workers while the file goes on; when one refutes a
+# hash the file is decided again, and the image is the same as -j 1's.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" unsquashfs bsdtar
 HOOKED=$top_builddir/tests/unit/hooked_tar2img
@@ -74,8 +76,21 @@ for j in 1 2; do
 	"$TAR2IMG" -q -j $j "$T/uniq.img" "$T/uniq.tar" || fail "-j $j: tar2img uniq"
 	"$TAR2IMG" -q -j $j --no-dedup "$T/nodedup.img" "$T/dup.tar" ||
 		fail "-j $j: tar2img --no-dedup"
-	"$HOOKED" -j $j -H 4 "$T/weak.img" "$T/dup.tar" ||
+	"$HOOKED" -j $j -H 4 -P "$T/weak.img" "$T/dup.tar" > "$T/proofs" ||
 		fail "-j $j: tar2img with 4-bit hashes"
+	note "-j $j, 4-bit hashes: $(cat "$T/proofs")"
+	if [ $j = 1 ]; then
+		cp "$T/weak.img" "$T/weak1.ref"
+		check "-j 1: every read-back runs synchronously" \
+			grep -q "^proofs: 0 on workers, [1-9][0-9]* refuted, 0 files" "$T/proofs"
+	else
+		# Matching decisions went on before their read-backs were back,
+		# some were refuted and the files decided again: the image is
+		# still the synchronous one, byte for byte.
+		check "-j $j: read-backs ran on the proof workers and some files were replayed" \
+			grep -q "^proofs: [1-9][0-9]* on workers, [1-9][0-9]* refuted, [1-9][0-9]* files" "$T/proofs"
+		check "-j $j: with refuted hashes, the same bytes as -j 1" cmp -s "$T/weak1.ref" "$T/weak.img"
+	fi
 	a=$(size "$T/dedup.img") u=$(size "$T/uniq.img")
 	b=$(size "$T/nodedup.img") w=$(size "$T/weak.img")
 	note "-j $j: dedup $a, each piece once $u, --no-dedup $b, 4-bit hashes $w bytes"

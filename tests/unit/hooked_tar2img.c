@@ -3,8 +3,11 @@
  * hooked_tar2img.c - tar2img's core loop with the writer's test hooks
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
- *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] OUTPUT INPUT.tar
+ *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] [-P]
+ *                  OUTPUT INPUT.tar
  *
+ * -P prints the dedup proofs' counters (read-backs on the proof workers,
+ * refuted, files replayed) on success.
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
  * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
@@ -23,13 +26,14 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] OUTPUT INPUT\n");
 	return 2;
 }
 
 static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *hooks,
-		const char *output, int in_fd, struct sqp_outfile *of)
+		const char *output, int in_fd, struct sqp_outfile *of, int show_proofs)
 {
+	struct sqp_writer_stats st;
 	struct sqp_tar_reader_desc rd = { .fd = in_fd, .name = "input" };
 	struct sqp_tar_reader *r = NULL;
 	struct sqp_writer *w = NULL;
@@ -45,6 +49,13 @@ static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *ho
 		ret = sqp_writer_finish(w);
 	if (ret == 0)
 		ret = sqp_outfile_commit(of);
+	if (ret == 0 && show_proofs) {
+		sqp_writer_get_stats(w, &st);
+		printf("proofs: %llu on workers, %llu refuted, %llu files replayed\n",
+		       (unsigned long long)st.proofs_on_workers,
+		       (unsigned long long)st.dedup_rejected,
+		       (unsigned long long)st.proofs_replayed);
+	}
 	if (ret != 0)
 		fprintf(stderr, "hooked_tar2img: %s: %s\n", output,
 			w != NULL ? sqp_writer_error(w) :
@@ -59,15 +70,16 @@ int main(int argc, char **argv)
 	struct writer_test_hooks hooks = { 0 };
 	struct sqp_writer_desc desc = { .jobs = 1 };
 	struct sqp_outfile *of = NULL;
-	int c, in_fd, ret, codec = SQP_CODEC_ZSTD;
+	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:M:")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:P")) != -1) {
 		switch (c) {
 		case 'c': codec = sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'H': hooks.hash_bits = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
 		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
+		case 'P': show_proofs = 1; break;
 		default: return usage();
 		}
 	}
@@ -82,7 +94,7 @@ int main(int argc, char **argv)
 	}
 	ret = sqp_outfile_create(argv[optind], 1, &of);
 	if (ret == 0)
-		ret = pack(&desc, &hooks, argv[optind], in_fd, of);
+		ret = pack(&desc, &hooks, argv[optind], in_fd, of, show_proofs);
 	else
 		fprintf(stderr, "hooked_tar2img: %s\n", of ? sqp_outfile_error(of) : sqp_strerror(ret));
 	sqp_outfile_destroy(of);
