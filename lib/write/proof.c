@@ -21,6 +21,9 @@
 
 /* Proofs in flight: a long run that reroutes submits one per block. */
 #define PROOF_JOBS 64
+/* Decompressing is several times cheaper than compressing, and each
+ * worker holds two blocks of scratch: a few keep up with any -j. */
+#define PROOF_WORKERS_MAX 4
 
 static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 {
@@ -62,7 +65,8 @@ int proof_stage_init(struct datapipe *p, unsigned workers, size_t max_decisions)
 {
 	struct proof_stage *s = &p->proofs;
 	struct sqp_pool_desc pd = {
-		.workers = workers, .capacity = PROOF_JOBS, .run = run_proof,
+		.workers = workers < PROOF_WORKERS_MAX ? workers : PROOF_WORKERS_MAX,
+		.capacity = PROOF_JOBS, .run = run_proof,
 		.worker_init = sqp_codec_worker_init,
 		.worker_fini = sqp_codec_worker_fini, .ctx = s,
 	};
