@@ -26,27 +26,27 @@
 #define JOB_MEMORY_BUDGET (48u << 20)
 
 /* Runs on a worker: touches only the job and the worker's own state, and
- * reads settings of the datapipe that stay as datapipe_init left them
- * while the pool runs. */
+ * reads settings of the compress stage that stay as datapipe_init left
+ * them while the pool runs. */
 static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 {
-	const struct datapipe *p = ctx;
+	const struct compress_stage *c = ctx;
 	struct blk_job *job = (struct blk_job *)base;
 	struct sqp_codec_worker *w = state;
 	int n;
 
-	if (p->fail_job != 0 && base->seq + 1 == p->fail_job)
+	if (c->fail_job != 0 && base->seq + 1 == c->fail_job)
 		return SQP_ERR_COMPRESSOR;
 	if (job->kind == JOB_COPY)
-		return sqp_pread_full(p->out->fd, p->out->base + job->copy_from,
+		return sqp_pread_full(c->fd, c->base + job->copy_from,
 				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
 
-	if (job->kind == JOB_BLOCK ? p->raw_data : p->raw_frags) {
+	if (job->kind == JOB_BLOCK ? c->raw_data : c->raw_frags) {
 		job->probed_raw = 0;
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
 		return 0;
 	}
-	job->probed_raw = p->probe && probe_incompressible(job->raw, job->raw_len,
+	job->probed_raw = c->probe && probe_incompressible(job->raw, job->raw_len,
 							   (struct probe_scratch *)w->scratch);
 	if (job->probed_raw) {
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
@@ -63,17 +63,17 @@ static int alloc_jobs(struct datapipe *p, size_t count)
 {
 	size_t i;
 
-	p->jobs = calloc(count, sizeof(p->jobs[0]));
-	if (p->jobs == NULL)
+	p->comp.jobs = calloc(count, sizeof(p->comp.jobs[0]));
+	if (p->comp.jobs == NULL)
 		return SQP_ERR_NOMEM;
-	p->job_count = count;
+	p->comp.job_count = count;
 	for (i = 0; i < count; ++i) {
-		p->jobs[i].raw = sqp_iobuf_alloc(p->block_size);
-		p->jobs[i].out = sqp_iobuf_alloc(p->block_size);
-		if (p->jobs[i].raw == NULL || p->jobs[i].out == NULL)
+		p->comp.jobs[i].raw = sqp_iobuf_alloc(p->block_size);
+		p->comp.jobs[i].out = sqp_iobuf_alloc(p->block_size);
+		if (p->comp.jobs[i].raw == NULL || p->comp.jobs[i].out == NULL)
 			return SQP_ERR_NOMEM;
-		p->jobs[i].next_free = p->free_jobs;
-		p->free_jobs = &p->jobs[i];
+		p->comp.jobs[i].next_free = p->comp.free_jobs;
+		p->comp.free_jobs = &p->comp.jobs[i];
 	}
 	return 0;
 }
@@ -83,16 +83,16 @@ static int alloc_buffers(struct datapipe *p)
 	size_t i;
 
 	p->zeros = calloc(1, p->block_size);
-	p->tail_buf = sqp_iobuf_alloc(p->block_size);
-	p->verify_disk = sqp_iobuf_alloc(p->block_size);
-	p->verify_raw = sqp_iobuf_alloc(p->block_size);
-	if (p->zeros == NULL || p->tail_buf == NULL || p->verify_disk == NULL ||
-	    p->verify_raw == NULL)
+	p->pack.tail_buf = sqp_iobuf_alloc(p->block_size);
+	p->store.verify_disk = sqp_iobuf_alloc(p->block_size);
+	p->store.verify_raw = sqp_iobuf_alloc(p->block_size);
+	if (p->zeros == NULL || p->pack.tail_buf == NULL || p->store.verify_disk == NULL ||
+	    p->store.verify_raw == NULL)
 		return SQP_ERR_NOMEM;
 	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
-		p->cache[i].index = PHYS_NONE;
-		p->cache[i].data = sqp_iobuf_alloc(p->block_size);
-		if (p->cache[i].data == NULL)
+		p->store.cache[i].index = PHYS_NONE;
+		p->store.cache[i].data = sqp_iobuf_alloc(p->block_size);
+		if (p->store.cache[i].data == NULL)
 			return SQP_ERR_NOMEM;
 	}
 	return 0;
@@ -102,7 +102,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 {
 	struct sqp_pool_desc pd = {
 		.run = run_job, .worker_init = sqp_codec_worker_init,
-		.worker_fini = sqp_codec_worker_fini, .ctx = p,
+		.worker_fini = sqp_codec_worker_fini, .ctx = &p->comp,
 	};
 	int ret;
 
@@ -110,14 +110,16 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->block_size = desc->codec->block_size;
 	p->fragment_mode = desc->fragment_mode;
 	p->dedup = desc->dedup;
-	p->probe = desc->probe;
-	p->raw_data = desc->raw_data;
-	p->raw_frags = desc->raw_frags;
-	p->hash_bits = desc->hash_bits;
-	p->fail_job = desc->fail_job;
-	p->wdesc.cfg = *desc->codec;
-	p->wdesc.scratch_size = sizeof(struct probe_scratch);
+	p->comp.probe = desc->probe;
+	p->comp.raw_data = desc->raw_data;
+	p->comp.raw_frags = desc->raw_frags;
+	p->store.hash_bits = desc->hash_bits;
+	p->comp.fail_job = desc->fail_job;
+	p->comp.wdesc.cfg = *desc->codec;
+	p->comp.wdesc.scratch_size = sizeof(struct probe_scratch);
 	p->out = desc->out;
+	p->comp.fd = desc->out->fd;
+	p->comp.base = desc->out->base;
 	p->err = desc->err;
 	p->stats = desc->stats;
 	p->spill = desc->spill;
@@ -130,23 +132,23 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 			  JOB_MEMORY_BUDGET - 4 * (size_t)p->block_size,
 			  &pd.workers, &pd.capacity);
 
-	ret = sqp_compressor_create(&p->wdesc.cfg, &p->codec);
+	ret = sqp_compressor_create(&p->comp.wdesc.cfg, &p->codec);
 	if (ret == 0)
 		ret = alloc_buffers(p);
 	if (ret == 0)
 		ret = alloc_jobs(p, pd.capacity + 2);
 	if (ret == 0)
-		ret = hchain_init(&p->phys_index, p->spill);
+		ret = hchain_init(&p->store.phys_index, p->spill);
 	if (ret == 0)
-		ret = hchain_init(&p->tail_index, p->spill);
+		ret = hchain_init(&p->store.tail_index, p->spill);
 	if (ret == 0)
-		ret = sqp_pool_create(&pd, &p->pool);
+		ret = sqp_pool_create(&pd, &p->comp.pool);
 	if (ret == 0)
-		ret = imgout_start_async(p->out, p->job_count);
+		ret = imgout_start_async(p->out, p->comp.job_count);
 	/* Up to half the jobs may wait for their proofs: the rest keep the
 	 * compressors and the writer going (and serve copy_matched). */
 	if (ret == 0)
-		ret = proof_stage_init(p, pd.workers, p->job_count / 2);
+		ret = proof_stage_init(p, pd.workers, p->comp.job_count / 2);
 	if (ret != 0)
 		return sqp_err(p->err, ret, "starting the compressors: %s",
 			       sqp_strerror(ret));
@@ -161,40 +163,40 @@ void datapipe_release(struct datapipe *p)
 	 * in use after this. Proof workers may wait for the writer thread,
 	 * so they go before it. */
 	proof_stage_cleanup(&p->proofs);
-	sqp_pool_destroy(p->pool);
-	p->pool = NULL;
+	sqp_pool_destroy(p->comp.pool);
+	p->comp.pool = NULL;
 	imgout_stop_async(p->out);
-	for (i = 0; i < p->job_count; ++i) {
-		free(p->jobs[i].raw);
-		free(p->jobs[i].out);
+	for (i = 0; i < p->comp.job_count; ++i) {
+		free(p->comp.jobs[i].raw);
+		free(p->comp.jobs[i].out);
 	}
 	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
-		free(p->cache[i].data);
-		p->cache[i].data = NULL;
+		free(p->store.cache[i].data);
+		p->store.cache[i].data = NULL;
 	}
-	free(p->jobs);
-	p->jobs = NULL;
-	p->job_count = 0;
-	p->free_jobs = NULL;
-	p->open_frag = NULL;
-	sqp_spill_free(p->spill, p->phys, p->phys_cap * sizeof(*p->phys));
-	sqp_spill_free(p->spill, p->tails, p->tail_cap * sizeof(*p->tails));
+	free(p->comp.jobs);
+	p->comp.jobs = NULL;
+	p->comp.job_count = 0;
+	p->comp.free_jobs = NULL;
+	p->pack.open_frag = NULL;
+	sqp_spill_free(p->spill, p->store.phys, p->store.phys_cap * sizeof(*p->store.phys));
+	sqp_spill_free(p->spill, p->store.tails, p->store.tail_cap * sizeof(*p->store.tails));
 	free(p->zeros);
-	free(p->tail_buf);
-	free(p->verify_disk);
-	free(p->verify_raw);
-	p->phys = NULL;
-	p->tails = NULL;
-	p->zeros = p->tail_buf = p->verify_disk = p->verify_raw = NULL;
-	p->phys_count = p->phys_cap = p->tail_count = p->tail_cap = 0;
-	hchain_cleanup(&p->phys_index);
-	hchain_cleanup(&p->tail_index);
+	free(p->pack.tail_buf);
+	free(p->store.verify_disk);
+	free(p->store.verify_raw);
+	p->store.phys = NULL;
+	p->store.tails = NULL;
+	p->zeros = p->pack.tail_buf = p->store.verify_disk = p->store.verify_raw = NULL;
+	p->store.phys_count = p->store.phys_cap = p->store.tail_count = p->store.tail_cap = 0;
+	hchain_cleanup(&p->store.phys_index);
+	hchain_cleanup(&p->store.tail_index);
 }
 
 void datapipe_cleanup(struct datapipe *p)
 {
 	datapipe_release(p);
-	free(p->frags);
+	free(p->pack.frags);
 	sqp_compressor_destroy(p->codec);
 	memset(p, 0, sizeof(*p));
 }
@@ -217,14 +219,14 @@ static int write_job(struct datapipe *p, struct blk_job *job)
 		return ret;
 
 	if (job->kind == JOB_FRAGMENT) {
-		p->frags[job->index].start = pos;
-		p->frags[job->index].size_word = job->size_word;
-		p->frags[job->index].retired = 1;
+		p->pack.frags[job->index].start = pos;
+		p->pack.frags[job->index].size_word = job->size_word;
+		p->pack.frags[job->index].retired = 1;
 		p->stats->fragment_blocks++;
 	} else {
-		p->phys[job->index].offset = pos;
-		p->phys[job->index].size_word = job->size_word;
-		p->phys[job->index].retired = 1;
+		p->store.phys[job->index].offset = pos;
+		p->store.phys[job->index].size_word = job->size_word;
+		p->store.phys[job->index].retired = 1;
 		p->stats->blocks_written++;
 	}
 	return 0;
@@ -232,7 +234,7 @@ static int write_job(struct datapipe *p, struct blk_job *job)
 
 int datapipe_retire_one(struct datapipe *p)
 {
-	struct blk_job *job = (struct blk_job *)sqp_pool_wait(p->pool);
+	struct blk_job *job = (struct blk_job *)sqp_pool_wait(p->comp.pool);
 	int ret;
 
 	if (job == NULL)
@@ -258,7 +260,7 @@ static int reclaim(struct datapipe *p)
 	void *token;
 	int ret = imgout_reap(p->out, 0, &token);
 
-	if (ret == 0 && sqp_pool_in_flight(p->pool) > 0)
+	if (ret == 0 && sqp_pool_in_flight(p->comp.pool) > 0)
 		return datapipe_retire_one(p);
 	if (ret == 0)
 		ret = imgout_reap(p->out, 1, &token);
@@ -273,34 +275,34 @@ struct blk_job *datapipe_get_job(struct datapipe *p)
 {
 	struct blk_job *job;
 
-	while (p->free_jobs == NULL) {
+	while (p->comp.free_jobs == NULL) {
 		if (reclaim(p) != 0)
 			return NULL;
 	}
-	job = p->free_jobs;
-	p->free_jobs = job->next_free;
+	job = p->comp.free_jobs;
+	p->comp.free_jobs = job->next_free;
 	job->next_free = NULL;
 	return job;
 }
 
 void datapipe_put_job(struct datapipe *p, struct blk_job *job)
 {
-	job->next_free = p->free_jobs;
-	p->free_jobs = job;
+	job->next_free = p->comp.free_jobs;
+	p->comp.free_jobs = job;
 }
 
 int datapipe_submit(struct datapipe *p, struct blk_job *job)
 {
 	int ret;
 
-	while (sqp_pool_full(p->pool)) {
+	while (sqp_pool_full(p->comp.pool)) {
 		ret = datapipe_retire_one(p);
 		if (ret != 0) {
 			datapipe_put_job(p, job);
 			return ret;
 		}
 	}
-	sqp_pool_submit(p->pool, &job->base);
+	sqp_pool_submit(p->comp.pool, &job->base);
 	return 0;
 }
 
@@ -308,17 +310,17 @@ int datapipe_flush(struct datapipe *p)
 {
 	int ret;
 
-	if (p->open_frag != NULL) {
-		struct blk_job *job = p->open_frag;
+	if (p->pack.open_frag != NULL) {
+		struct blk_job *job = p->pack.open_frag;
 
-		p->open_frag = NULL;
+		p->pack.open_frag = NULL;
 		job->kind = JOB_FRAGMENT;
-		job->raw_len = p->open_fill;
+		job->raw_len = p->pack.open_fill;
 		ret = datapipe_submit(p, job);
 		if (ret != 0)
 			return ret;
 	}
-	while (sqp_pool_in_flight(p->pool) > 0) {
+	while (sqp_pool_in_flight(p->comp.pool) > 0) {
 		ret = datapipe_retire_one(p);
 		if (ret != 0)
 			return ret;
@@ -331,10 +333,10 @@ void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,
 {
 	uint32_t i, first = (uint32_t)ino->u.file.blocks_start;
 
-	ino->u.file.blocks_start = first == PHYS_NONE ? data_start : p->phys[first].offset;
+	ino->u.file.blocks_start = first == PHYS_NONE ? data_start : p->store.phys[first].offset;
 	for (i = 0; i < ino->u.file.block_count; ++i) {
 		uint32_t v = ino->u.file.block_sizes[i];
 
-		ino->u.file.block_sizes[i] = v == 0 ? 0 : p->phys[v - 1].size_word;
+		ino->u.file.block_sizes[i] = v == 0 ? 0 : p->store.phys[v - 1].size_word;
 	}
 }

@@ -12,7 +12,9 @@
  *
  * Sharing is decided by content: a hash nominates a candidate stored
  * earlier, and the candidate's bytes are read back from the image and
- * compared (decompressed where needed) before anything is shared. Blocks of
+ * compared (decompressed where needed) before anything is shared; with
+ * workers, the read-backs of a file's run go to proof workers and are
+ * settled before anything else is stored (proof.h). Blocks of
  * one file must be contiguous on disk, so a file shares either all of its
  * stored blocks (a run equal to a run stored before) or none; a run that
  * stops matching midway is re-emitted by copying the already-compressed
@@ -93,28 +95,30 @@ struct frag_cache_slot {
 };
 #define FRAG_CACHE_SLOTS 4
 
-struct datapipe {
-	/* First: the pool's ctx is the datapipe, and the shared worker_init
+/* The compressors (datapipe.c): a fixed set of jobs, the ordered pool
+ * that runs them, and the settings its workers read. */
+struct compress_stage {
+	/* First: the pool's ctx is this stage, and the shared worker_init
 	 * of util/pipeline reads it as its workers' description (codec, and
 	 * a probe_scratch each). */
 	struct sqp_codec_worker_desc wdesc;
-	uint32_t block_size;
-	int fragment_mode;
-	int dedup;
 	int probe;                     /* skip the codec on incompressible blocks */
 	int raw_data;                  /* store data blocks uncompressed */
 	int raw_frags;                 /* store fragment blocks uncompressed */
-	unsigned hash_bits;            /* 0 = full hash */
 	uint64_t fail_job;             /* test hook: this job fails (1-based) */
-
-	struct imgout *out;            /* borrowed */
-	struct sqp_errbuf *err;        /* borrowed */
-	struct sqp_compressor *codec;  /* orchestrator's: read-back */
+	int fd;                        /* the image, for JOB_COPY */
+	uint64_t base;                 /* file offset of image position 0 */
 
 	struct sqp_pool *pool;
 	struct blk_job *jobs;          /* all jobs, one allocation */
 	size_t job_count;
 	struct blk_job *free_jobs;
+};
+
+/* What is stored, as dedup sees it (dedup.c): records in image order,
+ * their hash indexes, and the synchronous read-back's buffers. */
+struct dedup_store {
+	unsigned hash_bits;            /* 0 = full hash */
 
 	struct phys_block *phys;
 	size_t phys_count;
@@ -126,20 +130,42 @@ struct datapipe {
 	size_t tail_cap;
 	struct hchain tail_index;
 
+	struct frag_cache_slot cache[FRAG_CACHE_SLOTS];
+	uint64_t cache_clock;
+	uint8_t *verify_disk;          /* block_size: stored bytes read back */
+	uint8_t *verify_raw;           /* block_size: decompressed */
+};
+
+/* Tails packed into fragment blocks (filedata.c). */
+struct frag_packer {
 	struct frag_rec *frags;
 	size_t frag_count;
 	size_t frag_cap;
 	struct blk_job *open_frag;     /* fragment block being filled */
 	uint32_t open_fill;
+	uint8_t *tail_buf;             /* block_size: the tail being placed */
+};
 
-	struct frag_cache_slot cache[FRAG_CACHE_SLOTS];
-	uint64_t cache_clock;
-
+/*
+ * The stages of the data path, each with its own state: a file becomes
+ * blocks and a tail (filedata.c), blocks get a dedup decision against the
+ * store (dedup.c), proven on the proof workers (proof.c) or at once;
+ * what must be stored goes through the compressors (compress), and one
+ * ordered writer appends it to the image (imgout, imgwriter.c).
+ */
+struct datapipe {
+	uint32_t block_size;
+	int fragment_mode;
+	int dedup;
 	uint8_t *zeros;                /* block_size zero bytes */
-	uint8_t *tail_buf;             /* block_size */
-	uint8_t *verify_disk;          /* block_size: stored bytes read back */
-	uint8_t *verify_raw;           /* block_size: decompressed */
 
+	struct imgout *out;            /* borrowed */
+	struct sqp_errbuf *err;        /* borrowed */
+	struct sqp_compressor *codec;  /* orchestrator's: read-back, tables */
+
+	struct compress_stage comp;
+	struct dedup_store store;
+	struct frag_packer pack;
 	struct proof_stage proofs;     /* read-backs on workers (proof.c) */
 
 	struct sqp_writer_stats *stats; /* borrowed */

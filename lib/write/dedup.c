@@ -33,8 +33,8 @@ XXH128_hash_t dedup_hash(const struct datapipe *p, const void *data, size_t len)
 	XXH128_hash_t h = XXH3_128bits(data, len);
 
 	p->stats->hashed++;
-	if (p->hash_bits > 0 && p->hash_bits < 64) {
-		h.low64 &= (UINT64_C(1) << p->hash_bits) - 1;
+	if (p->store.hash_bits > 0 && p->store.hash_bits < 64) {
+		h.low64 &= (UINT64_C(1) << p->store.hash_bits) - 1;
 		h.high64 = 0;
 	}
 	return h;
@@ -61,16 +61,16 @@ int dedup_new_phys(struct datapipe *p, XXH128_hash_t hash, uint32_t raw_len,
 {
 	struct phys_block *b;
 
-	if (p->phys_count >= PHYS_NONE - 1)
+	if (p->store.phys_count >= PHYS_NONE - 1)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "too many data blocks");
-	if (grow(p->spill, (void **)&p->phys, &p->phys_cap, p->phys_count, sizeof(*p->phys)) != 0 ||
-	    (p->dedup && hchain_insert(&p->phys_index, hash.low64) != 0))
+	if (grow(p->spill, (void **)&p->store.phys, &p->store.phys_cap, p->store.phys_count, sizeof(*p->store.phys)) != 0 ||
+	    (p->dedup && hchain_insert(&p->store.phys_index, hash.low64) != 0))
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
-	b = &p->phys[p->phys_count];
+	b = &p->store.phys[p->store.phys_count];
 	memset(b, 0, sizeof(*b));
 	b->hash = hash;
 	b->raw_len = raw_len;
-	*index = (uint32_t)p->phys_count++;
+	*index = (uint32_t)p->store.phys_count++;
 	return 0;
 }
 
@@ -79,10 +79,10 @@ int dedup_new_tail(struct datapipe *p, XXH128_hash_t hash, uint32_t frag_index,
 {
 	struct tail_rec *t;
 
-	if (grow(p->spill, (void **)&p->tails, &p->tail_cap, p->tail_count, sizeof(*p->tails)) != 0 ||
-	    hchain_insert(&p->tail_index, hash.low64) != 0)
+	if (grow(p->spill, (void **)&p->store.tails, &p->store.tail_cap, p->store.tail_count, sizeof(*p->store.tails)) != 0 ||
+	    hchain_insert(&p->store.tail_index, hash.low64) != 0)
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
-	t = &p->tails[p->tail_count++];
+	t = &p->store.tails[p->store.tail_count++];
 	t->frag_index = frag_index;
 	t->offset = offset;
 	t->len = len;
@@ -99,13 +99,13 @@ int dedup_wait_block(struct datapipe *p, uint32_t phys)
 {
 	int ret;
 
-	while (!p->phys[phys].retired) {
+	while (!p->store.phys[phys].retired) {
 		ret = datapipe_retire_one(p);
 		if (ret != 0)
 			return ret;
 	}
-	return flush_to(p, p->phys[phys].offset +
-			   (p->phys[phys].size_word & SQFS_BLOCK_SIZE_MASK));
+	return flush_to(p, p->store.phys[phys].offset +
+			   (p->store.phys[phys].size_word & SQFS_BLOCK_SIZE_MASK));
 }
 
 /* Read a stored block (data or fragment) back and decompress it into
@@ -122,16 +122,16 @@ static int read_back(struct datapipe *p, uint64_t offset, uint32_t size_word,
 		ret = imgout_pread(p->out, offset, dst, disk_len);
 		return ret != 0 ? ret : (int)disk_len;
 	}
-	ret = imgout_pread(p->out, offset, p->verify_disk, disk_len);
+	ret = imgout_pread(p->out, offset, p->store.verify_disk, disk_len);
 	if (ret != 0)
 		return ret;
-	return sqp_decompress(p->codec, p->verify_disk, disk_len, dst, p->block_size);
+	return sqp_decompress(p->codec, p->store.verify_disk, disk_len, dst, p->block_size);
 }
 
 int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
 		       uint32_t len, int *equal)
 {
-	const struct phys_block *b = &p->phys[phys];
+	const struct phys_block *b = &p->store.phys[phys];
 	int n, ret;
 
 	*equal = 0;
@@ -144,11 +144,11 @@ int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
 		*equal = 1;
 		return proof_submit(p, PROOF_BLOCK, b->offset, b->size_word, 0, raw, len);
 	}
-	n = read_back(p, b->offset, b->size_word, p->verify_raw);
+	n = read_back(p, b->offset, b->size_word, p->store.verify_raw);
 	if (n < 0)
 		return sqp_err(p->err, n, "reading back block at offset %llu: %s",
 			       (unsigned long long)b->offset, sqp_strerror(n));
-	*equal = (uint32_t)n == len && memcmp(p->verify_raw, raw, len) == 0;
+	*equal = (uint32_t)n == len && memcmp(p->store.verify_raw, raw, len) == 0;
 	if (!*equal)
 		p->stats->dedup_rejected++;
 	return 0;
@@ -158,31 +158,31 @@ int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
  * enough: the codec's output depends only on its input (codec.h). */
 int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
 {
-	uint32_t len = p->phys[a].size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t len = p->store.phys[a].size_word & SQFS_BLOCK_SIZE_MASK;
 	int ret;
 
 	*equal = 0;
-	if (p->phys[a].raw_len != p->phys[b].raw_len)
+	if (p->store.phys[a].raw_len != p->store.phys[b].raw_len)
 		return 0;
 	ret = dedup_wait_block(p, a);
 	if (ret == 0)
 		ret = dedup_wait_block(p, b);
 	if (ret != 0)
 		return ret;
-	if (p->phys[a].size_word != p->phys[b].size_word)
+	if (p->store.phys[a].size_word != p->store.phys[b].size_word)
 		return 0;
 	if (p->proofs.active) {
 		*equal = 1;
-		return proof_submit(p, PROOF_SAME, p->phys[a].offset, p->phys[a].size_word,
-				    p->phys[b].offset, NULL, 0);
+		return proof_submit(p, PROOF_SAME, p->store.phys[a].offset, p->store.phys[a].size_word,
+				    p->store.phys[b].offset, NULL, 0);
 	}
-	ret = imgout_pread(p->out, p->phys[a].offset, p->verify_disk, len);
+	ret = imgout_pread(p->out, p->store.phys[a].offset, p->store.verify_disk, len);
 	if (ret == 0)
-		ret = imgout_pread(p->out, p->phys[b].offset, p->verify_raw, len);
+		ret = imgout_pread(p->out, p->store.phys[b].offset, p->store.verify_raw, len);
 	if (ret != 0)
 		return sqp_err(p->err, ret, "reading back stored blocks: %s",
 			       sqp_strerror(ret));
-	*equal = memcmp(p->verify_disk, p->verify_raw, len) == 0;
+	*equal = memcmp(p->store.verify_disk, p->store.verify_raw, len) == 0;
 	return 0;
 }
 
@@ -190,18 +190,18 @@ int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
 static int fragment_bytes(struct datapipe *p, uint32_t index, const uint8_t **data,
 			  uint32_t *len)
 {
-	struct frag_cache_slot *slot = &p->cache[0];
-	const struct frag_rec *f = &p->frags[index];
+	struct frag_cache_slot *slot = &p->store.cache[0];
+	const struct frag_rec *f = &p->pack.frags[index];
 	size_t i;
 	int n, ret;
 
 	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
-		if (p->cache[i].index == index) {
-			slot = &p->cache[i];
+		if (p->store.cache[i].index == index) {
+			slot = &p->store.cache[i];
 			goto hit;
 		}
-		if (p->cache[i].last_use < slot->last_use)
-			slot = &p->cache[i];
+		if (p->store.cache[i].last_use < slot->last_use)
+			slot = &p->store.cache[i];
 	}
 	while (!f->retired) {
 		ret = datapipe_retire_one(p);
@@ -219,7 +219,7 @@ static int fragment_bytes(struct datapipe *p, uint32_t index, const uint8_t **da
 	slot->index = index;
 	slot->len = (uint32_t)n;
 hit:
-	slot->last_use = ++p->cache_clock;
+	slot->last_use = ++p->store.cache_clock;
 	*data = slot->data;
 	*len = slot->len;
 	return 0;
@@ -228,8 +228,8 @@ hit:
 int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
 		    uint32_t len, const struct tail_rec **found)
 {
-	uint32_t rec = hchain_first(&p->tail_index, hash.low64);
-	const uint32_t open_index = (uint32_t)p->frag_count - 1;
+	uint32_t rec = hchain_first(&p->store.tail_index, hash.low64);
+	const uint32_t open_index = (uint32_t)p->pack.frag_count - 1;
 	unsigned tries = 0;
 	const uint8_t *frag = NULL;
 	uint32_t frag_len = 0;
@@ -237,17 +237,17 @@ int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,
 
 	*found = NULL;
 	for (; rec != HCHAIN_END && tries < MAX_CANDIDATES;
-	     rec = hchain_next(&p->tail_index, rec, hash.low64)) {
-		const struct tail_rec *t = &p->tails[rec];
+	     rec = hchain_next(&p->store.tail_index, rec, hash.low64)) {
+		const struct tail_rec *t = &p->store.tails[rec];
 
 		if (t->len != len)
 			continue;
 		tries++;
-		if (p->open_frag != NULL && t->frag_index == open_index) {
+		if (p->pack.open_frag != NULL && t->frag_index == open_index) {
 			/* Not stored yet: these are the very bytes that
 			 * will be compressed and stored. */
-			frag = p->open_frag->raw;
-			frag_len = p->open_fill;
+			frag = p->pack.open_frag->raw;
+			frag_len = p->pack.open_fill;
 		} else {
 			ret = fragment_bytes(p, t->frag_index, &frag, &frag_len);
 			if (ret != 0)

@@ -37,14 +37,14 @@ static int is_zero(const struct datapipe *p, const uint8_t *buf, uint32_t len)
 static int find_first(struct datapipe *p, XXH128_hash_t hash, const uint8_t *raw,
 		      uint32_t len, uint32_t *out)
 {
-	uint32_t rec = hchain_first(&p->phys_index, hash.low64);
+	uint32_t rec = hchain_first(&p->store.phys_index, hash.low64);
 	unsigned tries = 0;
 	int equal, ret;
 
 	*out = PHYS_NONE;
 	for (; rec != HCHAIN_END && tries < MAX_START_CANDIDATES;
-	     rec = hchain_next(&p->phys_index, rec, hash.low64)) {
-		if (!dedup_hash_eq(p->phys[rec].hash, hash) || p->phys[rec].raw_len != len)
+	     rec = hchain_next(&p->store.phys_index, rec, hash.low64)) {
+		if (!dedup_hash_eq(p->store.phys[rec].hash, hash) || p->store.phys[rec].raw_len != len)
 			continue;
 		tries++;
 		ret = dedup_verify_block(p, rec, raw, len, &equal);
@@ -61,9 +61,9 @@ static int find_first(struct datapipe *p, XXH128_hash_t hash, const uint8_t *raw
 /* Stored block b directly follows block b - 1 on disk (both retired). */
 static int follows(const struct datapipe *p, uint32_t b)
 {
-	const struct phys_block *prev = &p->phys[b - 1];
+	const struct phys_block *prev = &p->store.phys[b - 1];
 
-	return prev->offset + (prev->size_word & SQFS_BLOCK_SIZE_MASK) == p->phys[b].offset;
+	return prev->offset + (prev->size_word & SQFS_BLOCK_SIZE_MASK) == p->store.phys[b].offset;
 }
 
 static int store_block(struct datapipe *p, struct blk_job *job, XXH128_hash_t hash,
@@ -97,7 +97,7 @@ static int copy_matched(struct datapipe *p, struct fs_inode *ino, uint32_t upto)
 
 		if (src == 0)
 			continue;
-		copy = p->phys[src - 1]; /* dedup_new_phys may move the array */
+		copy = p->store.phys[src - 1]; /* dedup_new_phys may move the array */
 		job = datapipe_get_job(p);
 		if (job == NULL)
 			return p->err->code;
@@ -131,11 +131,11 @@ static int run_fits(struct datapipe *p, const struct dedup_run *run, uint32_t c,
 	int ret;
 
 	*fits = 0;
-	if (c == run->cand || (uint64_t)c + n >= p->phys_count ||
-	    !dedup_hash_eq(p->phys[c + n].hash, hash))
+	if (c == run->cand || (uint64_t)c + n >= p->store.phys_count ||
+	    !dedup_hash_eq(p->store.phys[c + n].hash, hash))
 		return 0;
 	for (k = 0; k < n; ++k) {
-		if (!dedup_hash_eq(p->phys[c + k].hash, p->phys[run->cand + k].hash))
+		if (!dedup_hash_eq(p->store.phys[c + k].hash, p->store.phys[run->cand + k].hash))
 			return 0;
 	}
 	for (k = 0; k < n; ++k) {
@@ -158,15 +158,15 @@ static int run_fits(struct datapipe *p, const struct dedup_run *run, uint32_t c,
 static int reroute(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		   XXH128_hash_t hash, const struct blk_job *job, uint32_t i, int *ok)
 {
-	XXH128_hash_t first = p->phys[run->cand].hash;
-	uint32_t c = hchain_first(&p->phys_index, first.low64), k;
+	XXH128_hash_t first = p->store.phys[run->cand].hash;
+	uint32_t c = hchain_first(&p->store.phys_index, first.low64), k;
 	unsigned tries = 0;
 	int ret;
 
 	*ok = 0;
 	for (; c != HCHAIN_END && tries < MAX_START_CANDIDATES;
-	     c = hchain_next(&p->phys_index, c, first.low64)) {
-		if (!dedup_hash_eq(p->phys[c].hash, first) || c == run->cand)
+	     c = hchain_next(&p->store.phys_index, c, first.low64)) {
+		if (!dedup_hash_eq(p->store.phys[c].hash, first) || c == run->cand)
 			continue;
 		tries++;
 		ret = run_fits(p, run, c, hash, job->raw, job->raw_len, ok);
@@ -201,7 +201,7 @@ static int run_next(struct datapipe *p, struct fs_inode *ino, struct dedup_run *
 		run->cand = *phys;
 		return ret;
 	}
-	if (next < p->phys_count && dedup_hash_eq(p->phys[next].hash, hash)) {
+	if (next < p->store.phys_count && dedup_hash_eq(p->store.phys[next].hash, hash)) {
 		ret = dedup_verify_block(p, next, job->raw, job->raw_len, &equal);
 		if (ret != 0)
 			return ret;
@@ -325,11 +325,11 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 
 static int submit_fragment(struct datapipe *p)
 {
-	struct blk_job *job = p->open_frag;
+	struct blk_job *job = p->pack.open_frag;
 
-	p->open_frag = NULL;
+	p->pack.open_frag = NULL;
 	job->kind = JOB_FRAGMENT;
-	job->raw_len = p->open_fill;
+	job->raw_len = p->pack.open_fill;
 	return datapipe_submit(p, job);
 }
 
@@ -337,25 +337,25 @@ static int open_fragment(struct datapipe *p)
 {
 	struct frag_rec *f;
 
-	if (p->frag_count == p->frag_cap) {
-		f = sqp_array_grow(p->frags, &p->frag_cap, p->frag_count + 1,
+	if (p->pack.frag_count == p->pack.frag_cap) {
+		f = sqp_array_grow(p->pack.frags, &p->pack.frag_cap, p->pack.frag_count + 1,
 				   sizeof(*f), 256);
 		if (f == NULL)
 			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
-		p->frags = f;
+		p->pack.frags = f;
 	}
-	if (p->frag_count >= SQFS_NO_FRAGMENT - 1)
+	if (p->pack.frag_count >= SQFS_NO_FRAGMENT - 1)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "too many fragment blocks");
-	p->open_frag = datapipe_get_job(p);
-	if (p->open_frag == NULL)
+	p->pack.open_frag = datapipe_get_job(p);
+	if (p->pack.open_frag == NULL)
 		return p->err->code;
-	memset(&p->frags[p->frag_count], 0, sizeof(p->frags[0]));
-	p->open_frag->index = (uint32_t)p->frag_count++;
-	p->open_fill = 0;
+	memset(&p->pack.frags[p->pack.frag_count], 0, sizeof(p->pack.frags[0]));
+	p->pack.open_frag->index = (uint32_t)p->pack.frag_count++;
+	p->pack.open_fill = 0;
 	return 0;
 }
 
-/* Put a tail (in p->tail_buf) into a fragment block, or share one. */
+/* Put a tail (in p->pack.tail_buf) into a fragment block, or share one. */
 static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
 		      int *shared)
 {
@@ -365,8 +365,8 @@ static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
 
 	*shared = 0;
 	if (p->dedup) {
-		hash = dedup_hash(p, p->tail_buf, len);
-		ret = dedup_find_tail(p, hash, p->tail_buf, len, &t);
+		hash = dedup_hash(p, p->pack.tail_buf, len);
+		ret = dedup_find_tail(p, hash, p->pack.tail_buf, len, &t);
 		if (ret != 0)
 			return ret;
 	}
@@ -377,20 +377,20 @@ static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
 		*shared = 1;
 		return 0;
 	}
-	if (p->open_frag != NULL && p->open_fill + len > p->block_size) {
+	if (p->pack.open_frag != NULL && p->pack.open_fill + len > p->block_size) {
 		ret = submit_fragment(p);
 		if (ret != 0)
 			return ret;
 	}
-	if (p->open_frag == NULL) {
+	if (p->pack.open_frag == NULL) {
 		ret = open_fragment(p);
 		if (ret != 0)
 			return ret;
 	}
-	memcpy(p->open_frag->raw + p->open_fill, p->tail_buf, len);
-	ino->u.file.frag_index = p->open_frag->index;
-	ino->u.file.frag_offset = p->open_fill;
-	p->open_fill += len;
+	memcpy(p->pack.open_frag->raw + p->pack.open_fill, p->pack.tail_buf, len);
+	ino->u.file.frag_index = p->pack.open_frag->index;
+	ino->u.file.frag_offset = p->pack.open_fill;
+	p->pack.open_fill += len;
 	if (p->dedup)
 		return dedup_new_tail(p, hash, ino->u.file.frag_index,
 				      ino->u.file.frag_offset, len);
@@ -487,7 +487,7 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 	if (ret != 0)
 		return ret;
 	if (tail_frag) {
-		ret = src->read(src->user, p->tail_buf, tail);
+		ret = src->read(src->user, p->pack.tail_buf, tail);
 		if (ret < 0)
 			return ret;
 		ret = place_tail(p, ino, tail, &shared_tail);

@@ -74,7 +74,7 @@ int proof_stage_init(struct datapipe *p, unsigned workers, size_t max_decisions)
 	memset(s, 0, sizeof(*s));
 	if (workers == 0 || max_decisions == 0)
 		return 0;
-	s->wdesc.cfg = p->wdesc.cfg;
+	s->wdesc.cfg = p->comp.wdesc.cfg;
 	/* Two blocks, each at any offset's skew (util/fileio.h). */
 	s->wdesc.scratch_size = 2 * ((size_t)p->block_size + SQP_IOBUF_SKEW);
 	s->async = p->out->async;
