@@ -92,6 +92,7 @@ struct frag_cache_slot {
 	uint32_t len;
 	uint64_t last_use;
 	uint8_t *data;
+	int loading;           /* a proof worker is filling it (proof.h) */
 };
 #define FRAG_CACHE_SLOTS 4
 

@@ -186,23 +186,75 @@ int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
 	return 0;
 }
 
+static struct frag_cache_slot *cache_find(struct datapipe *p, uint32_t index)
+{
+	size_t i;
+
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
+		if (p->store.cache[i].index == index)
+			return &p->store.cache[i];
+	}
+	return NULL;
+}
+
+/* The least recently used slot that is not being filled and does not
+ * hold block keep. */
+static struct frag_cache_slot *cache_victim(struct datapipe *p, uint32_t keep)
+{
+	struct frag_cache_slot *v = NULL, *c;
+	size_t i;
+
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
+		c = &p->store.cache[i];
+		if (c->loading || (keep != PHYS_NONE && c->index == keep))
+			continue;
+		if (v == NULL || c->last_use < v->last_use)
+			v = c;
+	}
+	return v;
+}
+
+/*
+ * Tails mostly match in the order they were stored (a copy of a directory
+ * holds the same tails in the same order), so with proof workers the
+ * fragment block after the one just used is decompressed there, one at a
+ * time, before a tail asks for it. What is cached never changes an
+ * answer, only who computes it.
+ */
+static int prefetch(struct datapipe *p, uint32_t index)
+{
+	const struct frag_rec *f = &p->pack.frags[index];
+	struct frag_cache_slot *slot;
+	size_t i;
+
+	if (p->proofs.pool == NULL || index >= p->pack.frag_count || !f->retired ||
+	    cache_find(p, index) != NULL)
+		return 0;
+	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
+		if (p->store.cache[i].loading)
+			return 0;
+	}
+	slot = cache_victim(p, index - 1);
+	slot->index = index;
+	slot->last_use = ++p->store.cache_clock;
+	return proof_fetch_fragment(p, f->start, f->size_word, slot);
+}
+
 /* The uncompressed bytes of fragment block index, through the cache. */
 static int fragment_bytes(struct datapipe *p, uint32_t index, const uint8_t **data,
 			  uint32_t *len)
 {
-	struct frag_cache_slot *slot = &p->store.cache[0];
+	struct frag_cache_slot *slot = cache_find(p, index);
 	const struct frag_rec *f = &p->pack.frags[index];
-	size_t i;
 	int n, ret;
 
-	for (i = 0; i < FRAG_CACHE_SLOTS; ++i) {
-		if (p->store.cache[i].index == index) {
-			slot = &p->store.cache[i];
-			goto hit;
-		}
-		if (p->store.cache[i].last_use < slot->last_use)
-			slot = &p->store.cache[i];
+	if (slot != NULL) {
+		ret = proof_wait_fragment(p, slot);
+		if (ret != 0)
+			return ret;
+		goto hit;
 	}
+	slot = cache_victim(p, PHYS_NONE);
 	while (!f->retired) {
 		ret = datapipe_retire_one(p);
 		if (ret != 0)
@@ -222,7 +274,7 @@ hit:
 	slot->last_use = ++p->store.cache_clock;
 	*data = slot->data;
 	*len = slot->len;
-	return 0;
+	return prefetch(p, index + 1);
 }
 
 int dedup_find_tail(struct datapipe *p, XXH128_hash_t hash, const uint8_t *buf,

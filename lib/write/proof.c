@@ -44,6 +44,16 @@ static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 		ret = sqp_pread_full(s->fd, s->base + j->off_a, disk, disk_len);
 	if (ret != 0)
 		return ret;
+	if (j->kind == PROOF_FRAGMENT) {
+		if (j->size_a & SQFS_BLOCK_UNCOMPRESSED) {
+			memcpy(j->dst, disk, disk_len);
+			n = (int)disk_len;
+		} else {
+			n = sqp_decompress(w->codec, disk, disk_len, j->dst, s->block_size);
+		}
+		j->len = n < 0 ? 0 : (uint32_t)n;
+		return n < 0 ? n : 0;
+	}
 	if (j->kind == PROOF_SAME) {
 		other += sqp_iobuf_skew(s->base + j->off_b);
 		ret = sqp_pread_full(s->fd, s->base + j->off_b, other, disk_len);
@@ -144,6 +154,11 @@ static int take_back(struct datapipe *p)
 						 "reading back a block: %s",
 						 sqp_strerror(j->base.status));
 	}
+	if (j->kind == PROOF_FRAGMENT) {
+		j->slot->len = j->len;
+		j->slot->loading = 0;
+		return 0;
+	}
 	d = &s->dec[j->decision % s->dec_cap];
 	d->open--;
 	if (!j->equal)
@@ -151,20 +166,29 @@ static int take_back(struct datapipe *p)
 	return 0;
 }
 
+/* The next free proof job (waits for the oldest while the pool is full). */
+static struct proof_job *next_job(struct datapipe *p)
+{
+	struct proof_stage *s = &p->proofs;
+	struct proof_job *j;
+
+	while (sqp_pool_full(s->pool)) {
+		if (take_back(p) != 0)
+			return NULL;
+	}
+	j = &s->jobs[s->submitted++ % s->job_cap];
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
 int proof_submit(struct datapipe *p, int kind, uint64_t off_a, uint32_t size_a,
 		 uint64_t off_b, const uint8_t *raw, uint32_t len)
 {
 	struct proof_stage *s = &p->proofs;
-	struct proof_job *j;
-	int ret;
+	struct proof_job *j = next_job(p);
 
-	while (sqp_pool_full(s->pool)) {
-		ret = take_back(p);
-		if (ret != 0)
-			return ret;
-	}
-	j = &s->jobs[s->submitted++ % s->job_cap];
-	memset(j, 0, sizeof(*j));
+	if (j == NULL)
+		return p->err->code;
 	j->kind = kind;
 	j->decision = s->dec_end - 1;
 	j->off_a = off_a;
@@ -175,6 +199,35 @@ int proof_submit(struct datapipe *p, int kind, uint64_t off_a, uint32_t size_a,
 	s->dec[j->decision % s->dec_cap].open++;
 	sqp_pool_submit(s->pool, &j->base);
 	p->stats->proofs_on_workers++;
+	return 0;
+}
+
+int proof_fetch_fragment(struct datapipe *p, uint64_t off, uint32_t size_word,
+			 struct frag_cache_slot *slot)
+{
+	struct proof_job *j = next_job(p);
+
+	if (j == NULL)
+		return p->err->code;
+	j->kind = PROOF_FRAGMENT;
+	j->off_a = off;
+	j->size_a = size_word;
+	j->dst = slot->data;
+	j->slot = slot;
+	slot->loading = 1;
+	sqp_pool_submit(p->proofs.pool, &j->base);
+	return 0;
+}
+
+int proof_wait_fragment(struct datapipe *p, const struct frag_cache_slot *slot)
+{
+	int ret;
+
+	while (slot->loading) {
+		ret = take_back(p);
+		if (ret != 0)
+			return ret;
+	}
 	return 0;
 }
 

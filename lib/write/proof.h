@@ -31,6 +31,7 @@
 
 struct blk_job;
 struct datapipe;
+struct frag_cache_slot;
 struct imgout_async;
 
 /* A file's run of matching blocks (filedata.c). */
@@ -44,6 +45,7 @@ struct dedup_run {
 enum proof_kind {
 	PROOF_BLOCK,       /* stored block a holds the bytes raw[0, len) */
 	PROOF_SAME,        /* stored blocks a and b hold the same bytes */
+	PROOF_FRAGMENT,    /* no proof: decompress fragment block a into dst */
 };
 
 struct proof_job {
@@ -53,8 +55,10 @@ struct proof_job {
 	uint64_t decision;     /* the decision it belongs to */
 	uint64_t off_a, off_b; /* image offsets */
 	uint32_t size_a;       /* on-disk size words (PROOF_SAME: equal) */
-	uint32_t len;          /* PROOF_BLOCK: bytes at raw */
+	uint32_t len;          /* PROOF_BLOCK: bytes at raw; FRAGMENT: out */
 	const uint8_t *raw;
+	uint8_t *dst;          /* PROOF_FRAGMENT: block_size bytes */
+	struct frag_cache_slot *slot; /* PROOF_FRAGMENT: the orchestrator's */
 };
 
 /* One block's decision, made before its proofs were back. */
@@ -103,6 +107,14 @@ int proof_full(const struct datapipe *p);
 /* A proof for the open decision; its answer is taken as yes for now. */
 int proof_submit(struct datapipe *p, int kind, uint64_t off_a, uint32_t size_a,
 		 uint64_t off_b, const uint8_t *raw, uint32_t len);
+
+/* Decompress a stored fragment block into a cache slot on a proof
+ * worker, ahead of the tail proofs that will read it (dedup.c); the slot
+ * is marked loading until proof_wait_fragment or any other wait takes
+ * the job back. */
+int proof_fetch_fragment(struct datapipe *p, uint64_t off, uint32_t size_word,
+			 struct frag_cache_slot *slot);
+int proof_wait_fragment(struct datapipe *p, const struct frag_cache_slot *slot);
 
 /* Settle the oldest decision (all: every one), in order, giving passed
  * decisions' jobs back; stops at a failed one, which stays the oldest.
