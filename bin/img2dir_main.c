@@ -122,12 +122,13 @@ static int extract(const struct options *o, int img_fd, int dir_fd)
 				       .paths = o->paths,
 				       .path_count = o->path_count };
 	struct sqp_image *img = NULL;
-	char msg[512];
 	int ret;
 
-	ret = sqp_image_create(&id, &img, msg, sizeof(msg));
+	ret = sqp_image_create(&id, &img);
 	if (ret != 0) {
-		fprintf(stderr, "img2dir: %s\n", msg[0] ? msg : sqp_strerror(ret));
+		fprintf(stderr, "img2dir: %s\n", img != NULL ? sqp_image_error(img) :
+			sqp_strerror(ret));
+		sqp_image_destroy(img);
 		return 1;
 	}
 	ret = sqp_image_to_dir(img, dir_fd, &xd);

@@ -140,16 +140,17 @@ static int convert(struct options *o, int img_fd, int out_fd)
 				       .path_count = o->path_count };
 	struct sqp_image *img = NULL;
 	struct sqp_tar_writer *tw = NULL;
-	char msg[512];
 	int ret;
 
 	if (o->flags & SQP_IMG2TAR_SPARSE)
 		td.flags |= SQP_TAR_WRITE_SPARSE;
 	if (o->flags & SQP_IMG2TAR_NO_XATTRS)
 		td.flags |= SQP_TAR_WRITE_NO_XATTRS;
-	ret = sqp_image_create(&id, &img, msg, sizeof(msg));
+	ret = sqp_image_create(&id, &img);
 	if (ret != 0) {
-		fprintf(stderr, "img2tar: %s\n", msg[0] ? msg : sqp_strerror(ret));
+		fprintf(stderr, "img2tar: %s\n", img != NULL ? sqp_image_error(img) :
+			sqp_strerror(ret));
+		sqp_image_destroy(img);
 		return 1;
 	}
 	ret = sqp_tar_writer_create(&td, &tw);

@@ -72,12 +72,13 @@ static int ls_one(struct sqp_image *img, const char *name, const char *path,
 				    .max_depth = o->recursive ? 0 : 1 };
 	struct sqp_walk_entry e;
 	struct sqp_walk *w;
-	char msg[600];
 	int ret;
 
-	ret = sqp_walk_create(&wd, &w, msg, sizeof(msg));
+	ret = sqp_walk_create(&wd, &w);
 	if (ret != 0) {
-		fprintf(stderr, "imginfo: %s: %s\n", name, msg[0] ? msg : sqp_strerror(ret));
+		fprintf(stderr, "imginfo: %s: %s\n", name,
+			w != NULL ? sqp_walk_error(w) : sqp_strerror(ret));
+		sqp_walk_destroy(w);
 		return 1;
 	}
 	while ((ret = sqp_walk_next(w, &e)) == 1) {

@@ -44,7 +44,6 @@ int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 {
 	struct sqp_image_desc d = { .name = path, .warn = on_warning,
 				    .offset = image_offset };
-	char msg[512];
 	int ret;
 
 	*img = NULL;
@@ -52,11 +51,14 @@ int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 	if (*fd < 0)
 		return imginfo_fail(path, strerror(errno));
 	d.fd = *fd;
-	ret = sqp_image_create(&d, img, msg, sizeof(msg));
+	ret = sqp_image_create(&d, img);
 	if (ret != 0) {
 		close(*fd);
 		*fd = -1;
-		fprintf(stderr, "imginfo: %s\n", msg[0] ? msg : sqp_strerror(ret));
+		fprintf(stderr, "imginfo: %s\n", *img != NULL ? sqp_image_error(*img) :
+			sqp_strerror(ret));
+		sqp_image_destroy(*img);
+		*img = NULL;
 		return 1;
 	}
 	return 0;

@@ -199,7 +199,9 @@ static int pack_tar(struct packer *p, int fd, const char *name)
 
 	r = sqp_tar_reader_create(&d, &rd);
 	if (r != 0) {
-		fprintf(stderr, "codec-baseline: %s: %s\n", name, sqp_strerror(r));
+		fprintf(stderr, "codec-baseline: %s: %s\n", name,
+			rd != NULL ? sqp_tar_reader_error(rd) : sqp_strerror(r));
+		sqp_tar_reader_destroy(rd);
 		return -1;
 	}
 	while ((r = sqp_tar_next(rd, &e)) == 1) {

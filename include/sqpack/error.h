@@ -7,6 +7,21 @@
  * example "tar entry 'usr/bin/x': size field is not octal"); once an object
  * has failed, every later call on it returns the same error. The library
  * never prints and never exits.
+ *
+ * Objects are made by sqp_X_create(desc, &x) and freed by sqp_X_destroy(x)
+ * (NULL is fine). On failure create returns a negative code and sets x to
+ * either NULL (bad arguments, or no memory for the object itself) or the
+ * object in its failed state, which answers only sqp_X_error() (why, with
+ * context) and sqp_X_destroy(). So, for every object that has an error
+ * accessor:
+ *
+ *     ret = sqp_X_create(&desc, &x);
+ *     if (ret != 0)
+ *             why = x != NULL ? sqp_X_error(x) : sqp_strerror(ret);
+ *     ...
+ *     sqp_X_destroy(x);
+ *
+ * The compressor keeps no message: on failure it always leaves NULL.
  */
 #ifndef SQPACK_ERROR_H
 #define SQPACK_ERROR_H

@@ -43,10 +43,11 @@ struct sqp_walk_entry {
 	struct sqp_inode_info info;
 };
 
-/* Start a walk: SQP_ERR_NOT_FOUND when path does not exist, other errors
- * with a message in msg (msg_size bytes) when msg is not NULL. */
+/* Start a walk: SQP_ERR_NOT_FOUND when path does not exist, or another
+ * error; *out is then NULL or a failed walk that sqp_walk_error()
+ * explains (the convention of sqpack/error.h). */
 SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
-			    struct sqp_walk **out, char *msg, size_t msg_size);
+			    struct sqp_walk **out);
 /* The next entry in pre-order (a directory before its entries, entries
  * in directory order): 1 and *e filled, 0 at the end, or a negative
  * error, latched (message in sqp_walk_error()). */

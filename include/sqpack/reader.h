@@ -34,12 +34,11 @@ struct sqp_image_desc {
 };
 
 /* Open an image: validate the superblock and load the id, fragment,
- * export and xattr lookup tables. Returns
- * 0, or a negative error; *out is then NULL, and when msg is not NULL a
- * message is written there (msg_size bytes). */
+ * export and xattr lookup tables. Returns 0, or a negative error with
+ * *out NULL or a failed image that sqp_image_error() explains (the
+ * convention of sqpack/error.h). */
 SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
-			     struct sqp_image **out, char *msg,
-			     size_t msg_size);
+			     struct sqp_image **out);
 SQP_API void sqp_image_destroy(struct sqp_image *img);
 
 /* The last error's message with context. Never NULL; "" when none. */

@@ -283,7 +283,6 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 {
 	struct sqp_image_desc id = { 0 };
 	struct chk c = { 0 };
-	char msg[SQP_ERRMSG_MAX];
 	int ret;
 
 	if (desc == NULL)
@@ -292,11 +291,13 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 	id.fd = desc->fd;
 	id.offset = desc->offset;
 	id.name = desc->name;
-	ret = sqp_image_create(&id, &c.img, msg, sizeof(msg));
+	ret = sqp_image_create(&id, &c.img);
 	if (ret == SQP_ERR_CORRUPT || ret == SQP_ERR_BAD_DATA ||
 	    ret == SQP_ERR_TRUNCATED || ret == SQP_ERR_UNSUPPORTED) {
 		chk_report(&c, "superblock", 0, NULL, "%s",
-			   chk_unnamed(msg, desc->name ? desc->name : "image"));
+			   chk_unnamed(c.img != NULL ? sqp_image_error(c.img) :
+				       sqp_strerror(ret),
+				       desc->name ? desc->name : "image"));
 		ret = 0;
 	} else if (ret == 0) {
 		ret = run(&c);

@@ -91,9 +91,12 @@ SQP_API int sqp_image_summarize(struct sqp_image *img,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if ((ret = sqp_walk_create(&wd, &w, msg, msg_size)) != 0)
-		return ret;
-	ret = summarize(img, w, s, msg, msg_size);
+	ret = sqp_walk_create(&wd, &w);
+	if (ret != 0 && msg != NULL && msg_size > 0)
+		snprintf(msg, msg_size, "%s", w != NULL ? sqp_walk_error(w) :
+			 sqp_strerror(ret));
+	if (ret == 0)
+		ret = summarize(img, w, s, msg, msg_size);
 	sqp_walk_destroy(w);
 	return ret;
 }

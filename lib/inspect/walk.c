@@ -162,7 +162,7 @@ SQP_API int sqp_walk_next(struct sqp_walk *w, struct sqp_walk_entry *e)
 }
 
 SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
-			    struct sqp_walk **out, char *msg, size_t msg_size)
+			    struct sqp_walk **out)
 {
 	struct sqp_image_info ii;
 	struct sqp_walk *w;
@@ -174,6 +174,7 @@ SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return SQP_ERR_NOMEM;
+	*out = w; /* on failure too: it explains (sqpack/error.h) */
 	w->img = desc->img;
 	w->max_depth = desc->max_depth;
 	sqp_image_get_info(w->img, &ii);
@@ -184,14 +185,7 @@ SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
 		ret = ret == SQP_ERR_NOT_FOUND ?
 			sqp_err(&w->err, ret, "'%s': no such entry", w->path) :
 			img_fail(w, ret, w->path);
-	if (ret != 0) {
-		if (msg != NULL && msg_size > 0)
-			snprintf(msg, msg_size, "%s", sqp_errmsg(&w->err));
-		sqp_walk_destroy(w);
-		return ret;
-	}
-	*out = w;
-	return 0;
+	return ret;
 }
 
 SQP_API const char *sqp_walk_error(const struct sqp_walk *w)

@@ -168,8 +168,7 @@ static int load_tables(struct sqp_image *img)
 }
 
 SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
-			     struct sqp_image **out, char *msg,
-			     size_t msg_size)
+			     struct sqp_image **out)
 {
 	struct sqp_image *img;
 	uint8_t raw[SQFS_SUPER_SIZE];
@@ -184,43 +183,31 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 	img = calloc(1, sizeof(*img));
 	if (img == NULL)
 		return SQP_ERR_NOMEM;
+	*out = img; /* on failure too: it explains (sqpack/error.h) */
 	img->fd = desc->fd;
 	img->name = desc->name != NULL ? desc->name : "image";
 	img->warn = desc->warn;
 	img->warn_user = desc->warn_user;
 	img->cache = calloc(META_SLOTS, sizeof(*img->cache));
 	img->cbuf = malloc(SQFS_META_SIZE);
-	if (img->cache == NULL || img->cbuf == NULL) {
-		ret = rd_err(img, SQP_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	if (fstat(desc->fd, &st) != 0) {
-		ret = rd_err(img, sqp_errno_code(errno), "%s: %s", img->name,
-			     strerror(errno));
-		goto fail;
-	}
-	if ((uint64_t)st.st_size < desc->offset) {
-		ret = rd_err(img, SQP_ERR_CORRUPT, "%s: the offset %llu lies past "
-			     "the end of the file (%llu bytes)", img->name,
-			     (unsigned long long)desc->offset,
-			     (unsigned long long)st.st_size);
-		goto fail;
-	}
+	if (img->cache == NULL || img->cbuf == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if (fstat(desc->fd, &st) != 0)
+		return rd_err(img, sqp_errno_code(errno), "%s: %s", img->name,
+			      strerror(errno));
+	if ((uint64_t)st.st_size < desc->offset)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: the offset %llu lies past "
+			      "the end of the file (%llu bytes)", img->name,
+			      (unsigned long long)desc->offset,
+			      (unsigned long long)st.st_size);
 	img->base = desc->offset;
 	img->file_size = (uint64_t)st.st_size - desc->offset;
 	if ((ret = rd_read_at(img, 0, raw, sizeof(raw), "the superblock")) != 0)
-		goto fail;
+		return ret;
 	sqfs_super_decode(&img->sb, raw);
-	if ((ret = check_super(img)) != 0 || (ret = setup_codec(img)) != 0 ||
-	    (ret = load_tables(img)) != 0)
-		goto fail;
-	*out = img;
-	return 0;
-fail:
-	if (msg != NULL && msg_size > 0)
-		snprintf(msg, msg_size, "%s", sqp_errmsg(&img->err));
-	sqp_image_destroy(img);
-	return ret;
+	if ((ret = check_super(img)) != 0 || (ret = setup_codec(img)) != 0)
+		return ret;
+	return load_tables(img);
 }
 
 SQP_API void sqp_image_destroy(struct sqp_image *img)

@@ -29,23 +29,21 @@ SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out)
 {
 	struct sqp_tar_reader *r;
-	int ret;
 
-	if (desc == NULL || out == NULL || desc->fd < 0)
+	if (out == NULL)
+		return SQP_ERR_ARG;
+	*out = NULL;
+	if (desc == NULL || desc->fd < 0)
 		return SQP_ERR_ARG;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return SQP_ERR_NOMEM;
+	/* From here on a failure hands back r, whose error() says why. */
+	*out = r;
 	r->name = desc->name != NULL ? desc->name : "input";
 	r->warn = desc->warn;
 	r->warn_user = desc->warn_user;
-	ret = istream_create(desc->fd, r->name, &r->err, &r->in);
-	if (ret != 0) {
-		free(r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+	return istream_create(desc->fd, r->name, &r->err, &r->in);
 }
 
 SQP_API void sqp_tar_reader_destroy(struct sqp_tar_reader *r)

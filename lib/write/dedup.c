@@ -11,7 +11,7 @@
  * proof workers and the answer is taken as yes until it is back
  * (proof.h).
  *
- * The hash can be weakened for tests (debug_hash_bits): collisions then
+ * The hash can be weakened for tests (writer_test.h: hash_bits): collisions then
  * become the rule, and only the read-back keeps the image correct.
  */
 #include "config.h"

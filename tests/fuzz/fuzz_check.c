@@ -63,7 +63,7 @@ static void extract(int fd)
 	if (mkdir(target, 0700) != 0 || (dir = open(target, O_RDONLY |
 						    O_DIRECTORY)) < 0)
 		abort();
-	if (sqp_image_create(&d, &img, NULL, 0) == 0)
+	if (sqp_image_create(&d, &img) == 0)
 		sqp_image_to_dir(img, dir, &x);
 	sqp_image_destroy(img);
 	close(dir);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	d.fd = fd;
 	td.fd = null_fd;
-	if (sqp_image_create(&d, &img, NULL, 0) != 0 ||
+	if (sqp_image_create(&d, &img) != 0 ||
 	    sqp_tar_writer_create(&td, &tw) != 0)
 		goto out;
 	if (sqp_image_to_tar(img, tw, &x) == 0)

@@ -5,6 +5,7 @@
 # for images from mksquashfs (with and without export table, small
 # blocks, uncompressed everything) and from tar2img. imgextract also
 # checks indexed lookups, missing names and scattered re-reads itself.
+# A failed open hands back an image that says why.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
 EXTRACT=$top_builddir/tests/read/imgextract
@@ -36,4 +37,12 @@ for variant in "-comp gzip" "-comp zstd -no-exports -b 4K" \
 done
 "$TAR2IMG" -q -c gzip "$T/s.img" "$T/in.tar" 2>/dev/null &&
 	judge "tar2img" "$T/s.img"
+# A failed sqp_image_create hands back the image, which says why with the
+# name (the convention of sqpack/error.h); NULL would print "bad arguments".
+if "$EXTRACT" "$T/in.tar" "$T/x" > "$T/log" 2>&1; then
+	fail "a tar opened as an image"
+else
+	check "a failed open explains itself: $(cat "$T/log")" \
+		grep -q "cannot open: $T/in.tar: not a SquashFS image" "$T/log"
+fi
 finish

@@ -193,7 +193,6 @@ int main(int argc, char **argv)
 {
 	struct sqp_image_desc desc = { 0 };
 	struct sqp_inode_info root;
-	char msg[512];
 	uint64_t ref;
 	int fd, ret;
 
@@ -204,9 +203,9 @@ int main(int argc, char **argv)
 	desc.fd = fd = open(argv[1], O_RDONLY);
 	desc.name = argv[1];
 	out_root = open(argv[2], O_RDONLY | O_DIRECTORY);
-	if (fd < 0 || out_root < 0 ||
-	    sqp_image_create(&desc, &img, msg, sizeof(msg)) != 0) {
-		fprintf(stderr, "imgextract: cannot open: %s\n", msg);
+	if (fd < 0 || out_root < 0 || sqp_image_create(&desc, &img) != 0) {
+		fprintf(stderr, "imgextract: cannot open: %s\n",
+			img != NULL ? sqp_image_error(img) : "bad arguments");
 		return 1;
 	}
 	check(sqp_image_lookup(img, "/", &ref) == 0 && ref == sqp_image_root(img),
