@@ -82,7 +82,7 @@ int proof_stage_init(struct datapipe *p, unsigned workers, size_t max_decisions)
 	};
 
 	memset(s, 0, sizeof(*s));
-	if (workers == 0 || max_decisions == 0)
+	if (workers == 0 || max_decisions == 0 || !p->dedup)
 		return 0;
 	s->wdesc.cfg = p->comp.wdesc.cfg;
 	/* Two blocks, each at any offset's skew (util/fileio.h). */

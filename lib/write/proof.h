@@ -91,8 +91,9 @@ struct proof_stage {
 	int active;                   /* a decision is being made */
 };
 
-/* With workers == 0 the stage is off (proofs stay synchronous). At most
- * max_decisions decisions hold a job buffer at once. */
+/* With workers == 0 or without dedup the stage is off (proofs, if any,
+ * stay synchronous). At most max_decisions decisions hold a job buffer
+ * at once. */
 int proof_stage_init(struct datapipe *p, unsigned workers, size_t max_decisions);
 /* Stops the workers; call before the image writer thread stops. */
 void proof_stage_cleanup(struct proof_stage *s);
