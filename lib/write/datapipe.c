@@ -24,6 +24,8 @@
 /* All job buffers (2 x block size each) fit in this, whatever -j: 24 jobs
  * of 1 MiB blocks, 192 of 128 KiB. */
 #define JOB_MEMORY_BUDGET (48u << 20)
+/* Jobs in flight that keep many workers fed (see datapipe_init). */
+#define RUN_AHEAD 80u
 
 /* Runs on a worker: touches only the job and the worker's own state, and
  * reads settings of the compress stage that stay as datapipe_init left
@@ -104,6 +106,7 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 		.run = run_job, .worker_init = sqp_codec_worker_init,
 		.worker_fini = sqp_codec_worker_fini, .ctx = &p->comp,
 	};
+	unsigned w, depth;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -125,10 +128,15 @@ int datapipe_init(struct datapipe *p, const struct datapipe_desc *desc)
 	p->spill = desc->spill;
 	/* 16 jobs per worker, so the orchestrator can run ahead of a worker
 	 * that was scheduled out for a while (with 4, it waited for the
-	 * oldest job most of the time at lz4); all jobs (the pool's, the
-	 * open fragment block and a spare; 2 x block size each) within
-	 * JOB_MEMORY_BUDGET whatever -j is. */
-	sqp_pipeline_size(desc->jobs, 16, 2 * (size_t)p->block_size,
+	 * oldest job most of the time at lz4 -j 2); with many workers,
+	 * about RUN_AHEAD in all but at least 4 each: more would only be
+	 * memory (16 each at -j 16 held 44 MiB of job buffers). All jobs
+	 * (the pool's, the open fragment block and a spare; 2 x block size
+	 * each) fit in JOB_MEMORY_BUDGET whatever -j is. */
+	w = sqp_pipeline_workers(desc->jobs);
+	depth = RUN_AHEAD / (w + 1);
+	depth = depth > 16 ? 16 : depth < 4 ? 4 : depth;
+	sqp_pipeline_size(desc->jobs, depth, 2 * (size_t)p->block_size,
 			  JOB_MEMORY_BUDGET - 4 * (size_t)p->block_size,
 			  &pd.workers, &pd.capacity);
 
