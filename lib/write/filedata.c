@@ -238,6 +238,7 @@ static int replay(struct datapipe *p, struct fs_inode *ino, struct dedup_run *ru
 	*run = d->run;
 	run->async = 0;
 	p->stats->dedup_rerouted = d->rerouted;
+	p->stats->hashed = d->hashed;
 	p->stats->proofs_replayed++;
 	for (k = 0; k < d->block; ++k) {
 		if (ino->u.file.block_sizes[k] != 0)
@@ -277,11 +278,11 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 	uint32_t phys = PHYS_NONE;
 	int async = run->async, ret;
 
+	if (run->matching && async)
+		proof_begin(p, i, job, run); /* before the stats move */
 	if (p->dedup)
 		hash = dedup_hash(p, job->raw, job->raw_len);
 	if (run->matching) {
-		if (async)
-			proof_begin(p, i, job, run);
 		ret = run_next(p, ino, run, hash, job, i, &phys);
 		if (async)
 			proof_end(p, phys == PHYS_NONE);

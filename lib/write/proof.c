@@ -119,6 +119,7 @@ void proof_begin(struct datapipe *p, uint32_t block, struct blk_job *job,
 	d->job = job;
 	d->run = *run;
 	d->rerouted = p->stats->dedup_rerouted;
+	d->hashed = p->stats->hashed;
 	s->active = 1;
 }
 

@@ -70,6 +70,8 @@ struct proof_decision {
 	struct blk_job *job;   /* the block's bytes */
 	struct dedup_run run;  /* the run before the decision */
 	uint64_t rerouted;     /* stats->dedup_rerouted before it */
+	uint64_t hashed;       /* stats->hashed before it (a replay hashes
+	                          the block again) */
 };
 
 struct proof_stage {

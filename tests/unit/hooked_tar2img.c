@@ -7,7 +7,8 @@
  *                  OUTPUT INPUT.tar
  *
  * -P prints the dedup proofs' counters (read-backs on the proof workers,
- * refuted, files replayed) on success.
+ * refuted, files replayed, blocks and tails hashed, runs rerouted) on
+ * success.
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
  * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
@@ -51,10 +52,13 @@ static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *ho
 		ret = sqp_outfile_commit(of);
 	if (ret == 0 && show_proofs) {
 		sqp_writer_get_stats(w, &st);
-		printf("proofs: %llu on workers, %llu refuted, %llu files replayed\n",
+		printf("proofs: %llu on workers, %llu refuted, %llu files replayed; "
+		       "%llu hashed, %llu rerouted\n",
 		       (unsigned long long)st.proofs_on_workers,
 		       (unsigned long long)st.dedup_rejected,
-		       (unsigned long long)st.proofs_replayed);
+		       (unsigned long long)st.proofs_replayed,
+		       (unsigned long long)st.hashed,
+		       (unsigned long long)st.dedup_rerouted);
 	}
 	if (ret != 0)
 		fprintf(stderr, "hooked_tar2img: %s: %s\n", output,
