@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tool_mains.h"
 #include "tool_optvals.h"
@@ -246,10 +247,18 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 
 static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 {
+	struct stat st;
+
 	if (optind >= argc)
 		return tool_bad_usage("%s", "missing OUTPUT");
 	opt->output = argv[optind++];
 	if (tool == TOOL_DIR2IMG) {
+		/* mksquashfs takes the image last: a directory here is most
+		 * likely that habit, and replacing it is never wanted. */
+		if (stat(opt->output, &st) == 0 && S_ISDIR(st.st_mode))
+			return tool_bad_usage("'%s' is a directory; the image comes "
+					      "first: dir2img [OPTION]... OUTPUT DIR...",
+					      opt->output);
 		if (optind >= argc)
 			return tool_bad_usage("%s", "missing DIR");
 		opt->dirs = argv + optind;

@@ -5,7 +5,8 @@
 # the option: owners, times, exclusions, --sort (where the data lands),
 # --uncompressed (superblock flags, raw bytes findable), --offset (kernel
 # mount at the offset, the bytes in front kept), --keep-dir and several
-# trees, --one-file-system, --no-hardlinks, --no-xattrs, --verbose.
+# trees, --one-file-system, --no-hardlinks, --no-xattrs, --verbose. A
+# directory given as OUTPUT (mksquashfs's order) is a usage error.
 . "$top_srcdir/tests/lib/common.sh"
 DIR2IMG="$top_builddir/bin/dir2img"
 need_tool unsquashfs "$PYTHON3"
@@ -105,6 +106,14 @@ run "$T/i.img" "$S/etc"
 check "one DIR: its contents at the root" sh -c "unsquashfs -lln '$T/i.img' | grep -q 'squashfs-root/passwd\$'"
 "$DIR2IMG" -q "$T/clash.img" "$S/etc" "$S/usr/../etc" 2> "$T/err"
 check "clashing top-level names: exit 2, no image" test $? = 2 -a ! -e "$T/clash.img"
+# mksquashfs's order (the image last), with and without -f: a usage error
+# that says the image comes first; the tree is left alone.
+for f in "" -f; do
+	"$DIR2IMG" -q $f "$S/etc" "$T/swapped.img" 2> "$T/err"
+	check "DIR OUTPUT swapped ${f:-without -f}: exit 2, the hint, nothing written" \
+		sh -c "test $? = 2 && grep -q 'is a directory; the image comes first' '$T/err' &&
+		       test -f '$S/etc/passwd' && ! test -e '$T/swapped.img'"
+done
 
 # --one-file-system: the mount point is packed, its contents are not
 mkdir -p "$S/proc"
