@@ -158,7 +158,7 @@ int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
  * enough: the codec's output depends only on its input (codec.h). */
 int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
 {
-	uint32_t len = p->store.phys[a].size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t len;
 	int ret;
 
 	*equal = 0;
@@ -171,6 +171,8 @@ int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal)
 		return ret;
 	if (p->store.phys[a].size_word != p->store.phys[b].size_word)
 		return 0;
+	/* Only now: a block's size word is known once it is retired. */
+	len = p->store.phys[a].size_word & SQFS_BLOCK_SIZE_MASK;
 	if (p->proofs.active) {
 		*equal = 1;
 		return proof_submit(p, PROOF_SAME, p->store.phys[a].offset, p->store.phys[a].size_word,
