@@ -211,7 +211,7 @@ void datapipe_release(struct datapipe *p);
 void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,
 		      uint64_t data_start);
 
-/* --- shared between datapipe.c, dedup.c and filedata.c --- */
+/* --- shared between datapipe.c, dedup.c, filedata.c and proof.c --- */
 
 struct blk_job *datapipe_get_job(struct datapipe *p);
 void datapipe_put_job(struct datapipe *p, struct blk_job *job);
@@ -221,6 +221,10 @@ int datapipe_retire_one(struct datapipe *p);
 XXH128_hash_t dedup_hash(const struct datapipe *p, const void *data, size_t len);
 int dedup_hash_eq(XXH128_hash_t a, XXH128_hash_t b);
 int dedup_wait_block(struct datapipe *p, uint32_t phys);
+/* Stored block phys holds raw[0, len); stored blocks a and b hold the
+ * same bytes. Both retire the blocks first. While a decision is open
+ * (proofs.active) the read-back goes to the proof workers and *equal is
+ * 1 until the decision is settled (proof.h). */
 int dedup_verify_block(struct datapipe *p, uint32_t phys, const uint8_t *raw,
 		       uint32_t len, int *equal);
 int dedup_same_stored(struct datapipe *p, uint32_t a, uint32_t b, int *equal);
