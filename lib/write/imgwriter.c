@@ -265,15 +265,20 @@ int imgout_reap(struct imgout *o, int wait, void **token)
 	return ret;
 }
 
+/* With the lock held: a queued chunk that starts below end is not
+ * written yet. */
+static int unwritten_below(const struct imgout_async *a, uint64_t end)
+{
+	return a->written < a->queued && a->ring[a->written % a->cap].off < end;
+}
+
 /* With the lock held: wait until the chunks below end are written, the
  * thread failed or it was told to stop. */
 static void wait_below(struct imgout_async *a, uint64_t end)
 {
-	if (a->written < a->queued && a->ring[a->written % a->cap].off < end &&
-	    need_wake(a, 1))
+	if (unwritten_below(a, end) && need_wake(a, 1))
 		pthread_cond_signal(&a->wake);
-	while (a->written < a->queued && a->fail_errno == 0 && !a->stop &&
-	       a->ring[a->written % a->cap].off < end)
+	while (unwritten_below(a, end) && a->fail_errno == 0 && !a->stop)
 		pthread_cond_wait(&a->progress, &a->lock);
 }
 
@@ -287,7 +292,7 @@ int imgout_wait_durable(struct imgout_async *a, uint64_t end)
 	wait_below(a, end);
 	if (a->fail_errno != 0)
 		ret = sqp_errno_code(a->fail_errno);
-	else if (a->written < a->queued && a->ring[a->written % a->cap].off < end)
+	else if (unwritten_below(a, end))
 		ret = SQP_ERR_INTERNAL; /* stopped first */
 	pthread_mutex_unlock(&a->lock);
 	return ret;

@@ -25,6 +25,23 @@
  * worker holds two blocks of scratch: a few keep up with any -j. */
 #define PROOF_WORKERS_MAX 4
 
+/* The uncompressed bytes of the stored block read into disk: disk itself
+ * when it was stored raw, else decompressed into out (block_size bytes).
+ * Returns their length or a negative error. */
+static int plain_bytes(const struct proof_stage *s, struct sqp_codec_worker *w,
+		       uint32_t size_word, const uint8_t *disk, uint8_t *out,
+		       const uint8_t **plain)
+{
+	uint32_t disk_len = size_word & SQFS_BLOCK_SIZE_MASK;
+
+	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
+		*plain = disk;
+		return (int)disk_len;
+	}
+	*plain = out;
+	return sqp_decompress(w->codec, disk, disk_len, out, s->block_size);
+}
+
 static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 {
 	const struct proof_stage *s = ctx;
@@ -34,6 +51,7 @@ static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 	uint64_t end = j->off_a + disk_len;
 	uint8_t *disk = w->scratch + sqp_iobuf_skew(s->base + j->off_a);
 	uint8_t *other = w->scratch + s->block_size + SQP_IOBUF_SKEW;
+	const uint8_t *plain;
 	int n, ret;
 
 	j->equal = 0;
@@ -44,30 +62,23 @@ static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 		ret = sqp_pread_full(s->fd, s->base + j->off_a, disk, disk_len);
 	if (ret != 0)
 		return ret;
-	if (j->kind == PROOF_FRAGMENT) {
-		if (j->size_a & SQFS_BLOCK_UNCOMPRESSED) {
-			memcpy(j->dst, disk, disk_len);
-			n = (int)disk_len;
-		} else {
-			n = sqp_decompress(w->codec, disk, disk_len, j->dst, s->block_size);
-		}
-		j->len = n < 0 ? 0 : (uint32_t)n;
-		return n < 0 ? n : 0;
-	}
 	if (j->kind == PROOF_SAME) {
 		other += sqp_iobuf_skew(s->base + j->off_b);
 		ret = sqp_pread_full(s->fd, s->base + j->off_b, other, disk_len);
 		j->equal = ret == 0 && memcmp(disk, other, disk_len) == 0;
 		return ret;
 	}
-	if (j->size_a & SQFS_BLOCK_UNCOMPRESSED) {
-		j->equal = disk_len == j->len && memcmp(disk, j->raw, disk_len) == 0;
-		return 0;
-	}
-	n = sqp_decompress(w->codec, disk, disk_len, other, s->block_size);
+	n = plain_bytes(s, w, j->size_a, disk,
+			j->kind == PROOF_FRAGMENT ? j->dst : other, &plain);
 	if (n < 0)
 		return n;
-	j->equal = (uint32_t)n == j->len && memcmp(other, j->raw, j->len) == 0;
+	if (j->kind == PROOF_FRAGMENT) {
+		if (plain != j->dst)
+			memcpy(j->dst, plain, (size_t)n);
+		j->len = (uint32_t)n;
+		return 0;
+	}
+	j->equal = (uint32_t)n == j->len && memcmp(plain, j->raw, j->len) == 0;
 	return 0;
 }
 
