@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/codec_worker.h"
 #include "read/blockrd.h"
 #include "sqpack/error.h"
 #include "util/endian.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pipeline.c - pool sizing and per-worker codec state, written once for
- * the writer's compression pipelines (data blocks, metadata blocks) and
- * the reader's decompression one.
+ * pipeline.c - pool sizing, written once for the writer's compression
+ * pipelines (data blocks, metadata blocks) and the reader's decompression
+ * one.
  *
  * Sizing rule: a worker needs a few jobs queued to never wait for the
  * orchestrator, but every job holds block-sized buffers, so the count is
@@ -11,10 +11,6 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-
-#include "sqpack/error.h"
-#include "util/fileio.h"
 #include "util/pipeline.h"
 #include "util/pool.h"
 
@@ -37,34 +33,4 @@ void sqp_pipeline_size(unsigned jobs, unsigned depth, size_t job_bytes,
 		cap = 2;
 	*workers = w < cap ? w : (unsigned)cap;
 	*capacity = (unsigned)cap;
-}
-
-int sqp_codec_worker_init(void *ctx, void **state)
-{
-	const struct sqp_codec_worker_desc *d = ctx;
-	struct sqp_codec_worker *w = calloc(1, sizeof(*w));
-	int ret = SQP_ERR_NOMEM;
-
-	if (w == NULL)
-		return ret;
-	w->scratch_size = d->scratch_size;
-	if (d->scratch_size == 0 || (w->scratch = sqp_iobuf_alloc(d->scratch_size)))
-		ret = d->no_codec ? 0 : sqp_compressor_create(&d->cfg, &w->codec);
-	if (ret != 0) {
-		free(w->scratch);
-		free(w);
-		return ret;
-	}
-	*state = w;
-	return 0;
-}
-
-void sqp_codec_worker_fini(void *ctx, void *state)
-{
-	struct sqp_codec_worker *w = state;
-
-	(void)ctx;
-	sqp_compressor_destroy(w->codec);
-	free(w->scratch);
-	free(w);
 }

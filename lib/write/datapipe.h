@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <xxhash.h>
 
+#include "codec/codec_worker.h"
 #include "sqpack/codec.h"
 #include "sqpack/entry.h"
 #include "sqpack/writer.h"

@@ -24,10 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec_worker.h"
 #include "format/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "util/errbuf.h"
-#include "util/pipeline.h"
 #include "util/pool.h"
 
 enum { META_INODES, META_DIRS, META_TABLES };

@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
+#include "codec/codec_worker.h"
 #include "sqpack/codec.h"
-#include "util/pipeline.h"
 #include "util/pool.h"
 
 struct blk_job;
