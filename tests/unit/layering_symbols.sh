@@ -17,13 +17,15 @@ for tool in nm tsort; do
 done
 passed=0 failed=0 skipped=0
 
-# objects DIR: the objects built in DIR, libtool's PIC copy where there is one
+# objects DIR: the objects built in DIR and below, libtool's PIC copy
+# (.libs/X.o) where there is one
 objects() {
-	for o in "$1"/.libs/*.o; do
-		[ -f "$o" ] && echo "$o"
-	done
-	for o in "$1"/*.o; do
-		[ -f "$o" ] && [ ! -f "$1/.libs/${o##*/}" ] && echo "$o"
+	[ -d "$1" ] || return 0
+	find "$1" -name '*.o' | sort | while read -r o; do
+		case $o in
+		*/.libs/*) echo "$o" ;;
+		*) [ -f "${o%/*}/.libs/${o##*/}" ] || echo "$o" ;;
+		esac
 	done
 }
 
