@@ -49,12 +49,13 @@ symbols() {
 }
 
 # check ROOT EXPORTED: the verdict on ROOT's objects, one line each:
-# "bad LAYER FROM SYMBOL OBJECT WHY" (tab-separated) for a use the rule
-# forbids,
-# "passed LAYER" or "failed LAYER", "edge FROM LAYER" for each folder used,
-# "unchecked N" for N uses of API layers not checked for lack of EXPORTED
-# ("-": no list), "nm OBJECT" where nm could not read an object.
-# EXPORTED lists the symbols the public API exports, one a line.
+#   bad LAYER FROM SYMBOL OBJECT WHY   (tab-separated) a use the rule forbids
+#   passed LAYER, failed LAYER         each layer with objects
+#   edge FROM LAYER                    LAYER uses FROM
+#   unchecked N                        API uses not checked for lack of
+#                                      EXPORTED ("-": no list)
+#   nm OBJECT                          nm could not read OBJECT
+# EXPORTED is a file of the symbols the public API exports, one a line.
 check() {
 	{
 		if [ "$2" != - ]; then sed 's/^/X /' "$2"; fi
@@ -147,7 +148,7 @@ found=$(echo "$planted" | awk -F '\t' '$1 == "bad" { print $2, $3, $4 }' | sort 
 if [ "$found" = "dir write plant_hidden util codec plant_codec " ]; then
 	passed=$((passed + 1))
 else
-	echo "FAIL: in $plant, expected the faults 'dir write plant_hidden'"
+	echo "FAIL: in $plant (built by make check), expected the faults 'dir write plant_hidden'"
 	echo "      and 'util codec plant_codec', found: '$found'"
 	failed=$((failed + 1))
 fi
