@@ -69,6 +69,8 @@ struct sqp_tar_reader {
 	int acl_warned;
 	int done;
 	int seen_entry;                 /* an entry was returned */
+	int have_held;                  /* held is the next header */
+	uint8_t held[TAR_BLOCK];        /* read ahead (a directory's size) */
 
 	struct sqp_entry entry;
 	struct tbuf path, link;         /* normalised entry strings */
