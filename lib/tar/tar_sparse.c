@@ -87,8 +87,8 @@ static int extension_block(struct sqp_tar_reader *r, uint8_t *ext, int star)
 	}
 	ret = istream_read(r->in, ext, TAR_BLOCK);
 	if (ret != 0)
-		return tar_err(r, ret, "old GNU sparse header: truncated "
-			       "extension block");
+		return tar_err(r, ret, "%s sparse header: truncated extension "
+			       "block", star ? "star" : "old GNU");
 	return old_gnu_slots(r, ext, 21);
 }
 
