@@ -207,17 +207,21 @@ static int zero_block(struct sqp_tar_reader *r, uint8_t *h)
 }
 
 /*
- * A directory entry claims a size. bsdtar ignores a directory's size and
- * reads the next header right after it, which is where old writers that
- * put a size there left it. So when the next block is a header (not zero,
- * a good checksum), the size is taken as 0, with a warning, and the block
- * is held as the next header. Otherwise it is the entry's data, skipped
- * with the rest of it as the size says.
+ * A directory entry (not a GNU dumpdir, whose data is its listing) claims
+ * a size. bsdtar ignores a directory's size and reads the next header
+ * right after it, which is where old writers that put a size there left
+ * it. So when the next block is a header (not zero, a good checksum), the
+ * size is taken as 0, with a warning, and the block is held as the next
+ * header. Otherwise it is the entry's data, skipped with the rest of it
+ * as the size says. Returns 1 (the entry stands) or an error.
  */
-static int directory_size(struct sqp_tar_reader *r)
+static int directory_size(struct sqp_tar_reader *r, char type)
 {
-	int ret = read_block(r, r->held);
+	int ret;
 
+	if (!S_ISDIR(r->entry.mode) || r->stored_left == 0 || type == 'D')
+		return 1;
+	ret = read_block(r, r->held);
 	if (ret < 0)
 		return ret;
 	if (ret == 0)
@@ -229,7 +233,7 @@ static int directory_size(struct sqp_tar_reader *r)
 			 (unsigned long long)r->stored_left);
 		r->stored_left = r->padding = 0;
 		r->have_held = 1;
-		return 0;
+		return 1;
 	}
 	if (r->stored_left >= TAR_BLOCK) {
 		r->stored_left -= TAR_BLOCK;
@@ -237,7 +241,7 @@ static int directory_size(struct sqp_tar_reader *r)
 		r->padding -= TAR_BLOCK - r->stored_left;
 		r->stored_left = 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* A header that only carries data for the next one. 1 = handled. */
@@ -326,9 +330,8 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		r->stored_left = size;
 		r->padding = padding_of(size);
 		ret = tar_build_entry(r, h);
-		if (ret == 1 && S_ISDIR(r->entry.mode) && r->stored_left > 0 &&
-		    h[TH_TYPE] != 'D' && directory_size(r) != 0)
-			return r->err.code;
+		if (ret == 1)
+			ret = directory_size(r, (char)h[TH_TYPE]);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
