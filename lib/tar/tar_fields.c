@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tar_fields.c - the small parsers of the tar reader: header numbers
- * (octal or GNU base-256), the header checksum, strict pax decimals, and
- * the path rules every entry name and hard-link target goes through.
+ * (octal, GNU base-256, or led by NULs), the header checksum, strict pax
+ * decimals, and the path rules every entry name and hard-link target goes
+ * through.
  * Everything here is bounded by the field it reads; a malformed field is
  * reported, never guessed at.
  */
@@ -75,10 +76,34 @@ static int octal(const uint8_t *f, size_t len, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A field that begins with NUL: some old writers let the previous field's
+ * terminator run into it. GNU tar and bsdtar both read such a field as 0
+ * (bsdtar stops at the first NUL; GNU tar skips one NUL and then reads
+ * digits, so past two NULs it finds none). What follows the NULs must
+ * still look like an octal field. One NUL before a non-zero number is
+ * refused: GNU tar reads the number, bsdtar 0, so the two disagree on the
+ * entry (for the size field, on where the next header is).
+ */
+static int nul_led(const uint8_t *f, size_t len, uint64_t *out)
+{
+	size_t i = 0;
+	uint64_t v;
+
+	while (i < len && f[i] == '\0')
+		i++;
+	if (octal(f + i, len - i, &v) != 0 || (i == 1 && v != 0))
+		return -1;
+	*out = 0;
+	return 0;
+}
+
 int tar_field_u64(const uint8_t *f, size_t len, uint64_t *out)
 {
 	int64_t v;
 
+	if (f[0] == '\0')
+		return nul_led(f, len, out);
 	if (f[0] & 0x80) {
 		if (base256(f, len, &v) != 0 || v < 0)
 			return -1;
@@ -94,6 +119,12 @@ int tar_field_i64(const uint8_t *f, size_t len, int64_t *out)
 
 	if (f[0] & 0x80)
 		return base256(f, len, out);
+	if (f[0] == '\0') {
+		if (nul_led(f, len, &v) != 0)
+			return -1;
+		*out = 0;
+		return 0;
+	}
 	if (octal(f, len, &v) != 0 || v > INT64_MAX)
 		return -1;
 	*out = (int64_t)v;

@@ -26,8 +26,9 @@ enum {
 	TH_DEVMINOR = 337, TH_PREFIX = 345,
 	/* old GNU sparse */
 	TH_GNU_SPARSE = 386, TH_GNU_ISEXT = 482, TH_GNU_REALSIZE = 483,
-	/* star: a 131-byte prefix, then times; its sparse header keeps the
-	 * map where the prefix would be; xstar signs the header with "tar" */
+	/* star: a 131-byte prefix, then times; its old sparse header keeps
+	 * the map where the prefix would be (the current one only the real
+	 * size); xstar signs the header with "tar" */
 	TH_STAR_PREFIX_LEN = 131, TH_STAR_ISEXT = 355, TH_STAR_SPARSE = 356,
 	TH_STAR_REALSIZE = 452, TH_XSTAR_MAGIC = 508,
 };
@@ -68,6 +69,8 @@ struct sqp_tar_reader {
 	int acl_warned;
 	int done;
 	int seen_entry;                 /* an entry was returned */
+	int have_held;                  /* held is the next header */
+	uint8_t held[TAR_BLOCK];        /* read ahead (a directory's size) */
 
 	struct sqp_entry entry;
 	struct tbuf path, link;         /* normalised entry strings */

@@ -10,7 +10,8 @@
  * use (pax over GNU long names over the header) and its paths normalised.
  *
  * Invariant between calls: the stream is positioned inside the current
- * entry's data; stored_left + padding bytes remain before the next header.
+ * entry's data; stored_left + padding bytes remain before the next header,
+ * unless that header was read ahead and is held (then both are 0).
  */
 #include "config.h"
 
@@ -113,6 +114,11 @@ static int read_block(struct sqp_tar_reader *r, uint8_t *h)
 {
 	size_t got = 0;
 
+	if (r->have_held) {
+		memcpy(h, r->held, TAR_BLOCK);
+		r->have_held = 0;
+		return 1;
+	}
 	while (got < TAR_BLOCK) {
 		long n = istream_read_some(r->in, h + got, TAR_BLOCK - got);
 
@@ -198,6 +204,44 @@ static int zero_block(struct sqp_tar_reader *r, uint8_t *h)
 		return ret;
 	r->done = 1;
 	return 0;
+}
+
+/*
+ * A directory entry (not a GNU dumpdir, whose data is its listing) claims
+ * a size. bsdtar ignores a directory's size and reads the next header
+ * right after it, which is where old writers that put a size there left
+ * it. So when the next block is a header (not zero, a good checksum), the
+ * size is taken as 0, with a warning, and the block is held as the next
+ * header. Otherwise it is the entry's data, skipped with the rest of it
+ * as the size says. Returns 1 (the entry stands) or an error.
+ */
+static int directory_size(struct sqp_tar_reader *r, char type)
+{
+	int ret;
+
+	if (!S_ISDIR(r->entry.mode) || r->stored_left == 0 || type == 'D')
+		return 1;
+	ret = read_block(r, r->held);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return tar_err(r, SQP_ERR_TRUNCATED, "tar entry '%s': truncated "
+			       "data", r->entry.path);
+	if (!tar_block_is_zero(r->held) && tar_checksum_ok(r->held)) {
+		tar_warn(r, "tar entry '%s': a directory with a size of %llu "
+			 "but no data: size taken as 0", r->entry.path,
+			 (unsigned long long)r->stored_left);
+		r->stored_left = r->padding = 0;
+		r->have_held = 1;
+		return 1;
+	}
+	if (r->stored_left >= TAR_BLOCK) {
+		r->stored_left -= TAR_BLOCK;
+	} else {
+		r->padding -= TAR_BLOCK - r->stored_left;
+		r->stored_left = 0;
+	}
+	return 1;
 }
 
 /* A header that only carries data for the next one. 1 = handled. */
@@ -286,6 +330,8 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		r->stored_left = size;
 		r->padding = padding_of(size);
 		ret = tar_build_entry(r, h);
+		if (ret == 1)
+			ret = directory_size(r, (char)h[TH_TYPE]);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tar_sparse.c - GNU sparse files: the four ways the data map is stored
- * (old GNU or star header slots, pax 0.0 record pairs, pax 0.1 map string, pax 1.0
- * map at the start of the data) and the data source that gives the
- * file's logical contents, with holes reported so they are never read.
+ * (old GNU or star header slots and extension blocks, pax 0.0 record
+ * pairs, pax 0.1 map string, pax 1.0 map at the start of the data) and
+ * the data source that gives the file's logical contents, with holes
+ * reported so they are never read.
  *
  * The archive holds the data runs back to back. Invariant once checked:
  * runs are in order, do not overlap, end within the file's real size,
@@ -59,21 +60,53 @@ static int old_gnu_slots(struct sqp_tar_reader *r, const uint8_t *p, int n)
 	return 0;
 }
 
+/*
+ * star's current format (every xstar, xustar and exustar archive since
+ * star 1.5) keeps no slots in the header and always writes at least one
+ * extension block, whatever the header's flag says; its old format kept
+ * four slots in the header, the first offset written in full. star tells
+ * them apart this way, and so do we.
+ */
+static int star_map_in_header(const uint8_t *hdr)
+{
+	return hdr[TH_PREFIX] == '\0' && hdr[TH_STAR_SPARSE + 10] != '\0';
+}
+
+/* One extension block of 21 slots. star counts these blocks in the
+ * entry's size, GNU tar does not. */
+static int extension_block(struct sqp_tar_reader *r, uint8_t *ext, int star)
+{
+	int ret;
+
+	if (star) {
+		if (r->stored_left < TAR_BLOCK)
+			return tar_err(r, SQP_ERR_BAD_TAR, "star sparse header: "
+				       "extension blocks run past the entry's "
+				       "size");
+		r->stored_left -= TAR_BLOCK;
+	}
+	ret = istream_read(r->in, ext, TAR_BLOCK);
+	if (ret != 0)
+		return tar_err(r, ret, "%s sparse header: truncated extension "
+			       "block", star ? "star" : "old GNU");
+	return old_gnu_slots(r, ext, 21);
+}
+
 int tar_sparse_old_gnu(struct sqp_tar_reader *r, const uint8_t *hdr, int star)
 {
 	uint8_t ext[TAR_BLOCK];
-	int more = hdr[star ? TH_STAR_ISEXT : TH_GNU_ISEXT] != 0, ret;
+	int more = 1, ret;
 
 	r->sparse = 1;
-	ret = old_gnu_slots(r, hdr + (star ? TH_STAR_SPARSE : TH_GNU_SPARSE), 4);
-	if (ret != 0)
-		return ret;
-	while (more) {
-		ret = istream_read(r->in, ext, TAR_BLOCK);
+	if (!star || star_map_in_header(hdr)) {
+		ret = old_gnu_slots(r, hdr + (star ? TH_STAR_SPARSE :
+					     TH_GNU_SPARSE), 4);
 		if (ret != 0)
-			return tar_err(r, ret, "old GNU sparse header: "
-				       "truncated extension block");
-		if ((ret = old_gnu_slots(r, ext, 21)) != 0)
+			return ret;
+		more = hdr[star ? TH_STAR_ISEXT : TH_GNU_ISEXT] != 0;
+	}
+	while (more) {
+		if ((ret = extension_block(r, ext, star)) != 0)
 			return ret;
 		more = ext[504] != 0;
 	}

@@ -7,7 +7,9 @@
 # format holds them), bsdtar's ustar, pax, gnutar and v7, Python tarfile's
 # USTAR, GNU and PAX, the same archives cut after the last entry (no end
 # blocks; v7 holds no fifo), and pzstd, pbzip2, lz4 -l and concatenated gzip/xz/zstd
-# compressions of one of them.
+# compressions of one of them; then star's sparse files (xstar, xustar,
+# exustar), NUL-led numeric fields and sized directories without data
+# (mkliberal.py), in every image codec and stream format.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar bsdtar unsquashfs "$PYTHON3"
 [ "$(id -u)" = 0 ] || skip "needs root: bsdtar must restore owners, devices and xattrs"
@@ -79,6 +81,38 @@ with tarfile.open(sys.argv[2], "w", format=fmt) as t:
 		judge "Python tarfile ${fmt}_FORMAT" "$T/p-$fmt.tar" &&
 		noend "$T/p-$fmt.tar" "$T/p-$fmt-noend.tar" &&
 		judge "Python tarfile ${fmt}_FORMAT, no end blocks" "$T/p-$fmt-noend.tar"
+done
+
+# Shapes made by mkliberal.py that need judges of their own: star's sparse files
+# (xstar, xustar, exustar, and a map of two extension blocks), judged by
+# GNU tar (bsdtar reads star's extension blocks as file data); numeric
+# fields led by NULs and directories with a size but no data, judged by
+# bsdtar. One round per image codec, each with the next input stream
+# format, so every archive meets every codec and every stream format.
+mkdir "$T/lib"
+$PYTHON3 "$top_srcdir/tests/tar/mkliberal.py" make "$T/lib" || exit 99
+shapes27="star-sparse-xstar star-sparse-xustar star-sparse-exustar
+	star-sparse-xstar-30runs nul-led-fields dir-size-no-data"
+for a in $shapes27; do
+	case $a in star-*) x="tar -xpf" ;; *) x="bsdtar -xpf" ;; esac
+	mkdir -p "$T/ref27/$a"
+	# shellcheck disable=SC2086 # the extractor is words
+	run "$a: ${x%% *} -x" $x "$T/lib/$a.tar" --numeric-owner -C "$T/ref27/$a"
+done
+streams="cat gzip xz zstd bzip2 lz4"
+for codec in $ALL_CODECS; do
+	z=${streams%% *} streams="${streams#* } ${streams%% *}"
+	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	command -v "$z" > /dev/null || z=cat
+	for a in $shapes27; do
+		rm -rf "$T/img" "$T/u"
+		if [ "$z" = cat ]; then cp "$T/lib/$a.tar" "$T/in27"
+		else $z -q -c < "$T/lib/$a.tar" > "$T/in27" || exit 99; fi
+		run "$a ($z, -c $codec): tar2img" "$TAR2IMG" -q -c "$codec" \
+			"$T/img" "$T/in27" 2> "$T/err" &&
+			run "$a: unsquashfs" unsquashfs -q -n -d "$T/u" "$T/img" > /dev/null &&
+			same_tree "$a ($z, -c $codec)" "$T/u" "$T/ref27/$a" --ignore-dir-mtime
+	done
 done
 
 # Compressed variants of the pax archive.

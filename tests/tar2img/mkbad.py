@@ -183,6 +183,27 @@ def main():
     case("truncated-xz.tar.xz", xz[:len(xz) * 2 // 3], "truncated")
     bz = bz2.compress(full * 40)
     case("truncated-bzip2.tar.bz2", bz[:len(bz) // 2], "truncated")
+    # A numeric field led by NULs reads as 0 (GNU tar and bsdtar), but
+    # one NUL before a number is read as the number by GNU tar: refused.
+    case("one-nul-then-size.tar", header(b"n", b"\0" + octal(14, 11)) +
+         data(b"fourteen bytes") + END, "bad size field")
+    # NULs then 0: no data follows, so the data is a header, and is not one
+    case("nul-led-size-with-data.tar", header(b"n", bytes(7) +
+         b"0016\0") + data(b"fourteen bytes") + END, "checksum")
+    case("nul-led-junk.tar", header(b"n", 0, fix=put(100, b"\0\0abc\0")) +
+         END, "bad mode field")
+    # star's sparse map in extension blocks that the entry's size (which
+    # counts them) does not hold, or that the input does not
+    star = put(452, octal(9000, 12) + bytes(12) + b"%011o " % 1700000000 +
+               b"%011o " % 1700000000 + bytes(8) + b"tar\0")
+    case("star-sparse-ext-past-size.tar", header(b"s", 100, b"S", fix=star)
+         + bytes(B) + data(b"x" * 100) + END, "run past the entry's size")
+    case("star-sparse-cut-ext.tar", header(b"s", 1024, b"S", fix=star),
+         "truncated extension block")
+    # a directory with a size, then nothing, or something not a header
+    case("dir-size-then-end.tar", header(b"d/", 1000, b"5"), "truncated")
+    case("dir-size-then-cut-data.tar", header(b"d/", 1000, b"5") +
+         b"x" * 600, "truncated")
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
 
