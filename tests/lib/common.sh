@@ -270,6 +270,22 @@ judge_ok() {
 	fi
 	return 1
 }
+# unsquashfs_ref WHAT ours|peer CODEC IMAGE DIR: unsquashfs -d of IMAGE
+# (compressed with CODEC) into DIR, the tree a check compares with. When
+# it cannot, returns 1 having counted why: unsquashfs cannot run here (as
+# judge_ok), or it refuses our image (a failure) or a peer's (a skip:
+# unsquashfs 4.5.1 rejects tar2sqfs's lz4 images).
+unsquashfs_ref() {
+	judge_ok "$1: unsquashfs" unsquashfs "$3" || return 1
+	rm -rf "$5"
+	unsquashfs -q -n -d "$5" "$4" > "$SCRATCH/unsquashfs.err" 2>&1 && return 0
+	if [ "$2" = ours ]; then
+		fail "$1: unsquashfs refuses our image: $(tail -1 "$SCRATCH/unsquashfs.err")"
+	else
+		skipc "$1: unsquashfs refuses this peer's image: $(tail -1 "$SCRATCH/unsquashfs.err")"
+	fi
+	return 1
+}
 
 # Scripts that never run tar2img set COMMON_NEEDS_TAR2IMG=no before
 # sourcing this file; the others skip while it is not built.
