@@ -234,7 +234,7 @@ tarfile.open(fileobj=sys.stdin.buffer, mode="r|").extractall(".")' 2>> "$jp_out.
 		esac;;
 	esac || {
 		# the line that says why, not a banner
-		echo "$1 cannot read $jp_what: $(grep -iE 'error|support|cannot|wrong|fail|not' "$jp_out.err" | head -3 | tr '\n' ' ')"
+		echo "$1 cannot read $jp_what: $(grep -iE 'error|support|cannot|wrong|fail|not' "$jp_out.err" | grep -v dmesg | head -3 | tr '\n' ' ')"
 		return 1
 	}
 	jp_rc=0
