@@ -159,24 +159,26 @@ need_tool() {
 	done
 }
 
-# The judges: readers of images (and, for bsdtar and tar, of archives)
-# written by others, so that "ours reads it" never stands alone. A judge
-# runs here when it reads a peer's image: mksquashfs's, of the codec asked
-# (gzip when none), holding one file whose bytes it must give back. Then a
-# refusal of our image is our fault, a failure; when the probe fails the
-# judge cannot run here (not installed, no loop device or FUSE, a codec it
-# lacks) and its checks are skipped and counted, with the reason.
-JUDGES="kernel squashfuse 7zz unsquashfs sqfs2tar bsdtar tar"
+# The judges: readers of images written by others, so that "ours reads
+# it" never stands alone. A judge runs here when it reads a peer's image:
+# mksquashfs's, of the codec asked (gzip when none), holding one file
+# whose bytes it must give back. Then a refusal of our image is our fault,
+# a failure; when the probe fails the judge cannot run here (not
+# installed, no loop device or FUSE, a codec it lacks) and its checks are
+# skipped and counted, with the reason. bsdtar and GNU tar judge the tar
+# streams of img2tar; a script needs them (need_tool) or skips.
+JUDGES="kernel squashfuse 7zz unsquashfs sqfs2tar"
 JUDGE_PROBE=$SCRATCH/judge-probe
 # SQPACK_REQUIRE_JUDGES (CI): words JUDGE or JUDGE-CODEC[-CODEC...],
-# separated by spaces or commas. A judge named there that cannot run is a
-# failure, except for the codecs listed after its name ("kernel-lzma": the
-# kernel, which has no lzma).
+# separated by spaces or commas; a JUDGE is one of $JUDGES, bsdtar or tar.
+# A judge named there that cannot run (for bsdtar and tar: is missing) is
+# a failure, except for the codecs listed after its name ("kernel-lzma":
+# the kernel, which has no lzma).
 SQPACK_REQUIRE_JUDGES=$(echo "${SQPACK_REQUIRE_JUDGES:-}" | tr , ' ')
 for jr_w in $SQPACK_REQUIRE_JUDGES; do
-	case " $JUDGES " in
+	case " $JUDGES bsdtar tar " in
 	*" ${jr_w%%-*} "*) ;;
-	*) echo "SQPACK_REQUIRE_JUDGES: unknown judge ${jr_w%%-*} (known: $JUDGES)"; exit 99;;
+	*) echo "SQPACK_REQUIRE_JUDGES: unknown judge ${jr_w%%-*} (known: $JUDGES bsdtar tar)"; exit 99;;
 	esac
 done
 # judge_required JUDGE CODEC: whether SQPACK_REQUIRE_JUDGES requires JUDGE
@@ -199,8 +201,8 @@ judge_probe_image() {
 	fi
 	echo "$JUDGE_PROBE/$1.img"
 }
-# judge_probe JUDGE CODEC: reads the probe image (or, for bsdtar and tar,
-# a Python tarfile archive) with JUDGE; prints why not on failure.
+# judge_probe JUDGE CODEC: reads the probe image with JUDGE; prints why
+# not on failure.
 judge_probe() {
 	case $1 in kernel) jp_tool=mount;; *) jp_tool=$1;; esac
 	command -v "$jp_tool" > /dev/null 2>&1 || { echo "$jp_tool not installed"; return 1; }
@@ -211,27 +213,18 @@ judge_probe() {
 	jp_out=$JUDGE_PROBE/$1.$2
 	rm -rf "$jp_out" && mkdir -p "$jp_out" || return 1
 	jp_what="mksquashfs's $2 image"
+	jp_img=$(judge_probe_image "$2") || { echo "$jp_img"; return 1; }
 	case $1 in
-	bsdtar|tar)
-		jp_what="Python tarfile's archive"
-		[ -f "$JUDGE_PROBE/probe.tar" ] || $PYTHON3 -c 'import sys, tarfile
-with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t: t.add(sys.argv[2], "d")' \
-			"$JUDGE_PROBE/probe.tar" "$JUDGE_PROBE/src/d" || { echo "cannot write a probe archive"; return 1; }
-		$1 -xf "$JUDGE_PROBE/probe.tar" -C "$jp_out" > "$jp_out.err" 2>&1;;
-	*)
-		jp_img=$(judge_probe_image "$2") || { echo "$jp_img"; return 1; }
-		case $1 in
-		kernel)
-			[ "$(id -u)" = 0 ] || { echo "a loop mount needs root"; return 1; }
-			mount -t squashfs -o loop,ro "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
-		squashfuse)
-			[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
-			squashfuse "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
-		7zz) 7zz x -y -o"$jp_out" "$jp_img" > "$jp_out.err" 2>&1;;
-		unsquashfs) unsquashfs -q -n -d "$jp_out/u" "$jp_img" > "$jp_out.err" 2>&1 && mv "$jp_out/u/d" "$jp_out";;
-		sqfs2tar) sqfs2tar "$jp_img" 2> "$jp_out.err" | (cd "$jp_out" && $PYTHON3 -c 'import sys, tarfile
+	kernel)
+		[ "$(id -u)" = 0 ] || { echo "a loop mount needs root"; return 1; }
+		mount -t squashfs -o loop,ro "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
+	squashfuse)
+		[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
+		squashfuse "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
+	7zz) 7zz x -y -o"$jp_out" "$jp_img" > "$jp_out.err" 2>&1;;
+	unsquashfs) unsquashfs -q -n -d "$jp_out/u" "$jp_img" > "$jp_out.err" 2>&1 && mv "$jp_out/u/d" "$jp_out";;
+	sqfs2tar) sqfs2tar "$jp_img" 2> "$jp_out.err" | (cd "$jp_out" && $PYTHON3 -c 'import sys, tarfile
 tarfile.open(fileobj=sys.stdin.buffer, mode="r|").extractall(".")' 2>> "$jp_out.err");;
-		esac;;
 	esac || {
 		# the line that says why, not a banner
 		echo "$1 cannot read $jp_what: $(grep -iE 'error|support|cannot|wrong|fail|not' "$jp_out.err" | grep -v dmesg | head -3 | tr '\n' ' ')"
@@ -245,9 +238,8 @@ tarfile.open(fileobj=sys.stdin.buffer, mode="r|").extractall(".")' 2>> "$jp_out.
 	esac
 	return $jp_rc
 }
-# judge_can JUDGE [CODEC]: whether JUDGE reads a peer's CODEC image here
-# (bsdtar and tar: an archive; CODEC is not theirs). Probed once per
-# script; judge_why says why not.
+# judge_can JUDGE [CODEC]: whether JUDGE reads a peer's CODEC image here.
+# Probed once per script; judge_why says why not.
 judge_can() {
 	jc=$JUDGE_PROBE/$1.${2:-gzip}.can
 	if [ ! -f "$jc" ]; then
