@@ -25,7 +25,7 @@ judge() { # judge DESCRIPTION IMAGE
 }
 
 for codec in $ALL_CODECS; do
-	codec_built "$codec" || { note "$codec not built here"; continue; }
+	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1 &&
 		judge "mksquashfs -comp $codec" "$T/m.img"
 	"$TAR2IMG" -q -f -c "$codec" "$T/o.img" "$T/in.tar" 2>/dev/null &&
@@ -38,12 +38,20 @@ for variant in "-noI -noD -noF -noX" "-no-fragments" "-b 4K"; do
 done
 if command -v tar2sqfs >/dev/null 2>&1; then
 	for codec in gzip xz zstd; do
-		tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null 2>&1 &&
-			judge "tar2sqfs -c $codec" "$T/t.img" || note "tar2sqfs cannot pack the archive"
+		if tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
+			judge "tar2sqfs -c $codec" "$T/t.img"
+		else
+			skipc "tar2sqfs -c $codec: tar2sqfs cannot pack the archive"
+		fi
 	done
+else
+	skipc "tar2sqfs images: tar2sqfs not installed"
 fi
-if command -v gensquashfs >/dev/null 2>&1; then
-	gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null 2>&1 &&
-		judge "gensquashfs -D" "$T/g.img"
+if ! command -v gensquashfs >/dev/null 2>&1; then
+	skipc "gensquashfs images: gensquashfs not installed"
+elif gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null 2>&1; then
+	judge "gensquashfs -D" "$T/g.img"
+else
+	skipc "gensquashfs -D: gensquashfs cannot pack the tree"
 fi
 finish

@@ -88,11 +88,13 @@ cp "$T/runtime" "$T/app"
 run --offset 8192 "$T/app" "$S"
 check "--offset: the 8192 bytes in front kept" cmp -n 8192 "$T/runtime" "$T/app"
 mkdir -p "$T/mnt"
-if mount -t squashfs -o loop,ro,offset=8192 "$T/app" "$T/mnt" 2> "$T/err"; then
+if ! judge_ok "--offset: kernel mount" kernel zstd; then
+	:
+elif mount -t squashfs -o loop,ro,offset=8192 "$T/app" "$T/mnt" 2> "$T/err"; then
 	same_tree "--offset: kernel mount at offset 8192 equals the source" "$T/mnt" "$S"
 	umount "$T/mnt"
 else
-	note "loop mount impossible here: $(head -1 "$T/err")"
+	fail "--offset: the kernel refuses our image at offset 8192: $(head -1 "$T/err")"
 fi
 check "--offset: unsquashfs -o 8192 lists it" sh -c "unsquashfs -o 8192 -lln '$T/app' | grep -q vmlinuz"
 check "without --offset: not at 8192" sh -c "! unsquashfs -o 8192 -lln '$T/plain.img' >/dev/null 2>&1"
@@ -124,6 +126,8 @@ if mount -t tmpfs tmpfs "$S/proc" 2>/dev/null; then
 	run "$T/i.img" "$S"
 	check "without --one-file-system: contents packed" sh -c "unsquashfs -lln '$T/i.img' | grep -q proc/other"
 	umount "$S/proc"
+else
+	skipc "--one-file-system: cannot mount a tmpfs here"
 fi
 rmdir "$S/proc"
 
@@ -159,5 +163,7 @@ if command -v setpriv >/dev/null 2>&1; then
 		grep -q "warning: 'd/secret2': hard link to 'd/secret', which was left out" "$T/err"
 	check "--skip-unreadable: the file left out, the rest packed" \
 		sh -c "unsquashfs -lln '$U/out/b.img' | grep -q d/readable && ! unsquashfs -lln '$U/out/b.img' | grep -q secret"
+else
+	skipc "--skip-unreadable: setpriv missing, cannot drop root"
 fi
 finish

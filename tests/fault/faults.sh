@@ -45,7 +45,7 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=2m tmpfs "$T/out" 2>/dev/null; t
 	check "tar2img onto a full file system" full "$TAR2IMG" -q "$T/out/img" "$T/in.tar"
 	check "img2tar -o onto a full file system" full "$IMG2TAR" -o "$T/out/t.tar" "$T/ok.img"
 else
-	note "full file system cases skipped: cannot mount a tmpfs here"
+	skipc "full file system cases: cannot mount a tmpfs here"
 fi
 
 # 3. Read errors on the input (a directory reads as EISDIR).

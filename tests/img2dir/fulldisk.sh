@@ -34,7 +34,7 @@ full() { # full DESCRIPTION MOUNT-OPTIONS
 	desc=$1 opts=$2
 	for j in 1 2; do
 		if ! mount -t tmpfs -o "$opts" tmpfs "$T/m"; then
-			note "cannot mount tmpfs -o $opts"; return
+			skipc "$desc: cannot mount tmpfs -o $opts"; return
 		fi
 		"$IMG2DIR" -j $j "$T/in.img" "$T/m/x" 2> "$T/err"
 		rc=$?

@@ -10,7 +10,7 @@
 # run into the same directory needs -f, also for small files made late
 # (and subtrees whose hard links point at them).
 . "$top_srcdir/tests/lib/common.sh"
-need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
+need_tool mksquashfs bsdtar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
 [ -x "$IMG2DIR" ] || skip "img2dir not built"
 
@@ -19,12 +19,10 @@ $PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
 mkdir "$T/src"
 bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
 
-judge() { # judge DESCRIPTION IMAGE
-	desc=$1 img=$2 ref=$T/u
-	rm -rf "$T/x" "$ref"
-	if ! unsquashfs -q -n -d "$ref" "$img" > /dev/null 2>&1; then
-		note "$desc: unsquashfs cannot read it; skipped"; return
-	fi
+judge() { # judge DESCRIPTION ours|peer CODEC IMAGE
+	desc=$1 img=$4 ref=$T/u
+	rm -rf "$T/x"
+	unsquashfs_ref "$desc" "$2" "$3" "$img" "$ref" || return
 	if ! "$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"; then
 		fail "$desc: img2dir: $(head -c 300 "$T/err")"; return
 	fi
@@ -32,34 +30,37 @@ judge() { # judge DESCRIPTION IMAGE
 }
 
 for codec in $ALL_CODECS; do
-	if ! codec_built "$codec"; then note "$codec not built here"; continue; fi
+	if ! codec_built "$codec"; then skipc "$codec not built"; continue; fi
 	# every codec of ours; mksquashfs: gzip (and the variants below), xz
 	case $codec in
 	gzip|xz)
 		if mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1; then
-			judge "mksquashfs -comp $codec" "$T/m.img"
+			judge "mksquashfs -comp $codec" peer "$codec" "$T/m.img"
 		else
-			note "mksquashfs cannot write $codec here"
+			skipc "mksquashfs -comp $codec: mksquashfs cannot write $codec here"
 		fi ;;
 	esac
 	"$TAR2IMG" -q -f -c "$codec" "$T/o.img" "$T/in.tar" || { fail "tar2img -c $codec"; continue; }
-	judge "tar2img -c $codec" "$T/o.img"
+	judge "tar2img -c $codec" ours "$codec" "$T/o.img"
 done
 for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
 	"-b 4K" "-b 1M" "-no-exports"; do
 	# shellcheck disable=SC2086
 	mksquashfs "$T/src" "$T/m.img" -comp gzip -noappend -quiet -no-progress $variant > /dev/null 2>&1 ||
 		{ fail "mksquashfs $variant"; continue; }
-	judge "mksquashfs $variant" "$T/m.img"
+	judge "mksquashfs $variant" peer gzip "$T/m.img"
 done
 for variant in "--no-fragments" "-b 4K" "--no-tailends"; do
 	# shellcheck disable=SC2086
 	"$TAR2IMG" -q -f $variant "$T/o.img" "$T/in.tar" || { fail "tar2img $variant"; continue; }
-	judge "tar2img $variant" "$T/o.img"
+	judge "tar2img $variant" ours zstd "$T/o.img"
 done
-if command -v tar2sqfs >/dev/null 2>&1; then
-	tar2sqfs -q -f -c xz "$T/t.img" < "$T/in.tar" > /dev/null 2>&1 &&
-		judge "tar2sqfs -c xz" "$T/t.img" || note "tar2sqfs cannot pack the archive"
+if ! command -v tar2sqfs >/dev/null 2>&1; then
+	skipc "tar2sqfs -c xz: tar2sqfs not installed"
+elif tar2sqfs -q -f -c xz "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
+	judge "tar2sqfs -c xz" peer xz "$T/t.img"
+else
+	skipc "tar2sqfs -c xz: tar2sqfs cannot pack the archive"
 fi
 
 # -j 1 against -j 2, on our image

@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: MIT
 # common.sh - sourced by the test scripts: tool paths, a scratch directory
-# removed on exit, skip(), and a pass/fail tally that ends with the line
-# "N passed, N failed" and the exit status automake expects.
+# removed on exit, skips, probes of the judges, and a tally that ends with
+# the line "N passed, N failed, N skipped" and the exit status automake
+# expects.
 #
 # Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
-# $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note/skip MESSAGE;
-# run WHAT CMD... (a step whose failure fails the test);
-# need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
-# when possible); interrupt SIG ERRFILE CMD...; same_tree WHAT DIR REF
-# [treecmp options]; finish (the tally and the exit status). Mounts below
-# $SCRATCH are unmounted on exit. A script that does not run tar2img sets
-# COMMON_NEEDS_TAR2IMG=no before sourcing; the others skip until it is
-# built.
+# $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note MESSAGE;
+# skipc MESSAGE (one check skipped, counted; the script goes on);
+# skip MESSAGE (the rest of the script cannot run: counted, then
+# finish); judge_can JUDGE [CODEC] and judge_ok WHAT JUDGE [CODEC] (can
+# this judge read a peer's image here; see below); run WHAT CMD... (a
+# step whose failure fails the test); need_tool TOOL...; codec_built
+# NAME; fast_dir (a tmpfs below $SCRATCH when possible); interrupt SIG
+# ERRFILE CMD...; same_tree WHAT DIR REF [treecmp options]; finish (the
+# tally and the exit status). Mounts below $SCRATCH are unmounted on exit.
+# A script that does not run tar2img sets COMMON_NEEDS_TAR2IMG=no before
+# sourcing; the others skip until it is built.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -24,6 +28,7 @@ TREECMP="$PYTHON3 $top_srcdir/tests/lib/treecmp.py"
 
 npass=0
 nfail=0
+nskip=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/sqpack-test.XXXXXX") || exit 99
 cleanup() {
 	for m in $(awk -v d="$SCRATCH" 'index($2, d) == 1 { print $2 }' /proc/mounts 2>/dev/null | sort -r); do
@@ -71,15 +76,20 @@ run() {
 	fail "$run_what: exit status $run_rc"
 	return $run_rc
 }
-skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }
-# finish: the tally line, then exit 0 or 1; a run that checked nothing
-# (every codec or judge missing) is a skip, not a pass.
+# skipc MESSAGE: one check that cannot run here, counted in the tally.
+skipc() { nskip=$((nskip + 1)); echo "SKIP: $*" >&3; }
+# skip MESSAGE: the rest of the script cannot run here: counted, then
+# finish.
+skip() { skipc "$*"; finish; }
+# finish: the tally line, then exit 1 on any failure, else 0; a run in
+# which every check was skipped (every codec or judge missing) exits 77,
+# automake's SKIP.
 finish() {
-	echo "$npass passed, $nfail failed"
-	[ $((npass + nfail)) -gt 0 ] || skip "nothing could be checked here"
-	[ "$nfail" -eq 0 ]
-	exit $?
+	echo "$npass passed, $nfail failed, $nskip skipped"
+	[ "$nfail" -eq 0 ] || exit 1
+	[ "$npass" -gt 0 ] || exit 77
+	exit 0
 }
 # interrupt SIG ERRFILE COMMAND...: start the command (stderr to ERRFILE)
 # with the default SIGINT a terminal would give it (the shell ignores
@@ -136,11 +146,139 @@ same_tree() {
 		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff"
 	fi
 }
+# need_tool TOOL...: skip the script when a tool is missing; a judge
+# that SQPACK_REQUIRE_JUDGES names must be there (exit 1).
 need_tool() {
 	for t in "$@"; do
-		command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
+		command -v "$t" >/dev/null 2>&1 && continue
+		if judge_required "$t" ""; then
+			fail "$t not installed, but SQPACK_REQUIRE_JUDGES requires it"
+			finish
+		fi
+		skip "$t not installed"
 	done
 }
+
+# The judges: readers of images written by others, so that "ours reads
+# it" never stands alone. A judge runs here when it reads a peer's image:
+# mksquashfs's, of the codec asked (gzip when none), holding one file
+# whose bytes it must give back. Then a refusal of our image is our fault,
+# a failure; when the probe fails the judge cannot run here (not
+# installed, no loop device or FUSE, a codec it lacks) and its checks are
+# skipped and counted, with the reason. bsdtar and GNU tar judge the tar
+# streams of img2tar; a script needs them (need_tool) or skips.
+JUDGES="kernel squashfuse 7zz unsquashfs sqfs2tar"
+JUDGE_PROBE=$SCRATCH/judge-probe
+# SQPACK_REQUIRE_JUDGES (CI): words JUDGE or JUDGE-CODEC[-CODEC...],
+# separated by spaces or commas; a JUDGE is one of $JUDGES, bsdtar or tar.
+# A judge named there that cannot run (for bsdtar and tar: is missing) is
+# a failure, except for the codecs listed after its name ("kernel-lzma":
+# the kernel, which has no lzma).
+SQPACK_REQUIRE_JUDGES=$(echo "${SQPACK_REQUIRE_JUDGES:-}" | tr , ' ')
+for jr_w in $SQPACK_REQUIRE_JUDGES; do
+	case " $JUDGES bsdtar tar " in
+	*" ${jr_w%%-*} "*) ;;
+	*) echo "SQPACK_REQUIRE_JUDGES: unknown judge ${jr_w%%-*} (known: $JUDGES bsdtar tar)"; exit 99;;
+	esac
+done
+# judge_required JUDGE CODEC: whether SQPACK_REQUIRE_JUDGES requires JUDGE
+# with CODEC (any codec when CODEC is empty).
+judge_required() {
+	for jr_w in $SQPACK_REQUIRE_JUDGES; do
+		[ "${jr_w%%-*}" = "$1" ] || continue
+		case "$jr_w-" in *"-$2-"*) [ -n "$2" ] || return 0;; *) return 0;; esac
+	done
+	return 1
+}
+# judge_probe_image CODEC: mksquashfs's image of $JUDGE_PROBE/src with
+# CODEC, made once; prints its path, or why not.
+judge_probe_image() {
+	if [ ! -f "$JUDGE_PROBE/$1.img" ]; then
+		command -v mksquashfs > /dev/null 2>&1 || { echo "mksquashfs (the probe's packer) missing"; return 1; }
+		mksquashfs "$JUDGE_PROBE/src" "$JUDGE_PROBE/$1.img" -comp "$1" -noappend -quiet -no-progress \
+			> "$JUDGE_PROBE/mksq.err" 2>&1 ||
+			{ echo "mksquashfs cannot write a $1 image to probe with: $(head -1 "$JUDGE_PROBE/mksq.err")"; return 1; }
+	fi
+	echo "$JUDGE_PROBE/$1.img"
+}
+# judge_probe JUDGE CODEC: reads the probe image with JUDGE; prints why
+# not on failure.
+judge_probe() {
+	case $1 in kernel) jp_tool=mount;; *) jp_tool=$1;; esac
+	command -v "$jp_tool" > /dev/null 2>&1 || { echo "$jp_tool not installed"; return 1; }
+	if [ ! -d "$JUDGE_PROBE/src" ]; then
+		mkdir -p "$JUDGE_PROBE/src/d" &&
+		echo "read by a judge" > "$JUDGE_PROBE/src/d/f" || return 1
+	fi
+	jp_out=$JUDGE_PROBE/$1.$2
+	rm -rf "$jp_out" && mkdir -p "$jp_out" || return 1
+	jp_what="mksquashfs's $2 image"
+	jp_img=$(judge_probe_image "$2") || { echo "$jp_img"; return 1; }
+	case $1 in
+	kernel)
+		[ "$(id -u)" = 0 ] || { echo "a loop mount needs root"; return 1; }
+		mount -t squashfs -o loop,ro "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
+	squashfuse)
+		[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
+		squashfuse "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
+	7zz) 7zz x -y -o"$jp_out" "$jp_img" > "$jp_out.err" 2>&1;;
+	unsquashfs) unsquashfs -q -n -d "$jp_out/u" "$jp_img" > "$jp_out.err" 2>&1 && mv "$jp_out/u/d" "$jp_out";;
+	sqfs2tar) sqfs2tar "$jp_img" 2> "$jp_out.err" | (cd "$jp_out" && $PYTHON3 -c 'import sys, tarfile
+tarfile.open(fileobj=sys.stdin.buffer, mode="r|").extractall(".")' 2>> "$jp_out.err");;
+	esac || {
+		# the line that says why, not a banner
+		echo "$1 cannot read $jp_what: $(grep -iE 'error|support|cannot|wrong|fail|not' "$jp_out.err" | grep -v dmesg | head -3 | tr '\n' ' ')"
+		return 1
+	}
+	jp_rc=0
+	cmp -s "$jp_out/d/f" "$JUDGE_PROBE/src/d/f" || { jp_rc=1; echo "$1 misreads $jp_what"; }
+	case $1 in
+	kernel) umount "$jp_out";;
+	squashfuse) fusermount3 -u "$jp_out" 2>/dev/null || umount "$jp_out";;
+	esac
+	return $jp_rc
+}
+# judge_can JUDGE [CODEC]: whether JUDGE reads a peer's CODEC image here.
+# Probed once per script; judge_why says why not.
+judge_can() {
+	jc=$JUDGE_PROBE/$1.${2:-gzip}.can
+	if [ ! -f "$jc" ]; then
+		mkdir -p "$JUDGE_PROBE" &&
+		if judge_probe "$1" "${2:-gzip}" > "$jc.why" 2>&1; then echo yes > "$jc"; else echo no > "$jc"; fi
+	fi
+	judge_why=$(cat "$jc.why")
+	[ "$(cat "$jc")" = yes ]
+}
+# judge_ok WHAT JUDGE [CODEC]: judge_can, and when the judge cannot run,
+# the check WHAT is counted as skipped, or failed where
+# SQPACK_REQUIRE_JUDGES requires the judge.
+judge_ok() {
+	jo_what=$1; shift
+	judge_can "$@" && return 0
+	if judge_required "$1" "${2:-gzip}"; then
+		fail "$jo_what: $judge_why (SQPACK_REQUIRE_JUDGES requires $1)"
+	else
+		skipc "$jo_what: $judge_why"
+	fi
+	return 1
+}
+# unsquashfs_ref WHAT ours|peer CODEC IMAGE DIR: unsquashfs -d of IMAGE
+# (compressed with CODEC) into DIR, the tree a check compares with. When
+# it cannot, returns 1 having counted why: unsquashfs cannot run here (as
+# judge_ok), or it refuses our image (a failure) or a peer's (a skip:
+# unsquashfs 4.5.1 rejects tar2sqfs's lz4 images).
+unsquashfs_ref() {
+	judge_ok "$1: unsquashfs" unsquashfs "$3" || return 1
+	rm -rf "$5"
+	unsquashfs -q -n -d "$5" "$4" > "$SCRATCH/unsquashfs.err" 2>&1 && return 0
+	if [ "$2" = ours ]; then
+		fail "$1: unsquashfs refuses our image: $(tail -1 "$SCRATCH/unsquashfs.err")"
+	else
+		skipc "$1: unsquashfs refuses this peer's image: $(tail -1 "$SCRATCH/unsquashfs.err")"
+	fi
+	return 1
+}
+
 # Scripts that never run tar2img set COMMON_NEEDS_TAR2IMG=no before
 # sourcing this file; the others skip while it is not built.
 [ "${COMMON_NEEDS_TAR2IMG:-yes}" = no ] || [ -x "$TAR2IMG" ] ||

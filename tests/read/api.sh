@@ -7,7 +7,7 @@
 # checks indexed lookups, missing names and scattered re-reads itself.
 # A failed open hands back an image that says why.
 . "$top_srcdir/tests/lib/common.sh"
-need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
+need_tool mksquashfs bsdtar "$PYTHON3"
 EXTRACT=$top_builddir/tests/read/imgextract
 [ -x "$EXTRACT" ] || skip "imgextract not built"
 
@@ -16,11 +16,10 @@ $PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
 mkdir "$T/src"
 bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
 
-judge() { # judge DESCRIPTION IMAGE
-	rm -rf "$T/u" "$T/x"; mkdir "$T/x"
-	unsquashfs -q -n -d "$T/u" "$2" > /dev/null 2>&1 ||
-		{ note "$1: unsquashfs cannot read it; skipped"; return; }
-	if "$EXTRACT" "$2" "$T/x" > "$T/log" 2>&1 &&
+judge() { # judge DESCRIPTION ours|peer CODEC IMAGE
+	rm -rf "$T/x"; mkdir "$T/x"
+	unsquashfs_ref "$1" "$2" "$3" "$4" "$T/u" || return
+	if "$EXTRACT" "$4" "$T/x" > "$T/log" 2>&1 &&
 	   $TREECMP "$T/x" "$T/u" > "$T/diff"; then
 		pass "$1: $(tail -n 1 "$T/log")"
 	else
@@ -28,15 +27,16 @@ judge() { # judge DESCRIPTION IMAGE
 	fi
 }
 
-for variant in "-comp gzip" "-comp zstd -no-exports -b 4K" \
-	"-noI -noD -noF -noX -always-use-fragments"; do
+for variant in "gzip -comp gzip" "zstd -comp zstd -no-exports -b 4K" \
+	"gzip -noI -noD -noF -noX -always-use-fragments"; do
+	codec=${variant%% *} variant=${variant#* }
 	# shellcheck disable=SC2086
 	mksquashfs "$T/src" "$T/m.img" -noappend -quiet -no-progress $variant \
-		> /dev/null 2>&1 || { note "mksquashfs $variant failed"; continue; }
-	judge "mksquashfs $variant" "$T/m.img"
+		> /dev/null 2>&1 || { skipc "mksquashfs $variant: mksquashfs failed"; continue; }
+	judge "mksquashfs $variant" peer "$codec" "$T/m.img"
 done
-"$TAR2IMG" -q -c gzip "$T/s.img" "$T/in.tar" 2>/dev/null &&
-	judge "tar2img" "$T/s.img"
+run "tar2img" "$TAR2IMG" -q -c gzip "$T/s.img" "$T/in.tar" &&
+	judge "tar2img" ours gzip "$T/s.img"
 # A failed sqp_image_create hands back the image, which says why with the
 # name (the convention of sqpack/error.h); NULL would print "bad arguments".
 if "$EXTRACT" "$T/in.tar" "$T/x" > "$T/log" 2>&1; then

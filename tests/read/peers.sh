@@ -16,12 +16,11 @@ $PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
 mkdir "$T/src"
 bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
 
-judge() { # judge DESCRIPTION IMAGE [treecmp options]
-	desc=$1 img=$2; shift 2
-	rm -rf "$T/u" "$T/x"; mkdir "$T/x"
-	if ! unsquashfs -q -n -d "$T/u" "$img" > /dev/null 2>&1; then
-		note "$desc: unsquashfs cannot read it; skipped"; return
-	fi
+judge() { # judge DESCRIPTION ours|peer CODEC IMAGE [treecmp options]
+	desc=$1 img=$4
+	rm -rf "$T/x"; mkdir "$T/x"
+	unsquashfs_ref "$desc" "$2" "$3" "$img" "$T/u" || return
+	shift 4
 	if ! "$IMG2TAR" -j 2 "$img" > "$T/out.tar" 2> "$T/err"; then
 		fail "$desc: img2tar: $(head -c 300 "$T/err")"; return
 	fi
@@ -34,11 +33,11 @@ judge() { # judge DESCRIPTION IMAGE [treecmp options]
 }
 
 for codec in gzip lzma lzo xz lz4 zstd; do
-	if ! codec_built "$codec"; then note "$codec not built here"; continue; fi
+	if ! codec_built "$codec"; then skipc "$codec not built"; continue; fi
 	if mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1; then
-		judge "mksquashfs -comp $codec" "$T/m.img"
+		judge "mksquashfs -comp $codec" peer "$codec" "$T/m.img"
 	else
-		note "mksquashfs cannot write $codec here"
+		skipc "mksquashfs -comp $codec: mksquashfs cannot write $codec here"
 	fi
 done
 for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
@@ -46,24 +45,28 @@ for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
 	# shellcheck disable=SC2086
 	mksquashfs "$T/src" "$T/m.img" -comp gzip -noappend -quiet -no-progress $variant > /dev/null 2>&1 ||
 		{ fail "mksquashfs $variant"; continue; }
-	judge "mksquashfs $variant" "$T/m.img"
+	judge "mksquashfs $variant" peer gzip "$T/m.img"
 done
 if command -v tar2sqfs >/dev/null 2>&1; then
 	# tar2sqfs refuses the entry in.tar gives twice: it gets the tree
 	tar -C "$T/src" -cf "$T/src.tar" . || exit 99
 	for codec in gzip xz zstd; do
 		run "tar2sqfs -c $codec" tar2sqfs -q -f -c $codec "$T/t.img" < "$T/src.tar" > /dev/null &&
-			judge "tar2sqfs -c $codec" "$T/t.img"
+			judge "tar2sqfs -c $codec" peer "$codec" "$T/t.img"
 	done
+else
+	skipc "tar2sqfs images: tar2sqfs not installed"
 fi
 if command -v gensquashfs >/dev/null 2>&1; then
 	run "gensquashfs -D" gensquashfs -q -f -D "$T/src" "$T/g.img" > /dev/null &&
-		judge "gensquashfs -D" "$T/g.img" --no-xattrs
+		judge "gensquashfs -D" peer xz "$T/g.img" --no-xattrs
+else
+	skipc "gensquashfs images: gensquashfs not installed"
 fi
 for codec in $ALL_CODECS; do
 	codec_built "$codec" || continue
 	run "tar2img -c $codec" "$TAR2IMG" -q -f -c "$codec" "$T/s.img" "$T/in.tar" &&
-		judge "tar2img -c $codec" "$T/s.img"
+		judge "tar2img -c $codec" ours "$codec" "$T/s.img"
 done
 
 # Same bytes for every -j; --sparse keeps the holes and the contents.

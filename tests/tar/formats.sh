@@ -70,7 +70,7 @@ run "GNU tar --format=v7" tar -C "$ref" --format=v7 -cf "$T/v7.tar" . &&
 	compare "GNU tar --format=v7 (directories by trailing slash)" "$T/v7.tar" --no-xattrs
 ref=$src
 for z in gzip xz zstd lz4 bzip2; do
-	command -v $z >/dev/null 2>&1 || { note "$z not installed"; continue; }
+	command -v $z >/dev/null 2>&1 || { skipc "$z-compressed input: $z not installed"; continue; }
 	$z -c < "$T/px.tar" > "$T/px.tar.z"
 	compare "$z-compressed input" "$T/px.tar.z"
 done

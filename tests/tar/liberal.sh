@@ -93,6 +93,6 @@ if command -v pbzip2 > /dev/null; then
 	pbzip2 -q -p2 -b1 -c < "$T/t.tar" > "$T/p.bz2"
 	judge "pbzip2 (one stream per block)" "$T/p.bz2" - "" "d/a:f=hello\n"
 else
-	note "pbzip2 not installed"
+	skipc "pbzip2 (one stream per block): pbzip2 not installed"
 fi
 finish

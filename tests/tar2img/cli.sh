@@ -93,7 +93,7 @@ if [ -d "$T/ro" ]; then
 	expect "OUTPUT in an unwritable directory: exit 1 naming it" 1 "y.img" \
 		"$TAR2IMG" -q "$T/ro/y.img" "$T/in.tar"
 else
-	note "unwritable-directory case skipped: cannot mount a read-only tmpfs"
+	skipc "unwritable-directory case: cannot mount a read-only tmpfs"
 fi
 
 # A full disk: a 2 MiB tmpfs and 10 MiB of random data.
@@ -110,7 +110,7 @@ PY
 	check "full disk: nothing left in the directory" empty "$T/full"
 	umount "$T/full"
 else
-	note "full-disk case skipped: cannot mount a tmpfs here"
+	skipc "full-disk case: cannot mount a tmpfs here"
 fi
 
 # Signals in the middle of a run: the input is a FIFO fed slowly.

@@ -14,7 +14,7 @@ gzip -1 -c "$T/in.tar" > "$T/in.tar.gz"
 unset SOURCE_DATE_EPOCH
 
 for codec in $ALL_CODECS; do
-	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	"$TAR2IMG" -q -c "$codec" -j 1 "$T/ref.img" "$T/in.tar" || { fail "$codec: -j 1"; continue; }
 	for j in 2 3 4 8; do
 		run "$codec: tar2img -j $j" "$TAR2IMG" -q -c "$codec" -j $j "$T/j.img" "$T/in.tar" &&
@@ -33,7 +33,7 @@ done
 # Every input compression gives the same image (zstd, the default codec).
 "$TAR2IMG" -q -j 2 "$T/ref.img" "$T/in.tar" || fail "default codec"
 for z in "xz -1" "zstd -1" "lz4 -1" "bzip2 -1"; do
-	if ! command -v ${z% *} >/dev/null 2>&1; then note "${z% *} not installed"; continue; fi
+	if ! command -v ${z% *} >/dev/null 2>&1; then skipc "${z% *}-compressed input: ${z% *} not installed"; continue; fi
 	$z -c < "$T/in.tar" > "$T/in.z" || exit 99
 	if "$TAR2IMG" -q -j 2 "$T/z.img" - < "$T/in.z" 2> "$T/err"; then
 		check "${z% *}-compressed input from a pipe is identical" cmp -s "$T/ref.img" "$T/z.img"

@@ -8,14 +8,14 @@
 # every path, and the kernel finds every path by name (its lookups go
 # through the directory indexes) and lists every directory.
 . "$top_srcdir/tests/lib/common.sh"
-need_tool "$PYTHON3" cmp unsquashfs
+need_tool "$PYTHON3" cmp
 
 T=$(fast_dir) || exit 99
 $PYTHON3 "$top_srcdir/tests/tar2img/mkmeta.py" "$T/in.tar" "$T/paths" || exit 99
 export SOURCE_DATE_EPOCH=1700000000
 
 for codec in gzip zstd; do
-	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	for opts in "" "--exportable"; do
 		what="$codec${opts:+ $opts}"
 		run "$what: -j 1" "$TAR2IMG" -q -c $codec $opts -j 1 "$T/ref.img" "$T/in.tar" || continue
@@ -30,9 +30,13 @@ done
 
 # The readers: unsquashfs's listing, the kernel's lookups and listings.
 run "zstd -j 2" "$TAR2IMG" -q -j 2 "$T/img" "$T/in.tar" || finish
-unsquashfs -l "$T/img" | sed -n 's,^squashfs-root/,,p' | sort > "$T/listed"
-check "unsquashfs lists every path of the tar" cmp -s "$T/paths" "$T/listed"
-if [ "$(id -u)" = 0 ] && mkdir "$T/mnt" && mount -t squashfs -o loop,ro "$T/img" "$T/mnt" 2> "$T/err"; then
+if judge_ok "unsquashfs listing" unsquashfs zstd; then
+	unsquashfs -l "$T/img" | sed -n 's,^squashfs-root/,,p' | sort > "$T/listed"
+	check "unsquashfs lists every path of the tar" cmp -s "$T/paths" "$T/listed"
+fi
+if ! judge_ok "kernel lookups" kernel zstd; then
+	:
+elif mkdir "$T/mnt" && mount -t squashfs -o loop,ro "$T/img" "$T/mnt" 2> "$T/err"; then
 	check "the kernel finds every path by name and lists every directory" \
 		$PYTHON3 - "$T/mnt" "$T/paths" <<'PY'
 import os, sys
@@ -45,6 +49,6 @@ sys.exit(0 if seen == sorted(want) else "readdir differs")
 PY
 	umount "$T/mnt"
 else
-	note "kernel mount skipped: $(head -1 "$T/err" 2>/dev/null)"
+	fail "the kernel refuses our image: $(head -1 "$T/err" 2>/dev/null)"
 fi
 finish

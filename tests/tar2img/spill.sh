@@ -20,7 +20,7 @@ mkdir "$T/out" || exit 99
 for tar in meta mixed; do
 	for opts in "-c gzip" "-c zstd --exportable" "-c zstd -b 4K"; do
 		codec=${opts#-c }; codec=${codec%% *}
-		codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+		codec_built "$codec" || { skipc "$codec not built"; continue; }
 		"$TAR2IMG" -q $opts -j 2 "$T/ref.img" "$T/$tar.tar" ||
 			{ fail "$tar $opts: in memory"; continue; }
 		for j in 1 2; do
@@ -57,6 +57,6 @@ if [ "$(id -u)" = 0 ] && mkdir "$T/small" && mount -t tmpfs -o size=3M tmpfs "$T
 	check "... leaves nothing behind" test -z "$(ls -A "$T/small")"
 	umount "$T/small"
 else
-	note "cannot mount a small tmpfs (not root?): full-disk case skipped"
+	skipc "full-disk case: cannot mount a small tmpfs (not root?)"
 fi
 finish

@@ -23,9 +23,9 @@ print(j["inode_table_bytes"] + j["directory_table_bytes"])'
 }
 
 for codec in zstd lz4 xz gzip; do
-	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	tar2sqfs -q -f -c $codec "$T/peer.img" < "$T/in.tar" > /dev/null 2>&1 ||
-		{ note "tar2sqfs -c $codec failed: skipped"; continue; }
+		{ skipc "$codec: tar2sqfs -c $codec failed"; continue; }
 	run "$codec: tar2img" "$TAR2IMG" -q -f -c $codec "$T/our.img" "$T/in.tar" || continue
 	ours=$(tables "$T/our.img") && peer=$(tables "$T/peer.img") || {
 		fail "$codec: imginfo read the tables"; continue; }

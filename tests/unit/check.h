@@ -26,7 +26,7 @@ static int check_passed, check_failed;
 
 static inline int check_done(void)
 {
-	printf("%d passed, %d failed\n", check_passed, check_failed);
+	printf("%d passed, %d failed, 0 skipped\n", check_passed, check_failed);
 	return check_failed == 0 ? 0 : 1;
 }
 
