@@ -26,7 +26,7 @@ printf 'deep\n' > "$src/$(printf 'l%.0s' $(seq 1 120))/$(printf 'n%.0s' $(seq 1 
 $PYTHON3 -c 'import sys
 with open(sys.argv[1], "wb") as f:
     f.write(b"start"); f.seek(300000); f.write(b"middle"); f.truncate(700000)' "$src/dir/sparse"
-setfattr -n user.note -v hello "$src/dir/a" 2>/dev/null || note "no user xattrs here"
+setfattr -n user.note -v hello "$src/dir/a" 2>/dev/null || skipc "no user xattrs here: xattr checks"
 touch -d @1600000000 "$src"/dir/* "$src"/l*/*
 short=$T/short # what ustar and v7 can hold: no long names
 mkdir -p "$short"
@@ -102,7 +102,7 @@ done
 streams="cat gzip xz zstd bzip2 lz4"
 for codec in $ALL_CODECS; do
 	z=${streams%% *} streams="${streams#* } ${streams%% *}"
-	codec_built "$codec" || { note "$codec not built: skipped"; continue; }
+	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	command -v "$z" > /dev/null || z=cat
 	for a in $shapes27; do
 		rm -rf "$T/img" "$T/u"
@@ -124,7 +124,7 @@ fi
 if command -v pbzip2 > /dev/null; then
 	run "pbzip2" pbzip2 -q -b1 -p2 -c "$t" > "$T/c.pbz2" && judge "pbzip2" "$T/c.pbz2"
 else
-	note "pbzip2 not installed (extras/setup.sh installs it)"
+	skipc "pbzip2 not installed (extras/setup.sh installs it)"
 fi
 if command -v lz4 > /dev/null; then
 	run "lz4 -l" lz4 -q -l -c "$t" > "$T/c.lz4l" && judge "lz4 -l" "$T/c.lz4l"
