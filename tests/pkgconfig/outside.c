@@ -3,7 +3,8 @@
  * outside.c - a program as a user of the library writes it: only
  * <sqpack/sqpack.h>, built with nothing but what `pkg-config sqpack`
  * (or `--static`) says. It packs one file into IMAGE, opens the image
- * again and reads the file back; exit 0 only when the bytes match.
+ * again and reads the file back; exit 0 only when the bytes match. It
+ * prints the library's version and the headers' (outside.sh compares).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,7 +94,8 @@ static int read_back(const char *path)
 		fprintf(stderr, "outside: %s: dir/file reads back different bytes\n", path);
 		return 1;
 	}
-	printf("outside: sqpack %s packed and read %s\n", sqp_version(), path);
+	printf("outside: sqpack %s (headers %s, number %d) packed and read %s\n",
+	       sqp_version(), SQPACK_VERSION_STRING, SQPACK_VERSION_NUMBER, path);
 	return 0;
 }
 
