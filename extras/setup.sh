@@ -16,7 +16,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libxxhash-dev libdeflate-dev zlib1g-dev liblzma-dev liblzo2-dev \
 	liblz4-dev libzstd-dev libbz2-dev \
 	squashfs-tools squashfs-tools-ng libarchive-tools 7zip squashfuse fuse3 \
-	python3 tar gzip xz-utils zstd lz4 bzip2 pbzip2 attr file util-linux strace \
+	bash-completion python3 tar gzip xz-utils zstd lz4 bzip2 pbzip2 attr file util-linux strace \
 	clang libclang-rt-14-dev >/dev/null
 
 ./autogen.sh >/dev/null

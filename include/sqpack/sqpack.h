@@ -19,14 +19,14 @@
 #include "sqpack/check.h"
 #include "sqpack/policy.h"
 #include "sqpack/dirscan.h"
-
-#define SQPACK_VERSION_STRING "0.1.0"
+#include "sqpack/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The library's version string ("0.1.0"). */
+/* The version of the library the program runs with ("0.1.0"), which
+ * may be newer than the headers' SQPACK_VERSION_STRING. */
 SQP_API const char *sqp_version(void);
 
 #ifdef __cplusplus

@@ -1,27 +1,51 @@
 #!/bin/sh
-# Every symbol the shared library exports carries the sqp_ prefix, and the
-# public API is really exported (hidden visibility did not swallow it).
-lib=${top_builddir:-.}/.libs/libsqpack.so
-if [ ! -f "$lib" ]; then
-	echo "skip: $lib not built (static-only build?)" >&2
-	exit 77
-fi
+# Every symbol the libraries export carries the sqp_ prefix: the shared
+# library's, each under the version node SQPACK_0 (lib/libsqpack.map),
+# and the static archive's (its hidden symbols made local at build), so
+# that a program linking either beside another library cannot collide
+# with our internal names; and the public API is really exported (hidden
+# visibility did not swallow it) in both.
+libs=${top_builddir:-.}/.libs
+so=$libs/libsqpack.so
+ar=$libs/libsqpack.a
 command -v nm >/dev/null 2>&1 || { echo "skip: nm not found" >&2; exit 77; }
-passed=0 failed=0
-bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBR]$/ { print $3 }' | grep -v '^sqp_' | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
-if [ -n "$bad" ]; then
-	echo "FAIL: exported symbols without the sqp_ prefix:"; echo "$bad"
-	failed=$((failed + 1))
-else
-	passed=$((passed + 1))
-fi
-for sym in sqp_strerror sqp_writer_create sqp_writer_add_tar sqp_tar_reader_create \
-	   sqp_compressor_create sqp_outfile_create sqp_version; do
-	if nm -D --defined-only "$lib" | grep -q " T $sym\$"; then
-		passed=$((passed + 1))
+[ -f "$so" ] || [ -f "$ar" ] || { echo "skip: no library built in $libs" >&2; exit 77; }
+passed=0 failed=0 skipped=0
+verdict() { # DESCRIPTION BAD-LIST: pass when the list is empty
+	if [ -n "$2" ]; then
+		echo "FAIL: $1:"; echo "$2" | head -20
+		failed=$((failed + 1))
 	else
-		echo "FAIL: $sym is not exported"; failed=$((failed + 1))
+		echo "ok: $1"; passed=$((passed + 1))
 	fi
-done
-echo "$passed passed, $failed failed, 0 skipped"
+}
+public="sqp_strerror sqp_writer_create sqp_writer_add_tar sqp_tar_reader_create
+	sqp_compressor_create sqp_outfile_create sqp_version sqp_image_create"
+
+if [ -f "$so" ]; then
+	dyn=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }')
+	verdict "shared: every export is sqp_*" \
+		"$(echo "$dyn" | sed 's/@.*//' | grep -v '^sqp_' | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')"
+	verdict "shared: every export is in SQPACK_0" "$(echo "$dyn" | grep -v '@@SQPACK_0$')"
+	for sym in $public; do
+		verdict "shared: $sym exported" "$(echo "$dyn" | grep -q "^$sym@@" || echo missing)"
+	done
+else
+	echo "skip: $so not built (static-only build)"; skipped=$((skipped + 1))
+fi
+if [ -f "$ar" ]; then
+	glob=$(nm -g --defined-only "$ar" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDBRVWC]$/ { print $3 }')
+	verdict "static: every global symbol is sqp_*" "$(echo "$glob" | grep -v '^sqp_')"
+	for sym in $public; do
+		verdict "static: $sym global" "$(echo "$glob" | grep -qx "$sym" || echo missing)"
+	done
+	if [ -f "$so" ]; then
+		a=$(echo "$dyn" | sed 's/@.*//' | grep '^sqp_' | sort | tr '\n' ' ')
+		b=$(echo "$glob" | sort | tr '\n' ' ')
+		verdict "static and shared export the same names" "$([ "$a" = "$b" ] || echo "shared: $a; static: $b")"
+	fi
+else
+	echo "skip: $ar not built (shared-only build)"; skipped=$((skipped + 1))
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
