@@ -110,7 +110,8 @@ exports=-
 if [ -f "$lib" ]; then
 	exports=$list
 	dyn=$(nm -D --defined-only "$lib") || { echo "nm cannot read $lib" >&2; exit 99; }
-	echo "$dyn" | awk '{ print $NF }' > "$list" || exit 99
+	# Names without their version node (sqp_x@@SQPACK_0).
+	echo "$dyn" | awk '{ sub(/@.*/, "", $NF); print $NF }' > "$list" || exit 99
 fi
 report=$(check "$top_builddir" "$exports")
 echo "$report" | awk -F '\t' '$1 == "bad" {
