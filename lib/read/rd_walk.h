@@ -70,6 +70,8 @@ int rd_walk_create(const struct rd_walk_desc *desc, struct rd_walk **out);
 /* RD_WALK_ENTRY or RD_WALK_LEAVE with *n filled, 0 at the end, or an
  * error latched in the image. */
 int rd_walk_next(struct rd_walk *w, struct rd_walk_node *n);
+/* The path the walk is at (of the last entry, or where it failed). */
+const char *rd_walk_path(const struct rd_walk *w);
 /* Do not enter the directory the last ENTRY returned. */
 void rd_walk_skip(struct rd_walk *w);
 void rd_walk_destroy(struct rd_walk *w);

@@ -244,6 +244,11 @@ int rd_walk_next(struct rd_walk *w, struct rd_walk_node *n)
 	}
 }
 
+const char *rd_walk_path(const struct rd_walk *w)
+{
+	return w->path != NULL ? w->path : "";
+}
+
 void rd_walk_skip(struct rd_walk *w)
 {
 	w->enter = 0;
