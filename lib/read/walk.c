@@ -213,7 +213,6 @@ static int step(struct rd_walk *w, struct rd_walk_node *n)
 	ret = path_room(w, f->path_len + strlen(w->de.name) + 2);
 	if (ret != 0)
 		return ret;
-	f = &w->stack[w->depth - 1];
 	if (f->path_len > 0)
 		w->path[f->path_len] = '/';
 	strcpy(w->path + f->path_len + (f->path_len > 0), w->de.name);
