@@ -25,12 +25,11 @@
 #include "tool_signals.h"
 
 struct options {
+	struct tool_args args;   /* --offset, -j, -q and the like */
 	const char *image, *dir;
 	const char *const *paths;
 	size_t path_count;
-	uint64_t offset;
-	unsigned jobs, flags;
-	int quiet;
+	unsigned flags;
 };
 
 static int quiet_warnings;
@@ -42,26 +41,32 @@ static void on_warning(void *user, const char *msg)
 		fprintf(stderr, "img2dir: warning: %s\n", msg);
 }
 
-static void usage(FILE *f)
-{
-	fputs("Usage: img2dir [OPTIONS] IMAGE DIR [PATH...]\n"
-	      "Extract a SquashFS image (or the subtrees PATH...) into DIR,\n"
-	      "which is created if missing.\n\n"
-	      "  -f, --force           replace existing files (directories are\n"
-	      "                        always merged)\n"
-	      "  -j, --jobs N          decompression threads (default: CPUs)\n"
-	      "      --offset N        the image starts N bytes into IMAGE\n"
-	      "      --no-owner        do not restore owners (the default when\n"
-	      "                        not run as root)\n"
-	      "      --no-xattrs       leave extended attributes out\n"
-	      "  -q, --quiet           no warnings\n"
-	      "  -h, --help            show this help\n"
-	      "  -V, --version         show the version\n", f);
-}
+static const char usage[] =
+	"Usage: img2dir [OPTIONS] IMAGE DIR [PATH...]\n"
+	"Extract a SquashFS image (or the subtrees PATH...) into DIR,\n"
+	"which is created if missing.\n\n"
+	"  -f, --force           replace existing files (directories are\n"
+	"                        always merged)\n"
+	"  -j, --jobs N          decompression threads (default: CPUs)\n"
+	"      --offset N        the image starts N bytes into IMAGE\n"
+	"      --no-owner        do not restore owners (the default when\n"
+	"                        not run as root)\n"
+	"      --no-xattrs       leave extended attributes out\n"
+	"  -q, --quiet           no warnings\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n";
 
-static int bad_usage(const char *fmt, const char *arg)
+enum { OPT_NO_OWNER = TOOL_OPT_OWN, OPT_NO_XATTRS };
+
+/* img2dir's own options: flags of the extraction. */
+static int own_option(void *user, int c, const char *arg)
 {
-	return tool_bad_usage("img2dir", fmt, arg);
+	struct options *o = user;
+
+	(void)arg;
+	o->flags |= c == 'f' ? SQP_IMG2DIR_FORCE : c == OPT_NO_OWNER ?
+		    SQP_IMG2DIR_NO_OWNER : SQP_IMG2DIR_NO_XATTRS;
+	return 0;
 }
 
 /* 0 to go on, otherwise the exit status (-1: exit 0). */
@@ -69,42 +74,22 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
 		{ "force", no_argument, NULL, 'f' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "offset", required_argument, NULL, 'B' },
-		{ "no-owner", no_argument, NULL, 'O' },
-		{ "no-xattrs", no_argument, NULL, 'x' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "no-owner", no_argument, NULL, OPT_NO_OWNER },
+		{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_QUIET,
+		TOOL_LONG_HELP, TOOL_LONG_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fj:qhV", longs, NULL)) != -1) {
-		switch (c) {
-		case 'f': o->flags |= SQP_IMG2DIR_FORCE; break;
-		case 'O': o->flags |= SQP_IMG2DIR_NO_OWNER; break;
-		case 'x': o->flags |= SQP_IMG2DIR_NO_XATTRS; break;
-		case 'q': o->quiet = 1; break;
-		case 'B':
-			if (tool_offset(optarg, &o->offset) != 0)
-				return bad_usage("--offset '%s' is not a byte count",
-						 optarg);
-			break;
-		case 'j':
-			if (tool_jobs(optarg, &o->jobs) != 0)
-				return bad_usage("bad job count '%s'", optarg);
-			break;
-		case 'h': usage(stdout); return -1;
-		case 'V': printf("img2dir (sqpack) %s\n", sqp_version()); return -1;
-		case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
-		default: return bad_usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	o->args = (struct tool_args){ .prog = "img2dir",
+		.shorts = ":fj:qhV", .longs = longs, .help = usage,
+		.own = own_option, .user = o };
+	if ((ret = tool_args_parse(&o->args, argc, argv)) != 0)
+		return ret;
 	if (argc - optind < 2)
-		return bad_usage("%s", "missing IMAGE or DIR");
+		return tool_bad_usage("img2dir", "%s", "missing IMAGE or DIR");
 	o->image = argv[optind++];
 	o->dir = argv[optind++];
 	o->paths = (const char *const *)argv + optind;
@@ -117,8 +102,9 @@ static int parse(int argc, char **argv, struct options *o)
 static int extract(const struct options *o, int img_fd, int dir_fd)
 {
 	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
-				     .warn = on_warning, .offset = o->offset };
-	struct sqp_img2dir_desc xd = { .jobs = o->jobs, .flags = o->flags,
+				     .warn = on_warning,
+				     .offset = o->args.offset };
+	struct sqp_img2dir_desc xd = { .jobs = o->args.jobs, .flags = o->flags,
 				       .paths = o->paths,
 				       .path_count = o->path_count };
 	struct sqp_image *img = NULL;
@@ -160,7 +146,7 @@ int main(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
-	quiet_warnings = o.quiet;
+	quiet_warnings = o.args.quiet;
 	raise_fd_limit();
 	tool_signals_install("img2dir: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);

@@ -23,15 +23,14 @@
 #include "tool_signals.h"
 
 struct options {
+	struct tool_args args;   /* --offset, -j, -q and the like */
 	const char *output;
 	const char *image;
 	const char *const *paths;
 	size_t path_count;
-	uint64_t offset;
-	unsigned jobs;
 	unsigned flags;
 	int compression;
-	int force, quiet;
+	int force;
 };
 
 static int quiet_warnings;
@@ -43,81 +42,74 @@ static void on_warning(void *user, const char *msg)
 		fprintf(stderr, "img2tar: warning: %s\n", msg);
 }
 
-static void usage(FILE *f)
-{
-	fputs("Usage: img2tar [OPTIONS] IMAGE [PATH...]\n"
-	      "Write a SquashFS image (or the subtrees PATH...) as a POSIX tar\n"
-	      "stream to stdout.\n\n"
-	      "  -o, --output FILE     write to FILE instead of stdout\n"
-	      "  -f, --force           replace FILE if it exists\n"
-	      "  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"
-	      "  -j, --jobs N          decompression threads (default: CPUs)\n"
-	      "      --offset N        the image starts N bytes into IMAGE\n"
-	      "      --sparse          keep holes (GNU sparse 1.0) instead of\n"
-	      "                        writing them out as zeros\n"
-	      "      --no-xattrs       leave extended attributes out\n"
-	      "  -q, --quiet           no warnings\n"
-	      "  -h, --help            show this help\n"
-	      "  -V, --version         show the version\n", f);
-}
+static const char usage[] =
+	"Usage: img2tar [OPTIONS] IMAGE [PATH...]\n"
+	"Write a SquashFS image (or the subtrees PATH...) as a POSIX tar\n"
+	"stream to stdout.\n\n"
+	"  -o, --output FILE     write to FILE instead of stdout\n"
+	"  -f, --force           replace FILE if it exists\n"
+	"  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"
+	"  -j, --jobs N          decompression threads (default: CPUs)\n"
+	"      --offset N        the image starts N bytes into IMAGE\n"
+	"      --sparse          keep holes (GNU sparse 1.0) instead of\n"
+	"                        writing them out as zeros\n"
+	"      --no-xattrs       leave extended attributes out\n"
+	"  -q, --quiet           no warnings\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n";
 
 static int bad_usage(const char *fmt, const char *arg)
 {
 	return tool_bad_usage("img2tar", fmt, arg);
 }
 
-/* 0 to go on, otherwise the exit status. */
+enum { OPT_SPARSE = TOOL_OPT_OWN, OPT_NO_XATTRS };
+
+/* img2tar's own options. */
+static int own_option(void *user, int c, const char *arg)
+{
+	static const char *const zname[] = { "none", "gzip", "xz", "zstd", "lz4" };
+	struct options *o = user;
+
+	switch (c) {
+	case 'o': o->output = arg; break;
+	case 'f': o->force = 1; break;
+	case OPT_SPARSE: o->flags |= SQP_IMG2TAR_SPARSE; break;
+	case OPT_NO_XATTRS: o->flags |= SQP_IMG2TAR_NO_XATTRS; break;
+	case 'z':
+		o->compression = -1;
+		for (int i = 1; i < 5; i++)
+			if (strcmp(arg, zname[i]) == 0)
+				o->compression = i;
+		if (o->compression < 0)
+			return bad_usage("unknown compression '%s' "
+					 "(gzip, xz, zstd, lz4)", arg);
+		break;
+	}
+	return 0;
+}
+
+/* 0 to go on, otherwise the exit status (-1: exit 0). */
 static int parse(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "compress", required_argument, NULL, 'z' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "offset", required_argument, NULL, 'B' },
-		{ "sparse", no_argument, NULL, 's' },
-		{ "no-xattrs", no_argument, NULL, 'x' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "sparse", no_argument, NULL, OPT_SPARSE },
+		{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_QUIET,
+		TOOL_LONG_HELP, TOOL_LONG_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const zname[] = { "none", "gzip", "xz", "zstd", "lz4" };
-	int c;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fz:j:qhV", longs, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'f': o->force = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 's': o->flags |= SQP_IMG2TAR_SPARSE; break;
-		case 'x': o->flags |= SQP_IMG2TAR_NO_XATTRS; break;
-		case 'z':
-			o->compression = -1;
-			for (int i = 1; i < 5; i++)
-				if (strcmp(optarg, zname[i]) == 0)
-					o->compression = i;
-			if (o->compression < 0)
-				return bad_usage("unknown compression '%s' "
-						 "(gzip, xz, zstd, lz4)", optarg);
-			break;
-		case 'B':
-			if (tool_offset(optarg, &o->offset) != 0)
-				return bad_usage("--offset '%s' is not a byte count",
-						 optarg);
-			break;
-		case 'j':
-			if (tool_jobs(optarg, &o->jobs) != 0)
-				return bad_usage("bad job count '%s'", optarg);
-			break;
-		case 'h': usage(stdout); return -1;
-		case 'V': printf("img2tar (sqpack) %s\n", sqp_version()); return -1;
-		case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
-		default: return bad_usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	o->args = (struct tool_args){ .prog = "img2tar",
+		.shorts = ":o:fz:j:qhV", .longs = longs, .help = usage,
+		.own = own_option, .user = o };
+	if ((ret = tool_args_parse(&o->args, argc, argv)) != 0)
+		return ret;
 	if (optind >= argc)
 		return bad_usage("%s", "missing IMAGE");
 	o->image = argv[optind++];
@@ -132,10 +124,11 @@ static int parse(int argc, char **argv, struct options *o)
 static int convert(struct options *o, int img_fd, int out_fd)
 {
 	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
-				     .warn = on_warning, .offset = o->offset };
+				     .warn = on_warning,
+				     .offset = o->args.offset };
 	struct sqp_tar_writer_desc td = { .fd = out_fd, .warn = on_warning,
 					  .compression = o->compression };
-	struct sqp_img2tar_desc xd = { .jobs = o->jobs, .flags = o->flags,
+	struct sqp_img2tar_desc xd = { .jobs = o->args.jobs, .flags = o->flags,
 				       .paths = o->paths,
 				       .path_count = o->path_count };
 	struct sqp_image *img = NULL;
@@ -177,7 +170,7 @@ int main(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
-	quiet_warnings = o.quiet;
+	quiet_warnings = o.args.quiet;
 	tool_signals_install("img2tar: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
 	if (img_fd < 0) {

@@ -3,6 +3,7 @@
  * imginfo.h - what the imginfo subcommands share: their entry points
  * (each parses its own options from argv[0] = the command's name) and the
  * helpers of imginfo_util.c for opening images, messages and formatting.
+ * Options are parsed by tool_args.c, as img2tar's and img2dir's are.
  */
 #ifndef IMGINFO_H
 #define IMGINFO_H
@@ -12,6 +13,7 @@
 #include <stdio.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_args.h"
 
 int imginfo_summary_main(int argc, char **argv);
 int imginfo_ls_main(int argc, char **argv);
@@ -34,13 +36,6 @@ int imginfo_fail(const char *what, const char *why);
 const char *imginfo_why(const struct sqp_image *img, int ret);
 /* A usage error: message, a hint to --help; returns 2. */
 int imginfo_bad_usage(const char *fmt, const char *arg);
-/* Parse the options every command has (-h, and those in shorts/longs
- * that the command handles in on_opt); 0 to go on, or the exit status
- * (-1: --help printed, exit 0). */
-typedef int (*imginfo_opt_fn)(void *user, int c, const char *arg);
-int imginfo_options(int argc, char **argv, const char *shorts,
-		    const struct option *longs, const char *help,
-		    imginfo_opt_fn on_opt, void *user);
 /* Run a command of the form `imginfo CMD IMAGE PATH...` that has no
  * option but --help: fn(img, path, n, user) for the n-th PATH (from 0);
  * returns the exit status (1 when any fn returned 1). */

@@ -40,41 +40,24 @@ static const char check_help[] =
 	"  -q, --quiet    no summary line when there is no problem\n"
 	"  -h, --help     show this help\n";
 
-struct check_opts {
-	struct sqp_check_desc *d;
-	int quiet;
-};
-
-static int on_opt(void *user, int c, const char *arg)
-{
-	struct check_opts *o = user;
-
-	if (c == 'q') {
-		o->quiet = 1;
-		return 0;
-	}
-	if (tool_jobs(arg, &o->d->jobs) != 0)
-		return imginfo_bad_usage("check: bad job count '%s'", arg);
-	return 0;
-}
-
 int imginfo_check_main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		TOOL_LONG_JOBS, TOOL_LONG_QUIET, TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct tool_args a = { .prog = "imginfo", .cmd = "check",
+			       .shorts = ":j:qh", .longs = longs,
+			       .help = check_help };
 	struct sqp_check_desc d = { .report = on_problem,
 				    .offset = imginfo_offset() };
-	struct check_opts o = { &d, 0 };
 	struct sqp_check_stats st;
 	int ret;
 
-	ret = imginfo_options(argc, argv, ":j:qh", longs, check_help, on_opt, &o);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
+	d.jobs = a.jobs;
 	if (argc - optind != 1)
 		return imginfo_bad_usage("%s", "check: expected one IMAGE");
 	d.name = argv[optind];
@@ -95,7 +78,7 @@ int imginfo_check_main(int argc, char **argv)
 			sqp_strerror(ret));
 		return 1;
 	}
-	if (!o.quiet || st.problems > 0)
+	if (!a.quiet || st.problems > 0)
 		fprintf(stderr, "imginfo: %s: %llu problem%s; %llu inodes, %llu "
 			"directories, %llu files, %llu data blocks\n", d.name,
 			(unsigned long long)st.problems, st.problems == 1 ? "" : "s",

@@ -40,7 +40,6 @@ static int diff_opt(void *user, int c, const char *arg)
 	case 'm': o->flags |= SQP_DIFF_IGNORE_MTIME; break;
 	case 'o': o->flags |= SQP_DIFF_IGNORE_OWNER; break;
 	case 'x': o->flags |= SQP_DIFF_IGNORE_XATTRS; break;
-	case 'q': o->brief = 1; break;
 	}
 	return 0;
 }
@@ -60,18 +59,22 @@ int imginfo_diff_main(int argc, char **argv)
 		{ "ignore-mtime", no_argument, NULL, 'm' },
 		{ "ignore-owner", no_argument, NULL, 'o' },
 		{ "ignore-xattrs", no_argument, NULL, 'x' },
-		{ "brief", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "brief", no_argument, NULL, 'q' }, /* the shared -q */
+		TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct diff_opts o = { 0, 0 };
+	struct tool_args a = { .prog = "imginfo", .cmd = "diff",
+			       .shorts = ":qh", .longs = longs, .help = help,
+			       .own = diff_opt, .user = &o };
 	struct sqp_diff_desc d = { .report = on_difference, .user = &o };
 	int fd[2] = { -1, -1 }, ret;
 	char msg[600];
 
-	ret = imginfo_options(argc, argv, ":qh", longs, help, diff_opt, &o);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
+	o.brief = a.quiet;
 	if (argc - optind != 2)
 		return imginfo_bad_usage("%s", "diff: needs IMAGE1 and IMAGE2");
 	d.flags = o.flags;

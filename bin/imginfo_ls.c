@@ -115,20 +115,22 @@ int imginfo_ls_main(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "long", no_argument, NULL, 'l' },
 		{ "recursive", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
+		TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ls_opts o = { 0, 0 };
+	struct tool_args a = { .prog = "imginfo", .cmd = "ls",
+		.shorts = ":lRh", .longs = longs,
+		.help = "Usage: imginfo ls [-l] [-R] IMAGE [PATH...]\n"
+			"List the entries of the directories PATH (default: "
+			"the root).\n  -l, --long       mode, owner, size, "
+			"mtime, symlink target\n  -R, --recursive  "
+			"everything below PATH, PATH included\n",
+		.own = ls_opt, .user = &o };
 	struct sqp_image *img;
 	int fd, ret, status = 0;
 
-	ret = imginfo_options(argc, argv, ":lRh", longs,
-			      "Usage: imginfo ls [-l] [-R] IMAGE [PATH...]\n"
-			      "List the entries of the directories PATH (default: "
-			      "the root).\n  -l, --long       mode, owner, size, "
-			      "mtime, symlink target\n  -R, --recursive  "
-			      "everything below PATH, PATH included\n",
-			      ls_opt, &o);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	if (optind >= argc)

@@ -302,11 +302,11 @@ static void print_json(const struct report *r)
 	printf(",\n  \"dedup_savings\": %lld\n}\n", (long long)r->dedup);
 }
 
+/* The one option of its own: --json. */
 static int on_opt(void *user, int c, const char *arg)
 {
+	(void)c;
 	(void)arg;
-	if (c != 'j')
-		return imginfo_bad_usage("%s", "unexpected option");
 	*(int *)user = 1;
 	return 0;
 }
@@ -314,18 +314,21 @@ static int on_opt(void *user, int c, const char *arg)
 int imginfo_summary_main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, TOOL_OPT_OWN },
+		TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sqp_image *img;
 	struct report r;
 	char msg[600];
 	int json = 0, fd, ret;
+	struct tool_args a = { .prog = "imginfo", .cmd = "summary",
+		.shorts = ":h", .longs = longs,
+		.help = "Usage: imginfo [summary] [--json] IMAGE\n"
+			"Summarise an image: codec, sizes, counts, flags.\n",
+		.own = on_opt, .user = &json };
 
-	ret = imginfo_options(argc, argv, ":h", longs, "Usage: imginfo "
-			      "[summary] [--json] IMAGE\nSummarise an image: "
-			      "codec, sizes, counts, flags.\n", on_opt, &json);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	if (argc - optind != 1)

@@ -86,55 +86,22 @@ const char *imginfo_why(const struct sqp_image *img, int ret)
 
 int imginfo_bad_usage(const char *fmt, const char *arg)
 {
-	fputs("imginfo: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'imginfo --help'.\n", stderr);
-	return 2;
-}
-
-int imginfo_options(int argc, char **argv, const char *shorts,
-		    const struct option *longs, const char *help,
-		    imginfo_opt_fn on_opt, void *user)
-{
-	int c, ret;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(help, stdout);
-			return -1;
-		}
-		if (c == ':')
-			return imginfo_bad_usage("option '%s' needs a value",
-						 argv[optind - 1]);
-		if (c == '?')
-			return imginfo_bad_usage("unknown option '%s'",
-						 argv[optind - 1]);
-		if ((ret = on_opt(user, c, optarg)) != 0)
-			return ret;
-	}
-	return 0;
-}
-
-static int no_opt(void *user, int c, const char *arg)
-{
-	(void)user;
-	(void)c;
-	(void)arg;
-	return 0;
+	return tool_bad_usage("imginfo", fmt, arg);
 }
 
 int imginfo_each_path(int argc, char **argv, const char *help,
 		      imginfo_path_fn fn, void *user)
 {
 	static const struct option longs[] = {
-		{ "help", no_argument, NULL, 'h' },
+		TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct tool_args a = { .prog = "imginfo", .cmd = argv[0],
+			       .shorts = ":h", .longs = longs, .help = help };
 	struct sqp_image *img;
 	int fd, ret, status = 0;
 
-	ret = imginfo_options(argc, argv, ":h", longs, help, no_opt, NULL);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	if (argc - optind < 2)

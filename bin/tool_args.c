@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_args.c - see tool_args.h: option handling shared by the image
- * reading tools, so they word usage errors and take -j the same way.
+ * tool_args.c - see tool_args.h: the one option loop of the image
+ * reading tools (img2tar, img2dir, imginfo's commands), so that -j,
+ * --offset, -q, --help, --version and the usage errors mean and say the
+ * same in each, as the packers share theirs in tool_options.c.
  */
 #include "config.h"
 
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sqpack/sqpack.h"
 #include "tool_args.h"
 
 int tool_bad_usage(const char *prog, const char *fmt, const char *arg)
@@ -19,7 +22,8 @@ int tool_bad_usage(const char *prog, const char *fmt, const char *arg)
 	return 2;
 }
 
-int tool_jobs(const char *arg, unsigned *jobs)
+/* A job count, 0..1024; 0, or -1 when arg is not one. */
+static int parse_jobs(const char *arg, unsigned *jobs)
 {
 	char *end;
 	long v;
@@ -44,5 +48,60 @@ int tool_offset(const char *arg, uint64_t *out)
 	if (errno != 0 || *end != '\0')
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* A bad value of a shared option: named after the command, if any. */
+static int bad_value(const struct tool_args *a, const char *fmt,
+		     const char *arg)
+{
+	char buf[128];
+
+	if (a->cmd == NULL)
+		return tool_bad_usage(a->prog, fmt, arg);
+	snprintf(buf, sizeof(buf), "%s: %s", a->cmd, fmt);
+	return tool_bad_usage(a->prog, buf, arg);
+}
+
+/* One option: 0 to go on, else parsing ends with this status. */
+static int one(struct tool_args *a, int c, char **argv)
+{
+	switch (c) {
+	case 'h':
+		fputs(a->help, stdout);
+		return -1;
+	case 'V':
+		printf("%s (sqpack) %s\n", a->prog, sqp_version());
+		return -1;
+	case 'q':
+		a->quiet = 1;
+		return 0;
+	case 'j':
+		if (parse_jobs(optarg, &a->jobs) != 0)
+			return bad_value(a, "bad job count '%s'", optarg);
+		return 0;
+	case TOOL_OPT_OFFSET:
+		if (tool_offset(optarg, &a->offset) != 0)
+			return bad_value(a, "--offset '%s' is not a byte count",
+					 optarg);
+		return 0;
+	case ':':
+		return tool_bad_usage(a->prog, "option '%s' needs a value",
+				      argv[optind - 1]);
+	case '?':
+		return tool_bad_usage(a->prog, "unknown option '%s'",
+				      argv[optind - 1]);
+	}
+	return a->own(a->user, c, optarg);
+}
+
+int tool_args_parse(struct tool_args *a, int argc, char **argv)
+{
+	int c, ret;
+
+	opterr = 0; /* our own messages: argv[0] may be a libtool wrapper */
+	while ((c = getopt_long(argc, argv, a->shorts, a->longs, NULL)) != -1)
+		if ((ret = one(a, c, argv)) != 0)
+			return ret;
 	return 0;
 }

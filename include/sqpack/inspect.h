@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * inspect.h - looking inside an image: a streaming walk of its tree,
- * summary statistics, and the differences between two images' trees.
+ * inspect.h - looking inside an image: summary statistics, and the
+ * differences between two images' trees, both on the walk of reader.h.
  *
- * Memory: all three stream. A walk holds one open directory per level
- * of depth and one bit per inode of the image (to tell hard links and
- * to refuse a directory reached twice, which would loop); nothing grows
- * with the number of entries. Thread contract: as reader.h (one thread
- * per image at a time). The image must outlive the objects made on it.
+ * Memory: both stream: nothing grows with the number of entries but the
+ * paths of hard-linked inodes a diff keeps. Thread contract: as reader.h
+ * (one thread per image at a time).
  */
 #ifndef SQPACK_INSPECT_H
 #define SQPACK_INSPECT_H
@@ -20,40 +18,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------------ */
-/* Walk                                                                */
-/* ------------------------------------------------------------------ */
-
-struct sqp_walk;
-
-struct sqp_walk_desc {
-	struct sqp_image *img;  /* borrowed */
-	const char *path;       /* where to start; NULL, "" or "/": the root */
-	unsigned max_depth;     /* 0: everything below; 1: the start and,
-				   if a directory, its entries; ... */
-};
-
-struct sqp_walk_entry {
-	const char *path;       /* normalised, relative to the root ("" is
-				   the root); valid until the next call */
-	const char *name;       /* last component ("" for the root) */
-	unsigned depth;         /* 0 for the start */
-	int hardlink;           /* the inode was reached before in this walk */
-	struct sqp_inode_info info;
-};
-
-/* Start a walk: SQP_ERR_NOT_FOUND when path does not exist, or another
- * error; *out is then NULL or a failed walk that sqp_walk_error()
- * explains (the convention of sqpack/error.h). */
-SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
-			    struct sqp_walk **out);
-/* The next entry in pre-order (a directory before its entries, entries
- * in directory order): 1 and *e filled, 0 at the end, or a negative
- * error, latched (message in sqp_walk_error()). */
-SQP_API int sqp_walk_next(struct sqp_walk *w, struct sqp_walk_entry *e);
-SQP_API const char *sqp_walk_error(const struct sqp_walk *w);
-SQP_API void sqp_walk_destroy(struct sqp_walk *w);
 
 /* ------------------------------------------------------------------ */
 /* Summary                                                             */

@@ -142,6 +142,52 @@ SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 			   uint64_t off, size_t *got);
 SQP_API void sqp_file_close(struct sqp_file *f);
 
+/* ------------------------------------------------------------------ */
+/* Walking the tree                                                    */
+/* ------------------------------------------------------------------ */
+/*
+ * The tree in pre-order, pulled one entry at a time; the reader's own
+ * walk (img2tar, img2dir and the checker walk with it). Memory: one open
+ * directory per level of depth and one bit per inode of the image, to
+ * tell hard links and to refuse a directory reached twice (a loop, or
+ * two parents); nothing grows with the number of entries. Directories
+ * are entered only above depth 1024, which a hostile image cannot pass.
+ */
+
+struct sqp_walk;
+
+struct sqp_walk_desc {
+	struct sqp_image *img;  /* borrowed */
+	const char *path;       /* where to start; NULL, "" or "/": the root */
+	unsigned max_depth;     /* 0: everything below; 1: the start and,
+				   if a directory, its entries; ... */
+};
+
+struct sqp_walk_entry {
+	const char *path;       /* normalised, relative to the root ("" is
+				   the root); valid until the next call */
+	const char *name;       /* last component ("" for the root) */
+	unsigned depth;         /* 0 for the start */
+	int hardlink;           /* the inode was reached before in this walk */
+	struct sqp_inode_info info;
+};
+
+/* Start a walk: SQP_ERR_NOT_FOUND when path does not exist, or another
+ * error; *out is then NULL or a failed walk that sqp_walk_error()
+ * explains (the convention of sqpack/error.h). */
+SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
+			    struct sqp_walk **out);
+/* The next entry in pre-order (a directory before its entries, entries
+ * in directory order): 1 and *e filled, 0 at the end, or a negative
+ * error, latched (message in sqp_walk_error()). */
+SQP_API int sqp_walk_next(struct sqp_walk *w, struct sqp_walk_entry *e);
+/* Do not enter the directory the last sqp_walk_next() gave: the walk
+ * goes on after it (a merge of two walks skips what one side lacks). */
+SQP_API void sqp_walk_skip(struct sqp_walk *w);
+SQP_API const char *sqp_walk_error(const struct sqp_walk *w);
+SQP_API void sqp_walk_destroy(struct sqp_walk *w);
+
+
 #ifdef __cplusplus
 }
 #endif

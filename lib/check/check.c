@@ -5,11 +5,13 @@
  * inode once, then the tables and link counts (check_items.c), while
  * the data of every file is decompressed on the pool.
  *
- * The walk goes on after a problem wherever it safely can: an entry whose
- * inode cannot be read is reported and skipped, a directory whose listing
- * breaks is reported and left, its siblings still checked. Each inode
- * number is counted as it is referenced, so a directory met twice (a
- * loop) is reported and not entered again, and the walk always ends.
+ * The walk is the reader's rd_walk, told to go on after a problem
+ * wherever it safely can: an entry whose inode cannot be read is
+ * reported and skipped, a directory whose listing breaks is reported and
+ * left, its siblings still checked, and a directory met twice (a loop)
+ * or too deep is reported and not entered, so the walk always ends.
+ * Each inode number is counted as it is referenced, for the link
+ * counts.
  */
 #include "config.h"
 
@@ -20,9 +22,8 @@
 #include <sys/stat.h>
 
 #include "check/check_impl.h"
+#include "read/rd_walk.h"
 #include "sqpack/error.h"
-
-#define DEPTH_MAX 1024
 
 void chk_report(struct chk *c, const char *table, uint32_t inode,
 		const char *path, const char *fmt, ...)
@@ -70,177 +71,84 @@ static const char *type_name(unsigned t)
 	return names[t < 8 ? t : 0];
 }
 
-/* The inode behind one listing entry, read and checked; 1 when the walk
- * should enter it (a directory seen for the first time). */
-static int entry_inode(struct chk *c, const char *path, uint32_t parent,
-		       const struct rd_dirent *de, struct rd_inode *ino)
+/* An entry the walk met: checked against its listing entry, counted
+ * as a reference, and, the first time, its inode checked. */
+static int entry(struct chk *c, const struct rd_walk_node *e)
 {
-	uint32_t n = de->inode_number, base;
+	const struct rd_inode *ino = e->ino;
+	uint32_t n = ino->raw.inode_number, base; /* 1..inode_count */
 	int ret;
 
-	if (n == 0 || n > c->img->sb.inode_count) {
-		chk_report(c, "directory", parent, path, "entry names inode "
-			   "number %u of %u", n, c->img->sb.inode_count);
-		return 0;
-	}
-	if (rd_inode_read(c->img, de->inode_ref, ino) != 0)
-		return chk_latched(c, "inode", n, path);
 	base = ino->raw.type > SQFS_EXT_OFFSET ? ino->raw.type - SQFS_EXT_OFFSET :
 		ino->raw.type;
-	if (ino->raw.inode_number != n)
-		chk_report(c, "inode", n, path, "the listing says inode %u, the "
-			   "inode says %u", n, ino->raw.inode_number);
-	if (de->type != base)
-		chk_report(c, "directory", n, path, "the listing says %s, the "
-			   "inode is a %s", type_name(de->type), type_name(base));
-	if (c->refs[n - 1]++ > 0) {
-		if (S_ISDIR(ino->mode))
-			chk_report(c, "directory", n, path, "directory reached "
-				   "twice (a loop, or two parents)");
+	if (e->de == NULL && !S_ISDIR(ino->mode)) {
+		chk_report(c, "superblock", 0, NULL, "the root is not a directory");
 		return 0;
 	}
+	if (e->de != NULL && e->de->inode_number != n)
+		chk_report(c, "inode", n, e->path, "the listing says inode %u, "
+			   "the inode says %u", e->de->inode_number, n);
+	if (e->de != NULL && e->de->type != base)
+		chk_report(c, "directory", n, e->path, "the listing says %s, "
+			   "the inode is a %s", type_name(e->de->type),
+			   type_name(base));
+	if (c->refs[n - 1]++ > 0) /* a hard link; the walk refuses a
+				   * directory met again */
+		return 0;
 	c->nlink[n - 1] = S_ISDIR(ino->mode) ? CHK_DIR_NLINK : ino->raw.nlink;
-	c->where[n - 1] = de->inode_ref;
+	c->where[n - 1] = e->ref;
 	c->st.inodes++;
 	if (rd_xattrs_read(c->img, ino->raw.xattr_idx, &c->xs) != 0 &&
-	    (ret = chk_latched(c, "xattr", n, path)) != 0)
+	    (ret = chk_latched(c, "xattr", n, e->path)) != 0)
 		return ret;
 	if (S_ISREG(ino->mode))
-		return chk_file(c, path, ino);
-	if (!S_ISDIR(ino->mode))
-		return 0;
-	if (ino->raw.u.dir.parent != parent)
-		chk_report(c, "inode", n, path, "parent is inode %u, but the "
+		return chk_file(c, e->path, ino);
+	if (S_ISDIR(ino->mode) && e->de != NULL &&
+	    ino->raw.u.dir.parent != e->parent)
+		chk_report(c, "inode", n, e->path, "parent is inode %u, but the "
 			   "directory is in inode %u", ino->raw.u.dir.parent,
-			   parent);
-	return 1;
+			   e->parent);
+	return 0;
 }
-
-struct frame {
-	struct rd_dir it;
-	struct rd_inode ino;
-	size_t path_len;
-	uint32_t subdirs, entries;
-};
 
 /* A directory done: its link count and index. The count is 2 + its
  * subdirectories (mksquashfs, the kernel's convention) or 2 + all its
  * entries (squashfs-tools-ng); nothing else is right. */
-static int leave_dir(struct chk *c, struct frame *f, const char *path)
+static int leave_dir(struct chk *c, const struct rd_walk_node *d)
 {
+	const struct rd_inode *ino = d->ino;
+
 	c->st.directories++;
-	if (f->ino.raw.nlink != f->subdirs + 2 &&
-	    f->ino.raw.nlink != f->entries + 2)
-		chk_report(c, "links", f->ino.raw.inode_number, path, "a "
+	if (ino->raw.nlink != d->subdirs + 2 && ino->raw.nlink != d->entries + 2)
+		chk_report(c, "links", ino->raw.inode_number, d->path, "a "
 			   "directory with %u subdirectories has link count %u",
-			   f->subdirs, f->ino.raw.nlink);
-	return chk_dir_index(c, path, &f->ino);
+			   d->subdirs, ino->raw.nlink);
+	return chk_dir_index(c, d->path, ino);
 }
 
-/* Path buffer of cap bytes holding at least need. */
-static int room(char **buf, size_t *cap, size_t need)
+/* What the walk finds wrong is reported, and the walk goes on. */
+static int walk_problem(void *user, const char *table, uint32_t inode,
+			const char *path)
 {
-	char *nb;
-
-	if (need <= *cap)
-		return 0;
-	if ((nb = realloc(*buf, need * 2)) == NULL)
-		return SQP_ERR_NOMEM;
-	*buf = nb;
-	*cap = need * 2;
-	return 0;
-}
-
-/* One step of the walk in the directory of stack[*depth]. */
-static int walk_step(struct chk *c, struct frame *stack, size_t *depth,
-		     char **buf, size_t *cap)
-{
-	struct frame *f = &stack[*depth];
-	struct rd_dirent de;
-	struct rd_inode ino;
-	int ret = rd_dir_next(c->img, &f->it, &de);
-
-	memset(&ino, 0, sizeof(ino));
-	if (ret < 0 && (ret = chk_latched(c, "directory",
-					  f->ino.raw.inode_number, *buf)) != 0)
-		return ret;
-	if (ret <= 0) {
-		/* The end, or a broken listing: leave the directory. */
-		ret = leave_dir(c, f, *buf);
-		rd_inode_free(&f->ino);
-		if (ret != 0 || *depth == 0)
-			return ret != 0 ? ret : 1;
-		(*buf)[stack[--*depth].path_len] = '\0';
-		return 0;
-	}
-	f->entries++;
-	if (room(buf, cap, f->path_len + strlen(de.name) + 2) != 0)
-		return SQP_ERR_NOMEM;
-	sprintf(*buf + f->path_len, "%s%s", f->path_len ? "/" : "", de.name);
-	ret = entry_inode(c, *buf, f->ino.raw.inode_number, &de, &ino);
-	if (ret == 1 && S_ISDIR(ino.mode)) {
-		f->subdirs++;
-		if (*depth + 1 >= DEPTH_MAX) {
-			chk_report(c, "directory", ino.raw.inode_number, *buf,
-				   "nested deeper than %d", DEPTH_MAX);
-		} else if (rd_dir_open(c->img, &ino, &stack[*depth + 1].it) == 0) {
-			stack[++*depth].ino = ino;
-			stack[*depth].path_len = strlen(*buf);
-			stack[*depth].subdirs = stack[*depth].entries = 0;
-			return 0;
-		}
-	} else if (ret == 0 && S_ISDIR(ino.mode)) {
-		f->subdirs++;
-	}
-	rd_inode_free(&ino);
-	(*buf)[f->path_len] = '\0';
-	return ret < 0 ? ret : 0;
+	return chk_latched(user, table, inode, path);
 }
 
 /* The walk from the root. */
 static int walk(struct chk *c)
 {
-	struct frame *stack = calloc(DEPTH_MAX, sizeof(*stack));
-	size_t cap = 1024, depth = 0;
-	char *buf = malloc(cap);
-	uint64_t root = c->img->sb.root_inode;
-	int ret = SQP_ERR_NOMEM;
+	struct rd_walk_desc wd = { c->img, NULL, 0, 0, walk_problem, c };
+	struct rd_walk_node n;
+	struct rd_walk *w;
+	int ret;
 
-	if (stack == NULL || buf == NULL)
-		goto out;
-	buf[0] = '\0';
-	if (rd_inode_read(c->img, root, &stack[0].ino) != 0) {
-		ret = chk_latched(c, "inode", 0, "");
-		goto out;
+	if ((ret = rd_walk_create(&wd, &w)) != 0)
+		return ret;
+	while ((ret = rd_walk_next(w, &n)) > 0) {
+		ret = ret == RD_WALK_LEAVE ? leave_dir(c, &n) : entry(c, &n);
+		if (ret != 0)
+			break;
 	}
-	ret = 0;
-	if (!S_ISDIR(stack[0].ino.mode)) {
-		chk_report(c, "superblock", 0, NULL, "the root is not a directory");
-		goto out;
-	}
-	if (stack[0].ino.raw.inode_number - 1u < c->img->sb.inode_count) {
-		uint32_t n = stack[0].ino.raw.inode_number;
-
-		c->refs[n - 1]++;
-		c->nlink[n - 1] = CHK_DIR_NLINK;
-		c->where[n - 1] = root;
-		c->st.inodes++;
-	} else {
-		chk_report(c, "inode", stack[0].ino.raw.inode_number, "",
-			   "root inode number out of range");
-	}
-	if (rd_dir_open(c->img, &stack[0].ino, &stack[0].it) != 0) {
-		ret = chk_latched(c, "directory", 0, "");
-		goto out;
-	}
-	while ((ret = walk_step(c, stack, &depth, &buf, &cap)) == 0)
-		;
-	ret = ret == 1 ? 0 : ret;
-out:
-	for (size_t i = 0; stack != NULL && i <= depth; i++)
-		rd_inode_free(&stack[i].ino);
-	free(stack);
-	free(buf);
+	rd_walk_destroy(w);
 	return ret;
 }
 

@@ -116,7 +116,7 @@ SQP_API int sqp_codec_config_parse(struct sqp_codec_config *cfg,
 {
 	const struct sqp_codec_ops *ops;
 	char *copy, *tok, *save = NULL;
-	const char *list_open = NULL;
+	const char *list_open = NULL; /* the list key whose value runs on */
 	int ret = 0;
 
 	if (msg_size > 0)
@@ -134,17 +134,17 @@ SQP_API int sqp_codec_config_parse(struct sqp_codec_config *cfg,
 
 		if (eq != NULL) {
 			*eq = '\0';
-			ret = ops->parse(cfg, tok, eq + 1, msg, msg_size);
-			list_open = (ops->list_key != NULL &&
-				     strcmp(tok, ops->list_key) == 0) ?
-					    ops->list_key : NULL;
+			ret = codec_opt_apply(ops, cfg, tok, eq + 1, msg,
+					      msg_size);
+			list_open = codec_opt_is_list(ops, tok) ? tok : NULL;
 			continue;
 		}
-		ret = ops->parse(cfg, tok, NULL, msg, msg_size);
+		ret = codec_opt_apply(ops, cfg, tok, NULL, msg, msg_size);
 		if (ret != 0 && list_open != NULL) {
 			if (msg_size > 0)
 				msg[0] = '\0';
-			ret = ops->parse(cfg, list_open, tok, msg, msg_size);
+			ret = codec_opt_apply(ops, cfg, list_open, tok, msg,
+					      msg_size);
 		} else {
 			list_open = NULL;
 		}

@@ -17,18 +17,56 @@
 #include "sqpack/error.h"
 #include "util/endian.h"
 
+/*
+ * A codec's options are a table, not code: each row names a key, what
+ * kind of value it takes and which field of the configuration it sets,
+ * and codec_util.c walks the rows for every codec, so all codecs accept
+ * values by the same rules and word their refusals alike.
+ */
+enum codec_opt_kind {
+	CODEC_OPT_UINT,  /* key=N, N in [lo, hi] */
+	CODEC_OPT_SIZE,  /* key=N[K|M], N in [lo, hi] bytes */
+	CODEC_OPT_ENUM,  /* key=NAME: the field is NAME's index in names */
+	CODEC_OPT_BITS,  /* key=NAME,NAME..: bit (1 << index) per NAME, the
+			  * codec's one list-valued key */
+	CODEC_OPT_FLAG,  /* key alone: sets the field's bits lo */
+};
+
+/* The fields of struct sqp_codec_config an option may set. */
+enum codec_opt_field {
+	CODEC_FIELD_LEVEL,
+	CODEC_FIELD_WINDOW,
+	CODEC_FIELD_STRATEGIES,
+	CODEC_FIELD_FILTERS,
+	CODEC_FIELD_DICT_SIZE,
+	CODEC_FIELD_ALGORITHM,
+	CODEC_FIELD_FLAGS,
+};
+
+struct codec_opt {
+	const char *key;               /* NULL ends the table */
+	enum codec_opt_kind kind;
+	enum codec_opt_field field;
+	unsigned long lo, hi;          /* UINT, SIZE: range; FLAG: lo = bits */
+	/* UINT, SIZE: when set, the upper bound, which depends on the
+	 * configuration or the library's build (overrides hi). */
+	unsigned long (*hi_of)(const struct sqp_codec_config *cfg);
+	/* UINT, SIZE: a further rule on the value, refused with why. */
+	int (*valid)(unsigned long v);
+	const char *const *names;      /* ENUM, BITS: NULL-terminated */
+	/* Why a value is refused: valid's rule, or "unknown strategy". */
+	const char *why;
+	unsigned also_flags;           /* ORed into cfg->flags when given */
+};
+
 struct sqp_codec_ops {
 	int id;
 	const char *name;
 	const char *help;      /* one option per line, "    key=VALUE  text\n" */
-	const char *list_key;  /* option whose value is a comma list, or NULL */
+	const struct codec_opt *opts;
 
 	/* Defaults for a block size (cfg->id and block_size already set). */
 	void (*defaults)(struct sqp_codec_config *cfg);
-	/* One option: value is NULL for a bare flag. 0 or SQP_ERR_ARG with a
-	 * message in msg. */
-	int (*parse)(struct sqp_codec_config *cfg, const char *key,
-		     const char *value, char *msg, size_t msg_size);
 	/* Options block payload; *len = 0 when none is needed. */
 	int (*encode)(const struct sqp_codec_config *cfg, uint8_t *buf,
 		      size_t *len);
@@ -64,14 +102,16 @@ static inline size_t codec_max_input(const struct sqp_codec_config *cfg)
 
 /* Helpers shared by the codec files (codec_util.c). */
 
-/* Parse a decimal number in [lo, hi] with an optional K/M suffix when
- * sizes is set. 0 or SQP_ERR_ARG with a message naming key. */
-int codec_parse_uint(const char *key, const char *value, unsigned long lo,
-		     unsigned long hi, int sizes, unsigned long *out,
-		     char *msg, size_t msg_size);
-/* A message "unknown option 'key'" (or "'key' needs a value") plus the
- * codec's help. Returns SQP_ERR_ARG. */
-int codec_bad_option(const struct sqp_codec_ops *ops, const char *key,
-		     const char *why, char *msg, size_t msg_size);
+/* Apply one option through ops->opts: value is NULL for a bare word.
+ * 0 or SQP_ERR_ARG with a message in msg naming the key or value and
+ * listing the codec's options. */
+int codec_opt_apply(const struct sqp_codec_ops *ops,
+		    struct sqp_codec_config *cfg, const char *key,
+		    const char *value, char *msg, size_t msg_size);
+/* Whether key is the codec's list-valued option (CODEC_OPT_BITS), whose
+ * value runs on over the bare words after it. */
+int codec_opt_is_list(const struct sqp_codec_ops *ops, const char *key);
+/* The configuration's block size, as a bound for dictionary sizes. */
+unsigned long codec_opt_block_size(const struct sqp_codec_config *cfg);
 
 #endif

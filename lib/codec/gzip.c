@@ -24,16 +24,14 @@
 
 #define GZIP_STRATEGY_COUNT 5
 
-static const struct {
-	const char *name;
-	unsigned bit;
-	int zlib_strategy;
-} gzip_strategies[GZIP_STRATEGY_COUNT] = {
-	{ "default", SQP_GZIP_DEFAULT, Z_DEFAULT_STRATEGY },
-	{ "filtered", SQP_GZIP_FILTERED, Z_FILTERED },
-	{ "huffman_only", SQP_GZIP_HUFFMAN, Z_HUFFMAN_ONLY },
-	{ "run_length_encoded", SQP_GZIP_RLE, Z_RLE },
-	{ "fixed", SQP_GZIP_FIXED, Z_FIXED },
+/* Strategy i is the bit 1 << i of cfg->strategies (SQP_GZIP_*), in the
+ * order mksquashfs tries them. */
+static const char *const gzip_strategy_names[GZIP_STRATEGY_COUNT + 1] = {
+	"default", "filtered", "huffman_only", "run_length_encoded", "fixed",
+	NULL,
+};
+static const int gzip_zlib_strategy[GZIP_STRATEGY_COUNT] = {
+	Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED,
 };
 
 struct gzip_state {
@@ -61,37 +59,16 @@ static void gzip_defaults(struct sqp_codec_config *cfg)
 	cfg->strategies = 0;
 }
 
-static int gzip_parse(struct sqp_codec_config *cfg, const char *key,
-		      const char *value, char *msg, size_t msg_size)
-{
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "level") == 0 || strcmp(key, "window") == 0) {
-		int is_level = key[0] == 'l';
-
-		ret = codec_parse_uint(key, value, is_level ? 1 : 8,
-				       is_level ? 9 : 15, 0, &v, msg, msg_size);
-		if (ret == 0 && is_level)
-			cfg->level = (int)v;
-		else if (ret == 0)
-			cfg->window = (unsigned)v;
-		return ret;
-	}
-	if (strcmp(key, "strategy") == 0 && value != NULL) {
-		for (int i = 0; i < GZIP_STRATEGY_COUNT; i++) {
-			if (strcmp(value, gzip_strategies[i].name) == 0) {
-				cfg->strategies |= gzip_strategies[i].bit;
-				return 0;
-			}
-		}
-		return codec_bad_option(&sqp_codec_gzip_ops, value,
-					"unknown strategy", msg, msg_size);
-	}
-	return codec_bad_option(&sqp_codec_gzip_ops, key,
-				value ? "unknown option" : "unknown flag",
-				msg, msg_size);
-}
+static const struct codec_opt gzip_opts[] = {
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 1, .hi = 9 },
+	{ .key = "window", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_WINDOW,
+	  .lo = 8, .hi = 15 },
+	{ .key = "strategy", .kind = CODEC_OPT_BITS,
+	  .field = CODEC_FIELD_STRATEGIES, .names = gzip_strategy_names,
+	  .why = "unknown strategy" },
+	{ .key = NULL },
+};
 
 static int gzip_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
 		       size_t *len)
@@ -187,7 +164,7 @@ static int gzip_deflate_one(struct gzip_state *s, int i, const uint8_t *in,
 
 	if (!s->deflate_ready[i]) {
 		if (deflateInit2(z, s->cfg.level, Z_DEFLATED, (int)s->cfg.window,
-				 8, gzip_strategies[i].zlib_strategy) != Z_OK)
+				 8, gzip_zlib_strategy[i]) != Z_OK)
 			return SQP_ERR_NOMEM;
 		s->deflate_ready[i] = 1;
 	} else if (deflateReset(z) != Z_OK) {
@@ -222,7 +199,7 @@ static int gzip_compress(void *p, const uint8_t *in, size_t in_len,
 		size_t cap = best > 0 ? (size_t)best - 1 : out_cap;
 		int n;
 
-		if (!(mask & gzip_strategies[i].bit))
+		if (!(mask & (1u << i)))
 			continue;
 		n = gzip_deflate_one(s, i, in, in_len, dst, cap);
 		if (n < 0)
@@ -274,9 +251,8 @@ const struct sqp_codec_ops sqp_codec_gzip_ops = {
 		"    window=N     window size log2 8..15 (default 15)\n"
 		"    strategy=S,..  try each of default, filtered, huffman_only,\n"
 		"                 run_length_encoded, fixed; keep the smallest\n",
-	.list_key = "strategy",
+	.opts = gzip_opts,
 	.defaults = gzip_defaults,
-	.parse = gzip_parse,
 	.encode = gzip_encode,
 	.decode = gzip_decode,
 	.create = gzip_create,

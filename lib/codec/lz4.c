@@ -12,7 +12,6 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "codec/codec_impl.h"
 
@@ -30,28 +29,14 @@ static void lz4_defaults(struct sqp_codec_config *cfg)
 	cfg->level = LZ4HC_CLEVEL_DEFAULT;
 }
 
-static int lz4_parse(struct sqp_codec_config *cfg, const char *key,
-		     const char *value, char *msg, size_t msg_size)
-{
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "hc") == 0 && value == NULL) {
-		cfg->flags |= SQP_LZ4_HC;
-		return 0;
-	}
-	if (strcmp(key, "level") == 0) {
-		ret = codec_parse_uint(key, value, 1, LZ4HC_CLEVEL_MAX, 0, &v,
-				       msg, msg_size);
-		if (ret == 0) {
-			cfg->level = (int)v;
-			cfg->flags |= SQP_LZ4_HC;
-		}
-		return ret;
-	}
-	return codec_bad_option(&sqp_codec_lz4_ops, key, "unknown option",
-				msg, msg_size);
-}
+/* A level is only an HC level: giving one asks for HC. */
+static const struct codec_opt lz4_opts[] = {
+	{ .key = "hc", .kind = CODEC_OPT_FLAG, .field = CODEC_FIELD_FLAGS,
+	  .lo = SQP_LZ4_HC },
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 1, .hi = LZ4HC_CLEVEL_MAX, .also_flags = SQP_LZ4_HC },
+	{ .key = NULL },
+};
 
 static int lz4_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
 		      size_t *len)
@@ -136,8 +121,8 @@ const struct sqp_codec_ops sqp_codec_lz4_ops = {
 	.help = "    hc           high-compression mode (slower, smaller)\n"
 		"    level=N      high-compression level 1..12 (implies hc; "
 		"default 9)\n",
+	.opts = lz4_opts,
 	.defaults = lz4_defaults,
-	.parse = lz4_parse,
 	.encode = lz4_encode,
 	.decode = lz4_decode,
 	.create = lz4_create,

@@ -35,28 +35,14 @@ static void lzma_defaults(struct sqp_codec_config *cfg)
 	cfg->dict_size = cfg->block_size;
 }
 
-static int lzma_parse(struct sqp_codec_config *cfg, const char *key,
-		      const char *value, char *msg, size_t msg_size)
-{
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "level") == 0) {
-		ret = codec_parse_uint(key, value, 0, 9, 0, &v, msg, msg_size);
-		if (ret == 0)
-			cfg->level = (int)v;
-		return ret;
-	}
-	if (strcmp(key, "dict-size") == 0) {
-		ret = codec_parse_uint(key, value, 4096, cfg->block_size, 1, &v,
-				       msg, msg_size);
-		if (ret == 0)
-			cfg->dict_size = (uint32_t)v;
-		return ret;
-	}
-	return codec_bad_option(&sqp_codec_lzma_ops, key, "unknown option",
-				msg, msg_size);
-}
+static const struct codec_opt lzma_opts[] = {
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 0, .hi = 9 },
+	{ .key = "dict-size", .kind = CODEC_OPT_SIZE,
+	  .field = CODEC_FIELD_DICT_SIZE, .lo = 4096,
+	  .hi_of = codec_opt_block_size },
+	{ .key = NULL },
+};
 
 static int lzma_encode_opts(const struct sqp_codec_config *cfg, uint8_t *buf,
 			    size_t *len)
@@ -167,8 +153,8 @@ const struct sqp_codec_ops sqp_codec_lzma_ops = {
 	.help = "    level=N      preset 0..9 (default 5)\n"
 		"    dict-size=N  dictionary size, 4K..block size (default: "
 		"block size)\n",
+	.opts = lzma_opts,
 	.defaults = lzma_defaults,
-	.parse = lzma_parse,
 	.encode = lzma_encode_opts,
 	.decode = lzma_decode_opts,
 	.create = lzma_create,

@@ -18,15 +18,21 @@
 #define LZO_ALGORITHMS 5
 #define LZO_DEFAULT_LEVEL 8
 
-static const struct {
-	const char *name;
-	size_t work_size;
-} lzo_algorithms[LZO_ALGORITHMS] = {
-	[SQP_LZO1X_1] = { "lzo1x_1", LZO1X_1_MEM_COMPRESS },
-	[SQP_LZO1X_1_11] = { "lzo1x_1_11", LZO1X_1_11_MEM_COMPRESS },
-	[SQP_LZO1X_1_12] = { "lzo1x_1_12", LZO1X_1_12_MEM_COMPRESS },
-	[SQP_LZO1X_1_15] = { "lzo1x_1_15", LZO1X_1_15_MEM_COMPRESS },
-	[SQP_LZO1X_999] = { "lzo1x_999", LZO1X_999_MEM_COMPRESS },
+/* Both indexed by enum sqp_lzo_algorithm, the options block's number. */
+static const char *const lzo_algorithm_names[LZO_ALGORITHMS + 1] = {
+	[SQP_LZO1X_1] = "lzo1x_1",
+	[SQP_LZO1X_1_11] = "lzo1x_1_11",
+	[SQP_LZO1X_1_12] = "lzo1x_1_12",
+	[SQP_LZO1X_1_15] = "lzo1x_1_15",
+	[SQP_LZO1X_999] = "lzo1x_999",
+	[LZO_ALGORITHMS] = NULL,
+};
+static const size_t lzo_work_size[LZO_ALGORITHMS] = {
+	[SQP_LZO1X_1] = LZO1X_1_MEM_COMPRESS,
+	[SQP_LZO1X_1_11] = LZO1X_1_11_MEM_COMPRESS,
+	[SQP_LZO1X_1_12] = LZO1X_1_12_MEM_COMPRESS,
+	[SQP_LZO1X_1_15] = LZO1X_1_15_MEM_COMPRESS,
+	[SQP_LZO1X_999] = LZO1X_999_MEM_COMPRESS,
 };
 
 struct lzo_state {
@@ -42,31 +48,14 @@ static void lzo_defaults(struct sqp_codec_config *cfg)
 	cfg->level = LZO_DEFAULT_LEVEL;
 }
 
-static int lzo_parse(struct sqp_codec_config *cfg, const char *key,
-		     const char *value, char *msg, size_t msg_size)
-{
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "level") == 0) {
-		ret = codec_parse_uint(key, value, 1, 9, 0, &v, msg, msg_size);
-		if (ret == 0)
-			cfg->level = (int)v;
-		return ret;
-	}
-	if (strcmp(key, "algorithm") == 0 && value != NULL) {
-		for (unsigned i = 0; i < LZO_ALGORITHMS; i++) {
-			if (strcmp(value, lzo_algorithms[i].name) == 0) {
-				cfg->algorithm = i;
-				return 0;
-			}
-		}
-		return codec_bad_option(&sqp_codec_lzo_ops, value,
-					"unknown algorithm", msg, msg_size);
-	}
-	return codec_bad_option(&sqp_codec_lzo_ops, key, "unknown option", msg,
-				msg_size);
-}
+static const struct codec_opt lzo_opts[] = {
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 1, .hi = 9 },
+	{ .key = "algorithm", .kind = CODEC_OPT_ENUM,
+	  .field = CODEC_FIELD_ALGORITHM, .names = lzo_algorithm_names,
+	  .why = "unknown algorithm" },
+	{ .key = NULL },
+};
 
 static int lzo_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
 		      size_t *len)
@@ -122,7 +111,7 @@ static int lzo_create(const struct sqp_codec_config *cfg, void **out)
 		return SQP_ERR_NOMEM;
 	s->algorithm = cfg->algorithm;
 	s->level = cfg->level;
-	s->work = malloc(lzo_algorithms[cfg->algorithm].work_size);
+	s->work = malloc(lzo_work_size[cfg->algorithm]);
 	/* LZO's documented worst case for incompressible input. */
 	s->scratch = malloc(codec_max_input(cfg) + codec_max_input(cfg) / 16 +
 			    64 + 3);
@@ -185,8 +174,8 @@ const struct sqp_codec_ops sqp_codec_lzo_ops = {
 	.help = "    algorithm=A  lzo1x_1, lzo1x_1_11, lzo1x_1_12, lzo1x_1_15 or\n"
 		"                 lzo1x_999 (default)\n"
 		"    level=N      lzo1x_999 level 1..9 (default 8)\n",
+	.opts = lzo_opts,
 	.defaults = lzo_defaults,
-	.parse = lzo_parse,
 	.encode = lzo_encode,
 	.decode = lzo_decode,
 	.create = lzo_create,

@@ -21,17 +21,13 @@
 
 #define XZ_FILTER_COUNT 6
 
-static const struct {
-	const char *name;
-	unsigned bit;
-	lzma_vli id;
-} xz_filters[XZ_FILTER_COUNT] = {
-	{ "x86", SQP_XZ_FILTER_X86, LZMA_FILTER_X86 },
-	{ "powerpc", SQP_XZ_FILTER_POWERPC, LZMA_FILTER_POWERPC },
-	{ "ia64", SQP_XZ_FILTER_IA64, LZMA_FILTER_IA64 },
-	{ "arm", SQP_XZ_FILTER_ARM, LZMA_FILTER_ARM },
-	{ "armthumb", SQP_XZ_FILTER_ARMTHUMB, LZMA_FILTER_ARMTHUMB },
-	{ "sparc", SQP_XZ_FILTER_SPARC, LZMA_FILTER_SPARC },
+/* Filter i is the bit 1 << i of cfg->filters (SQP_XZ_FILTER_*). */
+static const char *const xz_filter_names[XZ_FILTER_COUNT + 1] = {
+	"x86", "powerpc", "ia64", "arm", "armthumb", "sparc", NULL,
+};
+static const lzma_vli xz_filter_ids[XZ_FILTER_COUNT] = {
+	LZMA_FILTER_X86, LZMA_FILTER_POWERPC, LZMA_FILTER_IA64,
+	LZMA_FILTER_ARM, LZMA_FILTER_ARMTHUMB, LZMA_FILTER_SPARC,
 };
 
 struct xz_state {
@@ -61,42 +57,22 @@ static int xz_dict_ok(uint32_t d)
 	return d == top || d == top + (top >> 1);
 }
 
-static int xz_parse(struct sqp_codec_config *cfg, const char *key,
-		    const char *value, char *msg, size_t msg_size)
+static int xz_dict_valid(unsigned long v)
 {
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "level") == 0) {
-		ret = codec_parse_uint(key, value, 0, 9, 0, &v, msg, msg_size);
-		if (ret == 0)
-			cfg->level = (int)v;
-		return ret;
-	}
-	if (strcmp(key, "dict-size") == 0) {
-		ret = codec_parse_uint(key, value, 4096, cfg->block_size, 1, &v,
-				       msg, msg_size);
-		if (ret == 0 && !xz_dict_ok((uint32_t)v))
-			return codec_bad_option(&sqp_codec_xz_ops, value,
-				"dictionary size must be 2^n or 2^n+2^(n-1):",
-				msg, msg_size);
-		if (ret == 0)
-			cfg->dict_size = (uint32_t)v;
-		return ret;
-	}
-	if (strcmp(key, "filters") == 0 && value != NULL) {
-		for (int i = 0; i < XZ_FILTER_COUNT; i++) {
-			if (strcmp(value, xz_filters[i].name) == 0) {
-				cfg->filters |= xz_filters[i].bit;
-				return 0;
-			}
-		}
-		return codec_bad_option(&sqp_codec_xz_ops, value,
-					"unknown filter", msg, msg_size);
-	}
-	return codec_bad_option(&sqp_codec_xz_ops, key, "unknown option", msg,
-				msg_size);
+	return v <= UINT32_MAX && xz_dict_ok((uint32_t)v);
 }
+
+static const struct codec_opt xz_opts[] = {
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 0, .hi = 9 },
+	{ .key = "dict-size", .kind = CODEC_OPT_SIZE,
+	  .field = CODEC_FIELD_DICT_SIZE, .lo = 4096,
+	  .hi_of = codec_opt_block_size, .valid = xz_dict_valid,
+	  .why = "dictionary size must be 2^n or 2^n+2^(n-1):" },
+	{ .key = "filters", .kind = CODEC_OPT_BITS, .field = CODEC_FIELD_FILTERS,
+	  .names = xz_filter_names, .why = "unknown filter" },
+	{ .key = NULL },
+};
 
 static int xz_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
 		     size_t *len)
@@ -198,9 +174,9 @@ static int xz_compress(void *p, const uint8_t *in, size_t in_len,
 		size_t cap = best > 0 ? (size_t)best - 1 : out_cap;
 		int n;
 
-		if (!(s->cfg.filters & xz_filters[i].bit))
+		if (!(s->cfg.filters & (1u << i)))
 			continue;
-		n = xz_try(s, xz_filters[i].id, in, in_len, s->scratch, cap);
+		n = xz_try(s, xz_filter_ids[i], in, in_len, s->scratch, cap);
 		if (n < 0)
 			return n;
 		if (n > 0) {
@@ -231,9 +207,8 @@ const struct sqp_codec_ops sqp_codec_xz_ops = {
 		"2^n+2^(n-1)\n"
 		"    filters=F,.. branch filters to try, smallest result kept:\n"
 		"                 x86, powerpc, ia64, arm, armthumb, sparc\n",
-	.list_key = "filters",
+	.opts = xz_opts,
 	.defaults = xz_defaults,
-	.parse = xz_parse,
 	.encode = xz_encode,
 	.decode = xz_decode,
 	.create = xz_create,

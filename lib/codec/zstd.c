@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -28,21 +27,18 @@ static void zstd_defaults(struct sqp_codec_config *cfg)
 	cfg->level = ZSTD_DEFAULT_LEVEL;
 }
 
-static int zstd_parse(struct sqp_codec_config *cfg, const char *key,
-		      const char *value, char *msg, size_t msg_size)
+/* The highest level depends on the library zstd was built as. */
+static unsigned long zstd_max_level(const struct sqp_codec_config *cfg)
 {
-	unsigned long v;
-	int ret;
-
-	if (strcmp(key, "level") != 0)
-		return codec_bad_option(&sqp_codec_zstd_ops, key,
-					"unknown option", msg, msg_size);
-	ret = codec_parse_uint(key, value, 1, (unsigned long)ZSTD_maxCLevel(),
-			       0, &v, msg, msg_size);
-	if (ret == 0)
-		cfg->level = (int)v;
-	return ret;
+	(void)cfg;
+	return (unsigned long)ZSTD_maxCLevel();
 }
+
+static const struct codec_opt zstd_opts[] = {
+	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
+	  .lo = 1, .hi_of = zstd_max_level },
+	{ .key = NULL },
+};
 
 static int zstd_encode(const struct sqp_codec_config *cfg, uint8_t *buf,
 		       size_t *len)
@@ -126,8 +122,8 @@ const struct sqp_codec_ops sqp_codec_zstd_ops = {
 	.id = SQP_CODEC_ZSTD,
 	.name = "zstd",
 	.help = "    level=N      compression level 1..22 (default 15)\n",
+	.opts = zstd_opts,
 	.defaults = zstd_defaults,
-	.parse = zstd_parse,
 	.encode = zstd_encode,
 	.decode = zstd_decode,
 	.create = zstd_create,

@@ -5,14 +5,13 @@
  * owner, mtime, size, symlink target, device numbers, xattrs and file
  * contents.
  *
- * Both listings are sorted by name (the format requires it), so one
- * merge pass per directory pairs the names without holding a listing:
- * the stack keeps one open directory per side and level, with each
- * side's next entry. Contents are compared a chunk at a time, so memory
- * does not depend on file sizes. Invariant: the path buffer holds the
- * path of the entry being compared; a frame records its directory's
- * path length. A directory met twice on either side is refused (a
- * crafted image could otherwise loop).
+ * Listings are sorted by name (the format requires it), so each side's
+ * walk (sqp_walk, the reader's, with its guard against loops) gives its
+ * paths in one order, component by component; one merge of the two
+ * walks pairs the names without holding a listing. A name on one side
+ * only, or two of different types, is reported and its directory
+ * skipped. Contents are compared a chunk at a time, so memory does not
+ * depend on file sizes.
  *
  * Hard links are compared by structure, not by inode numbers (two
  * packers number inodes differently): the first time a linked inode is
@@ -25,21 +24,16 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "inspect/inspect_impl.h"
+#include "sqpack/error.h"
 #include "sqpack/inspect.h"
+#include "util/array.h"
 #include "util/errbuf.h"
 
 #define CHUNK (64u * 1024)
-
-struct dframe {
-	struct sqp_dir *d[2];
-	struct sqp_dirent e[2];
-	int have[2];
-	size_t plen;
-};
 
 /* Per side and inode number: the other side's inode first met at the same
  * path (0: not met yet), and where that path is kept in the arena. */
@@ -51,15 +45,15 @@ struct link_pair {
 struct differ {
 	const struct sqp_diff_desc *desc;
 	struct sqp_image *img[2];
-	struct seen seen[2];
+	struct sqp_walk *walk[2];
+	struct sqp_walk_entry e[2];
+	int have[2];           /* e[i] holds side i's next entry */
+	uint32_t inode_count[2];
 	struct link_pair *links[2];
 	char *names;           /* arena of the paths of linked inodes */
 	size_t names_len, names_cap;
 	struct sqp_errbuf err;
-	struct dframe *stack;
-	size_t depth, cap;
-	char *path;
-	size_t pcap;
+	const char *path;      /* of the entry compared, in e[] */
 	uint8_t *buf[2];
 	int differs, stopped;
 };
@@ -86,37 +80,16 @@ static int report(struct differ *df, const char *fmt, ...)
 	return 0;
 }
 
-static int advance(struct differ *df, struct dframe *f, int side)
+/* Side i's next entry, or its end. */
+static int advance(struct differ *df, int i)
 {
-	int ret = sqp_dir_next(f->d[side], &f->e[side]);
+	int ret = sqp_walk_next(df->walk[i], &df->e[i]);
 
 	if (ret < 0)
-		return img_fail(df, side, ret);
-	f->have[side] = ret;
-	return 0;
-}
-
-static int push(struct differ *df, const uint64_t ref[2])
-{
-	struct dframe *f;
-	int ret;
-
-	f = grow(df->stack, &df->cap, df->depth + 1, sizeof(*f));
-	if (f == NULL)
-		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
-	df->stack = f;
-	f += df->depth;
-	memset(f, 0, sizeof(*f));
-	f->plen = strlen(df->path);
-	for (int i = 0; i < 2; i++) {
-		if ((ret = sqp_dir_open(df->img[i], ref[i], &f->d[i])) != 0) {
-			sqp_dir_close(f->d[0]);
-			return img_fail(df, i, ret);
-		}
-	}
-	df->depth++;
-	if ((ret = advance(df, f, 0)) != 0 || (ret = advance(df, f, 1)) != 0)
-		return ret;
+		return sqp_err_wrap(&df->err, ret, sqp_walk_error(df->walk[i]),
+				    "in the %s image: ", i == 0 ? "first" :
+				    "second");
+	df->have[i] = ret;
 	return 0;
 }
 
@@ -251,7 +224,7 @@ static int compare_attrs(struct differ *df, const struct sqp_inode_info *a,
 static int64_t keep_path(struct differ *df)
 {
 	size_t len = strlen(df->path) + 1, at = df->names_len;
-	char *p = grow(df->names, &df->names_cap, at + len, 1);
+	char *p = sqp_array_grow(df->names, &df->names_cap, at + len, 1, 256);
 
 	if (p == NULL || at > UINT32_MAX)
 		return -1;
@@ -272,7 +245,7 @@ static int compare_hardlinks(struct differ *df, const struct sqp_inode_info in[2
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		if (in[i].inode_number == 0 ||
-		    in[i].inode_number > df->seen[i].count)
+		    in[i].inode_number > df->inode_count[i])
 			return sqp_err(&df->err, SQP_ERR_CORRUPT, "'%s': inode "
 				       "number out of range in the %s image",
 				       df->path, i == 0 ? "first" : "second");
@@ -299,26 +272,13 @@ static int compare_hardlinks(struct differ *df, const struct sqp_inode_info in[2
 	return 0;
 }
 
-/* Compare the entries at ref[0] and ref[1] (path in df->path) and
- * descend when both are directories. */
-static int compare_entry(struct differ *df, const uint64_t ref[2])
+/* Compare the entries in e[] (both at df->path). */
+static int compare_entry(struct differ *df)
 {
-	struct sqp_inode_info in[2];
+	const struct sqp_inode_info in[2] = { df->e[0].info, df->e[1].info };
+	const uint64_t ref[2] = { in[0].ref, in[1].ref };
 	int ret;
 
-	for (int i = 0; i < 2; i++) {
-		if ((ret = sqp_image_stat(df->img[i], ref[i], &in[i])) != 0)
-			return img_fail(df, i, ret);
-		if (!S_ISDIR(in[i].mode))
-			continue;
-		ret = seen_mark(&df->seen[i], in[i].inode_number);
-		if (ret != 0)
-			return sqp_err(&df->err, SQP_ERR_CORRUPT, "'%s': %s in "
-				       "the %s image", df->path, ret < 0 ?
-				       "inode number out of range" :
-				       "directory reached twice (a loop)",
-				       i == 0 ? "first" : "second");
-	}
 	if ((in[0].mode & S_IFMT) != (in[1].mode & S_IFMT))
 		return report(df, "type %s != %s", type_name(in[0].mode),
 			      type_name(in[1].mode));
@@ -337,74 +297,78 @@ static int compare_entry(struct differ *df, const uint64_t ref[2])
 			      (unsigned long long)in[1].size);
 	if (S_ISREG(in[0].mode))
 		return compare_data(df, ref);
-	if (S_ISDIR(in[0].mode))
-		return push(df, ref);
 	return 0;
 }
 
-/* Set df->path to the current frame's path plus name. */
-static int set_path(struct differ *df, size_t plen, const char *name)
+/* The order both walks give paths in: component by component, each
+ * compared as listings sort names (strcmp), a directory before what is
+ * below it. */
+static int path_cmp(const char *a, const char *b)
 {
-	char *p = grow(df->path, &df->pcap, plen + strlen(name) + 2, 1);
+	for (;;) {
+		size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+		int c = memcmp(a, b, la < lb ? la : lb);
 
-	if (p == NULL)
-		return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
-	df->path = p;
-	df->path[plen] = '\0';
-	if (plen > 0)
-		df->path[plen++] = '/';
-	strcpy(df->path + plen, name);
-	return 0;
+		if (c != 0 || la != lb)
+			return c != 0 ? c : la < lb ? -1 : 1;
+		if (a[la] == '\0' || b[lb] == '\0')
+			return a[la] == '\0' ? (b[lb] == '\0' ? 0 : -1) : 1;
+		a += la + 1;
+		b += lb + 1;
+	}
 }
 
-/* One step of the merge in the top frame. */
+/* One step of the merge: the lesser entry alone, or the pair. A
+ * directory is entered only when both sides have one at its path. */
 static int step(struct differ *df)
 {
-	struct dframe *f = &df->stack[df->depth - 1];
-	uint64_t ref[2];
-	int cmp, ret;
+	int cmp = !df->have[0] ? 1 : !df->have[1] ? -1 :
+		  path_cmp(df->e[0].path, df->e[1].path);
+	int ret = 0;
 
-	if (!f->have[0] && !f->have[1]) {
-		sqp_dir_close(f->d[0]);
-		sqp_dir_close(f->d[1]);
-		df->depth--;
-		return 0;
-	}
-	cmp = !f->have[0] ? 1 : !f->have[1] ? -1 :
-		strcmp(f->e[0].name, f->e[1].name);
-	if ((ret = set_path(df, f->plen, f->e[cmp <= 0 ? 0 : 1].name)) != 0)
-		return ret;
-	if (cmp != 0) {
+	df->path = df->e[cmp <= 0 ? 0 : 1].path;
+	if (cmp != 0)
 		report(df, "only in the %s image", cmp < 0 ? "first" : "second");
-		return advance(df, f, cmp < 0 ? 0 : 1);
-	}
-	ref[0] = f->e[0].ref;
-	ref[1] = f->e[1].ref;
-	if ((ret = advance(df, f, 0)) != 0 || (ret = advance(df, f, 1)) != 0)
-		return ret;
-	return compare_entry(df, ref);
+	else
+		ret = compare_entry(df);
+	for (int i = 0; i < 2; i++)
+		if ((i == 0 ? cmp <= 0 : cmp >= 0) &&
+		    S_ISDIR(df->e[i].info.mode) &&
+		    (cmp != 0 || !S_ISDIR(df->e[!i].info.mode)))
+			sqp_walk_skip(df->walk[i]);
+	for (int i = 0; i < 2 && ret == 0; i++)
+		if (i == 0 ? cmp <= 0 : cmp >= 0)
+			ret = advance(df, i);
+	return ret;
 }
 
 static int run(struct differ *df)
 {
-	uint64_t root[2] = { sqp_image_root(df->img[0]),
-			     sqp_image_root(df->img[1]) };
+	struct sqp_walk_desc wd = { NULL, NULL, 0 };
 	struct sqp_image_info ii;
-	int ret = 0;
+	int ret;
 
-	for (int i = 0; i < 2 && ret == 0; i++) {
+	for (int i = 0; i < 2; i++) {
 		sqp_image_get_info(df->img[i], &ii);
-		ret = seen_init(&df->seen[i], ii.inode_count);
+		df->inode_count[i] = ii.inode_count;
 		df->buf[i] = malloc(CHUNK);
 		df->links[i] = calloc((size_t)ii.inode_count + 1,
 				      sizeof(*df->links[i]));
-		if (ret != 0 || df->buf[i] == NULL || df->links[i] == NULL)
+		if (df->buf[i] == NULL || df->links[i] == NULL)
 			return sqp_err(&df->err, SQP_ERR_NOMEM, "out of memory");
+		wd.img = df->img[i];
+		ret = sqp_walk_create(&wd, &df->walk[i]);
+		if (ret != 0)
+			return df->walk[i] == NULL ?
+				sqp_err(&df->err, ret, "%s", sqp_strerror(ret)) :
+				sqp_err_wrap(&df->err, ret,
+					     sqp_walk_error(df->walk[i]),
+					     "in the %s image: ",
+					     i == 0 ? "first" : "second");
+		if ((ret = advance(df, i)) != 0)
+			return ret;
 	}
-	if ((ret = set_path(df, 0, "")) != 0 ||
-	    (ret = compare_entry(df, root)) != 0)
-		return ret;
-	while (df->depth > 0 && !df->stopped)
+	while ((df->have[0] || df->have[1]) && !df->stopped)
 		if ((ret = step(df)) != 0)
 			return ret;
 	return 0;
@@ -426,18 +390,11 @@ SQP_API int sqp_image_diff(const struct sqp_diff_desc *desc, char *msg,
 	ret = run(&df);
 	if (ret != 0 && msg != NULL && msg_size > 0)
 		snprintf(msg, msg_size, "%s", sqp_errmsg(&df.err));
-	while (df.depth > 0) {
-		df.depth--;
-		sqp_dir_close(df.stack[df.depth].d[0]);
-		sqp_dir_close(df.stack[df.depth].d[1]);
-	}
 	for (int i = 0; i < 2; i++) {
-		seen_free(&df.seen[i]);
+		sqp_walk_destroy(df.walk[i]);
 		free(df.buf[i]);
 		free(df.links[i]);
 	}
 	free(df.names);
-	free(df.stack);
-	free(df.path);
 	return ret != 0 ? ret : df.differs;
 }

@@ -4,8 +4,9 @@
  * entries of each type, hard links, file bytes, and how the files' data
  * is stored (blocks, holes, uncompressed blocks, fragment tails).
  *
- * Built on the walk (walk.c) and the file layout query (image_info.h),
- * so it streams: memory is the walk's, whatever the image holds. An
+ * Built on the reader's walk (sqp_walk) and the file layout query
+ * (image_info.h), so it streams: memory is the walk's, whatever the
+ * image holds. An
  * inode reached through several names is counted once; its other names
  * count as hard links, so sums of sizes are sums over distinct files.
  */

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,118 +174,207 @@ static int number(struct sqp_tar_reader *r, const char *key, const char *v,
 	return 0;
 }
 
+/*
+ * The keys we act on, one row each. A handler gets the row, so one
+ * handler serves every key of its kind: numbers, names and xattrs differ
+ * only in the field or prefix the row names.
+ */
+struct pax_key;
+typedef int (*pax_handler)(struct sqp_tar_reader *r, struct pax_fields *px,
+			   const struct pax_key *k, char *key, char *v,
+			   size_t vlen);
+
+struct pax_key {
+	const char *key;
+	size_t len;        /* strlen(key) */
+	int prefix;        /* key is a prefix; what follows it is a name */
+	int global;        /* also honoured in a global header */
+	unsigned have;     /* PAX_* bit the key sets, or 0 */
+	size_t field;      /* offsetof the pax_fields member it fills */
+	pax_handler fn;
+};
+
+#define PAX_FIELD(px, k, type) ((type *)(void *)((char *)(px) + (k)->field))
+
+static int pax_number(struct sqp_tar_reader *r, struct pax_fields *px,
+		      const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	return number(r, key, v, vlen, PAX_FIELD(px, k, uint64_t));
+}
+
+static int pax_mtime(struct sqp_tar_reader *r, struct pax_fields *px,
+		     const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	(void)k;
+	(void)key;
+	if (parse_time(v, vlen, &px->mtime, &px->mtime_nsec) != 0)
+		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad mtime "
+			       "'%.40s'", v);
+	return 0;
+}
+
+/* A NUL inside cuts the name there, as in bsdtar: the value is read as
+ * a C string. */
+static int pax_name(struct sqp_tar_reader *r, struct pax_fields *px,
+		    const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	(void)r;
+	(void)key;
+	(void)vlen;
+	*PAX_FIELD(px, k, const char *) = v;
+	return 0;
+}
+
+/* SCHILY.xattr.NAME, raw value; an empty NAME is no attribute. */
+static int pax_xattr(struct sqp_tar_reader *r, struct pax_fields *px,
+		     const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	(void)px;
+	if (key[k->len] == '\0')
+		return 0;
+	return add_xattr(r, key + k->len, (const uint8_t *)v, vlen);
+}
+
+static int pax_selinux(struct sqp_tar_reader *r, struct pax_fields *px,
+		       const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	(void)px;
+	(void)k;
+	(void)key;
+	return add_xattr(r, "security.selinux", (const uint8_t *)v, vlen);
+}
+
+/* LIBARCHIVE.xattr.URLENCODED-NAME, base64 value. */
+static int pax_xattr_b64(struct sqp_tar_reader *r, struct pax_fields *px,
+			 const struct pax_key *k, char *key, char *v,
+			 size_t vlen)
+{
+	long n;
+
+	(void)px;
+	if (key[k->len] == '\0')
+		return 0;
+	if (url_decode(key + k->len) != 0 || (n = b64_decode(v, vlen)) < 0)
+		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad encoding "
+			       "in '%.80s'", key);
+	return add_xattr(r, key + k->len, (const uint8_t *)v, (size_t)n);
+}
+
+static int pax_acl(struct sqp_tar_reader *r, struct pax_fields *px,
+		   const struct pax_key *k, char *key, char *v, size_t vlen)
+{
+	(void)px;
+	(void)k;
+	(void)v;
+	(void)vlen;
+	if (!r->acl_warned)
+		tar_warn(r, "ACLs cannot be stored in SquashFS; dropped "
+			 "(first: '%s')", key);
+	r->acl_warned = 1;
+	return 0;
+}
+
+static int pax_sparse_map(struct sqp_tar_reader *r, struct pax_fields *px,
+			  const struct pax_key *k, char *key, char *v,
+			  size_t vlen)
+{
+	(void)px;
+	(void)k;
+	(void)key;
+	if (strlen(v) != vlen) /* a NUL inside */
+		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
+			       "GNU.sparse.map");
+	return tar_sparse_map_01(r, v);
+}
+
+/* Sparse format 0.0: offset/numbytes pairs as repeated records. */
+static int pax_sparse_offset(struct sqp_tar_reader *r, struct pax_fields *px,
+			     const struct pax_key *k, char *key, char *v,
+			     size_t vlen)
+{
+	(void)k;
+	px->sparse_offset_set = 1;
+	return number(r, key, v, vlen, &px->sparse_offset);
+}
+
+static int pax_sparse_bytes(struct sqp_tar_reader *r, struct pax_fields *px,
+			    const struct pax_key *k, char *key, char *v,
+			    size_t vlen)
+{
+	uint64_t n;
+	int ret;
+
+	(void)k;
+	if (!px->sparse_offset_set)
+		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: "
+			       "GNU.sparse.numbytes without offset");
+	if ((ret = number(r, key, v, vlen, &n)) != 0)
+		return ret;
+	px->sparse_offset_set = 0;
+	return tar_sparse_add(r, px->sparse_offset, n);
+}
+
+#define KEY(s) s, sizeof(s) - 1
+#define AT(m) offsetof(struct pax_fields, m)
+
+/* Global headers carry defaults for later entries; of those only the
+ * numeric attributes are honoured: names, sizes and xattrs belong to
+ * one entry. */
+static const struct pax_key pax_keys[] = {
+	{ KEY("uid"), 0, 1, PAX_UID, AT(uid), pax_number },
+	{ KEY("gid"), 0, 1, PAX_GID, AT(gid), pax_number },
+	{ KEY("mtime"), 0, 1, PAX_MTIME, 0, pax_mtime },
+	{ KEY("path"), 0, 0, PAX_PATH, AT(path), pax_name },
+	{ KEY("linkpath"), 0, 0, PAX_LINK, AT(link), pax_name },
+	{ KEY("GNU.sparse.name"), 0, 0, PAX_SPARSE_NAME, AT(sparse_name),
+	  pax_name },
+	{ KEY("size"), 0, 0, PAX_SIZE, AT(size), pax_number },
+	{ KEY("SCHILY.devmajor"), 0, 0, PAX_DEVMAJOR, AT(devmajor),
+	  pax_number },
+	{ KEY("SCHILY.devminor"), 0, 0, PAX_DEVMINOR, AT(devminor),
+	  pax_number },
+	{ KEY("SCHILY.xattr."), 1, 0, 0, 0, pax_xattr },
+	{ KEY("RHT.security.selinux"), 0, 0, 0, 0, pax_selinux },
+	{ KEY("LIBARCHIVE.xattr."), 1, 0, 0, 0, pax_xattr_b64 },
+	{ KEY("SCHILY.acl."), 1, 0, 0, 0, pax_acl },
+	{ KEY("LIBARCHIVE.acl"), 1, 0, 0, 0, pax_acl },
+	{ KEY("GNU.sparse.major"), 0, 0, PAX_SPARSE_MAJOR, AT(sparse_major),
+	  pax_number },
+	{ KEY("GNU.sparse.minor"), 0, 0, PAX_SPARSE_MINOR, AT(sparse_minor),
+	  pax_number },
+	{ KEY("GNU.sparse.size"), 0, 0, PAX_SPARSE_SIZE, AT(sparse_size),
+	  pax_number },
+	{ KEY("GNU.sparse.realsize"), 0, 0, PAX_SPARSE_SIZE, AT(sparse_size),
+	  pax_number },
+	{ KEY("GNU.sparse.map"), 0, 0, PAX_SPARSE_MAP, 0, pax_sparse_map },
+	{ KEY("GNU.sparse.offset"), 0, 0, 0, 0, pax_sparse_offset },
+	{ KEY("GNU.sparse.numbytes"), 0, 0, PAX_SPARSE_MAP, 0,
+	  pax_sparse_bytes },
+};
+
 static int record(struct sqp_tar_reader *r, struct pax_fields *px,
 		  int global, char *key, size_t keylen, char *v, size_t vlen)
 {
-	int text = strlen(v) == vlen; /* no NUL inside */
-
 	if (keylen != strlen(key) && (strncmp(key, "SCHILY.xattr.", 13) == 0 ||
 				      strncmp(key, "LIBARCHIVE.xattr.", 17) == 0))
 		return tar_err(r, SQP_ERR_BAD_TAR, "pax header: the name of "
 			       "extended attribute '%s' contains a NUL byte", key);
 
-	if (strcmp(key, "uid") == 0) {
-		px->have |= PAX_UID;
-		return number(r, key, v, vlen, &px->uid);
-	}
-	if (strcmp(key, "gid") == 0) {
-		px->have |= PAX_GID;
-		return number(r, key, v, vlen, &px->gid);
-	}
-	if (strcmp(key, "mtime") == 0) {
-		px->have |= PAX_MTIME;
-		if (parse_time(v, vlen, &px->mtime, &px->mtime_nsec) != 0)
-			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
-				       "mtime '%.40s'", v);
-		return 0;
-	}
-	if (global) /* names, sizes and attributes are per entry */
-		return 0;
-	if (strcmp(key, "path") == 0 || strcmp(key, "linkpath") == 0 ||
-	    strcmp(key, "GNU.sparse.name") == 0) {
-		/* A NUL inside cuts the name there, as in bsdtar: the value
-		 * is read as a C string. */
-		if (key[0] == 'p') {
-			px->path = v;
-			px->have |= PAX_PATH;
-		} else if (key[0] == 'l') {
-			px->link = v;
-			px->have |= PAX_LINK;
-		} else {
-			px->sparse_name = v;
-			px->have |= PAX_SPARSE_NAME;
-		}
-		return 0;
-	}
-	if (strcmp(key, "size") == 0) {
-		px->have |= PAX_SIZE;
-		return number(r, key, v, vlen, &px->size);
-	}
-	if (strcmp(key, "SCHILY.devmajor") == 0) {
-		px->have |= PAX_DEVMAJOR;
-		return number(r, key, v, vlen, &px->devmajor);
-	}
-	if (strcmp(key, "SCHILY.devminor") == 0) {
-		px->have |= PAX_DEVMINOR;
-		return number(r, key, v, vlen, &px->devminor);
-	}
-	if (strncmp(key, "SCHILY.xattr.", 13) == 0 && key[13] != '\0')
-		return add_xattr(r, key + 13, (const uint8_t *)v, vlen);
-	if (strcmp(key, "RHT.security.selinux") == 0)
-		return add_xattr(r, "security.selinux", (const uint8_t *)v, vlen);
-	if (strncmp(key, "LIBARCHIVE.xattr.", 17) == 0 && key[17] != '\0') {
-		long n;
-
-		if (url_decode(key + 17) != 0 || (n = b64_decode(v, vlen)) < 0)
-			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
-				       "encoding in '%.80s'", key);
-		return add_xattr(r, key + 17, (const uint8_t *)v, (size_t)n);
-	}
-	if (strncmp(key, "SCHILY.acl.", 11) == 0 ||
-	    strncmp(key, "LIBARCHIVE.acl", 14) == 0) {
-		if (!r->acl_warned)
-			tar_warn(r, "ACLs cannot be stored in SquashFS; "
-				 "dropped (first: '%s')", key);
-		r->acl_warned = 1;
-		return 0;
-	}
-	if (strcmp(key, "GNU.sparse.major") == 0) {
-		px->have |= PAX_SPARSE_MAJOR;
-		return number(r, key, v, vlen, &px->sparse_major);
-	}
-	if (strcmp(key, "GNU.sparse.minor") == 0) {
-		px->have |= PAX_SPARSE_MINOR;
-		return number(r, key, v, vlen, &px->sparse_minor);
-	}
-	if (strcmp(key, "GNU.sparse.size") == 0 ||
-	    strcmp(key, "GNU.sparse.realsize") == 0) {
-		px->have |= PAX_SPARSE_SIZE;
-		return number(r, key, v, vlen, &px->sparse_size);
-	}
-	if (strcmp(key, "GNU.sparse.map") == 0) {
-		px->have |= PAX_SPARSE_MAP;
-		if (!text)
-			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: bad "
-				       "GNU.sparse.map");
-		return tar_sparse_map_01(r, v);
-	}
-	/* Sparse format 0.0: offset/numbytes pairs as repeated records. */
-	if (strcmp(key, "GNU.sparse.offset") == 0) {
-		px->sparse_offset_set = 1;
-		return number(r, key, v, vlen, &px->sparse_offset);
-	}
-	if (strcmp(key, "GNU.sparse.numbytes") == 0) {
-		uint64_t n;
+	for (size_t i = 0; i < sizeof(pax_keys) / sizeof(pax_keys[0]); i++) {
+		const struct pax_key *k = &pax_keys[i];
 		int ret;
 
-		if (!px->sparse_offset_set)
-			return tar_err(r, SQP_ERR_BAD_TAR, "pax header: "
-				       "GNU.sparse.numbytes without offset");
-		if ((ret = number(r, key, v, vlen, &n)) != 0)
-			return ret;
-		px->sparse_offset_set = 0;
-		px->have |= PAX_SPARSE_MAP;
-		return tar_sparse_add(r, px->sparse_offset, n);
+		if (k->prefix ? strncmp(key, k->key, k->len) != 0 :
+				strcmp(key, k->key) != 0)
+			continue;
+		if (global && !k->global)
+			return 0;
+		/* A failure is latched in r and ends the archive, so the
+		 * bit only matters on success. */
+		ret = k->fn(r, px, k, key, v, vlen);
+		if (ret == 0)
+			px->have |= k->have;
+		return ret;
 	}
 	return 0; /* atime, ctime, uname, gname, comment, ...: not stored */
 }

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * walk.h - the tree walk every conversion of an image shares (image to
- * tar, image to directory): depth first, in directory order, parents
- * before children, each directory entered once, hard links named.
+ * tar, image to directory): the reader's rd_walk (depth first, in
+ * directory order, parents before children, each directory entered
+ * once) as callbacks, with hard links named.
  */
 #ifndef SQP_UNPACK_WALK_H
 #define SQP_UNPACK_WALK_H
 
-#include "read/rd_image.h"
+#include "read/rd_walk.h"
 
-/* Depths of nodes are below this. */
-#define UNP_DEPTH_MAX 1024
+/* Depths of nodes are at most this: directories are entered only above
+ * it. */
+#define UNP_DEPTH_MAX RD_WALK_DEPTH_MAX
 
 struct unp_node {
 	const char *path;       /* in the image, no leading '/'; "" = root */
@@ -38,7 +40,8 @@ struct unp_walk_desc {
 };
 
 /* Walk; returns 0, the first callback error, or a corrupt image's
- * error (latched in the image: a loop, too deep, bad listings). */
+ * error (latched in the image: a loop, too deep, bad listings, a path
+ * not found). */
 int unp_walk(const struct unp_walk_desc *desc);
 
 #endif
