@@ -12,6 +12,7 @@
 
 #include "imginfo.h"
 #include "imginfo_check.h"
+#include "tool_version.h"
 #include "tool_args.h"
 
 struct command {
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("imginfo (sqpack) %s\n", sqp_version());
+		tool_print_version("imginfo");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

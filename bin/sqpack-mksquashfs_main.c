@@ -20,6 +20,7 @@
 
 #include "sqpack/sqpack.h"
 #include "mksq_args.h"
+#include "tool_version.h"
 #include "tool_mains.h"
 
 #define PROG "sqpack-mksquashfs"
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		ret = 0;
 	} else if (args.action == MKSQ_VERSION) {
-		printf(PROG " (sqpack) %s\n", sqp_version());
+		tool_print_version(PROG);
 		ret = 0;
 	} else if (dest_refused(args.dest, args.noappend)) {
 		ret = 1;

@@ -13,6 +13,7 @@
 
 #include "sqpack/sqpack.h"
 #include "tool_args.h"
+#include "tool_version.h"
 
 int tool_bad_usage(const char *prog, const char *fmt, const char *arg)
 {
@@ -71,7 +72,7 @@ static int one(struct tool_args *a, int c, char **argv)
 		fputs(a->help, stdout);
 		return -1;
 	case 'V':
-		printf("%s (sqpack) %s\n", a->prog, sqp_version());
+		tool_print_version(a->prog);
 		return -1;
 	case 'q':
 		a->quiet = 1;

@@ -15,6 +15,7 @@
 #include "tool_mains.h"
 #include "tool_optvals.h"
 #include "tool_usage.h"
+#include "tool_version.h"
 
 enum {
 	OPT_NO_DEDUP = 256, OPT_NO_FRAGMENTS, OPT_ALWAYS_FRAGMENTS, OPT_NO_TAILENDS,
@@ -313,7 +314,7 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 			return -1;
 		}
 		if (c == 'V') {
-			printf("%s (sqpack) %s\n", tool_progname(), sqp_version());
+			tool_print_version(tool_progname());
 			return -1;
 		}
 		ret = one_option(opt, c, argv, &codec, &comp_opts, &block_size);

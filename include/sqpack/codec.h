@@ -94,6 +94,11 @@ SQP_API const char *sqp_codec_name(int id);
 SQP_API int sqp_codec_available(int id);
 /* The id for a name ("gzip", "zstd", ...), or SQP_ERR_ARG if unknown. */
 SQP_API int sqp_codec_by_name(const char *name);
+/* The library that does codec id's work and its version, as it reports
+ * itself at run time ("zstd 1.5.4"; "zlib 1.2.13, libdeflate 1.14"),
+ * into buf (always terminated, cut to size). 0, or SQP_ERR_UNSUPPORTED
+ * when this build lacks the codec (buf is then ""). */
+SQP_API int sqp_codec_library(int id, char *buf, size_t size);
 /* Human-readable list of the options the codec accepts, one per line. */
 SQP_API const char *sqp_codec_options_help(int id);
 

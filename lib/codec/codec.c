@@ -76,6 +76,19 @@ SQP_API int sqp_codec_by_name(const char *name)
 	return SQP_ERR_ARG;
 }
 
+SQP_API int sqp_codec_library(int id, char *buf, size_t size)
+{
+	const struct sqp_codec_ops *ops = codec_ops(id);
+
+	if (size > 0)
+		buf[0] = '\0';
+	if (ops == NULL)
+		return SQP_ERR_UNSUPPORTED;
+	if (size > 0)
+		ops->library(buf, size);
+	return 0;
+}
+
 SQP_API const char *sqp_codec_options_help(int id)
 {
 	const struct sqp_codec_ops *ops = codec_ops(id);

@@ -83,6 +83,9 @@ struct sqp_codec_ops {
 			uint8_t *out, size_t out_cap);
 	int (*decompress)(void *state, const uint8_t *in, size_t in_len,
 			  uint8_t *out, size_t out_cap);
+	/* The library that does the work, as it reports itself at run time
+	 * (the one loaded, which may differ from the headers'), into buf. */
+	void (*library)(char *buf, size_t size);
 };
 
 extern const struct sqp_codec_ops sqp_codec_gzip_ops;

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -244,6 +245,16 @@ static int gzip_decompress(void *p, const uint8_t *in, size_t in_len,
 #endif
 }
 
+static void gzip_library(char *buf, size_t size)
+{
+#ifdef WITH_LIBDEFLATE
+	/* libdeflate reports only the version it was built with. */
+	snprintf(buf, size, "zlib %s, libdeflate %s", zlibVersion(), LIBDEFLATE_VERSION_STRING);
+#else
+	snprintf(buf, size, "zlib %s", zlibVersion());
+#endif
+}
+
 const struct sqp_codec_ops sqp_codec_gzip_ops = {
 	.id = SQP_CODEC_GZIP,
 	.name = "gzip",
@@ -259,4 +270,5 @@ const struct sqp_codec_ops sqp_codec_gzip_ops = {
 	.destroy = gzip_destroy,
 	.compress = gzip_compress,
 	.decompress = gzip_decompress,
+	.library = gzip_library,
 };

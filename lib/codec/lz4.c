@@ -11,6 +11,7 @@
 
 #include <lz4.h>
 #include <lz4hc.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "codec/codec_impl.h"
@@ -115,6 +116,11 @@ static int lz4_decompress(void *p, const uint8_t *in, size_t in_len,
 	return n < 0 ? SQP_ERR_BAD_DATA : n;
 }
 
+static void lz4_library(char *buf, size_t size)
+{
+	snprintf(buf, size, "lz4 %s", LZ4_versionString());
+}
+
 const struct sqp_codec_ops sqp_codec_lz4_ops = {
 	.id = SQP_CODEC_LZ4,
 	.name = "lz4",
@@ -129,4 +135,5 @@ const struct sqp_codec_ops sqp_codec_lz4_ops = {
 	.destroy = lz4_destroy,
 	.compress = lz4_compress,
 	.decompress = lz4_decompress,
+	.library = lz4_library,
 };

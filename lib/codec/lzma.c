@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,11 @@ static int lzma_decompress(void *p, const uint8_t *in, size_t in_len,
 	return (int)size;
 }
 
+static void lzma_library(char *buf, size_t size)
+{
+	snprintf(buf, size, "liblzma %s", lzma_version_string());
+}
+
 const struct sqp_codec_ops sqp_codec_lzma_ops = {
 	.id = SQP_CODEC_LZMA,
 	.name = "lzma",
@@ -161,4 +167,5 @@ const struct sqp_codec_ops sqp_codec_lzma_ops = {
 	.destroy = lzma_destroy,
 	.compress = lzma_compress,
 	.decompress = lzma_decompress,
+	.library = lzma_library,
 };

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <lzo/lzo1x.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,11 @@ static int lzo_decompress(void *p, const uint8_t *in, size_t in_len,
 	return (int)n;
 }
 
+static void lzo_library(char *buf, size_t size)
+{
+	snprintf(buf, size, "lzo %s", lzo_version_string());
+}
+
 const struct sqp_codec_ops sqp_codec_lzo_ops = {
 	.id = SQP_CODEC_LZO,
 	.name = "lzo",
@@ -182,4 +188,5 @@ const struct sqp_codec_ops sqp_codec_lzo_ops = {
 	.destroy = lzo_destroy,
 	.compress = lzo_compress,
 	.decompress = lzo_decompress,
+	.library = lzo_library,
 };

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,11 @@ static int xz_decompress(void *p, const uint8_t *in, size_t in_len,
 	return n > 0 ? n : SQP_ERR_BAD_DATA;
 }
 
+static void xz_library(char *buf, size_t size)
+{
+	snprintf(buf, size, "liblzma %s", lzma_version_string());
+}
+
 const struct sqp_codec_ops sqp_codec_xz_ops = {
 	.id = SQP_CODEC_XZ,
 	.name = "xz",
@@ -215,4 +221,5 @@ const struct sqp_codec_ops sqp_codec_xz_ops = {
 	.destroy = xz_destroy,
 	.compress = xz_compress,
 	.decompress = xz_decompress,
+	.library = xz_library,
 };

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -118,6 +119,11 @@ static int zstd_decompress(void *p, const uint8_t *in, size_t in_len,
 	return ZSTD_isError(n) ? SQP_ERR_BAD_DATA : (int)n;
 }
 
+static void zstd_library(char *buf, size_t size)
+{
+	snprintf(buf, size, "zstd %s", ZSTD_versionString());
+}
+
 const struct sqp_codec_ops sqp_codec_zstd_ops = {
 	.id = SQP_CODEC_ZSTD,
 	.name = "zstd",
@@ -130,4 +136,5 @@ const struct sqp_codec_ops sqp_codec_zstd_ops = {
 	.destroy = zstd_destroy,
 	.compress = zstd_compress,
 	.decompress = zstd_decompress,
+	.library = zstd_library,
 };
