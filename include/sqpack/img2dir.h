@@ -17,6 +17,8 @@ extern "C" {
 #define SQP_IMG2DIR_FORCE 0x0001     /* replace existing non-directories */
 #define SQP_IMG2DIR_NO_OWNER 0x0002  /* leave owners as they come */
 #define SQP_IMG2DIR_NO_XATTRS 0x0004
+#define SQP_IMG2DIR_USER_XATTRS 0x0008  /* only the user.* xattrs (a
+					   rootless runtime's choice) */
 
 struct sqp_img2dir_desc {
 	unsigned jobs;               /* decompression threads; 0 = CPUs */

@@ -124,6 +124,9 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
 		return sys_failed(t, e, "setting the mode", r);
 	for (size_t i = 0; i < e->xattrs.count; i++) {
+		if ((t->flags & SQP_IMG2DIR_USER_XATTRS) &&
+		    strncmp(e->xattrs.items[i].key, "user.", 5) != 0)
+			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
 		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
 			warn(t, e, e->xattrs.items[i].key, r);
