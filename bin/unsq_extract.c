@@ -101,12 +101,15 @@ static int plan_entry(struct plan *p, const struct unsq_opts *o,
 	enum unsq_sel s = unsq_select(o, e->path, isdir);
 	char *copy;
 
-	if (s == UNSQ_OUT)
+	if (s == UNSQ_OUT || (o->max_depth && e->depth >= o->max_depth))
 		return 0;
 	count(&p->c, e, bs);
 	if (p->whole || (p->npaths > 0 && below(e->path, p->paths[p->npaths - 1])))
 		return 0;
-	if (s == UNSQ_IN && (!isdir || !unsq_excludes_below(o, e->path))) {
+	/* Below -max-depth's last level nothing is taken: directories are
+	 * then made here, one by one, never handed over whole. */
+	if (s == UNSQ_IN && (!isdir || (!o->max_depth &&
+					!unsq_excludes_below(o, e->path)))) {
 		if (e->path[0] == '\0') {
 			p->whole = 1;
 			return 0;
@@ -141,7 +144,7 @@ static int walk(struct sqp_image *img, const struct unsq_opts *o,
 		struct plan *p, int print)
 {
 	struct sqp_image_info ii;
-	struct sqp_walk_desc wd = { img, NULL, 0 };
+	struct sqp_walk_desc wd = { img, NULL, o->max_depth };
 	struct sqp_walk_entry e;
 	struct sqp_walk *w = NULL;
 	int ret;
@@ -150,6 +153,8 @@ static int walk(struct sqp_image *img, const struct unsq_opts *o,
 	ret = sqp_walk_create(&wd, &w);
 	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
 		ret = 0;
+		if (o->max_depth && e.depth >= o->max_depth)
+			continue;
 		if (print) {
 			if (unsq_select(o, e.path, S_ISDIR(e.info.mode)) != UNSQ_OUT)
 				ret = unsq_print_entry(img, o, &e, o->info - 1);
