@@ -33,7 +33,7 @@ struct unsq_patterns {
 
 struct unsq_opts {
 	enum unsq_mode mode;
-	int sqfscat;          /* started as sqfscat */
+	int sqfscat;          /* running as sqfscat */
 	const char *image;    /* as given: messages name it so */
 	const char *dest;     /* default "squashfs-root" */
 	int force, no_progress, quiet, utc, no_exit_code;
@@ -51,8 +51,11 @@ struct unsq_opts {
 	size_t cat_count;
 };
 
+/* The program: sqfscat when sqfscat, else sqpack-unsquashfs. Returns
+ * the exit status. */
+int unsq_main(int argc, char **argv, int sqfscat);
 /* Parse argv into *o. Returns -1 to go on, else the exit status. */
-int unsq_parse(int argc, char **argv, struct unsq_opts *o);
+int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o);
 void unsq_opts_free(struct unsq_opts *o);
 
 /* Where an entry stands against the selection. */

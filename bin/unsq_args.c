@@ -354,15 +354,13 @@ static int take_paths(struct unsq_opts *o, int argc, char **argv, int i)
 	return 0;
 }
 
-int unsq_parse(int argc, char **argv, struct unsq_opts *o)
+int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 {
-	const char *base = strrchr(argv[0], '/');
 	int i, ret;
 
-	base = base != NULL ? base + 1 : argv[0];
 	memset(o, 0, sizeof(*o));
 	o->dest = "squashfs-root";
-	o->sqfscat = strcmp(base, "sqfscat") == 0;
+	o->sqfscat = sqfscat;
 	if (o->sqfscat)
 		o->mode = UNSQ_CAT;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -8,7 +8,9 @@
  * exits 2 (a non-fatal error), sqfscat 1, as squashfs-tools 4.6's
  * sqfscat does. An image that does not read is fatal (1) for both.
  * Symlinks are not followed (unsquashfs 4.5.1 cannot resolve them
- * either).
+ * either). Each directory on a path is read to its end, not only to the
+ * name sought, so a hostile listing (a name twice, unsorted, ".", "..")
+ * is refused as extraction refuses it, wherever the name sits in it.
  */
 #include "config.h"
 
@@ -49,6 +51,45 @@ static int cat_file(struct sqp_image *img, const struct unsq_opts *o,
 	return 0;
 }
 
+/* The inode at path (no leading '/'), every listing on the way read
+ * whole. 0, SQP_ERR_NOT_FOUND, or the image's error. */
+static int resolve(struct sqp_image *img, const char *path, uint64_t *ref)
+{
+	uint64_t at = sqp_image_root(img);
+	struct sqp_dirent e;
+
+	while (*path != '\0') {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+		struct sqp_dir *d = NULL;
+		int found = 0, ret;
+
+		if (len == 0) {
+			path++;
+			continue;
+		}
+		ret = sqp_dir_open(img, at, &d);
+		if (ret == SQP_ERR_ARG)
+			return SQP_ERR_NOT_FOUND;  /* through a non-directory */
+		while (ret == 0 && (ret = sqp_dir_next(d, &e)) == 1) {
+			ret = 0;
+			if (!found && strlen(e.name) == len &&
+			    memcmp(e.name, path, len) == 0) {
+				found = 1;
+				at = e.ref;
+			}
+		}
+		sqp_dir_close(d);
+		if (ret < 0)
+			return ret;
+		if (!found)
+			return SQP_ERR_NOT_FOUND;
+		path += len;
+	}
+	*ref = at;
+	return 0;
+}
+
 int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 {
 	char *buf = malloc(CAT_CHUNK);
@@ -67,14 +108,15 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 
 		while (*path == '/')
 			path++;
-		ret = sqp_image_lookup(img, path, &ref);
+		ret = resolve(img, path, &ref);
 		if (ret == 0)
 			ret = sqp_image_stat(img, ref, &in);
-		if (ret == SQP_ERR_NOT_FOUND || ret == SQP_ERR_ARG) {
+		if (ret == SQP_ERR_NOT_FOUND) {
 			fprintf(stderr, "cat: no matches for /%s\n", path);
 			missing++;
 		} else if (ret != 0) {
-			fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img));
+			fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img)[0] ?
+				sqp_image_error(img) : sqp_strerror(ret));
 			fatal = 1;
 		} else if (S_ISDIR(in.mode)) {
 			fprintf(stderr, "cat: /%s is a directory\n", path);
