@@ -215,7 +215,7 @@ static int add_file(struct unsq_opts *o, struct unsq_patterns *ps,
 static void usage(const struct unsq_opts *o, FILE *f)
 {
 	if (o->sqfscat) {
-		fputs("Usage: sqfscat [-o OFFSET] [-p N] IMAGE PATH...\n"
+		fputs("Usage: sqfscat [-o OFFSET] IMAGE PATH...\n"
 		      "Write the files PATH... of a SquashFS image to stdout.\n", f);
 		return;
 	}
@@ -367,8 +367,7 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 		const struct opt *op = find(argv[i]);
 
 		if (op == NULL || (o->sqfscat && op->id != O_OFFSET &&
-				   op->id != O_PROC && op->id != O_HELP &&
-				   op->id != O_VERSION))
+				   op->id != O_HELP && op->id != O_VERSION))
 			return bad(o, "invalid option %s", argv[i]);
 		if (op->id == O_EXLIST) {
 			if ((ret = exclude_list(o, argc, argv, &i)) != 0)
