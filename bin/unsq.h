@@ -36,7 +36,7 @@ struct unsq_opts {
 	int sqfscat;          /* running as sqfscat */
 	const char *image;    /* as given: messages name it so */
 	const char *dest;     /* default "squashfs-root" */
-	int force, no_progress, quiet, utc, no_exit_code;
+	int force, no_progress, quiet, utc, no_exit_code, strict;
 	int no_xattrs, user_xattrs;
 	int info;             /* 0, 1 (-i) or 2 (-li) */
 	int lng;              /* listings: 0 -l, 1 -ll, 2 -lln */

@@ -25,7 +25,7 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_HELP, O_VERSION, O_TODO
+	O_STRICT, O_HELP, O_VERSION, O_TODO
 };
 
 struct opt {
@@ -48,6 +48,7 @@ static const struct opt opts[] = {
 	{ "-lc", NULL, O_LC, 0 }, { "-llc", NULL, O_LLC, 0 },
 	{ "-offset", "-o", O_OFFSET, 1 }, { "-force", "-f", O_FORCE, 0 },
 	{ "-no-exit-code", "-no-exit", O_NOEXIT, 0 },
+	{ "-strict-errors", "-st", O_STRICT, 0 },
 	{ "-stat", "-s", O_STAT, 0 }, { "-UTC", NULL, O_UTC, 0 },
 	{ "-mkfs-time", "-fstime", O_MKFS, 0 },
 	{ "-extract-file", "-e", O_EXFILE, 1 }, { "-ef", NULL, O_EXFILE, 1 },
@@ -62,7 +63,6 @@ static const struct opt opts[] = {
 	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
 	{ "-missing-symlinks", "-missing", O_TODO, 0 },
 	{ "-ignore-errors", "-ig", O_TODO, 0 },
-	{ "-strict-errors", "-st", O_TODO, 0 },
 	{ "-pf", "-pseudo-file", O_TODO, 1 },
 	{ "-percentage", NULL, O_TODO, 0 },
 	{ "-xattrs-include", NULL, O_TODO, 1 },
@@ -251,9 +251,11 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -no-wild, -no-wildcards  PATHs are literal names\n"
 	      "  -r, -regex            PATH components are POSIX regexes\n"
 	      "  -no-exit, -no-exit-code  exit 0 after non-fatal errors\n"
+	      "  -st, -strict-errors   exit 1 after non-fatal errors (the\n"
+	      "                        extraction still runs to its end)\n"
 	      "  -h, -help / -v, -version\n\n"
 	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors, -strict-errors, -pf, -percentage,\n"
+	      "-ignore-errors, -pf, -percentage,\n"
 	      "-xattrs-include, -xattrs-exclude.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
@@ -298,6 +300,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 		break;
 	case O_FORCE: o->force = 1; break;
 	case O_NOEXIT: o->no_exit_code = 1; break;
+	case O_STRICT: o->strict = 1; break;
 	case O_STAT: o->mode = UNSQ_STAT; break;
 	case O_UTC: o->utc = 1; break;
 	case O_MKFS: o->mode = UNSQ_MKFS_TIME; break;
@@ -381,6 +384,9 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 			return ret < 0 ? 0 : ret;
 		i += op->has_arg;
 	}
+	if (o->strict && o->no_exit_code)
+		return bad(o, "%s", "-strict-errors and -no-exit-code contradict "
+			   "each other");
 	if (i >= argc) {
 		usage(o, stderr);
 		return 1;

@@ -139,5 +139,7 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 	}
 	if (fatal)
 		return 1;
-	return missing == 0 ? 0 : o->sqfscat ? 1 : 2;
+	/* unsquashfs -cat: a missing path is non-fatal even with
+	 * -strict-errors, and silent in the status with -no-exit-code. */
+	return missing == 0 ? 0 : o->sqfscat ? 1 : o->no_exit_code ? 0 : 2;
 }

@@ -343,7 +343,7 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 				     p.c.hardlinks);
 		if (!o->quiet)
 			summary(&p.c);
-		ret = unsq_nonfatal && !o->no_exit_code ? 2 : 0;
+		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : o->strict ? 1 : 2;
 	}
 	close(dest);
 out:

@@ -37,8 +37,14 @@ cat "$T/src/d/big" "$T/src/hole" "$T/src/small" > "$T/want"
 	grep -q '/d is a directory' "$T/err" &&
 	pass "-cat names what is missing and exits 2" || fail "-cat with missing paths: exit $rc: $(cat "$T/err")"
 if command -v unsquashfs > /dev/null 2>&1; then
-	unsquashfs -cat "$T/m.img" small nothing d > /dev/null 2>&1; ref=$?
-	[ $ref -eq 2 ] && pass "unsquashfs -cat exits 2 too" || fail "unsquashfs -cat exits $ref"
+	for opts in "" "-strict-errors" "-no-exit-code" "-strict-errors -no-exit-code"; do
+		# shellcheck disable=SC2086
+		unsquashfs $opts -cat "$T/m.img" small nothing d > /dev/null 2>&1; ref=$?
+		# shellcheck disable=SC2086
+		"$UNSQ" $opts -cat "$T/m.img" small nothing d > /dev/null 2>&1; rc=$?
+		[ $ref -eq $rc ] && pass "-cat $opts, a path missing: exit $rc as unsquashfs" ||
+			fail "-cat $opts, a path missing: exit $rc, unsquashfs $ref"
+	done
 else
 	note "unsquashfs not installed: its -cat status not compared"
 fi
@@ -56,6 +62,8 @@ status 1 "no image" "Usage" "$UNSQ"
 status 1 "an unknown option" "invalid option -bogus" "$UNSQ" -bogus "$T/m.img"
 status 1 "an option not built yet" "-follow-symlinks is not supported" \
 	"$UNSQ" -follow-symlinks "$T/m.img"
+status 1 "-ignore-errors not built yet" "-ignore-errors is not supported" \
+	"$UNSQ" -ignore-errors "$T/m.img"
 status 1 "-pf not built yet" "-pf is not supported" "$UNSQ" -pf - "$T/m.img"
 status 1 "a missing value" "-dest needs a value" "$UNSQ" -l -dest
 status 1 "a missing image" "could not open" "$UNSQ" -l "$T/none.img"
