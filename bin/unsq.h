@@ -16,7 +16,9 @@
 #include "sqpack/inspect.h"
 #include "sqpack/reader.h"
 
-enum unsq_mode { UNSQ_EXTRACT, UNSQ_LIST, UNSQ_STAT, UNSQ_MKFS_TIME, UNSQ_CAT };
+enum unsq_mode {
+	UNSQ_EXTRACT, UNSQ_LIST, UNSQ_STAT, UNSQ_MKFS_TIME, UNSQ_CAT, UNSQ_PF
+};
 enum unsq_match { UNSQ_GLOB, UNSQ_LITERAL, UNSQ_REGEX };
 
 /* One PATH argument split at '/', empty components dropped. */
@@ -36,6 +38,7 @@ struct unsq_opts {
 	int sqfscat;          /* running as sqfscat */
 	const char *image;    /* as given: messages name it so */
 	const char *dest;     /* default "squashfs-root" */
+	const char *pf;       /* -pf FILE ("-": stdout) */
 	int force, no_progress, quiet, utc, no_exit_code, strict;
 	int no_xattrs, user_xattrs;
 	int info;             /* 0, 1 (-i) or 2 (-li) */
@@ -80,6 +83,10 @@ int unsq_stat(struct sqp_image *img, const struct unsq_opts *o);
 int unsq_list(struct sqp_image *img, const struct unsq_opts *o);
 int unsq_cat(struct sqp_image *img, const struct unsq_opts *o);
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o);
+int unsq_pf(struct sqp_image *img, const struct unsq_opts *o);
+
+/* unsquashfs's bar, drawn once, full, on stdout. */
+void unsq_progress_bar(unsigned long long total);
 
 /* "PROG: " prefix for messages: "sqpack-unsquashfs" or "sqfscat". */
 const char *unsq_prog(const struct unsq_opts *o);

@@ -25,7 +25,7 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_STRICT, O_HELP, O_VERSION, O_TODO
+	O_STRICT, O_PF, O_HELP, O_VERSION, O_TODO
 };
 
 struct opt {
@@ -49,6 +49,7 @@ static const struct opt opts[] = {
 	{ "-offset", "-o", O_OFFSET, 1 }, { "-force", "-f", O_FORCE, 0 },
 	{ "-no-exit-code", "-no-exit", O_NOEXIT, 0 },
 	{ "-strict-errors", "-st", O_STRICT, 0 },
+	{ "-pf", "-pseudo-file", O_PF, 1 },
 	{ "-stat", "-s", O_STAT, 0 }, { "-UTC", NULL, O_UTC, 0 },
 	{ "-mkfs-time", "-fstime", O_MKFS, 0 },
 	{ "-extract-file", "-e", O_EXFILE, 1 }, { "-ef", NULL, O_EXFILE, 1 },
@@ -63,7 +64,6 @@ static const struct opt opts[] = {
 	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
 	{ "-missing-symlinks", "-missing", O_TODO, 0 },
 	{ "-ignore-errors", "-ig", O_TODO, 0 },
-	{ "-pf", "-pseudo-file", O_TODO, 1 },
 	{ "-percentage", NULL, O_TODO, 0 },
 	{ "-xattrs-include", NULL, O_TODO, 1 },
 	{ "-xattrs-exclude", NULL, O_TODO, 1 },
@@ -244,6 +244,8 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -mkfs-time, -fstime   print the image's time (seconds)\n"
 	      "  -UTC                  times in UTC, not the local zone\n"
 	      "  -cat                  write the files PATH... to stdout\n"
+	      "  -pf, -pseudo-file FILE  write the image as a pseudo file with\n"
+	      "                        its data inline (FILE -: stdout)\n"
 	      "  -e, -ef, -extract-file FILE   PATHs to extract, one a line\n"
 	      "  -exc, -excf, -exclude-file FILE  PATHs to leave out\n"
 	      "  -excludes             the PATHs on the line are excluded\n"
@@ -255,7 +257,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "                        extraction still runs to its end)\n"
 	      "  -h, -help / -v, -version\n\n"
 	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors, -pf, -percentage,\n"
+	      "-ignore-errors, -percentage,\n"
 	      "-xattrs-include, -xattrs-exclude.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
@@ -301,6 +303,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_FORCE: o->force = 1; break;
 	case O_NOEXIT: o->no_exit_code = 1; break;
 	case O_STRICT: o->strict = 1; break;
+	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
 	case O_STAT: o->mode = UNSQ_STAT; break;
 	case O_UTC: o->utc = 1; break;
 	case O_MKFS: o->mode = UNSQ_MKFS_TIME; break;

@@ -247,7 +247,7 @@ static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	return 0;
 }
 
-static void progress_bar(unsigned long long total)
+void unsq_progress_bar(unsigned long long total)
 {
 	struct winsize ws;
 	int columns = 80, digits = snprintf(NULL, 0, "%llu", total), bar;
@@ -338,7 +338,7 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	fflush(stdout);
 	if (run(img, o, dest, &p) == 0) {
 		if (!o->no_progress)
-			progress_bar(p.c.blocks + p.c.files + p.c.symlinks +
+			unsq_progress_bar(p.c.blocks + p.c.files + p.c.symlinks +
 				     p.c.devices + p.c.fifos + p.c.sockets +
 				     p.c.hardlinks);
 		if (!o->quiet)

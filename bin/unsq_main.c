@@ -68,6 +68,7 @@ static int run_mode(const struct unsq_opts *o, int fd)
 	case UNSQ_LIST: ret = unsq_list(img, o); break;
 	case UNSQ_CAT: ret = unsq_cat(img, o); break;
 	case UNSQ_EXTRACT: ret = unsq_extract(img, o); break;
+	case UNSQ_PF: ret = unsq_pf(img, o); break;
 	}
 	sqp_image_destroy(img);
 	return ret;

@@ -7,7 +7,8 @@
 # For each: the same exit status and the same stdout, byte for byte, for
 # -s and every listing mode (TZ=UTC and TZ=Asia/Kolkata, -UTC), PATH
 # selections (wildcards, -no-wildcards, -r, -excludes, -max-depth),
-# -mkfs-time and -cat; and on some images the same extracted tree and
+# -mkfs-time, -cat, and the -pf pseudo file (whole, a selection,
+# -max-depth); and on some images the same extracted tree and
 # the same -i/-li lines (all of it, a selection, -no-xattrs,
 # -user-xattrs, a regex that leaves dev/ out, -max-depth).
 # UNSQ may name another program (to prove this test notices a wrong one).
@@ -42,6 +43,21 @@ same_out() {
 	fi
 }
 
+# same_pf DESCRIPTION ARGS...: -n -pf pf.txt ARGS: the same exit status
+# and the same pseudo file, byte for byte (the live bar of unsquashfs
+# is left out by -n: ours is drawn once).
+same_pf() {
+	desc=$1; shift
+	rm -f "$T/r/pf.txt" "$T/o/pf.txt"
+	same_out "$desc" -n -pf pf.txt "$@" || return 0
+	if cmp -s "$T/r/pf.txt" "$T/o/pf.txt"; then
+		pass "$desc: same pseudo file"
+	else
+		fail "$desc: the pseudo files differ"
+		cmp "$T/r/pf.txt" "$T/o/pf.txt" | head -n 2
+	fi
+}
+
 mkdir -p "$T/r" "$T/o"
 listings() { # listings NAME IMAGE
 	n=$1 img=$2
@@ -64,11 +80,16 @@ listings() { # listings NAME IMAGE
 	same_out "$n: -fstime" -fstime "$img"
 	same_out "$n: -l missing PATH" -l "$img" nothing/here
 }
+pseudo() { # pseudo NAME IMAGE
+	same_pf "$1: -pf" "$2"
+	same_pf "$1: -pf PATHs" "$2" links 's*'
+	same_pf "$1: -pf -max-depth 1" -max-depth 1 "$2"
+}
 
 extracts() { # extracts NAME IMAGE: trees and -i/-li lines
 	n=$1 img=$2
 	for args in "-n" "-i -n" "-li -no-progress -no-xattrs" "-user-xattrs -f -n" \
-		"-q" "-n -max-depth 2" "-da 16 -fr 16 -p 2 -n"; do
+		"-q -n" "-n -max-depth 2" "-da 16 -fr 16 -p 2 -n"; do
 		rm -rf "$T/r/x" "$T/o/x"
 		# shellcheck disable=SC2086
 		same_out "$n: extract $args" $args -d x "$img" &&
@@ -94,7 +115,7 @@ for codec in gzip xz lz4 zstd lzo; do
 		note "mksquashfs cannot write $codec here"; continue
 	fi
 	listings "mksquashfs $codec" "$T/m.img"
-	case $codec in gzip|zstd) extracts "mksquashfs $codec" "$T/m.img" ;; esac
+	case $codec in gzip|zstd) extracts "mksquashfs $codec" "$T/m.img"; pseudo "mksquashfs $codec" "$T/m.img" ;; esac
 done
 mksquashfs "$T/src" "$T/m.img" -comp xz -Xbcj x86,arm -Xdict-size 50% -noI -noF -noX \
 	-no-exports -always-use-fragments -noappend -quiet -no-progress > /dev/null 2>&1 &&
@@ -111,8 +132,15 @@ for codec in $ALL_CODECS; do
 	if ! codec_built "$codec"; then note "$codec not built here"; continue; fi
 	"$TAR2IMG" -q -f -c "$codec" "$T/t.img" "$T/in.tar" || { fail "tar2img -c $codec"; continue; }
 	listings "tar2img $codec" "$T/t.img"
-	case $codec in xz) extracts "tar2img $codec" "$T/t.img" ;; esac
+	case $codec in xz) extracts "tar2img $codec" "$T/t.img"; pseudo "tar2img $codec" "$T/t.img" ;; esac
 done
+# -q keeps the bar (unsquashfs's moves while it works; ours is drawn
+# once, full): one line, as wide as unsquashfs's last
+rm -rf "$T/o/x"
+( cd "$T/o" && "$UNSQ" -q -d x "$T/t.img" > "$T/our.out" ) &&
+	[ "$(wc -l < "$T/our.out")" -eq 1 ] && grep -q '^.\[=*|\] \([0-9]*\)/\1 100%$' "$T/our.out" &&
+	pass "-q prints the bar alone: $(tr -d '\r' < "$T/our.out")" || fail "-q: $(cat -A "$T/our.out" | head -c 200)"
+
 # an image at an offset (an AppImage's runtime before it)
 offset_img "$T/t.img" "$T/app.img"
 same_out "-o 12345 -lln" -o 12345 -lln "$T/app.img"
