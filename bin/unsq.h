@@ -41,6 +41,7 @@ struct unsq_opts {
 	const char *pf;       /* -pf FILE ("-": stdout) */
 	int force, no_progress, quiet, utc, no_exit_code, strict;
 	int no_xattrs, user_xattrs;
+	regex_t *xattr_inc, *xattr_exc;  /* -xattrs-include/-exclude */
 	int info;             /* 0, 1 (-i) or 2 (-li) */
 	int lng;              /* listings: 0 -l, 1 -ll, 2 -lln */
 	int concise;          /* -lc, -llc */
@@ -87,6 +88,9 @@ int unsq_pf(struct sqp_image *img, const struct unsq_opts *o);
 
 /* unsquashfs's bar, drawn once, full, on stdout. */
 void unsq_progress_bar(unsigned long long total);
+
+/* Whether -xattrs-include/-xattrs-exclude keep the xattr key. */
+int unsq_xattr_keep(void *user, const char *key);
 
 /* "PROG: " prefix for messages: "sqpack-unsquashfs" or "sqfscat". */
 const char *unsq_prog(const struct unsq_opts *o);

@@ -25,7 +25,7 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_STRICT, O_PF, O_HELP, O_VERSION, O_TODO
+	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_TODO
 };
 
 struct opt {
@@ -50,6 +50,8 @@ static const struct opt opts[] = {
 	{ "-no-exit-code", "-no-exit", O_NOEXIT, 0 },
 	{ "-strict-errors", "-st", O_STRICT, 0 },
 	{ "-pf", "-pseudo-file", O_PF, 1 },
+	{ "-xattrs-include", NULL, O_XINC, 1 },
+	{ "-xattrs-exclude", NULL, O_XEXC, 1 },
 	{ "-stat", "-s", O_STAT, 0 }, { "-UTC", NULL, O_UTC, 0 },
 	{ "-mkfs-time", "-fstime", O_MKFS, 0 },
 	{ "-extract-file", "-e", O_EXFILE, 1 }, { "-ef", NULL, O_EXFILE, 1 },
@@ -65,8 +67,6 @@ static const struct opt opts[] = {
 	{ "-missing-symlinks", "-missing", O_TODO, 0 },
 	{ "-ignore-errors", "-ig", O_TODO, 0 },
 	{ "-percentage", NULL, O_TODO, 0 },
-	{ "-xattrs-include", NULL, O_TODO, 1 },
-	{ "-xattrs-exclude", NULL, O_TODO, 1 },
 };
 
 static const struct opt *find(const char *arg)
@@ -212,6 +212,36 @@ static int add_file(struct unsq_opts *o, struct unsq_patterns *ps,
 	return ret;
 }
 
+/* -xattrs-include/-exclude REGEX (squashfs-tools 4.6): a POSIX extended
+ * regex over the xattr's full name; the last one given counts. */
+static int xattr_regex(struct unsq_opts *o, regex_t **re, const char *v)
+{
+	if (*re != NULL) {
+		regfree(*re);
+		free(*re);
+		*re = NULL;
+	}
+	if ((*re = malloc(sizeof(**re))) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", unsq_prog(o));
+		return 1;
+	}
+	if (regcomp(*re, v, REG_EXTENDED | REG_NOSUB) != 0) {
+		free(*re);
+		*re = NULL;
+		return bad(o, "invalid regex '%s'", v);
+	}
+	return 0;
+}
+
+int unsq_xattr_keep(void *user, const char *key)
+{
+	const struct unsq_opts *o = user;
+
+	if (o->xattr_inc != NULL && regexec(o->xattr_inc, key, 0, NULL, 0) != 0)
+		return 0;
+	return o->xattr_exc == NULL || regexec(o->xattr_exc, key, 0, NULL, 0) != 0;
+}
+
 static void usage(const struct unsq_opts *o, FILE *f)
 {
 	if (o->sqfscat) {
@@ -232,6 +262,9 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -no, -no-xattrs       leave extended attributes out\n"
 	      "  -x, -xattrs           extract extended attributes (default)\n"
 	      "  -u, -user-xattrs      extract only user.* attributes\n"
+	      "  -xattrs-include REGEX / -xattrs-exclude REGEX\n"
+	      "                        extract only the attributes whose names\n"
+	      "                        match / do not match REGEX\n"
 	      "  -p, -processors N     decompression threads (default: CPUs)\n"
 	      "  -o, -offset N[KMG]    the image starts N bytes into IMAGE\n"
 	      "  -da, -data-queue N, -fr, -frag-queue N, -mem N[KMG]\n"
@@ -257,8 +290,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "                        extraction still runs to its end)\n"
 	      "  -h, -help / -v, -version\n\n"
 	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors, -percentage,\n"
-	      "-xattrs-include, -xattrs-exclude.\n\n"
+	      "-ignore-errors, -percentage.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }
@@ -304,6 +336,9 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_NOEXIT: o->no_exit_code = 1; break;
 	case O_STRICT: o->strict = 1; break;
 	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
+	case O_XINC:
+	case O_XEXC:
+		return xattr_regex(o, op->id == O_XINC ? &o->xattr_inc : &o->xattr_exc, v);
 	case O_STAT: o->mode = UNSQ_STAT; break;
 	case O_UTC: o->utc = 1; break;
 	case O_MKFS: o->mode = UNSQ_MKFS_TIME; break;
@@ -420,6 +455,13 @@ static void free_patterns(struct unsq_patterns *ps)
 
 void unsq_opts_free(struct unsq_opts *o)
 {
+	regex_t *res[2] = { o->xattr_inc, o->xattr_exc };
+
+	for (int i = 0; i < 2; i++)
+		if (res[i] != NULL) {
+			regfree(res[i]);
+			free(res[i]);
+		}
 	free_patterns(&o->extract);
 	free_patterns(&o->exclude);
 }

@@ -234,7 +234,8 @@ static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	    sqp_image_xattrs(img, a->info.ref, &xs, &n) != 0)
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (o->user_xattrs && strncmp(xs[i].key, "user.", 5) != 0)
+		if ((o->user_xattrs && strncmp(xs[i].key, "user.", 5) != 0) ||
+		    !unsq_xattr_keep((void *)o, xs[i].key))
 			continue;
 		if (fsetxattr(fd, xs[i].key, xs[i].value, xs[i].value_len, 0) != 0)
 			nonfatal(o, a->path, xs[i].key);
@@ -281,7 +282,8 @@ static void summary(const struct counts *c)
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	       struct plan *p)
 {
-	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0 };
+	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0, unsq_xattr_keep,
+				       (void *)o };
 	int ret = 0;
 
 	xd.flags = (o->force ? SQP_IMG2DIR_FORCE : 0) |

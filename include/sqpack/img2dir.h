@@ -25,6 +25,12 @@ struct sqp_img2dir_desc {
 	unsigned flags;              /* SQP_IMG2DIR_* */
 	const char *const *paths;    /* subtrees to extract; NULL = all */
 	size_t path_count;
+	/* Optional: whether to set the xattr named key (full name,
+	 * "user.x"); NULL keeps every one (SQP_IMG2DIR_USER_XATTRS and
+	 * NO_XATTRS still apply first). Called on the thread that called
+	 * sqp_image_to_dir(). */
+	int (*xattr_keep)(void *user, const char *key);
+	void *xattr_user;
 };
 
 /*
