@@ -212,7 +212,8 @@ static void nonfatal(const struct unsq_opts *o, const char *path,
 }
 
 /* Owner (as root), mode, xattrs and times of one directory made on the
- * way. 0, or -1 when it cannot be reached (fatal). */
+ * way. 0, or -1 when it cannot be reached or its xattrs not read
+ * (fatal). */
 static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 		   const struct above *a)
 {
@@ -231,8 +232,11 @@ static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	if (fchmod(fd, a->info.mode & 07777) != 0)
 		nonfatal(o, a->path, "setting the mode");
 	if (!o->no_xattrs && a->info.has_xattrs &&
-	    sqp_image_xattrs(img, a->info.ref, &xs, &n) != 0)
-		n = 0;
+	    sqp_image_xattrs(img, a->info.ref, &xs, &n) != 0) {
+		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img));
+		close(fd);
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if ((o->user_xattrs && strncmp(xs[i].key, "user.", 5) != 0) ||
 		    !unsq_xattr_keep((void *)o, xs[i].key))

@@ -164,6 +164,14 @@ rm -rf "$T/o/x"
 	[ "$(wc -l < "$T/our.out")" -eq 1 ] && grep -q '^.\[=*|\] \([0-9]*\)/\1 100%$' "$T/our.out" &&
 	pass "-q prints the bar alone: $(tr -d '\r' < "$T/our.out")" || fail "-q: $(cat -A "$T/our.out" | head -c 200)"
 
+# PATHs from files and lists, under each spelling unsquashfs takes
+printf 'links\ns*\n' > "$T/ef.txt"
+for opt in -ef -e -extract-file -exclude-file -exc -excf; do
+	same_out "-l $opt FILE PATH" -l $opt "$T/ef.txt" "$T/t.img" dev
+done
+same_out "-ll -ex LIST ;" -ll -ex links 's*' ';' "$T/t.img" dev
+same_out "-ll -exclude-list LIST ;" -ll -exclude-list 'l*' ';' "$T/t.img"
+
 # an image passed as a descriptor (/proc/PID/fd/N), as snapd passes it
 exec 5< "$T/t.img"
 same_out "-lls /proc/PID/fd/N" -lls "/proc/$$/fd/5"
