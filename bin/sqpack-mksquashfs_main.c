@@ -9,19 +9,28 @@
  * decided here: sqpack never appends, so a DEST that exists is replaced
  * only when it is a regular file and -noappend says so; otherwise the run
  * is refused before anything is read or written.
+ *
+ * `- DEST -pf FILE` (no -tar) packs a pseudo file with inline data, what
+ * unsquashfs -pf writes: a thread turns it into a tar (mksq_pseudo.c)
+ * written into a pipe that becomes stdin, and the line runs as
+ * `- DEST -tar` with the -pf taken out.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sqpack/sqpack.h"
 #include "mksq_args.h"
-#include "tool_version.h"
+#include "mksq_pseudo.h"
 #include "tool_mains.h"
+#include "tool_version.h"
 
 #define PROG "sqpack-mksquashfs"
 
@@ -29,6 +38,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " SOURCE... DEST [OPTIONS] [-e EXCLUDE...]\n"
 	      "       " PROG " [-] DEST -tar [OPTIONS] < TAR\n"
+	      "       " PROG " - DEST -pf FILE|- [OPTIONS]  (unsquashfs -pf's stream)\n"
 	      "Pack directories (or a tar on stdin) into a SquashFS 4.0 image, with\n"
 	      "mksquashfs's argument order, option names and defaults (gzip, 128K\n"
 	      "blocks, exportable, tails not packed into fragments). The work is\n"
@@ -70,12 +80,133 @@ static int dest_refused(const char *dest, int noappend)
 	return 1;
 }
 
+struct feeder {
+	FILE *in;
+	const char *name;
+	struct mksq_pseudo *ps;
+	int fd;              /* the pipe's write end, closed by the thread */
+	int ret;
+	char msg[512];
+	char *argv[32 + 1];  /* the line rewritten: "- DEST -tar" first */
+	char root[4][32];    /* values of the -root-* options added */
+};
+
+static void *feed(void *arg)
+{
+	struct feeder *f = arg;
+
+	f->ret = mksq_pseudo_write(f->ps, f->fd, f->msg, sizeof(f->msg));
+	close(f->fd);
+	return NULL;
+}
+
+/* With "- DEST ... -pf FILE" and no -tar: FILE's index in argv. 0 when
+ * the line is not one. */
+static int pseudo_line(int argc, char **argv)
+{
+	int pf = 0;
+
+	if (argc < 3 || strcmp(argv[1], "-") != 0)
+		return 0;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "-tar") == 0)
+			return 0;
+		if (pf == 0 && strcmp(argv[i], "-pf") == 0 && i + 1 < argc)
+			pf = i + 1;
+	}
+	return pf;
+}
+
+/* Read FILE's definitions and rewrite the line: "- DEST -tar", the "/"
+ * line's attributes as -root-mode/-uid/-gid/-time (mksquashfs takes the
+ * root's from those, not from the pseudo file), then the options without
+ * "-pf FILE". 0, or the exit status after a message. */
+static int pseudo_prepare(struct feeder *f, int *argc, char ***argv, int pf)
+{
+	static const char *const opt[] = { "-root-mode", "-root-uid",
+					   "-root-gid", "-root-time" };
+	uint32_t mode, uid, gid;
+	int64_t mtime;
+	int n = 0;
+
+	f->name = (*argv)[pf];
+	if (*argc + 8 > 32) {
+		fprintf(stderr, PROG ": too many options with -pf %s\n", f->name);
+		return 2;
+	}
+	/* stdin is read through a descriptor of its own, which stays with
+	 * the feeder when fd 0 becomes the pipe to tar2img. */
+	if (strcmp(f->name, "-") == 0) {
+		int fd = dup(0);
+
+		if (fd >= 0 && (f->in = fdopen(fd, "r")) == NULL)
+			close(fd);
+	} else {
+		f->in = fopen(f->name, "r");
+	}
+	if (f->in == NULL) {
+		fprintf(stderr, PROG ": %s: %s\n", f->name, strerror(errno));
+		return 1;
+	}
+	if (mksq_pseudo_read(f->in, f->name, &f->ps, f->msg, sizeof(f->msg)) != 0) {
+		fprintf(stderr, PROG ": %s\n", f->msg);
+		return 1;
+	}
+	f->argv[n++] = (*argv)[0];
+	f->argv[n++] = (*argv)[1];
+	f->argv[n++] = (*argv)[2];
+	f->argv[n++] = "-tar";
+	if (mksq_pseudo_root(f->ps, &mode, &uid, &gid, &mtime)) {
+		snprintf(f->root[0], sizeof(f->root[0]), "%o", (unsigned)mode);
+		snprintf(f->root[1], sizeof(f->root[1]), "%u", (unsigned)uid);
+		snprintf(f->root[2], sizeof(f->root[2]), "%u", (unsigned)gid);
+		snprintf(f->root[3], sizeof(f->root[3]), "%lld", (long long)mtime);
+		for (int i = 0; i < 4; i++) {
+			f->argv[n++] = (char *)opt[i];
+			f->argv[n++] = f->root[i];
+		}
+	}
+	for (int i = 3; i < *argc; i++)
+		if (i != pf - 1 && i != pf)
+			f->argv[n++] = (*argv)[i];
+	f->argv[n] = NULL;
+	*argc = n;
+	*argv = f->argv;
+	return 0;
+}
+
+/* Start the feeder: the tar goes into a pipe that becomes fd 0. */
+static int pseudo_start(struct feeder *f, pthread_t *th)
+{
+	int p[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe(p) != 0 || dup2(p[0], 0) < 0) {
+		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	close(p[0]);
+	f->fd = p[1];
+	if (pthread_create(th, NULL, feed, f) != 0) {
+		fprintf(stderr, PROG ": cannot start a thread\n");
+		close(p[1]);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mksq_args args;
+	struct feeder f;
+	pthread_t th;
 	char msg[1024];
-	int ret;
+	int ret, pf = pseudo_line(argc, argv), fed = 0;
 
+	memset(&f, 0, sizeof(f));
+	/* The buffered stdin is read here, before any thread starts. */
+	if (pf != 0 && (ret = pseudo_prepare(&f, &argc, &argv, pf)) != 0)
+		goto done;
 	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), &args,
 			     msg, sizeof(msg));
 	if (ret != 0) {
@@ -94,9 +225,32 @@ int main(int argc, char **argv)
 		ret = 1;
 	} else {
 		tool_set_progname(PROG);
+		if (f.ps != NULL && (ret = pseudo_start(&f, &th)) != 0)
+			goto out;
+		fed = f.ps != NULL;
 		ret = args.tar ? tar2img_main(args.argv.n, args.argv.v)
 			       : dir2img_main(args.argv.n, args.argv.v);
 	}
+	if (fed) {
+		/* A tar2img that stopped early leaves the feeder a pipe
+		 * without reader: its next write fails and it ends. */
+		close(0);
+		pthread_join(th, NULL);
+		if (f.ret != 0) {
+			fprintf(stderr, PROG ": %s\n", f.msg);
+			if (ret == 0)
+				ret = 1;
+		} else if (mksq_pseudo_sockets(f.ps) != 0) {
+			fprintf(stderr, PROG ": warning: %s: %lu socket(s) left out "
+				"(a tar stream cannot hold them)\n", f.name,
+				mksq_pseudo_sockets(f.ps));
+		}
+	}
+out:
 	mksq_args_free(&args);
+done:
+	mksq_pseudo_free(f.ps);
+	if (f.in != NULL)
+		fclose(f.in);
 	return ret;
 }

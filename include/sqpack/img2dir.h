@@ -17,12 +17,20 @@ extern "C" {
 #define SQP_IMG2DIR_FORCE 0x0001     /* replace existing non-directories */
 #define SQP_IMG2DIR_NO_OWNER 0x0002  /* leave owners as they come */
 #define SQP_IMG2DIR_NO_XATTRS 0x0004
+#define SQP_IMG2DIR_USER_XATTRS 0x0008  /* only the user.* xattrs (a
+					   rootless runtime's choice) */
 
 struct sqp_img2dir_desc {
 	unsigned jobs;               /* decompression threads; 0 = CPUs */
 	unsigned flags;              /* SQP_IMG2DIR_* */
 	const char *const *paths;    /* subtrees to extract; NULL = all */
 	size_t path_count;
+	/* Optional: whether to set the xattr named key (full name,
+	 * "user.x"); NULL keeps every one (SQP_IMG2DIR_USER_XATTRS and
+	 * NO_XATTRS still apply first). Called on the thread that called
+	 * sqp_image_to_dir(). */
+	int (*xattr_keep)(void *user, const char *key);
+	void *xattr_user;
 };
 
 /*

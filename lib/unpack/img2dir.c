@@ -74,6 +74,8 @@ struct todir {
 	int root;
 	unsigned flags;
 	int base;
+	int (*xattr_keep)(void *user, const char *key);
+	void *xattr_user;
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -124,6 +126,12 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
 		return sys_failed(t, e, "setting the mode", r);
 	for (size_t i = 0; i < e->xattrs.count; i++) {
+		if ((t->flags & SQP_IMG2DIR_USER_XATTRS) &&
+		    strncmp(e->xattrs.items[i].key, "user.", 5) != 0)
+			continue;
+		if (t->xattr_keep != NULL &&
+		    !t->xattr_keep(t->xattr_user, e->xattrs.items[i].key))
+			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
 		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
 			warn(t, e, e->xattrs.items[i].key, r);
@@ -434,7 +442,8 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	/* The descriptor stack is large: on the heap. */
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1, { 0 } };
+	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
+			     desc->xattr_keep, desc->xattr_user, { 0 } };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;

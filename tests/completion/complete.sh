@@ -35,7 +35,7 @@ is() {
 	[[ $got == "$2" ]] || { echo "'$1' offers [$got], not [$2]"; return 1; }
 }
 
-tools="tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs"
+tools="tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat"
 registered() { [[ $(complete -p "$1" 2>/dev/null) == *"-F _sqpack_complete $1" ]]; }
 for t in $tools; do check "$t: registered" registered "$t"; done
 # Every program this build installs is among them.
@@ -57,6 +57,8 @@ check "dir2img options" has "dir2img --" --compressor --one-file-system --help
 check "img2tar options" has "img2tar --" --offset --sparse --help
 check "img2dir options" has "img2dir --" --force --no-owner --offset --help
 check "sqpack-mksquashfs options" has "sqpack-mksquashfs -no" -noappend -no-xattrs -no-progress
+check "sqpack-unsquashfs options" has "sqpack-unsquashfs -no" -no-xattrs -no-progress -no-wildcards
+check "sqfscat: registered with its help" registered sqfscat
 check "imginfo commands" is "imginfo " "cat check diff ls stat summary"
 check "imginfo after --offset N: commands" has "imginfo --offset 0 " check ls
 check "imginfo check options" has "imginfo check -" --jobs --quiet
@@ -67,6 +69,7 @@ check "-j N: no guess" is "tar2img -j " ""
 
 mkdir -p "$SCRATCH/d/sub" && : > "$SCRATCH/d/spec.txt"
 check "--spec FILE: files" is "tar2img --spec $SCRATCH/d/sp" "$SCRATCH/d/spec.txt"
+check "sqpack-unsquashfs -d DIR: directories" is "sqpack-unsquashfs -d $SCRATCH/d/" "$SCRATCH/d/sub"
 check "an image argument: files" has "img2tar $SCRATCH/d/" "$SCRATCH/d/spec.txt" "$SCRATCH/d/sub"
 
 # bash-completion's loader finds the script under any tool's name, and

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unsq.h - sqpack-unsquashfs and sqfscat: unsquashfs's command line and
+ * output over the library's reader (listings, -s, -cat) and its img2dir
+ * extraction. What the parts share: the parsed options, the selection of
+ * entries by the PATH arguments, and the printing of one entry the way
+ * unsquashfs 4.5.1 prints it.
+ */
+#ifndef SQP_BIN_UNSQ_H
+#define SQP_BIN_UNSQ_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sqpack/inspect.h"
+#include "sqpack/reader.h"
+
+enum unsq_mode {
+	UNSQ_EXTRACT, UNSQ_LIST, UNSQ_STAT, UNSQ_MKFS_TIME, UNSQ_CAT, UNSQ_PF
+};
+enum unsq_match { UNSQ_GLOB, UNSQ_LITERAL, UNSQ_REGEX };
+
+/* One PATH argument split at '/', empty components dropped. */
+struct unsq_pattern {
+	char **comp;
+	regex_t *re;          /* UNSQ_REGEX: one per component */
+	size_t count;
+};
+
+struct unsq_patterns {
+	struct unsq_pattern *items;
+	size_t count, cap;
+};
+
+struct unsq_opts {
+	enum unsq_mode mode;
+	int sqfscat;          /* running as sqfscat */
+	const char *image;    /* as given: messages name it so */
+	const char *dest;     /* default "squashfs-root" */
+	const char *pf;       /* -pf FILE ("-": stdout) */
+	int force, no_progress, quiet, utc, no_exit_code, strict;
+	int no_xattrs, user_xattrs;
+	regex_t *xattr_inc, *xattr_exc;  /* -xattrs-include/-exclude */
+	int info;             /* 0, 1 (-i) or 2 (-li) */
+	int lng;              /* listings: 0 -l, 1 -ll, 2 -lln */
+	int concise;          /* -lc, -llc */
+	unsigned max_depth;   /* 0: unlimited; else levels + 1 */
+	unsigned jobs;
+	uint64_t offset;
+	enum unsq_match match;
+	int excludes_on_line; /* -excludes: the PATHs exclude */
+	struct unsq_patterns extract, exclude;
+	char **cat_paths;     /* -cat: the PATHs as given */
+	size_t cat_count;
+};
+
+/* The program: sqfscat when sqfscat, else sqpack-unsquashfs. Returns
+ * the exit status. */
+int unsq_main(int argc, char **argv, int sqfscat);
+/* Parse argv into *o. Returns -1 to go on, else the exit status. */
+int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o);
+void unsq_opts_free(struct unsq_opts *o);
+
+/* Where an entry stands against the selection. */
+enum unsq_sel { UNSQ_OUT, UNSQ_ABOVE, UNSQ_IN };
+/* The entry at path (components from the root) of a directory (isdir)
+ * or not: UNSQ_IN when it or an ancestor is selected and none is
+ * excluded, UNSQ_ABOVE for a directory on the way to a selected one,
+ * UNSQ_OUT otherwise. */
+enum unsq_sel unsq_select(const struct unsq_opts *o, const char *path,
+			  int isdir);
+/* Whether an exclude pattern may match something strictly below path. */
+int unsq_excludes_below(const struct unsq_opts *o, const char *path);
+
+/* Print e's line as unsquashfs does: the name below dest, with the
+ * attributes when lng (numeric owners when lng == 2). Returns 0 or an
+ * error from reading a symlink's target. */
+int unsq_print_entry(struct sqp_image *img, const struct unsq_opts *o,
+		     const struct sqp_walk_entry *e, int lng);
+
+/* The modes over an open image; each returns the exit status. */
+int unsq_stat(struct sqp_image *img, const struct unsq_opts *o);
+int unsq_list(struct sqp_image *img, const struct unsq_opts *o);
+int unsq_cat(struct sqp_image *img, const struct unsq_opts *o);
+int unsq_extract(struct sqp_image *img, const struct unsq_opts *o);
+int unsq_pf(struct sqp_image *img, const struct unsq_opts *o);
+
+/* unsquashfs's bar, drawn once, full, on stdout. */
+void unsq_progress_bar(unsigned long long total);
+
+/* Whether -xattrs-include/-xattrs-exclude keep the xattr key. */
+int unsq_xattr_keep(void *user, const char *key);
+
+/* "PROG: " prefix for messages: "sqpack-unsquashfs" or "sqfscat". */
+const char *unsq_prog(const struct unsq_opts *o);
+/* Non-fatal problems met so far (warnings from the library). */
+extern unsigned long unsq_nonfatal;
+
+#endif

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unsq_extract.c - extraction as unsquashfs does it, on the library's
+ * sqp_image_to_dir(): the selection turned into the subtrees it takes,
+ * unsquashfs's messages around it, and its exit status.
+ *
+ * Why a plan first: img2dir extracts whole subtrees, unsquashfs a
+ * selection (PATH matches, minus excludes). A walk of the metadata
+ * turns one into the other - the highest selected entries with nothing
+ * excluded below them become img2dir's paths, a selected directory with
+ * an exclusion inside gives its entries instead - and counts what
+ * unsquashfs announces ("N inodes (M blocks) to write") and reports
+ * ("created N files"). The directories on the way to the selection,
+ * which img2dir makes plainly, then get the image's mode, owner and
+ * times, deepest first, each reached by one name at a time below DEST
+ * without following symlinks, so nothing outside DEST is touched.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "sqpack/sqpack.h"
+#include "unsq.h"
+
+struct counts {
+	unsigned long long files, dirs, symlinks, devices, fifos, sockets,
+		hardlinks, blocks;
+};
+
+struct above {          /* a directory made on the way to the selection */
+	char *path;
+	struct sqp_inode_info info;
+};
+
+struct plan {
+	struct counts c;
+	char **paths;       /* img2dir's subtrees; none: the whole image */
+	size_t npaths, cap;
+	struct above *dirs;
+	size_t ndirs, dcap;
+	int whole;
+};
+
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	if ((p = realloc(*items, c * size)) == NULL)
+		return -1;
+	*items = p;
+	*cap = c;
+	return 0;
+}
+
+static void count(struct counts *c, const struct sqp_walk_entry *e,
+		  uint32_t bs)
+{
+	uint32_t m = e->info.mode;
+
+	if (S_ISDIR(m))
+		c->dirs++;
+	else if (e->hardlink)
+		c->hardlinks++;
+	else if (S_ISREG(m)) {
+		c->files++;
+		c->blocks += (e->info.size + bs - 1) / bs;
+	} else if (S_ISLNK(m))
+		c->symlinks++;
+	else if (S_ISCHR(m) || S_ISBLK(m))
+		c->devices++;
+	else if (S_ISFIFO(m))
+		c->fifos++;
+	else
+		c->sockets++;
+}
+
+static int below(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return top[0] == '\0' || (strncmp(path, top, n) == 0 && path[n] == '/');
+}
+
+/* One entry of the walk into the plan; -1: out of memory. */
+static int plan_entry(struct plan *p, const struct unsq_opts *o,
+		      const struct sqp_walk_entry *e, uint32_t bs)
+{
+	int isdir = S_ISDIR(e->info.mode);
+	enum unsq_sel s = unsq_select(o, e->path, isdir);
+	char *copy;
+
+	if (s == UNSQ_OUT || (o->max_depth && e->depth >= o->max_depth))
+		return 0;
+	count(&p->c, e, bs);
+	if (p->whole || (p->npaths > 0 && below(e->path, p->paths[p->npaths - 1])))
+		return 0;
+	/* Below -max-depth's last level nothing is taken: directories are
+	 * then made here, one by one, never handed over whole. */
+	if (s == UNSQ_IN && (!isdir || (!o->max_depth &&
+					!unsq_excludes_below(o, e->path)))) {
+		if (e->path[0] == '\0') {
+			p->whole = 1;
+			return 0;
+		}
+		if (grow((void **)&p->paths, &p->cap, p->npaths, sizeof(char *)) != 0 ||
+		    (copy = strdup(e->path)) == NULL)
+			return -1;
+		p->paths[p->npaths++] = copy;
+		return 0;
+	}
+	/* On the way, or holding an exclusion: made, entries chosen. */
+	if (grow((void **)&p->dirs, &p->dcap, p->ndirs, sizeof(struct above)) != 0 ||
+	    (copy = strdup(e->path)) == NULL)
+		return -1;
+	p->dirs[p->ndirs].path = copy;
+	p->dirs[p->ndirs++].info = e->info;
+	return 0;
+}
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		free(p->paths[i]);
+	for (size_t i = 0; i < p->ndirs; i++)
+		free(p->dirs[i].path);
+	free(p->paths);
+	free(p->dirs);
+}
+
+/* Walk once: the plan, and with print the -i/-li lines. */
+static int walk(struct sqp_image *img, const struct unsq_opts *o,
+		struct plan *p, int print)
+{
+	struct sqp_image_info ii;
+	struct sqp_walk_desc wd = { img, NULL, o->max_depth };
+	struct sqp_walk_entry e;
+	struct sqp_walk *w = NULL;
+	int ret;
+
+	sqp_image_get_info(img, &ii);
+	ret = sqp_walk_create(&wd, &w);
+	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
+		ret = 0;
+		if (o->max_depth && e.depth >= o->max_depth)
+			continue;
+		if (print) {
+			if (unsq_select(o, e.path, S_ISDIR(e.info.mode)) != UNSQ_OUT)
+				ret = unsq_print_entry(img, o, &e, o->info - 1);
+		} else if (plan_entry(p, o, &e, ii.block_size) != 0) {
+			ret = SQP_ERR_NOMEM;
+		}
+	}
+	if (ret < 0)
+		fprintf(stderr, "%s: %s\n", unsq_prog(o), w != NULL &&
+			sqp_walk_error(w)[0] ? sqp_walk_error(w) :
+			sqp_image_error(img)[0] ? sqp_image_error(img) :
+			sqp_strerror(ret));
+	sqp_walk_destroy(w);
+	return ret < 0 ? -1 : 0;
+}
+
+/* The directory at path below dest, each component opened without
+ * following symlinks and made (0700, fixed later) when missing. */
+static int open_below(int dest, const char *path)
+{
+	char name[257];
+	int fd = dup(dest);
+
+	while (fd >= 0 && *path != '\0') {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+		int next;
+
+		if (len >= sizeof(name)) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, path, len);
+		name[len] = '\0';
+		if (mkdirat(fd, name, 0700) != 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		path += len + (slash != NULL);
+	}
+	return fd;
+}
+
+static void nonfatal(const struct unsq_opts *o, const char *path,
+		     const char *what)
+{
+	unsq_nonfatal++;
+	if (!o->quiet)
+		fprintf(stderr, "%s: warning: '%s': %s: %s\n", unsq_prog(o), path,
+			what, strerror(errno));
+}
+
+/* Owner (as root), mode, xattrs and times of one directory made on the
+ * way. 0, or -1 when it cannot be reached or its xattrs not read
+ * (fatal). */
+static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
+		   const struct above *a)
+{
+	const struct sqp_xattr *xs;
+	size_t n = 0;
+	struct timespec ts[2];
+	int fd = open_below(dest, a->path);
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: '%s': %s\n", unsq_prog(o), a->path,
+			strerror(errno));
+		return -1;
+	}
+	if (geteuid() == 0 && fchown(fd, a->info.uid, a->info.gid) != 0)
+		nonfatal(o, a->path, "setting the owner");
+	if (fchmod(fd, a->info.mode & 07777) != 0)
+		nonfatal(o, a->path, "setting the mode");
+	if (!o->no_xattrs && a->info.has_xattrs &&
+	    sqp_image_xattrs(img, a->info.ref, &xs, &n) != 0) {
+		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img));
+		close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((o->user_xattrs && strncmp(xs[i].key, "user.", 5) != 0) ||
+		    !unsq_xattr_keep((void *)o, xs[i].key))
+			continue;
+		if (fsetxattr(fd, xs[i].key, xs[i].value, xs[i].value_len, 0) != 0)
+			nonfatal(o, a->path, xs[i].key);
+	}
+	ts[0].tv_sec = ts[1].tv_sec = (time_t)a->info.mtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	if (futimens(fd, ts) != 0)
+		nonfatal(o, a->path, "setting the times");
+	close(fd);
+	return 0;
+}
+
+void unsq_progress_bar(unsigned long long total)
+{
+	struct winsize ws;
+	int columns = 80, digits = snprintf(NULL, 0, "%llu", total), bar;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		columns = ws.ws_col;
+	bar = columns - (digits * 2 + 11);
+	putchar('\r');
+	putchar('[');
+	for (int i = 0; i < bar; i++)
+		putchar('=');
+	printf("|] %llu/%llu 100%%\n", total, total);
+}
+
+static void summary(const struct counts *c)
+{
+	static const char *const what[][2] = {
+		{ "file", "files" }, { "directory", "directories" },
+		{ "symlink", "symlinks" }, { "device", "devices" },
+		{ "fifo", "fifos" }, { "socket", "sockets" },
+		{ "hardlink", "hardlinks" },
+	};
+	const unsigned long long n[] = { c->files, c->dirs, c->symlinks,
+		c->devices, c->fifos, c->sockets, c->hardlinks };
+
+	putchar('\n');
+	for (size_t i = 0; i < 7; i++)
+		printf("created %llu %s\n", n[i], what[i][n[i] != 1]);
+}
+
+static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
+	       struct plan *p)
+{
+	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0, unsq_xattr_keep,
+				       (void *)o };
+	int ret = 0;
+
+	xd.flags = (o->force ? SQP_IMG2DIR_FORCE : 0) |
+		   (geteuid() != 0 ? SQP_IMG2DIR_NO_OWNER : 0) |
+		   (o->no_xattrs ? SQP_IMG2DIR_NO_XATTRS : 0) |
+		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0);
+	if (!p->whole) {
+		xd.paths = (const char *const *)p->paths;
+		xd.path_count = p->npaths;
+	}
+	if (p->whole || p->npaths > 0)
+		ret = sqp_image_to_dir(img, dest, &xd);
+	if (ret != 0) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img)[0] ?
+			sqp_image_error(img) : sqp_strerror(ret));
+		return -1;
+	}
+	for (size_t i = p->ndirs; i-- > 0;)
+		if (fix_dir(img, o, dest, &p->dirs[i]) != 0)
+			return -1;
+	return 0;
+}
+
+int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
+{
+	struct plan p;
+	int dest, ret = 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
+
+	memset(&p, 0, sizeof(p));
+	if (walk(img, o, &p, 0) != 0)
+		goto out;
+	if (mkdir(o->dest, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
+		goto out;
+	}
+	if ((dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
+		goto out;
+	}
+	if (!o->quiet) {
+		printf("Parallel unsquashfs: Using %u processor%s\n", jobs,
+		       jobs == 1 ? "" : "s");
+		printf("%llu inodes (%llu blocks) to write\n\n",
+		       p.c.files + p.c.symlinks + p.c.devices + p.c.fifos +
+		       p.c.sockets + p.c.hardlinks, p.c.blocks);
+	}
+	if (o->info && !o->quiet && walk(img, o, &p, 1) != 0) {
+		close(dest);
+		goto out;
+	}
+	fflush(stdout);
+	if (run(img, o, dest, &p) == 0) {
+		if (!o->no_progress)
+			unsq_progress_bar(p.c.blocks + p.c.files + p.c.symlinks +
+				     p.c.devices + p.c.fifos + p.c.sockets +
+				     p.c.hardlinks);
+		if (!o->quiet)
+			summary(&p.c);
+		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : o->strict ? 1 : 2;
+	}
+	close(dest);
+out:
+	plan_free(&p);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		ret = 1;
+	return ret;
+}
