@@ -14,8 +14,12 @@ declare -gA _sqpack_help_cache
 _sqpack_help()
 {
 	local key="$*"
+	local text
 	if [[ -z ${_sqpack_help_cache[$key]+set} ]]; then
-		_sqpack_help_cache[$key]=$(LC_ALL=C "$@" --help 2>&1)
+		# unsquashfs's spelling (-help) where --help is refused.
+		text=$(LC_ALL=C "$@" --help 2>&1) || text=$(LC_ALL=C "$@" -help 2>&1)
+		[[ $text == *"invalid option --help"* ]] && text=$(LC_ALL=C "$@" -help 2>&1)
+		_sqpack_help_cache[$key]=$text
 	fi
 	printf '%s\n' "${_sqpack_help_cache[$key]}"
 }
