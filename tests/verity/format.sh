@@ -8,7 +8,8 @@
 # Also: the same input twice (at -j 1 and -j 2) gives the same root hash;
 # --verity-salt is used as given; --verity-no-superblock leaves the header
 # out; an empty input (one data block, no hash level) verifies; dir2img
-# --verity agrees with tar2img's; the root hash file holds the hex line.
+# --verity agrees with tar2img's, and sqpack-mksquashfs passes --verity on;
+# the root hash file holds the hex line.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 T=$SCRATCH
@@ -88,6 +89,12 @@ run "dir2img --verity" "$top_builddir/bin/dir2img" --image-time 1700000000 --ver
 check "dir2img --verity: veritysetup verify accepts it" \
 	"$VERITYSETUP" verify "$T/d.img" "$T/d.img" "$ROOT" --hash-offset="$HOFF" &&
 check "dir2img and tar2img of the same tree give the same root hash" test "$rt" = "$ROOT"
+
+# sqpack-mksquashfs passes its --verity options on to dir2img
+run "sqpack-mksquashfs --verity" "$top_builddir/bin/sqpack-mksquashfs" "$T/src" "$T/m.img" \
+	--verity --verity-roothash "$T/m.roothash" -no-progress > "$T/sum" && vfields "$T/sum" &&
+check "sqpack-mksquashfs --verity: veritysetup verify accepts it" \
+	"$VERITYSETUP" verify "$T/m.img" "$T/m.img" "$(cat "$T/m.roothash")" --hash-offset="$HOFF"
 
 # usage errors
 "$TAR2IMG" --verity-block-size 4K "$T/u.img" "$T/src.tar" 2> "$T/err"
