@@ -90,6 +90,12 @@ check "dir2img --verity: veritysetup verify accepts it" \
 	"$VERITYSETUP" verify "$T/d.img" "$T/d.img" "$ROOT" --hash-offset="$HOFF" &&
 check "dir2img and tar2img of the same tree give the same root hash" test "$rt" = "$ROOT"
 
+# --progress=json: the final record carries the root hash and where the tree is
+run "tar2img --verity --progress=json" "$TAR2IMG" --verity --progress=json "$T/p.img" \
+	"$T/src.tar" > "$T/sum" 2> "$T/json" && vfields "$T/sum" &&
+check "the final JSON record has the root hash, salt, data size and hash offset" \
+	grep -q "\"ok\":true,\"verity_root_hash\":\"$ROOT\",\"verity_salt\":\"$SALT\",\"verity_data_bytes\":$DATA,\"verity_block_size\":4096,\"verity_hash_offset\":$HOFF}\$" "$T/json"
+
 # sqpack-mksquashfs passes its --verity options on to dir2img
 run "sqpack-mksquashfs --verity" "$top_builddir/bin/sqpack-mksquashfs" "$T/src" "$T/m.img" \
 	--verity --verity-roothash "$T/m.roothash" -no-progress > "$T/sum" && vfields "$T/sum" &&
