@@ -3,7 +3,7 @@
  * tool_verity.c - --verity for the packers (tar2img, dir2img and
  * sqpack-mksquashfs share it): the option values, the separate hash file
  * (a temporary file renamed into place only after the image is, so a
- * failed run leaves neither), the root hash as a hex line (systemd's
+ * failed or interrupted run leaves neither), the root hash as a hex line (systemd's
  * .roothash convention), the summary line and the JSON fields.
  *
  * The root hash file is written after both files are committed: a root
@@ -17,6 +17,7 @@
 
 #include "tool_mains.h"
 #include "tool_optvals.h"
+#include "tool_signals.h"
 #include "tool_verity.h"
 
 static int hex_value(int c)
@@ -100,7 +101,7 @@ int tool_verity_begin(struct tool_verity *v, int force, struct sqp_writer_desc *
 	if (!v->on)
 		return 0;
 	if (v->hash_file != NULL) {
-		ret = sqp_outfile_create(v->hash_file, force, &v->hash_of);
+		ret = tool_signals_create_second(v->hash_file, force, &v->hash_of);
 		if (ret != 0) {
 			fprintf(stderr, "%s: %s\n", tool_progname(),
 				v->hash_of ? sqp_outfile_error(v->hash_of) : sqp_strerror(ret));
