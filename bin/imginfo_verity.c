@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -62,15 +63,18 @@ static int on_opt(void *user, int c, const char *arg)
 
 static int parse_root(const char *s, uint8_t *out)
 {
+	static const char digits[] = "0123456789abcdef";
+	const char *hi, *lo;
 	size_t i;
-	unsigned v;
 
 	if (strlen(s) != 2 * SQP_VERITY_DIGEST_SIZE)
 		return -1;
 	for (i = 0; i < SQP_VERITY_DIGEST_SIZE; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1 || strchr("+- ", s[2 * i]) != NULL)
+		hi = strchr(digits, tolower((unsigned char)s[2 * i]));
+		lo = strchr(digits, tolower((unsigned char)s[2 * i + 1]));
+		if (hi == NULL || lo == NULL)
 			return -1;
-		out[i] = (uint8_t)v;
+		out[i] = (uint8_t)((hi - digits) << 4 | (lo - digits));
 	}
 	return 0;
 }

@@ -47,6 +47,8 @@ check "clean: imginfo verity accepts it (finding the tree itself)" \
 "$IMGINFO" verity "$img" 0000000000000000000000000000000000000000000000000000000000000000 \
 	> /dev/null 2>&1
 check "another root hash: imginfo verity refuses it" test $? = 1
+"$IMGINFO" verity "$img" "$(echo "$ROOT" | sed 's/^./g/')" > /dev/null 2>&1
+check "a root hash that is not hex is a usage error (2)" test $? = 2
 
 # a byte of d/random's data: the block and the file are named
 start=$("$IMGINFO" stat "$img" d/random | sed -n 's/^blocks: .*(start \([0-9]*\),.*/\1/p')
