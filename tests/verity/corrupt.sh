@@ -7,6 +7,7 @@
 # here too.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
+need_tool veritysetup
 T=$SCRATCH
 mksrc "$T" || exit 99
 

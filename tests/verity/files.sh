@@ -6,6 +6,7 @@
 # file is not replaced without -f (exit 1, no image either); with -f it is.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
+need_tool veritysetup
 T=$SCRATCH
 mksrc "$T" || exit 99
 empty() { [ -z "$(ls -A "$1")" ]; }

@@ -12,6 +12,7 @@
 # the root hash file holds the hex line.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
+need_tool veritysetup
 T=$SCRATCH
 mksrc "$T" || exit 99
 

@@ -7,10 +7,16 @@
 # and DIR/src.tar.
 # vfields SUMMARY: sets ROOT SALT DATA BLOCKS HOFF from the "verity:" line.
 # vuuid IMAGE HASH_OFFSET: the verity superblock's UUID (veritysetup dump).
-need_tool veritysetup
+# VERITYSETUP: its path, empty when not installed (need_tool veritysetup
+# in the scripts that cannot do without it).
 VERITYSETUP=$(command -v veritysetup)
 IMGINFO="$top_builddir/bin/imginfo"
-"$TAR2IMG" --help | grep -q -- '--verity' || skip "tar2img has no --verity"
+# A build without libcrypto refuses --verity as a usage error (exit 2).
+tar -cf "$SCRATCH/probe.tar" -T /dev/null || exit 99
+"$TAR2IMG" -q --verity "$SCRATCH/probe.img" "$SCRATCH/probe.tar" 2> "$SCRATCH/probe.err"
+[ $? = 2 ] && grep -q 'not built in' "$SCRATCH/probe.err" &&
+	skip "this build has no dm-verity (configure found no libcrypto)"
+rm -f "$SCRATCH/probe.tar" "$SCRATCH/probe.img" "$SCRATCH/probe.err"
 
 mksrc() {
 	mkdir -p "$1/src/d" &&
