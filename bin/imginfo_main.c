@@ -12,8 +12,9 @@
 
 #include "imginfo.h"
 #include "imginfo_check.h"
-#include "tool_version.h"
+#include "imginfo_verity.h"
 #include "tool_args.h"
+#include "tool_version.h"
 
 struct command {
 	const char *name;
@@ -29,6 +30,8 @@ static const struct command commands[] = {
 	{ "check", imginfo_check_main, "[-j N] [-q] IMAGE" },
 	{ "diff", imginfo_diff_main, "[--ignore-mtime] [--ignore-owner] "
 	  "[--ignore-xattrs] [-q] IMAGE1 IMAGE2" },
+	{ "verity", imginfo_verity_main, "[--hash-offset N | --hash-file FILE] "
+	  "IMAGE ROOTHASH" },
 };
 
 static void usage(FILE *f)

@@ -245,6 +245,39 @@ static const struct opt *find_opt(const char *name)
 	return NULL;
 }
 
+/*
+ * sqpack's own --verity options (mksquashfs has no dm-verity), passed on
+ * to the packer as "--NAME[=VALUE]"; it checks the values. Returns 0 and
+ * advances *i past a separate value, 1 when argv[*i] is not one of them,
+ * or an exit status after a message.
+ */
+static int verity_opt(struct mksq_state *st, int argc, char **argv, int *i, char *msg,
+		      size_t size)
+{
+	static const char *const with_value[] = {
+		"--verity-block-size", "--verity-salt", "--verity-roothash",
+	};
+	const char *a = argv[*i];
+	size_t n = strcspn(a, "=");
+
+	if (strncmp(a, "--verity", 8) != 0)
+		return 1;
+	if ((n == 8 && a[n] == '=') || strcmp(a, "--verity") == 0 ||
+	    strcmp(a, "--verity-no-superblock") == 0 || a[n] == '=')
+		return mksq_argv_push(&st->verity, a) == 0 ? 0 :
+		       mksq_fail(msg, size, 1, "out of memory");
+	for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+		if (strcmp(a, with_value[k]) != 0)
+			continue;
+		if (*i + 1 >= argc)
+			return mksq_fail(msg, size, 2, "option '%s' needs a value", a);
+		*i += 1;
+		return mksq_argv_pushf(&st->verity, "%s=%s", a, argv[*i]) == 0 ? 0 :
+		       mksq_fail(msg, size, 1, "out of memory");
+	}
+	return mksq_fail(msg, size, 2, "unknown option '%s'", a);
+}
+
 /* Walk the options after DEST; stops at -e, whose arguments are the rest. */
 static int parse_opts(struct mksq_state *st, struct mksq_args *args, int argc,
 		      char **argv, int i, char *msg, size_t size)
@@ -252,8 +285,13 @@ static int parse_opts(struct mksq_state *st, struct mksq_args *args, int argc,
 	for (; i < argc && args->action == MKSQ_RUN; i++) {
 		const struct opt *o = find_opt(argv[i]);
 		const char *arg = NULL;
-		int r;
+		int r = verity_opt(st, argc, argv, &i, msg, size);
 
+		if (r != 1) {
+			if (r != 0)
+				return r;
+			continue;
+		}
 		if (o == NULL)
 			return mksq_fail(msg, size, 2, "unknown or unsupported option '%s'",
 				    argv[i]);
@@ -329,6 +367,7 @@ int mksq_translate(int argc, char **argv, const char *sde,
 	}
 	mksq_argv_free(&st.spec);
 	mksq_argv_free(&st.ef);
+	mksq_argv_free(&st.verity);
 	if (r != 0)
 		mksq_args_free(args);
 	return r;

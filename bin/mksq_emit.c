@@ -238,6 +238,8 @@ static int emit_flags(const struct mksq_state *st, const char *sde,
 	r |= list[0] ? mksq_argv_pushf(o, "--uncompressed=%s", list) : 0;
 	for (int i = 0; i < st->spec.n; i++)
 		r |= mksq_argv_push(o, st->spec.v[i]);
+	for (int i = 0; i < st->verity.n; i++)
+		r |= mksq_argv_push(o, st->verity.v[i]);
 	return r;
 }
 

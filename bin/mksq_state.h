@@ -25,6 +25,7 @@ struct mksq_state {
 	int first_exclude;           /* argv index after -e, or 0 */
 	struct mksq_argv spec;       /* --spec / --spec-line, in order given */
 	struct mksq_argv ef;         /* -ef files */
+	struct mksq_argv verity;     /* sqpack's own --verity options, as given */
 };
 
 /* Write a message into msg and return status (1 or 2). */

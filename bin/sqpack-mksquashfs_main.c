@@ -53,7 +53,9 @@ static void usage(FILE *f)
 	      "  -root-time -exports -no-exports -noI -noD\n"
 	      "  -noF -noX (and their long names) -no-duplicates -one-file-system\n"
 	      "  -p -pf -tar; accepted as already true: -reproducible -no-recovery\n"
-	      "  -exit-on-error -mem. Anything else is refused (exit status 2).\n\n"
+	      "  -exit-on-error -mem. Anything else is refused (exit status 2).\n"
+	      "sqpack's own: --verity[=FILE] --verity-block-size N --verity-salt HEX\n"
+	      "  --verity-no-superblock --verity-roothash FILE (see dir2img(1)).\n\n"
 	      "DEST is never appended to: if it exists, -noappend replaces it and\n"
 	      "without -noappend nothing is done (exit status 1).\n", f);
 }

@@ -24,6 +24,9 @@ enum {
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
+	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
+	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
+	OPT_VERITY_ROOTHASH,
 	/* dir2img only */
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
@@ -61,6 +64,11 @@ static const struct option long_opts[] = {
 	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "verity", optional_argument, NULL, OPT_VERITY },
+	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
+	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
+	{ "verity-no-superblock", no_argument, NULL, OPT_VERITY_NO_SUPERBLOCK },
+	{ "verity-roothash", required_argument, NULL, OPT_VERITY_ROOTHASH },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "keep-dir", no_argument, NULL, OPT_KEEP_DIR },
@@ -154,6 +162,9 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		return 0;
 	case OPT_UNCOMPRESSED:
 		return tool_parse_uncompressed(arg, &d->flags);
+	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
+	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
+		return tool_verity_option(&opt->verity, c - OPT_VERITY, arg);
 	default:
 		return -1;
 	}
@@ -326,6 +337,8 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 		ret = tool_finish_codec(&opt->desc, codec, comp_opts, block_size);
 	if (ret == 0)
 		ret = finish_times(opt);
+	if (ret == 0)
+		ret = tool_verity_check(&opt->verity);
 	return ret;
 }
 

@@ -56,7 +56,8 @@ static void draw_json(struct tool_progress *p, double t, int final, int ok)
 		(unsigned long long)atomic_load(&p->total_bytes), t,
 		final ? "true" : "false");
 	if (final)
-		fprintf(stderr, ",\"ok\":%s", ok ? "true" : "false");
+		fprintf(stderr, ",\"ok\":%s%s", ok ? "true" : "false",
+			ok && p->json_extra != NULL ? p->json_extra : "");
 	fputs("}\n", stderr);
 }
 

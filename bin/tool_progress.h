@@ -21,6 +21,7 @@ struct tool_progress {
 	pthread_cond_t cond;
 	int stop;
 	int running;
+	const char *json_extra;       /* more fields for the final JSON record */
 };
 
 /* Resolve mode (enum progress_mode; auto = tty when stderr is a terminal)

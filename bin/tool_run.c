@@ -73,6 +73,8 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 			r->of ? sqp_outfile_error(r->of) : sqp_strerror(ret));
 		return 1;
 	}
+	if (tool_verity_begin(&opt->verity, opt->force, &opt->desc) != 0)
+		return 1;
 	if (opt->desc.offset > 0 && offset_prefix(r) != 0) {
 		fprintf(stderr, "%s: %s: the %llu bytes before the image: %s\n", tool_progname(),
 			opt->output, (unsigned long long)opt->desc.offset,
@@ -202,6 +204,7 @@ static void print_summary(const struct tool_run *r, const char *what)
 	if (st.spilled_bytes > 0)
 		printf("  memory: %llu MiB of tree and tables spilled to a temporary "
 		       "file (see --mem)\n", (unsigned long long)(st.spilled_bytes >> 20));
+	tool_verity_print(&opt->verity, stdout);
 	print_cpu();
 }
 
@@ -216,6 +219,9 @@ int tool_run_finish(struct tool_run *r, int ret, const char *what)
 		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_outfile_error(r->of));
 		ret = 1;
 	}
+	if (ret == 0)
+		ret = tool_verity_commit(&r->opt->verity, r->w);
+	r->progress.json_extra = r->opt->verity.json;
 	tool_progress_end(&r->progress, ret == 0);
 	if (ret == 0 && !r->opt->quiet)
 		print_summary(r, what);
@@ -229,6 +235,7 @@ void tool_run_end(struct tool_run *r)
 	r->w = NULL;
 	sqp_outfile_destroy(r->of);
 	r->of = NULL;
+	tool_verity_end(&r->opt->verity);
 	tool_signals_temp(NULL);
 	sqp_policy_destroy(r->policy);
 	r->policy = NULL;

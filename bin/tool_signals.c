@@ -13,16 +13,18 @@
 
 #include "tool_signals.h"
 
-static char temp_path[4096];
-static volatile sig_atomic_t temp_set;
+/* The output's temporary file, and a second one (--verity=FILE's tree). */
+static char temp_path[2][4096];
+static volatile sig_atomic_t temp_set[2];
 static char interrupted_msg[128];
 static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	if (temp_set)
-		unlink(temp_path);
+	for (int i = 0; i < 2; i++)
+		if (temp_set[i])
+			unlink(temp_path[i]);
 	if (write(STDERR_FILENO, interrupted_msg, strlen(interrupted_msg)) < 0) {
 		/* nothing more can be done */
 	}
@@ -49,16 +51,23 @@ void tool_signals_install(const char *message)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-void tool_signals_temp(const char *path)
+static void set_temp(int slot, const char *path)
 {
-	temp_set = 0;
+	temp_set[slot] = 0;
 	if (path == NULL)
 		return;
-	snprintf(temp_path, sizeof(temp_path), "%s", path);
-	temp_set = 1;
+	snprintf(temp_path[slot], sizeof(temp_path[slot]), "%s", path);
+	temp_set[slot] = 1;
 }
 
-int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out)
+void tool_signals_temp(const char *path)
+{
+	set_temp(0, path);
+	if (path == NULL)
+		set_temp(1, NULL);
+}
+
+static int create_in_slot(int slot, const char *path, int force, struct sqp_outfile **out)
 {
 	sigset_t set, old;
 	int ret;
@@ -69,7 +78,17 @@ int tool_signals_create_output(const char *path, int force, struct sqp_outfile *
 	sigprocmask(SIG_BLOCK, &set, &old);
 	ret = sqp_outfile_create(path, force, out);
 	if (ret == 0)
-		tool_signals_temp(sqp_outfile_temp_path(*out));
+		set_temp(slot, sqp_outfile_temp_path(*out));
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
+}
+
+int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out)
+{
+	return create_in_slot(0, path, force, out);
+}
+
+int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out)
+{
+	return create_in_slot(1, path, force, out);
 }

@@ -12,12 +12,15 @@
 
 /* Install the handlers; message is printed when interrupted. */
 void tool_signals_install(const char *message);
-/* The temporary file to remove on a signal (NULL: none any more). */
+/* The temporary file to remove on a signal (NULL: none any more, nor a
+ * second one). */
 void tool_signals_temp(const char *path);
 /* sqp_outfile_create, with its temporary file registered for removal.
  * The fatal signals are held from before the file exists until it is
  * registered, so none can leave it behind (one held meanwhile arrives
  * after, and removes it). Call before any other thread starts. */
 int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out);
+/* The same for a second output (tar2img --verity=FILE's tree). */
+int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out);
 
 #endif

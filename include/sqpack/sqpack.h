@@ -11,6 +11,7 @@
 #include "sqpack/codec.h"
 #include "sqpack/tar.h"
 #include "sqpack/tar_writer.h"
+#include "sqpack/verity.h"
 #include "sqpack/writer.h"
 #include "sqpack/outfile.h"
 #include "sqpack/reader.h"

@@ -31,6 +31,7 @@
 #include "sqpack/api.h"
 #include "sqpack/entry.h"
 #include "sqpack/codec.h"
+#include "sqpack/verity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +110,10 @@ struct sqp_writer_desc {
 	 * state come on top (see tar2img(1)). */
 	uint64_t mem_limit;
 	const char *tmp_dir;    /* borrowed until create returns */
+
+	/* dm-verity (verity.h): NULL = none. Borrowed until create returns;
+	 * hash_fd, when separate, until finish. */
+	const struct sqp_verity_desc *verity;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
@@ -167,6 +172,11 @@ struct sqp_writer_stats {
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,
 				  struct sqp_writer_stats *st);
+
+/* After a successful finish with desc.verity: the tree's root hash and
+ * where it went. SQP_ERR_SEQUENCE otherwise. */
+SQP_API int sqp_writer_get_verity(const struct sqp_writer *w,
+				  struct sqp_verity_result *r);
 
 #ifdef __cplusplus
 }

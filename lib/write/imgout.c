@@ -17,6 +17,7 @@
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "write/imgout.h"
+#include "write/verity.h"
 
 #define IMGOUT_BUF_SIZE (1u << 20)
 
@@ -93,6 +94,8 @@ int imgout_append(struct imgout *o, const void *data, size_t len)
 
 	if (o->err->code != 0)
 		return o->err->code;
+	if (o->verity != NULL && (ret = verity_feed(o->verity, data, len)) != 0)
+		return ret;
 	if (pending + len > o->cap) {
 		ret = imgout_flush_buffer(o);
 		if (ret != 0)

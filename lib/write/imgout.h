@@ -26,6 +26,9 @@ struct imgout {
 	size_t cap;
 	struct sqp_errbuf *err; /* the owner's; I/O errors are latched there */
 	struct imgout_async *async; /* the writer thread, or NULL */
+	/* --verity: every appended or queued byte is fed to it, in image
+	 * order (verity.h); NULL when off. */
+	struct verity *verity;
 };
 
 int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err);

@@ -102,6 +102,8 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
 	if (ret == 0)
+		ret = writer_verity_start(w);
+	if (ret == 0)
 		ret = open_spill(w);
 	if (ret == 0)
 		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user, w->spill);
@@ -145,6 +147,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	idtable_cleanup(&w->ids);
 	fstree_cleanup(&w->tree);
 	imgout_cleanup(&w->out);
+	writer_verity_destroy(w);
 	sqp_spill_destroy(w->spill);
 	free(w);
 }

@@ -7,6 +7,7 @@
 #define SQP_WRITE_WRITER_IMPL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sqpack/writer.h"
@@ -37,7 +38,18 @@ struct sqp_writer {
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */
+	struct verity *verity;        /* --verity's hasher, or NULL */
+	int verity_separate, verity_hash_fd;
+	uint64_t verity_hash_offset;  /* where the tree went */
 };
+
+/* verity_writer.c (verity_none.c without libcrypto): start the hasher
+ * (nothing unless desc.verity), the padding the image needs for it (1:
+ * none), and after the superblock the tree. */
+int writer_verity_start(struct sqp_writer *w);
+uint32_t writer_verity_pad(const struct sqp_writer *w);
+int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
+void writer_verity_destroy(struct sqp_writer *w);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);

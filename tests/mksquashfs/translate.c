@@ -161,6 +161,25 @@ static void usage_errors(void)
 	CHECK(run(NULL, "m", "d", "o", "-all-time", "5", "-mkfs-time", "6", NULL) == 0 &&
 	      has("--mtime=5") && has("--image-time=6"), "times");
 	CHECK(run(NULL, "m", "d", "o", "-all-time", "-5", NULL) == 2, "bad time");
+	CHECK(run(NULL, "m", "d", "o", "--verity-salt", NULL) == 2 &&
+	      strstr(msg, "--verity-salt"), "--verity-salt without a value: %s", msg);
+	CHECK(run(NULL, "m", "d", "o", "--verity-frob", NULL) == 2 &&
+	      strstr(msg, "--verity-frob"), "unknown --verity option: %s", msg);
+}
+
+/* sqpack's own --verity options reach the packer, values attached. */
+static void verity(void)
+{
+	CHECK(run(NULL, "m", "d", "o", "--verity", "-noappend", "--verity-salt", "ab",
+		  "--verity-block-size", "1K", "--verity-roothash", "o.roothash",
+		  "--verity-no-superblock", NULL) == 0 &&
+	      has("--verity") && has("--verity-salt=ab") && has("--verity-block-size=1K") &&
+	      has("--verity-roothash=o.roothash") && has("--verity-no-superblock") &&
+	      has("--force") && tail_is("o", "d", NULL), "--verity options: %s", msg);
+	CHECK(run(NULL, "m", "d", "o", "--verity=o.hash", NULL) == 0 && has("--verity=o.hash"),
+	      "--verity=FILE");
+	CHECK(run(NULL, "m", "o", "-tar", "--verity", NULL) == 0 && has("--verity") &&
+	      strcmp(args.argv.v[0], "tar2img") == 0, "--verity with -tar");
 }
 
 static void ownership_and_flags(void)
@@ -272,6 +291,7 @@ int main(void)
 	defaults_and_tar();
 	codec_options();
 	usage_errors();
+	verity();
 	ownership_and_flags();
 	root_dir(tmp);
 	excludes(tmp);

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# verity-bench.sh - what --verity costs: for each codec (default lz4 and
+# zstd), in the same run and interleaved so all see the same load,
+#   1. tar2img -q -f -c CODEC -j N OUT TAR
+#   2. tar2img -q -f -c CODEC -j N --verity OUT TAR
+#   3. veritysetup format over image 1 (the two-pass way: pack, then hash)
+# and print the median wall times as a Markdown table with tar2img
+# --verity's extra time over plain tar2img, next to veritysetup format's
+# time. The floors of issue 25: the extra time is at most 10% at lz4, 2%
+# at zstd, and at most a quarter of veritysetup format's time. Each run's
+# root hash is checked against veritysetup format of that image with the
+# same salt (a benchmark of a wrong tree would measure nothing).
+# Exit status: 0 when every run succeeded (1 with --strict if a floor was
+# missed), 1 when a tool failed or is missing, 2 for bad usage.
+set -u
+prog=${0##*/}
+tar=/var/tmp/sqfs-bench/big.tar
+codecs="lz4 zstd"
+jobs=2
+repeat=3
+tar2img=${top_builddir:+$top_builddir/bin/tar2img}
+scratch=
+strict=no
+
+usage() {
+	cat <<USAGE
+usage: $prog [options]
+  --tar FILE        input (default $tar)
+  --codecs "LIST"   codecs (default "$codecs")
+  --jobs N          tar2img threads (default $jobs)
+  --repeat N        runs per configuration, median reported (default $repeat)
+  --tar2img PATH    tar2img to measure (default \$top_builddir/bin/tar2img)
+  --scratch DIR     where images go (default: next to the tar, removed after)
+  --strict          exit 1 if a floor was missed
+USAGE
+}
+need_arg() { [ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; usage >&2; exit 2; }; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tar) need_arg "$@"; tar=$2; shift 2 ;;
+	--codecs) need_arg "$@"; codecs=$2; shift 2 ;;
+	--jobs) need_arg "$@"; jobs=$2; shift 2 ;;
+	--repeat) need_arg "$@"; repeat=$2; shift 2 ;;
+	--tar2img) need_arg "$@"; tar2img=$2; shift 2 ;;
+	--scratch) need_arg "$@"; scratch=$2; shift 2 ;;
+	--strict) strict=yes; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+done
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "$prog: --repeat '$repeat' is not a count" >&2; exit 2; }
+[ -n "$tar2img" ] && [ -x "$tar2img" ] || { echo "$prog: no tar2img (--tar2img)" >&2; exit 1; }
+[ -r "$tar" ] || { echo "$prog: $tar: not readable" >&2; exit 1; }
+command -v veritysetup > /dev/null || { echo "$prog: veritysetup not installed" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "$prog: /usr/bin/time (GNU time) not installed" >&2; exit 1; }
+scratch=${scratch:-$(dirname "$tar")/verity-bench.$$}
+mkdir -p "$scratch" || exit 1
+trap 'rm -rf "$scratch"' EXIT
+
+# seconds CMD...: run, print "WALL CPU" (user + system) in seconds; 1 if
+# it failed. CPU time is what a loaded, shared machine cannot blur.
+seconds() {
+	/usr/bin/time -f '%e %U %S' -o "$scratch/time" "$@" > "$scratch/out" 2> "$scratch/err" ||
+		{ cat "$scratch/err" >&2; return 1; }
+	awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$scratch/time"
+}
+wall() { echo "${1% *}"; }
+cpu() { echo "${1#* }"; }
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+status=0
+missed=0
+echo "| codec | | tar2img s | tar2img --verity s | extra | veritysetup format s | extra / format | image MiB |"
+echo "|---|---|---|---|---|---|---|---|"
+for codec in $codecs; do
+	plain=() verity=() format=() cplain=() cverity=() cformat=()
+	for ((i = 0; i < repeat; i++)); do
+		t=$(seconds "$tar2img" -q -f -c "$codec" -j "$jobs" "$scratch/plain.img" "$tar") ||
+			{ status=1; continue 2; }
+		plain+=("$(wall "$t")") cplain+=("$(cpu "$t")")
+		t=$(seconds "$tar2img" -f -c "$codec" -j "$jobs" --verity "$scratch/v.img" "$tar") ||
+			{ status=1; continue 2; }
+		verity+=("$(wall "$t")") cverity+=("$(cpu "$t")")
+		line=$(grep '^  verity: ' "$scratch/out")
+		root=$(sed -n 's/.*root hash \([0-9a-f]*\),.*/\1/p' <<< "$line")
+		salt=$(sed -n 's/.*salt \([0-9a-f]*\),.*/\1/p' <<< "$line")
+		rm -f "$scratch/plain.hash"
+		t=$(seconds veritysetup format --salt="$salt" "$scratch/plain.img" \
+			"$scratch/plain.hash") || { status=1; continue 2; }
+		format+=("$(wall "$t")") cformat+=("$(cpu "$t")")
+		grep -q "^Root hash:[[:space:]]*$root\$" "$scratch/out" || {
+			echo "$prog: $codec: veritysetup format's root hash is not tar2img's" >&2
+			status=1; continue 2; }
+	done
+	mib=$(( $(stat -c %s "$scratch/plain.img") >> 20 ))
+	floor=$([ "$codec" = lz4 ] && echo 10 || echo 2)
+	for kind in wall cpu; do
+		if [ $kind = wall ]; then
+			p=$(median "${plain[@]}") v=$(median "${verity[@]}") f=$(median "${format[@]}")
+		else
+			p=$(median "${cplain[@]}") v=$(median "${cverity[@]}")
+			f=$(median "${cformat[@]}")
+		fi
+		extra=$(echo "scale=1; 100 * ($v - $p) / $p" | bc)
+		share=$(echo "scale=2; ($v - $p) / $f" | bc)
+		echo "| $codec | $kind | $p | $v | $extra% | $f | $share | $mib |"
+		if [ "$(echo "$extra > $floor || $share > 0.25" | bc)" = 1 ]; then
+			echo "$prog: $codec: $kind: floor missed (extra at most $floor%," \
+				"at most 0.25 of format)" >&2
+			missed=1
+		fi
+	done
+done
+echo "($repeat runs each, median; -j $jobs; $(basename "$tar"); $(nproc) CPUs)"
+[ "$strict" = yes ] && [ "$missed" = 1 ] && status=1
+exit $status

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verity_writer.c - the writer's side of --verity: start the hasher with
+ * the image, and after the superblock write the tree where it was asked
+ * for (after the image, or in a file of its own).
+ *
+ * The hasher is fed by imgout (every appended or queued byte, in image
+ * order); the default salt is derived from the writer's description, so
+ * that the same input and options give the same root hash on every run
+ * and at every -j (jobs is left out of it on purpose).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/verity.h"
+#include "write/writer_impl.h"
+
+int sqp_verity_available(void)
+{
+	return 1;
+}
+
+int writer_verity_start(struct sqp_writer *w)
+{
+	const struct sqp_writer_desc *d = &w->desc;
+	uint8_t derive[40];
+	int ret;
+
+	if (d->verity == NULL)
+		return 0;
+	/* What decides the image's layout, so two different images built
+	 * from one input never share a salt by accident. */
+	sqp_put64(derive, (uint64_t)d->mod_time);
+	sqp_put32(derive + 8, (uint32_t)d->codec.id);
+	sqp_put32(derive + 12, d->codec.block_size);
+	sqp_put32(derive + 16, (uint32_t)d->codec.level);
+	sqp_put32(derive + 20, d->flags);
+	sqp_put32(derive + 24, (uint32_t)d->fragment_mode);
+	sqp_put32(derive + 28, d->verity->block_size | (uint32_t)!!d->verity->no_superblock << 31);
+	sqp_put64(derive + 32, d->offset);
+	w->verity_separate = d->verity->separate;
+	w->verity_hash_fd = d->verity->hash_fd;
+	ret = verity_create(d->verity, derive, sizeof(derive), &w->err, &w->verity);
+	w->desc.verity = NULL; /* borrowed only until now */
+	if (ret == 0)
+		w->out.verity = w->verity;
+	return ret;
+}
+
+uint32_t writer_verity_pad(const struct sqp_writer *w)
+{
+	return w->verity != NULL ? verity_block_size(w->verity) : 1;
+}
+
+static int write_separate(struct sqp_writer *w, int fd, const uint8_t *p, size_t len)
+{
+	uint64_t off = 0;
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return writer_fail(w, n < 0 ? sqp_errno_code(errno) : SQP_ERR_NO_SPACE,
+					   "writing the verity hash tree: %s",
+					   n < 0 ? strerror(errno) : "no progress");
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len)
+{
+	const uint8_t *tree;
+	size_t len;
+	int ret;
+
+	if (w->verity == NULL)
+		return 0;
+	w->out.verity = NULL; /* the tree is not part of what it covers */
+	ret = verity_finish(w->verity, super, super_len, &tree, &len);
+	if (ret != 0)
+		return ret;
+	w->verity_hash_offset = w->verity_separate ? 0 : w->desc.offset + w->out.pos;
+	if (w->verity_separate)
+		return write_separate(w, w->verity_hash_fd, tree, len);
+	ret = imgout_append(&w->out, tree, len);
+	return ret != 0 ? ret : imgout_flush(&w->out);
+}
+
+int sqp_writer_get_verity(const struct sqp_writer *w, struct sqp_verity_result *r)
+{
+	if (w->verity == NULL || !w->finished || w->err.code != 0)
+		return SQP_ERR_SEQUENCE;
+	verity_get_result(w->verity, r);
+	r->hash_offset = w->verity_hash_offset;
+	return 0;
+}
+
+void writer_verity_destroy(struct sqp_writer *w)
+{
+	verity_destroy(w->verity);
+	w->verity = NULL;
+}
