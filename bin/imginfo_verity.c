@@ -192,14 +192,17 @@ int imginfo_verity_main(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "hash-offset", required_argument, NULL, 'o' },
 		{ "hash-file", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
+		TOOL_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct verity_opts o = { 0 };
+	struct tool_args a = { .prog = "imginfo", .cmd = "verity",
+			       .shorts = ":h", .longs = longs,
+			       .help = verity_help, .own = on_opt, .user = &o };
 	uint8_t root[SQP_VERITY_DIGEST_SIZE];
 	int fd, ret;
 
-	ret = imginfo_options(argc, argv, ":h", longs, verity_help, on_opt, &o);
+	ret = tool_args_parse(&a, argc, argv);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	if (argc - optind != 2)

@@ -59,7 +59,7 @@ check "img2dir options" has "img2dir --" --force --no-owner --offset --help
 check "sqpack-mksquashfs options" has "sqpack-mksquashfs -no" -noappend -no-xattrs -no-progress
 check "sqpack-unsquashfs options" has "sqpack-unsquashfs -no" -no-xattrs -no-progress -no-wildcards
 check "sqfscat: registered with its help" registered sqfscat
-check "imginfo commands" is "imginfo " "cat check diff ls stat summary"
+check "imginfo commands" is "imginfo " "cat check diff ls stat summary verity"
 check "imginfo after --offset N: commands" has "imginfo --offset 0 " check ls
 check "imginfo check options" has "imginfo check -" --jobs --quiet
 check "imginfo diff options" is "imginfo diff --ig" "--ignore-mtime --ignore-owner --ignore-xattrs"
