@@ -4,12 +4,14 @@
  * data path, wires them to each other through callbacks, and takes them
  * down (datapipe.h); filedata.c drives them per file and per block.
  *
- * The wiring is the only place that knows every stage: the compressors
- * tell it where a retired job went, and it hands that to the stage the
- * job belongs to (a data block to the dedup store, a fragment block to
- * the packer); the store retires jobs through it, and the proof ring
- * gives passed decisions' jobs back through it. No stage includes
- * another's header except as a borrowed object it calls.
+ * The stages know each other only where one calls another (fragpack
+ * and the store call the compressors, the store calls the ring); what
+ * goes the other way goes through callbacks wired here: the compressors
+ * say where a retired job went, and this hands it to the stage the job
+ * belongs to (a data block to the dedup store, a fragment block to the
+ * packer); the store retires jobs, and the ring gives a passed
+ * decision's job back, through functions of this file. So the includes
+ * and calls among the stages have no cycle.
  */
 #include "config.h"
 
