@@ -19,11 +19,18 @@
 
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
-#include "util/array.h"
 #include "write/datapipe.h"
 
-/* Candidates tried for a file's first block (see dedup.c). */
+/* Earlier runs tried when a run breaks (see dedupstore.c). */
 #define MAX_START_CANDIDATES 16
+
+/* A file's run of matching blocks. */
+struct dedup_run {
+	int matching;      /* still hoping to share an earlier run */
+	int async;         /* decisions go on before their proofs are back */
+	uint32_t cand;     /* first physical block of that run */
+	uint32_t matched;  /* blocks of this file matched so far */
+};
 
 static int is_zero(const struct datapipe *p, const uint8_t *buf, uint32_t len)
 {
@@ -33,51 +40,18 @@ static int is_zero(const struct datapipe *p, const uint8_t *buf, uint32_t len)
 	return memcmp(buf, p->zeros, len) == 0;
 }
 
-/* An earlier stored block with these exact bytes, proven by read-back. */
-static int find_first(struct datapipe *p, XXH128_hash_t hash, const uint8_t *raw,
-		      uint32_t len, uint32_t *out)
-{
-	uint32_t rec = hchain_first(&p->store.phys_index, hash.low64);
-	unsigned tries = 0;
-	int equal, ret;
-
-	*out = PHYS_NONE;
-	for (; rec != HCHAIN_END && tries < MAX_START_CANDIDATES;
-	     rec = hchain_next(&p->store.phys_index, rec, hash.low64)) {
-		if (!dedup_hash_eq(p->store.phys[rec].hash, hash) || p->store.phys[rec].raw_len != len)
-			continue;
-		tries++;
-		ret = dedup_verify_block(p, rec, raw, len, &equal);
-		if (ret != 0)
-			return ret;
-		if (equal) {
-			*out = rec;
-			return 0;
-		}
-	}
-	return 0;
-}
-
-/* Stored block b directly follows block b - 1 on disk (both retired). */
-static int follows(const struct datapipe *p, uint32_t b)
-{
-	const struct phys_block *prev = &p->store.phys[b - 1];
-
-	return prev->offset + (prev->size_word & SQFS_BLOCK_SIZE_MASK) == p->store.phys[b].offset;
-}
-
 static int store_block(struct datapipe *p, struct blk_job *job, XXH128_hash_t hash,
 		       uint32_t *phys)
 {
-	int ret = dedup_new_phys(p, hash, job->raw_len, phys);
+	int ret = dedup_store_add(p->store, hash, job->raw_len, phys);
 
 	if (ret != 0) {
-		datapipe_put_job(p, job);
+		compress_put_job(p->comp, job);
 		return ret;
 	}
 	job->kind = JOB_BLOCK;
 	job->index = *phys;
-	return datapipe_submit(p, job);
+	return compress_submit(p->comp, job);
 }
 
 /*
@@ -93,24 +67,23 @@ static int copy_matched(struct datapipe *p, struct fs_inode *ino, uint32_t upto)
 
 	for (i = 0; i < upto; ++i) {
 		uint32_t src = ino->u.file.block_sizes[i];
-		struct phys_block copy;
+		struct dedup_where from;
 
 		if (src == 0)
 			continue;
-		copy = p->store.phys[src - 1]; /* dedup_new_phys may move the array */
-		job = datapipe_get_job(p);
+		job = compress_get_job(p->comp);
 		if (job == NULL)
 			return p->err->code;
-		ret = dedup_new_phys(p, copy.hash, copy.raw_len, &n);
+		ret = dedup_store_copy(p->store, src - 1, &n, &from);
 		if (ret != 0) {
-			datapipe_put_job(p, job);
+			compress_put_job(p->comp, job);
 			return ret;
 		}
 		job->kind = JOB_COPY;
 		job->index = n;
-		job->copy_from = copy.offset;
-		job->size_word = copy.size_word;
-		ret = datapipe_submit(p, job);
+		job->copy_from = from.offset;
+		job->size_word = from.size_word;
+		ret = compress_submit(p->comp, job);
 		if (ret != 0)
 			return ret;
 		ino->u.file.block_sizes[i] = n + 1;
@@ -131,21 +104,24 @@ static int run_fits(struct datapipe *p, const struct dedup_run *run, uint32_t c,
 	int ret;
 
 	*fits = 0;
-	if (c == run->cand || (uint64_t)c + n >= p->store.phys_count ||
-	    !dedup_hash_eq(p->store.phys[c + n].hash, hash))
+	if (c == run->cand || (uint64_t)c + n >= dedup_store_count(p->store) ||
+	    !dedup_store_hash_is(p->store, c + n, hash))
 		return 0;
 	for (k = 0; k < n; ++k) {
-		if (!dedup_hash_eq(p->store.phys[c + k].hash, p->store.phys[run->cand + k].hash))
+		if (!dedup_store_hash_is(p->store, c + k,
+					 dedup_store_hash_of(p->store, run->cand + k)))
 			return 0;
 	}
 	for (k = 0; k < n; ++k) {
-		ret = dedup_same_stored(p, c + k, run->cand + k, fits);
-		if (ret != 0 || !*fits || (k > 0 && !follows(p, c + k)))
+		ret = dedup_store_same(p->store, c + k, run->cand + k, fits);
+		if (ret == 0 && *fits && k > 0)
+			ret = dedup_store_follows(p->store, c + k, fits);
+		if (ret != 0 || !*fits)
 			return ret;
 	}
-	ret = dedup_verify_block(p, c + n, raw, len, fits);
+	ret = dedup_store_verify(p->store, c + n, raw, len, fits);
 	if (ret == 0 && *fits)
-		*fits = follows(p, c + n);
+		ret = dedup_store_follows(p->store, c + n, fits);
 	return ret;
 }
 
@@ -158,15 +134,15 @@ static int run_fits(struct datapipe *p, const struct dedup_run *run, uint32_t c,
 static int reroute(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		   XXH128_hash_t hash, const struct blk_job *job, uint32_t i, int *ok)
 {
-	XXH128_hash_t first = p->store.phys[run->cand].hash;
-	uint32_t c = hchain_first(&p->store.phys_index, first.low64), k;
+	XXH128_hash_t first = dedup_store_hash_of(p->store, run->cand);
+	uint32_t c = PHYS_NONE, k;
 	unsigned tries = 0;
 	int ret;
 
 	*ok = 0;
-	for (; c != HCHAIN_END && tries < MAX_START_CANDIDATES;
-	     c = hchain_next(&p->store.phys_index, c, first.low64)) {
-		if (!dedup_hash_eq(p->store.phys[c].hash, first) || c == run->cand)
+	while (tries < MAX_START_CANDIDATES &&
+	       (c = dedup_store_next(p->store, first, c)) != PHYS_NONE) {
+		if (c == run->cand)
 			continue;
 		tries++;
 		ret = run_fits(p, run, c, hash, job->raw, job->raw_len, ok);
@@ -197,16 +173,18 @@ static int run_next(struct datapipe *p, struct fs_inode *ino, struct dedup_run *
 
 	*phys = PHYS_NONE;
 	if (run->matched == 0) {
-		ret = find_first(p, hash, job->raw, job->raw_len, phys);
+		ret = dedup_store_find(p->store, hash, job->raw, job->raw_len, phys);
 		run->cand = *phys;
 		return ret;
 	}
-	if (next < p->store.phys_count && dedup_hash_eq(p->store.phys[next].hash, hash)) {
-		ret = dedup_verify_block(p, next, job->raw, job->raw_len, &equal);
+	if (dedup_store_hash_is(p->store, next, hash)) {
+		ret = dedup_store_verify(p->store, next, job->raw, job->raw_len, &equal);
+		if (ret == 0 && equal)
+			ret = dedup_store_follows(p->store, next, &equal);
 		if (ret != 0)
 			return ret;
 	}
-	if (!equal || !follows(p, next)) {
+	if (!equal) {
 		ret = reroute(p, ino, run, hash, job, i, &equal);
 		if (ret != 0 || !equal)
 			return ret;
@@ -228,30 +206,34 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
  */
 static int replay(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run)
 {
-	const struct proof_decision *d = proof_oldest(p);
-	struct blk_job *job;
-	uint32_t k, block, rank = 0;
-	int ret = proof_drain(p);
+	struct proof_undo undo;
+	void *job;
+	uint32_t k, block, failed, rank = 0;
+	int ret;
 
+	if (!proof_failed(p->ring, &failed, &undo))
+		return sqp_err(p->err, SQP_ERR_INTERNAL, "replay without a failed proof");
+	ret = proof_drain(p->ring);
 	if (ret != 0)
 		return ret;
-	*run = d->run;
-	run->async = 0;
-	p->stats->dedup_rerouted = d->rerouted;
-	p->stats->hashed = d->hashed;
+	*run = (struct dedup_run){
+		.matching = undo.matching, .cand = undo.cand, .matched = undo.matched,
+	};
+	p->stats->dedup_rerouted = undo.rerouted;
+	p->stats->hashed = undo.hashed;
 	p->stats->proofs_replayed++;
-	for (k = 0; k < d->block; ++k) {
+	for (k = 0; k < failed; ++k) {
 		if (ino->u.file.block_sizes[k] != 0)
 			ino->u.file.block_sizes[k] = run->cand + rank++ + 1;
 	}
 	ino->u.file.blocks_start = run->matched > 0 ? run->cand : PHYS_NONE;
-	while (proof_pop(p, &block, &job)) {
+	while (proof_pop(p->ring, &block, &job)) {
 		ret = place_block(p, ino, run, job, block);
 		if (ret != 0)
 			break;
 	}
-	while (proof_pop(p, &block, &job))
-		datapipe_put_job(p, job);
+	while (proof_pop(p->ring, &block, &job))
+		compress_put_job(p->comp, job);
 	return ret;
 }
 
@@ -260,13 +242,13 @@ static int replay(struct datapipe *p, struct fs_inode *ino, struct dedup_run *ru
 static int settle(struct datapipe *p, struct fs_inode *ino, struct dedup_run *run,
 		  int all)
 {
-	const struct proof_decision *d;
-	int ret = proof_settle(p, all);
+	struct proof_undo undo;
+	uint32_t block;
+	int ret = proof_settle(p->ring, all);
 
 	if (ret != 0)
 		return ret;
-	d = proof_oldest(p);
-	return d != NULL && d->failed ? replay(p, ino, run) : 0;
+	return proof_failed(p->ring, &block, &undo) ? replay(p, ino, run) : 0;
 }
 
 /* Block i of ino, read into job: share it or store it. With async
@@ -278,17 +260,24 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 	uint32_t phys = PHYS_NONE;
 	int async = run->async, ret;
 
-	if (run->matching && async)
-		proof_begin(p, i, job, run); /* before the stats move */
+	if (run->matching && async) {
+		struct proof_undo undo = { /* before the stats move */
+			.matching = run->matching, .cand = run->cand,
+			.matched = run->matched,
+			.rerouted = p->stats->dedup_rerouted, .hashed = p->stats->hashed,
+		};
+
+		proof_begin(p->ring, i, job, &undo);
+	}
 	if (p->dedup)
-		hash = dedup_hash(p, job->raw, job->raw_len);
+		hash = dedup_store_hash(p->store, job->raw, job->raw_len);
 	if (run->matching) {
 		ret = run_next(p, ino, run, hash, job, i, &phys);
 		if (async)
-			proof_end(p, phys == PHYS_NONE);
+			proof_end(p->ring, phys == PHYS_NONE);
 		if (ret != 0) {
 			if (!async) /* else the decision holds it */
-				datapipe_put_job(p, job);
+				compress_put_job(p->comp, job);
 			return ret;
 		}
 		if (phys != PHYS_NONE) {
@@ -296,7 +285,7 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 				ino->u.file.blocks_start = phys;
 			ino->u.file.block_sizes[i] = phys + 1;
 			if (!async)
-				datapipe_put_job(p, job);
+				compress_put_job(p->comp, job);
 			return 0;
 		}
 		/* The run broke here. Storing cannot be taken back: settle
@@ -310,7 +299,7 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 		if (run->matched > 0) {
 			ret = copy_matched(p, ino, i);
 			if (ret != 0) {
-				datapipe_put_job(p, job);
+				compress_put_job(p->comp, job);
 				return ret;
 			}
 		}
@@ -324,78 +313,33 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 	return 0;
 }
 
-static int submit_fragment(struct datapipe *p)
-{
-	struct blk_job *job = p->pack.open_frag;
-
-	p->pack.open_frag = NULL;
-	job->kind = JOB_FRAGMENT;
-	job->raw_len = p->pack.open_fill;
-	return datapipe_submit(p, job);
-}
-
-static int open_fragment(struct datapipe *p)
-{
-	struct frag_rec *f;
-
-	if (p->pack.frag_count == p->pack.frag_cap) {
-		f = sqp_array_grow(p->pack.frags, &p->pack.frag_cap, p->pack.frag_count + 1,
-				   sizeof(*f), 256);
-		if (f == NULL)
-			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
-		p->pack.frags = f;
-	}
-	if (p->pack.frag_count >= SQFS_NO_FRAGMENT - 1)
-		return sqp_err(p->err, SQP_ERR_LIMIT, "too many fragment blocks");
-	p->pack.open_frag = datapipe_get_job(p);
-	if (p->pack.open_frag == NULL)
-		return p->err->code;
-	memset(&p->pack.frags[p->pack.frag_count], 0, sizeof(p->pack.frags[0]));
-	p->pack.open_frag->index = (uint32_t)p->pack.frag_count++;
-	p->pack.open_fill = 0;
-	return 0;
-}
-
-/* Put a tail (in p->pack.tail_buf) into a fragment block, or share one. */
+/* Put a tail (in p->tail_buf) into a fragment block, or share one. */
 static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
 		      int *shared)
 {
 	XXH128_hash_t hash = { 0, 0 };
-	const struct tail_rec *t = NULL;
 	int ret;
 
 	*shared = 0;
 	if (p->dedup) {
-		hash = dedup_hash(p, p->pack.tail_buf, len);
-		ret = dedup_find_tail(p, hash, p->pack.tail_buf, len, &t);
-		if (ret != 0)
+		hash = dedup_store_hash(p->store, p->tail_buf, len);
+		ret = dedup_store_find_tail(p->store, p->pack, hash, p->tail_buf, len,
+					    &ino->u.file.frag_index,
+					    &ino->u.file.frag_offset);
+		if (ret < 0)
 			return ret;
+		if (ret > 0) {
+			p->stats->tails_deduped++;
+			*shared = 1;
+			return 0;
+		}
 	}
-	if (t != NULL) {
-		ino->u.file.frag_index = t->frag_index;
-		ino->u.file.frag_offset = t->offset;
-		p->stats->tails_deduped++;
-		*shared = 1;
-		return 0;
-	}
-	if (p->pack.open_frag != NULL && p->pack.open_fill + len > p->block_size) {
-		ret = submit_fragment(p);
-		if (ret != 0)
-			return ret;
-	}
-	if (p->pack.open_frag == NULL) {
-		ret = open_fragment(p);
-		if (ret != 0)
-			return ret;
-	}
-	memcpy(p->pack.open_frag->raw + p->pack.open_fill, p->pack.tail_buf, len);
-	ino->u.file.frag_index = p->pack.open_frag->index;
-	ino->u.file.frag_offset = p->pack.open_fill;
-	p->pack.open_fill += len;
-	if (p->dedup)
-		return dedup_new_tail(p, hash, ino->u.file.frag_index,
-				      ino->u.file.frag_offset, len);
-	return 0;
+	ret = fragpack_add(p->pack, p->tail_buf, len, &ino->u.file.frag_index,
+			   &ino->u.file.frag_offset);
+	if (ret == 0 && p->dedup)
+		ret = dedup_store_add_tail(p->store, hash, ino->u.file.frag_index,
+					   ino->u.file.frag_offset, len);
+	return ret;
 }
 
 /* Read len bytes of the file, or skip them if the source knows they are a
@@ -423,19 +367,19 @@ static int file_blocks(struct datapipe *p, struct fs_inode *ino,
 
 	for (i = 0; i < ino->u.file.block_count; ++i) {
 		len = i < full ? p->block_size : last;
-		if (run->async && proof_full(p)) {
+		if (run->async && proof_full(p->ring)) {
 			ret = settle(p, ino, run, 0);
 			if (ret != 0)
 				return ret;
 		}
-		job = datapipe_get_job(p);
+		job = compress_get_job(p->comp);
 		if (job == NULL)
 			return p->err->code;
 		ret = read_or_skip(src, job->raw, len);
 		if (ret == 0 && is_zero(p, job->raw, len))
 			ret = 1;
 		if (ret != 0) {
-			datapipe_put_job(p, job);
+			compress_put_job(p->comp, job);
 			if (ret < 0)
 				return ret;
 			ino->u.file.block_sizes[i] = 0;
@@ -467,7 +411,7 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 				     (p->fragment_mode == SQP_FRAGMENTS_SMALL && full == 0));
 	uint64_t count = full + (tail > 0 && !tail_frag);
 	struct dedup_run run = {
-		.matching = p->dedup, .async = p->dedup && p->proofs.pool != NULL,
+		.matching = p->dedup, .async = p->ring != NULL,
 		.cand = PHYS_NONE,
 	};
 	int shared_tail = 0, ret;
@@ -488,7 +432,7 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 	if (ret != 0)
 		return ret;
 	if (tail_frag) {
-		ret = src->read(src->user, p->pack.tail_buf, tail);
+		ret = src->read(src->user, p->tail_buf, tail);
 		if (ret < 0)
 			return ret;
 		ret = place_tail(p, ino, tail, &shared_tail);

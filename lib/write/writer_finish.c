@@ -35,21 +35,19 @@ static struct sqp_compressor *meta_codec(const struct sqp_writer *w)
 
 static int write_fragment_table(struct sqp_writer *w, uint64_t *pos)
 {
-	const struct datapipe *p = &w->pipe;
-	uint8_t *buf = malloc(p->pack.frag_count * SQFS_FRAG_ENTRY_SIZE + 1);
-	size_t i;
+	size_t i, count = datapipe_fragment_count(&w->pipe);
+	uint8_t *buf = malloc(count * SQFS_FRAG_ENTRY_SIZE + 1);
 	int ret;
 
 	if (buf == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	for (i = 0; i < p->pack.frag_count; ++i) {
-		struct sqfs_frag_entry f = {
-			.start = p->pack.frags[i].start, .size = p->pack.frags[i].size_word,
-		};
+	for (i = 0; i < count; ++i) {
+		struct sqfs_frag_entry f = { 0 };
 
+		datapipe_fragment(&w->pipe, i, &f.start, &f.size);
 		sqfs_frag_entry_encode(&f, buf + i * SQFS_FRAG_ENTRY_SIZE);
 	}
-	ret = table_write(&w->out, meta_codec(w), buf, p->pack.frag_count * SQFS_FRAG_ENTRY_SIZE,
+	ret = table_write(&w->out, meta_codec(w), buf, count * SQFS_FRAG_ENTRY_SIZE,
 			  NULL, 0, NULL, pos);
 	free(buf);
 	return ret;
@@ -204,7 +202,7 @@ int sqp_writer_finish(struct sqp_writer *w)
 	fstree_finalize(&w->tree, mod_time);
 	ret = fstree_each_file(&w->tree, resolve_file, w);
 	if (ret == 0) {
-		workers = sqp_pool_workers(w->pipe.comp.pool);
+		workers = datapipe_workers(&w->pipe);
 		datapipe_release(&w->pipe);
 		ret = write_tables(w, &sb, workers);
 	}
@@ -214,7 +212,7 @@ int sqp_writer_finish(struct sqp_writer *w)
 	sb.magic = SQFS_MAGIC;
 	sb.mod_time = mod_time;
 	sb.block_size = w->desc.codec.block_size;
-	sb.frag_count = (uint32_t)w->pipe.pack.frag_count;
+	sb.frag_count = (uint32_t)datapipe_fragment_count(&w->pipe);
 	sb.compressor = (uint16_t)w->desc.codec.id;
 	for (sb.block_log = 0; (1u << sb.block_log) < sb.block_size; sb.block_log++)
 		;
