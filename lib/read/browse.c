@@ -52,7 +52,7 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 	info->mode = ino.mode;
 	info->uid = ino.uid;
 	info->gid = ino.gid;
-	info->mtime = r->mtime;
+	info->mtime = ino.mtime;
 	info->has_xattrs = r->xattr_idx != SQFS_NO_XATTR;
 	if (S_ISREG(ino.mode))
 		info->size = r->u.file.size;
@@ -116,7 +116,6 @@ SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 			     const struct sqp_xattr **xattrs, size_t *count)
 {
 	struct rd_inode ino;
-	uint32_t idx;
 	int ret;
 
 	*xattrs = NULL;
@@ -125,9 +124,9 @@ SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 		return img->err.code;
 	if ((ret = rd_inode_read(img, ref, &ino)) != 0)
 		return ret;
-	idx = ino.raw.xattr_idx;
+	ret = rd_xattrs_of(img, &ino, &img->xscratch);
 	rd_inode_free(&ino);
-	if ((ret = rd_xattrs_read(img, idx, &img->xscratch)) != 0)
+	if (ret != 0)
 		return ret;
 	*xattrs = img->xscratch.items;
 	*count = img->xscratch.count;

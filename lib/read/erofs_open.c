@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_open.c - recognising an EROFS image and checking its superblock
+ * before anything else of it is read.
+ *
+ * Why the image's SquashFS superblock fields are filled in: the walk,
+ * the browsing API and the unpackers read the root reference, the inode
+ * number range, the block size and the image's end from there. For
+ * EROFS the root is the root nid, the range is every nid whose 32-byte
+ * slot lies inside the image (so the walk's bitmap is bounded by the
+ * file's size, not by a count the image claims), and the end is what the
+ * superblock's block count says, which must fit in the file.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "read/rd_erofs.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+/* Incompatible features with meaning for uncompressed data: the
+ * compression ones only tell how compressed files are stored, which are
+ * refused file by file. Anything else (extra devices, long xattr name
+ * prefixes, a feature this reader has never heard of) refuses the image. */
+#define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
+			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
+			EROFS_IN_FRAGMENTS)
+
+int rd_erofs_probe(struct sqp_image *img)
+{
+	uint8_t m[4];
+
+	if (img->file_size < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+		return 0;
+	if (rd_read_at(img, EROFS_SUPER_OFFSET, m, 4, "the superblock") != 0)
+		return img->err.code;
+	return sqp_get32(m) == EROFS_MAGIC;
+}
+
+static int check_super(struct sqp_image *img, const struct erofs_super *sb)
+{
+	uint64_t end;
+
+	if (sb->blkszbits < 9 || sb->blkszbits > 16)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS block size "
+			      "2^%u; 512 to 65536 bytes are read", img->name,
+			      sb->blkszbits);
+	if (sb->feature_incompat & ~KNOWN_INCOMPAT)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS features "
+			      "0x%x not supported yet", img->name,
+			      sb->feature_incompat & ~KNOWN_INCOMPAT);
+	if (sb->extra_devices != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS image on "
+			      "%u extra devices not supported", img->name,
+			      sb->extra_devices);
+	end = (uint64_t)sb->blocks << sb->blkszbits;
+	if (end > img->file_size || end < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: the image claims %llu "
+			      "bytes but the file has %llu (truncated?)",
+			      img->name, (unsigned long long)end,
+			      (unsigned long long)img->file_size);
+	if (((uint64_t)sb->meta_blkaddr << sb->blkszbits) >= end ||
+	    ((uint64_t)sb->xattr_blkaddr << sb->blkszbits) > end)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS metadata or "
+			      "xattr area outside the image", img->name);
+	return 0;
+}
+
+int rd_erofs_open(struct sqp_image *img)
+{
+	uint8_t raw[EROFS_SUPER_SIZE];
+	struct rd_erofs *e;
+	uint64_t end;
+	int ret;
+
+	if ((ret = rd_read_at(img, EROFS_SUPER_OFFSET, raw, sizeof(raw),
+			      "the superblock")) != 0)
+		return ret;
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	img->ero = e;
+	erofs_super_decode(&e->sb, raw);
+	if ((ret = check_super(img, &e->sb)) != 0)
+		return ret;
+	e->bits = e->sb.blkszbits;
+	e->bs = 1u << e->bits;
+	e->meta = (uint64_t)e->sb.meta_blkaddr << e->bits;
+	e->xattrs = (uint64_t)e->sb.xattr_blkaddr << e->bits;
+	end = (uint64_t)e->sb.blocks << e->bits;
+	e->nid_count = (end - e->meta) / EROFS_SLOT_SIZE;
+	/* Inode numbers are nid + 1 in 32 bits. */
+	if (e->nid_count > UINT32_MAX - 1)
+		e->nid_count = UINT32_MAX - 1;
+	if (e->sb.root_nid >= e->nid_count)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: root inode %u outside "
+			      "the image", img->name, e->sb.root_nid);
+	img->sb.root_inode = e->sb.root_nid;
+	img->sb.inode_count = (uint32_t)e->nid_count;
+	img->sb.block_size = e->bs;
+	img->sb.bytes_used = end;
+	img->sb.mod_time = (uint32_t)(e->sb.build_time > UINT32_MAX ?
+				      UINT32_MAX : e->sb.build_time);
+	img->sb.frag_count = 0;
+	img->sb.xattr_table = SQFS_NO_TABLE;
+	img->sb.export_table = SQFS_NO_TABLE;
+	return 0;
+}
