@@ -9,8 +9,9 @@
  * block's end or its first NUL). Everything a block says is checked
  * against that block: entries before names, names inside it, 1..255
  * bytes, no '/' or NUL, strictly sorted across the whole listing (which
- * refuses a name twice); "." and ".." are skipped, and a nid must lie
- * inside the image. A directory that lists itself or an ancestor is the
+ * refuses a name twice); "." (the directory itself) and ".." (a
+ * directory), once each, are checked and skipped; a nid must lie inside
+ * the image. A directory that lists itself or an ancestor is the
  * walk's to refuse (its inode met twice).
  */
 #include "config.h"
@@ -111,6 +112,25 @@ static int entry(struct sqp_image *img, struct rd_dir *it,
 	return 0;
 }
 
+/* 1 when name is "." or ".." and fits (skipped: the walk knows the
+ * tree), 0 for any other name, < 0 when a dot entry is not what it
+ * must be: "." the directory itself, ".." a directory, each once. */
+static int dots(struct sqp_image *img, struct rd_dir *it,
+		const struct erofs_dirent *d, const char *name)
+{
+	unsigned bit = strcmp(name, ".") == 0 ? 1 : strcmp(name, "..") == 0 ? 2 : 0;
+
+	if (bit == 0)
+		return 0;
+	if ((it->edots & bit) || d->file_type != EROFS_FT_DIR ||
+	    (bit == 1 && d->nid + 1 != it->inode_number))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a bad '%s' entry", img->name, it->inode_number,
+			      name);
+	it->edots |= bit;
+	return 1;
+}
+
 int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		      struct rd_dirent *e)
 {
@@ -135,9 +155,11 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		}
 		if ((ret = entry(img, it, &d, e)) != 0)
 			return ret;
-		if (strcmp(e->name, ".") != 0 && strcmp(e->name, "..") != 0)
+		if ((ret = dots(img, it, &d, e->name)) != 1)
 			break;
 	}
+	if (ret < 0)
+		return ret;
 	if (strchr(e->name, '/') != NULL)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "invalid name '%s'", img->name, it->inode_number,

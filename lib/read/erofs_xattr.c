@@ -10,7 +10,9 @@
  * the value, padded to 4 bytes; it is read only inside its area (an
  * inline one) or the image (a shared one). The name's prefix comes from
  * the standard table; long name prefixes are refused, clearly, until
- * they are read.
+ * they are read. They are given sorted by key, as sqpack's SquashFS
+ * images store them (shared ones come first in EROFS), so both formats
+ * of one tree convert to the same tar; a key twice is refused.
  */
 #include "config.h"
 
@@ -102,6 +104,12 @@ static int shared(struct sqp_image *img, struct rd_xattrs *x, uint32_t id,
 	return one(img, x, buf, len, &size);
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct sqp_xattr *)a)->key,
+		      ((const struct sqp_xattr *)b)->key);
+}
+
 int rd_erofs_xattrs(struct sqp_image *img, const struct rd_einode *e,
 		    struct rd_xattrs *x)
 {
@@ -136,6 +144,14 @@ int rd_erofs_xattrs(struct sqp_image *img, const struct rd_einode *e,
 		x->items[i].key = (const char *)x->blob +
 				  (uintptr_t)x->items[i].key;
 		x->items[i].value = x->blob + (uintptr_t)x->items[i].value;
+	}
+	if (ret == 0 && x->count > 1) {
+		qsort(x->items, x->count, sizeof(*x->items), key_cmp);
+		for (size_t i = 1; ret == 0 && i < x->count; i++)
+			if (strcmp(x->items[i - 1].key, x->items[i].key) == 0)
+				ret = rd_err(img, SQP_ERR_CORRUPT, "%s: the xattr "
+					     "'%s' twice", img->name,
+					     x->items[i].key);
 	}
 	if (ret != 0)
 		x->count = 0;

@@ -138,6 +138,7 @@ struct rd_dir {
 	uint64_t ephys;             /* where the current one is ... */
 	uint32_t elen;              /* ... and its bytes */
 	uint32_t eidx, ecount;
+	unsigned edots;             /* "." (1) and ".." (2) met */
 };
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
