@@ -122,14 +122,14 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 
 	memset(ino, 0, sizeof(*ino));
 	if (nid >= ero->nid_count)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode reference %llx "
-			      "out of range", img->name, (unsigned long long)nid);
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu out of "
+			      "range", img->name, (unsigned long long)nid + 1);
 	pos = ero->meta + nid * EROFS_SLOT_SIZE;
 	if ((ret = rd_read_at(img, pos, buf, 32, "an inode")) != 0)
 		return ret;
 	if ((isize = erofs_inode_size(buf)) == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
-			      "format 0x%x", img->name, (unsigned long long)nid,
+			      "format 0x%x", img->name, (unsigned long long)nid + 1,
 			      sqp_get16(buf));
 	if (isize > 32 &&
 	    (ret = rd_read_at(img, pos + 32, buf + 32, 32, "an inode")) != 0)
@@ -139,7 +139,7 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	if (ino->raw.type == 0 || di.layout > EROFS_CHUNK_BASED)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "type or data layout", img->name,
-			      (unsigned long long)nid);
+			      (unsigned long long)nid + 1);
 	ino->mode = di.mode;
 	ino->uid = di.uid;
 	ino->gid = di.gid;
@@ -157,10 +157,17 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	if (ino->e.data_off > img->sb.bytes_used - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: xattrs "
 			      "past the end of the image", img->name,
-			      (unsigned long long)nid);
+			      (unsigned long long)nid + 1);
 	if ((ret = by_type(img, ino)) != 0)
 		rd_inode_free(ino);
 	return ret;
+}
+
+/* An inode's number (nid + 1) for messages. */
+static unsigned long long inum(const struct sqp_image *img,
+			       const struct rd_einode *e)
+{
+	return (e->pos - img->ero->meta) / EROFS_SLOT_SIZE + 1;
 }
 
 /* The block address of the chunk holding block lblk, with the number
@@ -176,9 +183,9 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 
 	if ((e->u & 0xFFFFu) & ~(EROFS_CHUNK_BLKBITS_MASK | EROFS_CHUNK_INDEXES) ||
 	    ero->bits + extra > 48)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode at %llu: bad "
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: bad "
 			      "chunk format 0x%x", img->name,
-			      (unsigned long long)e->pos, e->u & 0xFFFFu);
+			      inum(img, e), e->u & 0xFFFFu);
 	*per_chunk = 1ull << extra;
 	if (e->u & EROFS_CHUNK_INDEXES) {
 		at = ((at + 7) & ~7ull) + chunk * 8;
@@ -216,10 +223,10 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		if (lblk == last) {
 			*phys = e->pos + e->data_off;
 			if ((*phys & (ero->bs - 1)) + *len > ero->bs)
-				return rd_err(img, SQP_ERR_CORRUPT, "%s: inode at "
+				return rd_err(img, SQP_ERR_CORRUPT, "%s: inode "
 					      "%llu: inline data crosses a block",
 					      img->name,
-					      (unsigned long long)e->pos);
+					      inum(img, e));
 			break;
 		}
 		*phys = ((uint64_t)addr + lblk) << ero->bits;
@@ -241,18 +248,18 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		break;
 	case EROFS_COMPRESSED_FULL:
 	case EROFS_COMPRESSED_COMPACT:
-		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode at %llu: "
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: "
 			      "compressed EROFS data not supported yet",
-			      img->name, (unsigned long long)e->pos);
+			      img->name, inum(img, e));
 	default:
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode at %llu: unknown "
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "data layout %u", img->name,
-			      (unsigned long long)e->pos, e->layout);
+			      inum(img, e), e->layout);
 	}
 	if (*phys > img->sb.bytes_used || *len > img->sb.bytes_used - *phys)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode at %llu: block "
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: block "
 			      "%llu lies outside the image", img->name,
-			      (unsigned long long)e->pos,
+			      inum(img, e),
 			      (unsigned long long)lblk);
 	return 0;
 }
