@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 
@@ -61,6 +62,9 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 	else if (S_ISDIR(ino.mode)) {
 		info->size = r->u.dir.size - SQFS_DIR_SIZE_BIAS;
 		info->parent = r->u.dir.parent;
+		if (img->ero != NULL &&
+		    (ret = rd_erofs_parent(img, &ino, &info->parent)) != 0)
+			return ret;
 	} else if (S_ISCHR(ino.mode) || S_ISBLK(ino.mode))
 		sqfs_decode_rdev(r->u.dev.rdev, &info->dev_major,
 				 &info->dev_minor);

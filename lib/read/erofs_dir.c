@@ -128,6 +128,8 @@ static int dots(struct sqp_image *img, struct rd_dir *it,
 			      "a bad '%s' entry", img->name, it->inode_number,
 			      name);
 	it->edots |= bit;
+	if (bit == 2)
+		it->eparent = (uint32_t)d->nid + 1;
 	return 1;
 }
 
@@ -179,4 +181,21 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 	e->inode_number = (uint32_t)d.nid + 1;
 	e->type = ft_types[d.file_type];
 	return 1;
+}
+
+int rd_erofs_parent(struct sqp_image *img, const struct rd_inode *dir,
+		    uint32_t *parent)
+{
+	struct rd_dirent e;
+	struct rd_dir it;
+	int ret;
+
+	if ((ret = rd_erofs_dir_open(img, dir, &it)) != 0)
+		return ret;
+	while (!(it.edots & 2) && (ret = rd_erofs_dir_next(img, &it, &e)) == 1)
+		;
+	if (ret < 0)
+		return ret;
+	*parent = it.eparent;
+	return 0;
 }

@@ -56,6 +56,9 @@ int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 		      struct rd_dir *it);
 int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		      struct rd_dirent *e);
+/* A directory's parent, as its ".." entry names it (0: none). */
+int rd_erofs_parent(struct sqp_image *img, const struct rd_inode *dir,
+		    uint32_t *parent);
 int rd_erofs_xattrs(struct sqp_image *img, const struct rd_einode *e,
 		    struct rd_xattrs *x);
 

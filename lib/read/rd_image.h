@@ -139,6 +139,7 @@ struct rd_dir {
 	uint32_t elen;              /* ... and its bytes */
 	uint32_t eidx, ecount;
 	unsigned edots;             /* "." (1) and ".." (2) met */
+	uint32_t eparent;           /* what ".." names (its inode number) */
 };
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,

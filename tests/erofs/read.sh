@@ -82,6 +82,9 @@ check "imginfo diff finds the two images equal" "$IMGINFO" diff "$T/ref.sqfs" "$
 check "imginfo cat reads a chunked file" sh -c \
 	'"$1" cat "$2" d/r10k | cmp -s - "$3"' - "$IMGINFO" "$T/chunk64k.erofs" "$T/src/d/r10k"
 
+d_inode=$("$IMGINFO" stat "$img" d | sed -n 's/^inode: //p')
+check "imginfo stat names a directory's parent from its '..'" \
+	sh -c '"$1" stat "$2" d/sub | grep -qx "parent: $3"' - "$IMGINFO" "$img" "${d_inode:-none}"
 "$IMGINFO" check "$img" > "$T/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'checking EROFS images is not supported yet' "$T/out" &&
