@@ -58,6 +58,8 @@ struct erofs_super {
 	uint32_t feature_incompat;
 	uint16_t extra_devices;
 	uint8_t xattr_prefix_count;
+	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
+	uint64_t packed_nid;
 };
 
 /* Both inode versions, widened: compact inodes (32 bytes) have no
@@ -105,6 +107,12 @@ struct erofs_xattr_head {
 	uint16_t value_size;
 };
 void erofs_xattr_head_decode(struct erofs_xattr_head *h, const uint8_t *raw);
+/* An xattr entry's name index with this bit: a long prefix, numbered
+ * by the other bits, from the superblock's table. Each table entry is a
+ * 16-bit length, then the standard prefix's index and the infix (the
+ * rest of the prefix), padded to 4 bytes. */
+#define EROFS_XATTR_LONG_PREFIX 0x80u
+
 /* The standard prefix of a name index ("user." ...), NULL if unknown. */
 const char *erofs_xattr_prefix(uint8_t index);
 

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "read/rd_erofs.h"
 #include "sqpack/error.h"
@@ -21,11 +22,13 @@
 
 /* Incompatible features with meaning for uncompressed data: the
  * compression ones only tell how compressed files are stored, which are
- * refused file by file. Anything else (extra devices, long xattr name
- * prefixes, a feature this reader has never heard of) refuses the image. */
+ * refused file by file. Anything else (extra devices,
+ * a feature this reader has never heard of) refuses the image. */
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
-			EROFS_IN_FRAGMENTS)
+			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
+/* A whole xattr name is at most 255 bytes: so is a prefix. */
+#define PREFIX_MAX 255u
 
 int rd_erofs_probe(struct sqp_image *img)
 {
@@ -67,6 +70,65 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 	return 0;
 }
 
+/* The long xattr name prefixes, each made whole from its standard
+ * prefix and infix. They are read where the superblock says, in the
+ * image; a table in the packed inode (compressed) is refused. */
+static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
+{
+	uint64_t at = (uint64_t)e->sb.xattr_prefix_start * 4;
+	uint8_t raw[2 + 1 + PREFIX_MAX];
+	const char *base;
+	int ret;
+
+	if (!(e->sb.feature_incompat & EROFS_IN_XATTR_PREFIX) ||
+	    e->sb.xattr_prefix_count == 0)
+		return 0;
+	if (e->sb.packed_nid != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: long EROFS xattr "
+			      "name prefixes in the packed inode not supported "
+			      "yet", img->name);
+	e->prefixes = calloc(e->sb.xattr_prefix_count, sizeof(*e->prefixes));
+	if (e->prefixes == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	for (unsigned i = 0; i < e->sb.xattr_prefix_count; i++) {
+		size_t len, blen;
+
+		if ((ret = rd_read_at(img, at, raw, 3, "an xattr prefix")) != 0)
+			return ret;
+		len = sqp_get16(raw);
+		base = erofs_xattr_prefix(raw[2]);
+		if (len == 0 || base == NULL ||
+		    (blen = strlen(base)) + len - 1 > PREFIX_MAX)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
+				      "prefix %u is bad", img->name, i);
+		if ((ret = rd_read_at(img, at + 3, raw, len - 1,
+				      "an xattr prefix")) != 0)
+			return ret;
+		if (memchr(raw, 0, len - 1) != NULL)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
+				      "prefix %u holds a NUL", img->name, i);
+		if ((e->prefixes[i] = malloc(blen + len)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		e->prefix_count = i + 1;
+		memcpy(e->prefixes[i], base, blen);
+		memcpy(e->prefixes[i] + blen, raw, len - 1);
+		e->prefixes[i][blen + len - 1] = '\0';
+		at = (at + 2 + len + 3) & ~3ull;
+	}
+	return 0;
+}
+
+void rd_erofs_free(struct rd_erofs *e)
+{
+	if (e == NULL)
+		return;
+	for (unsigned i = 0; i < e->prefix_count; i++)
+		free(e->prefixes[i]);
+	free(e->prefixes);
+	free(e->dblk);
+	free(e);
+}
+
 int rd_erofs_open(struct sqp_image *img)
 {
 	uint8_t raw[EROFS_SUPER_SIZE];
@@ -104,5 +166,5 @@ int rd_erofs_open(struct sqp_image *img)
 	img->sb.frag_count = 0;
 	img->sb.xattr_table = SQFS_NO_TABLE;
 	img->sb.export_table = SQFS_NO_TABLE;
-	return 0;
+	return load_prefixes(img, e);
 }

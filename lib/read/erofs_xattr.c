@@ -9,8 +9,8 @@
  * entries. Each entry is a 4-byte head, the name without its prefix and
  * the value, padded to 4 bytes; it is read only inside its area (an
  * inline one) or the image (a shared one). The name's prefix comes from
- * the standard table; long name prefixes are refused, clearly, until
- * they are read. They are given sorted by key, as sqpack's SquashFS
+ * the standard table, or a long prefix from the superblock's table
+ * (erofs_open.c). They are given sorted by key, as sqpack's SquashFS
  * images store them (shared ones come first in EROFS), so both formats
  * of one tree convert to the same tar; a key twice is refused.
  */
@@ -75,10 +75,18 @@ static int one(struct sqp_image *img, struct rd_xattrs *x, const uint8_t *p,
 	if (4 + (size_t)h.name_len + h.value_size > len)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: an xattr runs past "
 			      "its area", img->name);
-	if (h.name_index & 0x80)
-		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: long EROFS xattr "
-			      "name prefixes not supported yet", img->name);
-	if ((pre = erofs_xattr_prefix(h.name_index)) == NULL ||
+	if (h.name_index & EROFS_XATTR_LONG_PREFIX) {
+		unsigned i = h.name_index & ~EROFS_XATTR_LONG_PREFIX;
+
+		if (i >= img->ero->prefix_count)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: an xattr with "
+				      "long prefix %u of %u", img->name, i,
+				      img->ero->prefix_count);
+		pre = img->ero->prefixes[i];
+	} else {
+		pre = erofs_xattr_prefix(h.name_index);
+	}
+	if (pre == NULL ||
 	    (h.name_len == 0 && pre[strlen(pre) - 1] == '.') ||
 	    memchr(p + 4, 0, h.name_len) != NULL)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: an xattr with name "

@@ -230,9 +230,7 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	rd_xattrs_free(&img->xscratch);
 	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++)
 		free(img->frags[i].buf);
-	if (img->ero != NULL)
-		free(img->ero->dblk);
-	free(img->ero);
+	rd_erofs_free(img->ero);
 	free(img);
 }
 

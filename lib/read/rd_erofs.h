@@ -36,6 +36,9 @@ struct rd_erofs {
 	uint8_t *dblk;
 	uint64_t dblk_pos;
 	uint32_t dblk_len;
+	/* Long xattr name prefixes, whole ("user.long."), NUL-ended. */
+	char **prefixes;
+	unsigned prefix_count;
 };
 
 /* The superblock at 1024 holds EROFS's magic (a SquashFS image's
@@ -43,6 +46,7 @@ struct rd_erofs {
 int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
+void rd_erofs_free(struct rd_erofs *e);
 
 int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino);

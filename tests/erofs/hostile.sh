@@ -4,12 +4,13 @@
 # past the end or with unknown features, a directory that contains
 # itself or the root, names with '/', "..", "." or twice, bad entry
 # counts and name offsets, nids, block addresses, chunks and sizes past
-# the end, a huge size, a compressed layout, bad xattr counts) are
+# the end, a huge size, a compressed layout, bad xattr counts and long
+# name prefixes) are
 # refused with exit 1 by img2tar (no tar that lists every entry), img2dir
 # (nothing written outside its target: the tree holds a symlink out of
 # it) and imginfo (stat of the entry broken, or the summary); and an
 # image whose chunks are holes (79 of 80 chunks of 16 blocks) reads
-# equal to its source.
+# equal to its source, and a long xattr name prefix is read.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mkfs.erofs tar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
@@ -67,6 +68,8 @@ for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs"; do
 		same_tree "img2tar --sparse $(basename "$img")" "$T/t" "$T/src" --ignore-dir-mtime --no-xattrs ||
 		fail "img2tar --sparse $img"
 done
+check "a long xattr name prefix is read" sh -c \
+	'"$1" stat "$2" e | grep -qx "xattr: user.long.x=\"1\""' - "$IMGINFO" "$T/bad/longprefix.erofs"
 check "the holes are holes" sh -c '"$1" stat "$2" sparse | grep -q ", 1264 holes,"' - "$IMGINFO" "$T/bad/holes.erofs"
 check "a hole reads as zeros" sh -c '"$1" cat "$2" sparse | cmp -s - "$3"' - "$IMGINFO" "$T/bad/holes.erofs" "$T/src/sparse"
 check "img2tar --sparse stores the holes as holes" sh -c \

@@ -10,7 +10,9 @@ OUTDIR/NAME for each case and OUTDIR/cases.txt, one "NAME PATH" a line
 (PATH: the entry the case breaks, for imginfo stat; "-": the tree's
 shape, for imginfo summary). Also writes OUTDIR/holes.erofs, a good
 image: CHUNK with the all-zero chunks of "sparse" made holes (mkfs.erofs
-1.5 writes no holes), which must read equal to the source.
+1.5 writes no holes), which must read equal to the source; and
+OUTDIR/longprefix.erofs, PLAIN with e's xattr user.x named through a
+long prefix: user.long.x.
 """
 import os
 import struct
@@ -131,6 +133,24 @@ def main():
          put("<B", lambda i: ino("e")(i)["pos"] + ino("e")(i)["isz"] + 4, 255))
     case("xattr_icount_past_end", "e", plain,
          put("<H", lambda i: ino("e")(i)["pos"] + 2, 0xFFFF))
+    # Long xattr name prefixes (mkfs.erofs 1.5 writes none): e's user.x
+    # as long prefix 0, "user." + "long.", from a table in a block added
+    # at the end.
+    def long_prefix(i, index=0x80, length=6):
+        at = len(i.b)
+        i.b += bytes(i.bs)
+        struct.pack_into("<I", i.b, 1024 + 36, len(i.b) // i.bs)
+        struct.pack_into("<HB5s", i.b, at, length, 1, b"long.")
+        i.b[1024 + 80] |= 0x40
+        i.b[1024 + 91] = 1
+        struct.pack_into("<I", i.b, 1024 + 92, at // 4)
+        n = i.inode(i.find("e")[0])
+        entry = n["pos"] + n["isz"] + 12 + 4 * i.b[n["pos"] + n["isz"] + 4]
+        assert i.b[entry:entry + 2] == bytes([1, 1]), "e's xattr moved"
+        i.b[entry + 1] = index
+
+    case("xattr_long_prefix_past_table", "e", plain, lambda i: long_prefix(i, 0x81))
+    case("xattr_long_prefix_too_long", "-", plain, lambda i: long_prefix(i, 0x80, 0xFFFF))
     # Chunks.
     def chunk0(i, path):
         n = i.inode(i.find(path)[0])
@@ -139,6 +159,9 @@ def main():
     case("chunk_past_end", "d/big", chunk, put("<I", lambda i: chunk0(i, "d/big"), 0xFFFFFFF0))
     case("chunk_device", "d/big", chunk,
          put("<H", lambda i: chunk0(i, "d/big") - 2, 3))
+    img = Img(plain)
+    long_prefix(img)
+    open(os.path.join(out, "longprefix.erofs"), "wb").write(img.b)
     # Good: holes where "sparse" is zeros (all but the chunk with "abc").
     img = Img(chunk)
     n = img.inode(img.find("sparse")[0])
