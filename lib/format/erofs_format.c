@@ -28,6 +28,7 @@ void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw)
 	sb->xattr_blkaddr = sqp_get32(raw + 44);
 	sb->feature_incompat = sqp_get32(raw + 80);
 	sb->extra_devices = sqp_get16(raw + 86);
+	sb->dirblkbits = raw[90];
 	sb->xattr_prefix_count = raw[91];
 	sb->xattr_prefix_start = sqp_get32(raw + 92);
 	sb->packed_nid = sqp_get64(raw + 96);

@@ -57,6 +57,7 @@ struct erofs_super {
 	uint32_t xattr_blkaddr;
 	uint32_t feature_incompat;
 	uint16_t extra_devices;
+	uint8_t dirblkbits;           /* directory blocks: block size << it */
 	uint8_t xattr_prefix_count;
 	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
 	uint64_t packed_nid;

@@ -53,6 +53,12 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS features "
 			      "0x%x not supported yet", img->name,
 			      sb->feature_incompat & ~KNOWN_INCOMPAT);
+	/* Listings are read a block at a time: larger directory blocks
+	 * would be read wrong, so they are refused until read. */
+	if (sb->dirblkbits != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS directory "
+			      "blocks 2^%u times the block size not "
+			      "supported yet", img->name, sb->dirblkbits);
 	if (sb->extra_devices != 0)
 		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS image on "
 			      "%u extra devices not supported", img->name,

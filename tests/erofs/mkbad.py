@@ -90,6 +90,7 @@ def main():
     case("bad_block_size", "-", plain, put("<B", lambda i: 1024 + 12, 30))
     case("unknown_feature", "-", plain, put("<I", lambda i: 1024 + 80, 1 << 31))
     case("root_nid_past_end", "-", plain, put("<H", lambda i: 1024 + 14, 0xFFFF))
+    case("dir_block_bits", "-", plain, put("<B", lambda i: 1024 + 90, 1))
     # Listings: loops, names, counts.
     case("dir_contains_itself", "-", plain,
          lambda i: struct.pack_into("<Q", i.b, i.find("d/sub")[1]["ent"],
