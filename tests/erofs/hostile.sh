@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hostile.sh - corrupt and hostile EROFS images (mkbad.py: a superblock
-# past the end, with unknown features or larger directory blocks, a directory that contains
-# itself or the root, names with '/', "..", "." or twice, bad entry
+# past the end, with unknown features or larger directory blocks, a
+# directory that contains itself or the root, names with '/', "..", "." or twice, bad entry
 # counts and name offsets, nids, block addresses, chunks and sizes past
 # the end, a huge size, a compressed layout, bad xattr counts and long
 # name prefixes) are
