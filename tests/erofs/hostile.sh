@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: MIT
 # hostile.sh - corrupt and hostile EROFS images (mkbad.py: a superblock
 # past the end, with unknown features or larger directory blocks, a
-# directory that contains itself or the root, names with '/', "..", "." or twice, bad entry
-# counts and name offsets, nids, block addresses, chunks and sizes past
-# the end, a huge size, a compressed layout, bad xattr counts and long
-# name prefixes) are
-# refused with exit 1 by img2tar (no tar that lists every entry), img2dir
-# (nothing written outside its target: the tree holds a symlink out of
-# it) and imginfo (stat of the entry broken, or the summary); and an
-# image whose chunks are holes (79 of 80 chunks of 16 blocks) reads
-# equal to its source, and a long xattr name prefix is read.
+# directory that contains itself or the root, names with '/', "..", "."
+# or twice, bad entry counts and name offsets, nids, block addresses,
+# chunks and sizes past the end, a huge size, a compressed layout, bad
+# xattr counts and long name prefixes) are refused with exit 1 by
+# img2tar (no tar that lists every entry), img2dir (nothing written
+# outside its target: the tree holds a symlink out of it) and imginfo
+# (stat of the entry broken, or the summary); and an image whose chunks
+# are holes (79 of 80 chunks of 16 blocks) reads equal to its source,
+# and a long xattr name prefix is read.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mkfs.erofs tar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
