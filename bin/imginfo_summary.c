@@ -55,6 +55,13 @@ static void bit_names(char *buf, size_t size, unsigned v,
 					      n ? "," : "", names[i]);
 }
 
+/* An EROFS image has no image-wide codec (id 0): its data is read as
+ * stored, compressed files are refused. */
+static const char *codec_name(int id)
+{
+	return sqp_codec_name(id) != NULL ? sqp_codec_name(id) : "none";
+}
+
 /* The options in force for the image's codec, as key/value pairs. */
 static size_t codec_options(const struct sqp_codec_config *c, struct kv *o)
 {
@@ -129,7 +136,7 @@ static void print_header(const struct report *r)
 
 	printf("image:             ");
 	imginfo_escape(stdout, r->name, strlen(r->name), 0);
-	printf("\ncodec:             %s", sqp_codec_name(r->ii.codec));
+	printf("\ncodec:             %s", codec_name(r->ii.codec));
 	for (size_t i = 0; i < n; i++)
 		printf(" %s=%s", opt[i].key, opt[i].val);
 	printf(" (%s)\n", lo->options_bytes ? "options block" : "defaults");
@@ -216,7 +223,7 @@ static void json_codec(const struct report *r)
 	size_t n = codec_options(&r->lo.codec, opt);
 
 	printf(",\n  \"codec\": ");
-	json_str(sqp_codec_name(r->ii.codec));
+	json_str(codec_name(r->ii.codec));
 	printf(",\n  \"codec_options\": {");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s", i ? ", " : "");

@@ -200,6 +200,10 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 	id.offset = desc->offset;
 	id.name = desc->name;
 	ret = sqp_image_create(&id, &c.img);
+	/* The checks below are SquashFS's tables and blocks. */
+	if (ret == 0 && c.img->ero != NULL)
+		ret = rd_err(c.img, SQP_ERR_UNSUPPORTED, "%s: checking EROFS "
+			     "images is not supported yet", c.img->name);
 	if (ret == SQP_ERR_CORRUPT || ret == SQP_ERR_BAD_DATA ||
 	    ret == SQP_ERR_TRUNCATED || ret == SQP_ERR_UNSUPPORTED) {
 		chk_report(&c, "superblock", 0, NULL, "%s",

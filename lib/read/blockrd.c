@@ -36,6 +36,7 @@
 
 #include "codec/codec_worker.h"
 #include "read/blockrd.h"
+#include "read/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/fileio.h"
@@ -186,6 +187,7 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size + SQP_IOBUF_SKEW;
+	b->wdesc.no_codec = img->ero != NULL;
 	/* 48 jobs per worker (and 48 more): a block decompresses in about
 	 * as long as the consumer takes for a few small files, and a thread
 	 * on a shared machine may sleep for a time slice (~3 ms, ~20
@@ -472,6 +474,35 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 	return 0;
 }
 
+/* An EROFS file's jobs: its data is stored as it is, so each block is a
+ * raw read on the pool and a hole run a light job, both where
+ * rd_erofs_map says (which checks they lie in the image). */
+static int erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		      const struct rd_inode *ino)
+{
+	uint64_t off = 0;
+
+	while (off < ino->e.size) {
+		uint64_t phys;
+		uint32_t len;
+		struct bjob *j;
+		int ret = rd_erofs_map(b->img, &ino->e, off, &phys, &len);
+
+		if (ret != 0 ||
+		    (ret = take_job(b, e, phys != UINT64_MAX, &j)) != 0)
+			return ret;
+		j->kind = phys == UINT64_MAX ? BJ_HOLE : BJ_DATA;
+		j->offset = phys;
+		j->disk_size = len;
+		j->raw = 1;
+		j->out_len = len;
+		j->pos = off;
+		off += len;
+		submit(b, j);
+	}
+	return 0;
+}
+
 /* The job of a file's tail in a fragment block. */
 static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 		    const struct rd_inode *ino)
@@ -528,7 +559,8 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	b->entry_count++;
 	if (ret < 0)
 		return ret;
-	if (ino != NULL && (ret = block_jobs(b, e, ino)) != 0)
+	if (ino != NULL && (ret = b->img->ero != NULL ? erofs_jobs(b, e, ino) :
+				  block_jobs(b, e, ino)) != 0)
 		return ret;
 	if (ino != NULL && ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT &&
 	    (ret = tail_job(b, e, ino)) != 0)

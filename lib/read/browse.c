@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 
@@ -52,7 +53,7 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 	info->mode = ino.mode;
 	info->uid = ino.uid;
 	info->gid = ino.gid;
-	info->mtime = r->mtime;
+	info->mtime = ino.mtime;
 	info->has_xattrs = r->xattr_idx != SQFS_NO_XATTR;
 	if (S_ISREG(ino.mode))
 		info->size = r->u.file.size;
@@ -61,6 +62,9 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 	else if (S_ISDIR(ino.mode)) {
 		info->size = r->u.dir.size - SQFS_DIR_SIZE_BIAS;
 		info->parent = r->u.dir.parent;
+		if (img->ero != NULL &&
+		    (ret = rd_erofs_parent(img, &ino, &info->parent)) != 0)
+			return ret;
 	} else if (S_ISCHR(ino.mode) || S_ISBLK(ino.mode))
 		sqfs_decode_rdev(r->u.dev.rdev, &info->dev_major,
 				 &info->dev_minor);
@@ -116,7 +120,6 @@ SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 			     const struct sqp_xattr **xattrs, size_t *count)
 {
 	struct rd_inode ino;
-	uint32_t idx;
 	int ret;
 
 	*xattrs = NULL;
@@ -125,9 +128,9 @@ SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
 		return img->err.code;
 	if ((ret = rd_inode_read(img, ref, &ino)) != 0)
 		return ret;
-	idx = ino.raw.xattr_idx;
+	ret = rd_xattrs_of(img, &ino, &img->xscratch);
 	rd_inode_free(&ino);
-	if ((ret = rd_xattrs_read(img, idx, &img->xscratch)) != 0)
+	if (ret != 0)
 		return ret;
 	*xattrs = img->xscratch.items;
 	*count = img->xscratch.count;

@@ -17,6 +17,8 @@
  * once per tail (imginfo diff, cat). Invariant: every
  * block is checked to lie inside the image and to decompress to exactly
  * the length the file size implies before any byte of it is returned.
+ * An EROFS file is read through its block map (erofs_pread), without
+ * the buffers: nothing of it is compressed.
  */
 #include "config.h"
 
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
@@ -244,6 +247,37 @@ static int fetch(struct sqp_file *f, uint64_t idx)
 	return 0;
 }
 
+/* EROFS data is stored as it is: each piece is read straight into the
+ * caller's buffer where the block map says, a hole zeroed. */
+static int erofs_pread(struct sqp_file *f, uint8_t *d, size_t n,
+		       uint64_t off, size_t *got)
+{
+	uint64_t mask = f->img->sb.block_size - 1;
+
+	while (n > 0) {
+		uint64_t start = off & ~mask, phys;
+		uint32_t len;
+		size_t take;
+		int ret = rd_erofs_map(f->img, &f->ino.e, start, &phys, &len);
+
+		if (ret != 0)
+			return ret;
+		take = len - (size_t)(off - start);
+		if (take > n)
+			take = n;
+		if (phys == UINT64_MAX)
+			memset(d, 0, take);
+		else if ((ret = rd_read_at(f->img, phys + (off - start), d, take,
+					   "file data")) != 0)
+			return ret;
+		d += take;
+		off += take;
+		n -= take;
+		*got += take;
+	}
+	return 0;
+}
+
 SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 			   uint64_t off, size_t *got)
 {
@@ -258,6 +292,8 @@ SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 		return 0;
 	if (n > f->size - off)
 		n = (size_t)(f->size - off);
+	if (f->img->ero != NULL)
+		return erofs_pread(f, d, n, off, got);
 	while (n > 0) {
 		uint64_t idx = off / bs;
 		uint32_t in = (uint32_t)(off % bs);

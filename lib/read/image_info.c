@@ -8,13 +8,16 @@
  * the public API decodes only partly. Everything is computed from the
  * positions the superblock and tables state, each checked to lie inside
  * the image before it is used; memory stays constant (the fragment table
- * and block lists are streamed, never loaded whole).
+ * and block lists are streamed, never loaded whole). An EROFS image has
+ * none of SquashFS's tables: all of it counts as data, and a file's
+ * layout comes from its block map.
  */
 #include "config.h"
 
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 #include "sqpack/image_info.h"
@@ -104,6 +107,13 @@ SQP_API int sqp_image_get_layout(struct sqp_image *img,
 	memset(o, 0, sizeof(*o));
 	if (img->err.code != 0)
 		return img->err.code;
+	if (img->ero != NULL) {
+		/* EROFS: no SquashFS tables; all of it counts as data. */
+		o->file_size = img->file_size;
+		o->bytes_used = sb->bytes_used;
+		o->data_bytes = sb->bytes_used;
+		return 0;
+	}
 	o->flags = sb->flags;
 	o->frag_count = sb->frag_count;
 	o->id_count = sb->id_count;
@@ -157,6 +167,33 @@ static int walk_blocks(struct sqp_image *img, struct rd_inode *ino,
 	return 0;
 }
 
+/* An EROFS file's blocks from its block map: every stored block is
+ * uncompressed, a hole run counts its blocks, nothing is a fragment. */
+static int erofs_layout(struct sqp_image *img, const struct rd_inode *ino,
+			struct sqp_file_layout *o)
+{
+	uint32_t bs = img->sb.block_size, len;
+	uint64_t phys;
+	int ret;
+
+	o->frag_index = SQP_NO_FRAGMENT;
+	o->xattr_index = ino->raw.xattr_idx;
+	for (uint64_t off = 0; off < ino->e.size; off += len) {
+		if ((ret = rd_erofs_map(img, &ino->e, off, &phys, &len)) != 0)
+			return ret;
+		o->block_count += (len + bs - 1) / bs;
+		if (phys == UINT64_MAX) {
+			o->hole_blocks += (len + bs - 1) / bs;
+			o->sparse += len;
+			continue;
+		}
+		if (o->raw_blocks++ == 0)
+			o->blocks_start = phys;
+		o->stored_bytes += len;
+	}
+	return 0;
+}
+
 SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
 				  struct sqp_file_layout *o)
 {
@@ -174,6 +211,11 @@ SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
 	if (!S_ISREG(ino.mode)) {
 		rd_inode_free(&ino);
 		return SQP_ERR_ARG;
+	}
+	if (img->ero != NULL) {
+		ret = erofs_layout(img, &ino, o);
+		rd_inode_free(&ino);
+		return ret;
 	}
 	o->blocks_start = r->u.file.blocks_start;
 	o->block_count = ino.block_count;

@@ -3,7 +3,9 @@
  * image_open.c - sqp_image_create(): validate the superblock field by
  * field, set up the compressor from the options block, and load the
  * lookup tables. Nothing is trusted: each check names what is wrong, so
- * "not a SquashFS image" and "truncated image" read differently.
+ * "not a SquashFS image" and "truncated image" read differently. An
+ * image without SquashFS's magic that has EROFS's is EROFS's
+ * (erofs_open.c).
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
@@ -205,6 +208,9 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 	if ((ret = rd_read_at(img, 0, raw, sizeof(raw), "the superblock")) != 0)
 		return ret;
 	sqfs_super_decode(&img->sb, raw);
+	/* Not SquashFS: EROFS has its superblock at 1024. */
+	if (img->sb.magic != SQFS_MAGIC && (ret = rd_erofs_probe(img)) != 0)
+		return ret < 0 ? ret : rd_erofs_open(img);
 	if ((ret = check_super(img)) != 0 || (ret = setup_codec(img)) != 0)
 		return ret;
 	return load_tables(img);
@@ -224,6 +230,7 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	rd_xattrs_free(&img->xscratch);
 	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++)
 		free(img->frags[i].buf);
+	rd_erofs_free(img->ero);
 	free(img);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 #include "util/array.h"
@@ -97,6 +98,8 @@ int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
 	unsigned type;
 	int ret;
 
+	if (img->ero != NULL)
+		return rd_erofs_inode_read(img, ref, ino);
 	memset(ino, 0, sizeof(*ino));
 	if (sqfs_ref_block(ref) >= img->sb.dir_table - img->sb.inode_table ||
 	    sqfs_ref_offset(ref) >= SQFS_META_SIZE)
@@ -123,6 +126,7 @@ int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
 	ino->gid = img->ids[ino->raw.gid_idx];
 	type = type > SQFS_EXT_OFFSET ? type - SQFS_EXT_OFFSET : type;
 	ino->mode = type_bits[type] | (ino->raw.mode & 07777);
+	ino->mtime = ino->raw.mtime;
 	ret = inode_tail(img, &p, ino);
 	if (ret != 0)
 		rd_inode_free(ino);
@@ -132,6 +136,8 @@ int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 		struct rd_dir *it)
 {
+	if (img->ero != NULL)
+		return rd_erofs_dir_open(img, dir, it);
 	memset(it, 0, sizeof(*it));
 	if (!S_ISDIR(dir->mode))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: not a directory",
@@ -160,6 +166,8 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 	struct sqfs_dir_entry de;
 	int ret;
 
+	if (img->ero != NULL)
+		return rd_erofs_dir_next(img, it, e);
 	if (it->left == 0)
 		return 0;
 	if (it->run_left == 0) {
@@ -321,4 +329,12 @@ int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x)
 	}
 	x->count = id.count;
 	return 0;
+}
+
+int rd_xattrs_of(struct sqp_image *img, const struct rd_inode *ino,
+		 struct rd_xattrs *x)
+{
+	if (img->ero != NULL)
+		return rd_erofs_xattrs(img, &ino->e, x);
+	return rd_xattrs_read(img, ino->raw.xattr_idx, x);
 }

@@ -134,6 +134,10 @@ int rd_export_ref(struct sqp_image *img, uint32_t n, uint64_t *ref)
 	uint64_t r;
 	int ret;
 
+	if (img->ero != NULL && n > 0 && n <= img->sb.inode_count) {
+		*ref = n - 1; /* an EROFS inode's number is its nid + 1 */
+		return 0;
+	}
 	if (img->export_locs == NULL)
 		return SQP_ERR_UNSUPPORTED;
 	if (n == 0 || n > img->sb.inode_count)

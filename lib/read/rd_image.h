@@ -6,6 +6,7 @@
  * inode.c (inodes, directories, xattrs), lookup.c (indexed name lookup,
  * paths, export table), browse.c and file.c (the public browsing API),
  * blockrd.c (file data decompressed on a pool, delivered in order).
+ * EROFS images fill the same structures (rd_erofs.h, erofs_*.c).
  */
 #ifndef SQP_READ_RD_IMAGE_H
 #define SQP_READ_RD_IMAGE_H
@@ -71,6 +72,7 @@ struct sqp_image {
 		uint64_t used;
 	} frags[RD_FRAG_SLOTS];
 	uint64_t frag_clock;
+	struct rd_erofs *ero;          /* an EROFS image; NULL: SquashFS */
 };
 
 /* A position in a metadata table: block (relative to the table start)
@@ -84,7 +86,20 @@ struct meta_pos {
 int meta_read(struct sqp_image *img, struct meta_pos *pos, void *dst,
 	      size_t n);
 
-/* A decoded inode with what the reader needs of it. */
+/* An EROFS inode: where it is and how its data is laid out. */
+struct rd_einode {
+	uint64_t pos;               /* the inode's position in the image */
+	uint32_t data_off;          /* from pos: inode and xattr bytes, where
+				       inline data or a chunk index starts */
+	uint16_t xattr_icount;
+	uint8_t layout;             /* enum erofs_layout */
+	uint32_t u;                 /* raw_blkaddr or chunk format */
+	uint64_t size;
+};
+
+/* A decoded inode with what the reader needs of it. For EROFS, raw holds
+ * the fields both formats have (type, inode_number, nlink, sizes, rdev,
+ * xattr_idx 0 or SQFS_NO_XATTR) and e the rest. */
 struct rd_inode {
 	struct sqfs_inode raw;
 	uint32_t mode;              /* full st_mode */
@@ -93,6 +108,8 @@ struct rd_inode {
 				       extended dirs: the directory index */
 	uint64_t block_count;
 	char *target;               /* symlinks: owned, NUL-ended */
+	int64_t mtime;              /* both formats: EROFS's is 64-bit */
+	struct rd_einode e;         /* EROFS only */
 };
 
 int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino);
@@ -115,6 +132,14 @@ struct rd_dir {
 	/* The name before, "" at the start: names must strictly increase
 	 * (strcmp), which refuses unsorted listings and duplicates. */
 	char prev[SQFS_NAME_MAX + 1];
+	/* EROFS: the directory, the block being read and its next entry. */
+	struct rd_einode edir;
+	uint64_t eblk;              /* the next block to read */
+	uint64_t ephys;             /* where the current one is ... */
+	uint32_t elen;              /* ... and its bytes */
+	uint32_t eidx, ecount;
+	unsigned edots;             /* "." (1) and ".." (2) met */
+	uint32_t eparent;           /* what ".." names (its inode number) */
 };
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
@@ -129,6 +154,9 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it,
 /* The xattrs of xattr index idx (SQFS_NO_XATTR: none) into x. */
 int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x);
 void rd_xattrs_free(struct rd_xattrs *x);
+/* The xattrs of an inode, of either format. */
+int rd_xattrs_of(struct sqp_image *img, const struct rd_inode *ino,
+		 struct rd_xattrs *x);
 
 /* lookup.c: the entry called name in directory dir (1 found, 0 not,
  * < 0 error), searched from its index when it has one; the inode

@@ -343,7 +343,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	e->mode = ino->mode;
 	e->uid = ino->uid;
 	e->gid = ino->gid;
-	e->mtime = ino->raw.mtime;
+	e->mtime = ino->mtime;
 	if (kind == D_FILE) {
 		e->size = ino->raw.u.file.size;
 	} else if (kind == D_SYMLINK) {
@@ -357,7 +357,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	}
 	if (kind != D_ENTER && kind != D_HARDLINK &&
 	    !(t->flags & SQP_IMG2DIR_NO_XATTRS))
-		ret = rd_xattrs_read(t->img, ino->raw.xattr_idx, &e->xattrs);
+		ret = rd_xattrs_of(t->img, ino, &e->xattrs);
 	if (ret != 0) {
 		dent_free(e);
 		*out = NULL;

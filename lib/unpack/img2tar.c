@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "read/blockrd.h"
+#include "read/rd_erofs.h"
 #include "sqpack/error.h"
 #include "sqpack/img2tar.h"
 #include "unpack/walk.h"
@@ -98,6 +99,43 @@ static const struct rd_blockrd_ops tar_ops = {
 	on_start, on_data, on_end, on_drop, NULL, NULL,
 };
 
+/* For sparse output, an EROFS file's data runs from its block map
+ * (which gives each hole as one run): counted, then filled. */
+static int erofs_runs(struct sqp_image *img, struct pending *p,
+		      const struct rd_inode *ino)
+{
+	uint64_t size = ino->e.size, phys;
+	size_t n = 0, holes = 0;
+	uint32_t len;
+	int ret;
+
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (uint64_t off = 0; off < size; off += len) {
+			if ((ret = rd_erofs_map(img, &ino->e, off, &phys, &len)) != 0)
+				return ret;
+			if (phys == UINT64_MAX)
+				holes++;
+			else if (n > 0 && p->runs != NULL &&
+				 p->runs[n - 1].offset + p->runs[n - 1].length == off)
+				p->runs[n - 1].length += len;
+			else if (p->runs != NULL)
+				p->runs[n++] = (struct sqp_sparse_run){ off, len };
+			else
+				n++;
+		}
+		if (holes == 0)
+			return 0;
+		if (pass == 0 && (p->runs = calloc(n + 1, sizeof(*p->runs))) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	}
+	if (n == 0 || p->runs[n - 1].offset + p->runs[n - 1].length < size)
+		p->runs[n++] = (struct sqp_sparse_run){ size, 0 };
+	p->e.sparse = p->runs;
+	p->e.sparse_count = n;
+	return 0;
+}
+
 /* For sparse output: the data runs of a file with holes (none: 0). */
 static int file_runs(struct sqp_image *img, struct pending *p,
 		     const struct rd_inode *ino)
@@ -163,7 +201,7 @@ static int entry_attrs(struct totar *t, struct pending *p, struct unp_node *n)
 	e->mode = ino->mode;
 	e->uid = ino->uid;
 	e->gid = ino->gid;
-	e->mtime = ino->raw.mtime;
+	e->mtime = ino->mtime;
 	if (n->first_path != NULL) {
 		p->link = strdup(n->first_path);
 		if (p->link == NULL)
@@ -181,11 +219,12 @@ static int entry_attrs(struct totar *t, struct pending *p, struct unp_node *n)
 	} else if (S_ISREG(e->mode)) {
 		e->size = ino->raw.u.file.size;
 		if ((t->flags & SQP_IMG2TAR_SPARSE) &&
-		    (ret = file_runs(t->img, p, ino)) != 0)
+		    (ret = (t->img->ero != NULL ? erofs_runs :
+			    file_runs)(t->img, p, ino)) != 0)
 			return ret;
 	}
 	if (!(t->flags & SQP_IMG2TAR_NO_XATTRS)) {
-		ret = rd_xattrs_read(t->img, ino->raw.xattr_idx, &p->xattrs);
+		ret = rd_xattrs_of(t->img, ino, &p->xattrs);
 		if (ret != 0)
 			return ret;
 		e->xattrs = p->xattrs.items;

@@ -42,4 +42,13 @@ if command -v mksquashfs >/dev/null 2>&1; then
 	mksquashfs "$src" "$out/image/plain-noexp.img" -noI -noD -noF -noX \
 		-no-progress -quiet -no-exports -no-fragments >/dev/null 2>&1
 fi
+# EROFS images for fuzz_erofs: every uncompressed layout mkfs.erofs has
+mkdir -p "$out/erofs"
+if command -v mkfs.erofs >/dev/null 2>&1; then
+	mkfs.erofs --quiet "$out/erofs/plain.img" "$src" >/dev/null 2>&1
+	mkfs.erofs --quiet -Eforce-inode-extended -Enoinline_data \
+		"$out/erofs/extended.img" "$src" >/dev/null 2>&1
+	mkfs.erofs --quiet --chunksize=4096 -Eforce-chunk-indexes \
+		"$out/erofs/chunk.img" "$src" >/dev/null 2>&1
+fi
 rm -rf "$src"

@@ -191,9 +191,14 @@ judge_required() {
 	return 1
 }
 # judge_probe_image CODEC: mksquashfs's image of $JUDGE_PROBE/src with
-# CODEC, made once; prints its path, or why not.
+# CODEC, made once; prints its path, or why not. CODEC "erofs" is
+# mkfs.erofs's image (for the kernel's EROFS mount).
 judge_probe_image() {
-	if [ ! -f "$JUDGE_PROBE/$1.img" ]; then
+	if [ "$1" = erofs ] && [ ! -f "$JUDGE_PROBE/$1.img" ]; then
+		command -v mkfs.erofs > /dev/null 2>&1 || { echo "mkfs.erofs (the probe's packer) missing"; return 1; }
+		mkfs.erofs --quiet "$JUDGE_PROBE/$1.img" "$JUDGE_PROBE/src" > "$JUDGE_PROBE/mkfs.err" 2>&1 ||
+			{ echo "mkfs.erofs cannot write an image to probe with: $(head -1 "$JUDGE_PROBE/mkfs.err")"; return 1; }
+	elif [ ! -f "$JUDGE_PROBE/$1.img" ]; then
 		command -v mksquashfs > /dev/null 2>&1 || { echo "mksquashfs (the probe's packer) missing"; return 1; }
 		mksquashfs "$JUDGE_PROBE/src" "$JUDGE_PROBE/$1.img" -comp "$1" -noappend -quiet -no-progress \
 			> "$JUDGE_PROBE/mksq.err" 2>&1 ||
@@ -213,11 +218,13 @@ judge_probe() {
 	jp_out=$JUDGE_PROBE/$1.$2
 	rm -rf "$jp_out" && mkdir -p "$jp_out" || return 1
 	jp_what="mksquashfs's $2 image"
+	jp_fs=squashfs
+	[ "$2" != erofs ] || { jp_what="mkfs.erofs's image"; jp_fs=erofs; }
 	jp_img=$(judge_probe_image "$2") || { echo "$jp_img"; return 1; }
 	case $1 in
 	kernel)
 		[ "$(id -u)" = 0 ] || { echo "a loop mount needs root"; return 1; }
-		mount -t squashfs -o loop,ro "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
+		mount -t "$jp_fs" -o loop,ro "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
 	squashfuse)
 		[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
 		squashfuse "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_format.h - the EROFS on-disk format as far as sqpack reads it:
+ * constants, the host-side form of the superblock, inodes, directory
+ * entries and xattr entries, and their decoders.
+ *
+ * Like sqfs_format.h this layer converts bytes to structs and does no
+ * I/O; it sits here, next to SquashFS's, so that an EROFS writer can
+ * share it with the reader later. Decoders check only what the bytes
+ * alone tell; where a record points is the reader's to check.
+ */
+#ifndef SQP_FORMAT_EROFS_FORMAT_H
+#define SQP_FORMAT_EROFS_FORMAT_H
+
+#include <stdint.h>
+
+#define EROFS_MAGIC           0xE0F5E1E2u
+#define EROFS_SUPER_OFFSET    1024u
+#define EROFS_SUPER_SIZE      128u
+#define EROFS_SLOT_SIZE       32u     /* nid unit: inode position / 32 */
+#define EROFS_NULL_ADDR       0xFFFFFFFFu
+#define EROFS_NAME_MAX        255u
+#define EROFS_DIRENT_SIZE     12u
+
+/* Incompatible features this reader knows; any other bit refuses. */
+#define EROFS_IN_ZERO_PADDING 0x01u   /* compressed data only */
+#define EROFS_IN_COMPR_CFGS   0x02u
+#define EROFS_IN_CHUNKED_FILE 0x04u
+#define EROFS_IN_DEVICE_TABLE 0x08u
+#define EROFS_IN_ZTAILPACKING 0x10u
+#define EROFS_IN_FRAGMENTS    0x20u
+#define EROFS_IN_XATTR_PREFIX 0x40u
+
+/* Inode data layouts (i_format bits 1..3). */
+enum erofs_layout {
+	EROFS_FLAT_PLAIN = 0,
+	EROFS_COMPRESSED_FULL = 1,
+	EROFS_FLAT_INLINE = 2,
+	EROFS_COMPRESSED_COMPACT = 3,
+	EROFS_CHUNK_BASED = 4,
+};
+
+/* Chunk-based inodes: i_u's low 16 bits. */
+#define EROFS_CHUNK_BLKBITS_MASK 0x1Fu
+#define EROFS_CHUNK_INDEXES      0x20u
+
+struct erofs_super {
+	uint32_t magic;
+	uint32_t feature_compat;
+	uint8_t blkszbits;
+	uint8_t sb_extslots;
+	uint16_t root_nid;
+	uint64_t inos;
+	uint64_t build_time;
+	uint32_t blocks;
+	uint32_t meta_blkaddr;
+	uint32_t xattr_blkaddr;
+	uint32_t feature_incompat;
+	uint16_t extra_devices;
+	uint8_t dirblkbits;           /* directory blocks: block size << it */
+	uint8_t xattr_prefix_count;
+	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
+	uint64_t packed_nid;
+};
+
+/* Both inode versions, widened: compact inodes (32 bytes) have no
+ * time of their own (the superblock's build time) and 16-bit ids. */
+struct erofs_inode {
+	uint8_t extended;        /* 64-byte inode */
+	uint8_t layout;          /* enum erofs_layout */
+	uint16_t xattr_icount;
+	uint16_t mode;
+	uint32_t nlink;
+	uint64_t size;
+	uint32_t u;              /* raw_blkaddr, rdev, or chunk format */
+	uint32_t uid, gid;
+	int has_mtime;
+	uint64_t mtime;
+};
+
+/* The superblock from its 128 bytes (at EROFS_SUPER_OFFSET). */
+void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw);
+/* The first two bytes of an inode: how long it is (32 or 64), or 0
+ * for a version this format does not know. */
+unsigned erofs_inode_size(const uint8_t *raw);
+/* An inode from its erofs_inode_size() bytes. */
+void erofs_inode_decode(struct erofs_inode *ino, const uint8_t *raw);
+/* Bytes of an inode's xattr area for its i_xattr_icount (0: none). */
+uint32_t erofs_xattr_ibody_size(uint16_t icount);
+
+struct erofs_dirent {
+	uint64_t nid;
+	uint16_t nameoff;
+	uint8_t file_type;       /* EROFS_FT_* */
+};
+void erofs_dirent_decode(struct erofs_dirent *d, const uint8_t *raw);
+
+/* Directory entry types; the same numbers as the kernel's fs_ftype. */
+enum { EROFS_FT_UNKNOWN, EROFS_FT_REG, EROFS_FT_DIR, EROFS_FT_CHRDEV,
+       EROFS_FT_BLKDEV, EROFS_FT_FIFO, EROFS_FT_SOCK, EROFS_FT_SYMLINK,
+       EROFS_FT_MAX };
+
+/* An xattr entry's 4-byte head; name and value follow, the whole
+ * padded to 4 bytes. */
+struct erofs_xattr_head {
+	uint8_t name_len;
+	uint8_t name_index;      /* standard prefix; bit 7: long prefix */
+	uint16_t value_size;
+};
+void erofs_xattr_head_decode(struct erofs_xattr_head *h, const uint8_t *raw);
+/* An xattr entry's name index with this bit: a long prefix, numbered
+ * by the other bits, from the superblock's table. Each table entry is a
+ * 16-bit length, then the standard prefix's index and the infix (the
+ * rest of the prefix), padded to 4 bytes. */
+#define EROFS_XATTR_LONG_PREFIX 0x80u
+
+/* The standard prefix of a name index ("user." ...), NULL if unknown. */
+const char *erofs_xattr_prefix(uint8_t index);
+
+
+#endif

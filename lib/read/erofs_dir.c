@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_dir.c - EROFS directory listings, as rd_dir_next gives them for
+ * SquashFS.
+ *
+ * A directory's data is blocks of 12-byte entries followed by their
+ * names; the first entry's name offset says how many entries the block
+ * has, and each name ends where the next begins (the last one at the
+ * block's end or its first NUL). Everything a block says is checked
+ * against that block: entries before names, names inside it, 1..255
+ * bytes, no '/' or NUL, strictly sorted across the whole listing (which
+ * refuses a name twice); "." (the directory itself) and ".." (a
+ * directory), once each, are checked and skipped; a nid must lie inside
+ * the image. A directory that lists itself or an ancestor is the
+ * walk's to refuse (its inode met twice).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/rd_erofs.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+/* SquashFS's directory entry type of each EROFS file type (0: bad). */
+static const uint8_t ft_types[EROFS_FT_MAX] = {
+	[EROFS_FT_REG] = SQFS_FILE, [EROFS_FT_DIR] = SQFS_DIR,
+	[EROFS_FT_CHRDEV] = SQFS_CHRDEV, [EROFS_FT_BLKDEV] = SQFS_BLKDEV,
+	[EROFS_FT_FIFO] = SQFS_FIFO, [EROFS_FT_SOCK] = SQFS_SOCKET,
+	[EROFS_FT_SYMLINK] = SQFS_SYMLINK,
+};
+
+int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
+		      struct rd_dir *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (!S_ISDIR(dir->mode))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: not a directory",
+			      img->name);
+	it->edir = dir->e;
+	it->inode_number = dir->raw.inode_number;
+	return 0;
+}
+
+/* The next block of the listing into the cache, its entry count set. */
+static int next_block(struct sqp_image *img, struct rd_dir *it)
+{
+	struct rd_erofs *ero = img->ero;
+	uint64_t phys;
+	uint32_t len, first;
+	int ret;
+
+	if ((ret = rd_erofs_map(img, &it->edir, it->eblk << ero->bits, &phys,
+				&len)) != 0)
+		return ret;
+	if (phys == UINT64_MAX || len < EROFS_DIRENT_SIZE || len > ero->bs)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "block %llu is a hole or too short", img->name,
+			      it->inode_number, (unsigned long long)it->eblk);
+	it->eblk++;
+	it->ephys = phys;
+	it->elen = len;
+	if (ero->dblk_len == 0 || ero->dblk_pos != phys || ero->dblk_len != len) {
+		ero->dblk_len = 0;
+		if (ero->dblk == NULL && (ero->dblk = malloc(ero->bs)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		if ((ret = rd_read_at(img, phys, ero->dblk, len,
+				      "a directory block")) != 0)
+			return ret;
+		ero->dblk_pos = phys;
+		ero->dblk_len = len;
+	}
+	first = sqp_get16(ero->dblk + 8);
+	if (first < EROFS_DIRENT_SIZE || first % EROFS_DIRENT_SIZE != 0 ||
+	    first >= len)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "block %llu has a bad first entry", img->name,
+			      it->inode_number, (unsigned long long)it->eblk - 1);
+	it->ecount = first / EROFS_DIRENT_SIZE;
+	it->eidx = 0;
+	return 0;
+}
+
+/* Entry eidx of the cached block: its name into e, bounded. */
+static int entry(struct sqp_image *img, struct rd_dir *it,
+		 struct erofs_dirent *d, struct rd_dirent *e)
+{
+	const uint8_t *b = img->ero->dblk;
+	uint32_t end = it->elen, len;
+
+	erofs_dirent_decode(d, b + it->eidx * EROFS_DIRENT_SIZE);
+	if (it->eidx + 1 < it->ecount)
+		end = sqp_get16(b + (it->eidx + 1) * EROFS_DIRENT_SIZE + 8);
+	if (d->nameoff < it->ecount * EROFS_DIRENT_SIZE || end > it->elen ||
+	    d->nameoff >= end)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a name outside its block", img->name,
+			      it->inode_number);
+	len = end - d->nameoff;
+	if (it->eidx + 1 == it->ecount) /* the last name: up to a NUL */
+		len = (uint32_t)strnlen((const char *)b + d->nameoff, len);
+	if (len == 0 || len > EROFS_NAME_MAX ||
+	    memchr(b + d->nameoff, 0, len) != NULL)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a name of %u bytes or holding a NUL",
+			      img->name, it->inode_number, len);
+	memcpy(e->name, b + d->nameoff, len);
+	e->name[len] = '\0';
+	it->eidx++;
+	return 0;
+}
+
+/* 1 when name is "." or ".." and fits (skipped: the walk knows the
+ * tree), 0 for any other name, < 0 when a dot entry is not what it
+ * must be: "." the directory itself, ".." a directory, each once. */
+static int dots(struct sqp_image *img, struct rd_dir *it,
+		const struct erofs_dirent *d, const char *name)
+{
+	unsigned bit = strcmp(name, ".") == 0 ? 1 : strcmp(name, "..") == 0 ? 2 : 0;
+
+	if (bit == 0)
+		return 0;
+	if ((it->edots & bit) || d->file_type != EROFS_FT_DIR ||
+	    (bit == 1 && d->nid + 1 != it->inode_number))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "a bad '%s' entry", img->name, it->inode_number,
+			      name);
+	it->edots |= bit;
+	if (bit == 2)
+		it->eparent = (uint32_t)d->nid + 1;
+	return 1;
+}
+
+int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
+		      struct rd_dirent *e)
+{
+	struct erofs_dirent d;
+	int ret;
+
+	for (;;) {
+		if (it->eidx == it->ecount) {
+			if ((it->eblk << img->ero->bits) >= it->edir.size)
+				return 0;
+			if ((ret = next_block(img, it)) != 0)
+				return ret;
+		} else if (img->ero->dblk_pos != it->ephys ||
+			   img->ero->dblk_len != it->elen) {
+			/* Another listing used the cache: read ours again. */
+			uint32_t idx = it->eidx;
+
+			it->eblk--;
+			if ((ret = next_block(img, it)) != 0)
+				return ret;
+			it->eidx = idx;
+		}
+		if ((ret = entry(img, it, &d, e)) != 0)
+			return ret;
+		if ((ret = dots(img, it, &d, e->name)) != 1)
+			break;
+	}
+	if (ret < 0)
+		return ret;
+	if (strchr(e->name, '/') != NULL)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "invalid name '%s'", img->name, it->inode_number,
+			      e->name);
+	if ((ret = strcmp(e->name, it->prev)) <= 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
+			      "'%s'", img->name, it->inode_number, ret == 0 ?
+			      "holds twice the name" : "listing not sorted at",
+			      e->name);
+	strcpy(it->prev, e->name);
+	if (d.nid >= img->ero->nid_count || d.file_type >= EROFS_FT_MAX ||
+	    ft_types[d.file_type] == 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "entry '%s' with a bad inode or type", img->name,
+			      it->inode_number, e->name);
+	e->inode_ref = d.nid;
+	e->inode_number = (uint32_t)d.nid + 1;
+	e->type = ft_types[d.file_type];
+	return 1;
+}
+
+int rd_erofs_parent(struct sqp_image *img, const struct rd_inode *dir,
+		    uint32_t *parent)
+{
+	struct rd_dirent e;
+	struct rd_dir it;
+	int ret;
+
+	if ((ret = rd_erofs_dir_open(img, dir, &it)) != 0)
+		return ret;
+	while (!(it.edots & 2) && (ret = rd_erofs_dir_next(img, &it, &e)) == 1)
+		;
+	if (ret < 0)
+		return ret;
+	*parent = it.eparent;
+	return 0;
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_inode.c - EROFS inodes into the reader's struct rd_inode, and
+ * where each block of an inode's data lies.
+ *
+ * An inode is addressed by its nid (its position / 32 past the
+ * metadata area); only nids whose slot lies inside the image are read.
+ * Sizes are bounded by what the type allows before anything is mapped:
+ * a directory below 2 GiB, a symlink below 4 KiB, a file below 2^48.
+ * The mapping checks every block it gives against the image's end, and
+ * a hole is given as one run up to the end of its chunk (at most 1 GiB),
+ * so a hostile sparse file costs work in proportion to its chunks, not
+ * to its claimed size. Compressed layouts are refused when their data
+ * is asked for, with a message that says so, never misread.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/rd_erofs.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+#define SYMLINK_MAX 4096u
+#define DIR_MAX (1u << 31)
+#define HOLE_RUN_MAX (1u << 30)
+
+/* The SquashFS basic type of each file type, which raw.type carries. */
+static unsigned sqfs_type(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return SQFS_DIR;
+	case S_IFREG: return SQFS_FILE;
+	case S_IFLNK: return SQFS_SYMLINK;
+	case S_IFBLK: return SQFS_BLKDEV;
+	case S_IFCHR: return SQFS_CHRDEV;
+	case S_IFIFO: return SQFS_FIFO;
+	case S_IFSOCK: return SQFS_SOCKET;
+	default: return 0;
+	}
+}
+
+static int read_target(struct sqp_image *img, struct rd_inode *ino)
+{
+	uint64_t size = ino->e.size, off = 0;
+
+	if (size == 0 || size >= SYMLINK_MAX)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: symlink of "
+			      "%llu bytes", img->name, ino->raw.inode_number,
+			      (unsigned long long)size);
+	if ((ino->target = malloc(size + 1)) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	while (off < size) {
+		uint64_t phys;
+		uint32_t len;
+		int ret = rd_erofs_map(img, &ino->e, off, &phys, &len);
+
+		if (ret == 0 && phys == UINT64_MAX)
+			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
+				     "symlink with a hole", img->name,
+				     ino->raw.inode_number);
+		if (ret == 0)
+			ret = rd_read_at(img, phys, ino->target + off, len,
+					 "a symlink");
+		if (ret != 0)
+			return ret;
+		off += len;
+	}
+	ino->target[size] = '\0';
+	if (strlen(ino->target) != size)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: a symlink "
+			      "holding a NUL byte", img->name,
+			      ino->raw.inode_number);
+	return 0;
+}
+
+/* The type-dependent fields, each size bounded for its type. */
+static int by_type(struct sqp_image *img, struct rd_inode *ino)
+{
+	struct sqfs_inode *r = &ino->raw;
+	uint64_t size = ino->e.size;
+
+	switch (ino->mode & S_IFMT) {
+	case S_IFREG:
+		if (size > RD_EROFS_SIZE_MAX)
+			break;
+		r->u.file.size = size;
+		r->u.file.frag_index = SQFS_NO_FRAGMENT;
+		ino->block_count = (size + img->ero->bs - 1) >> img->ero->bits;
+		return 0;
+	case S_IFDIR:
+		if (size > DIR_MAX)
+			break;
+		r->u.dir.size = (uint32_t)size + SQFS_DIR_SIZE_BIAS;
+		return 0;
+	case S_IFLNK:
+		r->u.symlink.target_size = (uint32_t)size;
+		return read_target(img, ino);
+	case S_IFBLK:
+	case S_IFCHR:
+		r->u.dev.rdev = ino->e.u;
+		return 0;
+	default:
+		return 0;
+	}
+	return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: size %llu too "
+		      "large for its type", img->name, r->inode_number,
+		      (unsigned long long)size);
+}
+
+int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
+			struct rd_inode *ino)
+{
+	struct rd_erofs *ero = img->ero;
+	struct erofs_inode di;
+	uint8_t buf[64];
+	uint64_t pos;
+	unsigned isize;
+	int ret;
+
+	memset(ino, 0, sizeof(*ino));
+	if (nid >= ero->nid_count)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu out of "
+			      "range", img->name, (unsigned long long)nid + 1);
+	pos = ero->meta + nid * EROFS_SLOT_SIZE;
+	if ((ret = rd_read_at(img, pos, buf, 32, "an inode")) != 0)
+		return ret;
+	if ((isize = erofs_inode_size(buf)) == 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
+			      "format 0x%x", img->name, (unsigned long long)nid + 1,
+			      sqp_get16(buf));
+	if (isize > 32 &&
+	    (ret = rd_read_at(img, pos + 32, buf + 32, 32, "an inode")) != 0)
+		return ret;
+	erofs_inode_decode(&di, buf);
+	ino->raw.type = (uint16_t)sqfs_type(di.mode);
+	if (ino->raw.type == 0 || di.layout > EROFS_CHUNK_BASED)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
+			      "type or data layout", img->name,
+			      (unsigned long long)nid + 1);
+	ino->mode = di.mode;
+	ino->uid = di.uid;
+	ino->gid = di.gid;
+	di.mtime = di.has_mtime ? di.mtime : ero->sb.build_time;
+	ino->mtime = di.mtime > INT64_MAX ? INT64_MAX : (int64_t)di.mtime;
+	ino->raw.mode = di.mode & 07777;
+	ino->raw.mtime = ino->mtime > UINT32_MAX ? UINT32_MAX :
+			 (uint32_t)ino->mtime;
+	ino->raw.inode_number = (uint32_t)nid + 1;
+	ino->raw.nlink = di.nlink;
+	ino->raw.xattr_idx = di.xattr_icount ? 0 : SQFS_NO_XATTR;
+	ino->e = (struct rd_einode){ pos, isize +
+		erofs_xattr_ibody_size(di.xattr_icount), di.xattr_icount,
+		di.layout, di.u, di.size };
+	if (ino->e.data_off > img->sb.bytes_used - pos)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: xattrs "
+			      "past the end of the image", img->name,
+			      (unsigned long long)nid + 1);
+	if ((ret = by_type(img, ino)) != 0)
+		rd_inode_free(ino);
+	return ret;
+}
+
+/* An inode's number (nid + 1) for messages. */
+static unsigned long long inum(const struct sqp_image *img,
+			       const struct rd_einode *e)
+{
+	return (e->pos - img->ero->meta) / EROFS_SLOT_SIZE + 1;
+}
+
+/* The block address of the chunk holding block lblk, with the number
+ * of blocks per chunk. */
+static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
+		      uint64_t lblk, uint32_t *addr, uint64_t *per_chunk)
+{
+	struct rd_erofs *ero = img->ero;
+	unsigned extra = e->u & EROFS_CHUNK_BLKBITS_MASK;
+	uint64_t chunk = lblk >> extra, at = e->pos + e->data_off;
+	uint8_t raw[8];
+	int ret;
+
+	if ((e->u & 0xFFFFu) & ~(EROFS_CHUNK_BLKBITS_MASK | EROFS_CHUNK_INDEXES) ||
+	    ero->bits + extra > 48)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: bad "
+			      "chunk format 0x%x", img->name,
+			      inum(img, e), e->u & 0xFFFFu);
+	*per_chunk = 1ull << extra;
+	if (e->u & EROFS_CHUNK_INDEXES) {
+		at = ((at + 7) & ~7ull) + chunk * 8;
+		if ((ret = rd_read_at(img, at, raw, 8, "a chunk index")) != 0)
+			return ret;
+		if (sqp_get16(raw + 2) != 0)
+			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: a chunk on "
+				      "an extra device is not supported",
+				      img->name);
+		*addr = sqp_get32(raw + 4);
+		return 0;
+	}
+	if ((ret = rd_read_at(img, at + chunk * 4, raw, 4, "a chunk map")) != 0)
+		return ret;
+	*addr = sqp_get32(raw);
+	return 0;
+}
+
+int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
+		 uint64_t off, uint64_t *phys, uint32_t *len)
+{
+	struct rd_erofs *ero = img->ero;
+	uint64_t lblk = off >> ero->bits, rest = e->size - off;
+	uint64_t last = (e->size - 1) >> ero->bits, per_chunk = 1, run;
+	uint32_t addr = e->u;
+	int ret;
+
+	if (off >= e->size || (off & (ero->bs - 1)) != 0)
+		return rd_err(img, SQP_ERR_INTERNAL, "%s: mapping offset %llu "
+			      "of %llu", img->name, (unsigned long long)off,
+			      (unsigned long long)e->size);
+	*len = rest < ero->bs ? (uint32_t)rest : ero->bs;
+	switch (e->layout) {
+	case EROFS_FLAT_INLINE:
+		if (lblk == last) {
+			*phys = e->pos + e->data_off;
+			if ((*phys & (ero->bs - 1)) + *len > ero->bs)
+				return rd_err(img, SQP_ERR_CORRUPT, "%s: inode "
+					      "%llu: inline data crosses a block",
+					      img->name,
+					      inum(img, e));
+			break;
+		}
+		*phys = ((uint64_t)addr + lblk) << ero->bits;
+		break;
+	case EROFS_FLAT_PLAIN:
+		*phys = ((uint64_t)addr + lblk) << ero->bits;
+		break;
+	case EROFS_CHUNK_BASED:
+		if ((ret = chunk_addr(img, e, lblk, &addr, &per_chunk)) != 0)
+			return ret;
+		if (addr == EROFS_NULL_ADDR) {
+			run = (per_chunk - (lblk & (per_chunk - 1))) << ero->bits;
+			run = run < rest ? run : rest;
+			*len = run < HOLE_RUN_MAX ? (uint32_t)run : HOLE_RUN_MAX;
+			*phys = UINT64_MAX;
+			return 0;
+		}
+		*phys = ((uint64_t)addr + (lblk & (per_chunk - 1))) << ero->bits;
+		break;
+	case EROFS_COMPRESSED_FULL:
+	case EROFS_COMPRESSED_COMPACT:
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: "
+			      "compressed EROFS data not supported yet",
+			      img->name, inum(img, e));
+	default:
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
+			      "data layout %u", img->name,
+			      inum(img, e), e->layout);
+	}
+	if (*phys > img->sb.bytes_used || *len > img->sb.bytes_used - *phys)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: block "
+			      "%llu lies outside the image", img->name,
+			      inum(img, e),
+			      (unsigned long long)lblk);
+	return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_open.c - recognising an EROFS image and checking its superblock
+ * before anything else of it is read.
+ *
+ * Why the image's SquashFS superblock fields are filled in: the walk,
+ * the browsing API and the unpackers read the root reference, the inode
+ * number range, the block size and the image's end from there. For
+ * EROFS the root is the root nid, the range is every nid whose 32-byte
+ * slot lies inside the image (so the walk's bitmap is bounded by the
+ * file's size, not by a count the image claims), and the end is what the
+ * superblock's block count says, which must fit in the file.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/rd_erofs.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+
+/* Incompatible features with meaning for uncompressed data: the
+ * compression ones only tell how compressed files are stored, which are
+ * refused file by file. Anything else (extra devices,
+ * a feature this reader has never heard of) refuses the image. */
+#define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
+			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
+			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
+/* A whole xattr name is at most 255 bytes: so is a prefix. */
+#define PREFIX_MAX 255u
+
+int rd_erofs_probe(struct sqp_image *img)
+{
+	uint8_t m[4];
+
+	if (img->file_size < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+		return 0;
+	if (rd_read_at(img, EROFS_SUPER_OFFSET, m, 4, "the superblock") != 0)
+		return img->err.code;
+	return sqp_get32(m) == EROFS_MAGIC;
+}
+
+static int check_super(struct sqp_image *img, const struct erofs_super *sb)
+{
+	uint64_t end;
+
+	if (sb->blkszbits < 9 || sb->blkszbits > 16)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS block size "
+			      "2^%u; 512 to 65536 bytes are read", img->name,
+			      sb->blkszbits);
+	if (sb->feature_incompat & ~KNOWN_INCOMPAT)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS features "
+			      "0x%x not supported yet", img->name,
+			      sb->feature_incompat & ~KNOWN_INCOMPAT);
+	/* Listings are read a block at a time: larger directory blocks
+	 * would be read wrong, so they are refused until read. */
+	if (sb->dirblkbits != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS directory "
+			      "blocks 2^%u times the block size not "
+			      "supported yet", img->name, sb->dirblkbits);
+	if (sb->extra_devices != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS image on "
+			      "%u extra devices not supported", img->name,
+			      sb->extra_devices);
+	end = (uint64_t)sb->blocks << sb->blkszbits;
+	if (end > img->file_size || end < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: the image claims %llu "
+			      "bytes but the file has %llu (truncated?)",
+			      img->name, (unsigned long long)end,
+			      (unsigned long long)img->file_size);
+	if (((uint64_t)sb->meta_blkaddr << sb->blkszbits) >= end ||
+	    ((uint64_t)sb->xattr_blkaddr << sb->blkszbits) > end)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS metadata or "
+			      "xattr area outside the image", img->name);
+	return 0;
+}
+
+/* The long xattr name prefixes, each made whole from its standard
+ * prefix and infix. They are read where the superblock says, in the
+ * image; a table in the packed inode (compressed) is refused. */
+static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
+{
+	uint64_t at = (uint64_t)e->sb.xattr_prefix_start * 4;
+	uint8_t raw[2 + 1 + PREFIX_MAX];
+	const char *base;
+	int ret;
+
+	if (!(e->sb.feature_incompat & EROFS_IN_XATTR_PREFIX) ||
+	    e->sb.xattr_prefix_count == 0)
+		return 0;
+	if (e->sb.packed_nid != 0)
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: long EROFS xattr "
+			      "name prefixes in the packed inode not supported "
+			      "yet", img->name);
+	e->prefixes = calloc(e->sb.xattr_prefix_count, sizeof(*e->prefixes));
+	if (e->prefixes == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	for (unsigned i = 0; i < e->sb.xattr_prefix_count; i++) {
+		size_t len, blen;
+
+		if ((ret = rd_read_at(img, at, raw, 3, "an xattr prefix")) != 0)
+			return ret;
+		len = sqp_get16(raw);
+		base = erofs_xattr_prefix(raw[2]);
+		if (len == 0 || base == NULL ||
+		    (blen = strlen(base)) + len - 1 > PREFIX_MAX)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
+				      "prefix %u is bad", img->name, i);
+		if ((ret = rd_read_at(img, at + 3, raw, len - 1,
+				      "an xattr prefix")) != 0)
+			return ret;
+		if (memchr(raw, 0, len - 1) != NULL)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
+				      "prefix %u holds a NUL", img->name, i);
+		if ((e->prefixes[i] = malloc(blen + len)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		e->prefix_count = i + 1;
+		memcpy(e->prefixes[i], base, blen);
+		memcpy(e->prefixes[i] + blen, raw, len - 1);
+		e->prefixes[i][blen + len - 1] = '\0';
+		at = (at + 2 + len + 3) & ~3ull;
+	}
+	return 0;
+}
+
+void rd_erofs_free(struct rd_erofs *e)
+{
+	if (e == NULL)
+		return;
+	for (unsigned i = 0; i < e->prefix_count; i++)
+		free(e->prefixes[i]);
+	free(e->prefixes);
+	free(e->dblk);
+	free(e);
+}
+
+int rd_erofs_open(struct sqp_image *img)
+{
+	uint8_t raw[EROFS_SUPER_SIZE];
+	struct rd_erofs *e;
+	uint64_t end;
+	int ret;
+
+	if ((ret = rd_read_at(img, EROFS_SUPER_OFFSET, raw, sizeof(raw),
+			      "the superblock")) != 0)
+		return ret;
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	img->ero = e;
+	erofs_super_decode(&e->sb, raw);
+	if ((ret = check_super(img, &e->sb)) != 0)
+		return ret;
+	e->bits = e->sb.blkszbits;
+	e->bs = 1u << e->bits;
+	e->meta = (uint64_t)e->sb.meta_blkaddr << e->bits;
+	e->xattrs = (uint64_t)e->sb.xattr_blkaddr << e->bits;
+	end = (uint64_t)e->sb.blocks << e->bits;
+	e->nid_count = (end - e->meta) / EROFS_SLOT_SIZE;
+	/* Inode numbers are nid + 1 in 32 bits. */
+	if (e->nid_count > UINT32_MAX - 1)
+		e->nid_count = UINT32_MAX - 1;
+	if (e->sb.root_nid >= e->nid_count)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: root inode %u outside "
+			      "the image", img->name, e->sb.root_nid);
+	img->sb.root_inode = e->sb.root_nid;
+	img->sb.inode_count = (uint32_t)e->nid_count;
+	img->sb.block_size = e->bs;
+	img->sb.bytes_used = end;
+	img->sb.mod_time = (uint32_t)(e->sb.build_time > UINT32_MAX ?
+				      UINT32_MAX : e->sb.build_time);
+	img->sb.frag_count = 0;
+	img->sb.xattr_table = SQFS_NO_TABLE;
+	img->sb.export_table = SQFS_NO_TABLE;
+	return load_prefixes(img, e);
+}

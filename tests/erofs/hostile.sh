@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hostile.sh - corrupt and hostile EROFS images (mkbad.py: a superblock
+# past the end, with unknown features or larger directory blocks, a
+# directory that contains itself or the root, names with '/', "..", "."
+# or twice, bad entry counts and name offsets, nids, block addresses,
+# chunks and sizes past the end, a huge size, a compressed layout, bad
+# xattr counts and long name prefixes) are refused with exit 1 by
+# img2tar (no tar that lists every entry), img2dir (nothing written
+# outside its target: the tree holds a symlink out of it) and imginfo
+# (stat of the entry broken, or the summary); and an image whose chunks
+# are holes (79 of 80 chunks of 16 blocks) reads equal to its source,
+# and a long xattr name prefix is read.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool mkfs.erofs tar "$PYTHON3"
+IMG2DIR="$top_builddir/bin/img2dir"
+IMGINFO="$top_builddir/bin/imginfo"
+T=$SCRATCH
+mkdir -p "$T/src/d/sub" "$T/src/e" "$T/outside" "$T/bad" || exit 99
+echo hello > "$T/src/a.txt" && echo a > "$T/src/aa" && echo z > "$T/src/zz" &&
+echo f > "$T/src/d/sub/f" && head -c 100000 /dev/urandom > "$T/src/d/big" &&
+ln -s a.txt "$T/src/link" && ln -s "$T/outside" "$T/src/evil" &&
+truncate -s 5M "$T/src/sparse" &&
+printf abc | dd of="$T/src/sparse" bs=1 seek=2097152 conv=notrunc 2>/dev/null &&
+$PYTHON3 -c 'import os, sys
+os.setxattr(sys.argv[1], "user.x", b"1")' "$T/src/e" || exit 99
+run "mkfs.erofs" mkfs.erofs --quiet -Eforce-inode-extended "$T/plain.erofs" "$T/src" > /dev/null &&
+run "mkfs.erofs --chunksize" mkfs.erofs --quiet -Eforce-inode-extended --chunksize=65536 \
+	-Eforce-chunk-indexes "$T/chunk.erofs" "$T/src" > /dev/null &&
+run "mkbad.py" $PYTHON3 "$top_srcdir/tests/erofs/mkbad.py" "$T/plain.erofs" "$T/chunk.erofs" "$T/bad" ||
+	finish
+
+# A tar is complete when it lists every entry of the good image.
+entries=$("$IMG2TAR" "$T/plain.erofs" | tar -tf - | wc -l)
+while read -r name path; do
+	img=$T/bad/$name
+	"$IMG2TAR" -j 2 "$img" > "$T/out.tar" 2> "$T/err"
+	rc=$?
+	complete=no
+	[ "$(tar -tf "$T/out.tar" 2> /dev/null | wc -l)" = "$entries" ] && complete=yes
+	[ $rc -eq 1 ] && [ $complete = no ] && [ -s "$T/err" ] &&
+		pass "img2tar $name: $(head -c 120 "$T/err")" ||
+		fail "img2tar $name: exit $rc, complete tar: $complete: $(head -c 200 "$T/err")"
+	rm -rf "$T/x"
+	"$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ -s "$T/err" ] && pass "img2dir $name" ||
+		fail "img2dir $name: exit $rc: $(head -c 200 "$T/err")"
+	if [ "$path" = - ]; then
+		"$IMGINFO" summary "$img" > /dev/null 2> "$T/err"
+	else
+		"$IMGINFO" stat "$img" "$path" > /dev/null 2> "$T/err"
+	fi
+	rc=$?
+	[ $rc -eq 1 ] && [ -s "$T/err" ] && pass "imginfo $name" ||
+		fail "imginfo $name ($path): exit $rc: $(head -c 200 "$T/err")"
+done < "$T/bad/cases.txt"
+[ "$(wc -l < "$T/bad/cases.txt")" -ge 20 ] || fail "mkbad.py made too few cases"
+[ -z "$(ls -A "$T/outside")" ] && pass "nothing written outside" || fail "files appeared in outside/"
+
+# The good images: unchanged, and with holes.
+for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs"; do
+	rm -rf "$T/x" "$T/t"
+	run "img2dir $img" "$IMG2DIR" "$img" "$T/x" &&
+		same_tree "img2dir $(basename "$img")" "$T/x" "$T/src" --ignore-dir-mtime
+	mkdir -p "$T/t"
+	"$IMG2TAR" --sparse "$img" > "$T/s.tar" && tar -C "$T/t" -xpf "$T/s.tar" &&
+		same_tree "img2tar --sparse $(basename "$img")" "$T/t" "$T/src" --ignore-dir-mtime --no-xattrs ||
+		fail "img2tar --sparse $img"
+done
+check "a long xattr name prefix is read" sh -c \
+	'"$1" stat "$2" e | grep -qx "xattr: user.long.x=\"1\""' - "$IMGINFO" "$T/bad/longprefix.erofs"
+check "the holes are holes" sh -c '"$1" stat "$2" sparse | grep -q ", 1264 holes,"' - "$IMGINFO" "$T/bad/holes.erofs"
+check "a hole reads as zeros" sh -c '"$1" cat "$2" sparse | cmp -s - "$3"' - "$IMGINFO" "$T/bad/holes.erofs" "$T/src/sparse"
+check "img2tar --sparse stores the holes as holes" sh -c \
+	'"$1" --sparse "$2" | tar -tvf - sparse | grep -q "^-"' - "$IMG2TAR" "$T/bad/holes.erofs"
+finish

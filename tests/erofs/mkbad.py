@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Corrupt and hostile EROFS images, made from good ones mkfs.erofs wrote.
+
+usage: mkbad.py PLAIN.erofs CHUNK.erofs OUTDIR
+
+PLAIN was made with -Eforce-inode-extended from hostile.sh's tree,
+CHUNK the same with --chunksize=65536 -Eforce-chunk-indexes. Writes
+OUTDIR/NAME for each case and OUTDIR/cases.txt, one "NAME PATH" a line
+(PATH: the entry the case breaks, for imginfo stat; "-": the tree's
+shape, for imginfo summary). Also writes OUTDIR/holes.erofs, a good
+image: CHUNK with the all-zero chunks of "sparse" made holes (mkfs.erofs
+1.5 writes no holes), which must read equal to the source; and
+OUTDIR/longprefix.erofs, PLAIN with e's xattr user.x named through a
+long prefix: user.long.x.
+"""
+import os
+import struct
+import sys
+
+
+class Img:
+    def __init__(self, path):
+        self.b = bytearray(open(path, "rb").read())
+        sb = 1024
+        self.bits = self.b[sb + 12]
+        self.bs = 1 << self.bits
+        self.root = struct.unpack_from("<H", self.b, sb + 14)[0]
+        self.meta = struct.unpack_from("<I", self.b, sb + 40)[0] * self.bs
+
+    def inode(self, nid):
+        pos = self.meta + nid * 32
+        fmt, icount, mode = struct.unpack_from("<HHH", self.b, pos)
+        ext = fmt & 1
+        size = struct.unpack_from("<Q" if ext else "<I", self.b, pos + 8)[0]
+        u = struct.unpack_from("<I", self.b, pos + 16)[0]
+        isz = 64 if ext else 32
+        xsz = 12 + 4 * (icount - 1) if icount else 0
+        return dict(pos=pos, ext=ext, layout=(fmt >> 1) & 7, size=size,
+                    u=u, isz=isz, xsz=xsz, mode=mode, icount=icount)
+
+    def data_pos(self, ino, off):
+        """Position of byte off of a flat (plain or inline) inode."""
+        last = (ino["size"] - 1) // self.bs
+        if ino["layout"] == 2 and off // self.bs == last:
+            return ino["pos"] + ino["isz"] + ino["xsz"] + off % self.bs
+        return (ino["u"] + off // self.bs) * self.bs + off % self.bs
+
+    def entries(self, nid):
+        ino = self.inode(nid)
+        for blk in range((ino["size"] + self.bs - 1) // self.bs):
+            at = self.data_pos(ino, blk * self.bs)
+            blen = min(self.bs, ino["size"] - blk * self.bs)
+            n = struct.unpack_from("<H", self.b, at + 8)[0] // 12
+            for i in range(n):
+                enid, off, ft = struct.unpack_from("<QHB", self.b, at + 12 * i)
+                end = (struct.unpack_from("<H", self.b, at + 12 * i + 20)[0]
+                       if i + 1 < n else blen)
+                name = bytes(self.b[at + off:at + end]).rstrip(b"\0")
+                yield dict(name=name.decode(), nid=enid, ft=ft,
+                           ent=at + 12 * i, namepos=at + off)
+
+    def find(self, path):
+        nid, ent = self.root, None
+        for part in path.split("/"):
+            ent = next(e for e in self.entries(nid) if e["name"] == part)
+            nid = ent["nid"]
+        return nid, ent
+
+
+def main():
+    plain, chunk, out = sys.argv[1:4]
+    os.makedirs(out, exist_ok=True)
+    cases = []
+
+    def case(name, path, src, edit):
+        img = Img(src)
+        edit(img)
+        open(os.path.join(out, name), "wb").write(img.b)
+        cases.append("%s %s" % (name, path))
+
+    def put(fmt, off, *v):
+        return lambda i: struct.pack_into(fmt, i.b, off(i), *v)
+
+    def ino(path):
+        return lambda i: i.inode(i.find(path)[0])
+
+    # The superblock.
+    case("blocks_past_end", "-", plain, put("<I", lambda i: 1024 + 36, 1 << 30))
+    case("bad_block_size", "-", plain, put("<B", lambda i: 1024 + 12, 30))
+    case("unknown_feature", "-", plain, put("<I", lambda i: 1024 + 80, 1 << 31))
+    case("root_nid_past_end", "-", plain, put("<H", lambda i: 1024 + 14, 0xFFFF))
+    case("dir_block_bits", "-", plain, put("<B", lambda i: 1024 + 90, 1))
+    # Listings: loops, names, counts.
+    case("dir_contains_itself", "-", plain,
+         lambda i: struct.pack_into("<Q", i.b, i.find("d/sub")[1]["ent"],
+                                    i.find("d")[0]))
+    case("dir_contains_root", "-", plain,
+         lambda i: struct.pack_into("<Q", i.b, i.find("d/sub")[1]["ent"],
+                                    i.root))
+    case("name_with_slash", "-", plain,
+         lambda i: i.b.__setitem__(i.find("a.txt")[1]["namepos"] + 1, ord("/")))
+    case("name_dotdot", "-", plain,
+         lambda i: i.b.__setitem__(slice(i.find("zz")[1]["namepos"],
+                                         i.find("zz")[1]["namepos"] + 2), b".."))
+    case("name_dot_elsewhere", "-", plain,
+         lambda i: i.b.__setitem__(i.find("e")[1]["namepos"], ord(".")))
+    case("name_twice", "-", plain,
+         lambda i: i.b.__setitem__(slice(i.find("aa")[1]["namepos"],
+                                         i.find("aa")[1]["namepos"] + 2), b"zz"))
+    case("entry_count_odd", "-", plain,
+         lambda i: struct.pack_into("<H", i.b,
+                                    i.data_pos(i.inode(i.root), 0) + 8, 13))
+    case("name_past_block", "-", plain,
+         lambda i: struct.pack_into("<H", i.b, i.find("zz")[1]["ent"] + 8, 0xFFF0))
+    case("nid_past_end", "-", plain,
+         lambda i: struct.pack_into("<Q", i.b, i.find("a.txt")[1]["ent"], 1 << 40))
+    # Inodes: formats, sizes, where data is.
+    case("inode_format_bad", "a.txt", plain, put("<H", lambda i: ino("a.txt")(i)["pos"], 0x31))
+    case("file_size_huge", "a.txt", plain,
+         put("<Q", lambda i: ino("a.txt")(i)["pos"] + 8, 1 << 62))
+    case("file_past_end", "d/big", plain,
+         put("<Q", lambda i: ino("d/big")(i)["pos"] + 8, 1 << 40))
+    case("blkaddr_past_end", "d/big", plain,
+         put("<I", lambda i: ino("d/big")(i)["pos"] + 16, 0xFFFFFF00))
+    case("compressed_layout", "d/big", plain,
+         put("<H", lambda i: ino("d/big")(i)["pos"], 1 | (3 << 1)))
+    case("symlink_huge", "link", plain,
+         put("<Q", lambda i: ino("link")(i)["pos"] + 8, 1 << 20))
+    case("dir_size_huge", "-", plain,
+         put("<Q", lambda i: ino("d")(i)["pos"] + 8, 1 << 40))
+    # Xattrs: counts and positions.
+    case("xattr_shared_count", "e", plain,
+         put("<B", lambda i: ino("e")(i)["pos"] + ino("e")(i)["isz"] + 4, 255))
+    case("xattr_icount_past_end", "e", plain,
+         put("<H", lambda i: ino("e")(i)["pos"] + 2, 0xFFFF))
+    # Long xattr name prefixes (mkfs.erofs 1.5 writes none): e's user.x
+    # as long prefix 0, "user." + "long.", from a table in a block added
+    # at the end.
+    def long_prefix(i, index=0x80, length=6):
+        at = len(i.b)
+        i.b += bytes(i.bs)
+        struct.pack_into("<I", i.b, 1024 + 36, len(i.b) // i.bs)
+        struct.pack_into("<HB5s", i.b, at, length, 1, b"long.")
+        i.b[1024 + 80] |= 0x40
+        i.b[1024 + 91] = 1
+        struct.pack_into("<I", i.b, 1024 + 92, at // 4)
+        n = i.inode(i.find("e")[0])
+        entry = n["pos"] + n["isz"] + 12 + 4 * i.b[n["pos"] + n["isz"] + 4]
+        assert i.b[entry:entry + 2] == bytes([1, 1]), "e's xattr moved"
+        i.b[entry + 1] = index
+
+    case("xattr_long_prefix_past_table", "e", plain, lambda i: long_prefix(i, 0x81))
+    case("xattr_long_prefix_too_long", "-", plain, lambda i: long_prefix(i, 0x80, 0xFFFF))
+    # Chunks.
+    def chunk0(i, path):
+        n = i.inode(i.find(path)[0])
+        return ((n["pos"] + n["isz"] + n["xsz"] + 7) & ~7) + 4
+
+    case("chunk_past_end", "d/big", chunk, put("<I", lambda i: chunk0(i, "d/big"), 0xFFFFFFF0))
+    case("chunk_device", "d/big", chunk,
+         put("<H", lambda i: chunk0(i, "d/big") - 2, 3))
+    img = Img(plain)
+    long_prefix(img)
+    open(os.path.join(out, "longprefix.erofs"), "wb").write(img.b)
+    # Good: holes where "sparse" is zeros (all but the chunk with "abc").
+    img = Img(chunk)
+    n = img.inode(img.find("sparse")[0])
+    first = (n["pos"] + n["isz"] + n["xsz"] + 7) & ~7
+    for c in range((n["size"] + 65535) // 65536):
+        if c != (2 << 20) // 65536:
+            struct.pack_into("<I", img.b, first + 8 * c + 4, 0xFFFFFFFF)
+    open(os.path.join(out, "holes.erofs"), "wb").write(img.b)
+    with open(os.path.join(out, "cases.txt"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
+if __name__ == "__main__":
+    main()
