@@ -162,16 +162,8 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 	}
 	if (ret < 0)
 		return ret;
-	if (strchr(e->name, '/') != NULL)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
-			      "invalid name '%s'", img->name, it->inode_number,
-			      e->name);
-	if ((ret = strcmp(e->name, it->prev)) <= 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
-			      "'%s'", img->name, it->inode_number, ret == 0 ?
-			      "holds twice the name" : "listing not sorted at",
-			      e->name);
-	strcpy(it->prev, e->name);
+	if ((ret = rd_dir_name(img, it, e->name)) != 0)
+		return ret;
 	if (d.nid >= img->ero->nid_count || d.file_type >= EROFS_FT_MAX ||
 	    ft_types[d.file_type] == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "

@@ -160,6 +160,24 @@ static int dir_bytes(struct sqp_image *img, struct rd_dir *it, void *dst,
 	return meta_read(img, &it->pos, dst, n);
 }
 
+int rd_dir_name(struct sqp_image *img, struct rd_dir *it, const char *name)
+{
+	int ret;
+
+	if (strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
+			      "invalid name '%s'", img->name, it->inode_number,
+			      name);
+	if ((ret = strcmp(name, it->prev)) <= 0)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
+			      "'%s'", img->name, it->inode_number, ret == 0 ?
+			      "holds twice the name" : "listing not sorted at",
+			      name);
+	strcpy(it->prev, name);
+	return 0;
+}
+
 int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 {
 	uint8_t raw[SQFS_DIR_HEADER_SIZE];
@@ -193,17 +211,8 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "a name holding a NUL byte", img->name,
 			      it->inode_number);
-	if (strchr(e->name, '/') != NULL ||
-	    strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
-			      "invalid name '%s'", img->name, it->inode_number,
-			      e->name);
-	if ((ret = strcmp(e->name, it->prev)) <= 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
-			      "'%s'", img->name, it->inode_number, ret == 0 ?
-			      "holds twice the name" : "listing not sorted at",
-			      e->name);
-	memcpy(it->prev, e->name, de.name_size + 1);
+	if ((ret = rd_dir_name(img, it, e->name)) != 0)
+		return ret;
 	e->inode_ref = sqfs_ref(it->hdr.start_block, de.offset);
 	e->inode_number = it->hdr.inode_number + (uint32_t)(int32_t)de.inode_delta;
 	e->type = de.type;

@@ -144,6 +144,10 @@ struct rd_dir {
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 		struct rd_dir *it);
+/* The rules every listing's names follow, in both formats: no '/', not
+ * "." or ".." (EROFS's dot entries are taken before), each after the
+ * one before it (it->prev, which this updates). 0 or a latched error. */
+int rd_dir_name(struct sqp_image *img, struct rd_dir *it, const char *name);
 /* 1 and *e filled, 0 at the end, < 0 for a corrupt listing: a bad
  * header, a name that is empty, ".", ".." or holds '/' or NUL, or a name
  * not after the one before it (unsorted, or the same name twice: the
