@@ -47,8 +47,6 @@ int imginfo_each_path(int argc, char **argv, const char *help,
 /* Flush stdout; 0, or 1 after a message when writing failed. */
 int imginfo_flush(void);
 
-/* "drwxr-xr-x" and the like, NUL-terminated. */
-void imginfo_mode_string(uint32_t mode, char out[11]);
 /* mtime as "YYYY-MM-DD HH:MM" in local time. */
 void imginfo_time(int64_t t, char *buf, size_t size);
 /* Bytes with control characters and '\\' as C escapes; bytes above

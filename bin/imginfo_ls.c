@@ -19,6 +19,7 @@
 
 #include "imginfo.h"
 #include "sqpack/inspect.h"
+#include "tool_mode.h"
 
 #define CAT_CHUNK (128u * 1024)
 
@@ -39,7 +40,7 @@ static int print_long(struct sqp_image *img, const struct sqp_walk_entry *e)
 	char target[4096];
 	int len;
 
-	imginfo_mode_string(in->mode, mode);
+	tool_mode_string(in->mode, mode);
 	imginfo_time(in->mtime, when, sizeof(when));
 	snprintf(owner, sizeof(owner), "%u/%u", (unsigned)in->uid,
 		 (unsigned)in->gid);

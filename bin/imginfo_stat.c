@@ -14,6 +14,7 @@
 
 #include "imginfo.h"
 #include "sqpack/image_info.h"
+#include "tool_mode.h"
 
 static int print_file(struct sqp_image *img, const struct sqp_inode_info *in)
 {
@@ -79,7 +80,7 @@ static int print_inode(struct sqp_image *img, const struct sqp_inode_info *in)
 {
 	char mode[11], when[64];
 
-	imginfo_mode_string(in->mode, mode);
+	tool_mode_string(in->mode, mode);
 	imginfo_time(in->mtime, when, sizeof(when));
 	printf("type: %s\n", imginfo_type_name(in->mode));
 	printf("mode: %04o (%s)\n", (unsigned)(in->mode & 07777), mode);

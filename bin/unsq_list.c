@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_mode.h"
 #include "unsq.h"
 
 #define TOTALCHARS 25
@@ -116,29 +117,6 @@ int unsq_excludes_below(const struct unsq_opts *o, const char *path)
 	return 0;
 }
 
-static void mode_string(uint32_t mode, char out[11])
-{
-	static const char rwx[] = "rwxrwxrwx";
-	static const struct { uint32_t fmt; char c; } types[] = {
-		{ S_IFDIR, 'd' }, { S_IFLNK, 'l' }, { S_IFBLK, 'b' },
-		{ S_IFCHR, 'c' }, { S_IFIFO, 'p' }, { S_IFSOCK, 's' },
-	};
-
-	out[0] = '-';
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if ((mode & S_IFMT) == types[i].fmt)
-			out[0] = types[i].c;
-	for (int i = 0; i < 9; i++)
-		out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
-	if (mode & S_ISUID)
-		out[3] = (mode & S_IXUSR) ? 's' : 'S';
-	if (mode & S_ISGID)
-		out[6] = (mode & S_IXGRP) ? 's' : 'S';
-	if (mode & S_ISVTX)
-		out[9] = (mode & S_IXOTH) ? 't' : 'T';
-	out[10] = '\0';
-}
-
 /* A user or group name, or the number when it has none (or numeric);
  * the last answer is kept, as most entries share their owner. */
 static const char *owner(uint32_t id, int group, int numeric, char *buf,
@@ -182,7 +160,7 @@ static void print_attrs(const struct unsq_opts *o,
 	time_t t = (time_t)in->mtime;
 	struct tm tm;
 
-	mode_string(in->mode, mode);
+	tool_mode_string(in->mode, mode);
 	printf("%s %s/%s ", mode, u, g);
 	if (S_ISCHR(in->mode) || S_ISBLK(in->mode)) {
 		/* unsquashfs splits the stored word, not the numbers. */
