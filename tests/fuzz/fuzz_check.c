@@ -25,6 +25,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char parent[] = "/tmp/fuzz_check.XXXXXX";
+static int parent_made;
+
+/* At exit: the parent, empty by then (each input's target is removed). */
+static void remove_parent(void)
+{
+	rmdir(parent);
+}
 
 static int remove_one(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
@@ -76,8 +83,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sqp_check_desc c = { .name = "fuzz", .jobs = 1 };
 	int fd = memfd_create("img", 0);
 
-	if (parent[sizeof(parent) - 2] == 'X' && mkdtemp(parent) == NULL)
-		abort();
+	/* Made once per process. Whether the template still ends in 'X'
+	 * cannot say so: mkdtemp's random suffix ends in 'X' one time in
+	 * 62, and a second mkdtemp on it failed (an abort in 1 replay run
+	 * in about 60). */
+	if (!parent_made) {
+		if (mkdtemp(parent) == NULL)
+			abort();
+		parent_made = 1;
+		atexit(remove_parent);
+	}
 	if (fd < 0)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
