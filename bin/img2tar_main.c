@@ -123,12 +123,14 @@ static int parse(int argc, char **argv, struct options *o)
 
 static int convert(struct options *o, int img_fd, int out_fd)
 {
-	struct sqp_image_desc id = { .fd = img_fd, .name = o->image,
+	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = img_fd, .name = o->image,
 				     .warn = on_warning,
 				     .offset = o->args.offset };
-	struct sqp_tar_writer_desc td = { .fd = out_fd, .warn = on_warning,
+	struct sqp_tar_writer_desc td = { .struct_size = sizeof(td),
+		.fd = out_fd, .warn = on_warning,
 					  .compression = o->compression };
-	struct sqp_img2tar_desc xd = { .jobs = o->args.jobs, .flags = o->flags,
+	struct sqp_img2tar_desc xd = { .struct_size = sizeof(xd),
+		.jobs = o->args.jobs, .flags = o->flags,
 				       .paths = o->paths,
 				       .path_count = o->path_count };
 	struct sqp_image *img = NULL;

@@ -69,9 +69,9 @@ static int print_long(struct sqp_image *img, const struct sqp_walk_entry *e)
 static int ls_one(struct sqp_image *img, const char *name, const char *path,
 		  const struct ls_opts *o)
 {
-	struct sqp_walk_desc wd = { .img = img, .path = path,
+	struct sqp_walk_desc wd = { .struct_size = sizeof(wd), .img = img, .path = path,
 				    .max_depth = o->recursive ? 0 : 1 };
-	struct sqp_walk_entry e;
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_walk *w;
 	int ret;
 

@@ -103,7 +103,7 @@ static int print_inode(struct sqp_image *img, const struct sqp_inode_info *in)
 static int stat_one(struct sqp_image *img, const char *path, int n,
 		    void *user)
 {
-	struct sqp_inode_info in;
+	struct sqp_inode_info in = { .struct_size = sizeof(in) };
 	uint64_t ref;
 	int ret = sqp_image_lookup(img, path, &ref);
 

@@ -344,8 +344,9 @@ int imginfo_summary_main(int argc, char **argv)
 	r.name = argv[optind];
 	if (imginfo_open(r.name, &img, &fd) != 0)
 		return 1;
-	sqp_image_get_info(img, &r.ii);
-	if ((ret = sqp_image_get_layout(img, &r.lo)) != 0)
+	r.ii.struct_size = sizeof(r.ii);
+	if ((ret = sqp_image_get_info(img, &r.ii)) != 0 ||
+	    (ret = sqp_image_get_layout(img, &r.lo)) != 0)
 		ret = imginfo_fail(r.name, imginfo_why(img, ret));
 	else if ((ret = sqp_image_summarize(img, &r.s, msg, sizeof(msg))) != 0)
 		ret = imginfo_fail(r.name, msg[0] ? msg : sqp_strerror(ret));

@@ -42,7 +42,7 @@ static void on_warning(void *user, const char *msg)
 
 int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 {
-	struct sqp_image_desc d = { .name = path, .warn = on_warning,
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = on_warning,
 				    .offset = image_offset };
 	int ret;
 

@@ -83,15 +83,17 @@ static int parse_root(const char *s, uint8_t *out)
 static int find_tree(const char *path, int fd, uint64_t *hash_offset)
 {
 	struct sqp_image *img;
-	struct sqp_image_info info;
+	struct sqp_image_info info = { .struct_size = sizeof(info) };
 	char magic[8];
 	uint64_t bs, end;
-	int ifd;
+	int ifd, ret;
 
 	if (imginfo_open(path, &img, &ifd) != 0)
 		return 1;
-	sqp_image_get_info(img, &info);
+	ret = sqp_image_get_info(img, &info);
 	imginfo_close(img, ifd);
+	if (ret != 0)
+		return imginfo_fail(path, sqp_strerror(ret));
 	for (bs = SQP_VERITY_BLOCK_MIN; bs <= SQP_VERITY_BLOCK_MAX; bs *= 2) {
 		end = imginfo_offset() + (info.bytes_used + bs - 1) / bs * bs;
 		if (pread(fd, magic, sizeof(magic), (off_t)end) == (ssize_t)sizeof(magic) &&
@@ -107,8 +109,8 @@ static int find_tree(const char *path, int fd, uint64_t *hash_offset)
 /* Print which files' data lie in image bytes [pos, pos + len). */
 static void name_files(const char *path, uint64_t pos, uint32_t len)
 {
-	struct sqp_walk_desc wd = { 0 };
-	struct sqp_walk_entry e;
+	struct sqp_walk_desc wd = { .struct_size = sizeof(wd) };
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_file_layout fl;
 	struct sqp_walk *w = NULL;
 	struct sqp_image *img;
@@ -145,12 +147,12 @@ static void name_files(const char *path, uint64_t pos, uint32_t len)
 
 static int check(const char *path, int fd, const struct verity_opts *o, const uint8_t *root)
 {
-	struct sqp_verity_check_desc d = {
+	struct sqp_verity_check_desc d = { .struct_size = sizeof(d),
 		.data_fd = fd, .data_offset = imginfo_offset(), .hash_fd = fd,
 		.hash_offset = o->hash_offset, .root_hash = root,
 		.root_hash_len = SQP_VERITY_DIGEST_SIZE,
 	};
-	struct sqp_verity_bad bad;
+	struct sqp_verity_bad bad = { .struct_size = sizeof(bad) };
 	char msg[256];
 	int hfd = -1, ret;
 

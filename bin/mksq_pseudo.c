@@ -242,6 +242,7 @@ static int write_tar(struct mksq_pseudo *p, struct sqp_tar_writer *w,
 			continue;
 		}
 		memset(&e, 0, sizeof(e));
+		e.struct_size = sizeof(e);
 		e.path = strcmp(d->path, "/") == 0 ? "" : d->path;
 		e.mode = d->mode, e.uid = d->uid, e.gid = d->gid;
 		e.mtime = d->mtime, e.dev_major = d->major, e.dev_minor = d->minor;
@@ -306,7 +307,7 @@ int mksq_pseudo_root(const struct mksq_pseudo *p, uint32_t *mode,
 
 int mksq_pseudo_write(struct mksq_pseudo *p, int out_fd, char *msg, size_t size)
 {
-	struct sqp_tar_writer_desc td = { out_fd, SQP_TAR_RAW, 0, NULL, NULL };
+	struct sqp_tar_writer_desc td = { sizeof(td), out_fd, SQP_TAR_RAW, 0, NULL, NULL };
 	struct sqp_tar_writer *w = NULL;
 	int ret = 0;
 

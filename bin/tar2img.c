@@ -35,7 +35,8 @@ static int open_input(const char *input, int *fd)
 
 static int feed(struct tool_run *r, int in_fd, const char *name, char *what, size_t len)
 {
-	struct sqp_tar_reader_desc rd = { .fd = in_fd, .name = name, .warn = tool_warn };
+	struct sqp_tar_reader_desc rd = { .struct_size = sizeof(rd),
+		.fd = in_fd, .name = name, .warn = tool_warn };
 	struct sqp_tar_reader *tr = NULL;
 	struct stat st;
 	int ret;

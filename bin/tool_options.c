@@ -310,6 +310,9 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 
 	memset(opt, 0, sizeof(*opt));
 	opt->tool = tool;
+	opt->desc.struct_size = sizeof(opt->desc);
+	opt->verity.desc.struct_size = sizeof(opt->verity.desc);
+	opt->verity.res.struct_size = sizeof(opt->verity.res);
 	opt->desc.fragment_mode = SQP_FRAGMENTS_ALL;
 	opt->desc.mod_time = SQP_TIME_NEWEST;
 	opt->pargs = calloc((size_t)argc + 1, sizeof(*opt->pargs));

@@ -178,9 +178,9 @@ static void print_cpu(void)
 static void print_summary(const struct tool_run *r, const char *what)
 {
 	const struct tool_options *opt = r->opt;
-	struct sqp_writer_stats st;
+	struct sqp_writer_stats st = { .struct_size = sizeof(st) };
 
-	sqp_writer_get_stats(r->w, &st);
+	(void)sqp_writer_get_stats(r->w, &st); /* fails only for an unsized st */
 	printf("%s: %llu inodes, %llu bytes of file data (%s) -> "
 	       "%llu bytes (%s, block size %u)\n", opt->output,
 	       (unsigned long long)st.inodes, (unsigned long long)st.bytes_in, what,

@@ -56,7 +56,7 @@ static int cat_file(struct sqp_image *img, const struct unsq_opts *o,
 static int resolve(struct sqp_image *img, const char *path, uint64_t *ref)
 {
 	uint64_t at = sqp_image_root(img);
-	struct sqp_dirent e;
+	struct sqp_dirent e = { .struct_size = sizeof(e) };
 
 	while (*path != '\0') {
 		const char *slash = strchr(path, '/');
@@ -102,7 +102,7 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 	}
 	for (size_t i = 0; i < o->cat_count && !fatal; i++) {
 		const char *path = o->cat_paths[i];
-		struct sqp_inode_info in;
+		struct sqp_inode_info in = { .struct_size = sizeof(in) };
 		uint64_t ref;
 		int ret;
 

@@ -143,14 +143,15 @@ static void plan_free(struct plan *p)
 static int walk(struct sqp_image *img, const struct unsq_opts *o,
 		struct plan *p, int print)
 {
-	struct sqp_image_info ii;
-	struct sqp_walk_desc wd = { img, NULL, o->max_depth };
-	struct sqp_walk_entry e;
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
+	struct sqp_walk_desc wd = { sizeof(wd), img, NULL, o->max_depth };
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_walk *w = NULL;
 	int ret;
 
-	sqp_image_get_info(img, &ii);
-	ret = sqp_walk_create(&wd, &w);
+	ret = sqp_image_get_info(img, &ii);
+	if (ret == 0)
+		ret = sqp_walk_create(&wd, &w);
 	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
 		ret = 0;
 		if (o->max_depth && e.depth >= o->max_depth)
@@ -286,7 +287,7 @@ static void summary(const struct counts *c)
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	       struct plan *p)
 {
-	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0, unsq_xattr_keep,
+	struct sqp_img2dir_desc xd = { sizeof(xd), o->jobs, 0, NULL, 0, unsq_xattr_keep,
 				       (void *)o };
 	int ret = 0;
 

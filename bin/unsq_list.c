@@ -212,8 +212,8 @@ int unsq_print_entry(struct sqp_image *img, const struct unsq_opts *o,
 
 int unsq_list(struct sqp_image *img, const struct unsq_opts *o)
 {
-	struct sqp_walk_desc wd = { img, NULL, o->max_depth };
-	struct sqp_walk_entry e;
+	struct sqp_walk_desc wd = { sizeof(wd), img, NULL, o->max_depth };
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_walk *w = NULL;
 	int ret;
 

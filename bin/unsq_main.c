@@ -51,7 +51,7 @@ static void raise_fd_limit(void)
 
 static int run_mode(const struct unsq_opts *o, int fd)
 {
-	struct sqp_image_desc id = { .fd = fd, .name = o->image,
+	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = fd, .name = o->image,
 				     .warn = on_warning, .offset = o->offset };
 	struct sqp_image *img = NULL;
 	int ret = sqp_image_create(&id, &img);

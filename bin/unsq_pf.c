@@ -165,14 +165,15 @@ static int put_data(struct sqp_image *img, FILE *out, uint64_t ref, char *buf)
 static int pass(struct sqp_image *img, const struct unsq_opts *o, FILE *out,
 		struct firsts *f, char *data, uint64_t *blocks)
 {
-	struct sqp_walk_desc wd = { img, NULL, o->max_depth };
-	struct sqp_walk_entry e;
+	struct sqp_walk_desc wd = { sizeof(wd), img, NULL, o->max_depth };
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_walk *w = NULL;
-	struct sqp_image_info ii;
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	uint64_t offset = 0;
-	int ret = sqp_walk_create(&wd, &w);
+	int ret = sqp_image_get_info(img, &ii);
 
-	sqp_image_get_info(img, &ii);
+	if (ret == 0)
+		ret = sqp_walk_create(&wd, &w);
 	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
 		ret = 0;
 		if (!wanted(o, &e))

@@ -131,11 +131,14 @@ static void report(const struct unsq_opts *o, const struct sqp_image_info *ii,
 
 int unsq_stat(struct sqp_image *img, const struct unsq_opts *o)
 {
-	struct sqp_image_info ii;
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	struct sqp_image_layout l;
 	int ret;
 
-	sqp_image_get_info(img, &ii);
+	if ((ret = sqp_image_get_info(img, &ii)) != 0) {
+		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_strerror(ret));
+		return 1;
+	}
 	if (o->mode == UNSQ_MKFS_TIME) {
 		printf("%u\n", (unsigned)ii.mod_time);
 	} else {

@@ -192,7 +192,7 @@ static int pack_file(struct packer *p, struct sqp_tar_reader *rd,
 
 static int pack_tar(struct packer *p, int fd, const char *name)
 {
-	struct sqp_tar_reader_desc d = { .fd = fd, .name = name };
+	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .fd = fd, .name = name };
 	struct sqp_tar_reader *rd = NULL;
 	const struct sqp_entry *e;
 	int r;

@@ -37,6 +37,8 @@ struct sqp_sparse_run {
 };
 
 struct sqp_entry {
+	size_t struct_size;  /* sizeof(struct sqp_entry): see sqpack/api.h */
+
 	/* Normalised relative path: no leading "/" or "./", no "." or ".."
 	 * components, no trailing "/", no doubled "/". The root directory
 	 * is the empty string. */

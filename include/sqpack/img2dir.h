@@ -21,6 +21,7 @@ extern "C" {
 					   rootless runtime's choice) */
 
 struct sqp_img2dir_desc {
+	size_t struct_size;  /* sizeof(struct sqp_img2dir_desc): see sqpack/api.h */
 	unsigned jobs;               /* decompression threads; 0 = CPUs */
 	unsigned flags;              /* SQP_IMG2DIR_* */
 	const char *const *paths;    /* subtrees to extract; NULL = all */

@@ -18,6 +18,7 @@ extern "C" {
 #define SQP_IMG2TAR_NO_XATTRS 0x0002
 
 struct sqp_img2tar_desc {
+	size_t struct_size;  /* sizeof(struct sqp_img2tar_desc): see sqpack/api.h */
 	unsigned jobs;               /* decompression threads; 0 = CPUs */
 	unsigned flags;              /* SQP_IMG2TAR_* */
 	const char *const *paths;    /* subtrees to write; NULL = all */

@@ -23,6 +23,7 @@ extern "C" {
 struct sqp_image;
 
 struct sqp_image_desc {
+	size_t struct_size;  /* sizeof(struct sqp_image_desc): see sqpack/api.h */
 	int fd;              /* the image; borrowed, read with pread only */
 	const char *name;    /* for messages; borrowed */
 	sqp_warn_fn warn;    /* optional: skipped sockets, odd xattrs */
@@ -45,14 +46,17 @@ SQP_API void sqp_image_destroy(struct sqp_image *img);
 SQP_API const char *sqp_image_error(const struct sqp_image *img);
 
 struct sqp_image_info {
+	size_t struct_size;  /* sizeof(struct sqp_image_info): see sqpack/api.h */
 	int codec;           /* enum sqp_codec_id */
 	uint32_t block_size;
 	uint32_t inode_count;
 	uint32_t mod_time;
 	uint64_t bytes_used;
 };
-SQP_API void sqp_image_get_info(const struct sqp_image *img,
-				struct sqp_image_info *info);
+/* 0, or SQP_ERR_ARG when info->size is unset (a code only: the image
+ * is const). */
+SQP_API int sqp_image_get_info(const struct sqp_image *img,
+			       struct sqp_image_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Browsing an image                                                   */
@@ -72,6 +76,7 @@ SQP_API void sqp_image_get_info(const struct sqp_image *img,
  * "Not found" and "wrong type" do not latch.
  */
 struct sqp_inode_info {
+	size_t struct_size;  /* sizeof(struct sqp_inode_info): see sqpack/api.h */
 	uint64_t ref;           /* this inode's reference */
 	uint32_t inode_number;  /* 1..inode_count */
 	uint32_t nlink;
@@ -118,6 +123,7 @@ SQP_API int sqp_image_xattrs(struct sqp_image *img, uint64_t ref,
  * sorted (strcmp), so also one holding a name twice, is corrupt. */
 struct sqp_dir;
 struct sqp_dirent {
+	size_t struct_size;  /* sizeof(struct sqp_dirent): see sqpack/api.h */
 	char name[257];         /* 1..256 bytes, never "/", "." or ".." */
 	uint64_t ref;
 	uint32_t inode_number;
@@ -157,6 +163,7 @@ SQP_API void sqp_file_close(struct sqp_file *f);
 struct sqp_walk;
 
 struct sqp_walk_desc {
+	size_t struct_size;  /* sizeof(struct sqp_walk_desc): see sqpack/api.h */
 	struct sqp_image *img;  /* borrowed */
 	const char *path;       /* where to start; NULL, "" or "/": the root */
 	unsigned max_depth;     /* 0: everything below; 1: the start and,
@@ -164,6 +171,7 @@ struct sqp_walk_desc {
 };
 
 struct sqp_walk_entry {
+	size_t struct_size;  /* sizeof(struct sqp_walk_entry): see sqpack/api.h */
 	const char *path;       /* normalised, relative to the root ("" is
 				   the root); valid until the next call */
 	const char *name;       /* last component ("" for the root) */

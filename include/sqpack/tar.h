@@ -30,6 +30,7 @@ extern "C" {
 struct sqp_tar_reader;
 
 struct sqp_tar_reader_desc {
+	size_t struct_size;  /* sizeof(struct sqp_tar_reader_desc): see sqpack/api.h */
 	int fd;              /* input; borrowed, must stay open until destroy */
 	const char *name;    /* for messages ("stdin", "root.tar"); borrowed */
 	sqp_warn_fn warn;    /* optional: receives warnings (skipped records) */

@@ -37,6 +37,7 @@ enum sqp_tar_compression {
 #define SQP_TAR_WRITE_NO_XATTRS 0x0002
 
 struct sqp_tar_writer_desc {
+	size_t struct_size;  /* sizeof(struct sqp_tar_writer_desc): see sqpack/api.h */
 	int fd;              /* output; borrowed */
 	int compression;     /* enum sqp_tar_compression */
 	unsigned flags;      /* SQP_TAR_WRITE_* */

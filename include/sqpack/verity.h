@@ -37,6 +37,7 @@ extern "C" {
 
 /* What the writer is asked for (sqp_writer_desc.verity; copied by create). */
 struct sqp_verity_desc {
+	size_t struct_size;  /* sizeof(struct sqp_verity_desc): see sqpack/api.h */
 	uint32_t block_size;   /* data and hash blocks; 0 = 4096 */
 	/* 0: the tree follows the image in the writer's file. 1: it is
 	 * written at offset 0 of hash_fd (borrowed, seekable, writable). */
@@ -50,6 +51,7 @@ struct sqp_verity_desc {
 
 /* What was written (sqp_writer_get_verity after finish). */
 struct sqp_verity_result {
+	size_t struct_size;  /* sizeof(struct sqp_verity_result): see sqpack/api.h */
 	uint8_t root_hash[SQP_VERITY_DIGEST_SIZE];
 	uint8_t salt[SQP_VERITY_SALT_MAX];
 	size_t salt_len;
@@ -69,6 +71,7 @@ SQP_API int sqp_verity_available(void);
 
 /* A tree to check: geometry and salt come from its superblock. */
 struct sqp_verity_check_desc {
+	size_t struct_size;  /* sizeof(struct sqp_verity_check_desc): see sqpack/api.h */
 	int data_fd;
 	uint64_t data_offset;  /* where the image starts in data_fd */
 	int hash_fd;
@@ -80,6 +83,7 @@ struct sqp_verity_check_desc {
 /* The first block that does not match: a hash block of the tree (level
  * 0 = the lowest, which holds the data blocks' hashes) or a data block. */
 struct sqp_verity_bad {
+	size_t struct_size;  /* sizeof(struct sqp_verity_bad): see sqpack/api.h */
 	int in_tree;           /* 1: a hash block, 0: a data block */
 	int level;             /* hash blocks only */
 	uint64_t block;        /* index within its level, or data block number */

@@ -27,6 +27,7 @@
 #ifndef SQPACK_WRITER_H
 #define SQPACK_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "sqpack/api.h"
 #include "sqpack/entry.h"
@@ -72,6 +73,7 @@ struct sqp_policy;
 typedef void (*sqp_progress_fn)(void *user, uint64_t entries, uint64_t bytes);
 
 struct sqp_writer_desc {
+	size_t struct_size;  /* sizeof(struct sqp_writer_desc): see sqpack/api.h */
 	/* The image: opened read-write (the writer reads back what it wrote
 	 * to verify duplicates), seekable, empty. Borrowed. */
 	int fd;
@@ -149,6 +151,7 @@ SQP_API void sqp_writer_destroy(struct sqp_writer *w);
 SQP_API const char *sqp_writer_error(const struct sqp_writer *w);
 
 struct sqp_writer_stats {
+	size_t struct_size;  /* sizeof(struct sqp_writer_stats): see sqpack/api.h */
 	uint64_t inodes;
 	uint64_t bytes_in;          /* file bytes consumed */
 	uint64_t image_bytes;       /* final image size (after finish) */
@@ -170,8 +173,10 @@ struct sqp_writer_stats {
 	                               after a read-back refuted a hash */
 };
 
-SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,
-				  struct sqp_writer_stats *st);
+/* 0, or SQP_ERR_ARG when st->size is unset (the writer is const: its
+ * message does not change). */
+SQP_API int sqp_writer_get_stats(const struct sqp_writer *w,
+				 struct sqp_writer_stats *st);
 
 /* After a successful finish with desc.verity: the tree's root hash and
  * where it went. SQP_ERR_SEQUENCE otherwise. */

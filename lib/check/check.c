@@ -189,7 +189,7 @@ static int run(struct chk *c)
 SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 			    struct sqp_check_stats *stats)
 {
-	struct sqp_image_desc id = { 0 };
+	struct sqp_image_desc id = { .struct_size = sizeof(id) };
 	struct chk c = { 0 };
 	int ret;
 

@@ -148,7 +148,7 @@ static void fill_attrs(struct sqp_entry *e, const struct stat *st)
 static int feed_file(struct sqp_dirscan *s, struct sqp_writer *w, const char *path,
 		     struct rslot *sl)
 {
-	struct sqp_entry e = { .path = path };
+	struct sqp_entry e = { .struct_size = sizeof(e), .path = path };
 	struct file_src f = { .sl = sl };
 	struct sqp_data_source src = { .user = &f };
 	struct stat after;
@@ -186,7 +186,7 @@ static int feed_other(struct sqp_dirscan *s, struct sqp_writer *w, const char *p
 {
 	const struct droot *r = &s->roots[n->root];
 	const char *disk = dnode_disk_path(s, n);
-	struct sqp_entry e = { .path = path };
+	struct sqp_entry e = { .struct_size = sizeof(e), .path = path };
 	struct dxattrs xa = { 0 };
 	char target[PATH_MAX + 1], abs[PATH_MAX * 2];
 	struct stat st;

@@ -344,12 +344,13 @@ static int step(struct differ *df)
 
 static int run(struct differ *df)
 {
-	struct sqp_walk_desc wd = { NULL, NULL, 0 };
-	struct sqp_image_info ii;
+	struct sqp_walk_desc wd = { sizeof(wd), NULL, NULL, 0 };
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	int ret;
 
 	for (int i = 0; i < 2; i++) {
-		sqp_image_get_info(df->img[i], &ii);
+		if ((ret = sqp_image_get_info(df->img[i], &ii)) != 0)
+			return sqp_err(&df->err, ret, "%s", sqp_strerror(ret));
 		df->inode_count[i] = ii.inode_count;
 		df->buf[i] = malloc(CHUNK);
 		df->links[i] = calloc((size_t)ii.inode_count + 1,
@@ -384,6 +385,7 @@ SQP_API int sqp_image_diff(const struct sqp_diff_desc *desc, char *msg,
 	    desc->a == desc->b || desc->report == NULL)
 		return SQP_ERR_ARG;
 	memset(&df, 0, sizeof(df));
+	df.e[0].struct_size = df.e[1].struct_size = sizeof(df.e[0]);
 	df.desc = desc;
 	df.img[0] = desc->a;
 	df.img[1] = desc->b;

@@ -57,7 +57,7 @@ static int add_file(struct sqp_image *img, const struct sqp_walk_entry *e,
 static int summarize(struct sqp_image *img, struct sqp_walk *w,
 		     struct sqp_image_summary *s, char *msg, size_t msg_size)
 {
-	struct sqp_walk_entry e;
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	int ret;
 
 	while ((ret = sqp_walk_next(w, &e)) == 1) {
@@ -87,7 +87,7 @@ SQP_API int sqp_image_summarize(struct sqp_image *img,
 				struct sqp_image_summary *s,
 				char *msg, size_t msg_size)
 {
-	struct sqp_walk_desc wd = { .img = img };
+	struct sqp_walk_desc wd = { .struct_size = sizeof(wd), .img = img };
 	struct sqp_walk *w;
 	int ret;
 

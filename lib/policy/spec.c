@@ -176,7 +176,7 @@ static int add_extra(struct sqp_policy *p, struct sqp_entry *e)
 
 static int spec_words(struct sqp_policy *p, struct spec_line *l)
 {
-	struct sqp_entry e = { 0 };
+	struct sqp_entry e = { .struct_size = sizeof(e) };
 	char type;
 	int timed;
 	unsigned next = 0;

@@ -19,6 +19,7 @@
 #include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
+#include "util/abi.h"
 
 struct sqp_dir {
 	struct sqp_image *img;
@@ -34,8 +35,8 @@ SQP_API uint64_t sqp_image_root(const struct sqp_image *img)
 	return img->sb.root_inode;
 }
 
-SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
-			   struct sqp_inode_info *info)
+/* The library's own struct, whole; sqp_image_stat copies it out. */
+int rd_stat(struct sqp_image *img, uint64_t ref, struct sqp_inode_info *info)
 {
 	const struct sqfs_inode *r;
 	struct rd_inode ino;
@@ -47,6 +48,7 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 		return ret;
 	r = &ino.raw;
 	memset(info, 0, sizeof(*info));
+	info->struct_size = sizeof(*info);
 	info->ref = ref;
 	info->inode_number = r->inode_number;
 	info->nlink = r->nlink;
@@ -70,6 +72,19 @@ SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
 				 &info->dev_minor);
 	rd_inode_free(&ino);
 	return 0;
+}
+
+SQP_API int sqp_image_stat(struct sqp_image *img, uint64_t ref,
+			   struct sqp_inode_info *info)
+{
+	const size_t v0 = SQP_SIZE_TO(struct sqp_inode_info, has_xattrs);
+	struct sqp_inode_info all = { .struct_size = sizeof(all) };
+	int ret = sqp_abi_out(NULL, "sqp_inode_info", info, &all, sizeof(all), v0);
+
+	if (ret == 0)
+		ret = rd_stat(img, ref, &all);
+	return ret != 0 ? ret : sqp_abi_out(NULL, "sqp_inode_info", info, &all,
+					    sizeof(all), v0);
 }
 
 SQP_API int sqp_image_lookup(struct sqp_image *img, const char *path,
@@ -171,6 +186,7 @@ SQP_API int sqp_dir_open(struct sqp_image *img, uint64_t ref,
 
 SQP_API int sqp_dir_next(struct sqp_dir *dir, struct sqp_dirent *e)
 {
+	struct sqp_dirent all;
 	struct rd_dirent de;
 	int ret;
 
@@ -183,11 +199,13 @@ SQP_API int sqp_dir_next(struct sqp_dir *dir, struct sqp_dirent *e)
 		return rd_err(dir->img, SQP_ERR_CORRUPT, "%s: directory entry "
 			      "'%s' has type %u", dir->img->name, de.name,
 			      de.type);
-	memcpy(e->name, de.name, sizeof(e->name));
-	e->ref = de.inode_ref;
-	e->inode_number = de.inode_number;
-	e->type = dirent_types[de.type];
-	return 1;
+	memcpy(all.name, de.name, sizeof(all.name));
+	all.ref = de.inode_ref;
+	all.inode_number = de.inode_number;
+	all.type = dirent_types[de.type];
+	ret = sqp_abi_out(NULL, "sqp_dirent", e, &all, sizeof(all),
+			  SQP_SIZE_TO(struct sqp_dirent, type));
+	return ret != 0 ? ret : 1;
 }
 
 SQP_API void sqp_dir_close(struct sqp_dir *dir)

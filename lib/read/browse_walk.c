@@ -18,6 +18,7 @@
 
 #include "read/rd_walk.h"
 #include "sqpack/error.h"
+#include "util/abi.h"
 
 struct sqp_walk {
 	struct sqp_errbuf err;
@@ -34,24 +35,31 @@ static int img_fail(struct sqp_walk *w, int ret, const char *path)
 
 SQP_API int sqp_walk_next(struct sqp_walk *w, struct sqp_walk_entry *e)
 {
+	struct sqp_walk_entry all = { .struct_size = sizeof(all) };
 	struct rd_walk_node n;
 	int ret;
 
 	if (w->err.code != 0)
 		return w->err.code;
+	/* The entry grows only through its last member, info. */
+	if ((ret = sqp_abi_out(&w->err, "sqp_walk_entry", e, &all, sizeof(all),
+			       SQP_SIZE_TO(struct sqp_walk_entry, info))) != 0)
+		return ret;
 	while ((ret = rd_walk_next(w->rw, &n)) == RD_WALK_LEAVE)
 		;
 	if (ret < 0)
 		return img_fail(w, ret, rd_walk_path(w->rw));
 	if (ret == 0)
 		return 0;
-	if ((ret = sqp_image_stat(w->img, n.ref, &e->info)) != 0)
+	if ((ret = rd_stat(w->img, n.ref, &all.info)) != 0)
 		return img_fail(w, ret, n.path);
-	e->path = n.path;
-	e->name = n.name;
-	e->depth = n.depth;
-	e->hardlink = n.again;
-	return 1;
+	all.path = n.path;
+	all.name = n.name;
+	all.depth = n.depth;
+	all.hardlink = n.again;
+	ret = sqp_abi_out(&w->err, "sqp_walk_entry", e, &all, sizeof(all),
+			  SQP_SIZE_TO(struct sqp_walk_entry, info));
+	return ret != 0 ? ret : 1;
 }
 
 SQP_API void sqp_walk_skip(struct sqp_walk *w)
@@ -62,19 +70,26 @@ SQP_API void sqp_walk_skip(struct sqp_walk *w)
 SQP_API int sqp_walk_create(const struct sqp_walk_desc *desc,
 			    struct sqp_walk **out)
 {
-	const char *path = desc && desc->path ? desc->path : "";
+	struct sqp_walk_desc d;
+	const char *path;
 	struct rd_walk_desc rd = { NULL, &path, 1, 0, NULL, NULL };
 	struct sqp_walk *w;
 	uint64_t ref;
 	int ret;
 
 	*out = NULL;
-	if (desc == NULL || desc->img == NULL)
-		return SQP_ERR_ARG;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return SQP_ERR_NOMEM;
 	*out = w; /* on failure too: it explains (sqpack/error.h) */
+	ret = sqp_abi_in(&w->err, "sqp_walk_desc", &d, sizeof(d),
+			 SQP_SIZE_TO(struct sqp_walk_desc, max_depth), desc);
+	if (ret == 0 && d.img == NULL)
+		ret = sqp_err(&w->err, SQP_ERR_ARG, "walk: no image");
+	if (ret != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
+	path = desc->path ? desc->path : "";
 	w->img = desc->img;
 	rd.img = desc->img;
 	rd.max_depth = desc->max_depth;

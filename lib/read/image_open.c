@@ -18,6 +18,7 @@
 #include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
+#include "util/abi.h"
 #include "util/endian.h"
 
 static int check_super(struct sqp_image *img)
@@ -173,6 +174,7 @@ static int load_tables(struct sqp_image *img)
 SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 			     struct sqp_image **out)
 {
+	struct sqp_image_desc d;
 	struct sqp_image *img;
 	uint8_t raw[SQFS_SUPER_SIZE];
 	struct stat st;
@@ -181,12 +183,17 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 	if (out == NULL)
 		return SQP_ERR_ARG;
 	*out = NULL;
-	if (desc == NULL || desc->fd < 0)
-		return SQP_ERR_ARG;
 	img = calloc(1, sizeof(*img));
 	if (img == NULL)
 		return SQP_ERR_NOMEM;
 	*out = img; /* on failure too: it explains (sqpack/error.h) */
+	ret = sqp_abi_in(&img->err, "sqp_image_desc", &d, sizeof(d),
+			 SQP_SIZE_TO(struct sqp_image_desc, offset), desc);
+	if (ret != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
+	if (desc->fd < 0)
+		return rd_err(img, SQP_ERR_ARG, "no image file");
 	img->fd = desc->fd;
 	img->name = desc->name != NULL ? desc->name : "image";
 	img->warn = desc->warn;
@@ -239,12 +246,17 @@ SQP_API const char *sqp_image_error(const struct sqp_image *img)
 	return img != NULL ? sqp_errmsg(&img->err) : "";
 }
 
-SQP_API void sqp_image_get_info(const struct sqp_image *img,
-				struct sqp_image_info *info)
+SQP_API int sqp_image_get_info(const struct sqp_image *img,
+			       struct sqp_image_info *info)
 {
-	info->codec = img->sb.compressor;
-	info->block_size = img->sb.block_size;
-	info->inode_count = img->sb.inode_count;
-	info->mod_time = img->sb.mod_time;
-	info->bytes_used = img->sb.bytes_used;
+	struct sqp_image_info all = {
+		.codec = img->sb.compressor,
+		.block_size = img->sb.block_size,
+		.inode_count = img->sb.inode_count,
+		.mod_time = img->sb.mod_time,
+		.bytes_used = img->sb.bytes_used,
+	};
+
+	return sqp_abi_out(NULL, "sqp_image_info", info, &all, sizeof(all),
+			   SQP_SIZE_TO(struct sqp_image_info, bytes_used));
 }

@@ -113,6 +113,8 @@ struct rd_inode {
 };
 
 int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino);
+/* sqp_image_stat into the library's own, whole struct (browse.c). */
+int rd_stat(struct sqp_image *img, uint64_t ref, struct sqp_inode_info *info);
 void rd_inode_free(struct rd_inode *ino);
 
 /* One directory entry, as iterated. */

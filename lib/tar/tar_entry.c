@@ -196,6 +196,7 @@ int tar_build_entry(struct sqp_tar_reader *r, const uint8_t *h)
 	int ret, slash;
 
 	memset(e, 0, sizeof(*e));
+	e->struct_size = sizeof(*e);
 	if ((ret = entry_path(r, h, ustar, &slash)) != 0 ||
 	    (ret = entry_numbers(r, h)) != 0)
 		return ret;

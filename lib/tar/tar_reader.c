@@ -21,6 +21,7 @@
 
 #include "sqpack/error.h"
 #include "tar/tar_impl.h"
+#include "util/abi.h"
 
 /* Bigger pax headers or GNU long names are not metadata but an attack. */
 #define PAX_MAX (64u << 20)
@@ -29,18 +30,25 @@
 SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out)
 {
+	struct sqp_tar_reader_desc d;
 	struct sqp_tar_reader *r;
+	int ret;
 
 	if (out == NULL)
 		return SQP_ERR_ARG;
 	*out = NULL;
-	if (desc == NULL || desc->fd < 0)
-		return SQP_ERR_ARG;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return SQP_ERR_NOMEM;
 	/* From here on a failure hands back r, whose error() says why. */
 	*out = r;
+	ret = sqp_abi_in(&r->err, "sqp_tar_reader_desc", &d, sizeof(d),
+			 SQP_SIZE_TO(struct sqp_tar_reader_desc, warn_user), desc);
+	if (ret != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
+	if (desc->fd < 0)
+		return sqp_err(&r->err, SQP_ERR_ARG, "no input file");
 	r->name = desc->name != NULL ? desc->name : "input";
 	r->warn = desc->warn;
 	r->warn_user = desc->warn_user;

@@ -23,6 +23,7 @@
 #include "sqpack/error.h"
 #include "sqpack/tar_writer.h"
 #include "tar/ostream.h"
+#include "util/abi.h"
 #include "util/array.h"
 #include "util/errbuf.h"
 
@@ -46,20 +47,26 @@ static const uint8_t zeros[BLOCK];
 SQP_API int sqp_tar_writer_create(const struct sqp_tar_writer_desc *desc,
 				  struct sqp_tar_writer **out)
 {
+	struct sqp_tar_writer_desc d;
 	struct sqp_tar_writer *w;
 	int ret;
 
 	if (out == NULL)
 		return SQP_ERR_ARG;
 	*out = NULL;
-	if (desc == NULL || desc->fd < 0)
-		return SQP_ERR_ARG;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return SQP_ERR_NOMEM;
 	/* From here on a failure hands back w, whose error() says why
 	 * (doc/contributing.md). */
 	*out = w;
+	ret = sqp_abi_in(&w->err, "sqp_tar_writer_desc", &d, sizeof(d),
+			 SQP_SIZE_TO(struct sqp_tar_writer_desc, warn_user), desc);
+	if (ret != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
+	if (desc->fd < 0)
+		return sqp_err(&w->err, SQP_ERR_ARG, "no output file");
 	w->flags = desc->flags;
 	w->warn = desc->warn;
 	w->warn_user = desc->warn_user;
@@ -296,8 +303,7 @@ static int add_records(struct sqp_tar_writer *w, const struct sqp_entry *e,
 	return ret;
 }
 
-SQP_API int sqp_tar_write_header(struct sqp_tar_writer *w,
-				 const struct sqp_entry *e)
+static int write_header(struct sqp_tar_writer *w, const struct sqp_entry *e)
 {
 	char type = entry_type(e), *path = NULL, *map = NULL, stand_in[128];
 	int sparse = (w->flags & SQP_TAR_WRITE_SPARSE) && type == '0' &&
@@ -355,6 +361,19 @@ SQP_API int sqp_tar_write_header(struct sqp_tar_writer *w,
 	w->data_left = data;
 	w->pad = (BLOCK - data % BLOCK) % BLOCK;
 	return 0;
+}
+
+SQP_API int sqp_tar_write_header(struct sqp_tar_writer *w,
+				 const struct sqp_entry *entry)
+{
+	struct sqp_entry e;
+	int ret;
+
+	if (w->err.code != 0)
+		return w->err.code;
+	ret = sqp_abi_in(&w->err, "sqp_entry", &e, sizeof(e),
+			 SQP_SIZE_TO(struct sqp_entry, sparse_count), entry);
+	return ret != 0 ? ret : write_header(w, &e);
 }
 
 SQP_API int sqp_tar_write_data(struct sqp_tar_writer *w, const void *buf,

@@ -40,6 +40,7 @@
 #include "sqpack/img2dir.h"
 #include "unpack/dirfs.h"
 #include "unpack/walk.h"
+#include "util/abi.h"
 #include "util/errbuf.h"
 
 /* Entries the reader holds, at least and at most: each may hold a
@@ -433,12 +434,17 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	struct todir *t;
 	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, max_entries() };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
+	struct sqp_img2dir_desc d;
 	int ret;
 
 	if (img == NULL || dirfd < 0 || desc == NULL)
 		return SQP_ERR_ARG;
 	if (img->err.code != 0)
 		return img->err.code;
+	if ((ret = sqp_abi_in(&img->err, "sqp_img2dir_desc", &d, sizeof(d),
+			      SQP_SIZE_TO(struct sqp_img2dir_desc, xattr_user), desc)) != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
 	/* The descriptor stack is large: on the heap. */
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");

@@ -20,6 +20,7 @@
 #include "sqpack/error.h"
 #include "sqpack/img2tar.h"
 #include "unpack/walk.h"
+#include "util/abi.h"
 #include "util/endian.h"
 
 struct pending {
@@ -255,6 +256,7 @@ static int on_entry(void *user, struct unp_node *n)
 		free(p);
 		return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
 	}
+	p->e.struct_size = sizeof(p->e);
 	p->e.path = p->be.name = p->path;
 	if ((ret = entry_attrs(t, p, n)) != 0) {
 		pending_free(p);
@@ -272,12 +274,17 @@ SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
 	struct totar t = { img, tw, NULL, 0 };
 	struct rd_blockrd_desc bd = { img, 0, &tar_ops, &t, 0 };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, &t };
+	struct sqp_img2tar_desc d;
 	int ret;
 
 	if (img == NULL || tw == NULL || desc == NULL)
 		return SQP_ERR_ARG;
 	if (img->err.code != 0)
 		return img->err.code;
+	if ((ret = sqp_abi_in(&img->err, "sqp_img2tar_desc", &d, sizeof(d),
+			      SQP_SIZE_TO(struct sqp_img2tar_desc, path_count), desc)) != 0)
+		return ret;
+	desc = &d; /* the caller's struct only up to its size */
 	t.flags = desc->flags;
 	bd.jobs = desc->jobs;
 	wd.paths = desc->paths;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/abi.h"
 #include "util/fileio.h"
 #include "write/verity_geom.h"
 
@@ -132,17 +133,33 @@ static int load(struct check *c, char *msg, size_t msg_len)
 	return ret;
 }
 
+/* The size rule at this edge: the message goes to msg, as every other. */
+static int abi_fail(int ret, const struct sqp_errbuf *eb, char *msg, size_t msg_len)
+{
+	snprintf(msg, msg_len, "%s", eb->msg);
+	return ret;
+}
+
 int sqp_verity_check(const struct sqp_verity_check_desc *desc,
 		     struct sqp_verity_bad *bad, char *msg, size_t msg_len)
 {
-	struct check c = { .d = desc, .bad = bad };
+	struct sqp_verity_check_desc d;
+	struct sqp_verity_bad b = { .struct_size = sizeof(b) };
+	struct sqp_errbuf eb = { 0 };
+	struct check c = { .d = &d, .bad = &b };
+	const size_t bad_v0 = SQP_SIZE_TO(struct sqp_verity_bad, data_blocks);
 	int ret;
 
-	memset(bad, 0, sizeof(*bad));
 	msg[0] = '\0';
-	if (desc->root_hash_len != SQP_VERITY_DIGEST_SIZE) {
+	ret = sqp_abi_in(&eb, "sqp_verity_check_desc", &d, sizeof(d),
+			 SQP_SIZE_TO(struct sqp_verity_check_desc, root_hash_len), desc);
+	if (ret == 0) /* zeroes *bad, and proves it can be written */
+		ret = sqp_abi_out(&eb, "sqp_verity_bad", bad, &b, sizeof(b), bad_v0);
+	if (ret != 0)
+		return abi_fail(ret, &eb, msg, msg_len);
+	if (d.root_hash_len != SQP_VERITY_DIGEST_SIZE) {
 		snprintf(msg, msg_len, "a SHA-256 root hash is %d bytes, not %zu",
-			 SQP_VERITY_DIGEST_SIZE, desc->root_hash_len);
+			 SQP_VERITY_DIGEST_SIZE, d.root_hash_len);
 		return SQP_ERR_ARG;
 	}
 	ret = load(&c, msg, msg_len);
@@ -155,5 +172,6 @@ int sqp_verity_check(const struct sqp_verity_check_desc *desc,
 	EVP_MD_CTX_free(c.work);
 	EVP_MD_CTX_free(c.salted);
 	free(c.area);
+	(void)sqp_abi_out(NULL, "sqp_verity_bad", bad, &b, sizeof(b), bad_v0); /* checked above */
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sqpack/error.h"
+#include "util/abi.h"
 #include "util/endian.h"
 #include "write/verity.h"
 #include "write/writer_impl.h"
@@ -28,11 +29,17 @@ int sqp_verity_available(void)
 int writer_verity_start(struct sqp_writer *w)
 {
 	const struct sqp_writer_desc *d = &w->desc;
+	struct sqp_verity_desc vd;
 	uint8_t derive[40];
 	int ret;
 
 	if (d->verity == NULL)
 		return 0;
+	ret = sqp_abi_in(&w->err, "sqp_verity_desc", &vd, sizeof(vd),
+			 SQP_SIZE_TO(struct sqp_verity_desc, salt), d->verity);
+	w->desc.verity = NULL; /* borrowed only until now */
+	if (ret != 0)
+		return ret;
 	/* What decides the image's layout, so two different images built
 	 * from one input never share a salt by accident. */
 	sqp_put64(derive, (uint64_t)d->mod_time);
@@ -41,12 +48,11 @@ int writer_verity_start(struct sqp_writer *w)
 	sqp_put32(derive + 16, (uint32_t)d->codec.level);
 	sqp_put32(derive + 20, d->flags);
 	sqp_put32(derive + 24, (uint32_t)d->fragment_mode);
-	sqp_put32(derive + 28, d->verity->block_size | (uint32_t)!!d->verity->no_superblock << 31);
+	sqp_put32(derive + 28, vd.block_size | (uint32_t)!!vd.no_superblock << 31);
 	sqp_put64(derive + 32, d->offset);
-	w->verity_separate = d->verity->separate;
-	w->verity_hash_fd = d->verity->hash_fd;
-	ret = verity_create(d->verity, derive, sizeof(derive), &w->err, &w->verity);
-	w->desc.verity = NULL; /* borrowed only until now */
+	w->verity_separate = vd.separate;
+	w->verity_hash_fd = vd.hash_fd;
+	ret = verity_create(&vd, derive, sizeof(derive), &w->err, &w->verity);
 	if (ret == 0)
 		w->out.verity = w->verity;
 	return ret;
@@ -98,11 +104,14 @@ int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t supe
 
 int sqp_writer_get_verity(const struct sqp_writer *w, struct sqp_verity_result *r)
 {
+	struct sqp_verity_result all;
+
 	if (w->verity == NULL || !w->finished || w->err.code != 0)
 		return SQP_ERR_SEQUENCE;
-	verity_get_result(w->verity, r);
-	r->hash_offset = w->verity_hash_offset;
-	return 0;
+	verity_get_result(w->verity, &all);
+	all.hash_offset = w->verity_hash_offset;
+	return sqp_abi_out(NULL, "sqp_verity_result", r, &all, sizeof(all),
+			   SQP_SIZE_TO(struct sqp_verity_result, has_superblock));
 }
 
 void writer_verity_destroy(struct sqp_writer *w)

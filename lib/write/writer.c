@@ -18,6 +18,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/writer.h"
+#include "util/abi.h"
 #include "util/endian.h"
 #include "util/pool.h"
 #include "util/spill.h"
@@ -94,10 +95,13 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	*out = w;
 	if (hooks == NULL)
 		hooks = &no_hooks;
-	w->desc = *desc;
+	ret = sqp_abi_in(&w->err, "sqp_writer_desc", &w->desc, sizeof(w->desc),
+			 SQP_SIZE_TO(struct sqp_writer_desc, verity), desc);
+	desc = &w->desc; /* the caller's struct only up to its size */
 	if (w->desc.jobs == 0)
 		w->desc.jobs = sqp_cpu_count();
-	ret = check_desc(desc, &w->err);
+	if (ret == 0)
+		ret = check_desc(desc, &w->err);
 	if (ret == 0)
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
@@ -157,13 +161,15 @@ const char *sqp_writer_error(const struct sqp_writer *w)
 	return sqp_errmsg(&w->err);
 }
 
-void sqp_writer_get_stats(const struct sqp_writer *w, struct sqp_writer_stats *st)
+int sqp_writer_get_stats(const struct sqp_writer *w, struct sqp_writer_stats *st)
 {
+	struct sqp_writer_stats all = w->stats;
 	struct sqp_spill_stats ss;
 
 	sqp_spill_get_stats(w->spill, &ss);
-	*st = w->stats;
-	st->spilled_bytes = ss.file_bytes;
+	all.spilled_bytes = ss.file_bytes;
+	return sqp_abi_out(NULL, "sqp_writer_stats", st, &all, sizeof(all),
+			   SQP_SIZE_TO(struct sqp_writer_stats, proofs_replayed));
 }
 
 int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)

@@ -22,6 +22,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/policy.h"
+#include "util/abi.h"
 #include "write/writer_impl.h"
 
 static void warn(struct sqp_writer *w, const char *fmt, const char *path)
@@ -182,14 +183,15 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		return w->err.code;
 	if (w->finished)
 		return writer_fail(w, SQP_ERR_SEQUENCE, "entry added after finish");
+	if ((ret = sqp_abi_in(&w->err, "sqp_entry", &copy, sizeof(copy),
+			      SQP_SIZE_TO(struct sqp_entry, sparse_count), e)) != 0)
+		return ret;
+	e = &copy; /* the caller's struct only up to its size */
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
-	if (w->desc.policy != NULL && !w->adding_extras) {
-		copy = *e;
-		if (sqp_policy_apply(w->desc.policy, &copy))
-			return 0;  /* excluded; a tar reader skips the unread data */
-		e = &copy;
-	}
+	if (w->desc.policy != NULL && !w->adding_extras &&
+	    sqp_policy_apply(w->desc.policy, &copy))
+		return 0;  /* excluded; a tar reader skips the unread data */
 	ret = add_entry(w, e, data);
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)

@@ -60,8 +60,9 @@ static void check_parent(void)
 
 static void extract(int fd)
 {
-	struct sqp_image_desc d = { .fd = fd, .name = "fuzz" };
-	struct sqp_img2dir_desc x = { .jobs = 1, .flags = SQP_IMG2DIR_NO_OWNER };
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .fd = fd, .name = "fuzz" };
+	struct sqp_img2dir_desc x = { .struct_size = sizeof(x),
+		.jobs = 1, .flags = SQP_IMG2DIR_NO_OWNER };
 	struct sqp_image *img = NULL;
 	char target[sizeof(parent) + 2];
 	int dir;

@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void to_tar(struct sqp_image *img)
 {
-	struct sqp_img2tar_desc x = { .jobs = 1 };
-	struct sqp_tar_writer_desc td = { 0 };
+	struct sqp_img2tar_desc x = { .struct_size = sizeof(x), .jobs = 1 };
+	struct sqp_tar_writer_desc td = { .struct_size = sizeof(td) };
 	struct sqp_tar_writer *tw = NULL;
 
 	td.fd = open("/dev/null", O_WRONLY);
@@ -54,9 +54,9 @@ static void browse(struct sqp_image *img, const struct sqp_walk_entry *e,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t magic[4] = { 0xE2, 0xE1, 0xF5, 0xE0 };
-	struct sqp_image_desc d = { .name = "fuzz" };
-	struct sqp_walk_desc wd = { 0 };
-	struct sqp_walk_entry e;
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = "fuzz" };
+	struct sqp_walk_desc wd = { .struct_size = sizeof(wd) };
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_image *img = NULL;
 	struct sqp_walk *w = NULL;
 	uint8_t *copy = malloc(size + 1), *buf = malloc(65536);

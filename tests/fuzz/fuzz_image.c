@@ -16,9 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sqp_image_desc d = { .name = "fuzz" };
-	struct sqp_img2tar_desc x = { .jobs = 1 };
-	struct sqp_tar_writer_desc td = { 0 };
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = "fuzz" };
+	struct sqp_img2tar_desc x = { .struct_size = sizeof(x), .jobs = 1 };
+	struct sqp_tar_writer_desc td = { .struct_size = sizeof(td) };
 	struct sqp_image *img = NULL;
 	struct sqp_tar_writer *tw = NULL;
 	int fd = memfd_create("img", 0), null_fd = open("/dev/null", O_WRONLY);

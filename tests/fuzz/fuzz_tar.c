@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t buf[65536];
-	struct sqp_tar_reader_desc d = { .name = "fuzz" };
+	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .name = "fuzz" };
 	struct sqp_tar_reader *r = NULL;
 	const struct sqp_entry *e;
 	int fd = memfd_create("tar", 0);

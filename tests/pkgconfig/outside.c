@@ -29,7 +29,7 @@ static int feed(void *user, void *buf, size_t n)
 
 static int pack(const char *path)
 {
-	struct sqp_writer_desc desc = { .jobs = 2, .mod_time = 1 };
+	struct sqp_writer_desc desc = { .struct_size = sizeof(desc), .jobs = 2, .mod_time = 1 };
 	struct sqp_writer *w = NULL;
 	struct sqp_entry e;
 	size_t done = 0;
@@ -45,6 +45,7 @@ static int pack(const char *path)
 	if (ret == 0)
 		ret = sqp_writer_create(&desc, &w);
 	memset(&e, 0, sizeof(e));
+	e.struct_size = sizeof(e);
 	e.path = "dir/file";
 	e.mode = S_IFREG | 0644;
 	e.size = sizeof(text) - 1;
@@ -62,7 +63,7 @@ static int pack(const char *path)
 
 static int read_back(const char *path)
 {
-	struct sqp_image_desc desc = { .name = path };
+	struct sqp_image_desc desc = { .struct_size = sizeof(desc), .name = path };
 	struct sqp_image *img = NULL;
 	struct sqp_file *f = NULL;
 	char buf[sizeof(text)] = "";

@@ -52,7 +52,7 @@ static void check_absent(const char *path)
 		snprintf(buf, sizeof(buf), "%s%s", path, tails[i]);
 		if (sqp_image_lookup(img, buf, &ref) == 0) {
 			/* it may exist after all: only check it is real */
-			struct sqp_inode_info st;
+			struct sqp_inode_info st = { .struct_size = sizeof(st) };
 
 			check(sqp_image_stat(img, ref, &st) == 0, "stat", buf);
 		} else {
@@ -125,7 +125,7 @@ static int walk(const char *path, uint64_t ref);
 
 static int entry(const char *path, uint64_t ref, uint32_t listed_type)
 {
-	struct sqp_inode_info st;
+	struct sqp_inode_info st = { .struct_size = sizeof(st) };
 	uint64_t looked;
 	char target[8192];
 	int ret = 0;
@@ -170,7 +170,7 @@ static int entry(const char *path, uint64_t ref, uint32_t listed_type)
 static int walk(const char *path, uint64_t ref)
 {
 	struct sqp_dir *d;
-	struct sqp_dirent e;
+	struct sqp_dirent e = { .struct_size = sizeof(e) };
 	char sub[8192];
 	int ret;
 
@@ -191,8 +191,8 @@ static int walk(const char *path, uint64_t ref)
 
 int main(int argc, char **argv)
 {
-	struct sqp_image_desc desc = { 0 };
-	struct sqp_inode_info root;
+	struct sqp_image_desc desc = { .struct_size = sizeof(desc) };
+	struct sqp_inode_info root = { .struct_size = sizeof(root) };
 	uint64_t ref;
 	int fd, ret;
 

@@ -34,8 +34,8 @@ static int usage(void)
 static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *hooks,
 		const char *output, int in_fd, struct sqp_outfile *of, int show_proofs)
 {
-	struct sqp_writer_stats st;
-	struct sqp_tar_reader_desc rd = { .fd = in_fd, .name = "input" };
+	struct sqp_writer_stats st = { .struct_size = sizeof(st) };
+	struct sqp_tar_reader_desc rd = { .struct_size = sizeof(rd), .fd = in_fd, .name = "input" };
 	struct sqp_tar_reader *r = NULL;
 	struct sqp_writer *w = NULL;
 	int ret;
@@ -50,8 +50,7 @@ static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *ho
 		ret = sqp_writer_finish(w);
 	if (ret == 0)
 		ret = sqp_outfile_commit(of);
-	if (ret == 0 && show_proofs) {
-		sqp_writer_get_stats(w, &st);
+	if (ret == 0 && show_proofs && (ret = sqp_writer_get_stats(w, &st)) == 0) {
 		printf("proofs: %llu on workers, %llu refuted, %llu files replayed; "
 		       "%llu hashed, %llu rerouted\n",
 		       (unsigned long long)st.proofs_on_workers,
@@ -72,7 +71,7 @@ static int pack(struct sqp_writer_desc *desc, const struct writer_test_hooks *ho
 int main(int argc, char **argv)
 {
 	struct writer_test_hooks hooks = { 0 };
-	struct sqp_writer_desc desc = { .jobs = 1 };
+	struct sqp_writer_desc desc = { .struct_size = sizeof(desc), .jobs = 1 };
 	struct sqp_outfile *of = NULL;
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
 

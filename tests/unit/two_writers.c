@@ -68,7 +68,8 @@ static void *write_image(void *arg)
 		{ "d/e/textcopy", 300000, 2, 8 },
 	};
 	struct job *j = arg;
-	struct sqp_writer_desc desc = { .jobs = j->jobs, .mod_time = 12345 };
+	struct sqp_writer_desc desc = { .struct_size = sizeof(desc),
+		.jobs = j->jobs, .mod_time = 12345 };
 	struct sqp_writer *w = NULL;
 	struct sqp_xattr xa = { "user.k", (const uint8_t *)"v", 1 };
 	struct sqp_entry e;
@@ -85,6 +86,7 @@ static void *write_image(void *arg)
 		struct sqp_data_source src = { .read = gen_read, .user = &g };
 
 		memset(&e, 0, sizeof(e));
+		e.struct_size = sizeof(e);
 		e.path = files[i].path;
 		e.mode = S_IFREG | 0644;
 		e.mtime = 1000 + (int64_t)i;
@@ -95,6 +97,7 @@ static void *write_image(void *arg)
 	}
 	if (ret == 0) {
 		memset(&e, 0, sizeof(e));
+		e.struct_size = sizeof(e);
 		e.path = "d/link";
 		e.mode = S_IFLNK | 0777;
 		e.link_target = "../big";
