@@ -6,6 +6,13 @@
 #ifndef SQPACK_CHECK_H
 #define SQPACK_CHECK_H
 
+/* Unstable (doc/contributing.md): the tools' own helpers, exported under
+ * the version node SQPACK_UNSTABLE, outside the ABI promise; they may
+ * change in any release. */
+#ifndef SQPACK_UNSTABLE_API
+#error "sqpack/check.h is unstable API: define SQPACK_UNSTABLE_API to use it"
+#endif
+
 #include <stdint.h>
 #include "sqpack/api.h"
 

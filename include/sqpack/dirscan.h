@@ -25,6 +25,13 @@
 #ifndef SQPACK_DIRSCAN_H
 #define SQPACK_DIRSCAN_H
 
+/* Unstable (doc/contributing.md): the tools' own helpers, exported under
+ * the version node SQPACK_UNSTABLE, outside the ABI promise; they may
+ * change in any release. */
+#ifndef SQPACK_UNSTABLE_API
+#error "sqpack/dirscan.h is unstable API: define SQPACK_UNSTABLE_API to use it"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include "sqpack/api.h"

@@ -10,6 +10,13 @@
 #ifndef SQPACK_INSPECT_H
 #define SQPACK_INSPECT_H
 
+/* Unstable (doc/contributing.md): the tools' own helpers, exported under
+ * the version node SQPACK_UNSTABLE, outside the ABI promise; they may
+ * change in any release. */
+#ifndef SQPACK_UNSTABLE_API
+#error "sqpack/inspect.h is unstable API: define SQPACK_UNSTABLE_API to use it"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include "sqpack/api.h"

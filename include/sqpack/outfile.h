@@ -12,6 +12,13 @@
 #ifndef SQPACK_OUTFILE_H
 #define SQPACK_OUTFILE_H
 
+/* Unstable (doc/contributing.md): the tools' own helpers, exported under
+ * the version node SQPACK_UNSTABLE, outside the ABI promise; they may
+ * change in any release. */
+#ifndef SQPACK_UNSTABLE_API
+#error "sqpack/outfile.h is unstable API: define SQPACK_UNSTABLE_API to use it"
+#endif
+
 #include "sqpack/api.h"
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sqpack.h - everything libsqpack exports, in one include.
+ * sqpack.h - the stable API in one include; the unstable headers too
+ * with SQPACK_UNSTABLE_API defined (doc/contributing.md).
  */
 #ifndef SQPACK_SQPACK_H
 #define SQPACK_SQPACK_H
@@ -13,14 +14,18 @@
 #include "sqpack/tar_writer.h"
 #include "sqpack/verity.h"
 #include "sqpack/writer.h"
-#include "sqpack/outfile.h"
 #include "sqpack/reader.h"
 #include "sqpack/img2tar.h"
 #include "sqpack/img2dir.h"
-#include "sqpack/check.h"
+#include "sqpack/version.h"
+#ifdef SQPACK_UNSTABLE_API
+#include "sqpack/outfile.h"
 #include "sqpack/policy.h"
 #include "sqpack/dirscan.h"
-#include "sqpack/version.h"
+#include "sqpack/image_info.h"
+#include "sqpack/check.h"
+#include "sqpack/inspect.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Every symbol the libraries export carries the sqp_ prefix: the shared
-# library's, each under the version node SQPACK_0 (lib/libsqpack.map),
-# and the static archive's (its hidden symbols made local at build), so
-# that a program linking either beside another library cannot collide
-# with our internal names; and the public API is really exported (hidden
+# library's, each under the version node SQPACK_0 (lib/libsqpack.map) or,
+# exactly the functions of the unstable headers (those gated by
+# SQPACK_UNSTABLE_API), under SQPACK_UNSTABLE; and the static archive's
+# (its hidden symbols made local at build), so that a program linking
+# either beside another library cannot collide with our internal names; and the public API is really exported (hidden
 # visibility did not swallow it) in both.
 libs=${top_builddir:-.}/.libs
 so=$libs/libsqpack.so
@@ -26,7 +27,16 @@ if [ -f "$so" ]; then
 	dyn=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }')
 	verdict "shared: every export is sqp_*" \
 		"$(echo "$dyn" | sed 's/@.*//' | grep -v '^sqp_' | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')"
-	verdict "shared: every export is in SQPACK_0" "$(echo "$dyn" | grep -v '@@SQPACK_0$')"
+	verdict "shared: every export is in SQPACK_0 or SQPACK_UNSTABLE" \
+		"$(echo "$dyn" | grep -vE '@@SQPACK_(0|UNSTABLE)$')"
+	src=${top_srcdir:-..}/include/sqpack
+	declared=$(grep -l '^#ifndef SQPACK_UNSTABLE_API' "$src"/*.h | xargs cat |
+		tr '\n' ' ' | grep -o 'SQP_API[^(;]*(' |
+		sed 's/.*[ *]\(sqp_[a-z0-9_]*\)($/\1/' | sort)
+	unstable=$(echo "$dyn" | sed -n 's/@@SQPACK_UNSTABLE$//p' | sort)
+	verdict "shared: SQPACK_UNSTABLE holds the unstable headers' functions" \
+		"$([ -n "$declared" ] && [ "$declared" = "$unstable" ] ||
+		   printf 'declared: %s\nexported: %s\n' "$(echo $declared)" "$(echo $unstable)")"
 	for sym in $public; do
 		verdict "shared: $sym exported" "$(echo "$dyn" | grep -q "^$sym@@" || echo missing)"
 	done
