@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# abidiff.sh - the ABI guard of issue 22: the built libsqpack.so against
+# the baseline kept in git (lib/abi/libsqpack.abi, libabigail's abidw).
+# Any change abidiff reports fails, but for what lib/abi/libsqpack.suppr
+# allows: the unstable API, and members added at the end of a struct that
+# begins with struct_size (doc/contributing.md). Added functions are
+# compatible and pass. An incompatible change is made with a new SONAME,
+# and the baseline is then the old one's: a counted skip until it is
+# made again. With --write (make abi-baseline) it makes the baseline
+# instead, with the same flags.
+COMMON_NEEDS_TAR2IMG=no
+. "$top_srcdir/tests/lib/common.sh"
+
+so=$top_builddir/.libs/libsqpack.so
+base=$top_srcdir/lib/abi/libsqpack.abi
+suppr=$top_srcdir/lib/abi/libsqpack.suppr
+headers=$top_srcdir/include/sqpack
+
+if [ "${1:-}" = --write ]; then
+	[ -f "$so" ] || { echo "abi-baseline: $so not built" >&2; exit 1; }
+	abidw --no-corpus-path --no-comp-dir-path --no-show-locs \
+		--type-id-style hash --drop-private-types --headers-dir "$headers" \
+		--suppressions "$suppr" --out-file "$base" "$so"
+	exit
+fi
+
+command -v abidiff > /dev/null 2>&1 || skip "abidiff not installed (abigail-tools)"
+[ -f "$so" ] || skip "no shared library in this build"
+readelf -S "$so" 2>/dev/null | grep -q '\.debug_info' ||
+	skip "$so has no debug information: abidiff would see symbols only"
+
+soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+was=$(sed -n "s/.*<abi-corpus [^>]*soname='\([^']*\)'.*/\1/p" "$base" | head -n 1)
+if [ "$soname" != "$was" ]; then
+	skip "the SONAME changed ($was -> $soname): the baseline is the old library's; make abi-baseline"
+fi
+pass "the SONAME is the baseline's ($soname)"
+
+abidiff --no-added-syms --drop-private-types --headers-dir2 "$headers" \
+	--suppressions "$suppr" "$base" "$so" > "$SCRATCH/report" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	pass "no ABI change against the baseline but what the rules allow"
+else
+	# abidiff's status is a bit field: 1 error, 2 usage, 4 change,
+	# 8 incompatible change.
+	fail "abidiff found changes (status $rc); if they are meant and compatible, make abi-baseline"
+	sed 's/^/# /' "$SCRATCH/report" | head -n 60
+fi
+finish
