@@ -17,7 +17,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	liblz4-dev libzstd-dev libbz2-dev libssl-dev \
 	squashfs-tools squashfs-tools-ng erofs-utils libarchive-tools 7zip squashfuse fuse3 \
 	bash-completion python3 tar gzip xz-utils zstd lz4 bzip2 pbzip2 attr file util-linux strace cryptsetup-bin \
-	clang libclang-rt-14-dev >/dev/null
+	clang libclang-rt-14-dev abigail-tools >/dev/null
 
 ./autogen.sh >/dev/null
 mkdir -p build
