@@ -40,18 +40,12 @@ static int scan(struct tool_options *opt, const struct sqp_policy *policy,
 static int feed(struct tool_run *r, struct sqp_dirscan *s)
 {
 	uint64_t entries, bytes;
-	const char *msg;
 
 	sqp_dirscan_totals(s, &entries, &bytes);
 	tool_progress_totals(&r->progress, entries, bytes);
 	if (sqp_dirscan_feed(s, r->w) == 0)
 		return 0;
-	msg = sqp_dirscan_error(s);
-	if (msg[0] != '\0')
-		fprintf(stderr, "%s: %s\n", tool_progname(), msg);
-	else
-		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
-			sqp_writer_error(r->w));
+	fprintf(stderr, "%s: %s\n", tool_progname(), sqp_dirscan_error(s));
 	return 1;
 }
 

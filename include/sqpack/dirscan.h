@@ -87,7 +87,7 @@ SQP_API void sqp_dirscan_totals(const struct sqp_dirscan *s, uint64_t *entries,
 				uint64_t *bytes);
 
 /* Add every entry to w (does not finish it). On failure the message is
- * sqp_dirscan_error() when not empty (a file's fault), else the writer's. */
+ * sqp_dirscan_error(), the writer's own included ("the image: ..."). */
 SQP_API int sqp_dirscan_feed(struct sqp_dirscan *s, struct sqp_writer *w);
 
 SQP_API const char *sqp_dirscan_error(const struct sqp_dirscan *s);

@@ -28,9 +28,9 @@ struct sqp_img2tar_desc {
 /*
  * Write the image (or the subtrees) as tar entries into tw: parents
  * before children, directory order, hard links as links to the first
- * path written. Does not finish the tar writer. Returns 0 or an error
- * (message in sqp_image_error(), or in the tar writer's for write
- * errors, which then also latch here).
+ * path written. Does not finish the tar writer. Returns 0 or an error,
+ * message in sqp_image_error(), the tar writer's included (a write error
+ * latches in both).
  */
 SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
 			     const struct sqp_img2tar_desc *desc);

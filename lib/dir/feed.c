@@ -272,5 +272,9 @@ int sqp_dirscan_feed(struct sqp_dirscan *s, struct sqp_writer *w)
 	if (ret == 0)
 		ret = feed_all(s, w);
 	readers_stop(s);
+	/* The writer's fault: its message here too, so that the caller
+	 * reads the object it called (doc/contributing.md). */
+	if (ret != 0 && s->err.code == 0)
+		ret = sqp_err_wrap(&s->err, ret, sqp_writer_error(w), "the image: ");
 	return ret;
 }
