@@ -184,12 +184,19 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		return writer_fail(w, SQP_ERR_SEQUENCE, "entry added after finish");
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	if ((w->desc.flags & SQP_WRITE_OCI_WHITEOUTS) && !w->adding_extras) {
+		ret = writer_oci_marker(w, e);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+	}
 	if (w->desc.policy != NULL && !w->adding_extras) {
 		copy = *e;
 		if (sqp_policy_apply(w->desc.policy, &copy))
 			return 0;  /* excluded; a tar reader skips the unread data */
 		e = &copy;
 	}
+	if (w->tree.layered && (ret = writer_shadowed(w, e)) != 0)
+		return ret;
 	ret = add_entry(w, e, data);
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)

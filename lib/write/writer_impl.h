@@ -41,6 +41,8 @@ struct sqp_writer {
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	char *lpath;                  /* a whiteout's path (writer_layers.c) */
+	size_t lpath_cap;
 };
 
 /* verity_writer.c (verity_none.c without libcrypto): start the hasher
@@ -50,6 +52,12 @@ int writer_verity_start(struct sqp_writer *w);
 uint32_t writer_verity_pad(const struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
 void writer_verity_destroy(struct sqp_writer *w);
+
+/* writer_layers.c: 1 when e is an OCI whiteout marker (now applied), 0
+ * when it is an entry, or an error. */
+int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
+/* SQP_ADD_SHADOWED when an upper layer hides e, 0 to add it, or an error. */
+int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);
