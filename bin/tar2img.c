@@ -88,7 +88,8 @@ static int feed_layers(struct tool_run *r, const int *fds, char *what, size_t le
 	int ret = 0;
 
 	while (ret == 0 && i-- > 0) {
-		if (i + 1 < opt->input_count && sqp_writer_begin_layer(r->w) != 0) {
+		/* Before the topmost too: its links may name lower files. */
+		if (opt->input_count > 1 && sqp_writer_begin_layer(r->w) != 0) {
 			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
 				sqp_writer_error(r->w));
 			return 1;

@@ -149,9 +149,14 @@ SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
  * its path, whited it out, or put a non-directory or an opaque directory
  * above it; a directory an upper layer only implied takes the lower
  * layer's attributes. Within a layer a later entry replaces an earlier
- * one, as without layers. A hard link is resolved in its own layer and,
- * when its target is not there, in the layers below (the first of them
- * that has it): finish fails when none does.
+ * one, as without layers. Once layers are in use (after a begin_layer or
+ * a whiteout) a hard link whose target is not in its own layer waits for
+ * the first layer below that has it (a caller that knows layers follow
+ * calls begin_layer before the topmost layer too); finish fails while one
+ * waits. The data stored for it is that lower file's, even where an upper
+ * layer hides its path. A link that names a file its own layer gave
+ * earlier, after an upper layer hid that file, is an error: one pass has
+ * skipped its data.
  */
 SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
 

@@ -269,6 +269,10 @@ int fstree_shadowed(struct fstree *t, const char *path, int is_dir);
  * layers below the current one. */
 int fstree_whiteout(struct fstree *t, const char *path, int opaque);
 
+/* The node at path when the current layer made it (with an inode, or
+ * FS_NONE while it waits for a hard link's target), else NULL. */
+struct fs_node *fstree_current(struct fstree *t, const char *path);
+
 /* Free the path table: no lookups from now on (fstree_finalize). */
 void fstree_drop_lookups(struct fstree *t);
 

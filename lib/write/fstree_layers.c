@@ -194,3 +194,15 @@ int fstree_whiteout(struct fstree *t, const char *path, int opaque)
 		set_opaque(t, i);
 	return ret;
 }
+
+struct fs_node *fstree_current(struct fstree *t, const char *path)
+{
+	struct fs_node *n;
+	uint32_t i = 0;
+	int where;
+
+	if (!t->layered || walk(t, path, &i, &where) != 0 || where != W_FOUND)
+		return NULL;
+	n = fstree_node(t, i);
+	return lrec(t, i)->layer == t->layer && n->inode != FS_DEAD ? n : NULL;
+}

@@ -150,6 +150,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	writer_verity_destroy(w);
 	sqp_spill_destroy(w->spill);
 	free(w->lpath);
+	writer_links_free(w);
 	free(w);
 }
 

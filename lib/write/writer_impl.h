@@ -41,6 +41,7 @@ struct sqp_writer {
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	struct writer_links *links;   /* hard links across layers, or NULL */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
 };
@@ -58,6 +59,28 @@ void writer_verity_destroy(struct sqp_writer *w);
 int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
 /* SQP_ADD_SHADOWED when an upper layer hides e, 0 to add it, or an error. */
 int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e);
+/* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);
+/* writer_add.c: e into the tree, its data from data (no policy, no layer
+ * checks). */
+int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		     const struct sqp_data_source *data);
+
+/* writer_links.c: hard links across layers. A layered hard link e (its
+ * path not hidden): bound now, or waiting for its target below. */
+int writer_link(struct sqp_writer *w, const struct sqp_entry *e);
+/* Whether links wait for path; then writer_add_wanted adds e (shadowed:
+ * hidden at its own path) for them. */
+int writer_links_wanted(struct sqp_writer *w, const char *path);
+int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
+		      const struct sqp_data_source *data, int shadowed);
+/* A file of the current layer skipped unread; a new layer forgets them. */
+int writer_links_skipped(struct sqp_writer *w, const char *path);
+void writer_links_next_layer(struct sqp_writer *w);
+/* whiteout NULL: an error when a link still waits (finish); else when a
+ * link waits for the path this whiteout deletes. */
+int writer_links_check(struct sqp_writer *w, const char *whiteout);
+void writer_links_free(struct sqp_writer *w);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);

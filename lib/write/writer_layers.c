@@ -41,7 +41,11 @@ int sqp_writer_begin_layer(struct sqp_writer *w)
 {
 	int ret = usable(w);
 
-	return ret != 0 ? ret : tree_result(w, fstree_next_layer(&w->tree));
+	if (ret == 0)
+		ret = tree_result(w, fstree_next_layer(&w->tree));
+	if (ret == 0)
+		writer_links_next_layer(w);
+	return ret;
 }
 
 int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque)
@@ -54,6 +58,8 @@ int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque)
 		return writer_fail(w, SQP_ERR_ARG, "whiteout without a path");
 	if (path[0] == '\0' && !opaque)
 		return writer_fail(w, SQP_ERR_ARG, "a whiteout of the root directory");
+	if (!opaque && (ret = writer_links_check(w, path)) != 0)
+		return ret;
 	return tree_result(w, fstree_whiteout(&w->tree, path, opaque));
 }
 
@@ -109,9 +115,16 @@ int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e)
 
 	if (ret < 0)
 		return tree_result(w, ret);
-	if (ret > 0) {
-		w->stats.entries_shadowed++;
-		return SQP_ADD_SHADOWED;
-	}
-	return 0;
+	return ret > 0 ? SQP_ADD_SHADOWED : 0;
+}
+
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e)
+{
+	int ret = 0;
+
+	/* A later link of this layer to it must not bind to a lower file. */
+	if (S_ISREG(e->mode) && !e->is_hardlink)
+		ret = writer_links_skipped(w, e->path);
+	w->stats.entries_shadowed++;
+	return ret != 0 ? ret : SQP_ADD_SHADOWED;
 }
