@@ -24,7 +24,7 @@ enum {
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
-	OPT_WHITEOUTS,
+	OPT_WHITEOUTS, OPT_PREFIX,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -66,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -130,6 +131,32 @@ static int progress_value(const char *arg, int *out)
 	return tool_bad_usage("--progress '%s': valid are auto, none, tty and json", arg);
 }
 
+/* --prefix DIR: leading and trailing '/' dropped (in argv), no empty,
+ * "." or ".." component left inside. */
+static int prefix_value(char *arg, const char **out)
+{
+	size_t len;
+	char *p;
+
+	while (*arg == '/')
+		arg++;
+	len = strlen(arg);
+	while (len > 0 && arg[len - 1] == '/')
+		arg[--len] = '\0';
+	for (p = arg; len > 0; p++) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return tool_bad_usage("--prefix '%s': a directory path without empty, "
+					      "'.' or '..' components", arg);
+		p += n;
+		if (*p == '\0')
+			break;
+	}
+	*out = arg;
+	return 0;
+}
+
 /* Options about the image layout and codec (both tools). */
 static int layout_option(struct tool_options *opt, int c, const char *arg)
 {
@@ -158,6 +185,8 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		d->mem_limit = v;
 		return 0;
 	case OPT_TRY_ALL: d->flags |= SQP_WRITE_NO_PROBE; return 0;
+	case OPT_PREFIX:
+		return prefix_value(optarg, &d->prefix);
 	case OPT_WHITEOUTS:
 		if (strcmp(arg, "oci") == 0)
 			d->flags |= SQP_WRITE_OCI_WHITEOUTS;

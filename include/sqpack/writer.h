@@ -118,6 +118,14 @@ struct sqp_writer_desc {
 	/* dm-verity (verity.h): NULL = none. Borrowed until create returns;
 	 * hash_fd, when separate, until finish. */
 	const struct sqp_verity_desc *verity;
+
+	/* Optional: a normalised relative path (no leading or trailing '/',
+	 * no "." or ".." component) every entry goes below: an entry's path,
+	 * a hard link's target and a whiteout's path are taken relative to
+	 * it, and the root entry gives the directory at prefix its
+	 * attributes. The policy sees the paths before the prefix; the
+	 * spec's own entries are not moved. NULL or "" = none. Copied. */
+	const char *prefix;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

@@ -43,6 +43,9 @@ static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 		return sqp_err(err, SQP_ERR_ARG, "unknown fragment mode %d", d->fragment_mode);
 	if (d->fd < 0)
 		return sqp_err(err, SQP_ERR_ARG, "no output file");
+	if (d->prefix != NULL && !writer_path_ok(d->prefix))
+		return sqp_err(err, SQP_ERR_ARG, "prefix '%s' is not a normalised relative "
+			       "path", d->prefix);
 	return 0;
 }
 
@@ -97,7 +100,11 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	w->desc = *desc;
 	if (w->desc.jobs == 0)
 		w->desc.jobs = sqp_cpu_count();
+	w->desc.prefix = NULL;
 	ret = check_desc(desc, &w->err);
+	if (ret == 0 && desc->prefix != NULL && desc->prefix[0] != '\0' &&
+	    (w->desc.prefix = strdup(desc->prefix)) == NULL)
+		ret = sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 	if (ret == 0)
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
@@ -150,6 +157,9 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	writer_verity_destroy(w);
 	sqp_spill_destroy(w->spill);
 	free(w->lpath);
+	free(w->ppath);
+	free(w->ptarget);
+	free((char *)w->desc.prefix);
 	writer_links_free(w);
 	free(w);
 }

@@ -197,6 +197,15 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 			return 0;  /* excluded; a tar reader skips the unread data */
 		e = &copy;
 	}
+	if (w->desc.prefix != NULL && !w->adding_extras) {
+		if (e != &copy) {
+			copy = *e;
+			e = &copy;
+		}
+		ret = writer_prefix_entry(w, &copy);
+		if (ret != 0)
+			return ret;
+	}
 	if (w->tree.layered) {
 		ret = writer_shadowed(w, e);
 		if (ret < 0)

@@ -44,6 +44,9 @@ struct sqp_writer {
 	struct writer_links *links;   /* hard links across layers, or NULL */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
+	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
+				       * desc.prefix itself) */
+	size_t ppath_cap, ptarget_cap;
 };
 
 /* verity_writer.c (verity_none.c without libcrypto): start the hasher
@@ -59,6 +62,12 @@ void writer_verity_destroy(struct sqp_writer *w);
 int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
 /* SQP_ADD_SHADOWED when an upper layer hides e, 0 to add it, or an error. */
 int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e);
+/* Whether path is normalised: relative, no empty, "." or ".." part. */
+int writer_path_ok(const char *path);
+/* e moved below desc.prefix (its strings in w's buffers until the next
+ * call); *path alone for a whiteout's path. */
+int writer_prefix_entry(struct sqp_writer *w, struct sqp_entry *e);
+int writer_prefix_path(struct sqp_writer *w, const char **path);
 /* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
 int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);
 /* writer_add.c: e into the tree, its data from data (no policy, no layer

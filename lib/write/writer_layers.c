@@ -48,6 +48,70 @@ int sqp_writer_begin_layer(struct sqp_writer *w)
 	return ret;
 }
 
+/* *buf (capacity *cap) = prefix/path, or prefix for the root path "". */
+static int below(struct sqp_writer *w, char **buf, size_t *cap, const char *path)
+{
+	size_t plen = strlen(w->desc.prefix), len = strlen(path);
+	size_t need = plen + 1 + len + 1;
+
+	if (need > *cap) {
+		char *p = realloc(*buf, need);
+
+		if (p == NULL)
+			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+		*buf = p;
+		*cap = need;
+	}
+	memcpy(*buf, w->desc.prefix, plen);
+	if (len > 0) {
+		(*buf)[plen] = '/';
+		memcpy(*buf + plen + 1, path, len + 1);
+	} else {
+		(*buf)[plen] = '\0';
+	}
+	return 0;
+}
+
+int writer_prefix_path(struct sqp_writer *w, const char **path)
+{
+	int ret = below(w, &w->ppath, &w->ppath_cap, *path);
+
+	if (ret == 0)
+		*path = w->ppath;
+	return ret;
+}
+
+int writer_prefix_entry(struct sqp_writer *w, struct sqp_entry *e)
+{
+	int ret = writer_prefix_path(w, &e->path);
+
+	if (ret != 0 || !e->is_hardlink || e->link_target == NULL)
+		return ret;
+	ret = below(w, &w->ptarget, &w->ptarget_cap, e->link_target);
+	if (ret == 0)
+		e->link_target = w->ptarget;
+	return ret;
+}
+
+int writer_path_ok(const char *path)
+{
+	const char *p = path, *end;
+
+	if (path[0] == '\0')
+		return 1;
+	for (;;) {
+		end = strchr(p, '/');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (end == p || (end - p == 1 && p[0] == '.') ||
+		    (end - p == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (*end == '\0')
+			return 1;
+		p = end + 1;
+	}
+}
+
 int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque)
 {
 	int ret = usable(w);
@@ -58,6 +122,8 @@ int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque)
 		return writer_fail(w, SQP_ERR_ARG, "whiteout without a path");
 	if (path[0] == '\0' && !opaque)
 		return writer_fail(w, SQP_ERR_ARG, "a whiteout of the root directory");
+	if (w->desc.prefix != NULL && (ret = writer_prefix_path(w, &path)) != 0)
+		return ret;
 	if (!opaque && (ret = writer_links_check(w, path)) != 0)
 		return ret;
 	return tree_result(w, fstree_whiteout(&w->tree, path, opaque));
