@@ -55,6 +55,16 @@ if unsquashfs_ref "dir2img --prefix" ours gzip "$T/dpre.img" "$T/dpre"; then
 		$TREECMP --ignore-root-mtime "$T/ref" "$T/dpre/a/b"
 fi
 
+# A link to a file its own layer has, which an upper layer replaced: one
+# pass has skipped the data; an error naming both, not a dropped link.
+mkdir -p "$T/s1" "$T/s2" && echo one > "$T/s1/tool" && ln "$T/s1/tool" "$T/s1/tool-alias" &&
+echo two > "$T/s2/tool" || fail "make the skipped-target directories"
+"$DIR2IMG" -q --layers "$T/skip.img" "$T/s1" "$T/s2" 2> "$T/skip.err"
+rc=$?
+check "dir2img --layers, a link to a skipped file: exit 1 (got $rc)" test $rc -eq 1
+check "dir2img --layers, a link to a skipped file: the message names both" \
+	grep -q "hard link 'tool-alias' -> 'tool'.*one pass" "$T/skip.err"
+
 # Usage errors: exit 2, nothing made.
 for bad in "--prefix a/../b" "--prefix ./a" "--prefix a//b" "--whiteouts=aufs"; do
 	# shellcheck disable=SC2086
