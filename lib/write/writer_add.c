@@ -206,7 +206,8 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		if (ret != 0)
 			return ret;
 	}
-	if (w->tree.layered) {
+	/* The spec's entries come last but stand above every layer. */
+	if (w->tree.layered && !w->adding_extras) {
 		ret = writer_shadowed(w, e);
 		if (ret < 0)
 			return ret;

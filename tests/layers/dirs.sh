@@ -5,7 +5,9 @@
 # The layers of mklayers.py are extracted into directories (markers
 # included, as files; the links to lower layers cannot be made there and
 # are left out); the reference is apply.py on tars of those directories,
-# and unsquashfs extracts our images. Usage errors of the new options.
+# and unsquashfs extracts our images. The spec's entries stand above the
+# layers; a link one pass cannot keep fails by name; usage errors of the
+# new options.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" tar
 [ "$(id -u)" = 0 ] || skip "needs root (the reference tree's owners)"
@@ -55,6 +57,13 @@ if unsquashfs_ref "dir2img --prefix" ours gzip "$T/dpre.img" "$T/dpre"; then
 		$TREECMP --ignore-root-mtime "$T/ref" "$T/dpre/a/b"
 fi
 
+# The spec's entries stand above every layer (they come last).
+run "tar2img of layers with a spec line" "$TAR2IMG" -q --whiteouts=oci \
+	--spec-line 'etc d 700 5 5' "$T/spec.img" "$T/t1.tar" "$T/t2.tar" "$T/t3.tar" &&
+"$IMG2TAR" "$T/spec.img" | tar tvf - --numeric-owner > "$T/spec.list" &&
+check "a spec line's directory stands above the layers" \
+	grep -qE '^drwx------ 5/5 .* etc/$' "$T/spec.list"
+
 # A link to a file its own layer has, which an upper layer replaced: one
 # pass has skipped the data; an error naming both, not a dropped link.
 mkdir -p "$T/s1" "$T/s2" && echo one > "$T/s1/tool" && ln "$T/s1/tool" "$T/s1/tool-alias" &&
@@ -64,6 +73,17 @@ rc=$?
 check "dir2img --layers, a link to a skipped file: exit 1 (got $rc)" test $rc -eq 1
 check "dir2img --layers, a link to a skipped file: the message names both" \
 	grep -q "hard link 'tool-alias' -> 'tool'.*one pass" "$T/skip.err"
+
+# Hostile markers: a whiteout without a name, or of '..': exit 1, named.
+for bad in "d/.wh." "d/.wh..." ; do
+	$PYTHON3 -c 'import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    t.addfile(tarfile.TarInfo(sys.argv[2]), io.BytesIO(b""))' "$T/hostile.tar" "$bad" &&
+	"$TAR2IMG" -q --whiteouts=oci "$T/hostile.img" "$T/t1.tar" "$T/hostile.tar" 2> "$T/hostile.err"
+	rc=$?
+	check "a marker '$bad': exit 1 (got $rc), named" \
+		sh -c "test $rc -eq 1 && grep -qF \"'$bad': a whiteout without a name\" '$T/hostile.err'"
+done
 
 # Usage errors: exit 2, nothing made.
 for bad in "--prefix a/../b" "--prefix ./a" "--prefix a//b" "--whiteouts=aufs"; do
