@@ -28,13 +28,13 @@ done
 run "apply the layer directories (reference)" \
 	$PYTHON3 "$top_srcdir/tests/layers/apply.py" "$T/ref" "$T/t1.tar" "$T/t2.tar" "$T/t3.tar" || finish
 
-run "dir2img --layers --whiteouts=oci" "$DIR2IMG" -q --layers --whiteouts=oci \
+run "dir2img --layers --whiteouts=oci" "$DIR2IMG" -q -c gzip --layers --whiteouts=oci \
 	"$T/dirs.img" "$T/d1" "$T/d2" "$T/d3" &&
 if unsquashfs_ref "dir2img --layers" ours gzip "$T/dirs.img" "$T/out"; then
 	check "dir2img --layers is the applied tree (unsquashfs)" \
 		$TREECMP --ignore-root-mtime "$T/ref" "$T/out"
 fi
-run "tar2img of the same layers as tars" "$TAR2IMG" -q --whiteouts=oci "$T/tars.img" \
+run "tar2img of the same layers as tars" "$TAR2IMG" -q -c gzip --whiteouts=oci "$T/tars.img" \
 	"$T/t1.tar" "$T/t2.tar" "$T/t3.tar" &&
 if unsquashfs_ref "tar2img of the directory tars" ours gzip "$T/tars.img" "$T/out2"; then
 	check "tar2img of the same layers gives the same tree" \
@@ -42,7 +42,7 @@ if unsquashfs_ref "tar2img of the directory tars" ours gzip "$T/tars.img" "$T/ou
 fi
 
 # --prefix: the tree below a/b; a is implied.
-run "tar2img --prefix" "$TAR2IMG" -q --whiteouts=oci --prefix /a/b/ "$T/pre.img" \
+run "tar2img --prefix" "$TAR2IMG" -q -c gzip --whiteouts=oci --prefix /a/b/ "$T/pre.img" \
 	"$T/t1.tar" "$T/t2.tar" "$T/t3.tar" &&
 if unsquashfs_ref "tar2img --prefix" ours gzip "$T/pre.img" "$T/pre"; then
 	check "tar2img --prefix a/b: the tree is below a/b" \
@@ -50,7 +50,7 @@ if unsquashfs_ref "tar2img --prefix" ours gzip "$T/pre.img" "$T/pre"; then
 	check "tar2img --prefix a/b: nothing else at the top" \
 		test "$(ls -A "$T/pre")" = a -a "$(ls -A "$T/pre/a")" = b
 fi
-run "dir2img --layers --prefix" "$DIR2IMG" -q --layers --whiteouts=oci --prefix a/b \
+run "dir2img --layers --prefix" "$DIR2IMG" -q -c gzip --layers --whiteouts=oci --prefix a/b \
 	"$T/dpre.img" "$T/d1" "$T/d2" "$T/d3" &&
 if unsquashfs_ref "dir2img --prefix" ours gzip "$T/dpre.img" "$T/dpre"; then
 	check "dir2img --prefix a/b: the tree is below a/b" \
