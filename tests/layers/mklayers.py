@@ -7,7 +7,8 @@ usage: mklayers.py OUTDIR [CASE]
 CASE "stack" (the default) writes OUTDIR/l1.tar, l2.tar, l3.tar, lowest
 first: files replaced in a later layer, deleted by a whiteout
 (".wh.NAME"), directories made opaque (".wh..wh..opq") with new entries
-of their own, a file replaced by a directory and the other way, a
+of their own, whiteouts and an opaque marker that leave their own
+layer's entries alone, a file replaced by a directory and the other way, a
 directory's attributes changed, hard links across layers (an upper link
 to a file only a lower layer has, and to one a still higher layer then
 replaces), symlinks, owners and xattrs (pax SCHILY.xattr). Every layer
@@ -133,11 +134,15 @@ def stack(out):
     l3.file("usr/lib/libfoo.so.1", blob(15, 250_000), mode=0o755)
     l3.dir("etc", mode=0o755, uid=0, gid=0)
     l3.file("etc/passwd", b"root:x:0:0 v3\n")
+    # A whiteout touches only the layers below: l3's own passwd stays.
+    l3.whiteout("etc/.wh.passwd")
     l3.link("etc/passwd-hard", "etc/passwd")
     l3.link("etc/hosts-hard", "etc/hosts")
     l3.dir("y", mode=0o711)
     l3.whiteout("y/.wh.new")
     l3.file("y/newer", b"in l3\n")
+    # Opaque after an entry of its own layer, which stays.
+    l3.whiteout("y/.wh..wh..opq")
     l3.dir("var")
     l3.dir("var/cache", mode=0o700, uid=1000, gid=1000)
     l3.dir("var/cache/sub")
