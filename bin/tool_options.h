@@ -33,9 +33,12 @@ struct tool_options {
 	size_t parg_count;
 
 	const char *output;
-	const char *input;            /* tar2img: NULL or "-" = stdin */
+	char **inputs;                /* tar2img: the layers, lowest first,
+				       * into argv; none or "-" = stdin */
+	size_t input_count;
 	char **dirs;                  /* dir2img: into argv */
 	size_t dir_count;
+	int layers;                   /* dir2img --layers: DIRs are layers */
 
 	int force, quiet, verbose;
 	int progress;                 /* enum progress_mode */

@@ -72,7 +72,13 @@ static const char common_help[] =
 	"      --exclude-from FILE  patterns, one per line\n"
 	"      --spec FILE         mksquashfs pseudo definitions (see the manual)\n"
 	"      --spec-line LINE    one definition\n"
-	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n";
+	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n"
+	"Layers:\n"
+	"      --whiteouts=MODE    oci: '.wh.NAME' deletes NAME from the layers\n"
+	"                          below, '.wh..wh..opq' empties its directory of\n"
+	"                          them; the markers are left out. none (default):\n"
+	"                          they are files like any other\n"
+	"      --prefix PATH       put everything below directory PATH\n";
 
 static const char dir_help[] =
 	"Directory:\n"
@@ -84,7 +90,9 @@ static const char dir_help[] =
 	"      --on-change=fail|warn  a file changed while read: fail (default)\n"
 	"                          or store it as read with a warning\n"
 	"      --skip-unreadable   warn and leave out unreadable files\n"
-	"      --verbose           list entries on stderr as they are added\n";
+	"      --verbose           list entries on stderr as they are added\n"
+	"      --layers            the DIRs are container layers, lowest first,\n"
+	"                          merged in one pass (not side by side)\n";
 
 void tool_usage(int tool, FILE *f)
 {
@@ -94,9 +102,11 @@ void tool_usage(int tool, FILE *f)
 		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"
 		      "Pack directory trees into a SquashFS 4.0 image.\n\n", f);
 	else
-		fputs("Usage: tar2img [OPTIONS] OUTPUT [INPUT]\n"
+		fputs("Usage: tar2img [OPTIONS] OUTPUT [INPUT...]\n"
 		      "Pack a tar archive (a file, or stdin when INPUT is absent or '-'; plain\n"
-		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image.\n\n", f);
+		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image.\n"
+		      "Several INPUTs are container layers, lowest first, merged in one pass:\n"
+		      "what a later layer replaces or deletes is never read into the image.\n\n", f);
 	fputs(common_help, f);
 	if (tool == TOOL_DIR2IMG)
 		fputs(dir_help, f);

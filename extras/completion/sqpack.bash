@@ -70,7 +70,11 @@ _sqpack_value_kind()
 	FILE | IMAGE | OUTPUT | INPUT) echo file; return ;;
 	DIR) echo dir; return ;;
 	MODE)
-		if [[ $opt == --progress ]]; then echo "list:auto none tty json"; else echo none; fi
+		case $opt in
+		--progress) echo "list:auto none tty json" ;;
+		--whiteouts) echo "list:oci none" ;;
+		*) echo none ;;
+		esac
 		return ;;
 	PARTS) echo "list:inodes data fragments xattrs all"; return ;;
 	*) echo none; return ;;

@@ -64,6 +64,10 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_RAW_DATA      0x0040
 #define SQP_WRITE_RAW_FRAGMENTS 0x0080
 #define SQP_WRITE_RAW_XATTRS    0x0100
+/* OCI layer whiteouts: sqp_writer_add takes an entry named ".wh.NAME" as
+ * sqp_writer_whiteout(NAME) and ".wh..wh..opq" as an opaque whiteout of
+ * its directory, and stores neither marker. */
+#define SQP_WRITE_OCI_WHITEOUTS 0x0200
 
 struct sqp_policy;
 
@@ -116,6 +120,14 @@ struct sqp_writer_desc {
 	/* dm-verity (verity.h): NULL = none. Borrowed until create returns;
 	 * hash_fd, when separate, until finish. */
 	const struct sqp_verity_desc *verity;
+
+	/* Optional: a normalised relative path (no leading or trailing '/',
+	 * no "." or ".." component) every entry goes below: an entry's path,
+	 * a hard link's target and a whiteout's path are taken relative to
+	 * it, and the root entry gives the directory at prefix its
+	 * attributes. The policy sees the paths before the prefix; the
+	 * spec's own entries are not moved. NULL or "" = none. Copied. */
+	const char *prefix;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
@@ -132,6 +144,36 @@ SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
  */
 SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
 			   const struct sqp_data_source *data);
+
+/* sqp_writer_add's answer for an entry an upper layer hides: nothing is
+ * stored and its data source was not read. */
+#define SQP_ADD_SHADOWED 1
+
+/*
+ * Layers (container images): the image is the tree that applying the
+ * layers in order, lowest first, leaves. They are added the other way
+ * round, topmost first, so that what a layer replaces or deletes below it
+ * is never read or stored: entries before the first begin_layer are the
+ * topmost layer, and each begin_layer starts the next lower one. An entry
+ * of a lower layer is dropped (SQP_ADD_SHADOWED) when an upper layer made
+ * its path, whited it out, or put a non-directory or an opaque directory
+ * above it; a directory an upper layer only implied takes the lower
+ * layer's attributes. Within a layer a later entry replaces an earlier
+ * one, as without layers. Once layers are in use (after a begin_layer or
+ * a whiteout) a hard link whose target is not in its own layer waits for
+ * the first layer below that has it (a caller that knows layers follow
+ * calls begin_layer before the topmost layer too); finish fails while one
+ * waits. The data stored for it is that lower file's, even where an upper
+ * layer hides its path. A link that names a file its own layer gave
+ * earlier, after an upper layer hid that file, is an error: one pass has
+ * skipped its data.
+ */
+SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
+
+/* In the current layer, delete path (normalised, as an entry's) from the
+ * layers below; opaque: keep the directory at path but hide every entry
+ * the layers below put in it. The current layer's own entries stay. */
+SQP_API int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque);
 
 struct sqp_tar_reader;
 
@@ -171,6 +213,7 @@ struct sqp_writer_stats {
 	uint64_t proofs_on_workers; /* read-backs run on the proof workers */
 	uint64_t proofs_replayed;   /* files whose matching was decided again
 	                               after a read-back refuted a hash */
+	uint64_t entries_shadowed;  /* entries hidden by an upper layer */
 };
 
 /* 0, or SQP_ERR_ARG when st->size is unset (the writer is const: its

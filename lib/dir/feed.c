@@ -170,6 +170,10 @@ static int feed_file(struct sqp_dirscan *s, struct sqp_writer *w, const char *pa
 	ret = sqp_writer_add(w, &e, &src);
 	if (f.io_err != 0)
 		return dir_fail(s, sqp_errno_code(f.io_err), "'%s': %s", path, strerror(f.io_err));
+	/* Hidden by an upper layer, not left out: a link to it must reach
+	 * the writer, which says why one pass cannot keep it. */
+	if (ret == SQP_ADD_SHADOWED)
+		return 0;
 	if (ret != 0)
 		return ret;
 	if (sl->buf == NULL && (f.short_read || fstat(sl->fd, &after) != 0 ||

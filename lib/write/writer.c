@@ -44,6 +44,9 @@ static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 		return sqp_err(err, SQP_ERR_ARG, "unknown fragment mode %d", d->fragment_mode);
 	if (d->fd < 0)
 		return sqp_err(err, SQP_ERR_ARG, "no output file");
+	if (d->prefix != NULL && !writer_path_ok(d->prefix))
+		return sqp_err(err, SQP_ERR_ARG, "prefix '%s' is not a normalised relative "
+			       "path", d->prefix);
 	return 0;
 }
 
@@ -87,6 +90,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	static const struct writer_test_hooks no_hooks;
 	struct sqp_writer *w = calloc(1, sizeof(*w));
 	struct datapipe_desc pd;
+	const char *prefix;
 	int ret;
 
 	*out = NULL;
@@ -102,6 +106,11 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		w->desc.jobs = sqp_cpu_count();
 	if (ret == 0)
 		ret = check_desc(desc, &w->err);
+	prefix = w->desc.prefix; /* the caller's: copied, owned from here */
+	w->desc.prefix = NULL;
+	if (ret == 0 && prefix != NULL && prefix[0] != '\0' &&
+	    (w->desc.prefix = strdup(prefix)) == NULL)
+		ret = sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 	if (ret == 0)
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
@@ -153,6 +162,11 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	imgout_cleanup(&w->out);
 	writer_verity_destroy(w);
 	sqp_spill_destroy(w->spill);
+	free(w->lpath);
+	free(w->ppath);
+	free(w->ptarget);
+	free((char *)w->desc.prefix);
+	writer_links_free(w);
 	free(w);
 }
 

@@ -152,13 +152,15 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 	return ret != 0 ? w->err.code : 0;
 }
 
-static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
 		     const struct sqp_data_source *data)
 {
 	struct fs_irec *ino;
 	struct fs_attr attr;
 	int ret;
 
+	if (e->is_hardlink && w->tree.layered)
+		return writer_link(w, e);
 	if (e->is_hardlink)
 		return fstree_link(&w->tree, e->path, e->link_target ? e->link_target : "");
 
@@ -189,10 +191,33 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	e = &copy; /* the caller's struct only up to its size */
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	if ((w->desc.flags & SQP_WRITE_OCI_WHITEOUTS) && !w->adding_extras) {
+		ret = writer_oci_marker(w, e);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+	}
 	if (w->desc.policy != NULL && !w->adding_extras &&
 	    sqp_policy_apply(w->desc.policy, &copy))
 		return 0;  /* excluded; a tar reader skips the unread data */
-	ret = add_entry(w, e, data);
+	if (w->desc.prefix != NULL && !w->adding_extras) {
+		ret = writer_prefix_entry(w, &copy);
+		if (ret != 0)
+			return ret;
+	}
+	/* The spec's entries come last but stand above every layer. */
+	if (w->tree.layered && !w->adding_extras) {
+		ret = writer_shadowed(w, e);
+		if (ret < 0)
+			return ret;
+		if (writer_links_wanted(w, e->path))
+			ret = writer_add_wanted(w, e, data, ret == SQP_ADD_SHADOWED);
+		else if (ret == SQP_ADD_SHADOWED)
+			return writer_skip(w, e);
+		else
+			ret = writer_add_entry(w, e, data);
+	} else {
+		ret = writer_add_entry(w, e, data);
+	}
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)
 		w->desc.progress(w->desc.progress_user, w->entries_added, w->bytes_read);

@@ -41,6 +41,12 @@ struct sqp_writer {
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	struct writer_links *links;   /* hard links across layers, or NULL */
+	char *lpath;                  /* a whiteout's path (writer_layers.c) */
+	size_t lpath_cap;
+	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
+				       * desc.prefix itself) */
+	size_t ppath_cap, ptarget_cap;
 };
 
 /* verity_writer.c (verity_none.c without libcrypto): start the hasher
@@ -50,6 +56,40 @@ int writer_verity_start(struct sqp_writer *w);
 uint32_t writer_verity_pad(const struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
 void writer_verity_destroy(struct sqp_writer *w);
+
+/* writer_layers.c: 1 when e is an OCI whiteout marker (now applied), 0
+ * when it is an entry, or an error. */
+int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
+/* SQP_ADD_SHADOWED when an upper layer hides e, 0 to add it, or an error. */
+int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e);
+/* Whether path is normalised: relative, no empty, "." or ".." part. */
+int writer_path_ok(const char *path);
+/* e moved below desc.prefix (its strings in w's buffers until the next
+ * call); *path alone for a whiteout's path. */
+int writer_prefix_entry(struct sqp_writer *w, struct sqp_entry *e);
+int writer_prefix_path(struct sqp_writer *w, const char **path);
+/* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);
+/* writer_add.c: e into the tree, its data from data (no policy, no layer
+ * checks). */
+int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		     const struct sqp_data_source *data);
+
+/* writer_links.c: hard links across layers. A layered hard link e (its
+ * path not hidden): bound now, or waiting for its target below. */
+int writer_link(struct sqp_writer *w, const struct sqp_entry *e);
+/* Whether links wait for path; then writer_add_wanted adds e (shadowed:
+ * hidden at its own path) for them. */
+int writer_links_wanted(struct sqp_writer *w, const char *path);
+int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
+		      const struct sqp_data_source *data, int shadowed);
+/* A file of the current layer skipped unread; a new layer forgets them. */
+int writer_links_skipped(struct sqp_writer *w, const char *path);
+void writer_links_next_layer(struct sqp_writer *w);
+/* whiteout NULL: an error when a link still waits (finish); else when a
+ * link waits for the path this whiteout deletes. */
+int writer_links_check(struct sqp_writer *w, const char *whiteout);
+void writer_links_free(struct sqp_writer *w);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);

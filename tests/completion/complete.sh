@@ -64,6 +64,8 @@ check "imginfo after --offset N: commands" has "imginfo --offset 0 " check ls
 check "imginfo check options" has "imginfo check -" --jobs --quiet
 check "imginfo diff options" is "imginfo diff --ig" "--ignore-mtime --ignore-owner --ignore-xattrs"
 check "--progress=: its modes" is "tar2img --progress=" "auto json none tty"
+check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci"
+check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
 check "--uncompressed=: its parts" is "dir2img --uncompressed=" "all data fragments inodes xattrs"
 check "-j N: no guess" is "tar2img -j " ""
 
