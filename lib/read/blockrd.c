@@ -51,8 +51,12 @@
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
 #define JOB_MEMORY (32u << 20)
+/* Decoded EROFS extents in flight (one may be 12 MiB). */
+#define ZMEMORY (64u << 20)
 
-enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
+/* BJ_ZEXT: an EROFS extent decoded on the pool; BJ_FILLED: one read
+ * on this thread (a fragment in the packed inode). Both own zbuf. */
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED };
 
 struct bjob {
 	struct sqp_pool_job pj;  /* first: the pool hands this back */
@@ -67,6 +71,8 @@ struct bjob {
 	unsigned slot;           /* fragment cache slot it fills or reads */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
+	struct rd_zext zx;       /* BJ_ZEXT: the extent */
+	uint8_t *zbuf;           /* BJ_ZEXT, BJ_FILLED: its bytes */
 	struct rd_bentry *owner;
 	struct bjob *next;       /* free list or FIFO */
 };
@@ -100,12 +106,35 @@ struct rd_blockrd {
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count, max_entries;
+	uint64_t zbytes;                   /* in zbufs made, not retired */
 };
 
 /* Whether j waits for the pool (decompression), not only for its turn. */
 static int pooled(const struct bjob *j)
 {
-	return j->kind == BJ_DATA || j->kind == BJ_FRAG;
+	return j->kind == BJ_DATA || j->kind == BJ_FRAG || j->kind == BJ_ZEXT;
+}
+
+/* A BJ_ZEXT job on a worker: read its pcluster, decode the extent.
+ * The pcluster was checked to lie in the image when the job was made. */
+static int zext_run(struct rd_blockrd *b, struct bjob *j)
+{
+	uint8_t *in = malloc(j->zx.plen ? j->zx.plen : 1);
+	int ret;
+
+	if (in == NULL)
+		return SQP_ERR_NOMEM;
+	ret = sqp_pread_full(b->img->fd, b->img->base + j->zx.pa, in,
+			     j->zx.plen);
+	if (ret == 0 && (ret = rd_erofs_zdecode(b->img->ero, &j->zx, in,
+						j->zbuf)) == SQP_ERR_BAD_DATA)
+		ret = SQP_ERR_CORRUPT;
+	free(in);
+	if (ret == 0 && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->zbuf,
+				      j->out_len)) != 0)
+		return SQP_ERR_IO;
+	return ret;
 }
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
@@ -116,6 +145,8 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	uint32_t bs = b->img->sb.block_size;
 	int n, ret;
 
+	if (j->kind == BJ_ZEXT)
+		return zext_run(b, j);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);
@@ -221,8 +252,10 @@ void rd_blockrd_destroy(struct rd_blockrd *b)
 		return;
 	/* Joins the workers first: no job buffer is in use after this. */
 	sqp_pool_destroy(b->pool);
-	for (unsigned i = 0; b->jobs != NULL && i < b->heavy; i++)
+	for (unsigned i = 0; b->jobs != NULL && i < b->job_count; i++) {
 		free(b->jobs[i].buf);
+		free(b->jobs[i].zbuf);
+	}
 	free(b->jobs);
 	for (unsigned i = 0; i < FRAG_SLOTS_MAX; i++)
 		free(b->frag[i].buf);
@@ -269,7 +302,7 @@ static int job_failed(struct rd_blockrd *b, struct bjob *j, const char *why)
 			      "writing: %s", j->owner->name, strerror(-j->put_err));
 	snprintf(msg, sizeof(msg), "%s: '%s': %s block at offset %llu: %s",
 		 b->img->name, j->owner->name,
-		 j->kind == BJ_DATA ? "data" : "fragment",
+		 j->kind == BJ_FRAG || j->kind == BJ_FRAG_SAME ? "fragment" : "data",
 		 (unsigned long long)j->offset, why);
 	if (b->ops->bad != NULL && code == SQP_ERR_CORRUPT)
 		return b->ops->bad(b->user, j->owner, msg);
@@ -297,6 +330,8 @@ static int job_bytes(struct rd_blockrd *b, struct bjob *j,
 	}
 	if (j->kind == BJ_HOLE) {
 		*data = NULL;
+	} else if (j->kind == BJ_ZEXT || j->kind == BJ_FILLED) {
+		*data = j->zbuf;
 	} else if (j->kind == BJ_FRAG) {
 		/* Keep this fragment block for the tails that share it. */
 		uint8_t *t = s->buf;
@@ -351,9 +386,15 @@ static int retire_head(struct rd_blockrd *b, int block)
 	if (ret == 0)
 		ret = job_bytes(b, j, &data, &skip);
 	/* A block a worker put() is placed already. */
-	if (ret == 0 && !skip && !(j->kind == BJ_DATA && b->ops->put != NULL))
+	if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZEXT) &&
+				   b->ops->put != NULL))
 		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
+	if (j->zbuf != NULL) {
+		free(j->zbuf);
+		j->zbuf = NULL;
+		b->zbytes -= j->out_len;
+	}
 	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
 	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
 	if (ret == 0)
@@ -503,6 +544,53 @@ static int erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 	return 0;
 }
 
+/* A compressed EROFS file's jobs: one per extent, decoded on the pool
+ * into a buffer of its own, or read here from the packed inode (a
+ * fragment). Decoded bytes in flight stay under ZMEMORY: an extent is
+ * made only once the older ones leave room (or none is left). */
+static int erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
+		       const struct rd_inode *ino)
+{
+	struct sqp_image *img = b->img;
+	struct rd_zmap z;
+	struct rd_zext x;
+	struct bjob *j;
+	uint8_t *buf;
+	int ret;
+
+	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+		return ret;
+	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
+		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
+			return ret;
+		if (x.la != off)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': extents "
+				      "overlap at %llu", img->name, e->name,
+				      (unsigned long long)off);
+		while (b->qhead != NULL && (sqp_pool_full(b->pool) ||
+		       b->zbytes + x.llen > ZMEMORY))
+			if ((ret = retire_head(b, 1)) < 0)
+				return ret;
+		if ((buf = malloc(x.llen)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		if ((x.fmt == RD_Z_FRAGMENT &&
+		     (ret = rd_erofs_packed_read(img, buf, x.llen, x.pa)) != 0) ||
+		    (ret = take_job(b, e, 0, &j)) != 0) {
+			free(buf);
+			return ret;
+		}
+		j->kind = x.fmt == RD_Z_FRAGMENT ? BJ_FILLED : BJ_ZEXT;
+		j->zx = x;
+		j->zbuf = buf;
+		j->offset = x.pa;
+		j->out_len = (uint32_t)x.llen;
+		j->pos = x.la;
+		b->zbytes += x.llen;
+		submit(b, j);
+	}
+	return 0;
+}
+
 /* The job of a file's tail in a fragment block. */
 static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 		    const struct rd_inode *ino)
@@ -559,8 +647,9 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	b->entry_count++;
 	if (ret < 0)
 		return ret;
-	if (ino != NULL && (ret = b->img->ero != NULL ? erofs_jobs(b, e, ino) :
-				  block_jobs(b, e, ino)) != 0)
+	if (ino != NULL && (ret = b->img->ero == NULL ? block_jobs(b, e, ino) :
+				  rd_erofs_compressed(&ino->e) ?
+				  erofs_zjobs(b, e, ino) : erofs_jobs(b, e, ino)) != 0)
 		return ret;
 	if (ino != NULL && ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT &&
 	    (ret = tail_job(b, e, ino)) != 0)

@@ -132,6 +132,7 @@ void rd_erofs_free(struct rd_erofs *e)
 		free(e->prefixes[i]);
 	free(e->prefixes);
 	free(e->dblk);
+	rd_zfile_close(e->packed);
 	free(e);
 }
 
