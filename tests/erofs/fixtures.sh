@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# fixtures.sh - EROFS images made by mkfs.erofs 1.8.10 (fixtures/README:
+# lzma, deflate, zstd, two algorithms in one file, fragments and whole
+# files in the packed inode, deduplicated extents, interlaced raw
+# pclusters, long xattr prefixes) read equal to the tree they were made
+# from (fixtures/fixtree.py makes it again) through img2dir, img2tar and
+# imginfo cat; the kernel's mount is a judge where its configuration
+# says it has the codec. A build without a codec's library refuses that
+# image with exit 1, naming the library, never misreads it.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool tar "$PYTHON3"
+IMG2DIR="$top_builddir/bin/img2dir"
+IMGINFO="$top_builddir/bin/imginfo"
+F=$top_srcdir/tests/erofs/fixtures
+T=$SCRATCH
+run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/src" || finish
+
+# kernel_has CODEC: the running kernel's configuration enables it.
+kernel_has() {
+	case $1 in
+	lz4) opt=CONFIG_EROFS_FS_ZIP;;
+	*) opt=CONFIG_EROFS_FS_ZIP_$(echo "$1" | tr a-z A-Z);;
+	esac
+	[ -r /proc/config.gz ] && gzip -dc /proc/config.gz | grep -qx "$opt=y"
+}
+kernel_ok=no
+judge_ok "the kernel's EROFS mount" kernel erofs && kernel_ok=yes
+
+# NAME: the codecs it needs, as SquashFS names them (codec_built) and
+# as the kernel's configuration does.
+while read -r name codecs kcodecs; do
+	img=$F/$name.img
+	missing=
+	for c in $(echo "$codecs" | tr , ' '); do
+		codec_built "$c" || missing=$c
+	done
+	rm -rf "$T/x" "$T/t"
+	if [ -n "$missing" ]; then
+		"$IMG2DIR" "$img" "$T/x" > /dev/null 2> "$T/err"
+		rc=$?
+		[ $rc -eq 1 ] && grep -q "not built with" "$T/err" &&
+			pass "$name: refused without $missing: $(head -c 120 "$T/err")" ||
+			fail "$name: without $missing: exit $rc: $(head -c 200 "$T/err")"
+		continue
+	fi
+	if "$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"; then
+		same_tree "$name: img2dir equals the tree" "$T/x" "$T/src" --ignore=owner
+	else
+		fail "$name: img2dir: $(head -c 300 "$T/err")"
+	fi
+	mkdir -p "$T/t"
+	if "$IMG2TAR" -j 2 "$img" > "$T/e.tar" 2> "$T/err" &&
+	   tar -C "$T/t" --xattrs --xattrs-include='*' --numeric-owner -xpf "$T/e.tar"; then
+		same_tree "$name: img2tar equals the tree" "$T/t" "$T/src" --ignore=owner
+	else
+		fail "$name: img2tar: $(head -c 300 "$T/err")"
+	fi
+	check "$name: imginfo cat reads mixed" sh -c \
+		'"$1" cat "$2" mixed | cmp -s - "$3"' - "$IMGINFO" "$img" "$T/src/mixed"
+	[ $kernel_ok = yes ] || continue
+	missing=
+	for c in $(echo "$kcodecs" | tr , ' '); do
+		kernel_has "$c" || missing=$c
+	done
+	if [ -n "$missing" ]; then
+		skipc "$name: the kernel's configuration has no EROFS $missing"
+		continue
+	fi
+	mkdir -p "$T/m"
+	if mount -t erofs -o loop,ro "$img" "$T/m" 2> "$T/err"; then
+		same_tree "$name: img2dir equals the kernel's mount" "$T/x" "$T/m"
+		umount "$T/m"
+	else
+		fail "$name: the kernel does not mount it: $(head -c 200 "$T/err")"
+	fi
+done <<CASES
+lzma lzma lzma
+deflate gzip deflate
+zstd zstd zstd
+lz4frag lz4 lz4
+multi lz4,lzma lz4,lzma
+interlaced lz4 lz4
+CASES
+finish
