@@ -157,3 +157,24 @@ const char *sqp_erofs_alg_name(unsigned alg)
 
 	return alg < SQP_EROFS_ALG_MAX ? names[alg] : "unknown";
 }
+
+int sqp_erofs_unz_built(unsigned alg)
+{
+	switch (alg) {
+#ifdef WITH_LZ4
+	case SQP_EROFS_LZ4:
+#endif
+#ifdef WITH_LZMA
+	case SQP_EROFS_LZMA:
+#endif
+#ifdef WITH_GZIP
+	case SQP_EROFS_DEFLATE:
+#endif
+#ifdef WITH_ZSTD
+	case SQP_EROFS_ZSTD:
+#endif
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -28,6 +28,8 @@ enum { SQP_EROFS_LZ4, SQP_EROFS_LZMA, SQP_EROFS_DEFLATE, SQP_EROFS_ZSTD,
  * 1 MiB in, 12 MiB out). */
 int sqp_erofs_unz(unsigned alg, const uint8_t *in, size_t in_len,
 		  uint8_t *out, size_t out_len, int lz4_padded);
+/* Whether this build decodes alg: its library was configured. */
+int sqp_erofs_unz_built(unsigned alg);
 /* The algorithm's name for messages ("lz4"), "unknown" past the four. */
 const char *sqp_erofs_alg_name(unsigned alg);
 

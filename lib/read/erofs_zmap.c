@@ -242,6 +242,10 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 			end = (n << z->lcbits) | nl.clusterofs;
 			break;
 		}
+		/* What a lookup from this lcluster would find. */
+		if (nl.delta0 != n - head)
+			return zerr(img, e, "a cluster pointing back to another "
+				    "extent's start");
 	}
 	/* A tail-packed file's last HEAD may start past its end. */
 	end = end < e->size ? end : e->size;
@@ -253,6 +257,10 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 			 RD_Z_INTERLACED : RD_Z_RAW;
 	else
 		x->fmt = z->h.alg[lc.type == EROFS_LC_HEAD2];
+	if (x->fmt < SQP_EROFS_ALG_MAX && !sqp_erofs_unz_built(x->fmt))
+		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: not "
+			      "built with %s, which this file's data needs",
+			      img->name, znum(img, e), sqp_erofs_alg_name(x->fmt));
 	if ((z->h.advise & EROFS_Z_INLINE_PCLUSTER) && head == z->tail_head) {
 		x->pa = z->idata;
 		x->plen = z->h.idata_size;
@@ -310,10 +318,6 @@ int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
 {
 	if (code == SQP_ERR_NOMEM)
 		return rd_err(img, code, "out of memory");
-	if (code == SQP_ERR_UNSUPPORTED)
-		return rd_err(img, code, "%s: inode %llu: not built with %s, "
-			      "which this file's data needs", img->name,
-			      znum(img, e), sqp_erofs_alg_name(x->fmt));
 	return rd_err(img, code, "%s: inode %llu: the %s pcluster at %llu "
 		      "does not decompress to the %llu bytes of its extent",
 		      img->name, znum(img, e), sqp_erofs_alg_name(x->fmt),
