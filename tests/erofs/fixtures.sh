@@ -5,7 +5,7 @@
 # files in the packed inode, deduplicated extents, interlaced raw
 # pclusters, long xattr prefixes) read equal to the tree they were made
 # from (fixtures/fixtree.py makes it again) through img2dir, img2tar and
-# imginfo cat; the kernel's mount is a judge where its configuration
+# imginfo cat, and imginfo check finds no problem; the kernel's mount is a judge where its configuration
 # says it has the codec. A build without a codec's library refuses that
 # image with exit 1, naming the library, never misreads it.
 . "$top_srcdir/tests/lib/common.sh"
@@ -58,6 +58,7 @@ while read -r name codecs kcodecs; do
 	fi
 	check "$name: imginfo cat reads mixed" sh -c \
 		'"$1" cat "$2" mixed | cmp -s - "$3"' - "$IMGINFO" "$img" "$T/src/mixed"
+	check "$name: imginfo check finds no problem" "$IMGINFO" check "$img"
 	[ $kernel_ok = yes ] || continue
 	missing=
 	for c in $(echo "$kcodecs" | tr , ' '); do

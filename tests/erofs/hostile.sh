@@ -12,7 +12,7 @@
 # img2tar (no tar that lists every entry), img2dir (nothing written
 # outside its target: the tree holds a symlink out of it) and imginfo
 # (stat of the entry broken, cat of a broken compressed file, or the
-# summary); and an image whose chunks
+# summary), and imginfo check reports each with where it is; and an image whose chunks
 # are holes (79 of 80 chunks of 16 blocks) reads equal to its source,
 # and a long xattr name prefix is read.
 . "$top_srcdir/tests/lib/common.sh"
@@ -65,6 +65,15 @@ while read -r name path; do
 	rc=$?
 	[ $rc -eq 1 ] && [ -s "$T/err" ] && pass "imginfo $name" ||
 		fail "imginfo $name ($path): exit $rc: $(head -c 200 "$T/err")"
+	# The check reports the problem with where it is (the table,
+	# and for an entry's problem its inode and path), and ends.
+	"$IMGINFO" check "$img" > "$T/out" 2>&1
+	rc=$?
+	where='^[a-z]*: '
+	[ "$path" = - ] || where="^[a-z]*: inode [0-9]*: '${path#cat:}': "
+	[ $rc -eq 1 ] && grep -q "$where" "$T/out" &&
+		pass "imginfo check $name: $(head -1 "$T/out" | cut -c1-120)" ||
+		fail "imginfo check $name: exit $rc: $(head -c 200 "$T/out")"
 done < "$T/bad/cases.txt"
 [ "$(wc -l < "$T/bad/cases.txt")" -ge 20 ] || fail "mkbad.py made too few cases"
 [ -z "$(ls -A "$T/outside")" ] && pass "nothing written outside" || fail "files appeared in outside/"
@@ -79,6 +88,10 @@ for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
 	"$IMG2TAR" --sparse "$img" > "$T/s.tar" && tar -C "$T/t" -xpf "$T/s.tar" &&
 		same_tree "img2tar --sparse $(basename "$img")" "$T/t" "$T/src" --ignore-dir-mtime --no-xattrs ||
 		fail "img2tar --sparse $img"
+done
+for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
+	   "$T/full.erofs" "$T/compact.erofs"; do
+	check "imginfo check: no problem in $(basename "$img")" "$IMGINFO" check "$img"
 done
 check "a long xattr name prefix is read" sh -c \
 	'"$1" stat "$2" e | grep -qx "xattr: user.long.x=\"1\""' - "$IMGINFO" "$T/bad/longprefix.erofs"
