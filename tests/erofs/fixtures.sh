@@ -5,13 +5,15 @@
 # files in the packed inode, deduplicated extents, interlaced raw
 # pclusters, long xattr prefixes) read equal to the tree they were made
 # from (fixtures/fixtree.py makes it again) through img2dir, img2tar and
-# imginfo cat, and imginfo check finds no problem; the kernel's mount is a judge where its configuration
+# imginfo cat and sqpack-unsquashfs -d, and imginfo check finds no
+# problem; the kernel's mount is a judge where its configuration
 # says it has the codec. A build without a codec's library refuses that
 # image with exit 1, naming the library, never misreads it.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
 IMGINFO="$top_builddir/bin/imginfo"
+UNSQUASHFS="$top_builddir/bin/sqpack-unsquashfs"
 F=$top_srcdir/tests/erofs/fixtures
 T=$SCRATCH
 run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/src" || finish
@@ -59,6 +61,12 @@ while read -r name codecs kcodecs; do
 	check "$name: imginfo cat reads mixed" sh -c \
 		'"$1" cat "$2" mixed | cmp -s - "$3"' - "$IMGINFO" "$img" "$T/src/mixed"
 	check "$name: imginfo check finds no problem" "$IMGINFO" check "$img"
+	rm -rf "$T/u"
+	if "$UNSQUASHFS" -n -d "$T/u" "$img" > /dev/null 2> "$T/err"; then
+		same_tree "$name: sqpack-unsquashfs -d equals the tree" "$T/u" "$T/src" --ignore=owner
+	else
+		fail "$name: sqpack-unsquashfs: $(head -c 300 "$T/err")"
+	fi
 	[ $kernel_ok = yes ] || continue
 	missing=
 	for c in $(echo "$kcodecs" | tr , ' '); do
