@@ -216,6 +216,21 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 	return 0;
 }
 
+/* A fragment (a whole file may be one) is handed out in pieces of at
+ * most RD_Z_FRAG_PIECE bytes, the one holding off: the packed inode
+ * is read a piece at a time, so no buffer grows with a file's size. */
+static int frag_piece(struct rd_zext *x, uint64_t off)
+{
+	uint64_t skip = (off - x->la) / RD_Z_FRAG_PIECE * RD_Z_FRAG_PIECE;
+
+	x->la += skip;
+	x->pa += skip;
+	x->llen -= skip;
+	if (x->llen > RD_Z_FRAG_PIECE)
+		x->llen = RD_Z_FRAG_PIECE;
+	return 0;
+}
+
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x)
 {
@@ -228,7 +243,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 	if (z->h.whole_fragment) {
 		*x = (struct rd_zext){ 0, e->size, z->h.fragment_off, 0,
 				       RD_Z_FRAGMENT };
-		return 0;
+		return frag_piece(x, off);
 	}
 	if ((ret = head_of(img, e, z, off, &head, &lc, &next)) != 0)
 		return ret;
@@ -269,7 +284,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		x->pa = z->h.fragment_off;
 		x->plen = 0;
 		x->fmt = RD_Z_FRAGMENT;
-		return 0;
+		return frag_piece(x, off);
 	} else {
 		if ((ret = pcluster_blocks(img, e, z, head, lc.type,
 					   &blocks)) != 0)

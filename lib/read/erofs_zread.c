@@ -6,8 +6,8 @@
  *
  * A compressed file keeps the extent it decoded last, so reads smaller
  * than an extent decode each extent once when they go forward. Buffers
- * are sized to the largest pcluster (1 MiB) and the largest extent
- * (12 MiB) on first use, never more. A fragment is read from the packed
+ * grow to the largest pcluster and extent met, which the map bounds
+ * (1 MiB and 12 MiB; a fragment comes in pieces of 1 MiB). A fragment is read from the packed
  * inode, opened once per image; the packed inode may not itself hold a
  * fragment, which is what stops a fragment from reading itself.
  */
@@ -48,6 +48,20 @@ void rd_zfile_close(struct rd_zfile *f)
 	free(f);
 }
 
+/* *buf holds at least n bytes (zext bounds n: 1 MiB in, 12 MiB out). */
+static int grow(uint8_t **buf, size_t *cap, uint64_t n)
+{
+	uint8_t *p;
+
+	if (n <= *cap)
+		return 0;
+	if ((p = realloc(*buf, n)) == NULL)
+		return -1;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
 /* Make the extent holding off the decoded one. */
 static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 {
@@ -59,8 +73,8 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 	f->x.llen = 0;
 	if ((ret = rd_erofs_zext(img, &f->e, &f->z, off, &x)) != 0)
 		return ret;
-	if ((f->in == NULL && (f->in = malloc(EROFS_Z_PCLUSTER_MAX)) == NULL) ||
-	    (f->out == NULL && (f->out = malloc(EROFS_Z_DECODED_MAX)) == NULL))
+	if (grow(&f->in, &f->in_cap, x.plen) != 0 ||
+	    grow(&f->out, &f->out_cap, x.llen) != 0)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	if (x.fmt == RD_Z_FRAGMENT)
 		ret = rd_erofs_packed_read(img, f->out, x.llen, x.pa);

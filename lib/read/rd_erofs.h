@@ -60,7 +60,9 @@ struct rd_zmap {
 enum { RD_Z_RAW = SQP_EROFS_ALG_MAX, RD_Z_INTERLACED, RD_Z_FRAGMENT };
 
 /* One extent: file bytes la .. la + llen decode from plen bytes at pa
- * (RD_Z_FRAGMENT: from the packed inode's bytes at pa). */
+ * (RD_Z_FRAGMENT: from the packed inode's bytes at pa, a piece of at
+ * most RD_Z_FRAG_PIECE of the fragment). */
+#define RD_Z_FRAG_PIECE (1u << 20)
 struct rd_zext {
 	uint64_t la, llen, pa;
 	uint32_t plen;
@@ -74,6 +76,7 @@ struct rd_zfile {
 	struct rd_zmap z;
 	struct rd_zext x;        /* decoded in out (llen 0: none) */
 	uint8_t *in, *out;
+	size_t in_cap, out_cap;
 };
 
 /* The superblock at 1024 holds EROFS's magic (a SquashFS image's

@@ -16,7 +16,8 @@ IMGINFO="$top_builddir/bin/imginfo"
 UNSQUASHFS="$top_builddir/bin/sqpack-unsquashfs"
 F=$top_srcdir/tests/erofs/fixtures
 T=$SCRATCH
-run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/src" || finish
+run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/small" &&
+run "make the big tree" "$PYTHON3" "$F/fixtree.py" "$T/big" big || finish
 
 # kernel_has CODEC: the running kernel's configuration enables it.
 kernel_has() {
@@ -30,8 +31,9 @@ kernel_ok=no
 judge_ok "the kernel's EROFS mount" kernel erofs && kernel_ok=yes
 
 # NAME: the codecs it needs, as SquashFS names them (codec_built) and
-# as the kernel's configuration does.
-while read -r name codecs kcodecs; do
+# as the kernel's configuration does; the tree it was made from and a
+# file of it for imginfo cat.
+while read -r name codecs kcodecs tree file; do
 	img=$F/$name.img
 	missing=
 	for c in $(echo "$codecs" | tr , ' '); do
@@ -47,23 +49,23 @@ while read -r name codecs kcodecs; do
 		continue
 	fi
 	if "$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"; then
-		same_tree "$name: img2dir equals the tree" "$T/x" "$T/src" --ignore=owner
+		same_tree "$name: img2dir equals the tree" "$T/x" "$T/$tree" --ignore=owner
 	else
 		fail "$name: img2dir: $(head -c 300 "$T/err")"
 	fi
 	mkdir -p "$T/t"
 	if "$IMG2TAR" -j 2 "$img" > "$T/e.tar" 2> "$T/err" &&
 	   tar -C "$T/t" --xattrs --xattrs-include='*' --numeric-owner -xpf "$T/e.tar"; then
-		same_tree "$name: img2tar equals the tree" "$T/t" "$T/src" --ignore=owner
+		same_tree "$name: img2tar equals the tree" "$T/t" "$T/$tree" --ignore=owner
 	else
 		fail "$name: img2tar: $(head -c 300 "$T/err")"
 	fi
-	check "$name: imginfo cat reads mixed" sh -c \
-		'"$1" cat "$2" mixed | cmp -s - "$3"' - "$IMGINFO" "$img" "$T/src/mixed"
+	check "$name: imginfo cat reads $file" sh -c \
+		'"$1" cat "$2" "$3" | cmp -s - "$4/$3"' - "$IMGINFO" "$img" "$file" "$T/$tree"
 	check "$name: imginfo check finds no problem" "$IMGINFO" check "$img"
 	rm -rf "$T/u"
 	if "$UNSQUASHFS" -n -d "$T/u" "$img" > /dev/null 2> "$T/err"; then
-		same_tree "$name: sqpack-unsquashfs -d equals the tree" "$T/u" "$T/src" --ignore=owner
+		same_tree "$name: sqpack-unsquashfs -d equals the tree" "$T/u" "$T/$tree" --ignore=owner
 	else
 		fail "$name: sqpack-unsquashfs: $(head -c 300 "$T/err")"
 	fi
@@ -84,11 +86,12 @@ while read -r name codecs kcodecs; do
 		fail "$name: the kernel does not mount it: $(head -c 200 "$T/err")"
 	fi
 done <<CASES
-lzma lzma lzma
-deflate gzip deflate
-zstd zstd zstd
-lz4frag lz4 lz4
-multi lz4,lzma lz4,lzma
-interlaced lz4 lz4
+lzma lzma lzma small mixed
+deflate gzip deflate small mixed
+zstd zstd zstd small mixed
+lz4frag lz4 lz4 small mixed
+multi lz4,lzma lz4,lzma small mixed
+interlaced lz4 lz4 small mixed
+bigfrag lzma lzma big big
 CASES
 finish

@@ -8,7 +8,8 @@
 # xattr counts and long name prefixes; in compressed files an unknown
 # algorithm, cluster indexes pointing past the end, back to nothing or
 # nowhere, a pcluster larger than allowed, an inline tail past its
-# block, a size that lies, garbage data) are refused with exit 1 by
+# block, a size that lies, garbage data; a whole file in the packed
+# inode with a huge size or past its end) are refused with exit 1 by
 # img2tar (no tar that lists every entry), img2dir (nothing written
 # outside its target: the tree holds a symlink out of it) and imginfo
 # (stat of the entry broken, cat of a broken compressed file, or the
@@ -36,7 +37,7 @@ run "mkfs.erofs -zlz4hc" mkfs.erofs --quiet -zlz4hc -C16384 -Elegacy-compress \
 	"$T/full.erofs" "$T/src" > /dev/null &&
 run "mkfs.erofs -zlz4" mkfs.erofs --quiet -zlz4 -Eztailpacking "$T/compact.erofs" "$T/src" > /dev/null &&
 run "mkbad.py" $PYTHON3 "$top_srcdir/tests/erofs/mkbad.py" "$T/plain.erofs" "$T/chunk.erofs" \
-	"$T/full.erofs" "$T/compact.erofs" "$T/bad" ||
+	"$T/full.erofs" "$T/compact.erofs" "$top_srcdir/tests/erofs/fixtures/lz4frag.img" "$T/bad" ||
 	finish
 
 # A tar is complete when it lists every entry of the good image.

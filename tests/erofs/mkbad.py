@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Corrupt and hostile EROFS images, made from good ones mkfs.erofs wrote.
 
-usage: mkbad.py PLAIN.erofs CHUNK.erofs FULL.erofs COMPACT.erofs OUTDIR
+usage: mkbad.py PLAIN.erofs CHUNK.erofs FULL.erofs COMPACT.erofs FRAG.erofs OUTDIR
 
 PLAIN was made with -Eforce-inode-extended from hostile.sh's tree,
 CHUNK the same with --chunksize=65536 -Eforce-chunk-indexes, FULL with
 -zlz4hc -C16384 -Elegacy-compress (full cluster indexes, big pclusters)
 and COMPACT with -zlz4 -Eztailpacking (compact indexes, an inline tail
 pcluster); the compressed cases break d/seq, text that compresses, and
-name their path "cat:d/seq" (imginfo cat, which decodes it). Writes
+name their path "cat:d/seq" (imginfo cat, which decodes it). FRAG is
+tests/erofs/fixtures/lz4frag.img, whose files lie whole in the packed
+inode (its "mixed" is broken). Writes
 OUTDIR/NAME for each case and OUTDIR/cases.txt, one "NAME PATH" a line
 (PATH: the entry the case breaks, for imginfo stat; "-": the tree's
 shape, for imginfo summary). Also writes OUTDIR/holes.erofs, a good
@@ -73,7 +75,7 @@ class Img:
 
 
 def main():
-    plain, chunk, full, compact, out = sys.argv[1:6]
+    plain, chunk, full, compact, frag, out = sys.argv[1:7]
     os.makedirs(out, exist_ok=True)
     cases = []
 
@@ -201,6 +203,14 @@ def main():
          lambda i: [i.b.__setitem__(zhead(i) + 8 + 4 * k + 1,
                                     i.b[zhead(i) + 8 + 4 * k + 1] | 0x20)
                     for k in range(i.inode(i.find("d/seq")[0])["size"] // i.bs)])
+    # A whole file in the packed inode: its size, or where it starts
+    # there, past the packed inode's end (the map header's 63 bits).
+    case("frag_size_huge", "cat:mixed", frag,
+         lambda i: struct.pack_into("<I", i.b, ino("mixed")(i)["pos"] + 8, 0xFFFFFFF0))
+    case("frag_offset_past_packed", "cat:mixed", frag,
+         lambda i: struct.pack_into("<Q", i.b, (ino("mixed")(i)["pos"] + 32 +
+                                                ino("mixed")(i)["xsz"] + 7) & ~7,
+                                    (1 << 63) | (1 << 40)))
     img = Img(plain)
     long_prefix(img)
     open(os.path.join(out, "longprefix.erofs"), "wb").write(img.b)
