@@ -90,7 +90,7 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino);
 /* Where logical block lblk of the inode's data is (*phys, *len bytes of
  * it), or a hole (*phys UINT64_MAX); every mapped range lies inside
- * the image. Compressed layouts are refused here. */
+ * the image. Not for compressed layouts (erofs_zmap.c maps those). */
 int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		 uint64_t lblk, uint64_t *phys, uint32_t *len);
 
