@@ -102,6 +102,8 @@ static int unz_deflate(const uint8_t *in, size_t in_len, uint8_t *out,
 #endif
 
 #ifdef WITH_ZSTD
+#define ZSTD_WINDOWLOG_MAX_EROFS 24
+
 static int unz_zstd(const uint8_t *in, size_t in_len, uint8_t *out,
 		    size_t out_len)
 {
@@ -112,6 +114,14 @@ static int unz_zstd(const uint8_t *in, size_t in_len, uint8_t *out,
 
 	if (d == NULL)
 		return SQP_ERR_NOMEM;
+	/* A frame may claim any window; an extent is at most 12 MiB, so
+	 * more than 16 MiB is refused rather than allocated. */
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax,
+						 ZSTD_WINDOWLOG_MAX_EROFS))) {
+		/* A libzstd older than the parameter (1.4). */
+		ZSTD_freeDCtx(d);
+		return SQP_ERR_UNSUPPORTED;
+	}
 	/* Stops when the output is full or the input brings no more. */
 	while (ob.pos < ob.size) {
 		size_t before = ob.pos + ib.pos;
