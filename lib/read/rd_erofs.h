@@ -108,7 +108,8 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x);
 /* x's llen bytes into out from its pcluster's plen bytes in in; any
  * thread (rd_erofs_zext refused what this build cannot decode). 0,
- * SQP_ERR_BAD_DATA or SQP_ERR_NOMEM. */
+ * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
+ * libzstd too old to bound the window. */
 int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
 		     const uint8_t *in, uint8_t *out);
 /* A message for zdecode's failure into img (erofs_zmap.c). */
