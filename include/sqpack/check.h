@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check.h - a SquashFS fsck: verify an image from superblock to the last
- * data block, reporting every problem with where it is.
+ * check.h - a SquashFS and EROFS fsck: verify an image from superblock
+ * to the last data block, reporting every problem with where it is.
  */
 #ifndef SQPACK_CHECK_H
 #define SQPACK_CHECK_H
@@ -51,8 +51,12 @@ struct sqp_check_stats {
  * is counted, every directory (sorted, no duplicate or illegal names,
  * headers, index entries pointing at the run they name), link counts
  * against references, parent numbers, xattrs, and decompress every data
- * block and fragment, checking sizes. Goes on after a problem wherever
- * that is safe (a bad directory is skipped, not its siblings).
+ * block and fragment, checking sizes. For EROFS: the superblock, every
+ * inode and listing reachable from the root, '..' entries, link counts,
+ * xattrs, each file's block map or compressed extents followed to the
+ * end and its data decoded. Goes on after a problem wherever that is
+ * safe (a bad directory is skipped, not its siblings; a file whose map
+ * breaks, not the next file).
  *
  * Returns 0 (no problem), SQP_ERR_CORRUPT (problems were reported), or
  * another error when the check itself could not run (memory, I/O).

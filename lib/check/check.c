@@ -98,11 +98,13 @@ static int entry(struct chk *c, const struct rd_walk_node *e)
 	c->nlink[n - 1] = S_ISDIR(ino->mode) ? CHK_DIR_NLINK : ino->raw.nlink;
 	c->where[n - 1] = e->ref;
 	c->st.inodes++;
-	if (rd_xattrs_read(c->img, ino->raw.xattr_idx, &c->xs) != 0 &&
+	if (rd_xattrs_of(c->img, ino, &c->xs) != 0 &&
 	    (ret = chk_latched(c, "xattr", n, e->path)) != 0)
 		return ret;
 	if (S_ISREG(ino->mode))
 		return chk_file(c, e->path, ino);
+	if (S_ISDIR(ino->mode) && e->de != NULL && c->img->ero != NULL)
+		return chk_erofs_parent(c, e->path, ino, e->parent);
 	if (S_ISDIR(ino->mode) && e->de != NULL &&
 	    ino->raw.u.dir.parent != e->parent)
 		chk_report(c, "inode", n, e->path, "parent is inode %u, but the "
@@ -200,10 +202,6 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 	id.offset = desc->offset;
 	id.name = desc->name;
 	ret = sqp_image_create(&id, &c.img);
-	/* The checks below are SquashFS's tables and blocks. */
-	if (ret == 0 && c.img->ero != NULL)
-		ret = rd_err(c.img, SQP_ERR_UNSUPPORTED, "%s: checking EROFS "
-			     "images is not supported yet", c.img->name);
 	if (ret == SQP_ERR_CORRUPT || ret == SQP_ERR_BAD_DATA ||
 	    ret == SQP_ERR_TRUNCATED || ret == SQP_ERR_UNSUPPORTED) {
 		chk_report(&c, "superblock", 0, NULL, "%s",

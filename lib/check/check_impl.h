@@ -46,4 +46,10 @@ int chk_tables(struct chk *c);
 int chk_links(struct chk *c);
 int chk_data_start(struct chk *c);
 
+/* check_erofs.c: an EROFS file's map, walked to its end (1: sound, 0:
+ * reported, < 0: the check cannot go on); a directory's '..'. */
+int chk_erofs_file(struct chk *c, const char *path, const struct rd_inode *ino);
+int chk_erofs_parent(struct chk *c, const char *path,
+		     const struct rd_inode *dir, uint32_t parent);
+
 #endif

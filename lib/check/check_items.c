@@ -131,7 +131,8 @@ static int file_layout(struct chk *c, const char *path,
 int chk_file(struct chk *c, const char *path, const struct rd_inode *ino)
 {
 	struct chk_file *e;
-	int ret = file_layout(c, path, ino);
+	int ret = c->img->ero != NULL ? chk_erofs_file(c, path, ino) :
+		  file_layout(c, path, ino);
 
 	c->st.files++;
 	if (ret != 1)
@@ -270,7 +271,8 @@ int chk_links(struct chk *c)
 	for (uint32_t n = 1; n <= c->img->sb.inode_count; n++) {
 		uint32_t refs = c->refs[n - 1];
 
-		if (refs == 0 && unreached++ < LIST_MAX)
+		/* EROFS numbers are nid slots, most of them no inode. */
+		if (refs == 0 && c->img->ero == NULL && unreached++ < LIST_MAX)
 			chk_report(c, "inode", n, NULL, "not reachable from "
 				   "the root");
 		/* Directories: their count was checked when left. */

@@ -117,5 +117,51 @@ void erofs_xattr_head_decode(struct erofs_xattr_head *h, const uint8_t *raw);
 /* The standard prefix of a name index ("user." ...), NULL if unknown. */
 const char *erofs_xattr_prefix(uint8_t index);
 
+/* Compressed files: an 8-byte map header 8-aligned after the inode and
+ * its xattrs, then the logical cluster indexes: full (8 bytes each,
+ * after 8 more bytes) or compact (packs of 2 x 4 bytes or 16 x 2
+ * bytes). Each logical cluster is a HEAD (an extent starts in it, at
+ * clusterofs), PLAIN (a HEAD whose pcluster is stored raw) or NONHEAD. */
+#define EROFS_Z_HEADER_SIZE        8u
+#define EROFS_Z_COMPACTED_2B       0x0001u
+#define EROFS_Z_BIG_PCLUSTER_1     0x0002u
+#define EROFS_Z_BIG_PCLUSTER_2     0x0004u
+#define EROFS_Z_INLINE_PCLUSTER    0x0008u
+#define EROFS_Z_INTERLACED_PCLUSTER 0x0010u
+#define EROFS_Z_FRAGMENT_PCLUSTER  0x0020u
+/* The largest pcluster on disk and the most bytes one decompresses to. */
+#define EROFS_Z_PCLUSTER_MAX       (1u << 20)
+#define EROFS_Z_DECODED_MAX        (12u << 20)
+
+enum { EROFS_LC_PLAIN, EROFS_LC_HEAD1, EROFS_LC_NONHEAD, EROFS_LC_HEAD2 };
+
+struct erofs_zheader {
+	int whole_fragment;      /* the whole file lies in the packed inode */
+	uint64_t fragment_off;   /* where in it (its tail's, if not whole) */
+	uint16_t idata_size;     /* bytes of the inline (tail) pcluster */
+	uint16_t advise;         /* EROFS_Z_* */
+	uint8_t alg[2];          /* of HEAD1 and HEAD2 lclusters */
+	uint8_t lcbits_extra;    /* logical cluster = block << this */
+};
+void erofs_zheader_decode(struct erofs_zheader *h, const uint8_t *raw);
+
+/* One logical cluster's index, either form. */
+struct erofs_lcluster {
+	uint8_t type;            /* EROFS_LC_* */
+	uint8_t partial_ref;     /* HEAD: refers to a prefix of its data */
+	uint16_t clusterofs;     /* HEAD: where the extent starts in it */
+	uint32_t blkaddr;        /* HEAD: its pcluster's block */
+	uint16_t delta0;         /* NONHEAD: lclusters back to its HEAD */
+	uint16_t cblkcnt;        /* NONHEAD: pcluster blocks (0: not told) */
+};
+/* A full index entry (8 bytes). */
+void erofs_lcluster_full_decode(struct erofs_lcluster *lc, const uint8_t *raw);
+/* Entry i of a compact pack: vcnt entries (2 or 16) in pack_bytes (8 or
+ * 32), the pack's base block address in its last 4 bytes. -1 when the
+ * pack is inconsistent. */
+int erofs_lcluster_compact_decode(struct erofs_lcluster *lc,
+				  const uint8_t *pack, unsigned vcnt,
+				  unsigned pack_bytes, unsigned lcbits,
+				  int big_pcluster, unsigned i);
 
 #endif

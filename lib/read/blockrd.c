@@ -18,6 +18,8 @@
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image.
  *
+ * EROFS files' jobs are made in blockrd_erofs.c.
+ *
  * With the consumer's put(), a worker hands a data block on itself
  * right after decompressing it; the job is still retired in order, so
  * the consumer's end(e) still comes after every piece of e is placed.
@@ -36,6 +38,7 @@
 
 #include "codec/codec_worker.h"
 #include "read/blockrd.h"
+#include "read/blockrd_impl.h"
 #include "read/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
@@ -43,70 +46,13 @@
 #include "util/pipeline.h"
 #include "util/pool.h"
 
-/* Tails of one directory often span many fragment blocks (a tar packed
- * in another order than the sorted listing): a bigger cache saves
- * decompressing a block again, which costs most with xz. */
-#define FRAG_SLOTS_MAX 64
-#define FRAG_MEMORY (8u << 20)
-#define LIGHT_JOBS 4096
-#define ENTRIES_MAX 4096
-#define JOB_MEMORY (32u << 20)
-
-enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME };
-
-struct bjob {
-	struct sqp_pool_job pj;  /* first: the pool hands this back */
-	int kind;
-	uint64_t offset;         /* on disk */
-	uint32_t disk_size;
-	int raw;                 /* stored uncompressed */
-	uint32_t out_len;        /* bytes of the file this job gives */
-	uint64_t pos;            /* where in the file they go */
-	int put_err;             /* put()'s -errno (set by the worker) */
-	uint32_t frag_index, frag_off;
-	unsigned slot;           /* fragment cache slot it fills or reads */
-	uint32_t got;            /* bytes decompressed (set by the worker) */
-	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
-	struct rd_bentry *owner;
-	struct bjob *next;       /* free list or FIFO */
-};
-
-struct frag_slot {
-	uint8_t *buf;
-	uint32_t index, len;
-	int valid, failed;
-};
-
-struct rd_blockrd {
-	/* First: the pool's ctx is the reader, and the shared worker_init
-	 * of util/pipeline reads it as its codec description. */
-	struct sqp_codec_worker_desc wdesc;
-	struct sqp_image *img;
-	const struct rd_blockrd_ops *ops;
-	void *user;
-	struct sqp_pool *pool;
-	unsigned capacity;                 /* the pool's */
-	struct bjob *jobs;
-	unsigned heavy, job_count;
-	struct bjob *free_heavy, *free_light;
-	struct bjob *qhead, *qtail;        /* made, not yet retired */
-	unsigned frag_slots;
-	struct frag_slot frag[FRAG_SLOTS_MAX];
-	struct {
-		uint32_t index;
-		int valid;
-		uint64_t used;
-	} plan[FRAG_SLOTS_MAX];
-	uint64_t plan_clock;
-	struct rd_bentry *head, *tail;     /* entries not yet ended */
-	size_t entry_count, max_entries;
-};
 
 /* Whether j waits for the pool (decompression), not only for its turn. */
 static int pooled(const struct bjob *j)
 {
-	return j->kind == BJ_DATA || j->kind == BJ_FRAG;
+	return j->kind == BJ_DATA || j->kind == BJ_FRAG || j->kind == BJ_ZEXT;
 }
+
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
@@ -116,6 +62,8 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	uint32_t bs = b->img->sb.block_size;
 	int n, ret;
 
+	if (j->kind == BJ_ZEXT)
+		return rd_blockrd_zext_run(b, j);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);
@@ -221,8 +169,10 @@ void rd_blockrd_destroy(struct rd_blockrd *b)
 		return;
 	/* Joins the workers first: no job buffer is in use after this. */
 	sqp_pool_destroy(b->pool);
-	for (unsigned i = 0; b->jobs != NULL && i < b->heavy; i++)
+	for (unsigned i = 0; b->jobs != NULL && i < b->job_count; i++) {
 		free(b->jobs[i].buf);
+		free(b->jobs[i].zbuf);
+	}
 	free(b->jobs);
 	for (unsigned i = 0; i < FRAG_SLOTS_MAX; i++)
 		free(b->frag[i].buf);
@@ -269,7 +219,7 @@ static int job_failed(struct rd_blockrd *b, struct bjob *j, const char *why)
 			      "writing: %s", j->owner->name, strerror(-j->put_err));
 	snprintf(msg, sizeof(msg), "%s: '%s': %s block at offset %llu: %s",
 		 b->img->name, j->owner->name,
-		 j->kind == BJ_DATA ? "data" : "fragment",
+		 j->kind == BJ_FRAG || j->kind == BJ_FRAG_SAME ? "fragment" : "data",
 		 (unsigned long long)j->offset, why);
 	if (b->ops->bad != NULL && code == SQP_ERR_CORRUPT)
 		return b->ops->bad(b->user, j->owner, msg);
@@ -297,6 +247,8 @@ static int job_bytes(struct rd_blockrd *b, struct bjob *j,
 	}
 	if (j->kind == BJ_HOLE) {
 		*data = NULL;
+	} else if (j->kind == BJ_ZEXT || j->kind == BJ_FILLED) {
+		*data = j->zbuf;
 	} else if (j->kind == BJ_FRAG) {
 		/* Keep this fragment block for the tails that share it. */
 		uint8_t *t = s->buf;
@@ -323,7 +275,7 @@ static int job_bytes(struct rd_blockrd *b, struct bjob *j,
 
 /* Deliver the FIFO's head job; wait for it when block is set. Returns
  * 1 when one was retired, 0 when the head is not ready, or an error. */
-static int retire_head(struct rd_blockrd *b, int block)
+int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 {
 	struct bjob *j = b->qhead;
 	const uint8_t *data;
@@ -351,9 +303,15 @@ static int retire_head(struct rd_blockrd *b, int block)
 	if (ret == 0)
 		ret = job_bytes(b, j, &data, &skip);
 	/* A block a worker put() is placed already. */
-	if (ret == 0 && !skip && !(j->kind == BJ_DATA && b->ops->put != NULL))
+	if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZEXT) &&
+				   b->ops->put != NULL))
 		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
+	if (j->zbuf != NULL) {
+		free(j->zbuf);
+		j->zbuf = NULL;
+		b->zbytes -= j->out_len;
+	}
 	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
 	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
 	if (ret == 0)
@@ -371,20 +329,20 @@ static int pump(struct rd_blockrd *b)
 
 	while (b->qhead != NULL && (!pooled(b->qhead) ||
 	       sqp_pool_in_flight(b->pool) * 2 >= b->capacity))
-		if ((ret = retire_head(b, 0)) != 1)
+		if ((ret = rd_blockrd_retire_head(b, 0)) != 1)
 			break;
 	return ret < 0 ? ret : drain_front(b);
 }
 
 /* A free job, with a buffer when heavy, owned by e. */
-static int take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
+int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 		    struct bjob **out)
 {
 	struct bjob **list = heavy ? &b->free_heavy : &b->free_light;
 	int ret;
 
 	while (*list == NULL || (heavy && sqp_pool_full(b->pool)))
-		if ((ret = retire_head(b, 1)) < 0)
+		if ((ret = rd_blockrd_retire_head(b, 1)) < 0)
 			return ret;
 	*out = *list;
 	*list = (*out)->next;
@@ -396,7 +354,7 @@ static int take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	return 0;
 }
 
-static void submit(struct rd_blockrd *b, struct bjob *j)
+void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j)
 {
 	j->owner->jobs_total++;
 	if (b->qtail != NULL)
@@ -457,7 +415,7 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': block %llu "
 				      "lies outside the image", img->name,
 				      e->name, (unsigned long long)i);
-		if ((ret = take_job(b, e, disk != 0, &j)) != 0)
+		if ((ret = rd_blockrd_take_job(b, e, disk != 0, &j)) != 0)
 			return ret;
 		j->kind = disk == 0 ? BJ_HOLE : BJ_DATA;
 		j->offset = pos;
@@ -469,36 +427,7 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 			     bs : (uint32_t)(r->u.file.size % bs);
 		j->pos = i * bs;
 		pos += disk;
-		submit(b, j);
-	}
-	return 0;
-}
-
-/* An EROFS file's jobs: its data is stored as it is, so each block is a
- * raw read on the pool and a hole run a light job, both where
- * rd_erofs_map says (which checks they lie in the image). */
-static int erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
-		      const struct rd_inode *ino)
-{
-	uint64_t off = 0;
-
-	while (off < ino->e.size) {
-		uint64_t phys;
-		uint32_t len;
-		struct bjob *j;
-		int ret = rd_erofs_map(b->img, &ino->e, off, &phys, &len);
-
-		if (ret != 0 ||
-		    (ret = take_job(b, e, phys != UINT64_MAX, &j)) != 0)
-			return ret;
-		j->kind = phys == UINT64_MAX ? BJ_HOLE : BJ_DATA;
-		j->offset = phys;
-		j->disk_size = len;
-		j->raw = 1;
-		j->out_len = len;
-		j->pos = off;
-		off += len;
-		submit(b, j);
+		rd_blockrd_submit(b, j);
 	}
 	return 0;
 }
@@ -524,7 +453,7 @@ static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 			      "outside the image", img->name,
 			      r->u.file.frag_index);
 	hit = plan_frag(b, r->u.file.frag_index, &slot);
-	if ((ret = take_job(b, e, !hit, &j)) != 0)
+	if ((ret = rd_blockrd_take_job(b, e, !hit, &j)) != 0)
 		return ret;
 	j->kind = hit ? BJ_FRAG_SAME : BJ_FRAG;
 	j->slot = slot;
@@ -535,7 +464,7 @@ static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
 	j->frag_off = r->u.file.frag_offset;
 	j->out_len = (uint32_t)(r->u.file.size % img->sb.block_size);
 	j->pos = r->u.file.size - j->out_len;
-	submit(b, j);
+	rd_blockrd_submit(b, j);
 	return 0;
 }
 
@@ -550,7 +479,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	/* Entries without data pile up behind a file whose blocks are in
 	 * flight; deliver some before the queue grows long. */
 	while (ret >= 0 && b->entry_count >= b->max_entries && b->qhead != NULL)
-		ret = retire_head(b, 1);
+		ret = rd_blockrd_retire_head(b, 1);
 	if (b->tail != NULL)
 		b->tail->next = e;
 	else
@@ -559,8 +488,10 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	b->entry_count++;
 	if (ret < 0)
 		return ret;
-	if (ino != NULL && (ret = b->img->ero != NULL ? erofs_jobs(b, e, ino) :
-				  block_jobs(b, e, ino)) != 0)
+	if (ino != NULL && (ret = b->img->ero == NULL ? block_jobs(b, e, ino) :
+				  rd_erofs_compressed(&ino->e) ?
+				  rd_blockrd_erofs_zjobs(b, e, ino) :
+				  rd_blockrd_erofs_jobs(b, e, ino)) != 0)
 		return ret;
 	if (ino != NULL && ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT &&
 	    (ret = tail_job(b, e, ino)) != 0)
@@ -573,7 +504,7 @@ int rd_blockrd_flush(struct rd_blockrd *b)
 {
 	int ret;
 
-	while ((ret = retire_head(b, 1)) == 1)
+	while ((ret = rd_blockrd_retire_head(b, 1)) == 1)
 		;
 	return ret < 0 ? ret : drain_front(b);
 }

@@ -10,8 +10,9 @@
  * The mapping checks every block it gives against the image's end, and
  * a hole is given as one run up to the end of its chunk (at most 1 GiB),
  * so a hostile sparse file costs work in proportion to its chunks, not
- * to its claimed size. Compressed layouts are refused when their data
- * is asked for, with a message that says so, never misread.
+ * to its claimed size. Compressed layouts are mapped by extents
+ * instead (erofs_zmap.c); a symlink of any layout is read through
+ * erofs_zread.c.
  */
 #include "config.h"
 
@@ -44,7 +45,9 @@ static unsigned sqfs_type(uint32_t mode)
 
 static int read_target(struct sqp_image *img, struct rd_inode *ino)
 {
-	uint64_t size = ino->e.size, off = 0;
+	uint64_t size = ino->e.size;
+	struct rd_zfile *f;
+	int ret;
 
 	if (size == 0 || size >= SYMLINK_MAX)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: symlink of "
@@ -52,22 +55,12 @@ static int read_target(struct sqp_image *img, struct rd_inode *ino)
 			      (unsigned long long)size);
 	if ((ino->target = malloc(size + 1)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	while (off < size) {
-		uint64_t phys;
-		uint32_t len;
-		int ret = rd_erofs_map(img, &ino->e, off, &phys, &len);
-
-		if (ret == 0 && phys == UINT64_MAX)
-			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
-				     "symlink with a hole", img->name,
-				     ino->raw.inode_number);
-		if (ret == 0)
-			ret = rd_read_at(img, phys, ino->target + off, len,
-					 "a symlink");
-		if (ret != 0)
-			return ret;
-		off += len;
-	}
+	/* Any layout, compressed too; a hole reads as NUL bytes. */
+	if ((ret = rd_zfile_open(img, &ino->e, &f)) == 0)
+		ret = rd_zfile_pread(img, f, (uint8_t *)ino->target, size, 0);
+	rd_zfile_close(f);
+	if (ret != 0)
+		return ret;
 	ino->target[size] = '\0';
 	if (strlen(ino->target) != size)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: a symlink "
@@ -248,9 +241,10 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		break;
 	case EROFS_COMPRESSED_FULL:
 	case EROFS_COMPRESSED_COMPACT:
-		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: "
-			      "compressed EROFS data not supported yet",
-			      img->name, inum(img, e));
+		/* Compressed data is read by extents (erofs_zmap.c). */
+		return rd_err(img, SQP_ERR_INTERNAL, "%s: inode %llu: a "
+			      "compressed file mapped by blocks", img->name,
+			      inum(img, e));
 	default:
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "data layout %u", img->name,

@@ -76,9 +76,18 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 	return 0;
 }
 
+/* n bytes of the prefix table at at: in the packed inode when the
+ * image has one (where mkfs.erofs puts it then), else in the image. */
+static int prefix_read(struct sqp_image *img, uint64_t at, uint8_t *buf,
+		       size_t n)
+{
+	if (img->ero->sb.packed_nid != 0)
+		return rd_erofs_packed_read(img, buf, n, at);
+	return rd_read_at(img, at, buf, n, "an xattr prefix");
+}
+
 /* The long xattr name prefixes, each made whole from its standard
- * prefix and infix. They are read where the superblock says, in the
- * image; a table in the packed inode (compressed) is refused. */
+ * prefix and infix, read where the superblock says. */
 static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
 {
 	uint64_t at = (uint64_t)e->sb.xattr_prefix_start * 4;
@@ -89,17 +98,13 @@ static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
 	if (!(e->sb.feature_incompat & EROFS_IN_XATTR_PREFIX) ||
 	    e->sb.xattr_prefix_count == 0)
 		return 0;
-	if (e->sb.packed_nid != 0)
-		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: long EROFS xattr "
-			      "name prefixes in the packed inode not supported "
-			      "yet", img->name);
 	e->prefixes = calloc(e->sb.xattr_prefix_count, sizeof(*e->prefixes));
 	if (e->prefixes == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	for (unsigned i = 0; i < e->sb.xattr_prefix_count; i++) {
 		size_t len, blen;
 
-		if ((ret = rd_read_at(img, at, raw, 3, "an xattr prefix")) != 0)
+		if ((ret = prefix_read(img, at, raw, 3)) != 0)
 			return ret;
 		len = sqp_get16(raw);
 		base = erofs_xattr_prefix(raw[2]);
@@ -107,8 +112,7 @@ static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
 		    (blen = strlen(base)) + len - 1 > PREFIX_MAX)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
 				      "prefix %u is bad", img->name, i);
-		if ((ret = rd_read_at(img, at + 3, raw, len - 1,
-				      "an xattr prefix")) != 0)
+		if ((ret = prefix_read(img, at + 3, raw, len - 1)) != 0)
 			return ret;
 		if (memchr(raw, 0, len - 1) != NULL)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: long xattr "
@@ -132,6 +136,7 @@ void rd_erofs_free(struct rd_erofs *e)
 		free(e->prefixes[i]);
 	free(e->prefixes);
 	free(e->dblk);
+	rd_zfile_close(e->packed);
 	free(e);
 }
 

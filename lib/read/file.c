@@ -17,8 +17,8 @@
  * once per tail (imginfo diff, cat). Invariant: every
  * block is checked to lie inside the image and to decompress to exactly
  * the length the file size implies before any byte of it is returned.
- * An EROFS file is read through its block map (erofs_pread), without
- * the buffers: nothing of it is compressed.
+ * An EROFS file is read by its own reader (erofs_zread.c), compressed
+ * or not, without these buffers.
  */
 #include "config.h"
 
@@ -45,6 +45,7 @@ struct sqp_file {
 	uint64_t cached;        /* block in blk; block_count = the tail */
 	uint32_t cached_len;
 	uint8_t *blk, *cbuf;
+	struct rd_zfile *z;     /* EROFS: its reader */
 };
 
 SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
@@ -74,6 +75,11 @@ SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
 	f->disk = f->ino.raw.u.file.blocks_start;
 	f->word = f->ino.blocks;
 	f->cached = NO_BLOCK;
+	if (img->ero != NULL &&
+	    (ret = rd_zfile_open(img, &f->ino.e, &f->z)) != 0) {
+		sqp_file_close(f);
+		return ret;
+	}
 	f->blk = malloc(img->sb.block_size);
 	f->cbuf = malloc(img->sb.block_size);
 	if (f->blk == NULL || f->cbuf == NULL) {
@@ -89,6 +95,7 @@ SQP_API void sqp_file_close(struct sqp_file *f)
 	if (f == NULL)
 		return;
 	rd_inode_free(&f->ino);
+	rd_zfile_close(f->z);
 	free(f->blk);
 	free(f->cbuf);
 	free(f);
@@ -247,37 +254,6 @@ static int fetch(struct sqp_file *f, uint64_t idx)
 	return 0;
 }
 
-/* EROFS data is stored as it is: each piece is read straight into the
- * caller's buffer where the block map says, a hole zeroed. */
-static int erofs_pread(struct sqp_file *f, uint8_t *d, size_t n,
-		       uint64_t off, size_t *got)
-{
-	uint64_t mask = f->img->sb.block_size - 1;
-
-	while (n > 0) {
-		uint64_t start = off & ~mask, phys;
-		uint32_t len;
-		size_t take;
-		int ret = rd_erofs_map(f->img, &f->ino.e, start, &phys, &len);
-
-		if (ret != 0)
-			return ret;
-		take = len - (size_t)(off - start);
-		if (take > n)
-			take = n;
-		if (phys == UINT64_MAX)
-			memset(d, 0, take);
-		else if ((ret = rd_read_at(f->img, phys + (off - start), d, take,
-					   "file data")) != 0)
-			return ret;
-		d += take;
-		off += take;
-		n -= take;
-		*got += take;
-	}
-	return 0;
-}
-
 SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 			   uint64_t off, size_t *got)
 {
@@ -292,8 +268,11 @@ SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 		return 0;
 	if (n > f->size - off)
 		n = (size_t)(f->size - off);
-	if (f->img->ero != NULL)
-		return erofs_pread(f, d, n, off, got);
+	if (f->img->ero != NULL) {
+		if ((ret = rd_zfile_pread(f->img, f->z, d, n, off)) == 0)
+			*got = n;
+		return ret;
+	}
 	while (n > 0) {
 		uint64_t idx = off / bs;
 		uint32_t in = (uint32_t)(off % bs);

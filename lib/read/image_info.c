@@ -167,6 +167,32 @@ static int walk_blocks(struct sqp_image *img, struct rd_inode *ino,
 	return 0;
 }
 
+/* A compressed EROFS file's blocks: its pclusters, their bytes stored;
+ * a fragment's (in the packed inode) count as none. */
+static int erofs_zlayout(struct sqp_image *img, const struct rd_inode *ino,
+			 struct sqp_file_layout *o)
+{
+	uint32_t bs = img->sb.block_size;
+	struct rd_zmap z;
+	struct rd_zext x;
+	int ret;
+
+	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+		return ret;
+	o->block_count = (ino->e.size + bs - 1) / bs;
+	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
+		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
+			return ret;
+		if (x.fmt == RD_Z_FRAGMENT)
+			continue;
+		if (o->stored_bytes == 0)
+			o->blocks_start = x.pa;
+		o->stored_bytes += x.plen;
+		o->raw_blocks += x.fmt == RD_Z_RAW || x.fmt == RD_Z_INTERLACED;
+	}
+	return 0;
+}
+
 /* An EROFS file's blocks from its block map: every stored block is
  * uncompressed, a hole run counts its blocks, nothing is a fragment. */
 static int erofs_layout(struct sqp_image *img, const struct rd_inode *ino,
@@ -178,6 +204,8 @@ static int erofs_layout(struct sqp_image *img, const struct rd_inode *ino,
 
 	o->frag_index = SQP_NO_FRAGMENT;
 	o->xattr_index = ino->raw.xattr_idx;
+	if (rd_erofs_compressed(&ino->e))
+		return erofs_zlayout(img, ino, o);
 	for (uint64_t off = 0; off < ino->e.size; off += len) {
 		if ((ret = rd_erofs_map(img, &ino->e, off, &phys, &len)) != 0)
 			return ret;

@@ -17,6 +17,7 @@
 #ifndef SQP_READ_RD_EROFS_H
 #define SQP_READ_RD_EROFS_H
 
+#include "codec/erofs_unz.h"
 #include "format/erofs_format.h"
 #include "read/rd_image.h"
 
@@ -39,6 +40,43 @@ struct rd_erofs {
 	/* Long xattr name prefixes, whole ("user.long."), NUL-ended. */
 	char **prefixes;
 	unsigned prefix_count;
+	/* The packed inode, opened when a fragment is first read. */
+	struct rd_zfile *packed;
+};
+
+/* A compressed file's map header and what follows from it. */
+struct rd_zmap {
+	struct erofs_zheader h;
+	unsigned lcbits;        /* logical cluster size, log2 */
+	uint64_t lclusters;     /* logical clusters the size needs */
+	uint64_t index;         /* where the lcluster indexes start */
+	uint64_t init4, n2b;    /* compact: 4-byte entries, then 2-byte */
+	uint64_t tail_head;     /* the HEAD lcluster of the last extent */
+	uint64_t idata;         /* where the inline pcluster is */
+};
+
+/* The formats of an extent past the algorithms: stored raw, raw but
+ * rotated in its block, in the packed inode. */
+enum { RD_Z_RAW = SQP_EROFS_ALG_MAX, RD_Z_INTERLACED, RD_Z_FRAGMENT };
+
+/* One extent: file bytes la .. la + llen decode from plen bytes at pa
+ * (RD_Z_FRAGMENT: from the packed inode's bytes at pa, a piece of at
+ * most RD_Z_FRAG_PIECE of the fragment). */
+#define RD_Z_FRAG_PIECE (1u << 20)
+struct rd_zext {
+	uint64_t la, llen, pa;
+	uint32_t plen;
+	unsigned fmt;
+};
+
+/* A file read at any offset, compressed or not, one extent kept
+ * decoded: for the browsing API, symlinks and fragments. */
+struct rd_zfile {
+	struct rd_einode e;
+	struct rd_zmap z;
+	struct rd_zext x;        /* decoded in out (llen 0: none) */
+	uint8_t *in, *out;
+	size_t in_cap, out_cap;
 };
 
 /* The superblock at 1024 holds EROFS's magic (a SquashFS image's
@@ -52,9 +90,41 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino);
 /* Where logical block lblk of the inode's data is (*phys, *len bytes of
  * it), or a hole (*phys UINT64_MAX); every mapped range lies inside
- * the image. Compressed layouts are refused here. */
+ * the image. Not for compressed layouts (erofs_zmap.c maps those). */
 int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		 uint64_t lblk, uint64_t *phys, uint32_t *len);
+
+static inline int rd_erofs_compressed(const struct rd_einode *e)
+{
+	return e->layout == EROFS_COMPRESSED_FULL ||
+	       e->layout == EROFS_COMPRESSED_COMPACT;
+}
+/* Read e's map header (erofs_zmap.c). */
+int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
+		       struct rd_zmap *z);
+/* The extent holding byte off of the file, whole; its pcluster lies
+ * in the image and within the format's bounds. */
+int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
+		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x);
+/* x's llen bytes into out from its pcluster's plen bytes in in; any
+ * thread (rd_erofs_zext refused what this build cannot decode). 0,
+ * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
+ * libzstd too old to bound the window. */
+int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
+		     const uint8_t *in, uint8_t *out);
+/* A message for zdecode's failure into img (erofs_zmap.c). */
+int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
+		   const struct rd_zext *x, int code);
+
+/* erofs_zread.c: the reader of any layout, at any offset. */
+int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
+		  struct rd_zfile **out);
+void rd_zfile_close(struct rd_zfile *f);
+int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
+		   size_t n, uint64_t off);
+/* n bytes at off of the packed inode (a fragment's). */
+int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
+			 uint64_t off);
 
 int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 		      struct rd_dir *it);

@@ -110,6 +110,9 @@ static int erofs_runs(struct sqp_image *img, struct pending *p,
 	uint32_t len;
 	int ret;
 
+	/* A compressed file has no holes: all of it is one run. */
+	if (rd_erofs_compressed(&ino->e))
+		return 0;
 	for (int pass = 0; pass < 2; pass++) {
 		n = 0;
 		for (uint64_t off = 0; off < size; off += len) {

@@ -5,10 +5,15 @@
 # directory that contains itself or the root, names with '/', "..", "."
 # or twice, bad entry counts and name offsets, nids, block addresses,
 # chunks and sizes past the end, a huge size, a compressed layout, bad
-# xattr counts and long name prefixes) are refused with exit 1 by
+# xattr counts and long name prefixes; in compressed files an unknown
+# algorithm, cluster indexes pointing past the end, back to nothing or
+# nowhere, a pcluster larger than allowed, an inline tail past its
+# block, a size that lies, garbage data; a whole file in the packed
+# inode with a huge size or past its end) are refused with exit 1 by
 # img2tar (no tar that lists every entry), img2dir (nothing written
 # outside its target: the tree holds a symlink out of it) and imginfo
-# (stat of the entry broken, or the summary); and an image whose chunks
+# (stat of the entry broken, cat of a broken compressed file, or the
+# summary), and imginfo check reports each with where it is; and an image whose chunks
 # are holes (79 of 80 chunks of 16 blocks) reads equal to its source,
 # and a long xattr name prefix is read.
 . "$top_srcdir/tests/lib/common.sh"
@@ -19,6 +24,7 @@ T=$SCRATCH
 mkdir -p "$T/src/d/sub" "$T/src/e" "$T/outside" "$T/bad" || exit 99
 echo hello > "$T/src/a.txt" && echo a > "$T/src/aa" && echo z > "$T/src/zz" &&
 echo f > "$T/src/d/sub/f" && head -c 100000 /dev/urandom > "$T/src/d/big" &&
+seq 1 40000 > "$T/src/d/seq" &&
 ln -s a.txt "$T/src/link" && ln -s "$T/outside" "$T/src/evil" &&
 truncate -s 5M "$T/src/sparse" &&
 printf abc | dd of="$T/src/sparse" bs=1 seek=2097152 conv=notrunc 2>/dev/null &&
@@ -27,7 +33,11 @@ os.setxattr(sys.argv[1], "user.x", b"1")' "$T/src/e" || exit 99
 run "mkfs.erofs" mkfs.erofs --quiet -Eforce-inode-extended "$T/plain.erofs" "$T/src" > /dev/null &&
 run "mkfs.erofs --chunksize" mkfs.erofs --quiet -Eforce-inode-extended --chunksize=65536 \
 	-Eforce-chunk-indexes "$T/chunk.erofs" "$T/src" > /dev/null &&
-run "mkbad.py" $PYTHON3 "$top_srcdir/tests/erofs/mkbad.py" "$T/plain.erofs" "$T/chunk.erofs" "$T/bad" ||
+run "mkfs.erofs -zlz4hc" mkfs.erofs --quiet -zlz4hc -C16384 -Elegacy-compress \
+	"$T/full.erofs" "$T/src" > /dev/null &&
+run "mkfs.erofs -zlz4" mkfs.erofs --quiet -zlz4 -Eztailpacking "$T/compact.erofs" "$T/src" > /dev/null &&
+run "mkbad.py" $PYTHON3 "$top_srcdir/tests/erofs/mkbad.py" "$T/plain.erofs" "$T/chunk.erofs" \
+	"$T/full.erofs" "$T/compact.erofs" "$top_srcdir/tests/erofs/fixtures/lz4frag.img" "$T/bad" ||
 	finish
 
 # A tar is complete when it lists every entry of the good image.
@@ -48,18 +58,30 @@ while read -r name path; do
 		fail "img2dir $name: exit $rc: $(head -c 200 "$T/err")"
 	if [ "$path" = - ]; then
 		"$IMGINFO" summary "$img" > /dev/null 2> "$T/err"
+	elif [ "${path#cat:}" != "$path" ]; then
+		"$IMGINFO" cat "$img" "${path#cat:}" > /dev/null 2> "$T/err"
 	else
 		"$IMGINFO" stat "$img" "$path" > /dev/null 2> "$T/err"
 	fi
 	rc=$?
 	[ $rc -eq 1 ] && [ -s "$T/err" ] && pass "imginfo $name" ||
 		fail "imginfo $name ($path): exit $rc: $(head -c 200 "$T/err")"
+	# The check reports the problem with where it is (the table,
+	# and for an entry's problem its inode and path), and ends.
+	"$IMGINFO" check "$img" > "$T/out" 2>&1
+	rc=$?
+	where='^[a-z]*: '
+	[ "$path" = - ] || where="^[a-z]*: inode [0-9]*: '${path#cat:}': "
+	[ $rc -eq 1 ] && grep -q "$where" "$T/out" &&
+		pass "imginfo check $name: $(head -1 "$T/out" | cut -c1-120)" ||
+		fail "imginfo check $name: exit $rc: $(head -c 200 "$T/out")"
 done < "$T/bad/cases.txt"
 [ "$(wc -l < "$T/bad/cases.txt")" -ge 20 ] || fail "mkbad.py made too few cases"
 [ -z "$(ls -A "$T/outside")" ] && pass "nothing written outside" || fail "files appeared in outside/"
 
 # The good images: unchanged, and with holes.
-for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs"; do
+for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
+	   "$T/full.erofs" "$T/compact.erofs"; do
 	rm -rf "$T/x" "$T/t"
 	run "img2dir $img" "$IMG2DIR" "$img" "$T/x" &&
 		same_tree "img2dir $(basename "$img")" "$T/x" "$T/src" --ignore-dir-mtime
@@ -67,6 +89,10 @@ for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs"; do
 	"$IMG2TAR" --sparse "$img" > "$T/s.tar" && tar -C "$T/t" -xpf "$T/s.tar" &&
 		same_tree "img2tar --sparse $(basename "$img")" "$T/t" "$T/src" --ignore-dir-mtime --no-xattrs ||
 		fail "img2tar --sparse $img"
+done
+for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
+	   "$T/full.erofs" "$T/compact.erofs"; do
+	check "imginfo check: no problem in $(basename "$img")" "$IMGINFO" check "$img"
 done
 check "a long xattr name prefix is read" sh -c \
 	'"$1" stat "$2" e | grep -qx "xattr: user.long.x=\"1\""' - "$IMGINFO" "$T/bad/longprefix.erofs"

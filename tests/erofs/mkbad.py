@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Corrupt and hostile EROFS images, made from good ones mkfs.erofs wrote.
 
-usage: mkbad.py PLAIN.erofs CHUNK.erofs OUTDIR
+usage: mkbad.py PLAIN.erofs CHUNK.erofs FULL.erofs COMPACT.erofs FRAG.erofs OUTDIR
 
 PLAIN was made with -Eforce-inode-extended from hostile.sh's tree,
-CHUNK the same with --chunksize=65536 -Eforce-chunk-indexes. Writes
+CHUNK the same with --chunksize=65536 -Eforce-chunk-indexes, FULL with
+-zlz4hc -C16384 -Elegacy-compress (full cluster indexes, big pclusters)
+and COMPACT with -zlz4 -Eztailpacking (compact indexes, an inline tail
+pcluster); the compressed cases break d/seq, text that compresses, and
+name their path "cat:d/seq" (imginfo cat, which decodes it). FRAG is
+tests/erofs/fixtures/lz4frag.img, whose files lie whole in the packed
+inode (its "mixed" is broken). Writes
 OUTDIR/NAME for each case and OUTDIR/cases.txt, one "NAME PATH" a line
 (PATH: the entry the case breaks, for imginfo stat; "-": the tree's
 shape, for imginfo summary). Also writes OUTDIR/holes.erofs, a good
@@ -69,7 +75,7 @@ class Img:
 
 
 def main():
-    plain, chunk, out = sys.argv[1:4]
+    plain, chunk, full, compact, frag, out = sys.argv[1:7]
     os.makedirs(out, exist_ok=True)
     cases = []
 
@@ -160,6 +166,51 @@ def main():
     case("chunk_past_end", "d/big", chunk, put("<I", lambda i: chunk0(i, "d/big"), 0xFFFFFFF0))
     case("chunk_device", "d/big", chunk,
          put("<H", lambda i: chunk0(i, "d/big") - 2, 3))
+    # Compressed files: the map header, full indexes (8 bytes each, 16
+    # bytes after the header), compact ones (4 bytes each here: the
+    # index starts 8-aligned and has no 2-byte packs without -C).
+    def zhead(i):
+        n = i.inode(i.find("d/seq")[0])
+        assert n["layout"] in (1, 3), "d/seq is not compressed"
+        return (n["pos"] + n["isz"] + n["xsz"] + 7) & ~7
+
+    def lci(i, lcn):
+        return zhead(i) + 16 + 8 * lcn
+
+    zc = "cat:d/seq"
+    case("z_algorithm_unknown", zc, full, put("<B", lambda i: zhead(i) + 6, 9))
+    case("z_cluster_bits", zc, full, put("<B", lambda i: zhead(i) + 7, 3))
+    case("z_blkaddr_past_end", zc, full, put("<I", lambda i: lci(i, 0) + 4, 0xFFFFFF00))
+    case("z_clusterofs_past_cluster", zc, full, put("<H", lambda i: lci(i, 0) + 2, 0xFFFF))
+    case("z_pcluster_too_big", zc, full, put("<H", lambda i: lci(i, 1) + 4, 0x800 | 0x7FF))
+    case("z_lookback_zero", zc, full,
+         lambda i: struct.pack_into("<HHHH", i.b, lci(i, 2), 2, 0, 0, 1))
+    case("z_lookback_past_start", zc, full,
+         lambda i: struct.pack_into("<HHHH", i.b, lci(i, 2), 2, 0, 9, 1))
+    case("z_no_head", zc, full,
+         lambda i: [struct.pack_into("<HHHH", i.b, lci(i, k), 2, 0, 1, 1)
+                    for k in range(i.inode(i.find("d/seq")[0])["size"] // i.bs)])
+    case("z_size_lies", zc, full,
+         put("<Q", lambda i: ino("d/seq")(i)["pos"] + 8, 1 << 30))
+    case("z_data_garbage", zc, full,
+         lambda i: i.b.__setitem__(slice(
+             struct.unpack_from("<I", i.b, lci(i, 0) + 4)[0] * i.bs + 2000,
+             struct.unpack_from("<I", i.b, lci(i, 0) + 4)[0] * i.bs + 2400),
+             bytes(range(200)) * 2))
+    case("zc_base_past_end", zc, compact, put("<I", lambda i: zhead(i) + 8 + 4, 0xFFFFFF00))
+    case("zc_inline_too_long", zc, compact, put("<H", lambda i: zhead(i) + 2, 0xFFFF))
+    case("zc_all_nonhead", zc, compact,
+         lambda i: [i.b.__setitem__(zhead(i) + 8 + 4 * k + 1,
+                                    i.b[zhead(i) + 8 + 4 * k + 1] | 0x20)
+                    for k in range(i.inode(i.find("d/seq")[0])["size"] // i.bs)])
+    # A whole file in the packed inode: its size, or where it starts
+    # there, past the packed inode's end (the map header's 63 bits).
+    case("frag_size_huge", "cat:mixed", frag,
+         lambda i: struct.pack_into("<I", i.b, ino("mixed")(i)["pos"] + 8, 0xFFFFFFF0))
+    case("frag_offset_past_packed", "cat:mixed", frag,
+         lambda i: struct.pack_into("<Q", i.b, (ino("mixed")(i)["pos"] + 32 +
+                                                ino("mixed")(i)["xsz"] + 7) & ~7,
+                                    (1 << 63) | (1 << 40)))
     img = Img(plain)
     long_prefix(img)
     open(os.path.join(out, "longprefix.erofs"), "wb").write(img.b)

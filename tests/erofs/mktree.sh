@@ -15,6 +15,12 @@ erofs_tree() {
 	head -c 4096 /dev/urandom > "$1/d/exact4k" &&
 	head -c 300000 /dev/urandom > "$1/big" &&
 	truncate -s 5M "$1/sparse" &&
+	seq 1 150000 > "$1/d/seq" &&
+	$PYTHON3 -c 'import os, sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(12):
+        f.write(os.urandom(5000 + i * 333))
+        f.write(b"".join(b"line %d of a text\n" % j for j in range(1500 + i)))' "$1/mixed" &&
 	printf abc | dd of="$1/sparse" bs=1 seek=2097152 conv=notrunc 2>/dev/null &&
 	ln "$1/a.txt" "$1/d/hl" &&
 	ln -s ../a.txt "$1/d/sym" &&

@@ -5,7 +5,8 @@
  * mutation did, so no run is spent failing detection), converted to a
  * tar written to /dev/null, then walked through the public API: every
  * entry stat'ed, its xattrs and symlink target read, and the first 64
- * KiB of every regular file read back.
+ * KiB of every regular file read back; then checked (sqp_image_check),
+ * which goes on past problems, so it reaches what the others stop at.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -56,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t magic[4] = { 0xE2, 0xE1, 0xF5, 0xE0 };
 	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = "fuzz" };
 	struct sqp_walk_desc wd = { .struct_size = sizeof(wd) };
+	struct sqp_check_desc cd = { 0 };
 	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
 	struct sqp_image *img = NULL;
 	struct sqp_walk *w = NULL;
@@ -81,6 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sqp_walk_create(&wd, &w) == 0)
 		while (sqp_walk_next(w, &e) == 1)
 			browse(img, &e, buf);
+	cd.fd = fd;
+	cd.name = "fuzz";
+	cd.jobs = 1;
+	sqp_image_check(&cd, NULL);
 out:
 	sqp_walk_destroy(w);
 	sqp_image_destroy(img);

@@ -50,5 +50,12 @@ if command -v mkfs.erofs >/dev/null 2>&1; then
 		"$out/erofs/extended.img" "$src" >/dev/null 2>&1
 	mkfs.erofs --quiet --chunksize=4096 -Eforce-chunk-indexes \
 		"$out/erofs/chunk.img" "$src" >/dev/null 2>&1
+	# Compressed: compact indexes and an inline tail; full indexes
+	# and big pclusters. (tests/erofs/fixtures/*.img, from a newer
+	# mkfs.erofs, are seeds for the other codecs.)
+	mkfs.erofs --quiet -zlz4 -Eztailpacking \
+		"$out/erofs/lz4.img" "$src" >/dev/null 2>&1
+	mkfs.erofs --quiet -zlz4hc -C16384 -Elegacy-compress \
+		"$out/erofs/lz4full.img" "$src" >/dev/null 2>&1
 fi
 rm -rf "$src"

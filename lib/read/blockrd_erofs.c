@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blockrd_erofs.c - the ordered block reader's jobs for EROFS files
+ * (blockrd_impl.h): an uncompressed file's blocks are raw reads and its
+ * holes light jobs, where the block map says; a compressed file's
+ * extents are decoded on the pool, each into a buffer of its own, and a
+ * fragment's pieces are read on the caller's thread from the packed
+ * inode. Every position is checked by the map before a job is made, so
+ * workers read only inside the image.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "read/blockrd_impl.h"
+#include "sqpack/error.h"
+#include "util/fileio.h"
+
+/* A BJ_ZEXT job on a worker: read its pcluster, decode the extent.
+ * The pcluster was checked to lie in the image when the job was made. */
+int rd_blockrd_zext_run(struct rd_blockrd *b, struct bjob *j)
+{
+	uint8_t *in = malloc(j->zx.plen ? j->zx.plen : 1);
+	int ret;
+
+	if (in == NULL)
+		return SQP_ERR_NOMEM;
+	ret = sqp_pread_full(b->img->fd, b->img->base + j->zx.pa, in,
+			     j->zx.plen);
+	if (ret == 0 && (ret = rd_erofs_zdecode(b->img->ero, &j->zx, in,
+						j->zbuf)) == SQP_ERR_BAD_DATA)
+		ret = SQP_ERR_CORRUPT;
+	free(in);
+	if (ret == 0 && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->zbuf,
+				      j->out_len)) != 0)
+		return SQP_ERR_IO;
+	return ret;
+}
+
+/* An EROFS file's jobs: its data is stored as it is, so each block is a
+ * raw read on the pool and a hole run a light job, both where
+ * rd_erofs_map says (which checks they lie in the image). */
+int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		      const struct rd_inode *ino)
+{
+	uint64_t off = 0;
+
+	while (off < ino->e.size) {
+		uint64_t phys;
+		uint32_t len;
+		struct bjob *j;
+		int ret = rd_erofs_map(b->img, &ino->e, off, &phys, &len);
+
+		if (ret != 0 ||
+		    (ret = rd_blockrd_take_job(b, e, phys != UINT64_MAX, &j)) != 0)
+			return ret;
+		j->kind = phys == UINT64_MAX ? BJ_HOLE : BJ_DATA;
+		j->offset = phys;
+		j->disk_size = len;
+		j->raw = 1;
+		j->out_len = len;
+		j->pos = off;
+		off += len;
+		rd_blockrd_submit(b, j);
+	}
+	return 0;
+}
+
+/* A compressed EROFS file's jobs: one per extent, decoded on the pool
+ * into a buffer of its own, or read here from the packed inode (a
+ * fragment). Decoded bytes in flight stay under ZMEMORY: an extent is
+ * made only once the older ones leave room (or none is left). */
+int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
+		       const struct rd_inode *ino)
+{
+	struct sqp_image *img = b->img;
+	struct rd_zmap z;
+	struct rd_zext x;
+	struct bjob *j;
+	uint8_t *buf;
+	int ret;
+
+	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+		return ret;
+	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
+		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
+			return ret;
+		if (x.la != off)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': extents "
+				      "overlap at %llu", img->name, e->name,
+				      (unsigned long long)off);
+		while (b->qhead != NULL && (sqp_pool_full(b->pool) ||
+		       b->zbytes + x.llen > ZMEMORY))
+			if ((ret = rd_blockrd_retire_head(b, 1)) < 0)
+				return ret;
+		if ((buf = malloc(x.llen)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		if ((x.fmt == RD_Z_FRAGMENT &&
+		     (ret = rd_erofs_packed_read(img, buf, x.llen, x.pa)) != 0) ||
+		    (ret = rd_blockrd_take_job(b, e, 0, &j)) != 0) {
+			free(buf);
+			return ret;
+		}
+		j->kind = x.fmt == RD_Z_FRAGMENT ? BJ_FILLED : BJ_ZEXT;
+		j->zx = x;
+		j->zbuf = buf;
+		j->offset = x.pa;
+		j->out_len = (uint32_t)x.llen;
+		j->pos = x.la;
+		b->zbytes += x.llen;
+		rd_blockrd_submit(b, j);
+	}
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blockrd_impl.h - the ordered block reader's state (blockrd.c), shared
+ * with blockrd_erofs.c, which makes the jobs of EROFS files: the same
+ * FIFO of jobs, the same pool, the same retirement in order.
+ */
+#ifndef SQP_READ_BLOCKRD_IMPL_H
+#define SQP_READ_BLOCKRD_IMPL_H
+
+#include "codec/codec_worker.h"
+#include "read/blockrd.h"
+#include "read/rd_erofs.h"
+#include "util/pool.h"
+
+/* Tails of one directory often span many fragment blocks (a tar packed
+ * in another order than the sorted listing): a bigger cache saves
+ * decompressing a block again, which costs most with xz. */
+#define FRAG_SLOTS_MAX 64
+#define FRAG_MEMORY (8u << 20)
+#define LIGHT_JOBS 4096
+#define ENTRIES_MAX 4096
+#define JOB_MEMORY (32u << 20)
+/* Decoded EROFS extents in flight (one may be 12 MiB). */
+#define ZMEMORY (64u << 20)
+
+/* BJ_ZEXT: an EROFS extent decoded on the pool; BJ_FILLED: one read
+ * on this thread (a fragment in the packed inode). Both own zbuf. */
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED };
+
+struct bjob {
+	struct sqp_pool_job pj;  /* first: the pool hands this back */
+	int kind;
+	uint64_t offset;         /* on disk */
+	uint32_t disk_size;
+	int raw;                 /* stored uncompressed */
+	uint32_t out_len;        /* bytes of the file this job gives */
+	uint64_t pos;            /* where in the file they go */
+	int put_err;             /* put()'s -errno (set by the worker) */
+	uint32_t frag_index, frag_off;
+	unsigned slot;           /* fragment cache slot it fills or reads */
+	uint32_t got;            /* bytes decompressed (set by the worker) */
+	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
+	struct rd_zext zx;       /* BJ_ZEXT: the extent */
+	uint8_t *zbuf;           /* BJ_ZEXT, BJ_FILLED: its bytes */
+	struct rd_bentry *owner;
+	struct bjob *next;       /* free list or FIFO */
+};
+
+struct frag_slot {
+	uint8_t *buf;
+	uint32_t index, len;
+	int valid, failed;
+};
+
+struct rd_blockrd {
+	/* First: the pool's ctx is the reader, and the shared worker_init
+	 * of util/pipeline reads it as its codec description. */
+	struct sqp_codec_worker_desc wdesc;
+	struct sqp_image *img;
+	const struct rd_blockrd_ops *ops;
+	void *user;
+	struct sqp_pool *pool;
+	unsigned capacity;                 /* the pool's */
+	struct bjob *jobs;
+	unsigned heavy, job_count;
+	struct bjob *free_heavy, *free_light;
+	struct bjob *qhead, *qtail;        /* made, not yet retired */
+	unsigned frag_slots;
+	struct frag_slot frag[FRAG_SLOTS_MAX];
+	struct {
+		uint32_t index;
+		int valid;
+		uint64_t used;
+	} plan[FRAG_SLOTS_MAX];
+	uint64_t plan_clock;
+	struct rd_bentry *head, *tail;     /* entries not yet ended */
+	size_t entry_count, max_entries;
+	uint64_t zbytes;                   /* in zbufs made, not retired */
+};
+
+/* Deliver the FIFO's head job; wait for it when block is set. Returns
+ * 1 when one was retired, 0 when the head is not ready, or an error. */
+int rd_blockrd_retire_head(struct rd_blockrd *b, int block);
+/* A free job, with a buffer when heavy, owned by e. */
+int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
+			struct bjob **out);
+/* Queue j behind the others (and on the pool when it has work). */
+void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j);
+
+/* blockrd_erofs.c: an EROFS file's jobs, by its block map or its
+ * compressed extents; a BJ_ZEXT job's work on a worker. */
+int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+			  const struct rd_inode *ino);
+int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
+			   const struct rd_inode *ino);
+int rd_blockrd_zext_run(struct rd_blockrd *b, struct bjob *j);
+
+#endif

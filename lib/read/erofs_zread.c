@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_zread.c - reading an EROFS file's bytes at any offset, one
+ * thread, whatever its layout: the browsing API (sqp_file_pread),
+ * fragments in the packed inode, and so the checker and imginfo cat.
+ *
+ * A compressed file keeps the extent it decoded last, so reads smaller
+ * than an extent decode each extent once when they go forward. Buffers
+ * grow to the largest pcluster and extent met, which the map bounds
+ * (1 MiB and 12 MiB; a fragment comes in pieces of 1 MiB). A fragment is read from the packed
+ * inode, opened once per image; the packed inode may not itself hold a
+ * fragment, which is what stops a fragment from reading itself.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/rd_erofs.h"
+#include "sqpack/error.h"
+
+int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
+		  struct rd_zfile **out)
+{
+	struct rd_zfile *f = calloc(1, sizeof(*f));
+	int ret;
+
+	*out = NULL;
+	if (f == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	f->e = *e;
+	if (rd_erofs_compressed(e) &&
+	    (ret = rd_erofs_zmap_init(img, e, &f->z)) != 0) {
+		free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+void rd_zfile_close(struct rd_zfile *f)
+{
+	if (f == NULL)
+		return;
+	free(f->in);
+	free(f->out);
+	free(f);
+}
+
+/* *buf holds at least n bytes (zext bounds n: 1 MiB in, 12 MiB out). */
+static int grow(uint8_t **buf, size_t *cap, uint64_t n)
+{
+	uint8_t *p;
+
+	if (n <= *cap)
+		return 0;
+	if ((p = realloc(*buf, n)) == NULL)
+		return -1;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+/* Make the extent holding off the decoded one. */
+static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
+{
+	struct rd_zext x;
+	int ret;
+
+	if (f->x.llen != 0 && off >= f->x.la && off - f->x.la < f->x.llen)
+		return 0;
+	f->x.llen = 0;
+	if ((ret = rd_erofs_zext(img, &f->e, &f->z, off, &x)) != 0)
+		return ret;
+	if (grow(&f->in, &f->in_cap, x.plen) != 0 ||
+	    grow(&f->out, &f->out_cap, x.llen) != 0)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if (x.fmt == RD_Z_FRAGMENT)
+		ret = rd_erofs_packed_read(img, f->out, x.llen, x.pa);
+	else if ((ret = rd_read_at(img, x.pa, f->in, x.plen,
+				     "a pcluster")) == 0 &&
+		   (ret = rd_erofs_zdecode(img->ero, &x, f->in, f->out)) != 0) {
+		ret = rd_erofs_zfail(img, &f->e, &x, ret);
+	}
+	if (ret == 0)
+		f->x = x;
+	return ret;
+}
+
+int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
+		   size_t n, uint64_t off)
+{
+	uint64_t mask = img->ero->bs - 1, phys;
+	uint32_t len;
+	size_t take;
+	int ret;
+
+	if (off > f->e.size || n > f->e.size - off)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: a read past the end "
+			      "of its file", img->name);
+	for (; n > 0; dst += take, off += take, n -= take) {
+		if (rd_erofs_compressed(&f->e)) {
+			if ((ret = decode_at(img, f, off)) != 0)
+				return ret;
+			take = (size_t)(f->x.la + f->x.llen - off);
+			take = take < n ? take : n;
+			memcpy(dst, f->out + (off - f->x.la), take);
+			continue;
+		}
+		if ((ret = rd_erofs_map(img, &f->e, off & ~mask, &phys,
+					&len)) != 0)
+			return ret;
+		take = len - (size_t)(off & mask);
+		take = take < n ? take : n;
+		if (phys == UINT64_MAX)
+			memset(dst, 0, take);
+		else if ((ret = rd_read_at(img, phys + (off & mask), dst, take,
+					   "file data")) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
+			 uint64_t off)
+{
+	struct rd_erofs *ero = img->ero;
+	struct rd_zfile *p = NULL;
+	struct rd_inode ino;
+	int ret;
+
+	if (ero->packed == NULL) {
+		if (ero->sb.packed_nid == 0 || ero->sb.packed_nid >= ero->nid_count)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: a fragment but "
+				      "no packed inode", img->name);
+		if ((ret = rd_erofs_inode_read(img, ero->sb.packed_nid,
+					       &ino)) != 0)
+			return ret;
+		ret = S_ISREG(ino.mode) ? rd_zfile_open(img, &ino.e, &p) :
+		      rd_err(img, SQP_ERR_CORRUPT, "%s: the packed inode is not "
+			     "a regular file", img->name);
+		rd_inode_free(&ino);
+		if (ret != 0)
+			return ret;
+		/* Its own map may not send a read back into it. */
+		if (rd_erofs_compressed(&p->e) &&
+		    (p->z.h.advise & EROFS_Z_FRAGMENT_PCLUSTER)) {
+			rd_zfile_close(p);
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: a fragment in "
+				      "the packed inode", img->name);
+		}
+		ero->packed = p;
+	}
+	if (off > ero->packed->e.size || n > ero->packed->e.size - off)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: a fragment past the end "
+			      "of the packed inode", img->name);
+	return rd_zfile_pread(img, ero->packed, dst, n, off);
+}
