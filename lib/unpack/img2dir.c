@@ -76,6 +76,7 @@ struct todir {
 	int base;
 	int (*xattr_keep)(void *user, const char *key);
 	void *xattr_user;
+	const struct sqp_img2dir_desc *desc;  /* for entered() */
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -99,15 +100,19 @@ static int sys_failed(struct todir *t, struct dent *e, const char *what,
 		      what, strerror(-neg));
 }
 
-static void warn(struct todir *t, struct dent *e, const char *what, int neg)
+/* A refusal that is not fatal: a warning, or with STRICT an error. */
+static int warn(struct todir *t, struct dent *e, const char *what, int neg)
 {
 	char msg[SQP_ERRMSG_MAX];
 
+	if (t->flags & SQP_IMG2DIR_STRICT)
+		return sys_failed(t, e, what, neg);
 	if (t->img->warn == NULL)
-		return;
+		return 0;
 	snprintf(msg, sizeof(msg), "'%s': %s: %s", e->path, what,
 		 strerror(-neg));
 	t->img->warn(t->img->warn_user, msg);
+	return 0;
 }
 
 /* Owner, mode, xattrs, then times (each later step would change the
@@ -120,7 +125,8 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
 		if (r != -EPERM)
 			return sys_failed(t, e, "setting the owner", r);
-		warn(t, e, "setting the owner", r);
+		if ((r = warn(t, e, "setting the owner", r)) != 0)
+			return r;
 	}
 	if (e->kind != D_SYMLINK &&
 	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
@@ -134,8 +140,8 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
 		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
-			warn(t, e, e->xattrs.items[i].key, r);
-		else if (r != 0)
+			r = warn(t, e, e->xattrs.items[i].key, r);
+		if (r != 0)
 			return sys_failed(t, e, e->xattrs.items[i].key, r);
 	}
 	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
@@ -204,10 +210,8 @@ static int make(struct todir *t, struct dent *e, int parent)
 			apply(t, e, -1, parent);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
-		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
-			warn(t, e, "device node skipped", r);
-			return 0;
-		}
+		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode)))
+			return warn(t, e, "device node skipped", r);
 		return r != 0 ? sys_failed(t, e, "making the node", r) :
 			apply(t, e, -1, parent);
 	}
@@ -365,6 +369,16 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	return ret;
 }
 
+/* The caller's entered(), with n's attributes. */
+static int tell_entered(struct todir *t, struct unp_node *n)
+{
+	struct sqp_inode_info info;
+	int ret = sqp_image_stat(t->img, n->ref, &info);
+
+	return ret != 0 ? ret : t->desc->entered(t->desc->entered_user,
+						 n->path, &info);
+}
+
 static int on_entry(void *user, struct unp_node *n)
 {
 	struct todir *t = user;
@@ -372,7 +386,11 @@ static int on_entry(void *user, struct unp_node *n)
 	int kind = S_ISDIR(mode) ? D_ENTER : n->first_path ? D_HARDLINK :
 		   S_ISREG(mode) ? D_FILE : S_ISLNK(mode) ? D_SYMLINK : D_NODE;
 	struct dent *e;
-	int ret = dent_new(t, n, kind, &e);
+	int ret = t->desc->entered != NULL ? tell_entered(t, n) : 0;
+
+	if (ret != 0)
+		return ret;
+	ret = dent_new(t, n, kind, &e);
 
 	if (ret == 0 && kind == D_HARDLINK &&
 	    (e->target = strdup(n->first_path)) == NULL)
@@ -443,7 +461,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
-			     desc->xattr_keep, desc->xattr_user, { 0 } };
+			     desc->xattr_keep, desc->xattr_user, desc, { 0 } };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;
