@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_version.h"
 #include "unsq.h"
 
 enum opt_id {
@@ -62,6 +63,8 @@ static const struct opt opts[] = {
 	{ "-no-wildcards", "-no-wild", O_NOWILD, 0 },
 	{ "-regex", "-r", O_REGEX, 0 },
 	{ "-help", "-h", O_HELP, 0 }, { "-version", "-v", O_VERSION, 0 },
+	/* The spellings of sqpack's other tools, which unsquashfs lacks. */
+	{ "--help", NULL, O_HELP, 0 }, { "--version", NULL, O_VERSION, 0 },
 	/* Known to unsquashfs, not built here yet: refused by name. */
 	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
 	{ "-missing-symlinks", "-missing", O_TODO, 0 },
@@ -288,7 +291,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -no-exit, -no-exit-code  exit 0 after non-fatal errors\n"
 	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
 	      "                        refused owner, device or xattr, exit 1\n"
-	      "  -h, -help / -v, -version\n\n"
+	      "  -h, -help, --help / -v, -version, --version\n\n"
 	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
 	      "-ignore-errors, -percentage.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
@@ -355,7 +358,12 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_REGEX: o->match = UNSQ_REGEX; break;
 	case O_HELP: usage(o, stdout); return -1;
 	case O_VERSION:
-		printf("%s (sqpack) %s\n", unsq_prog(o), sqp_version());
+		/* sqpack's two lines, then the one scripts match (unsquashfs
+		 * prints "unsquashfs version 4.5.1 (2022/03/17)"): the
+		 * release whose command line and output this program has. */
+		tool_print_version(unsq_prog(o));
+		printf("%s version 4.5.1 compatible\n",
+		       o->sqfscat ? "sqfscat" : "unsquashfs");
 		return -1;
 	default: /* O_TODO; -ex is read by exclude_list() */
 		return bad(o, "%s is not supported by this program yet", given);
