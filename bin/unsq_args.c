@@ -26,7 +26,7 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_TODO
+	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_PERCENT, O_TODO
 };
 
 struct opt {
@@ -63,13 +63,13 @@ static const struct opt opts[] = {
 	{ "-no-wildcards", "-no-wild", O_NOWILD, 0 },
 	{ "-regex", "-r", O_REGEX, 0 },
 	{ "-help", "-h", O_HELP, 0 }, { "-version", "-v", O_VERSION, 0 },
+	{ "-percentage", NULL, O_PERCENT, 0 },
 	/* The spellings of sqpack's other tools, which unsquashfs lacks. */
 	{ "--help", NULL, O_HELP, 0 }, { "--version", NULL, O_VERSION, 0 },
 	/* Known to unsquashfs, not built here yet: refused by name. */
 	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
 	{ "-missing-symlinks", "-missing", O_TODO, 0 },
 	{ "-ignore-errors", "-ig", O_TODO, 0 },
-	{ "-percentage", NULL, O_TODO, 0 },
 };
 
 static const struct opt *find(const char *arg)
@@ -259,6 +259,8 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -d, -dest DIR         extract into DIR (default squashfs-root)\n"
 	      "  -f, -force            overwrite existing files\n"
 	      "  -n, -no-progress      no progress bar\n"
+	      "  -percentage           print the progress as bare percentages,\n"
+	      "                        one a line, and nothing else (a gauge)\n"
 	      "  -q, -quiet            no output but the progress bar\n"
 	      "  -i, -info             print the entries as they are extracted\n"
 	      "  -li, -linfo           the same with attributes, as -ll\n"
@@ -293,7 +295,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "                        refused owner, device or xattr, exit 1\n"
 	      "  -h, -help, --help / -v, -version, --version\n\n"
 	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors, -percentage.\n\n"
+	      "-ignore-errors.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }
@@ -338,6 +340,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_FORCE: o->force = 1; break;
 	case O_NOEXIT: o->no_exit_code = 1; break;
 	case O_STRICT: o->strict = 1; break;
+	case O_PERCENT: o->percentage = o->quiet = 1; break;
 	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
 	case O_XINC:
 	case O_XEXC:

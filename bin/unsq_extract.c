@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -260,21 +259,6 @@ fail:
 	return -1;
 }
 
-void unsq_progress_bar(unsigned long long total)
-{
-	struct winsize ws;
-	int columns = 80, digits = snprintf(NULL, 0, "%llu", total), bar;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		columns = ws.ws_col;
-	bar = columns - (digits * 2 + 11);
-	putchar('\r');
-	putchar('[');
-	for (int i = 0; i < bar; i++)
-		putchar('=');
-	printf("|] %llu/%llu 100%%\n", total, total);
-}
-
 static void summary(const struct counts *c)
 {
 	static const char *const what[][2] = {
@@ -291,15 +275,17 @@ static void summary(const struct counts *c)
 		printf("created %llu %s\n", n[i], what[i][n[i] != 1]);
 }
 
-/* -i/-li: the lines unsquashfs prints as it extracts. img2dir tells
- * each entry as it makes it; the directories on the way to the
- * selection, which are not its entries, are printed in their turn of
- * the walk's pre-order: before the first entry that follows them. */
+/* What img2dir's entered() drives as it makes each entry: the -i/-li
+ * lines and the bar. The directories on the way to the selection, which
+ * are not its entries, are printed in their turn of the walk's
+ * pre-order: before the first entry that follows them. */
 struct info_ctx {
 	struct sqp_image *img;
 	const struct unsq_opts *o;
 	const struct plan *p;
 	size_t next;        /* the first of p->dirs not printed yet */
+	struct unsq_progress *pg;
+	uint32_t block_size;
 };
 
 /* The walk's pre-order: names in byte order, component by component,
@@ -342,33 +328,44 @@ static int on_entered(void *user, const char *path,
 		      const struct sqp_inode_info *info)
 {
 	struct info_ctx *c = user;
-	int ret = info_above(c, path);
+	int ret = 0;
 
-	return ret != 0 ? ret : info_line(c, path, info);
+	/* The bar's units: an inode, and a regular file's blocks. */
+	if (!S_ISDIR(info->mode))
+		unsq_progress_add(c->pg, 1 + (S_ISREG(info->mode) ?
+			(info->size + c->block_size - 1) / c->block_size : 0));
+	if (c->o->info && !c->o->quiet && (ret = info_above(c, path)) == 0)
+		ret = info_line(c, path, info);
+	return ret;
 }
 
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
-	       struct plan *p)
+	       struct plan *p, struct unsq_progress *pg)
 {
-	struct info_ctx ic = { img, o, p, 0 };
+	struct sqp_image_info ii;
+	struct info_ctx ic = { img, o, p, 0, pg, 0 };
 	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0, unsq_xattr_keep,
-				       (void *)o, NULL, &ic };
+				       (void *)o, on_entered, &ic };
 	int ret = 0;
+
+	sqp_image_get_info(img, &ii);
+	ic.block_size = ii.block_size;
+	/* Each call costs a stat of the inode: only when something shows. */
+	if (!(o->info && !o->quiet) && !pg->live && !pg->percentage)
+		xd.entered = NULL;
 
 	xd.flags = (o->force ? SQP_IMG2DIR_FORCE : 0) |
 		   (geteuid() != 0 ? SQP_IMG2DIR_NO_OWNER : 0) |
 		   (o->no_xattrs ? SQP_IMG2DIR_NO_XATTRS : 0) |
 		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0) |
 		   (o->strict ? SQP_IMG2DIR_STRICT : 0);
-	if (o->info && !o->quiet)
-		xd.entered = on_entered;
 	if (!p->whole) {
 		xd.paths = (const char *const *)p->paths;
 		xd.path_count = p->npaths;
 	}
 	if (p->whole || p->npaths > 0)
 		ret = sqp_image_to_dir(img, dest, &xd);
-	if (ret == 0 && xd.entered != NULL)
+	if (ret == 0 && o->info && !o->quiet)
 		ret = info_above(&ic, NULL);
 	if (ret != 0) {
 		fflush(stdout);
@@ -385,6 +382,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 {
 	struct plan p;
+	struct unsq_progress pg;
 	int dest, ret = 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
@@ -408,11 +406,11 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 		       p.c.sockets + p.c.hardlinks, p.c.blocks);
 	}
 	fflush(stdout);
-	if (run(img, o, dest, &p) == 0) {
-		if (!o->no_progress)
-			unsq_progress_bar(p.c.blocks + p.c.files + p.c.symlinks +
-				     p.c.devices + p.c.fifos + p.c.sockets +
-				     p.c.hardlinks);
+	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
+			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
+	if (run(img, o, dest, &p, &pg) == 0) {
+		if (!o->no_progress || o->percentage)
+			unsq_progress_end(&pg);
 		/* unsquashfs makes devices only as root: it counts none
 		 * otherwise (img2dir tried, and warned). */
 		if (geteuid() != 0)
@@ -420,6 +418,8 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 		if (!o->quiet)
 			summary(&p.c);
 		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;
+	} else if (pg.live) {
+		putchar('\n');     /* end the bar's line */
 	}
 	close(dest);
 out:

@@ -66,7 +66,6 @@ status 1 "an option not built yet" "-follow-symlinks is not supported" \
 	"$UNSQ" -follow-symlinks "$T/m.img"
 status 1 "-ignore-errors not built yet" "-ignore-errors is not supported" \
 	"$UNSQ" -ignore-errors "$T/m.img"
-status 1 "-percentage not built yet" "-percentage is not supported" "$UNSQ" -percentage "$T/m.img"
 status 1 "a missing value" "-dest needs a value" "$UNSQ" -l -dest
 status 1 "a missing image" "could not open" "$UNSQ" -l "$T/none.img"
 status 1 "not an image" "" "$UNSQ" -l "$T/want"
