@@ -41,6 +41,7 @@ struct unsq_opts {
 	const char *pf;       /* -pf FILE ("-": stdout) */
 	int force, no_progress, quiet, utc, no_exit_code, strict;
 	int percentage;       /* -percentage: bare percentages, no bar */
+	int follow, missing_symlinks;  /* -follow-symlinks, -missing-symlinks */
 	int no_xattrs, user_xattrs;
 	regex_t *xattr_inc, *xattr_exc;  /* -xattrs-include/-exclude */
 	int info;             /* 0, 1 (-i) or 2 (-li) */
@@ -62,6 +63,11 @@ int unsq_main(int argc, char **argv, int sqfscat);
 /* Parse argv into *o. Returns -1 to go on, else the exit status. */
 int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o);
 void unsq_opts_free(struct unsq_opts *o);
+/* One more PATH (split at '/') into ps; -1: out of memory. */
+int unsq_add_pattern(struct unsq_patterns *ps, const char *path);
+/* -follow-symlinks: the links on each extract PATH, and where they lead,
+ * added to the extract PATHs (unsq_follow.c). 0, else the exit status. */
+int unsq_follow(struct sqp_image *img, struct unsq_opts *o);
 
 /* Where an entry stands against the selection. */
 enum unsq_sel { UNSQ_OUT, UNSQ_ABOVE, UNSQ_IN };

@@ -26,7 +26,8 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_PERCENT, O_TODO
+	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_PERCENT, O_FOLLOW,
+	O_MISSING, O_TODO
 };
 
 struct opt {
@@ -66,9 +67,9 @@ static const struct opt opts[] = {
 	{ "-percentage", NULL, O_PERCENT, 0 },
 	/* The spellings of sqpack's other tools, which unsquashfs lacks. */
 	{ "--help", NULL, O_HELP, 0 }, { "--version", NULL, O_VERSION, 0 },
+	{ "-follow-symlinks", "-follow", O_FOLLOW, 0 }, { "-L", NULL, O_FOLLOW, 0 },
+	{ "-missing-symlinks", "-missing", O_MISSING, 0 },
 	/* Known to unsquashfs, not built here yet: refused by name. */
-	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
-	{ "-missing-symlinks", "-missing", O_TODO, 0 },
 	{ "-ignore-errors", "-ig", O_TODO, 0 },
 };
 
@@ -120,7 +121,7 @@ static int size_arg(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int add_pattern(struct unsq_patterns *ps, const char *path)
+int unsq_add_pattern(struct unsq_patterns *ps, const char *path)
 {
 	struct unsq_pattern *p;
 	char *copy, *tok, *save = NULL;
@@ -203,7 +204,7 @@ static int add_file(struct unsq_opts *o, struct unsq_patterns *ps,
 	while (ret == 0 && (n = getline(&line, &cap, f)) >= 0) {
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
-		if (n > 0 && add_pattern(ps, line) != 0)
+		if (n > 0 && unsq_add_pattern(ps, line) != 0)
 			ret = 1;
 	}
 	if (ret == 0 && ferror(f)) {
@@ -290,12 +291,16 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -ex, -exclude-list P... ;  PATHs to leave out, up to ';'\n"
 	      "  -no-wild, -no-wildcards  PATHs are literal names\n"
 	      "  -r, -regex            PATH components are POSIX regexes\n"
+	      "  -L, -follow, -follow-symlinks  resolve the symlinks on each PATH\n"
+	      "                        in the image and extract them and what\n"
+	      "                        they lead to (PATHs are literal names)\n"
+	      "  -missing, -missing-symlinks  with -follow-symlinks, a PATH that\n"
+	      "                        cannot be resolved is fatal, not a warning\n"
 	      "  -no-exit, -no-exit-code  exit 0 after non-fatal errors\n"
 	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
 	      "                        refused owner, device or xattr, exit 1\n"
 	      "  -h, -help, --help / -v, -version, --version\n\n"
-	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors.\n\n"
+	      "Not built yet (refused): -ignore-errors.\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }
@@ -341,6 +346,8 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_NOEXIT: o->no_exit_code = 1; break;
 	case O_STRICT: o->strict = 1; break;
 	case O_PERCENT: o->percentage = o->quiet = 1; break;
+	case O_FOLLOW: o->follow = 1; break;
+	case O_MISSING: o->missing_symlinks = 1; break;
 	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
 	case O_XINC:
 	case O_XEXC:
@@ -378,7 +385,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 static int exclude_list(struct unsq_opts *o, int argc, char **argv, int *i)
 {
 	for ((*i)++; *i < argc && strcmp(argv[*i], ";") != 0; (*i)++)
-		if (add_pattern(&o->exclude, argv[*i]) != 0) {
+		if (unsq_add_pattern(&o->exclude, argv[*i]) != 0) {
 			fprintf(stderr, "%s: out of memory\n", unsq_prog(o));
 			return 1;
 		}
@@ -395,7 +402,7 @@ static int take_paths(struct unsq_opts *o, int argc, char **argv, int i)
 		return 0;
 	}
 	for (; i < argc; i++)
-		if (add_pattern(o->excludes_on_line ? &o->exclude : &o->extract,
+		if (unsq_add_pattern(o->excludes_on_line ? &o->exclude : &o->extract,
 				argv[i]) != 0) {
 			fprintf(stderr, "%s: out of memory\n", unsq_prog(o));
 			return 1;
@@ -433,6 +440,11 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 			return ret < 0 ? 0 : ret;
 		i += op->has_arg;
 	}
+	if (o->follow && o->match == UNSQ_REGEX)
+		return bad(o, "%s", "-follow-symlinks takes literal names: not "
+			   "with -regex");
+	if (o->follow)
+		o->match = UNSQ_LITERAL;
 	if (o->strict && o->no_exit_code)
 		return bad(o, "%s", "-strict-errors and -no-exit-code contradict "
 			   "each other");

@@ -62,8 +62,6 @@ status() { # status WANT DESCRIPTION GREP CMD...
 }
 status 1 "no image" "Usage" "$UNSQ"
 status 1 "an unknown option" "invalid option -bogus" "$UNSQ" -bogus "$T/m.img"
-status 1 "an option not built yet" "-follow-symlinks is not supported" \
-	"$UNSQ" -follow-symlinks "$T/m.img"
 status 1 "-ignore-errors not built yet" "-ignore-errors is not supported" \
 	"$UNSQ" -ignore-errors "$T/m.img"
 status 1 "a missing value" "-dest needs a value" "$UNSQ" -l -dest
