@@ -42,6 +42,7 @@ struct unsq_opts {
 	int force, no_progress, quiet, utc, no_exit_code, strict;
 	int percentage;       /* -percentage: bare percentages, no bar */
 	int follow, missing_symlinks;  /* -follow-symlinks, -missing-symlinks */
+	int ignore_errors;    /* -ignore-errors */
 	int no_xattrs, user_xattrs;
 	regex_t *xattr_inc, *xattr_exc;  /* -xattrs-include/-exclude */
 	int info;             /* 0, 1 (-i) or 2 (-li) */

@@ -4,11 +4,9 @@
  * its full name and the one abbreviation unsquashfs 4.5.1 accepts (-d,
  * -dest), options only before the image, then the PATHs.
  *
- * Why a parser of its own: scripts pass exactly these spellings, and an
- * option unsquashfs knows that this program does not do yet must be
- * refused by name (exit 1, as unsquashfs exits for an unknown option),
- * never taken and ignored. Values are checked here, so the modes never
- * see a bad one.
+ * Why a parser of its own: scripts pass exactly these spellings, and
+ * unsquashfs's abbreviations are not getopt's. Values are checked here,
+ * so the modes never see a bad one.
  */
 #include "config.h"
 
@@ -27,7 +25,7 @@ enum opt_id {
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
 	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_PERCENT, O_FOLLOW,
-	O_MISSING, O_TODO
+	O_MISSING, O_IGNORE
 };
 
 struct opt {
@@ -69,8 +67,7 @@ static const struct opt opts[] = {
 	{ "--help", NULL, O_HELP, 0 }, { "--version", NULL, O_VERSION, 0 },
 	{ "-follow-symlinks", "-follow", O_FOLLOW, 0 }, { "-L", NULL, O_FOLLOW, 0 },
 	{ "-missing-symlinks", "-missing", O_MISSING, 0 },
-	/* Known to unsquashfs, not built here yet: refused by name. */
-	{ "-ignore-errors", "-ig", O_TODO, 0 },
+	{ "-ignore-errors", "-ig", O_IGNORE, 0 },
 };
 
 static const struct opt *find(const char *arg)
@@ -300,15 +297,15 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
 	      "                        refused owner, device or xattr, exit 1\n"
 	      "  -h, -help, --help / -v, -version, --version\n\n"
-	      "Not built yet (refused): -ignore-errors.\n\n"
+	      "  -ig, -ignore-errors   a file that cannot be created or written is\n"
+	      "                        a non-fatal error (exit 2), left as it is\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }
 
 /* One option with its value (NULL when it takes none). 0 to go on,
  * else the exit status (-1: exit 0). */
-static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
-		 const char *given)
+static int apply(struct unsq_opts *o, const struct opt *op, const char *v)
 {
 	uint64_t n;
 
@@ -348,6 +345,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_PERCENT: o->percentage = o->quiet = 1; break;
 	case O_FOLLOW: o->follow = 1; break;
 	case O_MISSING: o->missing_symlinks = 1; break;
+	case O_IGNORE: o->ignore_errors = 1; break;
 	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
 	case O_XINC:
 	case O_XEXC:
@@ -375,8 +373,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 		printf("%s version 4.5.1 compatible\n",
 		       o->sqfscat ? "sqfscat" : "unsquashfs");
 		return -1;
-	default: /* O_TODO; -ex is read by exclude_list() */
-		return bad(o, "%s is not supported by this program yet", given);
+	case O_EXLIST: break;   /* read by exclude_list() */
 	}
 	return 0;
 }
@@ -435,7 +432,7 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 		}
 		if (op->has_arg && i + 1 >= argc)
 			return bad(o, "%s needs a value", argv[i]);
-		ret = apply(o, op, op->has_arg ? argv[i + 1] : NULL, argv[i]);
+		ret = apply(o, op, op->has_arg ? argv[i + 1] : NULL);
 		if (ret != 0)
 			return ret < 0 ? 0 : ret;
 		i += op->has_arg;
@@ -445,6 +442,9 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 			   "with -regex");
 	if (o->follow)
 		o->match = UNSQ_LITERAL;
+	if (o->strict && o->ignore_errors)
+		return bad(o, "%s", "-strict-errors and -ignore-errors contradict "
+			   "each other");
 	if (o->strict && o->no_exit_code)
 		return bad(o, "%s", "-strict-errors and -no-exit-code contradict "
 			   "each other");

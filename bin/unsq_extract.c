@@ -282,7 +282,7 @@ static void summary(const struct counts *c)
 struct info_ctx {
 	struct sqp_image *img;
 	const struct unsq_opts *o;
-	const struct plan *p;
+	struct plan *p;
 	size_t next;        /* the first of p->dirs not printed yet */
 	struct unsq_progress *pg;
 	uint32_t block_size;
@@ -339,13 +339,25 @@ static int on_entered(void *user, const char *path,
 	return ret;
 }
 
+/* Not made, so not counted as created (unsquashfs counts what it made). */
+static void on_skipped(void *user, const char *path, uint32_t mode)
+{
+	struct info_ctx *c = user;
+
+	(void)path;
+	if (S_ISREG(mode))
+		c->p->c.files--;
+	else if (S_ISCHR(mode) || S_ISBLK(mode))
+		c->p->c.devices--;
+}
+
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	       struct plan *p, struct unsq_progress *pg)
 {
 	struct sqp_image_info ii;
 	struct info_ctx ic = { img, o, p, 0, pg, 0 };
 	struct sqp_img2dir_desc xd = { o->jobs, 0, NULL, 0, unsq_xattr_keep,
-				       (void *)o, on_entered, &ic };
+				       (void *)o, on_entered, on_skipped, &ic };
 	int ret = 0;
 
 	sqp_image_get_info(img, &ii);
@@ -358,7 +370,8 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 		   (geteuid() != 0 ? SQP_IMG2DIR_NO_OWNER : 0) |
 		   (o->no_xattrs ? SQP_IMG2DIR_NO_XATTRS : 0) |
 		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0) |
-		   (o->strict ? SQP_IMG2DIR_STRICT : 0);
+		   (o->strict ? SQP_IMG2DIR_STRICT : 0) |
+		   (o->ignore_errors ? SQP_IMG2DIR_IGNORE_WRITES : 0);
 	if (!p->whole) {
 		xd.paths = (const char *const *)p->paths;
 		xd.path_count = p->npaths;
@@ -411,10 +424,6 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	if (run(img, o, dest, &p, &pg) == 0) {
 		if (!o->no_progress || o->percentage)
 			unsq_progress_end(&pg);
-		/* unsquashfs makes devices only as root: it counts none
-		 * otherwise (img2dir tried, and warned). */
-		if (geteuid() != 0)
-			p.c.devices = 0;
 		if (!o->quiet)
 			summary(&p.c);
 		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;

@@ -21,6 +21,10 @@ extern "C" {
 					   rootless runtime's choice) */
 #define SQP_IMG2DIR_STRICT 0x0010    /* what is otherwise only warned
 					about (below) is an error */
+#define SQP_IMG2DIR_IGNORE_WRITES 0x0020  /* a regular file that cannot
+					     be created or written is
+					     warned about and left
+					     incomplete, not an error */
 
 struct sqp_img2dir_desc {
 	unsigned jobs;               /* decompression threads; 0 = CPUs */
@@ -38,10 +42,15 @@ struct sqp_img2dir_desc {
 	 * (before a file's data is written), with its image path ("" for
 	 * the root) and attributes: a tool prints the entries as they are
 	 * extracted. A non-zero return stops the extraction and is
-	 * returned. Fields are only ever added after this one. */
+	 * returned. */
 	int (*entered)(void *user, const char *path,
 		       const struct sqp_inode_info *info);
-	void *entered_user;
+	/* Optional, on the same thread: an entry that was warned about and
+	 * not made (a device node without privilege; with IGNORE_WRITES a
+	 * file that could not be created), so a tool counts what it made. */
+	void (*skipped)(void *user, const char *path, uint32_t mode);
+	void *cb_user;                /* for entered() and skipped() */
+	/* Fields are only ever added after this one. */
 };
 
 /*

@@ -27,6 +27,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,10 @@ struct dent {
 	struct rd_xattrs xattrs; /* owned */
 	int fd;                  /* a file being written, a directory being
 				    left, or -1 */
+	/* IGNORE_WRITES: the first write error (-errno), set by whichever
+	 * thread wrote; a file that could not be created has fd -1 and
+	 * -errno here from the start, so its blocks are dropped. */
+	atomic_int werr;
 	int parent;              /* made in start(): its directory (open
 				    until its leave entry ends), else -1 */
 };
@@ -188,6 +193,29 @@ static int hard_link(struct todir *t, struct dent *e, int parent)
 	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
 }
 
+/* An entry not made: warned about, and told to the caller. */
+static int skip(struct todir *t, struct dent *e, const char *what, int neg)
+{
+	int r = warn(t, e, what, neg);
+
+	if (r == 0 && t->desc->skipped != NULL)
+		t->desc->skipped(t->desc->cb_user, e->path, e->mode);
+	return r;
+}
+
+/* A file that could not be created (e->fd: -errno): an error, or with
+ * IGNORE_WRITES a warning, and its data is dropped. */
+static int create_failed(struct todir *t, struct dent *e)
+{
+	int neg = e->fd;
+
+	e->fd = -1;
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return sys_failed(t, e, "creating", neg);
+	atomic_store(&e->werr, neg);
+	return skip(t, e, "creating", neg);
+}
+
 /* Make e in parent: a directory (entered: its fd on the stack), a file
  * (its fd in e), or a link or node, finished here. */
 static int make(struct todir *t, struct dent *e, int parent)
@@ -201,7 +229,7 @@ static int make(struct todir *t, struct dent *e, int parent)
 			"directory", t->fds[e->depth]) : 0;
 	case D_FILE:
 		e->fd = dirfs_create(parent, e->name, force);
-		return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+		return e->fd < 0 ? create_failed(t, e) : 0;
 	case D_HARDLINK:
 		return hard_link(t, e, parent);
 	case D_SYMLINK:
@@ -211,7 +239,7 @@ static int make(struct todir *t, struct dent *e, int parent)
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
 		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode)))
-			return warn(t, e, "device node skipped", r);
+			return skip(t, e, "device node skipped", r);
 		return r != 0 ? sys_failed(t, e, "making the node", r) :
 			apply(t, e, -1, parent);
 	}
@@ -250,7 +278,7 @@ static int on_start(void *user, struct rd_bentry *be)
 	if (e->kind == D_HARDLINK)
 		return hard_link(t, e, e->parent);
 	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
-	return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+	return e->fd < 0 ? create_failed(t, e) : 0;
 }
 
 static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
@@ -274,8 +302,16 @@ static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
 static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 		  const uint8_t *data, uint32_t len)
 {
-	(void)user;
-	return write_at((struct dent *)be, pos, data, len);
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+	int r, none = 0;
+
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return write_at(e, pos, data, len);
+	/* Not the place to warn (a worker): the file's end() does. */
+	if (atomic_load(&e->werr) == 0 && (r = write_at(e, pos, data, len)) != 0)
+		atomic_compare_exchange_strong(&e->werr, &none, r);
+	return 0;
 }
 
 /* A tail or a hole, on this thread. */
@@ -290,7 +326,13 @@ static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
 		e->hole = 1;
 		return 0;
 	}
+	if (atomic_load(&e->werr) != 0)
+		return 0;
 	r = write_at(e, pos, data, len);
+	if (r != 0 && (((struct todir *)user)->flags & SQP_IMG2DIR_IGNORE_WRITES)) {
+		atomic_store(&e->werr, r);
+		return 0;
+	}
 	return r != 0 ? sys_failed(user, e, "writing", r) : 0;
 }
 
@@ -304,12 +346,21 @@ static int on_end(void *user, struct rd_bentry *be)
 		dent_free(e);
 		return 0;
 	}
-	if (e->kind == D_FILE && e->hole &&
-	    ftruncate(e->fd, (off_t)e->size) != 0)
-		r = sys_failed(t, e, "setting the size", -errno);
-	if (r == 0)
+	if (e->kind == D_FILE && e->hole && atomic_load(&e->werr) == 0 &&
+	    ftruncate(e->fd, (off_t)e->size) != 0) {
+		if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+			r = sys_failed(t, e, "setting the size", -errno);
+		else
+			atomic_store(&e->werr, -errno);
+	}
+	/* An incomplete file (IGNORE_WRITES) is left as it is. */
+	if (e->kind == D_FILE && atomic_load(&e->werr) != 0) {
+		if (e->fd >= 0)
+			r = warn(t, e, "writing", atomic_load(&e->werr));
+	} else if (r == 0) {
 		r = apply(t, e, e->fd, -1);
-	if (close(e->fd) != 0 && r == 0)
+	}
+	if (e->fd >= 0 && close(e->fd) != 0 && r == 0)
 		r = sys_failed(t, e, "closing", -errno);
 	e->fd = -1;
 	dent_free(e);
@@ -339,6 +390,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 		free(e);
 		return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
 	}
+	atomic_init(&e->werr, 0);
 	e->be.name = e->path;
 	e->name = e->path + (n->name - n->path);
 	e->kind = kind;
@@ -375,8 +427,8 @@ static int tell_entered(struct todir *t, struct unp_node *n)
 	struct sqp_inode_info info;
 	int ret = sqp_image_stat(t->img, n->ref, &info);
 
-	return ret != 0 ? ret : t->desc->entered(t->desc->entered_user,
-						 n->path, &info);
+	return ret != 0 ? ret : t->desc->entered(t->desc->cb_user, n->path,
+						 &info);
 }
 
 static int on_entry(void *user, struct unp_node *n)

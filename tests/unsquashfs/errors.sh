@@ -8,6 +8,7 @@
 # created counts of the summary included (no device). With -i/-li and
 # -strict-errors the lines end at the entry that failed: each name is
 # printed as its entry is made, not from a walk before the extraction.
+# And -ignore-errors: a file that cannot be created is non-fatal.
 # Needs root (to make the device and to become nobody with setpriv).
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
@@ -34,12 +35,16 @@ as_nobody true || skip "setpriv cannot become nobody here"
 as_nobody unsquashfs -n -d "$T/w/probe" "$T/e.img" > /dev/null 2>&1
 [ $? -eq 2 ] || skip "unsquashfs as nobody does not meet the non-fatal errors here"
 
-# same DESCRIPTION ARGS...: -d DIR ARGS as nobody, both exit alike, same stdout.
+# same DESCRIPTION ARGS...: -d DIR ARGS as nobody, both exit alike, same
+# stdout; DIR made first by the shell command $PRE (as nobody) if set.
+PRE=
 same() {
 	desc=$1; shift
 	rm -rf "$T/w/r"
+	[ -z "$PRE" ] || as_nobody sh -c "$PRE" || exit 99
 	as_nobody unsquashfs -d "$T/w/r" "$@" > "$T/ref.out" 2> /dev/null; r1=$?
 	rm -rf "$T/w/r"
+	[ -z "$PRE" ] || as_nobody sh -c "$PRE" || exit 99
 	as_nobody "$UNSQ" -d "$T/w/r" "$@" > "$T/our.out" 2> "$T/our.err"; r2=$?
 	if [ $r1 -ne $r2 ]; then
 		fail "$desc: exit $r2, unsquashfs $r1: $(head -c 300 "$T/our.err")"
@@ -59,4 +64,14 @@ same "-st -li" -n -st -li "$T/e.img"
 same "-i" -n -i "$T/e.img"
 same "-li" -n -li "$T/e.img"
 same "-i with a selection" -n -i "$T/e.img" b
+# -ignore-errors: b/z cannot be created (a directory with a file in it
+# stands there, which -f does not remove): fatal without it, else exit 2
+# and the file left out of the counts
+PRE="mkdir -p '$T/w/r/b/z/in' && echo x > '$T/w/r/b/z/in/f'"
+same "a file that cannot be created: fatal" -n -f -no-xattrs "$T/e.img" b
+same "-ignore-errors" -n -f -ig -no-xattrs "$T/e.img" b
+same "-ignore-errors -no-exit-code" -n -f -ignore-errors -no-exit -no-xattrs "$T/e.img" b
+same "-ignore-errors -i" -n -f -ig -i -no-xattrs "$T/e.img" b
+PRE=
+same "-ignore-errors with -strict-errors: refused" -n -ig -st "$T/e.img"
 finish
