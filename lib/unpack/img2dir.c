@@ -81,7 +81,7 @@ struct todir {
 	int base;
 	int (*xattr_keep)(void *user, const char *key);
 	void *xattr_user;
-	const struct sqp_img2dir_desc *desc;  /* for entered() */
+	const struct sqp_img2dir_desc *desc;  /* its callbacks */
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -144,10 +144,12 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 		    !t->xattr_keep(t->xattr_user, e->xattrs.items[i].key))
 			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
-		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
-			r = warn(t, e, e->xattrs.items[i].key, r);
-		if (r != 0)
+		if (r == -EPERM || r == -ENOTSUP || r == -EACCES) {
+			if ((r = warn(t, e, e->xattrs.items[i].key, r)) != 0)
+				return r;
+		} else if (r != 0) {
 			return sys_failed(t, e, e->xattrs.items[i].key, r);
+		}
 	}
 	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
 		return sys_failed(t, e, "setting the times", r);

@@ -59,6 +59,7 @@ same() {
 same "device and xattr refused" -n "$T/e.img"
 same "-no-exit-code" -n -no-exit-code "$T/e.img"
 same "-strict-errors" -n -strict-errors "$T/e.img"
+same "-st, an xattr refused" -n -st "$T/e.img" b
 same "-st -i" -n -st -i "$T/e.img"
 same "-st -li" -n -st -li "$T/e.img"
 same "-i" -n -i "$T/e.img"
