@@ -40,6 +40,9 @@ struct unsq_opts {
 	const char *dest;     /* default "squashfs-root" */
 	const char *pf;       /* -pf FILE ("-": stdout) */
 	int force, no_progress, quiet, utc, no_exit_code, strict;
+	int percentage;       /* -percentage: bare percentages, no bar */
+	int follow, missing_symlinks;  /* -follow-symlinks, -missing-symlinks */
+	int ignore_errors;    /* -ignore-errors */
 	int no_xattrs, user_xattrs;
 	regex_t *xattr_inc, *xattr_exc;  /* -xattrs-include/-exclude */
 	int info;             /* 0, 1 (-i) or 2 (-li) */
@@ -61,6 +64,11 @@ int unsq_main(int argc, char **argv, int sqfscat);
 /* Parse argv into *o. Returns -1 to go on, else the exit status. */
 int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o);
 void unsq_opts_free(struct unsq_opts *o);
+/* One more PATH (split at '/') into ps; -1: out of memory. */
+int unsq_add_pattern(struct unsq_patterns *ps, const char *path);
+/* -follow-symlinks: the links on each extract PATH, and where they lead,
+ * added to the extract PATHs (unsq_follow.c). 0, else the exit status. */
+int unsq_follow(struct sqp_image *img, struct unsq_opts *o);
 
 /* Where an entry stands against the selection. */
 enum unsq_sel { UNSQ_OUT, UNSQ_ABOVE, UNSQ_IN };
@@ -86,8 +94,20 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o);
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o);
 int unsq_pf(struct sqp_image *img, const struct unsq_opts *o);
 
-/* unsquashfs's bar, drawn once, full, on stdout. */
-void unsq_progress_bar(unsigned long long total);
+/* unsquashfs's bar on stdout (unsq_progress.c): live on a terminal,
+ * else drawn once at the end; or -percentage's lines. */
+struct unsq_progress {
+	unsigned long long total, done;
+	int live, percentage, last_pct;
+	unsigned spin;
+	long long last_ns;
+};
+void unsq_progress_init(struct unsq_progress *pg, const struct unsq_opts *o,
+			unsigned long long total);
+/* units more made (clamped to the total). */
+void unsq_progress_add(struct unsq_progress *pg, unsigned long long units);
+/* All done: the full bar and a newline, or 100. */
+void unsq_progress_end(struct unsq_progress *pg);
 
 /* Whether -xattrs-include/-xattrs-exclude keep the xattr key. */
 int unsq_xattr_keep(void *user, const char *key);

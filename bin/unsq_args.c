@@ -4,11 +4,9 @@
  * its full name and the one abbreviation unsquashfs 4.5.1 accepts (-d,
  * -dest), options only before the image, then the PATHs.
  *
- * Why a parser of its own: scripts pass exactly these spellings, and an
- * option unsquashfs knows that this program does not do yet must be
- * refused by name (exit 1, as unsquashfs exits for an unknown option),
- * never taken and ignored. Values are checked here, so the modes never
- * see a bad one.
+ * Why a parser of its own: scripts pass exactly these spellings, and
+ * unsquashfs's abbreviations are not getopt's. Values are checked here,
+ * so the modes never see a bad one.
  */
 #include "config.h"
 
@@ -18,6 +16,7 @@
 #include <string.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_version.h"
 #include "unsq.h"
 
 enum opt_id {
@@ -25,7 +24,8 @@ enum opt_id {
 	O_NOXATTR, O_XATTR, O_USERX, O_PROC, O_INFO, O_LINFO, O_LS, O_LLS,
 	O_LLN, O_LC, O_LLC, O_OFFSET, O_FORCE, O_NOEXIT, O_STAT, O_UTC,
 	O_MKFS, O_EXFILE, O_EXCLFILE, O_QUEUE, O_MEM, O_NOWILD, O_REGEX,
-	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_TODO
+	O_STRICT, O_PF, O_XINC, O_XEXC, O_HELP, O_VERSION, O_PERCENT, O_FOLLOW,
+	O_MISSING, O_IGNORE
 };
 
 struct opt {
@@ -62,11 +62,12 @@ static const struct opt opts[] = {
 	{ "-no-wildcards", "-no-wild", O_NOWILD, 0 },
 	{ "-regex", "-r", O_REGEX, 0 },
 	{ "-help", "-h", O_HELP, 0 }, { "-version", "-v", O_VERSION, 0 },
-	/* Known to unsquashfs, not built here yet: refused by name. */
-	{ "-follow-symlinks", "-follow", O_TODO, 0 }, { "-L", NULL, O_TODO, 0 },
-	{ "-missing-symlinks", "-missing", O_TODO, 0 },
-	{ "-ignore-errors", "-ig", O_TODO, 0 },
-	{ "-percentage", NULL, O_TODO, 0 },
+	{ "-percentage", NULL, O_PERCENT, 0 },
+	/* The spellings of sqpack's other tools, which unsquashfs lacks. */
+	{ "--help", NULL, O_HELP, 0 }, { "--version", NULL, O_VERSION, 0 },
+	{ "-follow-symlinks", "-follow", O_FOLLOW, 0 }, { "-L", NULL, O_FOLLOW, 0 },
+	{ "-missing-symlinks", "-missing", O_MISSING, 0 },
+	{ "-ignore-errors", "-ig", O_IGNORE, 0 },
 };
 
 static const struct opt *find(const char *arg)
@@ -117,7 +118,7 @@ static int size_arg(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int add_pattern(struct unsq_patterns *ps, const char *path)
+int unsq_add_pattern(struct unsq_patterns *ps, const char *path)
 {
 	struct unsq_pattern *p;
 	char *copy, *tok, *save = NULL;
@@ -200,7 +201,7 @@ static int add_file(struct unsq_opts *o, struct unsq_patterns *ps,
 	while (ret == 0 && (n = getline(&line, &cap, f)) >= 0) {
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
-		if (n > 0 && add_pattern(ps, line) != 0)
+		if (n > 0 && unsq_add_pattern(ps, line) != 0)
 			ret = 1;
 	}
 	if (ret == 0 && ferror(f)) {
@@ -256,6 +257,8 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -d, -dest DIR         extract into DIR (default squashfs-root)\n"
 	      "  -f, -force            overwrite existing files\n"
 	      "  -n, -no-progress      no progress bar\n"
+	      "  -percentage           print the progress as bare percentages,\n"
+	      "                        one a line, and nothing else (a gauge)\n"
 	      "  -q, -quiet            no output but the progress bar\n"
 	      "  -i, -info             print the entries as they are extracted\n"
 	      "  -li, -linfo           the same with attributes, as -ll\n"
@@ -285,20 +288,24 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -ex, -exclude-list P... ;  PATHs to leave out, up to ';'\n"
 	      "  -no-wild, -no-wildcards  PATHs are literal names\n"
 	      "  -r, -regex            PATH components are POSIX regexes\n"
+	      "  -L, -follow, -follow-symlinks  resolve the symlinks on each PATH\n"
+	      "                        in the image and extract them and what\n"
+	      "                        they lead to (PATHs are literal names)\n"
+	      "  -missing, -missing-symlinks  with -follow-symlinks, a PATH that\n"
+	      "                        cannot be resolved is fatal, not a warning\n"
 	      "  -no-exit, -no-exit-code  exit 0 after non-fatal errors\n"
-	      "  -st, -strict-errors   exit 1 after non-fatal errors (the\n"
-	      "                        extraction still runs to its end)\n"
-	      "  -h, -help / -v, -version\n\n"
-	      "Not built yet (refused): -follow-symlinks, -L, -missing-symlinks,\n"
-	      "-ignore-errors, -percentage.\n\n"
+	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
+	      "                        refused owner, device or xattr, exit 1\n"
+	      "  -h, -help, --help / -v, -version, --version\n\n"
+	      "  -ig, -ignore-errors   a file that cannot be created or written is\n"
+	      "                        a non-fatal error (exit 2), left as it is\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }
 
 /* One option with its value (NULL when it takes none). 0 to go on,
  * else the exit status (-1: exit 0). */
-static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
-		 const char *given)
+static int apply(struct unsq_opts *o, const struct opt *op, const char *v)
 {
 	uint64_t n;
 
@@ -335,6 +342,10 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_FORCE: o->force = 1; break;
 	case O_NOEXIT: o->no_exit_code = 1; break;
 	case O_STRICT: o->strict = 1; break;
+	case O_PERCENT: o->percentage = o->quiet = 1; break;
+	case O_FOLLOW: o->follow = 1; break;
+	case O_MISSING: o->missing_symlinks = 1; break;
+	case O_IGNORE: o->ignore_errors = 1; break;
 	case O_PF: o->mode = UNSQ_PF; o->pf = v; break;
 	case O_XINC:
 	case O_XEXC:
@@ -355,10 +366,14 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 	case O_REGEX: o->match = UNSQ_REGEX; break;
 	case O_HELP: usage(o, stdout); return -1;
 	case O_VERSION:
-		printf("%s (sqpack) %s\n", unsq_prog(o), sqp_version());
+		/* sqpack's two lines, then the one scripts match (unsquashfs
+		 * prints "unsquashfs version 4.5.1 (2022/03/17)"): the
+		 * release whose command line and output this program has. */
+		tool_print_version(unsq_prog(o));
+		printf("%s version 4.5.1 compatible\n",
+		       o->sqfscat ? "sqfscat" : "unsquashfs");
 		return -1;
-	default: /* O_TODO; -ex is read by exclude_list() */
-		return bad(o, "%s is not supported by this program yet", given);
+	case O_EXLIST: break;   /* read by exclude_list() */
 	}
 	return 0;
 }
@@ -367,7 +382,7 @@ static int apply(struct unsq_opts *o, const struct opt *op, const char *v,
 static int exclude_list(struct unsq_opts *o, int argc, char **argv, int *i)
 {
 	for ((*i)++; *i < argc && strcmp(argv[*i], ";") != 0; (*i)++)
-		if (add_pattern(&o->exclude, argv[*i]) != 0) {
+		if (unsq_add_pattern(&o->exclude, argv[*i]) != 0) {
 			fprintf(stderr, "%s: out of memory\n", unsq_prog(o));
 			return 1;
 		}
@@ -384,7 +399,7 @@ static int take_paths(struct unsq_opts *o, int argc, char **argv, int i)
 		return 0;
 	}
 	for (; i < argc; i++)
-		if (add_pattern(o->excludes_on_line ? &o->exclude : &o->extract,
+		if (unsq_add_pattern(o->excludes_on_line ? &o->exclude : &o->extract,
 				argv[i]) != 0) {
 			fprintf(stderr, "%s: out of memory\n", unsq_prog(o));
 			return 1;
@@ -417,11 +432,19 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 		}
 		if (op->has_arg && i + 1 >= argc)
 			return bad(o, "%s needs a value", argv[i]);
-		ret = apply(o, op, op->has_arg ? argv[i + 1] : NULL, argv[i]);
+		ret = apply(o, op, op->has_arg ? argv[i + 1] : NULL);
 		if (ret != 0)
 			return ret < 0 ? 0 : ret;
 		i += op->has_arg;
 	}
+	if (o->follow && o->match == UNSQ_REGEX)
+		return bad(o, "%s", "-follow-symlinks takes literal names: not "
+			   "with -regex");
+	if (o->follow)
+		o->match = UNSQ_LITERAL;
+	if (o->strict && o->ignore_errors)
+		return bad(o, "%s", "-strict-errors and -ignore-errors contradict "
+			   "each other");
 	if (o->strict && o->no_exit_code)
 		return bad(o, "%s", "-strict-errors and -no-exit-code contradict "
 			   "each other");

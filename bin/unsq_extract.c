@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -139,9 +138,9 @@ static void plan_free(struct plan *p)
 	free(p->dirs);
 }
 
-/* Walk once: the plan, and with print the -i/-li lines. */
+/* Walk the metadata once: the plan. */
 static int walk(struct sqp_image *img, const struct unsq_opts *o,
-		struct plan *p, int print)
+		struct plan *p)
 {
 	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	struct sqp_walk_desc wd = { sizeof(wd), img, NULL, o->max_depth };
@@ -156,12 +155,8 @@ static int walk(struct sqp_image *img, const struct unsq_opts *o,
 		ret = 0;
 		if (o->max_depth && e.depth >= o->max_depth)
 			continue;
-		if (print) {
-			if (unsq_select(o, e.path, S_ISDIR(e.info.mode)) != UNSQ_OUT)
-				ret = unsq_print_entry(img, o, &e, o->info - 1);
-		} else if (plan_entry(p, o, &e, ii.block_size) != 0) {
+		if (plan_entry(p, o, &e, ii.block_size) != 0)
 			ret = SQP_ERR_NOMEM;
-		}
 	}
 	if (ret < 0)
 		fprintf(stderr, "%s: %s\n", unsq_prog(o), w != NULL &&
@@ -203,13 +198,21 @@ static int open_below(int dest, const char *path)
 	return fd;
 }
 
-static void nonfatal(const struct unsq_opts *o, const char *path,
-		     const char *what)
+/* A refusal unsquashfs does not abort for; -strict-errors makes it
+ * fatal (-1). */
+static int nonfatal(const struct unsq_opts *o, const char *path,
+		    const char *what)
 {
+	if (o->strict) {
+		fprintf(stderr, "%s: '%s': %s: %s\n", unsq_prog(o), path, what,
+			strerror(errno));
+		return -1;
+	}
 	unsq_nonfatal++;
 	if (!o->quiet)
 		fprintf(stderr, "%s: warning: '%s': %s: %s\n", unsq_prog(o), path,
 			what, strerror(errno));
+	return 0;
 }
 
 /* Owner (as root), mode, xattrs and times of one directory made on the
@@ -228,44 +231,33 @@ static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 			strerror(errno));
 		return -1;
 	}
-	if (geteuid() == 0 && fchown(fd, a->info.uid, a->info.gid) != 0)
-		nonfatal(o, a->path, "setting the owner");
-	if (fchmod(fd, a->info.mode & 07777) != 0)
-		nonfatal(o, a->path, "setting the mode");
+	if ((geteuid() == 0 && fchown(fd, a->info.uid, a->info.gid) != 0 &&
+	     nonfatal(o, a->path, "setting the owner") != 0) ||
+	    (fchmod(fd, a->info.mode & 07777) != 0 &&
+	     nonfatal(o, a->path, "setting the mode") != 0))
+		goto fail;
 	if (!o->no_xattrs && a->info.has_xattrs &&
 	    sqp_image_xattrs(img, a->info.ref, &xs, &n) != 0) {
 		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img));
-		close(fd);
-		return -1;
+		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((o->user_xattrs && strncmp(xs[i].key, "user.", 5) != 0) ||
 		    !unsq_xattr_keep((void *)o, xs[i].key))
 			continue;
-		if (fsetxattr(fd, xs[i].key, xs[i].value, xs[i].value_len, 0) != 0)
-			nonfatal(o, a->path, xs[i].key);
+		if (fsetxattr(fd, xs[i].key, xs[i].value, xs[i].value_len, 0) != 0 &&
+		    nonfatal(o, a->path, xs[i].key) != 0)
+			goto fail;
 	}
 	ts[0].tv_sec = ts[1].tv_sec = (time_t)a->info.mtime;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if (futimens(fd, ts) != 0)
-		nonfatal(o, a->path, "setting the times");
+	if (futimens(fd, ts) != 0 && nonfatal(o, a->path, "setting the times") != 0)
+		goto fail;
 	close(fd);
 	return 0;
-}
-
-void unsq_progress_bar(unsigned long long total)
-{
-	struct winsize ws;
-	int columns = 80, digits = snprintf(NULL, 0, "%llu", total), bar;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		columns = ws.ws_col;
-	bar = columns - (digits * 2 + 11);
-	putchar('\r');
-	putchar('[');
-	for (int i = 0; i < bar; i++)
-		putchar('=');
-	printf("|] %llu/%llu 100%%\n", total, total);
+fail:
+	close(fd);
+	return -1;
 }
 
 static void summary(const struct counts *c)
@@ -284,23 +276,112 @@ static void summary(const struct counts *c)
 		printf("created %llu %s\n", n[i], what[i][n[i] != 1]);
 }
 
-static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
-	       struct plan *p)
+/* What img2dir's entered() drives as it makes each entry: the -i/-li
+ * lines and the bar. The directories on the way to the selection, which
+ * are not its entries, are printed in their turn of the walk's
+ * pre-order: before the first entry that follows them. */
+struct info_ctx {
+	struct sqp_image *img;
+	const struct unsq_opts *o;
+	struct plan *p;
+	size_t next;        /* the first of p->dirs not printed yet */
+	struct unsq_progress *pg;
+	uint32_t block_size;
+};
+
+/* The walk's pre-order: names in byte order, component by component,
+ * a directory before what it holds ('/' sorts below every name byte,
+ * the end of a path below '/'). */
+static int walk_order(const char *a, const char *b)
 {
-	struct sqp_img2dir_desc xd = { sizeof(xd), o->jobs, 0, NULL, 0, unsq_xattr_keep,
-				       (void *)o };
+	for (;; a++, b++) {
+		int ca = *a == '/' ? 1 : *a ? (unsigned char)*a + 1 : 0;
+		int cb = *b == '/' ? 1 : *b ? (unsigned char)*b + 1 : 0;
+
+		if (ca != cb || ca == 0)
+			return ca - cb;
+	}
+}
+
+static int info_line(struct info_ctx *c, const char *path,
+		     const struct sqp_inode_info *info)
+{
+	struct sqp_walk_entry e = { .struct_size = sizeof(e), .path = path,
+				       .info = *info };
+
+	return unsq_print_entry(c->img, c->o, &e, c->o->info - 1);
+}
+
+/* The directories on the way that come before path (NULL: all left). */
+static int info_above(struct info_ctx *c, const char *path)
+{
 	int ret = 0;
+
+	while (ret == 0 && c->next < c->p->ndirs &&
+	       (path == NULL || walk_order(c->p->dirs[c->next].path, path) < 0)) {
+		const struct above *a = &c->p->dirs[c->next++];
+
+		ret = info_line(c, a->path, &a->info);
+	}
+	return ret;
+}
+
+static int on_entered(void *user, const char *path,
+		      const struct sqp_inode_info *info)
+{
+	struct info_ctx *c = user;
+	int ret = 0;
+
+	/* The bar's units: an inode, and a regular file's blocks. */
+	if (!S_ISDIR(info->mode))
+		unsq_progress_add(c->pg, 1 + (S_ISREG(info->mode) ?
+			(info->size + c->block_size - 1) / c->block_size : 0));
+	if (c->o->info && !c->o->quiet && (ret = info_above(c, path)) == 0)
+		ret = info_line(c, path, info);
+	return ret;
+}
+
+/* Not made, so not counted as created (unsquashfs counts what it made). */
+static void on_skipped(void *user, const char *path, uint32_t mode)
+{
+	struct info_ctx *c = user;
+
+	(void)path;
+	if (S_ISREG(mode))
+		c->p->c.files--;
+	else if (S_ISCHR(mode) || S_ISBLK(mode))
+		c->p->c.devices--;
+}
+
+static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
+	       struct plan *p, struct unsq_progress *pg)
+{
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
+	struct info_ctx ic = { img, o, p, 0, pg, 0 };
+	struct sqp_img2dir_desc xd = { sizeof(xd), o->jobs, 0, NULL, 0, unsq_xattr_keep,
+				       (void *)o, on_entered, on_skipped, &ic };
+	int ret = 0;
+
+	sqp_image_get_info(img, &ii);
+	ic.block_size = ii.block_size;
+	/* Each call costs a stat of the inode: only when something shows. */
+	if (!(o->info && !o->quiet) && !pg->live && !pg->percentage)
+		xd.entered = NULL;
 
 	xd.flags = (o->force ? SQP_IMG2DIR_FORCE : 0) |
 		   (geteuid() != 0 ? SQP_IMG2DIR_NO_OWNER : 0) |
 		   (o->no_xattrs ? SQP_IMG2DIR_NO_XATTRS : 0) |
-		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0);
+		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0) |
+		   (o->strict ? SQP_IMG2DIR_STRICT : 0) |
+		   (o->ignore_errors ? SQP_IMG2DIR_IGNORE_WRITES : 0);
 	if (!p->whole) {
 		xd.paths = (const char *const *)p->paths;
 		xd.path_count = p->npaths;
 	}
 	if (p->whole || p->npaths > 0)
 		ret = sqp_image_to_dir(img, dest, &xd);
+	if (ret == 0 && o->info && !o->quiet)
+		ret = info_above(&ic, NULL);
 	if (ret != 0) {
 		fflush(stdout);
 		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img)[0] ?
@@ -316,12 +397,13 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 {
 	struct plan p;
+	struct unsq_progress pg;
 	int dest, ret = 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
 
 	memset(&p, 0, sizeof(p));
-	if (walk(img, o, &p, 0) != 0)
+	if (walk(img, o, &p) != 0)
 		goto out;
 	if (mkdir(o->dest, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
@@ -338,19 +420,17 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 		       p.c.files + p.c.symlinks + p.c.devices + p.c.fifos +
 		       p.c.sockets + p.c.hardlinks, p.c.blocks);
 	}
-	if (o->info && !o->quiet && walk(img, o, &p, 1) != 0) {
-		close(dest);
-		goto out;
-	}
 	fflush(stdout);
-	if (run(img, o, dest, &p) == 0) {
-		if (!o->no_progress)
-			unsq_progress_bar(p.c.blocks + p.c.files + p.c.symlinks +
-				     p.c.devices + p.c.fifos + p.c.sockets +
-				     p.c.hardlinks);
+	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
+			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
+	if (run(img, o, dest, &p, &pg) == 0) {
+		if (!o->no_progress || o->percentage)
+			unsq_progress_end(&pg);
 		if (!o->quiet)
 			summary(&p.c);
-		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : o->strict ? 1 : 2;
+		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;
+	} else if (pg.live) {
+		putchar('\n');     /* end the bar's line */
 	}
 	close(dest);
 out:

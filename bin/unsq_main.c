@@ -49,7 +49,7 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int run_mode(const struct unsq_opts *o, int fd)
+static int run_mode(struct unsq_opts *o, int fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = fd, .name = o->image,
 				     .warn = on_warning, .offset = o->offset };
@@ -61,6 +61,11 @@ static int run_mode(const struct unsq_opts *o, int fd)
 			sqp_image_error(img) : sqp_strerror(ret));
 		sqp_image_destroy(img);
 		return 1;
+	}
+	if (o->follow && (o->mode == UNSQ_EXTRACT || o->mode == UNSQ_LIST) &&
+	    (ret = unsq_follow(img, o)) != 0) {
+		sqp_image_destroy(img);
+		return ret;
 	}
 	switch (o->mode) {
 	case UNSQ_STAT:

@@ -222,8 +222,12 @@ int unsq_pf(struct sqp_image *img, const struct unsq_opts *o)
 	}
 	/* The bar counts the blocks written; none on a stdout that
 	 * carries the stream. */
-	if (ret == 0 && !to_stdout && !o->no_progress)
-		unsq_progress_bar(blocks);
+	if (ret == 0 && !to_stdout && (!o->no_progress || o->percentage)) {
+		struct unsq_progress pg;
+
+		unsq_progress_init(&pg, o, blocks);
+		unsq_progress_end(&pg);
+	}
 	for (size_t i = 0; i < f.count; i++)
 		free(f.path[i]);
 	free(f.path);

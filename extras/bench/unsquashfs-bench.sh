@@ -4,10 +4,12 @@
 # -processors N, the same command line, extracting the same image into a
 # tmpfs, per codec, in the same run: the two run in turn (A B A B ...) and
 # the ratio is the median of the pairs' ratios, so a drift of the
-# machine's speed moves both alike. Beside them, the decode floor: img2tar
-# -j N of the image to /dev/null (every block decompressed on N threads,
-# nothing written to a file system), the nearest this tree has to the
-# codec's own decode time split over N cores. Images are made once from
+# machine's speed moves both alike. Beside them, two floors: img2tar -j N
+# of the image to /dev/null (every block decompressed on N threads,
+# nothing written to a file system), and the codec's own decode time split
+# over N cores: imginfo check -j N, which decompresses every data and
+# fragment block once on N threads and writes nothing (the physical
+# limit an extraction cannot beat), with our time over it. Images are made once from
 # the corpus tar with tar2img and kept in CORPUS/unsquashfs-images (delete
 # it to rebuild). The goal (issue 23): at most 0.7x unsquashfs's time for
 # zstd, gzip and lz4, within 5% of the decode floor for xz, and 64 MiB
@@ -40,7 +42,7 @@ while [ $# -gt 0 ]; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 [ -n "$bin" ] || bin=${top_builddir:-$here/../..}/bin
-for t in sqpack-unsquashfs tar2img img2tar; do
+for t in sqpack-unsquashfs tar2img img2tar imginfo; do
 	[ -x "$bin/$t" ] || { echo "$0: $t not found in $bin" >&2; exit 1; }
 done
 command -v unsquashfs > /dev/null || { echo "$0: unsquashfs not installed" >&2; exit 1; }
@@ -72,8 +74,8 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] :
 {
 echo "sqpack-unsquashfs benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $tree.tar, -j $jobs, $runs pairs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| codec | sqpack-unsquashfs s | unsquashfs s | ratio (pairs' median) | decode floor s | sqpack-unsquashfs MiB | unsquashfs MiB |"
-echo "|---|---|---|---|---|---|---|"
+echo "| codec | sqpack-unsquashfs s | unsquashfs s | ratio (pairs' median) | img2tar floor s | codec decode s (imginfo check) | ours / codec | sqpack-unsquashfs MiB | unsquashfs MiB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 } | tee "$report"
 for c in $codecs; do
 	img=$images/$tree-$c.img
@@ -82,21 +84,23 @@ for c in $codecs; do
 			{ echo "tar2img -c $c failed" >&2; rm -f "$img"; continue; }
 	fi
 	cat "$img" > /dev/null
-	: > "$work/a"; : > "$work/b"; : > "$work/r"; : > "$work/f"
+	: > "$work/a"; : > "$work/b"; : > "$work/r"; : > "$work/f"; : > "$work/c"
 	for _ in $(seq "$runs"); do
 		read -r sa ma < <(one "$work/o" "$bin/sqpack-unsquashfs" -q -n -d "$work/o" -processors "$jobs" "$img")
 		read -r sb mb < <(one "$work/u" unsquashfs -q -n -d "$work/u" -processors "$jobs" "$img")
 		read -r sf _ < <(one "$work/t" "$bin/img2tar" -j "$jobs" "$img")
+		read -r sc _ < <(one "$work/t" "$bin/imginfo" check -q -j "$jobs" "$img")
 		echo "$sf" >> "$work/f"
+		echo "$sc" >> "$work/c"
 		echo "$sa $ma" >> "$work/a"
 		echo "$sb $mb" >> "$work/b"
 		awk -v a="$sa" -v b="$sb" 'BEGIN { if (b > 0) print a / b; else print "nan" }' >> "$work/r"
 	done
 	sa=$(cut -d' ' -f1 "$work/a" | median); ma=$(cut -d' ' -f2 "$work/a" | median)
 	sb=$(cut -d' ' -f1 "$work/b" | median); mb=$(cut -d' ' -f2 "$work/b" | median)
-	r=$(median < "$work/r"); sf=$(median < "$work/f")
-	awk -v c="$c" -v sa="$sa" -v sb="$sb" -v r="$r" -v sf="$sf" -v ma="$ma" -v mb="$mb" 'BEGIN {
-		printf "| %s | %s | %s | %.2fx | %s | %.1f | %.1f |\n", c, sa, sb, r,
-			sf, ma / 1024, mb / 1024 }' | tee -a "$report"
+	r=$(median < "$work/r"); sf=$(median < "$work/f"); sc=$(median < "$work/c")
+	awk -v c="$c" -v sa="$sa" -v sb="$sb" -v r="$r" -v sf="$sf" -v sc="$sc" -v ma="$ma" -v mb="$mb" 'BEGIN {
+		printf "| %s | %s | %s | %.2fx | %s | %s | %.2fx | %.1f | %.1f |\n", c, sa, sb, r,
+			sf, sc, (sc > 0 ? sa / sc : 0), ma / 1024, mb / 1024 }' | tee -a "$report"
 done
 echo "Results saved in $report"

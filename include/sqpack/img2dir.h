@@ -19,6 +19,12 @@ extern "C" {
 #define SQP_IMG2DIR_NO_XATTRS 0x0004
 #define SQP_IMG2DIR_USER_XATTRS 0x0008  /* only the user.* xattrs (a
 					   rootless runtime's choice) */
+#define SQP_IMG2DIR_STRICT 0x0010    /* what is otherwise only warned
+					about (below) is an error */
+#define SQP_IMG2DIR_IGNORE_WRITES 0x0020  /* a regular file that cannot
+					     be created or written is
+					     warned about and left
+					     incomplete, not an error */
 
 struct sqp_img2dir_desc {
 	size_t struct_size;  /* sizeof(struct sqp_img2dir_desc): see sqpack/api.h */
@@ -32,6 +38,20 @@ struct sqp_img2dir_desc {
 	 * sqp_image_to_dir(). */
 	int (*xattr_keep)(void *user, const char *key);
 	void *xattr_user;
+	/* Optional: called on the thread that called sqp_image_to_dir()
+	 * as each entry is about to be made, parents first, in walk order
+	 * (before a file's data is written), with its image path ("" for
+	 * the root) and attributes: a tool prints the entries as they are
+	 * extracted. A non-zero return stops the extraction and is
+	 * returned. */
+	int (*entered)(void *user, const char *path,
+		       const struct sqp_inode_info *info);
+	/* Optional, on the same thread: an entry that was warned about and
+	 * not made (a device node without privilege; with IGNORE_WRITES a
+	 * file that could not be created), so a tool counts what it made. */
+	void (*skipped)(void *user, const char *path, uint32_t mode);
+	void *cb_user;                /* for entered() and skipped() */
+	/* Fields are only ever added after this one. */
 };
 
 /*
@@ -46,7 +66,9 @@ struct sqp_img2dir_desc {
  *
  * Entries the system refuses without being fatal (a device node or an
  * owner without privilege, an xattr the file system rejects) are
- * reported through the image's warn function and skipped. Returns 0 or
+ * reported through the image's warn function and skipped; with
+ * SQP_IMG2DIR_STRICT the first of them ends the extraction, as an
+ * error. Returns 0 or
  * an error (message in sqp_image_error()); the tree is then incomplete.
  */
 SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,

@@ -27,6 +27,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,10 @@ struct dent {
 	struct rd_xattrs xattrs; /* owned */
 	int fd;                  /* a file being written, a directory being
 				    left, or -1 */
+	/* IGNORE_WRITES: the first write error (-errno), set by whichever
+	 * thread wrote; a file that could not be created has fd -1 and
+	 * -errno here from the start, so its blocks are dropped. */
+	atomic_int werr;
 	int parent;              /* made in start(): its directory (open
 				    until its leave entry ends), else -1 */
 };
@@ -77,6 +82,7 @@ struct todir {
 	int base;
 	int (*xattr_keep)(void *user, const char *key);
 	void *xattr_user;
+	const struct sqp_img2dir_desc *desc;  /* its callbacks */
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -100,15 +106,19 @@ static int sys_failed(struct todir *t, struct dent *e, const char *what,
 		      what, strerror(-neg));
 }
 
-static void warn(struct todir *t, struct dent *e, const char *what, int neg)
+/* A refusal that is not fatal: a warning, or with STRICT an error. */
+static int warn(struct todir *t, struct dent *e, const char *what, int neg)
 {
 	char msg[SQP_ERRMSG_MAX];
 
+	if (t->flags & SQP_IMG2DIR_STRICT)
+		return sys_failed(t, e, what, neg);
 	if (t->img->warn == NULL)
-		return;
+		return 0;
 	snprintf(msg, sizeof(msg), "'%s': %s: %s", e->path, what,
 		 strerror(-neg));
 	t->img->warn(t->img->warn_user, msg);
+	return 0;
 }
 
 /* Owner, mode, xattrs, then times (each later step would change the
@@ -121,7 +131,8 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
 		if (r != -EPERM)
 			return sys_failed(t, e, "setting the owner", r);
-		warn(t, e, "setting the owner", r);
+		if ((r = warn(t, e, "setting the owner", r)) != 0)
+			return r;
 	}
 	if (e->kind != D_SYMLINK &&
 	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
@@ -134,10 +145,12 @@ static int apply(struct todir *t, struct dent *e, int fd, int parent)
 		    !t->xattr_keep(t->xattr_user, e->xattrs.items[i].key))
 			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
-		if (r == -EPERM || r == -ENOTSUP || r == -EACCES)
-			warn(t, e, e->xattrs.items[i].key, r);
-		else if (r != 0)
+		if (r == -EPERM || r == -ENOTSUP || r == -EACCES) {
+			if ((r = warn(t, e, e->xattrs.items[i].key, r)) != 0)
+				return r;
+		} else if (r != 0) {
 			return sys_failed(t, e, e->xattrs.items[i].key, r);
+		}
 	}
 	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
 		return sys_failed(t, e, "setting the times", r);
@@ -183,6 +196,29 @@ static int hard_link(struct todir *t, struct dent *e, int parent)
 	return r != 0 ? sys_failed(t, e, "linking", r) : 0;
 }
 
+/* An entry not made: warned about, and told to the caller. */
+static int skip(struct todir *t, struct dent *e, const char *what, int neg)
+{
+	int r = warn(t, e, what, neg);
+
+	if (r == 0 && t->desc->skipped != NULL)
+		t->desc->skipped(t->desc->cb_user, e->path, e->mode);
+	return r;
+}
+
+/* A file that could not be created (e->fd: -errno): an error, or with
+ * IGNORE_WRITES a warning, and its data is dropped. */
+static int create_failed(struct todir *t, struct dent *e)
+{
+	int neg = e->fd;
+
+	e->fd = -1;
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return sys_failed(t, e, "creating", neg);
+	atomic_store(&e->werr, neg);
+	return skip(t, e, "creating", neg);
+}
+
 /* Make e in parent: a directory (entered: its fd on the stack), a file
  * (its fd in e), or a link or node, finished here. */
 static int make(struct todir *t, struct dent *e, int parent)
@@ -196,7 +232,7 @@ static int make(struct todir *t, struct dent *e, int parent)
 			"directory", t->fds[e->depth]) : 0;
 	case D_FILE:
 		e->fd = dirfs_create(parent, e->name, force);
-		return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+		return e->fd < 0 ? create_failed(t, e) : 0;
 	case D_HARDLINK:
 		return hard_link(t, e, parent);
 	case D_SYMLINK:
@@ -205,10 +241,8 @@ static int make(struct todir *t, struct dent *e, int parent)
 			apply(t, e, -1, parent);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
-		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
-			warn(t, e, "device node skipped", r);
-			return 0;
-		}
+		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode)))
+			return skip(t, e, "device node skipped", r);
 		return r != 0 ? sys_failed(t, e, "making the node", r) :
 			apply(t, e, -1, parent);
 	}
@@ -247,7 +281,7 @@ static int on_start(void *user, struct rd_bentry *be)
 	if (e->kind == D_HARDLINK)
 		return hard_link(t, e, e->parent);
 	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
-	return e->fd < 0 ? sys_failed(t, e, "creating", e->fd) : 0;
+	return e->fd < 0 ? create_failed(t, e) : 0;
 }
 
 static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
@@ -271,8 +305,16 @@ static int write_at(struct dent *e, uint64_t pos, const uint8_t *data,
 static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 		  const uint8_t *data, uint32_t len)
 {
-	(void)user;
-	return write_at((struct dent *)be, pos, data, len);
+	struct todir *t = user;
+	struct dent *e = (struct dent *)be;
+	int r, none = 0;
+
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return write_at(e, pos, data, len);
+	/* Not the place to warn (a worker): the file's end() does. */
+	if (atomic_load(&e->werr) == 0 && (r = write_at(e, pos, data, len)) != 0)
+		atomic_compare_exchange_strong(&e->werr, &none, r);
+	return 0;
 }
 
 /* A tail or a hole, on this thread. */
@@ -287,7 +329,13 @@ static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
 		e->hole = 1;
 		return 0;
 	}
+	if (atomic_load(&e->werr) != 0)
+		return 0;
 	r = write_at(e, pos, data, len);
+	if (r != 0 && (((struct todir *)user)->flags & SQP_IMG2DIR_IGNORE_WRITES)) {
+		atomic_store(&e->werr, r);
+		return 0;
+	}
 	return r != 0 ? sys_failed(user, e, "writing", r) : 0;
 }
 
@@ -301,12 +349,21 @@ static int on_end(void *user, struct rd_bentry *be)
 		dent_free(e);
 		return 0;
 	}
-	if (e->kind == D_FILE && e->hole &&
-	    ftruncate(e->fd, (off_t)e->size) != 0)
-		r = sys_failed(t, e, "setting the size", -errno);
-	if (r == 0)
+	if (e->kind == D_FILE && e->hole && atomic_load(&e->werr) == 0 &&
+	    ftruncate(e->fd, (off_t)e->size) != 0) {
+		if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+			r = sys_failed(t, e, "setting the size", -errno);
+		else
+			atomic_store(&e->werr, -errno);
+	}
+	/* An incomplete file (IGNORE_WRITES) is left as it is. */
+	if (e->kind == D_FILE && atomic_load(&e->werr) != 0) {
+		if (e->fd >= 0)
+			r = warn(t, e, "writing", atomic_load(&e->werr));
+	} else if (r == 0) {
 		r = apply(t, e, e->fd, -1);
-	if (close(e->fd) != 0 && r == 0)
+	}
+	if (e->fd >= 0 && close(e->fd) != 0 && r == 0)
 		r = sys_failed(t, e, "closing", -errno);
 	e->fd = -1;
 	dent_free(e);
@@ -336,6 +393,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 		free(e);
 		return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
 	}
+	atomic_init(&e->werr, 0);
 	e->be.name = e->path;
 	e->name = e->path + (n->name - n->path);
 	e->kind = kind;
@@ -366,6 +424,16 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	return ret;
 }
 
+/* The caller's entered(), with n's attributes. */
+static int tell_entered(struct todir *t, struct unp_node *n)
+{
+	struct sqp_inode_info info = { .struct_size = sizeof(info) };
+	int ret = sqp_image_stat(t->img, n->ref, &info);
+
+	return ret != 0 ? ret : t->desc->entered(t->desc->cb_user, n->path,
+						 &info);
+}
+
 static int on_entry(void *user, struct unp_node *n)
 {
 	struct todir *t = user;
@@ -373,7 +441,11 @@ static int on_entry(void *user, struct unp_node *n)
 	int kind = S_ISDIR(mode) ? D_ENTER : n->first_path ? D_HARDLINK :
 		   S_ISREG(mode) ? D_FILE : S_ISLNK(mode) ? D_SYMLINK : D_NODE;
 	struct dent *e;
-	int ret = dent_new(t, n, kind, &e);
+	int ret = t->desc->entered != NULL ? tell_entered(t, n) : 0;
+
+	if (ret != 0)
+		return ret;
+	ret = dent_new(t, n, kind, &e);
 
 	if (ret == 0 && kind == D_HARDLINK &&
 	    (e->target = strdup(n->first_path)) == NULL)
@@ -449,7 +521,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
-			     desc->xattr_keep, desc->xattr_user, { 0 } };
+			     desc->xattr_keep, desc->xattr_user, desc, { 0 } };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;

@@ -62,7 +62,7 @@ done
 check "tar2img --version says $v" sh -c "'$TAR2IMG' --version | grep -q '(sqpack) $v\$'"
 # Every tool's second line names each codec of this build with the
 # library that runs it and that library's version.
-for t in tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs; do
+for t in tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat; do
 	"$top_builddir/bin/$t" --version > "$SCRATCH/$t.version" 2>&1
 	for c in $ALL_CODECS; do
 		codec_built "$c" || continue
@@ -71,7 +71,7 @@ for t in tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs; do
 	done
 done
 check "--version: a line of codec libraries from every tool" \
-	sh -c "cat '$SCRATCH'/*.version | grep -c '^codecs: ' | grep -qx 6"
+	sh -c "cat '$SCRATCH'/*.version | grep -c '^codecs: ' | grep -qx 8"
 check "debian/changelog's version is $v" \
 	sh -c "head -1 '$top_srcdir/debian/changelog' | grep -q '^sqpack ($v)'"
 check "the RPM spec's version is $v" grep -q "^Version: *$v\$" "$top_builddir/extras/sqpack.spec"

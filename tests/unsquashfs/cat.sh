@@ -5,8 +5,10 @@
 # at an offset); what is missing or not a file is named: -cat goes on
 # and exits 2 as unsquashfs 4.5.1 does (the judge's status is checked
 # when it runs), sqfscat exits 1. And the exit statuses of the command
-# line: no image or an unknown option 1 (unsquashfs's), an option of
-# unsquashfs's not built here 1 with its name, a missing image 1.
+# line: no image or an unknown option 1 (unsquashfs's), a missing image
+# 1; and
+# -version/--version: sqpack's lines, then unsquashfs's that scripts
+# match.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs
@@ -60,13 +62,15 @@ status() { # status WANT DESCRIPTION GREP CMD...
 }
 status 1 "no image" "Usage" "$UNSQ"
 status 1 "an unknown option" "invalid option -bogus" "$UNSQ" -bogus "$T/m.img"
-status 1 "an option not built yet" "-follow-symlinks is not supported" \
-	"$UNSQ" -follow-symlinks "$T/m.img"
-status 1 "-ignore-errors not built yet" "-ignore-errors is not supported" \
-	"$UNSQ" -ignore-errors "$T/m.img"
-status 1 "-percentage not built yet" "-percentage is not supported" "$UNSQ" -percentage "$T/m.img"
 status 1 "a missing value" "-dest needs a value" "$UNSQ" -l -dest
 status 1 "a missing image" "could not open" "$UNSQ" -l "$T/none.img"
 status 1 "not an image" "" "$UNSQ" -l "$T/want"
 status 1 "sqfscat without PATH" "no PATH" "$SQFSCAT" "$T/m.img"
+# what scripts match in unsquashfs's -version, after sqpack's lines
+for v in -version --version; do
+	check "$v: sqpack's version, then unsquashfs's line" sh -c \
+		"'$UNSQ' $v | sed -n '1p;3p' | tr '\\n' ' ' | grep -Eq '^sqpack-unsquashfs \\(sqpack\\) .* unsquashfs version 4\\.5\\.1 '"
+	check "sqfscat $v: the same shape" sh -c \
+		"'$SQFSCAT' $v | sed -n '1p;3p' | tr '\\n' ' ' | grep -Eq '^sqfscat \\(sqpack\\) .* sqfscat version 4\\.5\\.1 '"
+done
 finish
