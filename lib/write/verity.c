@@ -8,11 +8,11 @@
  * aside (it holds the superblock, final only at the end); every other
  * whole block is hashed in the caller's buffer (a compressed job buffer,
  * or a table), and only a block split between two calls is gathered in
- * a one-block carry. No byte is copied on its way to SHA-256 and no
- * thread is woken: an earlier version copied every byte into a ring for
- * a hasher thread, and on 2 cores the copy and the hand-offs cost more
- * than the hash (see doc/parallelism.md). Block k's digest goes to slot
- * k, so nothing depends on timing.
+ * a one-block carry. No byte is copied on its way to SHA-256 (an
+ * earlier version copied every byte into a ring for a hasher thread);
+ * the CPU spent is the hash's alone, but it is spent on the
+ * orchestrator, the critical path at lz4 (see doc/parallelism.md).
+ * Block k's digest goes to slot k, so nothing depends on timing.
  *
  * The digests are the tree's lowest level, 32 bytes per block (8 MiB per
  * GiB of image at 4 KiB): they live in 64 KiB chunks of the writer's
