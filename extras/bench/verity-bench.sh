@@ -8,7 +8,11 @@
 # and print the median wall times as a Markdown table with tar2img
 # --verity's extra time over plain tar2img, next to veritysetup format's
 # time. The floors of issue 25: the extra time is at most 10% at lz4, 2%
-# at zstd, and at most a quarter of veritysetup format's time. Each run's
+# at zstd, and at most a quarter of veritysetup format's time. The last
+# column is what no implementation can go below: the image's size over
+# this CPU's SHA-256 rate (`openssl speed -evp sha256` at 4 KiB), the
+# CPU seconds the hashing alone takes; compare it with the cpu row's
+# extra time. Each run's
 # root hash is checked against veritysetup format of that image with the
 # same salt (a benchmark of a wrong tree would measure nothing).
 # Exit status: 0 when every run succeeded (1 with --strict if a floor was
@@ -54,6 +58,11 @@ done
 [ -r "$tar" ] || { echo "$prog: $tar: not readable" >&2; exit 1; }
 command -v veritysetup > /dev/null || { echo "$prog: veritysetup not installed" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "$prog: /usr/bin/time (GNU time) not installed" >&2; exit 1; }
+command -v openssl > /dev/null || { echo "$prog: openssl not installed" >&2; exit 1; }
+# bytes per second of SHA-256 over 4 KiB blocks (openssl prints 1000s)
+sha_rate=$(openssl speed -evp sha256 -bytes 4096 -seconds 1 2> /dev/null |
+	awk '$1 == "sha256" { sub(/k$/, "", $2); printf "%.0f", $2 * 1000 }')
+[ -n "$sha_rate" ] || { echo "$prog: openssl speed gave no SHA-256 rate" >&2; exit 1; }
 scratch=${scratch:-$(dirname "$tar")/verity-bench.$$}
 mkdir -p "$scratch" || exit 1
 trap 'rm -rf "$scratch"' EXIT
@@ -71,8 +80,9 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int(
 
 status=0
 missed=0
-echo "| codec | | tar2img s | tar2img --verity s | extra | veritysetup format s | extra / format | image MiB |"
-echo "|---|---|---|---|---|---|---|---|"
+load=$(cut -d' ' -f1 /proc/loadavg)
+echo "| codec | | tar2img s | tar2img --verity s | extra | veritysetup format s | extra / format | image MiB | SHA-256 floor s |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for codec in $codecs; do
 	plain=() verity=() format=() cplain=() cverity=() cformat=()
 	for ((i = 0; i < repeat; i++)); do
@@ -93,7 +103,9 @@ for codec in $codecs; do
 			echo "$prog: $codec: veritysetup format's root hash is not tar2img's" >&2
 			status=1; continue 2; }
 	done
-	mib=$(( $(stat -c %s "$scratch/plain.img") >> 20 ))
+	bytes=$(stat -c %s "$scratch/plain.img")
+	mib=$((bytes >> 20))
+	sha_floor=$(echo "scale=2; $bytes / $sha_rate" | bc)
 	floor=$([ "$codec" = lz4 ] && echo 10 || echo 2)
 	for kind in wall cpu; do
 		if [ $kind = wall ]; then
@@ -104,7 +116,7 @@ for codec in $codecs; do
 		fi
 		extra=$(echo "scale=1; 100 * ($v - $p) / $p" | bc)
 		share=$(echo "scale=2; ($v - $p) / $f" | bc)
-		echo "| $codec | $kind | $p | $v | $extra% | $f | $share | $mib |"
+		echo "| $codec | $kind | $p | $v | $extra% | $f | $share | $mib | $sha_floor |"
 		if [ "$(echo "$extra > $floor || $share > 0.25" | bc)" = 1 ]; then
 			echo "$prog: $codec: $kind: floor missed (extra at most $floor%," \
 				"at most 0.25 of format)" >&2
@@ -112,6 +124,7 @@ for codec in $codecs; do
 		fi
 	done
 done
-echo "($repeat runs each, median; -j $jobs; $(basename "$tar"); $(nproc) CPUs)"
+echo "($repeat runs each, median; -j $jobs; $(basename "$tar"); $(nproc) CPUs;" \
+	"SHA-256 $((sha_rate / 1000000)) MB/s; load before: $load)"
 [ "$strict" = yes ] && [ "$missed" = 1 ] && status=1
 exit $status

@@ -17,7 +17,6 @@
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "write/imgout.h"
-#include "write/verity.h"
 
 #define IMGOUT_BUF_SIZE (1u << 20)
 
@@ -94,7 +93,7 @@ int imgout_append(struct imgout *o, const void *data, size_t len)
 
 	if (o->err->code != 0)
 		return o->err->code;
-	if (o->verity != NULL && (ret = verity_feed(o->verity, data, len)) != 0)
+	if (o->tap != NULL && (ret = o->tap(o->tap_ctx, data, len)) != 0)
 		return ret;
 	if (pending + len > o->cap) {
 		ret = imgout_flush_buffer(o);

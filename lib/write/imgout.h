@@ -26,9 +26,10 @@ struct imgout {
 	size_t cap;
 	struct sqp_errbuf *err; /* the owner's; I/O errors are latched there */
 	struct imgout_async *async; /* the writer thread, or NULL */
-	/* --verity: every appended or queued byte is fed to it, in image
-	 * order (verity.h); NULL when off. */
-	struct verity *verity;
+	/* Every appended or queued byte is handed to tap, in image order,
+	 * on the owner's thread (--verity's hasher); NULL when off. */
+	int (*tap)(void *ctx, const void *data, size_t len);
+	void *tap_ctx;
 };
 
 int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err);

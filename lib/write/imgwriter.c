@@ -30,7 +30,6 @@
 
 #include "sqpack/error.h"
 #include "write/imgout.h"
-#include "write/verity.h"
 
 struct imgout_chunk {
 	const void *data;
@@ -220,8 +219,8 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 
 	/* Buffered bytes come first in the image: write them now. */
 	ret = imgout_flush_buffer(o);
-	if (ret == 0 && o->verity != NULL)
-		ret = verity_feed(o->verity, data, len);
+	if (ret == 0 && o->tap != NULL)
+		ret = o->tap(o->tap_ctx, data, len);
 	if (ret != 0)
 		return ret;
 	pthread_mutex_lock(&a->lock);

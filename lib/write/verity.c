@@ -1,122 +1,95 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verity.c - hash the image's blocks while it is written, off the
- * writer's critical path.
+ * verity.c - hash the image's blocks as imgout takes them, where they
+ * already are.
  *
- * imgout hands every byte it takes, in image order, to verity_feed(): the
- * first block is kept aside (it holds the superblock, final only at the
- * end), the rest is copied into a ring that a thread of its own drains
- * one whole block at a time, storing each block's digest at its number.
- * The copy costs the orchestrator a memcpy of the compressed image, far
- * less than a hash; the hashing itself overlaps with compression. The
- * ring bounds memory: when the thread falls behind, the feeder waits.
- * Because blocks are numbered by their place in the stream, the digests
- * never depend on timing.
+ * imgout hands every byte it appends or queues, in image order, to
+ * verity_feed() on the orchestrator's thread. The first block is kept
+ * aside (it holds the superblock, final only at the end); every other
+ * whole block is hashed in the caller's buffer (a compressed job buffer,
+ * or a table), and only a block split between two calls is gathered in
+ * a one-block carry. No byte is copied on its way to SHA-256 (an
+ * earlier version copied every byte into a ring for a hasher thread);
+ * the CPU spent is the hash's alone, but it is spent on the
+ * orchestrator, the critical path at lz4 (see doc/parallelism.md).
+ * Block k's digest goes to slot k, so nothing depends on timing.
+ *
+ * The digests are the tree's lowest level, 32 bytes per block (8 MiB per
+ * GiB of image at 4 KiB): they live in 64 KiB chunks of the writer's
+ * spill arena, so --mem bounds them like the tree's own tables, and they
+ * are written out from there (verity_tree.c).
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/spill.h"
 #include "write/verity.h"
 #include "write/verity_geom.h"
-
-#define RING_SIZE ((size_t)8 << 20)  /* a multiple of every block size */
-#define WAKE_BYTES ((uint64_t)1 << 20) /* wake an idle thread per this much */
 
 struct verity {
 	struct sqp_verity_desc desc;   /* block_size and salt resolved */
 	struct sqp_errbuf *err;        /* the writer's */
+	struct sqp_spill *spill;       /* the writer's, or NULL */
 	uint8_t uuid[16];
-	EVP_MD_CTX *salted;            /* read-only once created */
+	EVP_MD_CTX *salted;            /* the salt hashed, copied per block */
+	EVP_MD_CTX *work;
 	uint8_t *block0;
-	uint64_t fed;                  /* bytes fed (owner) */
-	uint8_t *ring;
-	uint8_t *digests;              /* thread's until joined; [0] at finish */
-	uint64_t digest_cap;
-	pthread_t thread;
-	int started;
-	pthread_mutex_t lock;          /* protects head..failed */
-	pthread_cond_t wake;           /* owner -> thread: bytes or done */
-	pthread_cond_t room;           /* thread -> owner: ring space */
-	uint64_t head, tail;           /* ring bytes fed / hashed, ever growing */
-	int idle, done, failed;
-	uint64_t hashed;               /* blocks hashed by the thread (after block 0) */
-	uint8_t *tree;
-	size_t tree_len;
+	uint8_t *carry;                /* a block split between two feeds */
+	size_t carry_len;
+	uint64_t fed;                  /* bytes fed */
+	uint64_t hashed;               /* blocks whose digest is in its slot */
+	struct verity_digests dig;
+	uint8_t *top;                  /* after finish: superblock, upper levels
+	                                * (the arena's, top_len bytes or 1) */
+	size_t top_len;
+	struct verity_geom geom;
 	uint8_t root[SQP_VERITY_DIGEST_SIZE];
 };
 
-/* The thread's digest array, grown as blocks come (unknown in advance). */
-static int grow_digests(struct verity *v, uint64_t need)
+/* Slot of block k, its chunk allocated on first use. */
+static uint8_t *slot(struct verity *v, uint64_t k)
 {
-	uint64_t cap = v->digest_cap;
-	uint8_t *p;
+	struct verity_digests *d = &v->dig;
+	size_t c = (size_t)(k / VERITY_CHUNK_DIGESTS);
 
-	if (need <= cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (cap > SIZE_MAX / SQP_VERITY_DIGEST_SIZE)
-		return SQP_ERR_NOMEM;
-	p = realloc(v->digests, (size_t)cap * SQP_VERITY_DIGEST_SIZE);
-	if (p == NULL)
-		return SQP_ERR_NOMEM;
-	v->digests = p;
-	v->digest_cap = cap;
-	return 0;
-}
+	if (c >= d->count) {
+		uint8_t **p = d->chunks;
 
-/* Hash n whole blocks at ring offset off; they are blocks first.. */
-static int hash_run(struct verity *v, EVP_MD_CTX *work, size_t off, uint64_t n, uint64_t first)
-{
-	uint32_t bs = v->desc.block_size;
-	int ret = grow_digests(v, first + n);
-	uint64_t i;
-
-	for (i = 0; ret == 0 && i < n; i++)
-		ret = verity_hash(v->salted, work, v->ring + off + i * bs, bs,
-				  v->digests + (first + i) * SQP_VERITY_DIGEST_SIZE);
-	return ret;
-}
-
-static void *hasher_main(void *arg)
-{
-	struct verity *v = arg;
-	uint32_t bs = v->desc.block_size;
-	EVP_MD_CTX *work = EVP_MD_CTX_new();
-	uint64_t n;
-	size_t off;
-	int ret = work != NULL ? 0 : SQP_ERR_NOMEM;
-
-	pthread_mutex_lock(&v->lock);
-	while (ret == 0) {
-		while (!v->done && v->head - v->tail < WAKE_BYTES) {
-			v->idle = 1;
-			pthread_cond_wait(&v->wake, &v->lock);
-			v->idle = 0;
+		if (c >= d->cap) {
+			p = realloc(d->chunks, (d->cap ? 2 * d->cap : 64) * sizeof(*p));
+			if (p == NULL)
+				return NULL;
+			d->chunks = p;
+			d->cap = d->cap ? 2 * d->cap : 64;
 		}
-		off = (size_t)(v->tail % RING_SIZE);
-		n = (v->head - v->tail) / bs;
-		/* Blocks never wrap (RING_SIZE % bs == 0); a run may. */
-		if (n > (RING_SIZE - off) / bs)
-			n = (RING_SIZE - off) / bs;
-		if (n == 0)
-			break; /* done, and every whole block hashed */
-		pthread_mutex_unlock(&v->lock);
-		ret = hash_run(v, work, off, n, 1 + v->hashed);
-		pthread_mutex_lock(&v->lock);
-		v->hashed += n;
-		v->tail += n * bs;
-		pthread_cond_signal(&v->room);
+		p[c] = sqp_spill_alloc(v->spill, VERITY_CHUNK_BYTES);
+		if (p[c] == NULL)
+			return NULL;
+		d->count = c + 1;
+		/* 64 KiB written since the last chunk: past the budget's
+		 * share of mapped file pages, the arena drops them. */
+		sqp_spill_check(v->spill);
 	}
-	v->failed = ret != 0;
-	pthread_cond_signal(&v->room);
-	pthread_mutex_unlock(&v->lock);
-	EVP_MD_CTX_free(work);
-	return NULL;
+	return d->chunks[c] + (size_t)(k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE;
+}
+
+/* Hash one whole block into the next slot. */
+static int hash_block(struct verity *v, const uint8_t *block)
+{
+	uint8_t *s = slot(v, v->hashed);
+	int ret;
+
+	if (s == NULL)
+		return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
+	ret = verity_hash(v->salted, v->work, block, v->desc.block_size, s);
+	if (ret != 0)
+		return sqp_err(v->err, ret, "hashing the image for dm-verity: %s",
+			       sqp_strerror(ret));
+	v->hashed++;
+	return 0;
 }
 
 static int resolve_salt(struct verity *v, const void *derive, size_t derive_len)
@@ -157,7 +130,7 @@ static int check_desc(const struct sqp_verity_desc *d, struct sqp_errbuf *err)
 }
 
 int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t derive_len,
-		  struct sqp_errbuf *err, struct verity **out)
+		  struct sqp_spill *spill, struct sqp_errbuf *err, struct verity **out)
 {
 	struct verity *v = calloc(1, sizeof(*v));
 	int ret;
@@ -167,9 +140,7 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	v->desc = *desc;
 	v->err = err;
-	pthread_mutex_init(&v->lock, NULL);
-	pthread_cond_init(&v->wake, NULL);
-	pthread_cond_init(&v->room, NULL);
+	v->spill = spill;
 	if (v->desc.block_size == 0)
 		v->desc.block_size = 4096;
 	ret = check_desc(&v->desc, err);
@@ -177,46 +148,30 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 		ret = resolve_salt(v, derive, derive_len);
 	if (ret != 0)
 		return ret;
-	v->digest_cap = 1024;
-	v->digests = malloc((size_t)v->digest_cap * SQP_VERITY_DIGEST_SIZE);
 	v->block0 = malloc(v->desc.block_size);
-	v->ring = malloc(RING_SIZE);
+	v->carry = malloc(v->desc.block_size);
 	v->salted = verity_salted_ctx(v->desc.salt, v->desc.salt_len);
-	if (v->digests == NULL || v->block0 == NULL || v->ring == NULL || v->salted == NULL)
+	v->work = EVP_MD_CTX_new();
+	if (v->block0 == NULL || v->carry == NULL || v->salted == NULL || v->work == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
-	if (pthread_create(&v->thread, NULL, hasher_main, v) != 0)
-		return sqp_err(err, SQP_ERR_NOMEM, "cannot start the verity hashing thread");
-	v->started = 1;
 	return 0;
-}
-
-/* Stop and join the thread; 0, or the error it stopped on. */
-static int stop_thread(struct verity *v)
-{
-	if (!v->started)
-		return 0;
-	pthread_mutex_lock(&v->lock);
-	v->done = 1;
-	pthread_cond_signal(&v->wake);
-	pthread_mutex_unlock(&v->lock);
-	pthread_join(v->thread, NULL);
-	v->started = 0;
-	return v->failed ? SQP_ERR_NOMEM : 0;
 }
 
 void verity_destroy(struct verity *v)
 {
+	size_t i;
+
 	if (v == NULL)
 		return;
-	stop_thread(v);
-	pthread_cond_destroy(&v->room);
-	pthread_cond_destroy(&v->wake);
-	pthread_mutex_destroy(&v->lock);
+	for (i = 0; i < v->dig.count; i++)
+		sqp_spill_free(v->spill, v->dig.chunks[i], VERITY_CHUNK_BYTES);
+	free(v->dig.chunks);
+	EVP_MD_CTX_free(v->work);
 	EVP_MD_CTX_free(v->salted);
-	free(v->ring);
+	free(v->carry);
 	free(v->block0);
-	free(v->digests);
-	free(v->tree);
+	if (v->top != NULL)
+		sqp_spill_free(v->spill, v->top, v->top_len > 0 ? v->top_len : 1);
 	free(v);
 }
 
@@ -225,91 +180,66 @@ uint32_t verity_block_size(const struct verity *v)
 	return v->desc.block_size;
 }
 
-/* Copy len bytes into the ring, waiting for room; wake the thread once a
- * batch is there. */
-static int feed_ring(struct verity *v, const uint8_t *p, size_t len)
-{
-	size_t off, n;
-	int wake;
-
-	while (len > 0) {
-		pthread_mutex_lock(&v->lock);
-		while (v->head - v->tail == RING_SIZE && !v->failed)
-			pthread_cond_wait(&v->room, &v->lock);
-		if (v->failed) {
-			pthread_mutex_unlock(&v->lock);
-			return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
-		}
-		off = (size_t)(v->head % RING_SIZE);
-		n = RING_SIZE - (size_t)(v->head - v->tail);
-		if (n > RING_SIZE - off)
-			n = RING_SIZE - off;
-		pthread_mutex_unlock(&v->lock);
-		if (n > len)
-			n = len;
-		/* [head, head + n) is free: the thread reads only below head. */
-		memcpy(v->ring + off, p, n);
-		pthread_mutex_lock(&v->lock);
-		v->head += n;
-		wake = v->idle && v->head - v->tail >= WAKE_BYTES;
-		if (wake)
-			v->idle = 0;
-		pthread_mutex_unlock(&v->lock);
-		if (wake)
-			pthread_cond_signal(&v->wake);
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int verity_feed(struct verity *v, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	size_t n;
+	size_t bs = v->desc.block_size, n;
+	int ret = 0;
 
-	if (v->fed < v->desc.block_size) {
-		n = v->desc.block_size - (size_t)v->fed;
-		if (n > len)
-			n = len;
+	if (v->fed < bs) {
+		n = bs - (size_t)v->fed < len ? bs - (size_t)v->fed : len;
 		memcpy(v->block0 + v->fed, p, n);
 		v->fed += n;
 		p += n;
 		len -= n;
+		if (v->fed == bs)
+			v->hashed = 1; /* slot 0 is filled at finish */
 	}
 	v->fed += len;
-	return len > 0 ? feed_ring(v, p, len) : 0;
+	if (v->carry_len > 0 && len > 0) {
+		n = bs - v->carry_len < len ? bs - v->carry_len : len;
+		memcpy(v->carry + v->carry_len, p, n);
+		v->carry_len += n;
+		p += n;
+		len -= n;
+		if (v->carry_len == bs) {
+			v->carry_len = 0;
+			ret = hash_block(v, v->carry);
+		}
+	}
+	for (; ret == 0 && len >= bs; p += bs, len -= bs)
+		ret = hash_block(v, p);
+	if (ret == 0 && len > 0) {
+		memcpy(v->carry, p, len);
+		v->carry_len = len;
+	}
+	return ret;
 }
 
-int verity_finish(struct verity *v, const void *head, size_t head_len,
-		  const uint8_t **tree, size_t *len)
+int verity_finish(struct verity *v, const void *head, size_t head_len)
 {
 	uint32_t bs = v->desc.block_size;
-	struct verity_tree_in in = {
-		.data_blocks = v->fed / bs, .bs = bs, .with_sb = !v->desc.no_superblock,
-		.salt = v->desc.salt, .salt_len = v->desc.salt_len, .uuid = v->uuid,
-	};
-	EVP_MD_CTX *work;
-	int ret = stop_thread(v);
+	uint8_t *s0 = slot(v, 0);
+	int ret;
 
-	if (ret != 0)
-		return sqp_err(v->err, ret, "out of memory for verity digests");
-	if (v->fed % bs != 0 || v->fed == 0 || head_len > bs || v->hashed + 1 != in.data_blocks)
+	if (v->fed % bs != 0 || v->fed == 0 || head_len > bs || v->hashed != v->fed / bs)
 		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: %llu bytes fed, %llu blocks "
 			       "hashed", (unsigned long long)v->fed, (unsigned long long)v->hashed);
+	if (s0 == NULL)
+		return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
 	memcpy(v->block0, head, head_len);
-	work = EVP_MD_CTX_new();
-	ret = work != NULL ? verity_hash(v->salted, work, v->block0, bs, v->digests)
-			   : SQP_ERR_NOMEM;
-	EVP_MD_CTX_free(work);
+	ret = verity_hash(v->salted, v->work, v->block0, bs, s0);
 	if (ret != 0)
 		return sqp_err(v->err, ret, "hashing the image's first block: %s",
 			       sqp_strerror(ret));
-	in.digests = v->digests;
-	ret = verity_tree_build(&in, &v->tree, &v->tree_len, v->root, v->err);
-	*tree = v->tree;
-	*len = v->tree_len;
-	return ret;
+	verity_geom_init(&v->geom, bs, v->hashed, !v->desc.no_superblock);
+	return verity_tree_top(&v->geom, &v->dig, v->salted, v->work, &v->desc, v->uuid,
+			       v->spill, &v->top, &v->top_len, v->root, v->err);
+}
+
+int verity_write_tree(struct verity *v, verity_put_fn put, void *ctx)
+{
+	return verity_tree_write(&v->geom, &v->dig, v->top, v->top_len, v->spill, put, ctx);
 }
 
 void verity_get_result(const struct verity *v, struct sqp_verity_result *r)
@@ -322,6 +252,6 @@ void verity_get_result(const struct verity *v, struct sqp_verity_result *r)
 	r->block_size = v->desc.block_size;
 	r->data_blocks = v->fed / v->desc.block_size;
 	r->data_bytes = v->fed;
-	r->hash_bytes = v->tree_len;
+	r->hash_bytes = v->geom.hash_bytes;
 	r->has_superblock = !v->desc.no_superblock;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verity.h - the writer's dm-verity hasher: the image's bytes are fed in
- * image order as imgout takes them; a thread of its own hashes each data
- * block; finish patches the first block with the final superblock, hashes
- * it and builds the tree (verity.c, verity_tree.c).
+ * image order as imgout takes them and each block is hashed in place;
+ * finish patches the first block with the final superblock, hashes it
+ * and builds the levels above (verity.c, verity_tree.c).
  */
 #ifndef SQP_WRITE_VERITY_H
 #define SQP_WRITE_VERITY_H
@@ -11,43 +11,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <openssl/evp.h>
+
 #include "sqpack/verity.h"
 #include "util/errbuf.h"
 
 struct verity;
+struct sqp_spill;
+
+/* The lowest level of the tree: block k's digest at byte 32 * k of the
+ * chunks laid end to end. A chunk is a whole number of hash blocks for
+ * every block size (2048 digests; at most 2048 fit one 64 KiB block), so
+ * a hash block never straddles two; fresh chunks read as zeros, which is
+ * the padding of the level's last block. */
+#define VERITY_CHUNK_DIGESTS 2048
+#define VERITY_CHUNK_BYTES ((size_t)VERITY_CHUNK_DIGESTS * SQP_VERITY_DIGEST_SIZE)
+struct verity_digests {
+	uint8_t **chunks;
+	size_t count, cap;
+};
 
 /* Start the hasher. derive: bytes that name the image's options, hashed
- * into the salt when desc gives none. Errors are latched in err. */
+ * into the salt when desc gives none. The digests are allocated from
+ * spill (NULL: the heap). Errors are latched in err. */
 int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t derive_len,
-		  struct sqp_errbuf *err, struct verity **out);
+		  struct sqp_spill *spill, struct sqp_errbuf *err, struct verity **out);
 void verity_destroy(struct verity *v);
 
 uint32_t verity_block_size(const struct verity *v);
 
-/* The next len bytes of the image (the owner's thread only). */
+/* The next len bytes of the image, hashed before the call returns (the
+ * owner's thread only). */
 int verity_feed(struct verity *v, const void *data, size_t len);
 
 /* Everything is fed (a whole number of blocks); head: the final bytes of
  * the image's start (the superblock), which replace what was fed there.
- * Builds the tree; *tree and *len stay owned by v. */
-int verity_finish(struct verity *v, const void *head, size_t head_len,
-		  const uint8_t **tree, size_t *len);
+ * Builds the levels above the digests and the root hash. */
+int verity_finish(struct verity *v, const void *head, size_t head_len);
+
+/* After finish: hands the whole hash area to put, in order, in pieces. */
+typedef int (*verity_put_fn)(void *ctx, const void *data, size_t len);
+int verity_write_tree(struct verity *v, verity_put_fn put, void *ctx);
 
 /* After finish: what was built (hash_offset left 0 for the caller). */
 void verity_get_result(const struct verity *v, struct sqp_verity_result *r);
 
-/* verity_tree.c: the levels above the data blocks' digests, and the
- * superblock, into one hash area; the root hash. */
-struct verity_tree_in {
-	const uint8_t *digests;      /* one per data block */
-	uint64_t data_blocks;
-	uint32_t bs;
-	int with_sb;
-	const uint8_t *salt;
-	size_t salt_len;
-	const uint8_t *uuid;
-};
-int verity_tree_build(const struct verity_tree_in *in, uint8_t **area, size_t *area_len,
-		      uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err);
+/* verity_tree.c. The hash area but its lowest level (the digests), top
+ * first: *top (from spill, *top_len bytes or 1 when that is 0) holds the
+ * superblock and the upper levels (1/127 of the digests at 4 KiB, 1/15
+ * at 512 bytes), and the root hash; salted and work as verity_hash
+ * takes. */
+struct verity_geom;
+int verity_tree_top(const struct verity_geom *g, const struct verity_digests *d,
+		    const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		    const struct sqp_verity_desc *desc, const uint8_t uuid[16],
+		    struct sqp_spill *spill, uint8_t **top, size_t *top_len,
+		    uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err);
+/* top, then the lowest level from the chunks, to put; the arena is
+ * checked between chunks so that reading them back stays in its budget. */
+int verity_tree_write(const struct verity_geom *g, const struct verity_digests *d,
+		      const uint8_t *top, size_t top_len, struct sqp_spill *spill,
+		      verity_put_fn put, void *ctx);
 
 #endif

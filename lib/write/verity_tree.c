@@ -4,12 +4,14 @@
  *
  * The lowest level is the digests themselves, one after another (a hash
  * block holds a power of two of them, exactly filled but for the last
- * block, whose rest stays zero), so it is copied, not computed. Each
- * level above holds the digests of the blocks of the one below; they
- * are 1/128 of it at 4 KiB, so building them at the end, on the caller's
- * thread, costs nothing worth a thread. The single top block's digest is
- * the root hash; with one data block there is no level and the root is
- * that block's digest.
+ * block, whose rest stays zero), so it is neither computed nor copied:
+ * it is written out from the chunks the hasher filled (verity.c). Each
+ * level above holds the digests of the blocks of the one below; they are
+ * 1/128 of it at 4 KiB, so they are built at the end on the caller's
+ * thread, in one buffer of the spill arena with the superblock, top
+ * level first as veritysetup lays them out. The single top block's digest is the root
+ * hash; with one data block there is no level and the root is that
+ * block's digest.
  */
 #include "config.h"
 
@@ -17,66 +19,92 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/spill.h"
 #include "write/verity.h"
 #include "write/verity_geom.h"
 
-static int hash_levels(const struct verity_geom *g, uint8_t *area, const uint8_t *salt,
-		       size_t salt_len, uint8_t root[SQP_VERITY_DIGEST_SIZE])
+/* Hash block k of the lowest level, in its chunk. */
+static const uint8_t *low_block(const struct verity_digests *d, uint32_t bs, uint64_t k)
 {
-	EVP_MD_CTX *salted = verity_salted_ctx(salt, salt_len);
-	EVP_MD_CTX *work = EVP_MD_CTX_new();
-	int ret = salted != NULL && work != NULL ? 0 : SQP_ERR_NOMEM;
-	uint64_t k;
-	int i;
+	uint64_t off = k * bs;
+
+	return d->chunks[off / VERITY_CHUNK_BYTES] + (size_t)(off % VERITY_CHUNK_BYTES);
+}
+
+/* Levels 1.. into top (at level_off[i]); the last one's single block
+ * hashes to the root. Level 1 reads all the digests: the arena is
+ * checked after each chunk, so they do not all stay mapped in. */
+static int hash_levels(const struct verity_geom *g, const struct verity_digests *d,
+		       const EVP_MD_CTX *salted, EVP_MD_CTX *work, struct sqp_spill *spill,
+		       uint8_t *top, uint8_t root[SQP_VERITY_DIGEST_SIZE])
+{
+	uint64_t per_chunk = VERITY_CHUNK_BYTES / g->bs, k;
+	int ret = 0, i;
 
 	for (i = 1; ret == 0 && i <= g->levels; i++) {
-		const uint8_t *below = area + g->level_off[i - 1];
-		/* The top level's single block hashes to the root. */
-		uint8_t *up = i < g->levels ? area + g->level_off[i] : root;
+		uint8_t *up = i < g->levels ? top + g->level_off[i] : root;
 
-		for (k = 0; ret == 0 && k < g->level_blocks[i - 1]; k++)
-			ret = verity_hash(salted, work, below + k * g->bs, g->bs,
+		for (k = 0; ret == 0 && k < g->level_blocks[i - 1]; k++) {
+			const uint8_t *below = i == 1 ? low_block(d, g->bs, k) :
+				top + g->level_off[i - 1] + k * g->bs;
+
+			ret = verity_hash(salted, work, below, g->bs,
 					  up + k * SQP_VERITY_DIGEST_SIZE);
+			if (i == 1 && k % per_chunk == per_chunk - 1)
+				sqp_spill_check(spill);
+		}
 	}
-	EVP_MD_CTX_free(work);
-	EVP_MD_CTX_free(salted);
 	return ret;
 }
 
-int verity_tree_build(const struct verity_tree_in *in, uint8_t **area, size_t *area_len,
-		      uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err)
+int verity_tree_top(const struct verity_geom *g, const struct verity_digests *d,
+		    const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		    const struct sqp_verity_desc *desc, const uint8_t uuid[16],
+		    struct sqp_spill *spill, uint8_t **top, size_t *top_len,
+		    uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err)
 {
-	struct verity_geom g;
-	uint8_t *a;
-	int ret;
+	uint64_t len = g->levels > 0 ? g->level_off[0] : g->hash_bytes;
+	uint8_t *t;
+	int ret = 0;
 
-	verity_geom_init(&g, in->bs, in->data_blocks, in->with_sb);
-	if (g.hash_bytes > SIZE_MAX)
+	if (len > SIZE_MAX)
 		return sqp_err(err, SQP_ERR_LIMIT, "verity hash tree too large");
-	a = calloc(1, g.hash_bytes > 0 ? (size_t)g.hash_bytes : 1);
-	if (a == NULL)
+	t = sqp_spill_alloc(spill, len > 0 ? (size_t)len : 1);
+	if (t == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory for the verity hash tree");
-	if (g.levels == 0) {
-		memcpy(root, in->digests, SQP_VERITY_DIGEST_SIZE);
-		ret = 0;
-	} else {
-		memcpy(a + g.level_off[0], in->digests, in->data_blocks * SQP_VERITY_DIGEST_SIZE);
-		ret = hash_levels(&g, a, in->salt, in->salt_len, root);
-	}
-	if (ret != 0) {
-		free(a);
+	*top = t;
+	*top_len = (size_t)len;
+	if (g->levels == 0)
+		memcpy(root, d->chunks[0], SQP_VERITY_DIGEST_SIZE);
+	else
+		ret = hash_levels(g, d, salted, work, spill, t, root);
+	if (ret != 0)
 		return sqp_err(err, ret, "hashing the verity tree: %s", sqp_strerror(ret));
-	}
-	if (in->with_sb) {
+	if (g->sb_bytes > 0) {
 		struct verity_sb sb = {
-			.bs = in->bs, .data_blocks = in->data_blocks, .salt_len = in->salt_len,
+			.bs = g->bs, .data_blocks = g->data_blocks, .salt_len = desc->salt_len,
 		};
 
-		memcpy(sb.uuid, in->uuid, 16);
-		memcpy(sb.salt, in->salt, in->salt_len);
-		verity_sb_encode(&sb, a);
+		memcpy(sb.uuid, uuid, 16);
+		memcpy(sb.salt, desc->salt, desc->salt_len);
+		verity_sb_encode(&sb, t);
 	}
-	*area = a;
-	*area_len = (size_t)g.hash_bytes;
 	return 0;
+}
+
+int verity_tree_write(const struct verity_geom *g, const struct verity_digests *d,
+		      const uint8_t *top, size_t top_len, struct sqp_spill *spill,
+		      verity_put_fn put, void *ctx)
+{
+	uint64_t left = g->levels > 0 ? g->level_blocks[0] * g->bs : 0;
+	int ret = put(ctx, top, top_len);
+	size_t i, n;
+
+	for (i = 0; ret == 0 && left > 0; i++) {
+		n = left < VERITY_CHUNK_BYTES ? (size_t)left : VERITY_CHUNK_BYTES;
+		ret = put(ctx, d->chunks[i], n);
+		left -= n;
+		sqp_spill_check(spill);
+	}
+	return ret;
 }

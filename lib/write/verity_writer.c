@@ -26,6 +26,12 @@ int sqp_verity_available(void)
 	return 1;
 }
 
+/* imgout's tap: the hasher sees every byte of the image. */
+static int feed(void *ctx, const void *data, size_t len)
+{
+	return verity_feed(ctx, data, len);
+}
+
 int writer_verity_start(struct sqp_writer *w)
 {
 	const struct sqp_writer_desc *d = &w->desc;
@@ -52,24 +58,33 @@ int writer_verity_start(struct sqp_writer *w)
 	sqp_put64(derive + 32, d->offset);
 	w->verity_separate = vd.separate;
 	w->verity_hash_fd = vd.hash_fd;
-	ret = verity_create(&vd, derive, sizeof(derive), &w->err, &w->verity);
-	if (ret == 0)
-		w->out.verity = w->verity;
+	ret = verity_create(&vd, derive, sizeof(derive), w->spill, &w->err, &w->verity);
+	if (ret == 0) {
+		w->out.tap = feed;
+		w->out.tap_ctx = w->verity;
+	}
 	return ret;
 }
 
-uint32_t writer_verity_pad(const struct sqp_writer *w)
+/* --verity covers whole blocks, even with NO_PAD. */
+int writer_verity_pad(struct sqp_writer *w)
 {
-	return w->verity != NULL ? verity_block_size(w->verity) : 1;
+	uint32_t bs = w->verity != NULL ? verity_block_size(w->verity) : 1;
+
+	return w->out.pos % bs != 0 ? imgout_append_zeros(&w->out, bs - w->out.pos % bs) : 0;
 }
 
-static int write_separate(struct sqp_writer *w, int fd, const uint8_t *p, size_t len)
+
+/* verity_put_fn for a tree in a file of its own: written in order from
+ * its start. */
+static int put_separate(void *ctx, const void *data, size_t len)
 {
-	uint64_t off = 0;
+	struct sqp_writer *w = ctx;
+	const uint8_t *p = data;
 	ssize_t n;
 
 	while (len > 0) {
-		n = pwrite(fd, p, len, (off_t)off);
+		n = pwrite(w->verity_hash_fd, p, len, (off_t)w->verity_hash_pos);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -77,28 +92,34 @@ static int write_separate(struct sqp_writer *w, int fd, const uint8_t *p, size_t
 					   "writing the verity hash tree: %s",
 					   n < 0 ? strerror(errno) : "no progress");
 		p += n;
-		off += (uint64_t)n;
+		w->verity_hash_pos += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
+/* verity_put_fn for a tree after the image. */
+static int put_appended(void *ctx, const void *data, size_t len)
+{
+	struct sqp_writer *w = ctx;
+
+	return imgout_append(&w->out, data, len);
+}
+
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len)
 {
-	const uint8_t *tree;
-	size_t len;
 	int ret;
 
 	if (w->verity == NULL)
 		return 0;
-	w->out.verity = NULL; /* the tree is not part of what it covers */
-	ret = verity_finish(w->verity, super, super_len, &tree, &len);
+	w->out.tap = NULL; /* the tree is not part of what it covers */
+	ret = verity_finish(w->verity, super, super_len);
 	if (ret != 0)
 		return ret;
 	w->verity_hash_offset = w->verity_separate ? 0 : w->desc.offset + w->out.pos;
 	if (w->verity_separate)
-		return write_separate(w, w->verity_hash_fd, tree, len);
-	ret = imgout_append(&w->out, tree, len);
+		return verity_write_tree(w->verity, put_separate, w);
+	ret = verity_write_tree(w->verity, put_appended, w);
 	return ret != 0 ? ret : imgout_flush(&w->out);
 }
 

@@ -47,6 +47,11 @@ static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->prefix != NULL && !writer_path_ok(d->prefix))
 		return sqp_err(err, SQP_ERR_ARG, "prefix '%s' is not a normalised relative "
 			       "path", d->prefix);
+#ifndef WITH_OPENSSL
+	if (d->verity != NULL)
+		return sqp_err(err, SQP_ERR_UNSUPPORTED,
+			       "dm-verity is not built in (configure found no libcrypto)");
+#endif
 	return 0;
 }
 
@@ -115,9 +120,11 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		ret = imgout_init(&w->out, desc->fd, 0, &w->err);
 	w->out.base = desc->offset;
 	if (ret == 0)
-		ret = writer_verity_start(w);
-	if (ret == 0)
 		ret = open_spill(w);
+#ifdef WITH_OPENSSL
+	if (ret == 0)
+		ret = writer_verity_start(w); /* its digests are the arena's */
+#endif
 	if (ret == 0)
 		ret = fstree_init(&w->tree, &w->err, desc->warn, desc->warn_user, w->spill);
 	if (ret == 0 && idtable_init(&w->ids) != 0)
@@ -160,7 +167,9 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	idtable_cleanup(&w->ids);
 	fstree_cleanup(&w->tree);
 	imgout_cleanup(&w->out);
+#ifdef WITH_OPENSSL
 	writer_verity_destroy(w);
+#endif
 	sqp_spill_destroy(w->spill);
 	free(w->lpath);
 	free(w->ppath);

@@ -227,10 +227,10 @@ int sqp_writer_finish(struct sqp_writer *w)
 
 	if (!(w->desc.flags & SQP_WRITE_NO_PAD) && w->out.pos % SQFS_DEVBLK_SIZE != 0)
 		ret = imgout_append_zeros(&w->out, SQFS_DEVBLK_SIZE - w->out.pos % SQFS_DEVBLK_SIZE);
-	/* --verity covers whole blocks, even with NO_PAD. */
-	if (ret == 0 && w->out.pos % writer_verity_pad(w) != 0)
-		ret = imgout_append_zeros(&w->out, writer_verity_pad(w) -
-					  w->out.pos % writer_verity_pad(w));
+#ifdef WITH_OPENSSL
+	if (ret == 0)
+		ret = writer_verity_pad(w);
+#endif
 	if (ret == 0)
 		ret = imgout_flush(&w->out);
 	if (ret != 0)
@@ -238,5 +238,9 @@ int sqp_writer_finish(struct sqp_writer *w)
 	sqfs_super_encode(&sb, raw);
 	ret = imgout_pwrite(&w->out, 0, raw, sizeof(raw));
 	w->stats.image_bytes = w->out.pos;
-	return ret != 0 ? ret : writer_verity_finish(w, raw, sizeof(raw));
+#ifdef WITH_OPENSSL
+	if (ret == 0)
+		ret = writer_verity_finish(w, raw, sizeof(raw));
+#endif
+	return ret;
 }

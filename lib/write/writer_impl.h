@@ -41,6 +41,7 @@ struct sqp_writer {
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	uint64_t verity_hash_pos;     /* bytes of it written to verity_hash_fd */
 	struct writer_links *links;   /* hard links across layers, or NULL */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
@@ -49,13 +50,16 @@ struct sqp_writer {
 	size_t ppath_cap, ptarget_cap;
 };
 
-/* verity_writer.c (verity_none.c without libcrypto): start the hasher
- * (nothing unless desc.verity), the padding the image needs for it (1:
- * none), and after the superblock the tree. */
+#ifdef WITH_OPENSSL
+/* verity_writer.c, only built with libcrypto: start the hasher (nothing
+ * unless desc.verity), pad the image to its block size, and after the
+ * superblock write the tree. Without it the writer refuses desc.verity
+ * (writer.c) and never reaches these. */
 int writer_verity_start(struct sqp_writer *w);
-uint32_t writer_verity_pad(const struct sqp_writer *w);
+int writer_verity_pad(struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
 void writer_verity_destroy(struct sqp_writer *w);
+#endif
 
 /* writer_layers.c: 1 when e is an OCI whiteout marker (now applied), 0
  * when it is an entry, or an error. */
