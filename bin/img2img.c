@@ -41,12 +41,12 @@ static int open_base(const struct tool_options *opt, int *fd,
 	}
 	d.fd = *fd;
 	ret = sqp_image_create(&d, img);
-	if (ret != 0) {
+	if (ret != 0 && *img != NULL)  /* its message names the image */
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_image_error(*img));
+	else if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
-			*img ? sqp_image_error(*img) : sqp_strerror(ret));
-		return 1;
-	}
-	return 0;
+			sqp_strerror(ret));
+	return ret == 0 ? 0 : 1;
 }
 
 /* The new image's codec: the base's, unless -c, -X or -b change it (a
