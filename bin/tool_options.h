@@ -33,12 +33,15 @@ struct tool_options {
 	size_t parg_count;
 
 	const char *output;
-	const char *input;            /* tar2img: NULL or "-" = stdin */
+	char **inputs;                /* tar2img: the layers, lowest first,
+				       * into argv; none or "-" = stdin */
+	size_t input_count;
 	char **dirs;                  /* dir2img: into argv; img2img: LAYERs */
 	size_t dir_count;
+	int layers;                   /* dir2img --layers: DIRs are layers */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
-	 * against the base's own by img2img_codec() once it is open. */
+	 * against the base's own once it is open (img2img.c). */
 	const char *codec_name, *comp_opts;
 	uint32_t block_size;
 	/* Where the bytes in front of an --offset image come from (NULL:
