@@ -200,7 +200,8 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_MTIME: p->flags |= SQP_POLICY_SET_MTIME; return tool_parse_time(name, arg, &p->mtime);
 	case OPT_CLAMP_MTIME: p->flags |= SQP_POLICY_CLAMP_MTIME; return 0;
 	case OPT_IMAGE_TIME: return tool_parse_time(name, arg, &opt->desc.mod_time);
-	case OPT_EXCLUDE: case OPT_DELETE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_DELETE: return add_parg(opt, PARG_DELETE, arg);
 	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);

@@ -19,7 +19,10 @@ enum progress_mode { PROGRESS_AUTO, PROGRESS_NONE, PROGRESS_TTY, PROGRESS_JSON }
 enum on_change { ON_CHANGE_FAIL, ON_CHANGE_WARN };
 
 /* Policy inputs, kept in command-line order. */
-enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE };
+/* PARG_DELETE: img2img's --delete, a pattern for the base alone (not
+ * part of the policy: img2img.c whites out what it matches). */
+enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE,
+		       PARG_DELETE };
 struct policy_arg {
 	int kind;
 	const char *arg;
