@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * data.c - a base file's data into the writer, two ways.
+ * data.c - a base file's data into the writer, two ways (three).
  *
  * As it is stored (the rule when the writer's codec configuration,
  * block size and storage flags equal the base's): the file's block list
@@ -20,7 +20,9 @@
  * fragments): the file is read through the reader (sqp_file_pread) and
  * given to sqp_writer_add as a data source, so the writer cuts,
  * deduplicates and compresses it as any other file's; the source is
- * read only if the writer takes the entry.
+ * read only if the writer takes the entry. A base file of the size of a
+ * file a layer brought goes this way too (writer_size_seen): dedup then
+ * sees its contents, and an equal layer file costs only metadata.
  */
 #include "config.h"
 
@@ -143,7 +145,7 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 
 	if (n == NULL || !S_ISREG(e->mode))
 		return sqp_writer_add(rb->w, e, NULL);
-	if (rb->copy != NULL) {
+	if (rb->copy != NULL && !writer_size_seen(rb->w, e->size)) {
 		if ((ret = describe(rb, n, &f)) != 0)
 			return ret;
 		if (basecopy_fits(&rb->w->pipe, &f)) {

@@ -151,6 +151,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	sqp_spill_destroy(w->spill);
 	free(w->lpath);
 	writer_links_free(w);
+	hchain_cleanup(&w->layer_sizes);
 	free(w);
 }
 

@@ -125,6 +125,21 @@ static int counted_skip(void *user, uint64_t n)
 	return ret;
 }
 
+int writer_size_seen(const struct sqp_writer *w, uint64_t size)
+{
+	return hchain_first(&w->layer_sizes, size) != HCHAIN_END;
+}
+
+static int note_size(struct sqp_writer *w, uint64_t size)
+{
+	if (size == 0 || !w->tree.layered || !w->pipe.dedup || writer_size_seen(w, size))
+		return 0;
+	if ((w->layer_sizes.buckets == 0 && hchain_init(&w->layer_sizes, NULL) != 0) ||
+	    hchain_insert(&w->layer_sizes, size) != 0)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
 static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_irec *ino, const struct sqp_data_source *data)
 {
@@ -149,6 +164,8 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 	if (ret != 0 && w->err.code == 0)
 		writer_fail(w, ret, "'%s': reading the file's data: %s", e->path,
 			    sqp_strerror(ret));
+	if (ret == 0)
+		ret = note_size(w, e->size);
 	return ret != 0 ? w->err.code : 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "sqpack/writer.h"
 #include "util/errbuf.h"
+#include "util/hchain.h"
 #include "write/datapipe.h"
 #include "write/fstree.h"
 #include "write/idtable.h"
@@ -38,6 +39,10 @@ struct sqp_writer {
 	/* writer_add_base: the regular file being added is a base image's,
 	 * stored as this describes (NULL otherwise). */
 	const struct writer_base *base_file;
+	/* Sizes of the files layers brought from data sources (only once
+	 * layered, with dedup; zeroed until the first): see
+	 * writer_size_seen. */
+	struct hchain layer_sizes;
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */
@@ -99,6 +104,13 @@ struct writer_base {
  * adding_extras marks the spec's entries. */
 int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
 		    const struct writer_base *b);
+
+/* Whether a layer brought a file of this size. Layers are added before
+ * the base, whose copied blocks dedup cannot see by content: a base file
+ * of such a size goes through the data path decoded instead, so that it
+ * shares the layer file's blocks when equal (the size is the cheap
+ * nomination; the read-back still proves). */
+int writer_size_seen(const struct sqp_writer *w, uint64_t size);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);

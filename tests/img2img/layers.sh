@@ -4,7 +4,8 @@
 # later of two layers wins; a file a layer replaces is not copied from
 # the base (the image shrinks by its size); --delete removes base
 # entries and a layer may add one back; --whiteouts=oci applies a
-# layer's .wh. markers to the base; a hard link of the base whose first
+# layer's .wh. markers to the base; a layer's copy of a base file is
+# stored once (dedup sees the base); a hard link of the base whose first
 # name a layer replaced keeps the base's data under its other name.
 . "$top_srcdir/tests/lib/common.sh"
 IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
@@ -61,6 +62,19 @@ run "img2img --whiteouts=oci" "$IMG2IMG" -q --whiteouts=oci "$SCRATCH/oci.img" "
 	check "--whiteouts=oci: d/e and keep are gone, no marker is stored" \
 		sh -c "! grep -Eq '/d/e|/keep|\\.wh\\.' '$SCRATCH/oci.ls'"
 	check "--whiteouts=oci: d and f stay" sh -c "grep -qx /d '$SCRATCH/oci.ls' && grep -qx /f '$SCRATCH/oci.ls'"
+}
+
+# A layer bringing a copy of a base file: dedup sees the base's data
+# (what it may cost: the fragment block holding the base file's tail,
+# copied whole for the other tails in it).
+mkdir -p "$SCRATCH/dup" && cp "$S/random" "$SCRATCH/dup/random-again" || exit 99
+run "img2img with a layer holding a copy of a base file" "$IMG2IMG" -q \
+	"$SCRATCH/dup.img" "$base" "$SCRATCH/dup" &&
+{
+	check "the copy reads back" \
+		sh -c "'$IMGINFO' cat '$SCRATCH/dup.img' random-again | cmp -s - '$S/random'"
+	check "the copy costs no data (image $(stat -c %s "$SCRATCH/dup.img") of $(stat -c %s "$base") bytes)" \
+		test "$(stat -c %s "$SCRATCH/dup.img")" -le "$(($(stat -c %s "$base") + 65536))"
 }
 
 layer "$SCRATCH/link.tar" a-link replaced || exit 99
