@@ -176,6 +176,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	free(w->ptarget);
 	free((char *)w->desc.prefix);
 	writer_links_free(w);
+	hchain_cleanup(&w->layer_sizes);
 	free(w);
 }
 

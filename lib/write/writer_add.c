@@ -23,6 +23,7 @@
 #include "sqpack/error.h"
 #include "sqpack/policy.h"
 #include "util/abi.h"
+#include "write/basecopy.h"
 #include "write/writer_impl.h"
 
 static void warn(struct sqp_writer *w, const char *fmt, const char *path)
@@ -125,6 +126,21 @@ static int counted_skip(void *user, uint64_t n)
 	return ret;
 }
 
+int writer_size_seen(const struct sqp_writer *w, uint64_t size)
+{
+	return hchain_first(&w->layer_sizes, size) != HCHAIN_END;
+}
+
+static int note_size(struct sqp_writer *w, uint64_t size)
+{
+	if (size == 0 || !w->tree.layered || !w->pipe.dedup || writer_size_seen(w, size))
+		return 0;
+	if ((w->layer_sizes.buckets == 0 && hchain_init(&w->layer_sizes, NULL) != 0) ||
+	    hchain_insert(&w->layer_sizes, size) != 0)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
 static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_irec *ino, const struct sqp_data_source *data)
 {
@@ -149,7 +165,29 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 	if (ret != 0 && w->err.code == 0)
 		writer_fail(w, ret, "'%s': reading the file's data: %s", e->path,
 			    sqp_strerror(ret));
+	if (ret == 0)
+		ret = note_size(w, e->size);
 	return ret != 0 ? w->err.code : 0;
+}
+
+/* A base image's file: its stored blocks as they are (basecopy.h). */
+static int add_base_data(struct sqp_writer *w, const struct sqp_entry *e,
+			 struct fs_irec *ino, const struct writer_base *b)
+{
+	struct fs_inode file;
+	int ret;
+
+	memset(&file, 0, sizeof(file));
+	ret = datapipe_add_base(&w->pipe, b->copy, &file, b->file);
+	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
+		ret = w->err.code;
+	if (ret == SQP_ERR_CORRUPT && w->err.code == 0)
+		return writer_fail(w, ret, "'%s': the base image's block list or "
+				   "fragment does not fit the base image", e->path);
+	if (ret != 0)
+		return writer_fail(w, ret, "'%s': %s", e->path, sqp_strerror(ret));
+	w->bytes_read += e->size;
+	return 0;
 }
 
 int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
@@ -172,6 +210,8 @@ int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
 							      e->path, sqp_strerror(ret));
 	if (!S_ISREG(e->mode))
 		return fill_special(w, e, ino);
+	if (w->base_file != NULL)
+		return add_base_data(w, e, ino, w->base_file);
 	return add_file_data(w, e, ino, data);
 }
 
@@ -221,6 +261,17 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)
 		w->desc.progress(w->desc.progress_user, w->entries_added, w->bytes_read);
+	return ret;
+}
+
+int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
+		    const struct writer_base *b)
+{
+	int ret;
+
+	w->base_file = b;
+	ret = sqp_writer_add(w, e, NULL);
+	w->base_file = NULL;
 	return ret;
 }
 

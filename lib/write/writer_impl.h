@@ -12,6 +12,7 @@
 
 #include "sqpack/writer.h"
 #include "util/errbuf.h"
+#include "util/hchain.h"
 #include "write/datapipe.h"
 #include "write/fstree.h"
 #include "write/idtable.h"
@@ -35,6 +36,13 @@ struct sqp_writer {
 	uint32_t newest_mtime;
 	int finished;
 	int adding_extras;            /* the policy's spec entries: not transformed */
+	/* writer_add_base: the regular file being added is a base image's,
+	 * stored as this describes (NULL otherwise). */
+	const struct writer_base *base_file;
+	/* Sizes of the files layers brought from data sources (only once
+	 * layered, with dedup; zeroed until the first): see
+	 * writer_size_seen. */
+	struct hchain layer_sizes;
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */
@@ -94,6 +102,28 @@ void writer_links_next_layer(struct sqp_writer *w);
  * link waits for the path this whiteout deletes. */
 int writer_links_check(struct sqp_writer *w, const char *whiteout);
 void writer_links_free(struct sqp_writer *w);
+
+/* A regular file of a base image, as it is stored there (basecopy.h). */
+struct basecopy;
+struct base_file;
+struct writer_base {
+	struct basecopy *copy;
+	const struct base_file *file;
+};
+
+/* sqp_writer_add for a base image's regular file e (lib/rebuild): the
+ * same entry path (policy, layers, links waiting for it), the data taken
+ * as b describes it: w->base_file holds b for the call, the way
+ * adding_extras marks the spec's entries. */
+int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
+		    const struct writer_base *b);
+
+/* Whether a layer brought a file of this size. Layers are added before
+ * the base, whose copied blocks dedup cannot see by content: a base file
+ * of such a size goes through the data path decoded instead, so that it
+ * shares the layer file's blocks when equal (the size is the cheap
+ * nomination; the read-back still proves). */
+int writer_size_seen(const struct sqp_writer *w, uint64_t size);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);
