@@ -22,6 +22,18 @@
 #include "tool_run.h"
 #include "tool_signals.h"
 
+/* The image an append extends: the packers run in sqpack-mksquashfs's
+ * process (tool_mains.h), one run per process, and their argv cannot
+ * carry an open image, so it is handed over here. */
+static tool_run_base_fn base_fn;
+static void *base_user;
+
+void tool_run_set_base(tool_run_base_fn fn, void *user)
+{
+	base_fn = fn;
+	base_user = user;
+}
+
 /* The bytes in front of the image: kept from an existing OUTPUT (an
  * AppImage runtime copied there first), else zeros (a hole). */
 static int offset_prefix(struct tool_run *r)
@@ -145,6 +157,8 @@ int tool_run_writer(struct tool_run *r)
 	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;
 	ret = sqp_writer_create(&d, &r->w);
 	free(dir);
+	if (ret == 0 && base_fn != NULL)
+		ret = base_fn(r->w, base_user);
 	if (ret != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			r->w ? sqp_writer_error(r->w) : sqp_strerror(ret));

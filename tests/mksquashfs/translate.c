@@ -34,7 +34,7 @@ static int run(const char *sde, ...)
 		argc++;
 	va_end(ap);
 	msg[0] = '\0';
-	return mksq_translate(argc, argv, sde, &args, msg, sizeof(msg));
+	return mksq_translate(argc, argv, sde, NULL, &args, msg, sizeof(msg));
 }
 
 static int has(const char *s)
