@@ -234,6 +234,37 @@ static int pseudo_on_base(struct mksq_state *st, const char *arg)
 	return 1;
 }
 
+/* On append, -pf FILE's definitions one line at a time, so the lines
+ * on the image's names can be dropped as mksquashfs drops them. 0, or 1
+ * with msg set. */
+static int pseudo_file(struct mksq_state *st, const char *file, char *msg,
+		       size_t size)
+{
+	FILE *f = fopen(file, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int r = 0;
+
+	if (f == NULL)
+		return mksq_fail(msg, size, 1, "-pf %s: %s", file, strerror(errno));
+	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		r = pseudo_on_base(st, line);
+		if (r == 0)
+			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", line);
+		r = r == 1 ? 0 : r;
+	}
+	if (r == 0 && ferror(f))
+		r = mksq_fail(msg, size, 1, "-pf %s: read error", file);
+	else if (r != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
+	free(line);
+	fclose(f);
+	return r;
+}
+
 static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		    const char *name, const char *arg, char *msg, size_t size)
 {
@@ -274,6 +305,8 @@ static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", arg);
 		break;
 	case C_PF:
+		if (st->base != NULL && strcmp(arg, "-") != 0)
+			return pseudo_file(st, arg, msg, size);
 		r = mksq_argv_pushf(&st->spec, "--spec=%s", arg);
 		break;
 	case C_EF:
