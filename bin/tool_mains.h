@@ -11,6 +11,7 @@
 
 int dir2img_main(int argc, char **argv);
 int tar2img_main(int argc, char **argv);
+int img2img_main(int argc, char **argv);
 
 /* The name messages start with ("tar2img", "sqpack-mksquashfs"...). */
 void tool_set_progname(const char *name);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool_options.c - the option table of tar2img and dir2img and the loop
- * that applies it. Options that only make sense for a directory are
- * refused by tar2img with a reason, not ignored.
+ * that applies it (img2img's too). Options that only make sense for a
+ * directory are refused by tar2img with a reason, not ignored, and
+ * img2img's own by the others.
  */
 #include "config.h"
 
@@ -30,6 +31,8 @@ enum {
 	/* dir2img only */
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
+	/* img2img only */
+	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "no-hardlinks", no_argument, NULL, OPT_NO_HARDLINKS },
 	{ "on-change", required_argument, NULL, OPT_ON_CHANGE },
 	{ "skip-unreadable", no_argument, NULL, OPT_SKIP_UNREADABLE },
+	{ "delete", required_argument, NULL, OPT_DELETE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -185,7 +189,7 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_MTIME: p->flags |= SQP_POLICY_SET_MTIME; return tool_parse_time(name, arg, &p->mtime);
 	case OPT_CLAMP_MTIME: p->flags |= SQP_POLICY_CLAMP_MTIME; return 0;
 	case OPT_IMAGE_TIME: return tool_parse_time(name, arg, &opt->desc.mod_time);
-	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_EXCLUDE: case OPT_DELETE: return add_parg(opt, PARG_EXCLUDE, arg);
 	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
@@ -230,6 +234,8 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
 	int ret;
 
+	if (opt->tool != TOOL_IMG2IMG && c >= OPT_FIRST_IMG_ONLY)
+		return tool_bad_usage("%s is an option of img2img", name);
 	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY)
 		return tool_bad_usage(c == OPT_SORT ?
 				      "%s: a stream's data is stored in stream order; sort the "
@@ -264,6 +270,15 @@ static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 	if (optind >= argc)
 		return tool_bad_usage("%s", "missing OUTPUT");
 	opt->output = argv[optind++];
+	if (tool == TOOL_IMG2IMG) {
+		if (optind >= argc)
+			return tool_bad_usage("%s", "missing BASE");
+		opt->base = argv[optind++];
+		opt->prefix_from = opt->base;
+		opt->dirs = argv + optind;
+		opt->dir_count = (size_t)(argc - optind);
+		return 0;
+	}
 	if (tool == TOOL_DIR2IMG) {
 		/* mksquashfs takes the image last: a directory here is most
 		 * likely that habit, and replacing it is never wanted. */
@@ -306,7 +321,7 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 {
 	const char *codec = NULL, *comp_opts = NULL;
 	uint32_t block_size = 128 * 1024;
-	int c, ret;
+	int c, ret, block_size_given = 0;
 
 	memset(opt, 0, sizeof(*opt));
 	opt->tool = tool;
@@ -328,12 +343,17 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 			tool_print_version(tool_progname());
 			return -1;
 		}
+		block_size_given |= c == 'b';
 		ret = one_option(opt, c, argv, &codec, &comp_opts, &block_size);
 		if (ret != 0)
 			return ret;
 	}
 	ret = operands(tool, argc, argv, opt);
-	if (ret == 0)
+	if (ret == 0 && tool == TOOL_IMG2IMG) {
+		opt->codec_name = codec;
+		opt->comp_opts = comp_opts;
+		opt->block_size = block_size_given ? block_size : 0;
+	} else if (ret == 0)
 		ret = tool_finish_codec(&opt->desc, codec, comp_opts, block_size);
 	if (ret == 0)
 		ret = finish_times(opt);

@@ -12,7 +12,7 @@
 #include "sqpack/dirscan.h"
 #include "tool_verity.h"
 
-enum tool_kind { TOOL_TAR2IMG, TOOL_DIR2IMG };
+enum tool_kind { TOOL_TAR2IMG, TOOL_DIR2IMG, TOOL_IMG2IMG };
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_NONE, PROGRESS_TTY, PROGRESS_JSON };
 
@@ -34,8 +34,16 @@ struct tool_options {
 
 	const char *output;
 	const char *input;            /* tar2img: NULL or "-" = stdin */
-	char **dirs;                  /* dir2img: into argv */
+	char **dirs;                  /* dir2img: into argv; img2img: LAYERs */
 	size_t dir_count;
+	const char *base;             /* img2img: BASE */
+	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
+	 * against the base's own by img2img_codec() once it is open. */
+	const char *codec_name, *comp_opts;
+	uint32_t block_size;
+	/* Where the bytes in front of an --offset image come from (NULL:
+	 * an existing OUTPUT). */
+	const char *prefix_from;
 
 	int force, quiet, verbose;
 	int progress;                 /* enum progress_mode */

@@ -34,8 +34,9 @@ void tool_run_set_base(tool_run_base_fn fn, void *user)
 	base_user = user;
 }
 
-/* The bytes in front of the image: kept from an existing OUTPUT (an
- * AppImage runtime copied there first), else zeros (a hole). */
+/* The bytes in front of the image: kept from opt->prefix_from (img2img's
+ * BASE) or an existing OUTPUT (an AppImage runtime copied there first),
+ * else zeros (a hole). */
 static int offset_prefix(struct tool_run *r)
 {
 	uint64_t n = r->opt->desc.offset, done = 0;
@@ -43,7 +44,8 @@ static int offset_prefix(struct tool_run *r)
 	char buf[65536];
 	ssize_t got;
 
-	in = open(r->opt->output, O_RDONLY | O_CLOEXEC);
+	in = open(r->opt->prefix_from ? r->opt->prefix_from : r->opt->output,
+		  O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return ftruncate(out, (off_t)n) == 0 ? 0 : -1;
 	while (done < n) {
@@ -75,7 +77,8 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 	if (ret != 0)
 		return ret;
 	/* with --offset an existing OUTPUT carries the bytes in front */
-	if (opt->desc.offset > 0 && stat(opt->output, &st) == 0 && S_ISREG(st.st_mode))
+	if (opt->desc.offset > 0 && opt->prefix_from == NULL &&
+	    stat(opt->output, &st) == 0 && S_ISREG(st.st_mode))
 		force = 1;
 	snprintf(msg, sizeof(msg), "%s: interrupted; no image written", tool_progname());
 	tool_signals_install(msg);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool_usage.c - the program name used in messages and the --help texts
- * of tar2img and dir2img, which share most of their options.
+ * of tar2img, dir2img and img2img, which share most of their options.
  *
  * The name is the one mutable global of the tools: set once by main() (or
  * by sqpack-mksquashfs before it calls a packer in-process), read by every
@@ -86,11 +86,24 @@ static const char dir_help[] =
 	"      --skip-unreadable   warn and leave out unreadable files\n"
 	"      --verbose           list entries on stderr as they are added\n";
 
+static const char img_help[] =
+	"Image:\n"
+	"      --delete PATTERN    leave out what PATTERN matches (as --exclude)\n"
+	"  Without -c, -X and -b the image keeps BASE's codec, options and block\n"
+	"  size, and BASE's blocks are copied as they are; with them it is\n"
+	"  converted. --offset N: BASE's image starts N bytes into it, and so\n"
+	"  does OUTPUT's, after BASE's first N bytes (an AppImage's runtime).\n";
+
 void tool_usage(int tool, FILE *f)
 {
 	int id;
 
-	if (tool == TOOL_DIR2IMG)
+	if (tool == TOOL_IMG2IMG)
+		fputs("Usage: img2img [OPTIONS] OUTPUT BASE.img [LAYER...]\n"
+		      "A new SquashFS 4.0 image from BASE.img plus LAYERs (tar archives or\n"
+		      "directories, added in order: a later entry replaces an earlier one).\n"
+		      "OUTPUT may be BASE.img (with -f): it is replaced when complete.\n\n", f);
+	else if (tool == TOOL_DIR2IMG)
 		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"
 		      "Pack directory trees into a SquashFS 4.0 image.\n\n", f);
 	else
@@ -98,8 +111,10 @@ void tool_usage(int tool, FILE *f)
 		      "Pack a tar archive (a file, or stdin when INPUT is absent or '-'; plain\n"
 		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image.\n\n", f);
 	fputs(common_help, f);
-	if (tool == TOOL_DIR2IMG)
+	if (tool != TOOL_TAR2IMG)
 		fputs(dir_help, f);
+	if (tool == TOOL_IMG2IMG)
+		fputs(img_help, f);
 	fputs("  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n\n"
 	      "Compressors in this build:\n", f);

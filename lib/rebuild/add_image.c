@@ -13,7 +13,8 @@
  * replacement of a path added earlier and whatever the writer does with
  * shadowed entries apply to the base's entries exactly as to a tar's.
  * The walk is the reader's own (its guard against hostile trees); a hard
- * link's later names link to the first path met, kept by inode number.
+ * link's later names link to the first of its paths the writer took,
+ * kept by inode number.
  */
 #include "config.h"
 
@@ -132,33 +133,28 @@ static int image_fail(struct rebuild *rb, int ret, const char *path)
 			   why[0] != '\0' ? why : sqp_strerror(ret));
 }
 
-/* One entry of the walk into the writer. */
+/* One entry of the walk into the writer. A hard-linked inode's later
+ * names link to the first name the writer took: one excluded, or
+ * shadowed by a layer, is not there to link to, so the next name
+ * carries the data instead. */
 static int add_node(struct rebuild *rb, struct links *l,
 		    const struct rd_walk_node *n)
 {
 	struct sqp_entry e = { 0 };
 	struct sqp_inode_info info;
-	const char *first = NULL;
-	int ret;
+	int linked, ret;
 
 	if ((ret = full_path(rb, n->path)) != 0)
 		return writer_fail(rb->w, ret, "out of memory");
 	if ((ret = sqp_image_stat(rb->img, n->ref, &info)) != 0)
 		return image_fail(rb, ret, n->path);
-	if (!S_ISDIR(info.mode) && info.nlink > 1) {
-		if (n->again)
-			first = links_find(l, info.inode_number);
-		else if (links_add(l, info.inode_number, rb->path) != 0)
-			return writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
-	}
+	linked = !S_ISDIR(info.mode) && info.nlink > 1;
 	e.path = rb->path;
-	if (first != NULL) {
-		e.mode = info.mode;
+	e.mode = info.mode;
+	if (linked && (e.link_target = links_find(l, info.inode_number)) != NULL) {
 		e.is_hardlink = 1;
-		e.link_target = first;
 		return rebuild_add(rb, &e, NULL);
 	}
-	e.mode = info.mode;
 	e.uid = info.uid;
 	e.gid = info.gid;
 	e.mtime = info.mtime;
@@ -169,7 +165,11 @@ static int add_node(struct rebuild *rb, struct links *l,
 	if (info.has_xattrs &&
 	    (ret = sqp_image_xattrs(rb->img, n->ref, &e.xattrs, &e.xattr_count)) != 0)
 		return image_fail(rb, ret, n->path);
-	return rebuild_add(rb, &e, n);
+	ret = rebuild_add(rb, &e, n);
+	if (ret >= 0 && linked && fstree_find(&rb->w->tree, rb->path) != NULL &&
+	    links_add(l, info.inode_number, rb->path) != 0)
+		return writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
+	return ret;
 }
 
 int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,

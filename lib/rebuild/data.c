@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * data.c - a base file's data into the writer.
+ * data.c - a base file's data into the writer, two ways.
  *
- * The file is read through the reader (sqp_file_pread, decompressed
- * block by block) and handed to sqp_writer_add as a data source, so the
- * writer cuts, deduplicates and compresses it as any other file's.
- * The source is only read if the writer takes the entry: an entry the
- * policy excludes or an upper layer shadows costs no decompression.
+ * As it is stored (the rule when the writer's codec configuration,
+ * block size and storage flags equal the base's): the file's block list
+ * and fragment entry are read from the base's metadata and handed to
+ * the writer (writer_add_base, lib/write/basecopy.c), which copies the
+ * stored bytes without decompressing them. Data then costs reading and
+ * writing, not the codec: an xz image rewritten with one file changed
+ * recompresses that file alone.
+ *
+ * Decompressed and compressed again (a conversion: another codec, block
+ * size or options; an EROFS base; a tail the writer's fragment mode
+ * keeps out of fragments): the file is read through the reader
+ * (sqp_file_pread) and given to sqp_writer_add as a data source, so the
+ * writer cuts, deduplicates and compresses it as any other file's; the
+ * source is read only if the writer takes the entry.
  */
 #include "config.h"
 
@@ -15,6 +24,8 @@
 
 #include "rebuild/rebuild.h"
 #include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/basecopy.h"
 #include "write/writer_impl.h"
 
 struct base_source {
@@ -41,15 +52,76 @@ static int base_read(void *user, void *buf, size_t n)
 	return 0;
 }
 
+static int same_codec(const struct sqp_codec_config *a,
+		      const struct sqp_codec_config *b)
+{
+	return a->id == b->id && a->block_size == b->block_size &&
+	       a->level == b->level && a->window == b->window &&
+	       a->strategies == b->strategies && a->filters == b->filters &&
+	       a->dict_size == b->dict_size && a->algorithm == b->algorithm &&
+	       a->flags == b->flags;
+}
+
 int rebuild_init(struct rebuild *rb)
 {
-	(void)rb;
+	const struct sqp_writer_desc *d = &rb->w->desc;
+	struct sqp_image *img = rb->img;
+
+	if (img->ero != NULL || !same_codec(&d->codec, &img->codec_cfg) ||
+	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
+		return 0;
+	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->sb.bytes_used,
+			    img->sb.frag_count, &rb->copy) != 0)
+		return rb->w->err.code ? rb->w->err.code :
+			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
 void rebuild_cleanup(struct rebuild *rb)
 {
+	basecopy_destroy(rb->copy);
+	free(rb->words);
 	free(rb->path);
+}
+
+/* f: node's file as the base stores it (block list in rb->words). */
+static int describe(struct rebuild *rb, const struct rd_walk_node *n,
+		    struct base_file *f)
+{
+	const struct rd_inode *ino = n->ino;
+	struct meta_pos pos = ino->blocks;
+	struct sqfs_frag_entry fe;
+	uint64_t count = ino->block_count, i;
+	uint32_t *w;
+	int ret;
+
+	/* The list is in the inode table: longer than the image, corrupt. */
+	if (count > rb->img->file_size / 4)
+		return SQP_ERR_CORRUPT;
+	if (count > rb->words_cap) {
+		if ((w = realloc(rb->words, count * sizeof(*w))) == NULL)
+			return SQP_ERR_NOMEM;
+		rb->words = w;
+		rb->words_cap = count;
+	}
+	if (count > 0 &&
+	    (ret = meta_read(rb->img, &pos, rb->words, count * sizeof(*w))) != 0)
+		return ret;
+	for (i = 0; i < count; i++)
+		rb->words[i] = sqp_get32((const uint8_t *)&rb->words[i]);
+	*f = (struct base_file){
+		.size = ino->raw.u.file.size, .blocks_start = ino->raw.u.file.blocks_start,
+		.words = rb->words, .block_count = (uint32_t)count,
+		.frag_index = ino->raw.u.file.frag_index,
+		.frag_offset = ino->raw.u.file.frag_offset,
+	};
+	if (f->frag_index == SQFS_NO_FRAGMENT)
+		return 0;
+	if ((ret = rd_fragment(rb->img, f->frag_index, &fe)) != 0)
+		return ret;
+	f->frag_start = fe.start;
+	f->frag_word = fe.size;
+	return 0;
 }
 
 int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
@@ -57,10 +129,20 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 {
 	struct base_source s = { rb, n, NULL, 0 };
 	struct sqp_data_source src = { base_read, NULL, NULL, &s };
+	struct writer_base b;
+	struct base_file f;
 	int ret;
 
 	if (n == NULL || !S_ISREG(e->mode))
 		return sqp_writer_add(rb->w, e, NULL);
+	if (rb->copy != NULL) {
+		if ((ret = describe(rb, n, &f)) != 0)
+			return ret;
+		if (basecopy_fits(&rb->w->pipe, &f)) {
+			b = (struct writer_base){ rb->copy, &f };
+			return writer_add_base(rb->w, e, &b);
+		}
+	}
 	ret = sqp_writer_add(rb->w, e, &src);
 	sqp_file_close(s.f);
 	return ret;

@@ -18,6 +18,10 @@ struct rebuild {
 	const char *under;       /* prefix of every path ("": none) */
 	char *path;              /* the writer's path of the current entry */
 	size_t path_cap;
+	/* Copying stored blocks (data.c): NULL when the data is decoded. */
+	struct basecopy *copy;
+	uint32_t *words;         /* the current file's block list */
+	size_t words_cap;
 };
 
 int rebuild_init(struct rebuild *rb);
@@ -25,7 +29,8 @@ void rebuild_cleanup(struct rebuild *rb);
 
 /* Add entry e (n: the walk's node, NULL for a hard link) to the writer,
  * a regular file's data taken from the base. Returns what
- * sqp_writer_add returns. */
+ * sqp_writer_add returns, or a negative error of the base (not latched:
+ * the caller names the entry). */
 int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 		const struct rd_walk_node *n);
 

@@ -69,6 +69,9 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(s->fd, s->base + job->copy_from,
 				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
+	if (job->kind == JOB_BASE_BLOCK || job->kind == JOB_BASE_FRAGMENT)
+		return sqp_pread_full(job->copy_fd, job->copy_from, job->out,
+				      job->size_word & SQFS_BLOCK_SIZE_MASK);
 
 	if (job->kind == JOB_BLOCK ? s->raw_data : s->raw_frags) {
 		job->probed_raw = 0;
@@ -188,7 +191,8 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	uint64_t pos = c->out->pos;
 	int ret;
 
-	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) && job->kind != JOB_COPY) {
+	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) &&
+	    (job->kind == JOB_BLOCK || job->kind == JOB_FRAGMENT)) {
 		bytes = job->raw;
 		c->stats->blocks_raw++;
 		c->stats->blocks_probed_raw += job->probed_raw;
@@ -196,7 +200,7 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	ret = imgout_queue(c->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
-	if (job->kind == JOB_FRAGMENT)
+	if (job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT)
 		c->stats->fragment_blocks++;
 	else
 		c->stats->blocks_written++;
@@ -214,6 +218,9 @@ int compress_retire_one(struct compress_stage *c)
 	ret = job->base.status;
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(c->err, ret, "reading back a block: %s", sqp_strerror(ret));
+	} else if (ret != 0 && job->kind >= JOB_BASE_BLOCK) {
+		sqp_err(c->err, ret, "reading a block of the base image: %s",
+			sqp_strerror(ret));
 	} else if (ret != 0) {
 		sqp_err(c->err, ret, "compressing a block: %s", sqp_strerror(ret));
 	} else if (c->err->code == 0) {

@@ -23,6 +23,10 @@ enum blk_job_kind {
 	JOB_BLOCK,      /* compress raw[] into out[] */
 	JOB_FRAGMENT,   /* same, for a fragment block */
 	JOB_COPY,       /* read copy_len stored bytes at copy_from into out[] */
+	/* A base image's stored block (basecopy.h): read size_word's bytes
+	 * at file position copy_from of copy_fd into out[], as they are. */
+	JOB_BASE_BLOCK,
+	JOB_BASE_FRAGMENT,
 };
 
 struct compress_settings;
@@ -38,6 +42,7 @@ struct blk_job {
 	int probed_raw;        /* stored raw because the probe said so */
 	uint32_t index;        /* physical block or fragment number */
 	uint64_t copy_from;
+	int copy_fd;           /* JOB_BASE_*: the base image's file */
 	struct blk_job *next_free;
 };
 

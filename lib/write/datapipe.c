@@ -27,7 +27,7 @@ static void job_written(void *user, const struct blk_job *job, uint64_t pos)
 {
 	struct datapipe *p = user;
 
-	if (job->kind == JOB_FRAGMENT)
+	if (job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT)
 		fragpack_written(p->pack, job->index, pos, job->size_word);
 	else
 		dedup_store_written(p->store, job->index, pos, job->size_word);

@@ -56,7 +56,7 @@ void fragpack_destroy(struct fragpack *pk)
 	free(pk);
 }
 
-static int open_block(struct fragpack *pk)
+int fragpack_reserve(struct fragpack *pk, uint32_t *index)
 {
 	struct frag_rec *f;
 
@@ -69,11 +69,22 @@ static int open_block(struct fragpack *pk)
 	}
 	if (pk->frag_count >= SQFS_NO_FRAGMENT - 1)
 		return sqp_err(pk->err, SQP_ERR_LIMIT, "too many fragment blocks");
+	memset(&pk->frags[pk->frag_count], 0, sizeof(pk->frags[0]));
+	*index = (uint32_t)pk->frag_count++;
+	return 0;
+}
+
+static int open_block(struct fragpack *pk)
+{
+	uint32_t index;
+	int ret = fragpack_reserve(pk, &index);
+
+	if (ret != 0)
+		return ret;
 	pk->open = compress_get_job(pk->comp);
 	if (pk->open == NULL)
 		return pk->err->code;
-	memset(&pk->frags[pk->frag_count], 0, sizeof(pk->frags[0]));
-	pk->open->index = (uint32_t)pk->frag_count++;
+	pk->open->index = index;
 	pk->fill = 0;
 	return 0;
 }

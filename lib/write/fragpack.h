@@ -28,6 +28,9 @@ void fragpack_destroy(struct fragpack *pk);
 /* Append len bytes as a new tail; says where they went. */
 int fragpack_add(struct fragpack *pk, const uint8_t *bytes, uint32_t len,
 		 uint32_t *frag_index, uint32_t *offset);
+/* The index of a fragment block that comes stored already (a base
+ * image's, basecopy.h): the caller submits its job with that index. */
+int fragpack_reserve(struct fragpack *pk, uint32_t *index);
 /* Submit the block being filled, if any. */
 int fragpack_flush(struct fragpack *pk);
 /* The compressors wrote fragment block index at pos (compress.h). */

@@ -22,6 +22,7 @@
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/policy.h"
+#include "write/basecopy.h"
 #include "write/writer_impl.h"
 
 static void warn(struct sqp_writer *w, const char *fmt, const char *path)
@@ -151,8 +152,28 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 	return ret != 0 ? w->err.code : 0;
 }
 
+/* A base image's file: its stored blocks as they are (basecopy.h). */
+static int add_base_data(struct sqp_writer *w, const struct sqp_entry *e,
+			 struct fs_irec *ino, const struct writer_base *b)
+{
+	struct fs_inode file;
+	int ret;
+
+	memset(&file, 0, sizeof(file));
+	ret = datapipe_add_base(&w->pipe, b->copy, &file, b->file);
+	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
+		ret = w->err.code;
+	if (ret == SQP_ERR_CORRUPT && w->err.code == 0)
+		return writer_fail(w, ret, "'%s': the base image's block list or "
+				   "fragment does not fit the base image", e->path);
+	if (ret != 0)
+		return writer_fail(w, ret, "'%s': %s", e->path, sqp_strerror(ret));
+	w->bytes_read += e->size;
+	return 0;
+}
+
 static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
-		     const struct sqp_data_source *data)
+		     const struct sqp_data_source *data, const struct writer_base *b)
 {
 	struct fs_irec *ino;
 	struct fs_attr attr;
@@ -169,11 +190,14 @@ static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
 							      e->path, sqp_strerror(ret));
 	if (!S_ISREG(e->mode))
 		return fill_special(w, e, ino);
+	if (b != NULL)
+		return add_base_data(w, e, ino, b);
 	return add_file_data(w, e, ino, data);
 }
 
-int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
-		   const struct sqp_data_source *data)
+/* Both ways in: file data from a source, or a base image's blocks. */
+static int add_common(struct sqp_writer *w, const struct sqp_entry *e,
+		      const struct sqp_data_source *data, const struct writer_base *b)
 {
 	struct sqp_entry copy;
 	int ret;
@@ -190,11 +214,23 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 			return 0;  /* excluded; a tar reader skips the unread data */
 		e = &copy;
 	}
-	ret = add_entry(w, e, data);
+	ret = add_entry(w, e, data, b);
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)
 		w->desc.progress(w->desc.progress_user, w->entries_added, w->bytes_read);
 	return ret;
+}
+
+int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
+		   const struct sqp_data_source *data)
+{
+	return add_common(w, e, data, NULL);
+}
+
+int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
+		    const struct writer_base *b)
+{
+	return add_common(w, e, NULL, b);
 }
 
 /* The spec's "m" lines, on the inodes their paths name once every entry

@@ -51,6 +51,19 @@ uint32_t writer_verity_pad(const struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
 void writer_verity_destroy(struct sqp_writer *w);
 
+/* A regular file of a base image, as it is stored there (basecopy.h). */
+struct basecopy;
+struct base_file;
+struct writer_base {
+	struct basecopy *copy;
+	const struct base_file *file;
+};
+
+/* sqp_writer_add for a base image's regular file e (lib/rebuild): the
+ * same entry path, the data taken as b describes it. */
+int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
+		    const struct writer_base *b);
+
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);
 

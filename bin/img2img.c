@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2img.c - img2img: a new image from a base image plus tar or
+ * directory layers, with the packers' entry options applied to the
+ * result, or the same tree in another codec or block size.
+ *
+ * The base is opened with the reader and added by sqp_writer_add_image
+ * (lib/rebuild), which hands the writer the base's blocks as they are
+ * when codec and block size stay. Unless -c, -X or -b say otherwise, the
+ * new image keeps the base's codec, options and block size, so that
+ * nothing is compressed again but what the layers bring. tool_run.c
+ * writes a temporary file renamed into place, so OUTPUT may be BASE.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sqpack/image_info.h"
+#include "tool_mains.h"
+#include "tool_optvals.h"
+#include "tool_run.h"
+
+static int open_base(const struct tool_options *opt, int *fd,
+		     struct sqp_image **img)
+{
+	struct sqp_image_desc d = { .name = opt->base, .warn = tool_warn,
+				    .offset = opt->desc.offset };
+	int ret;
+
+	*img = NULL;
+	*fd = open(opt->base, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			strerror(errno));
+		return 1;
+	}
+	d.fd = *fd;
+	ret = sqp_image_create(&d, img);
+	if (ret != 0 && *img != NULL)  /* its message names the image */
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_image_error(*img));
+	else if (ret != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			sqp_strerror(ret));
+	return ret == 0 ? 0 : 1;
+}
+
+/* The new image's codec: the base's, unless -c, -X or -b change it (a
+ * change starts from the codec's defaults, as tar2img's options do). */
+static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
+{
+	struct sqp_image_layout lay;
+	const char *name;
+
+	if (sqp_image_get_layout(img, &lay) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			sqp_image_error(img));
+		return 1;
+	}
+	if (opt->codec_name == NULL && opt->comp_opts == NULL &&
+	    (opt->block_size == 0 || opt->block_size == lay.codec.block_size)) {
+		opt->desc.codec = lay.codec;
+		return 0;
+	}
+	name = opt->codec_name ? opt->codec_name : sqp_codec_name(lay.codec.id);
+	return tool_finish_codec(&opt->desc, name, opt->comp_opts,
+				 opt->block_size ? opt->block_size : lay.codec.block_size);
+}
+
+static int add_tar(struct tool_run *r, const char *path)
+{
+	struct sqp_tar_reader_desc d = { .name = path, .warn = tool_warn };
+	struct sqp_tar_reader *tr = NULL;
+	int ret;
+
+	d.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d.fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, strerror(errno));
+		return 1;
+	}
+	ret = sqp_tar_reader_create(&d, &tr);
+	if (ret != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path,
+			tr ? sqp_tar_reader_error(tr) : sqp_strerror(ret));
+	else if ((ret = sqp_writer_add_tar(r->w, tr)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+			sqp_writer_error(r->w));
+	sqp_tar_reader_destroy(tr);
+	close(d.fd);
+	return ret == 0 ? 0 : 1;
+}
+
+static int add_dir(struct tool_run *r, const char *path)
+{
+	const char *dirs[1] = { path };
+	struct sqp_dirscan_desc d = {
+		.dirs = dirs, .dir_count = 1, .flags = r->opt->scan_flags,
+		.policy = r->policy, .readers = r->opt->desc.jobs,
+		.warn = tool_warn,
+	};
+	struct sqp_dirscan *s = NULL;
+	const char *msg;
+	int ret;
+
+	ret = sqp_dirscan_create(&d, &s);
+	if (ret == 0)
+		ret = sqp_dirscan_feed(s, r->w);
+	if (ret != 0) {
+		msg = s ? sqp_dirscan_error(s) : "";
+		if (msg[0] != '\0')
+			fprintf(stderr, "%s: %s\n", tool_progname(), msg);
+		else
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+				r->w ? sqp_writer_error(r->w) : sqp_strerror(ret));
+	}
+	sqp_dirscan_destroy(s);
+	return ret == 0 ? 0 : 1;
+}
+
+/* The base, then each LAYER in command-line order: a later entry
+ * replaces an earlier one of the same path, as in one tar. */
+static int feed(struct tool_run *r, struct sqp_image *img)
+{
+	struct stat st;
+	size_t i;
+	int ret;
+
+	if (sqp_writer_add_image(r->w, img, "") != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+			sqp_writer_error(r->w));
+		return 1;
+	}
+	for (i = 0, ret = 0; i < r->opt->dir_count && ret == 0; i++) {
+		const char *layer = r->opt->dirs[i];
+
+		if (stat(layer, &st) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer,
+				strerror(errno));
+			return 1;
+		}
+		ret = S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, layer);
+	}
+	return ret;
+}
+
+int img2img_main(int argc, char **argv)
+{
+	struct sqp_image *img = NULL;
+	struct tool_options opt;
+	struct tool_run run;
+	char what[64];
+	int fd = -1, ret;
+
+	ret = tool_parse_options(TOOL_IMG2IMG, argc, argv, &opt);
+	if (ret != 0) {
+		tool_options_free(&opt);
+		return ret < 0 ? 0 : ret;
+	}
+	ret = open_base(&opt, &fd, &img);
+	if (ret == 0)
+		ret = resolve_codec(&opt, img);
+	if (ret != 0) {
+		sqp_image_destroy(img);
+		if (fd >= 0)
+			close(fd);
+		tool_options_free(&opt);
+		return ret;
+	}
+	ret = tool_run_begin(&run, &opt);
+	if (ret == 0)
+		ret = tool_run_writer(&run);
+	if (ret == 0) {
+		ret = feed(&run, img);
+		snprintf(what, sizeof(what), "an image and %zu layer%s", opt.dir_count,
+			 opt.dir_count == 1 ? "" : "s");
+		ret = tool_run_finish(&run, ret, what);
+	}
+	tool_run_end(&run);
+	sqp_image_destroy(img);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * basecopy.c - a base image's stored blocks and fragment blocks into the
+ * data path as they are (see basecopy.h).
+ *
+ * Nothing here decompresses: a base block's bytes are trusted to decode
+ * as they did in the base (sqp_writer_add_image's caller chose the base;
+ * `imginfo check` proves one). What is checked is everything the new
+ * image's structure depends on, before any job is queued: each size word
+ * within the block size (a raw block exactly its length), every block
+ * and fragment block inside the base, a tail inside its fragment block.
+ * So a corrupt base gives an error, never an image whose tables point
+ * outside what was written.
+ *
+ * Records of copied blocks: the base position of each, its size word,
+ * its new block number and the number of the first block of the file it
+ * was copied with. A later file whose blocks are all found at their
+ * base positions, in one earlier copy and in order, shares them: the
+ * blocks of one copy lie back to back in the image, which sharing needs,
+ * while two copies may have a fragment block between them.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/array.h"
+#include "util/hchain.h"
+#include "write/basecopy.h"
+
+struct copied {
+	uint64_t pos;          /* in the base */
+	uint32_t word;
+	uint32_t phys;         /* in the new image */
+	uint32_t run;          /* phys of the first block copied with it */
+};
+
+struct basecopy {
+	struct datapipe *p;    /* borrowed */
+	int fd;
+	uint64_t origin, end;
+	uint32_t frag_count;
+	uint32_t *frag_map;    /* per base fragment block: new index + 1 */
+	struct hchain index;   /* copied[] by base position */
+	struct copied *copied;
+	size_t copied_cap;
+};
+
+int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
+		    uint32_t frag_count, struct basecopy **out)
+{
+	struct basecopy *bc = calloc(1, sizeof(*bc));
+
+	*out = bc;
+	if (bc == NULL)
+		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	bc->p = p;
+	bc->fd = fd;
+	bc->origin = origin;
+	bc->end = end;
+	bc->frag_count = frag_count;
+	if (hchain_init(&bc->index, NULL) != 0 ||
+	    (frag_count > 0 &&
+	     (bc->frag_map = calloc(frag_count, sizeof(*bc->frag_map))) == NULL))
+		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+void basecopy_destroy(struct basecopy *bc)
+{
+	if (bc == NULL)
+		return;
+	hchain_cleanup(&bc->index);
+	free(bc->copied);
+	free(bc->frag_map);
+	free(bc);
+}
+
+int basecopy_fits(const struct datapipe *p, const struct base_file *f)
+{
+	if (f->frag_index == SQFS_NO_FRAGMENT)
+		return 1;
+	return p->fragment_mode == SQP_FRAGMENTS_ALL ||
+	       (p->fragment_mode == SQP_FRAGMENTS_SMALL && f->block_count == 0);
+}
+
+/* Logical bytes of block i of f. */
+static uint32_t block_len(const struct datapipe *p, const struct base_file *f,
+			  uint32_t i)
+{
+	uint64_t left = f->size - (uint64_t)i * p->block_size;
+
+	return left < p->block_size ? (uint32_t)left : p->block_size;
+}
+
+static int check(struct basecopy *bc, const struct base_file *f)
+{
+	const uint32_t bs = bc->p->block_size;
+	uint64_t full = f->size / bs, pos = f->blocks_start;
+	uint32_t tail = (uint32_t)(f->size % bs), i, len, flen;
+	int frag = f->frag_index != SQFS_NO_FRAGMENT;
+
+	if (f->block_count != full + (tail > 0 && !frag) || (frag && tail == 0))
+		return SQP_ERR_CORRUPT;
+	for (i = 0; i < f->block_count; i++) {
+		len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+		if (len > bs || pos > bc->end || len > bc->end - pos ||
+		    ((f->words[i] & SQFS_BLOCK_UNCOMPRESSED) && len != 0 &&
+		     len != block_len(bc->p, f, i)))
+			return SQP_ERR_CORRUPT;
+		pos += len;
+	}
+	if (!frag)
+		return 0;
+	flen = f->frag_word & SQFS_BLOCK_SIZE_MASK;
+	if (f->frag_index >= bc->frag_count || flen == 0 || flen > bs ||
+	    f->frag_start > bc->end || flen > bc->end - f->frag_start ||
+	    f->frag_offset > bs - tail)
+		return SQP_ERR_CORRUPT;
+	return 0;
+}
+
+/* The first block number of an earlier copy of all of f's stored blocks,
+ * or PHYS_NONE. */
+static uint32_t find_copy(const struct basecopy *bc, const struct base_file *f)
+{
+	uint32_t i, r, k = 0, first = PHYS_NONE, run = PHYS_NONE;
+	uint64_t pos = f->blocks_start;
+	const struct copied *c;
+
+	for (i = 0; i < f->block_count; i++) {
+		uint32_t len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+
+		if (len == 0)
+			continue;
+		for (r = hchain_first(&bc->index, pos); r != HCHAIN_END;
+		     r = hchain_next(&bc->index, r, pos)) {
+			c = &bc->copied[r];
+			if (c->pos == pos && c->word == f->words[i] &&
+			    (run == PHYS_NONE ? 1 : c->run == run && c->phys == first + k))
+				break;
+		}
+		if (r == HCHAIN_END)
+			return PHYS_NONE;
+		if (run == PHYS_NONE) {
+			run = c->run;
+			first = c->phys;
+		}
+		k++;
+		pos += len;
+	}
+	return first;
+}
+
+static int remember(struct basecopy *bc, uint64_t pos, uint32_t word,
+		    uint32_t phys, uint32_t run)
+{
+	size_t n = bc->index.count;
+	struct copied *c;
+
+	if (n == bc->copied_cap) {
+		c = sqp_array_grow(bc->copied, &bc->copied_cap, n + 1, sizeof(*c), 1024);
+		if (c == NULL)
+			return SQP_ERR_NOMEM;
+		bc->copied = c;
+	}
+	if (hchain_insert(&bc->index, pos) != 0)
+		return SQP_ERR_NOMEM;
+	bc->copied[n] = (struct copied){ pos, word, phys, run };
+	return 0;
+}
+
+/* Queue one stored block of the base (a data block, or a fragment block
+ * when frag) as new block or fragment block number index. */
+static int queue(struct basecopy *bc, uint64_t pos, uint32_t word,
+		 uint32_t raw_len, uint32_t index, int frag)
+{
+	struct blk_job *job = compress_get_job(bc->p->comp);
+
+	if (job == NULL)
+		return bc->p->err->code;
+	job->kind = frag ? JOB_BASE_FRAGMENT : JOB_BASE_BLOCK;
+	job->index = index;
+	job->raw_len = raw_len;
+	job->size_word = word;
+	job->copy_fd = bc->fd;
+	job->copy_from = bc->origin + pos;
+	return compress_submit(bc->p->comp, job);
+}
+
+/* f's blocks as new blocks, back to back. */
+static int copy_blocks(struct basecopy *bc, struct fs_inode *ino,
+		       const struct base_file *f)
+{
+	struct datapipe *p = bc->p;
+	uint64_t pos = f->blocks_start;
+	uint32_t i, len, phys, run = PHYS_NONE;
+	XXH128_hash_t key;
+	int ret;
+
+	for (i = 0; i < f->block_count; i++) {
+		len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+		if (len == 0) {
+			ino->u.file.block_sizes[i] = 0;
+			ino->u.file.sparse += block_len(p, f, i);
+			p->stats->blocks_sparse++;
+			continue;
+		}
+		/* Never nominated by a content hash: the key is where the
+		 * block was, and a nomination is verified in any case. */
+		key.low64 = pos;
+		key.high64 = ((uint64_t)f->words[i] << 32) | 0x62617365u;
+		ret = dedup_store_add(p->store, key, block_len(p, f, i), &phys);
+		if (ret == 0)
+			ret = queue(bc, pos, f->words[i], block_len(p, f, i), phys, 0);
+		if (ret != 0)
+			return ret;
+		if (run == PHYS_NONE)
+			run = phys;
+		if (remember(bc, pos, f->words[i], phys, run) != 0)
+			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+		if ((uint32_t)ino->u.file.blocks_start == PHYS_NONE)
+			ino->u.file.blocks_start = phys;
+		ino->u.file.block_sizes[i] = phys + 1;
+		pos += len;
+	}
+	return 0;
+}
+
+/* Point ino at an earlier copy of its blocks starting at first. */
+static void share_blocks(struct basecopy *bc, struct fs_inode *ino,
+			 const struct base_file *f, uint32_t first)
+{
+	uint32_t i, k = 0;
+
+	ino->u.file.blocks_start = first;
+	for (i = 0; i < f->block_count; i++) {
+		if ((f->words[i] & SQFS_BLOCK_SIZE_MASK) == 0) {
+			ino->u.file.block_sizes[i] = 0;
+			ino->u.file.sparse += block_len(bc->p, f, i);
+			bc->p->stats->blocks_sparse++;
+			continue;
+		}
+		ino->u.file.block_sizes[i] = first + k++ + 1;
+		bc->p->stats->blocks_deduped++;
+	}
+}
+
+static int copy_tail(struct basecopy *bc, struct fs_inode *ino,
+		     const struct base_file *f)
+{
+	uint32_t *slot = &bc->frag_map[f->frag_index], index;
+	int ret;
+
+	if (*slot == 0) {
+		ret = fragpack_reserve(bc->p->pack, &index);
+		if (ret == 0)
+			ret = queue(bc, f->frag_start, f->frag_word, bc->p->block_size,
+				    index, 1);
+		if (ret != 0)
+			return ret;
+		*slot = index + 1;
+	}
+	ino->u.file.frag_index = *slot - 1;
+	ino->u.file.frag_offset = f->frag_offset;
+	return 0;
+}
+
+int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
+		      struct fs_inode *ino, const struct base_file *f)
+{
+	uint32_t first;
+	int ret;
+
+	ino->u.file.size = f->size;
+	ino->u.file.blocks_start = PHYS_NONE;
+	ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+	if (check(bc, f) != 0)
+		return SQP_ERR_CORRUPT;
+	if (f->block_count > 0) {
+		ino->u.file.block_sizes = calloc(f->block_count, sizeof(uint32_t));
+		if (ino->u.file.block_sizes == NULL)
+			return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	ino->u.file.block_count = f->block_count;
+	first = find_copy(bc, f);
+	if (first != PHYS_NONE)
+		share_blocks(bc, ino, f, first);
+	else if ((ret = copy_blocks(bc, ino, f)) != 0)
+		return ret;
+	if (f->frag_index != SQFS_NO_FRAGMENT && (ret = copy_tail(bc, ino, f)) != 0)
+		return ret;
+	if (first != PHYS_NONE && f->frag_index == SQFS_NO_FRAGMENT)
+		p->stats->files_deduped++;
+	p->stats->bytes_in += f->size;
+	return 0;
+}

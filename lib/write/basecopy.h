@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * basecopy.h - a base image's stored blocks into the data path as they
+ * are: no decompression, no compression (sqp_writer_add_image, when the
+ * codec and block size stay).
+ *
+ * The caller (lib/rebuild) describes each file as the base stores it;
+ * the blocks are read from the base's file by the compressor workers
+ * (JOB_BASE_BLOCK) and go through the in-order writer like any other,
+ * so the image stays the same for any -j. What the base shared stays
+ * shared: a run of blocks copied once is found again by its position in
+ * the base, and a fragment block is copied whole, once, the first time
+ * a tail in it is taken (tails of files left out travel with it: the
+ * price of never decompressing it).
+ */
+#ifndef SQP_WRITE_BASECOPY_H
+#define SQP_WRITE_BASECOPY_H
+
+#include <stdint.h>
+
+#include "write/datapipe.h"
+
+/* One regular file as the base stores it. Positions are the base
+ * image's (from its superblock); the words are its size words. */
+struct base_file {
+	uint64_t size;
+	uint64_t blocks_start;
+	const uint32_t *words;
+	uint32_t block_count;
+	uint32_t frag_index;      /* the base's; SQFS_NO_FRAGMENT: no tail */
+	uint32_t frag_offset;
+	uint64_t frag_start;      /* that fragment block's place and word */
+	uint32_t frag_word;
+};
+
+struct basecopy;
+
+/* For one base image: stored bytes are read from fd, image position 0
+ * at file position origin; no position is used at or past end (the
+ * base's bytes_used); it has frag_count fragment blocks. */
+int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
+		    uint32_t frag_count, struct basecopy **out);
+void basecopy_destroy(struct basecopy *bc);
+
+/* Whether the data path can take f as it is stored: the writer's
+ * fragment mode would put its tail in a fragment (or it has none). */
+int basecopy_fits(const struct datapipe *p, const struct base_file *f);
+
+/* Store f's data for inode ino. A description that does not fit the
+ * base (a size word past the block size, a block past end, a tail past
+ * its fragment block) fails with SQP_ERR_CORRUPT, not latched (the
+ * caller names the file); other errors are latched. */
+int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
+		      struct fs_inode *ino, const struct base_file *f);
+
+#endif
