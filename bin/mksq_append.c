@@ -73,7 +73,7 @@ static int root_names(struct mksq_append *ap)
 
 int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 {
-	struct sqp_image_desc d = { .name = args->dest };
+	struct sqp_image_desc d = { .name = args->dest, .offset = args->offset };
 	struct sqp_image_layout lay;
 	struct sqp_image_info info;
 	int r;
@@ -91,12 +91,14 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 	if (r == 0)
 		r = root_names(ap);
 	if (r != 0) {
-		/* mksquashfs's words, which say what to do */
-		fprintf(stderr, PROG ": %s: %s\n"
-			"Failed to read existing filesystem - will not overwrite - ABORTING!\n"
-			"To force " PROG " to write to this file use -noappend\n",
-			args->dest, ap->img && sqp_image_error(ap->img)[0] ?
-			sqp_image_error(ap->img) : sqp_strerror(r));
+		/* the reader's message names DEST; then mksquashfs's words,
+		 * which say what to do */
+		if (ap->img != NULL && sqp_image_error(ap->img)[0] != '\0')
+			fprintf(stderr, PROG ": %s\n", sqp_image_error(ap->img));
+		else
+			fprintf(stderr, PROG ": %s: %s\n", args->dest, sqp_strerror(r));
+		fputs("Failed to read existing filesystem - will not overwrite - ABORTING!\n"
+		      "To force " PROG " to write to this file use -noappend\n", stderr);
 		return 1;
 	}
 	sqp_image_get_info(ap->img, &info);

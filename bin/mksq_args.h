@@ -32,6 +32,7 @@ struct mksq_args {
 	int tar;                 /* 1: a tar on stdin, for tar2img */
 	int noappend;            /* -noappend: DEST may be replaced */
 	int keep_dir;            /* -keep-as-directory */
+	unsigned long long offset; /* -offset: where the image starts in DEST */
 	const char *root_becomes; /* -root-becomes NAME, or NULL */
 	struct mksq_argv warn;   /* messages for stderr: -p lines dropped */
 };

@@ -12,10 +12,12 @@ need_tool mksquashfs unsquashfs "$PYTHON3"
 export TZ=UTC
 T=$(fast_dir) || exit 99
 
-# compare NAME: the two images, listing and extracted tree.
+# compare NAME: the two images, listing and extracted tree; OFF is
+# where the images start in their files.
+OFF=0
 compare() {
-	unsquashfs -lln "$T/ref.img" > "$T/ref.ls" 2>&1
-	unsquashfs -lln "$T/our.img" > "$T/our.ls" 2>&1
+	unsquashfs -o "$OFF" -lln "$T/ref.img" > "$T/ref.ls" 2>&1
+	unsquashfs -o "$OFF" -lln "$T/our.img" > "$T/our.ls" 2>&1
 	if diff "$T/ref.ls" "$T/our.ls" > "$T/ls.diff"; then
 		pass "$1: same unsquashfs -lln listing"
 	else
@@ -23,8 +25,8 @@ compare() {
 		head -20 "$T/ls.diff"
 	fi
 	rm -rf "$T/ref.d" "$T/our.d"
-	if unsquashfs -q -n -d "$T/ref.d" "$T/ref.img" > /dev/null 2>&1 &&
-	   unsquashfs -q -n -d "$T/our.d" "$T/our.img" > /dev/null 2>&1; then
+	if unsquashfs -o "$OFF" -q -n -d "$T/ref.d" "$T/ref.img" > /dev/null 2>&1 &&
+	   unsquashfs -o "$OFF" -q -n -d "$T/our.d" "$T/our.img" > /dev/null 2>&1; then
 		same_tree "$1: same tree extracted" "$T/our.d" "$T/ref.d"
 	else
 		fail "$1: unsquashfs -d refuses an image"

@@ -8,7 +8,7 @@
 # tree after every run: the old root moved under NAME, clashing new
 # top-level names renamed NAME_1, NAME_2..., -p/-pf lines under the
 # image's names ignored, the image's codec and block size kept whatever
-# -comp and -b say.
+# -comp and -b say; and an image at an -offset in its file.
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/s/abc-init/bin" "$T/s/def-busybox/bin" "$T/rootfs/etc" "$T/rootfs/sbin" \
 	"$T/more/etc/ssh" "$T/more/nix" "$T/more/new" "$T/empty" || exit 99
@@ -48,4 +48,13 @@ step "-keep-as-directory, renamed twice" more/etc -keep-as-directory -all-root -
 check "the renames are told as mksquashfs tells them" \
 	grep -q "^Source directory entry etc_1 already used! - trying etc_2" our.err
 settings "after four appends"
+
+# An image after other bytes (an AppImage's runtime): -offset on both
+# runs, and the bytes in front kept.
+head -c 8192 /dev/urandom > prefix
+cp prefix ref.img && cp prefix our.img || exit 99
+OFF=8192
+step "-offset: the image" more/new -noappend -o 8192 -all-root -no-progress
+step "-offset: appended" more/etc -o 8192 -keep-as-directory -all-root -no-progress
+check "-offset: the bytes in front kept" cmp -n 8192 prefix our.img
 finish
