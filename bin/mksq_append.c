@@ -105,6 +105,7 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 	ap->base.comp = sqp_codec_name(info.codec);
 	ap->base.block = info.block_size;
 	ap->base.exportable = lay.has_export;
+	ap->base.no_xattrs = (lay.flags & SQP_SB_NO_XATTRS) != 0;
 	return 0;
 }
 

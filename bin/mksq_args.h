@@ -40,7 +40,8 @@ struct mksq_args {
 /*
  * An append (DEST an image, no -noappend): what the image decides, as
  * mksquashfs lets it: the codec, the block size and the export table,
- * whatever -comp, -b, -noI... say. names are its root's entries (with
+ * whatever -comp, -b, -noI... say; -no-xattrs counts only when the image
+ * stores none either. names are its root's entries (with
  * -root-becomes NAME, just NAME): a -p line whose first component is one
  * of them is dropped with a warning, as mksquashfs does. src, when not
  * NULL, replaces each source path (a link under a clashing name's new
@@ -50,6 +51,7 @@ struct mksq_base {
 	const char *comp;
 	unsigned long long block;
 	int exportable;
+	int no_xattrs;           /* its superblock says none are stored */
 	char **names;            /* sorted (strcmp) */
 	size_t count;
 	char **src;

@@ -217,7 +217,11 @@ static int emit_flags(const struct mksq_state *st, const char *sde,
 				    "--always-fragments" : "--no-tailends");
 	if (base ? base->exportable : st->exports == 1 || (st->exports < 0 && !st->tar))
 		r |= mksq_argv_push(o, "--exportable");
-	r |= st->no_xattrs ? mksq_argv_push(o, "--no-xattrs") : 0;
+	/* mksquashfs stores xattrs on append unless the image says it has
+	 * none stored; our images say so whenever they have none, -no-xattrs
+	 * or not, so then the line decides */
+	r |= (base ? base->no_xattrs && st->no_xattrs : st->no_xattrs) ?
+		mksq_argv_push(o, "--no-xattrs") : 0;
 	r |= st->no_pad ? mksq_argv_push(o, "--no-pad") : 0;
 	r |= st->no_dedup && !base ? mksq_argv_push(o, "--no-dedup") : 0;
 	r |= st->no_hardlinks ? mksq_argv_push(o, "--no-hardlinks") : 0;
