@@ -8,8 +8,10 @@
  * (lib/rebuild), which hands the writer the base's blocks as they are
  * when codec and block size stay. Unless -c, -X or -b say otherwise, the
  * new image keeps the base's codec, options and block size, so that
- * nothing is compressed again but what the layers bring. tool_run.c
- * writes a temporary file renamed into place, so OUTPUT may be BASE.
+ * nothing is compressed again but what the layers bring. The LAYERs are
+ * container layers over the base (whiteouts, shadowing: writer.h).
+ * tool_run.c writes a temporary file renamed into place, so OUTPUT may
+ * be BASE.
  */
 #include "config.h"
 
@@ -121,28 +123,98 @@ static int add_dir(struct tool_run *r, const char *path)
 	return ret == 0 ? 0 : 1;
 }
 
-/* The base, then each LAYER in command-line order: a later entry
- * replaces an earlier one of the same path, as in one tar. */
-static int feed(struct tool_run *r, struct sqp_image *img)
+static int add_layer(struct tool_run *r, const char *layer)
 {
 	struct stat st;
+
+	if (stat(layer, &st) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer, strerror(errno));
+		return 1;
+	}
+	return S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, layer);
+}
+
+/* --delete: a layer just above the base that whites out each entry of
+ * the base a pattern matches (and so what is below it), found by a walk
+ * of the base's metadata; the LAYERs above may add those paths again. */
+static int delete_layer(struct tool_run *r, struct sqp_image *img)
+{
+	struct sqp_policy_desc pd = { .warn = tool_warn };
+	struct sqp_walk_desc wd = { .img = img };
+	struct sqp_policy *del = NULL;
+	struct sqp_walk *walk = NULL;
+	struct sqp_walk_entry e;
 	size_t i;
 	int ret;
 
-	if (sqp_writer_add_image(r->w, img, "") != 0) {
-		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
-			sqp_writer_error(r->w));
+	ret = sqp_policy_create(&pd, &del);
+	for (i = 0; ret == 0 && i < r->opt->parg_count; i++)
+		if (r->opt->pargs[i].kind == PARG_DELETE)
+			ret = sqp_policy_add_exclude(del, r->opt->pargs[i].arg);
+	if (ret != 0) {
+		fprintf(stderr, "%s: --delete: %s\n", tool_progname(),
+			del ? sqp_policy_error(del) : sqp_strerror(ret));
+		sqp_policy_destroy(del);
 		return 1;
 	}
-	for (i = 0, ret = 0; i < r->opt->dir_count && ret == 0; i++) {
-		const char *layer = r->opt->dirs[i];
-
-		if (stat(layer, &st) != 0) {
-			fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer,
-				strerror(errno));
-			return 1;
+	if ((ret = sqp_walk_create(&wd, &walk)) == 0) {
+		while ((ret = sqp_walk_next(walk, &e)) > 0) {
+			if (e.path[0] == '\0' || !sqp_policy_excluded(del, e.path))
+				continue;
+			if ((ret = sqp_writer_whiteout(r->w, e.path, 0)) != 0)
+				break;
+			if (S_ISDIR(e.info.mode))
+				sqp_walk_skip(walk);
 		}
-		ret = S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, layer);
+	}
+	if (ret < 0)
+		fprintf(stderr, "%s: %s\n", tool_progname(), r->w && sqp_writer_error(r->w)[0] ?
+			sqp_writer_error(r->w) : walk ? sqp_walk_error(walk) : sqp_strerror(ret));
+	sqp_walk_destroy(walk);
+	sqp_policy_destroy(del);
+	return ret < 0 ? 1 : 0;
+}
+
+static int begin_layer(struct tool_run *r)
+{
+	if (sqp_writer_begin_layer(r->w) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+		sqp_writer_error(r->w));
+	return 1;
+}
+
+static int has_deletes(const struct tool_options *opt)
+{
+	for (size_t i = 0; i < opt->parg_count; i++)
+		if (opt->pargs[i].kind == PARG_DELETE)
+			return 1;
+	return 0;
+}
+
+/* Layers go in topmost first (the last LAYER first), each its own layer,
+ * then --delete's whiteouts, then the base: what an upper layer replaces
+ * or deletes is never read or copied (sqp_writer_begin_layer). Without
+ * either, the base alone needs no layers. */
+static int feed(struct tool_run *r, struct sqp_image *img)
+{
+	int layered = r->opt->dir_count > 0 || has_deletes(r->opt);
+	size_t i = r->opt->dir_count;
+	int ret = 0;
+
+	while (ret == 0 && i-- > 0) {
+		ret = begin_layer(r);
+		if (ret == 0)
+			ret = add_layer(r, r->opt->dirs[i]);
+	}
+	if (ret == 0 && has_deletes(r->opt) && (ret = begin_layer(r)) == 0)
+		ret = delete_layer(r, img);
+	if (ret == 0 && layered)
+		ret = begin_layer(r);
+	if (ret == 0 && sqp_writer_add_image(r->w, img, "") != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+			sqp_writer_error(r->w));
+		ret = 1;
 	}
 	return ret;
 }

@@ -3,21 +3,28 @@
  * tar2img.c - tar2img: a tar stream in, a SquashFS image out.
  *
  * The tool only wires the library together and reports; tool_run.c keeps
- * OUTPUT complete or absent. The progress total is known when the input is
- * a regular file: its size (compressed, for a compressed tar, so the bytes
- * shown are an estimate there).
+ * OUTPUT complete or absent. The progress total is known when the inputs
+ * are regular files: their size (compressed, for a compressed tar, so the
+ * bytes shown are an estimate there). Several inputs are container layers
+ * merged in one pass.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tool_mains.h"
 #include "tool_run.h"
+
+static const char *input_name(const char *input)
+{
+	return input == NULL || strcmp(input, "-") == 0 ? "stdin" : input;
+}
 
 static int open_input(const char *input, int *fd)
 {
@@ -33,11 +40,26 @@ static int open_input(const char *input, int *fd)
 	return 0;
 }
 
+/* The progress total: the sizes of the inputs that are files. */
+static void totals(struct tool_run *r, const int *fds, size_t n)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fstat(fds[i], &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		bytes += (uint64_t)st.st_size;
+	}
+	if (bytes > 0)
+		tool_progress_totals(&r->progress, 0, bytes);
+}
+
 static int feed(struct tool_run *r, int in_fd, const char *name, char *what, size_t len)
 {
 	struct sqp_tar_reader_desc rd = { .fd = in_fd, .name = name, .warn = tool_warn };
 	struct sqp_tar_reader *tr = NULL;
-	struct stat st;
 	int ret;
 
 	ret = sqp_tar_reader_create(&rd, &tr);
@@ -47,8 +69,6 @@ static int feed(struct tool_run *r, int in_fd, const char *name, char *what, siz
 		sqp_tar_reader_destroy(tr);
 		return 1;
 	}
-	if (fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode))
-		tool_progress_totals(&r->progress, 0, (uint64_t)st.st_size);
 	ret = sqp_writer_add_tar(r->w, tr);
 	if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
@@ -58,19 +78,78 @@ static int feed(struct tool_run *r, int in_fd, const char *name, char *what, siz
 	return ret == 0 ? 0 : 1;
 }
 
+/* Several inputs are layers, lowest first on the command line: fed
+ * topmost first, so what an upper layer replaces or deletes is skipped
+ * unread (sqp_writer_begin_layer). */
+static int feed_layers(struct tool_run *r, const int *fds, char *what, size_t len)
+{
+	const struct tool_options *opt = r->opt;
+	size_t i = opt->input_count;
+	int ret = 0;
+
+	while (ret == 0 && i-- > 0) {
+		/* Before the topmost too: its links may name lower files. */
+		if (opt->input_count > 1 && sqp_writer_begin_layer(r->w) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
+				sqp_writer_error(r->w));
+			return 1;
+		}
+		ret = feed(r, fds[i], input_name(opt->inputs[i]), what, len);
+	}
+	if (ret == 0 && opt->input_count > 1)
+		snprintf(what, len, "%zu layers", opt->input_count);
+	return ret;
+}
+
+static void close_inputs(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] >= 0 && fds[i] != STDIN_FILENO)
+			close(fds[i]);
+	free(fds);
+}
+
+/* Every input opened before OUTPUT is made, so a typo leaves nothing. */
+static int open_inputs(struct tool_options *opt, int **out)
+{
+	static char *dash = "-";
+	size_t i;
+	int *fds;
+
+	if (opt->input_count == 0) {
+		opt->inputs = &dash;
+		opt->input_count = 1;
+	}
+	fds = malloc(opt->input_count * sizeof(*fds));
+	if (fds == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		return 1;
+	}
+	for (i = 0; i < opt->input_count; i++)
+		fds[i] = -1;
+	*out = fds;
+	for (i = 0; i < opt->input_count; i++)
+		if (open_input(opt->inputs[i], &fds[i]) != 0)
+			return 1;
+	return 0;
+}
+
 int tar2img_main(int argc, char **argv)
 {
 	struct tool_options opt;
 	struct tool_run run;
 	char what[64] = "";
-	int in_fd = -1, ret;
+	int *fds = NULL, ret;
 
 	ret = tool_parse_options(TOOL_TAR2IMG, argc, argv, &opt);
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
 	}
-	if (open_input(opt.input, &in_fd) != 0) {
+	if (open_inputs(&opt, &fds) != 0) {
+		close_inputs(fds, opt.input_count);
 		tool_options_free(&opt);
 		return 1;
 	}
@@ -78,12 +157,11 @@ int tar2img_main(int argc, char **argv)
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
-		ret = feed(&run, in_fd, opt.input && strcmp(opt.input, "-") != 0 ?
-			   opt.input : "stdin", what, sizeof(what));
+		totals(&run, fds, opt.input_count);
+		ret = feed_layers(&run, fds, what, sizeof(what));
 		ret = tool_run_finish(&run, ret, what);
 	}
 	tool_run_end(&run);
-	if (in_fd != STDIN_FILENO)
-		close(in_fd);
+	close_inputs(fds, opt.input_count);
 	return ret;
 }

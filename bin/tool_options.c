@@ -25,12 +25,13 @@ enum {
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
+	OPT_WHITEOUTS,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
 	/* dir2img only */
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
-	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE,
+	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
 	/* img2img only */
 	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY,
 };
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -79,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "no-hardlinks", no_argument, NULL, OPT_NO_HARDLINKS },
 	{ "on-change", required_argument, NULL, OPT_ON_CHANGE },
 	{ "skip-unreadable", no_argument, NULL, OPT_SKIP_UNREADABLE },
+	{ "layers", no_argument, NULL, OPT_LAYERS },
 	{ "delete", required_argument, NULL, OPT_DELETE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -159,6 +162,14 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		d->mem_limit = v;
 		return 0;
 	case OPT_TRY_ALL: d->flags |= SQP_WRITE_NO_PROBE; return 0;
+	case OPT_WHITEOUTS:
+		if (strcmp(arg, "oci") == 0)
+			d->flags |= SQP_WRITE_OCI_WHITEOUTS;
+		else if (strcmp(arg, "none") == 0)
+			d->flags &= ~(unsigned)SQP_WRITE_OCI_WHITEOUTS;
+		else
+			return tool_bad_usage("--whiteouts '%s': valid are oci and none", arg);
+		return 0;
 	case OPT_OFFSET:
 		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)
 			return tool_bad_usage("--offset '%s' is not a byte count", arg);
@@ -189,7 +200,8 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_MTIME: p->flags |= SQP_POLICY_SET_MTIME; return tool_parse_time(name, arg, &p->mtime);
 	case OPT_CLAMP_MTIME: p->flags |= SQP_POLICY_CLAMP_MTIME; return 0;
 	case OPT_IMAGE_TIME: return tool_parse_time(name, arg, &opt->desc.mod_time);
-	case OPT_EXCLUDE: case OPT_DELETE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_DELETE: return add_parg(opt, PARG_DELETE, arg);
 	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
@@ -200,6 +212,7 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_ONE_FS: opt->scan_flags |= SQP_DIRSCAN_ONE_FS; return 0;
 	case OPT_NO_HARDLINKS: opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS; return 0;
 	case OPT_SKIP_UNREADABLE: opt->scan_flags |= SQP_DIRSCAN_SKIP_UNREADABLE; return 0;
+	case OPT_LAYERS: opt->layers = 1; return 0;
 	case OPT_ON_CHANGE:
 		if (strcmp(arg, "warn") == 0)
 			opt->scan_flags |= SQP_DIRSCAN_CHANGE_WARN;
@@ -263,6 +276,19 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	return ret >= 0 ? ret : entry_option(opt, c, optarg, name);
 }
 
+/* Layers are read from the top down, each once: stdin can be one of
+ * them, but only one. */
+static int stdin_once(const struct tool_options *opt)
+{
+	size_t i, dashes = 0;
+
+	for (i = 0; i < opt->input_count; i++)
+		dashes += strcmp(opt->inputs[i], "-") == 0;
+	if (dashes > 1)
+		return tool_bad_usage("%s", "'-' (stdin) is given more than once");
+	return 0;
+}
+
 static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 {
 	struct stat st;
@@ -292,11 +318,9 @@ static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 		opt->dir_count = (size_t)(argc - optind);
 		return 0;
 	}
-	if (optind < argc)
-		opt->input = argv[optind++];
-	if (optind < argc)
-		return tool_bad_usage("unexpected argument '%s'", argv[optind]);
-	return 0;
+	opt->inputs = argv + optind;
+	opt->input_count = (size_t)(argc - optind);
+	return stdin_once(opt);
 }
 
 /* Times that depend on each other: clamping needs the image time. */

@@ -19,7 +19,10 @@ enum progress_mode { PROGRESS_AUTO, PROGRESS_NONE, PROGRESS_TTY, PROGRESS_JSON }
 enum on_change { ON_CHANGE_FAIL, ON_CHANGE_WARN };
 
 /* Policy inputs, kept in command-line order. */
-enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE };
+/* PARG_DELETE: img2img's --delete, a pattern for the base alone (not
+ * part of the policy: img2img.c whites out what it matches). */
+enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE,
+		       PARG_DELETE };
 struct policy_arg {
 	int kind;
 	const char *arg;
@@ -33,12 +36,15 @@ struct tool_options {
 	size_t parg_count;
 
 	const char *output;
-	const char *input;            /* tar2img: NULL or "-" = stdin */
+	char **inputs;                /* tar2img: the layers, lowest first,
+				       * into argv; none or "-" = stdin */
+	size_t input_count;
 	char **dirs;                  /* dir2img: into argv; img2img: LAYERs */
 	size_t dir_count;
+	int layers;                   /* dir2img --layers: DIRs are layers */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
-	 * against the base's own by img2img_codec() once it is open. */
+	 * against the base's own once it is open (img2img.c). */
 	const char *codec_name, *comp_opts;
 	uint32_t block_size;
 	/* Where the bytes in front of an --offset image come from (NULL:

@@ -204,6 +204,7 @@ int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
 		case PARG_EXCLUDE_FROM: ret = sqp_policy_load_excludes(p, arg); break;
 		case PARG_SORT: ret = sqp_policy_load_sort(p, arg); break;
 		case PARG_SPEC: ret = sqp_policy_load_spec(p, arg); break;
+		case PARG_DELETE: break;
 		default: ret = sqp_policy_add_spec_line(p, arg); break;
 		}
 	}

@@ -88,7 +88,9 @@ static const char dir_help[] =
 
 static const char img_help[] =
 	"Image:\n"
-	"      --delete PATTERN    leave out what PATTERN matches (as --exclude)\n"
+	"      --delete PATTERN    leave out the entries of BASE that PATTERN\n"
+	"                          matches (glob, as --exclude), and what is\n"
+	"                          below them; a LAYER may add them again\n"
 	"  Without -c, -X and -b the image keeps BASE's codec, options and block\n"
 	"  size, and BASE's blocks are copied as they are; with them it is\n"
 	"  converted. --offset N: BASE's image starts N bytes into it, and so\n"
@@ -101,7 +103,8 @@ void tool_usage(int tool, FILE *f)
 	if (tool == TOOL_IMG2IMG)
 		fputs("Usage: img2img [OPTIONS] OUTPUT BASE.img [LAYER...]\n"
 		      "A new SquashFS 4.0 image from BASE.img plus LAYERs (tar archives or\n"
-		      "directories, added in order: a later entry replaces an earlier one).\n"
+		      "directories), applied over it in order, as container layers: a later\n"
+		      "layer replaces what an earlier one holds (see --whiteouts).\n"
 		      "OUTPUT may be BASE.img (with -f): it is replaced when complete.\n\n", f);
 	else if (tool == TOOL_DIR2IMG)
 		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"

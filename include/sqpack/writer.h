@@ -63,6 +63,10 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_RAW_DATA      0x0040
 #define SQP_WRITE_RAW_FRAGMENTS 0x0080
 #define SQP_WRITE_RAW_XATTRS    0x0100
+/* OCI layer whiteouts: sqp_writer_add takes an entry named ".wh.NAME" as
+ * sqp_writer_whiteout(NAME) and ".wh..wh..opq" as an opaque whiteout of
+ * its directory, and stores neither marker. */
+#define SQP_WRITE_OCI_WHITEOUTS 0x0200
 
 struct sqp_policy;
 
@@ -131,6 +135,36 @@ SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
 SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
 			   const struct sqp_data_source *data);
 
+/* sqp_writer_add's answer for an entry an upper layer hides: nothing is
+ * stored and its data source was not read. */
+#define SQP_ADD_SHADOWED 1
+
+/*
+ * Layers (container images): the image is the tree that applying the
+ * layers in order, lowest first, leaves. They are added the other way
+ * round, topmost first, so that what a layer replaces or deletes below it
+ * is never read or stored: entries before the first begin_layer are the
+ * topmost layer, and each begin_layer starts the next lower one. An entry
+ * of a lower layer is dropped (SQP_ADD_SHADOWED) when an upper layer made
+ * its path, whited it out, or put a non-directory or an opaque directory
+ * above it; a directory an upper layer only implied takes the lower
+ * layer's attributes. Within a layer a later entry replaces an earlier
+ * one, as without layers. Once layers are in use (after a begin_layer or
+ * a whiteout) a hard link whose target is not in its own layer waits for
+ * the first layer below that has it (a caller that knows layers follow
+ * calls begin_layer before the topmost layer too); finish fails while one
+ * waits. The data stored for it is that lower file's, even where an upper
+ * layer hides its path. A link that names a file its own layer gave
+ * earlier, after an upper layer hid that file, is an error: one pass has
+ * skipped its data.
+ */
+SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
+
+/* In the current layer, delete path (normalised, as an entry's) from the
+ * layers below; opaque: keep the directory at path but hide every entry
+ * the layers below put in it. The current layer's own entries stay. */
+SQP_API int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque);
+
 struct sqp_tar_reader;
 
 /*
@@ -183,6 +217,7 @@ struct sqp_writer_stats {
 	uint64_t proofs_on_workers; /* read-backs run on the proof workers */
 	uint64_t proofs_replayed;   /* files whose matching was decided again
 	                               after a read-back refuted a hash */
+	uint64_t entries_shadowed;  /* entries hidden by an upper layer */
 };
 
 SQP_API void sqp_writer_get_stats(const struct sqp_writer *w,

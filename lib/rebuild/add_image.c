@@ -135,8 +135,8 @@ static int image_fail(struct rebuild *rb, int ret, const char *path)
 
 /* One entry of the walk into the writer. A hard-linked inode's later
  * names link to the first name the writer took: one excluded, or
- * shadowed by a layer, is not there to link to, so the next name
- * carries the data instead. */
+ * shadowed by an upper layer (whose entry is then at that path), is not
+ * there to link to, so the next name carries the data instead. */
 static int add_node(struct rebuild *rb, struct links *l,
 		    const struct rd_walk_node *n)
 {
@@ -165,8 +165,9 @@ static int add_node(struct rebuild *rb, struct links *l,
 	if (info.has_xattrs &&
 	    (ret = sqp_image_xattrs(rb->img, n->ref, &e.xattrs, &e.xattr_count)) != 0)
 		return image_fail(rb, ret, n->path);
+	/* Taken: added (not SQP_ADD_SHADOWED) and not excluded. */
 	ret = rebuild_add(rb, &e, n);
-	if (ret >= 0 && linked && fstree_find(&rb->w->tree, rb->path) != NULL &&
+	if (ret == 0 && linked && fstree_find(&rb->w->tree, rb->path) != NULL &&
 	    links_add(l, info.inode_number, rb->path) != 0)
 		return writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return ret;

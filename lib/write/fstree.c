@@ -168,8 +168,8 @@ static int index_dir(struct fstree *t, uint32_t parent)
 /* The node (live or dead) named name under directory node parent, or
  * FS_NONE, in *out. A directory not yet indexed lists its children in
  * sorted order: a name after its last child is new. */
-static int find_child(struct fstree *t, uint32_t parent, const char *name,
-		      size_t len, uint32_t *out)
+int fstree_child(struct fstree *t, uint32_t parent, const char *name,
+		 size_t len, uint32_t *out)
 {
 	const struct fs_irec *dir = dir_of(t, parent);
 	uint64_t hash = name_hash(parent, name, len);
@@ -235,12 +235,8 @@ static void link_child(struct fstree *t, struct fs_irec *dir, uint32_t i)
 	dir->u.dir.last = i;
 }
 
-/* A new node without an inode for name[0..len) under parent (FS_NONE
- * for the root), or a dead one there revived. The caller found no live
- * node there (find_child): in a directory not yet indexed the name sorts
- * after its last child, unless a dead node is revived. */
-static int add_node(struct fstree *t, uint32_t parent, const char *name,
-		    size_t len, uint32_t *out)
+int fstree_add_node(struct fstree *t, uint32_t parent, const char *name,
+		    size_t len, int link, uint32_t *out)
 {
 	uint64_t hash = name_hash(parent, name, len);
 	struct fs_irec *dir = parent != FS_NONE ? dir_of(t, parent) : NULL;
@@ -248,6 +244,9 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 	uint32_t i, off;
 	size_t slot;
 
+	/* An unlinked node is found only through the table. */
+	if (!link && dir != NULL && !dir->u.dir.indexed && index_dir(t, parent) != 0)
+		return t->err->code;
 	if ((t->map_used + 1) * 2 > t->map_size && map_grow(t) != 0)
 		return nomem(t);
 	slot = map_slot(t, parent, name, len, hash);
@@ -262,6 +261,8 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 		    chunkarr_add(&t->nodes, 1, &i) != 0)
 			return sqp_err(t->err, SQP_ERR_NOMEM,
 				       "out of memory (or more than 4 GiB of names)");
+		if (t->layered && fstree_layer_node(t, i) != 0)
+			return t->err->code;
 		memcpy(chunkarr_at(&t->names, off), name, len);
 		n = fstree_node(t, i);
 		n->name = off;
@@ -273,7 +274,7 @@ static int add_node(struct fstree *t, uint32_t parent, const char *name,
 	}
 	n = fstree_node(t, i);
 	n->inode = FS_NONE;
-	if (dir != NULL)
+	if (dir != NULL && link)
 		link_child(t, dir, i);
 	*out = i;
 	return 0;
@@ -295,6 +296,7 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	chunkarr_init(&t->inodes, sizeof(struct fs_irec), INODE_CHUNK_SHIFT, spill);
 	chunkarr_init(&t->names, 1, NAME_CHUNK_SHIFT, spill);
 	chunkarr_init(&t->blocks, sizeof(struct fs_blocks), BLOCKS_CHUNK_SHIFT, spill);
+	chunkarr_init(&t->lrecs, sizeof(struct fs_lrec), NODE_CHUNK_SHIFT, spill);
 	t->bare_start = FS_BARE_UNSET;
 	t->last_node = FS_NONE;
 	if (idtable_init(&t->ids) != 0 || map_grow(t) != 0)
@@ -303,7 +305,7 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	if (ino == NULL)
 		return t->err->code;
 	ino->implied = 1;
-	if (add_node(t, FS_NONE, "", 0, &root) != 0)
+	if (fstree_add_node(t, FS_NONE, "", 0, 0, &root) != 0)
 		return t->err->code;
 	fstree_node(t, root)->inode = ino_index;
 	return 0;
@@ -328,6 +330,7 @@ void fstree_cleanup(struct fstree *t)
 	chunkarr_cleanup(&t->inodes);
 	chunkarr_cleanup(&t->names);
 	chunkarr_cleanup(&t->blocks);
+	chunkarr_cleanup(&t->lrecs);
 	idtable_cleanup(&t->ids);
 	map_free(t->spill, t->map, t->map_tags, t->map_size);
 	free(t->last_path);
@@ -412,8 +415,8 @@ static int as_dir(struct fstree *t, uint32_t i, const char *path, size_t len,
 /* The directory node for path[0..len), implied (with its own parents) if
  * missing. Walks one component at a time from the root, unless it is the
  * directory found last. */
-static int get_dir(struct fstree *t, const char *path, size_t len,
-		   const char *entry, uint32_t *out)
+int fstree_dir(struct fstree *t, const char *path, size_t len,
+	       const char *entry, uint32_t *out)
 {
 	uint32_t dir = 0, i;
 	size_t start = 0, end;
@@ -434,11 +437,11 @@ static int get_dir(struct fstree *t, const char *path, size_t len,
 		const char *slash = memchr(path + start, '/', len - start);
 
 		end = slash ? (size_t)(slash - path) : len;
-		ret = find_child(t, dir, path + start, end - start, &i);
+		ret = fstree_child(t, dir, path + start, end - start, &i);
 		if (ret != 0)
 			return ret;
 		if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
-			ret = add_node(t, dir, path + start, end - start, &i);
+			ret = fstree_add_node(t, dir, path + start, end - start, 1, &i);
 			if (ret != 0)
 				return ret;
 		}
@@ -470,14 +473,14 @@ static int prepare_node(struct fstree *t, const char *path, uint32_t *out)
 		*out = 0;
 		return 0;
 	}
-	ret = get_dir(t, path, slash ? (size_t)(slash - path) : 0, path, &dir);
+	ret = fstree_dir(t, path, slash ? (size_t)(slash - path) : 0, path, &dir);
 	if (ret != 0)
 		return ret;
-	ret = find_child(t, dir, name, name_len, &i);
+	ret = fstree_child(t, dir, name, name_len, &i);
 	if (ret != 0)
 		return ret;
 	if (i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD) {
-		ret = add_node(t, dir, name, name_len, &i);
+		ret = fstree_add_node(t, dir, name, name_len, 1, &i);
 		if (ret != 0)
 			return ret;
 	}
@@ -543,7 +546,7 @@ struct fs_node *fstree_lookup(struct fstree *t, const char *path)
 		end = slash ? (size_t)(slash - path) : len;
 		if (n->inode == FS_NONE || !S_ISDIR(fstree_inode(t, n->inode)->mode))
 			return NULL;
-		if (find_child(t, i, path + start, end - start, &i) != 0 ||
+		if (fstree_child(t, i, path + start, end - start, &i) != 0 ||
 		    i == FS_NONE || fstree_node(t, i)->inode == FS_DEAD)
 			return NULL;
 		start = end + 1;

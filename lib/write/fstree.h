@@ -122,6 +122,21 @@ struct fs_attr {
 	uint32_t xattr_set;
 };
 
+/*
+ * Per node, once layers are in use (fstree_layers.c): the layer that made
+ * the node (0 is the topmost; a node keeps its first layer, so a lower
+ * layer never replaces it) and the layer, plus one, of the uppermost
+ * opaque marker on a directory (0 = none): the layers below that one see
+ * nothing under it.
+ */
+struct fs_lrec {
+	uint16_t layer;
+	uint16_t opaque;
+};
+
+/* Layers at most (uint16_t records, the opaque one counting from 1). */
+#define FS_MAX_LAYERS 65534
+
 struct fstree {
 	struct chunkarr nodes;  /* struct fs_node; node 0 is the root */
 	struct chunkarr inodes; /* struct fs_irec */
@@ -129,6 +144,9 @@ struct fstree {
 	struct chunkarr blocks; /* struct fs_blocks */
 	uint64_t bare_start;    /* blocks_start of every file without a side record */
 	struct idtable ids;     /* every uid and gid, in order of arrival */
+	struct chunkarr lrecs;  /* struct fs_lrec by node, when layered */
+	int layered;            /* lrecs kept (a layer or a whiteout came) */
+	uint32_t layer;         /* the layer entries now belong to */
 
 	uint32_t *map;          /* node index + 1 by (parent, name); 0 = empty;
 				 * freed by fstree_finalize (no lookups after) */
@@ -223,6 +241,37 @@ struct fs_irec *fstree_find(struct fstree *t, const char *path);
 /* Give r attr's mode, owners, mtime and xattr set (owners through the
  * tree's id table: SQP_ERR_LIMIT past 65536 distinct ids). */
 int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr);
+
+/* Building blocks for fstree_layers.c. The node (live or dead) named
+ * name[0..len) under directory node parent, or FS_NONE. */
+int fstree_child(struct fstree *t, uint32_t parent, const char *name,
+		 size_t len, uint32_t *out);
+/* The directory node for path[0..len), implied (with its parents) if
+ * missing; entry names the entry in messages. */
+int fstree_dir(struct fstree *t, const char *path, size_t len,
+	       const char *entry, uint32_t *out);
+/* A node without an inode for name[0..len) under parent (FS_NONE for
+ * the root), or a dead one there revived; the caller found no live node
+ * there. link: appended to parent's children; else only in the path
+ * table (a whiteout's dead node). */
+int fstree_add_node(struct fstree *t, uint32_t parent, const char *name,
+		    size_t len, int link, uint32_t *out);
+
+/* Layers (fstree_layers.c). A record for new node i. */
+int fstree_layer_node(struct fstree *t, uint32_t i);
+/* Entries from now on belong to the next lower layer. */
+int fstree_next_layer(struct fstree *t);
+/* 1 when an entry at path (is_dir: a directory entry) in the current
+ * layer is hidden by an upper layer, 0 when it is to be added, or an
+ * error. */
+int fstree_shadowed(struct fstree *t, const char *path, int is_dir);
+/* path is deleted (opaque: the directory at path is emptied) for the
+ * layers below the current one. */
+int fstree_whiteout(struct fstree *t, const char *path, int opaque);
+
+/* The node at path when the current layer made it (with an inode, or
+ * FS_NONE while it waits for a hard link's target), else NULL. */
+struct fs_node *fstree_current(struct fstree *t, const char *path);
 
 /* Free the path table: no lookups from now on (fstree_finalize). */
 void fstree_drop_lookups(struct fstree *t);

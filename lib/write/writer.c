@@ -149,6 +149,8 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	imgout_cleanup(&w->out);
 	writer_verity_destroy(w);
 	sqp_spill_destroy(w->spill);
+	free(w->lpath);
+	writer_links_free(w);
 	free(w);
 }
 

@@ -172,13 +172,15 @@ static int add_base_data(struct sqp_writer *w, const struct sqp_entry *e,
 	return 0;
 }
 
-static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
-		     const struct sqp_data_source *data, const struct writer_base *b)
+int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		     const struct sqp_data_source *data)
 {
 	struct fs_irec *ino;
 	struct fs_attr attr;
 	int ret;
 
+	if (e->is_hardlink && w->tree.layered)
+		return writer_link(w, e);
 	if (e->is_hardlink)
 		return fstree_link(&w->tree, e->path, e->link_target ? e->link_target : "");
 
@@ -190,14 +192,13 @@ static int add_entry(struct sqp_writer *w, const struct sqp_entry *e,
 							      e->path, sqp_strerror(ret));
 	if (!S_ISREG(e->mode))
 		return fill_special(w, e, ino);
-	if (b != NULL)
-		return add_base_data(w, e, ino, b);
+	if (w->base_file != NULL)
+		return add_base_data(w, e, ino, w->base_file);
 	return add_file_data(w, e, ino, data);
 }
 
-/* Both ways in: file data from a source, or a base image's blocks. */
-static int add_common(struct sqp_writer *w, const struct sqp_entry *e,
-		      const struct sqp_data_source *data, const struct writer_base *b)
+int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
+		   const struct sqp_data_source *data)
 {
 	struct sqp_entry copy;
 	int ret;
@@ -208,29 +209,45 @@ static int add_common(struct sqp_writer *w, const struct sqp_entry *e,
 		return writer_fail(w, SQP_ERR_SEQUENCE, "entry added after finish");
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	if ((w->desc.flags & SQP_WRITE_OCI_WHITEOUTS) && !w->adding_extras) {
+		ret = writer_oci_marker(w, e);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+	}
 	if (w->desc.policy != NULL && !w->adding_extras) {
 		copy = *e;
 		if (sqp_policy_apply(w->desc.policy, &copy))
 			return 0;  /* excluded; a tar reader skips the unread data */
 		e = &copy;
 	}
-	ret = add_entry(w, e, data, b);
+	if (w->tree.layered) {
+		ret = writer_shadowed(w, e);
+		if (ret < 0)
+			return ret;
+		if (writer_links_wanted(w, e->path))
+			ret = writer_add_wanted(w, e, data, ret == SQP_ADD_SHADOWED);
+		else if (ret == SQP_ADD_SHADOWED)
+			return writer_skip(w, e);
+		else
+			ret = writer_add_entry(w, e, data);
+	} else {
+		ret = writer_add_entry(w, e, data);
+	}
 	w->entries_added++;
 	if (ret == 0 && w->desc.progress != NULL)
 		w->desc.progress(w->desc.progress_user, w->entries_added, w->bytes_read);
 	return ret;
 }
 
-int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
-		   const struct sqp_data_source *data)
-{
-	return add_common(w, e, data, NULL);
-}
-
 int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
 		    const struct writer_base *b)
 {
-	return add_common(w, e, NULL, b);
+	int ret;
+
+	w->base_file = b;
+	ret = sqp_writer_add(w, e, NULL);
+	w->base_file = NULL;
+	return ret;
 }
 
 /* The spec's "m" lines, on the inodes their paths name once every entry

@@ -190,7 +190,9 @@ int sqp_writer_finish(struct sqp_writer *w)
 		return w->err.code;
 	if (w->finished)
 		return writer_fail(w, SQP_ERR_SEQUENCE, "finish called twice");
-	ret = writer_add_extras(w);
+	ret = writer_links_check(w, NULL);
+	if (ret == 0)
+		ret = writer_add_extras(w);
 	if (ret != 0)
 		return ret;
 	mod_time = image_time(w);

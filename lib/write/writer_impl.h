@@ -35,12 +35,18 @@ struct sqp_writer {
 	uint32_t newest_mtime;
 	int finished;
 	int adding_extras;            /* the policy's spec entries: not transformed */
+	/* writer_add_base: the regular file being added is a base image's,
+	 * stored as this describes (NULL otherwise). */
+	const struct writer_base *base_file;
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	struct writer_links *links;   /* hard links across layers, or NULL */
+	char *lpath;                  /* a whiteout's path (writer_layers.c) */
+	size_t lpath_cap;
 };
 
 /* verity_writer.c (verity_none.c without libcrypto): start the hasher
@@ -51,6 +57,34 @@ uint32_t writer_verity_pad(const struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
 void writer_verity_destroy(struct sqp_writer *w);
 
+/* writer_layers.c: 1 when e is an OCI whiteout marker (now applied), 0
+ * when it is an entry, or an error. */
+int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
+/* SQP_ADD_SHADOWED when an upper layer hides e, 0 to add it, or an error. */
+int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e);
+/* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);
+/* writer_add.c: e into the tree, its data from data (no policy, no layer
+ * checks). */
+int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		     const struct sqp_data_source *data);
+
+/* writer_links.c: hard links across layers. A layered hard link e (its
+ * path not hidden): bound now, or waiting for its target below. */
+int writer_link(struct sqp_writer *w, const struct sqp_entry *e);
+/* Whether links wait for path; then writer_add_wanted adds e (shadowed:
+ * hidden at its own path) for them. */
+int writer_links_wanted(struct sqp_writer *w, const char *path);
+int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
+		      const struct sqp_data_source *data, int shadowed);
+/* A file of the current layer skipped unread; a new layer forgets them. */
+int writer_links_skipped(struct sqp_writer *w, const char *path);
+void writer_links_next_layer(struct sqp_writer *w);
+/* whiteout NULL: an error when a link still waits (finish); else when a
+ * link waits for the path this whiteout deletes. */
+int writer_links_check(struct sqp_writer *w, const char *whiteout);
+void writer_links_free(struct sqp_writer *w);
+
 /* A regular file of a base image, as it is stored there (basecopy.h). */
 struct basecopy;
 struct base_file;
@@ -60,7 +94,9 @@ struct writer_base {
 };
 
 /* sqp_writer_add for a base image's regular file e (lib/rebuild): the
- * same entry path, the data taken as b describes it. */
+ * same entry path (policy, layers, links waiting for it), the data taken
+ * as b describes it: w->base_file holds b for the call, the way
+ * adding_extras marks the spec's entries. */
 int writer_add_base(struct sqp_writer *w, const struct sqp_entry *e,
 		    const struct writer_base *b);
 

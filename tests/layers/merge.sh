@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# merge.sh - tar2img OUTPUT LAYER... --whiteouts=oci gives the tree that
+# applying the layers in order gives. The layers (mklayers.py) replace
+# files, delete them and whole directories by whiteouts, make directories
+# opaque, turn a file into a directory and back, change a directory's
+# attributes, link across layers and set xattrs; the reference is our own
+# small applier (apply.py: Python's tarfile, shares no code with sqpack),
+# and unsquashfs extracts our image. Also: no whiteout marker is left in
+# the image; the image is no larger than the merged tree's tar packed on
+# its own, and no dead entry's data was read; compressed layers, a layer
+# on stdin and any -j give the same bytes; a link whose target one pass
+# has skipped fails naming both.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3" tar gzip
+[ "$(id -u)" = 0 ] || skip "needs root (the reference tree's owners)"
+umask 022
+export SOURCE_DATE_EPOCH=1700000000
+
+T=$SCRATCH
+L="$T/l1.tar $T/l2.tar $T/l3.tar"
+run "make the layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T" &&
+run "apply the layers (reference)" $PYTHON3 "$top_srcdir/tests/layers/apply.py" "$T/ref" $L || finish
+
+# shellcheck disable=SC2086
+run "tar2img --whiteouts=oci of three layers" "$TAR2IMG" -q --whiteouts=oci "$T/img" $L || finish
+if unsquashfs_ref "merged layers" ours gzip "$T/img" "$T/out"; then
+	check "the merged image is the applied tree (unsquashfs)" \
+		$TREECMP --ignore-root-mtime "$T/ref" "$T/out"
+fi
+
+"$IMG2TAR" "$T/img" > "$T/img.tar" || fail "img2tar of the merged image"
+check "no whiteout marker in the image" sh -c \
+	"! tar tf '$T/img.tar' | grep -F .wh."
+
+# The merged tree packed on its own: its tar, then tar2img.
+run "tar of the applied tree" tar -C "$T/ref" --sort=name --numeric-owner --xattrs \
+	--xattrs-include='user.*' -cf "$T/merged.tar" . &&
+run "tar2img of the merged tree" "$TAR2IMG" -q "$T/merged.img" "$T/merged.tar" &&
+check "the image is no larger than the merged tree's" \
+	test "$(stat -c %s "$T/img")" -le "$(stat -c %s "$T/merged.img")"
+# The summary counts the file bytes read: the layers' must be the merged
+# tree's, so nothing replaced or deleted was read, let alone stored.
+# shellcheck disable=SC2086
+"$TAR2IMG" --whiteouts=oci "$T/img2" $L > "$T/sum.layers" &&
+"$TAR2IMG" "$T/merged2.img" "$T/merged.tar" > "$T/sum.merged" || fail "summaries"
+read_bytes() { sed -n 's/.* inodes, \([0-9][0-9]*\) bytes of file data.*/\1/p' "$1"; }
+nl=$(read_bytes "$T/sum.layers") nm=$(read_bytes "$T/sum.merged")
+check "no byte of a dead entry was read (${nl:-?} vs ${nm:-?})" test -n "$nl" -a "$nl" = "$nm"
+
+# Same bytes: compressed layers, one on stdin, one thread.
+gzip -c "$T/l2.tar" > "$T/l2.tar.gz" &&
+run "a gzip layer on stdin, -j 1" "$TAR2IMG" -q -j 1 --whiteouts=oci "$T/img.j1" \
+	"$T/l1.tar" - "$T/l3.tar" < "$T/l2.tar.gz" &&
+check "the same image from a compressed layer on stdin and -j 1" cmp -s "$T/img" "$T/img.j1"
+
+# Without --whiteouts=oci the markers are plain files.
+# shellcheck disable=SC2086
+run "tar2img --whiteouts=none" "$TAR2IMG" -q --whiteouts=none "$T/none.img" $L &&
+"$IMG2TAR" "$T/none.img" | tar tf - > "$T/none.list" &&
+check "--whiteouts=none keeps the markers as files" grep -qF 'usr/lib/.wh.libbar.so' "$T/none.list"
+
+# A link to a file its own layer gave, which an upper layer replaced.
+mkdir -p "$T/skip" &&
+run "make the skipped-target layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T/skip" sameskip || finish
+"$TAR2IMG" -q "$T/skip.img" "$T/skip/l1.tar" "$T/skip/l2.tar" 2> "$T/skip.err"
+rc=$?
+check "a link to a skipped file: exit 1 (got $rc)" test $rc -eq 1
+check "a link to a skipped file: the message names both" \
+	grep -q "hard link 'tool-alias' -> 'tool'.*one pass" "$T/skip.err"
+check "a link to a skipped file: no image left" test ! -e "$T/skip.img"
+finish

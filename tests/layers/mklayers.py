@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write a stack of OCI image layers (tars) that exercise every rule.
+
+usage: mklayers.py OUTDIR [CASE]
+
+CASE "stack" (the default) writes OUTDIR/l1.tar, l2.tar, l3.tar, lowest
+first: files replaced in a later layer, deleted by a whiteout
+(".wh.NAME"), directories made opaque (".wh..wh..opq") with new entries
+of their own, a file replaced by a directory and the other way, a
+directory's attributes changed, hard links across layers (an upper link
+to a file only a lower layer has, and to one a still higher layer then
+replaces), symlinks, owners and xattrs (pax SCHILY.xattr). Every layer
+lists the directories it writes into, as image builders do, except where
+a directory an upper layer implies must take a lower layer's attributes.
+
+CASE "sameskip" writes l1.tar (a file and a hard link to it) and l2.tar
+(the file replaced): the link of l1 names a file whose data a topmost
+first pass has skipped.
+"""
+import io
+import os
+import random
+import sys
+import tarfile
+
+T0 = 1_600_000_000
+
+
+def blob(seed, size):
+    return random.Random(seed).randbytes(size)
+
+
+class Layer:
+    def __init__(self, path):
+        self.tar = tarfile.open(path, "w", format=tarfile.PAX_FORMAT)
+        self.t = T0
+
+    def _info(self, name, mode, uid, gid, xattrs):
+        ti = tarfile.TarInfo(name)
+        self.t += 7
+        ti.mtime = self.t
+        ti.mode = mode
+        ti.uid, ti.gid = uid, gid
+        for k, v in (xattrs or {}).items():
+            ti.pax_headers["SCHILY.xattr." + k] = v
+        return ti
+
+    def dir(self, name, mode=0o755, uid=0, gid=0, xattrs=None):
+        ti = self._info(name, mode, uid, gid, xattrs)
+        ti.type = tarfile.DIRTYPE
+        self.tar.addfile(ti)
+
+    def file(self, name, data, mode=0o644, uid=0, gid=0, xattrs=None):
+        ti = self._info(name, mode, uid, gid, xattrs)
+        ti.size = len(data)
+        self.tar.addfile(ti, io.BytesIO(data))
+
+    def link(self, name, target):
+        ti = self._info(name, 0o644, 0, 0, None)
+        ti.type = tarfile.LNKTYPE
+        ti.linkname = target
+        self.tar.addfile(ti)
+
+    def symlink(self, name, target):
+        ti = self._info(name, 0o777, 0, 0, None)
+        ti.type = tarfile.SYMTYPE
+        ti.linkname = target
+        self.tar.addfile(ti)
+
+    def whiteout(self, name):
+        self.file(name, b"")
+
+    def close(self):
+        self.tar.close()
+
+
+def stack(out):
+    l1 = Layer(os.path.join(out, "l1.tar"))
+    l1.dir("etc")
+    l1.file("etc/passwd", b"root:x:0:0 v1\n")
+    l1.file("etc/hosts", b"127.0.0.1 localhost v1\n")
+    l1.dir("usr")
+    l1.dir("usr/lib", mode=0o750, uid=7, gid=8)
+    l1.file("usr/lib/libfoo.so.1", blob(1, 300_000), mode=0o755)
+    l1.file("usr/lib/libbar.so", blob(2, 70_000))
+    l1.dir("usr/bin")
+    l1.file("usr/bin/tool", blob(3, 5_000), mode=0o755)
+    l1.link("usr/bin/tool-alias", "usr/bin/tool")
+    l1.dir("var")
+    l1.dir("var/cache", uid=1000, gid=1000)
+    l1.file("var/cache/a", blob(4, 20_000), uid=1000, gid=1000)
+    l1.file("var/cache/b", blob(5, 9_000))
+    l1.dir("var/cache/sub")
+    l1.file("var/cache/sub/c", blob(6, 3_000))
+    l1.dir("gone")
+    l1.dir("gone/deep")
+    l1.file("gone/deep/file", blob(7, 40_000))
+    l1.dir("x")
+    l1.dir("x/inner")
+    l1.file("x/inner/file", blob(8, 11_000))
+    l1.file("y", blob(9, 12_000))
+    l1.symlink("sym", "etc/passwd")
+    l1.dir("data")
+    l1.file("data/colour", b"blue\n", xattrs={"user.colour": "blue"})
+    l1.file("data/blob", blob(10, 1_000_000))
+    l1.close()
+
+    l2 = Layer(os.path.join(out, "l2.tar"))
+    l2.dir("etc", mode=0o750, uid=0, gid=42)
+    l2.file("etc/passwd", b"root:x:0:0 v2\n")
+    l2.whiteout(".wh.gone")
+    l2.dir("var")
+    l2.dir("var/cache", mode=0o700, uid=1000, gid=1000)
+    l2.whiteout("var/cache/.wh..wh..opq")
+    l2.file("var/cache/fresh", blob(11, 6_000))
+    l2.file("x", blob(12, 2_000))
+    l2.dir("y", mode=0o711)
+    l2.file("y/new", blob(13, 4_000))
+    l2.dir("usr")
+    l2.dir("usr/bin")
+    l2.link("usr/bin/linked", "usr/lib/libfoo.so.1")
+    l2.dir("usr/lib", mode=0o750, uid=7, gid=8)
+    l2.whiteout("usr/lib/.wh.libbar.so")
+    l2.dir("data")
+    l2.file("data/colour", b"red\n", xattrs={"user.colour": "red", "user.more": "x"})
+    l2.file("data/blob", blob(14, 900_000))
+    l2.symlink("sym", "etc/hosts")
+    l2.close()
+
+    l3 = Layer(os.path.join(out, "l3.tar"))
+    # usr and usr/lib have no entry here: l2's attributes must stay.
+    l3.file("usr/lib/libfoo.so.1", blob(15, 250_000), mode=0o755)
+    l3.dir("etc", mode=0o755, uid=0, gid=0)
+    l3.file("etc/passwd", b"root:x:0:0 v3\n")
+    l3.link("etc/passwd-hard", "etc/passwd")
+    l3.link("etc/hosts-hard", "etc/hosts")
+    l3.dir("y", mode=0o711)
+    l3.whiteout("y/.wh.new")
+    l3.file("y/newer", b"in l3\n")
+    l3.dir("var")
+    l3.dir("var/cache", mode=0o700, uid=1000, gid=1000)
+    l3.dir("var/cache/sub")
+    l3.file("var/cache/sub/d", b"l3 under an opaque directory of l2\n")
+    l3.close()
+
+
+def sameskip(out):
+    l1 = Layer(os.path.join(out, "l1.tar"))
+    l1.file("tool", blob(20, 5_000))
+    l1.link("tool-alias", "tool")
+    l1.close()
+    l2 = Layer(os.path.join(out, "l2.tar"))
+    l2.file("tool", blob(21, 5_000))
+    l2.close()
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    case = sys.argv[2] if len(sys.argv) == 3 else "stack"
+    {"stack": stack, "sameskip": sameskip}[case](sys.argv[1])
+
+
+main()
