@@ -88,7 +88,10 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 			  int argc, char **argv)
 {
 	char msg[1024];
-	int ret = mksq_append_open(ap, args);
+	int ret;
+
+	tool_set_progname(PROG);
+	ret = mksq_append_open(ap, args);
 
 	if (ret == 0)
 		ret = mksq_append_sources(ap, args);
@@ -103,8 +106,10 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 	}
 	for (int i = 0; i < args->warn.n; i++)
 		fprintf(stderr, PROG ": warning: %s\n", args->warn.v[i]);
-	tool_run_set_base(mksq_append_add, ap);
-	return 0;
+	ret = mksq_append_check(ap, args);
+	if (ret == 0)
+		tool_run_set_base(mksq_append_add, ap);
+	return ret;
 }
 
 struct feeder {
