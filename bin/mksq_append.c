@@ -4,9 +4,9 @@
  * -noappend, and build systems rely on it (GNU Guix's `guix pack -f
  * squashfs` makes its image in four appending runs). This is the part of
  * sqpack-mksquashfs that does the same: DEST is opened with the reader,
- * its codec, block size and export table decide the new image's, and the
- * packer gets the whole image as its first input (tool_run_set_base),
- * with -root-becomes NAME putting its root at NAME.
+ * its codec (with its options), block size and export table decide the
+ * new image's, and the packer gets the whole image as its first input
+ * (tool_run_set_base), with -root-becomes NAME putting its root at NAME.
  *
  * The image is never written in place: the packer writes a new one beside
  * it and renames it over DEST when complete (tool_run.c), so an append
@@ -68,12 +68,12 @@ static int root_names(struct mksq_append *ap)
 
 	if (ap->under[0] != '\0')
 		return names_push(&ap->base, ap->under) == 0 ? 0 : SQP_ERR_NOMEM;
+	/* the reader refuses a listing not sorted by strcmp, so the names
+	 * come in the order bsearch needs */
 	r = sqp_dir_open(ap->img, sqp_image_root(ap->img), &dir);
 	while (r == 0 && (r = sqp_dir_next(dir, &e)) == 1)
 		r = names_push(&ap->base, e.name) == 0 ? 0 : SQP_ERR_NOMEM;
 	sqp_dir_close(dir);
-	/* the listing is sorted by the reader's check; bsearch relies on it */
-	qsort(ap->base.names, ap->base.count, sizeof(char *), name_cmp);
 	return r;
 }
 
@@ -110,6 +110,7 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 	sqp_image_get_info(ap->img, &info);
 	ap->base.comp = sqp_codec_name(info.codec);
 	ap->base.block = info.block_size;
+	ap->codec = lay.codec;
 	ap->base.exportable = lay.has_export;
 	ap->base.no_xattrs = (lay.flags & SQP_SB_NO_XATTRS) != 0;
 	return 0;
@@ -135,7 +136,7 @@ static int flat_clash(const struct mksq_append *ap, const char *src)
 
 	if (d == NULL)
 		return 0; /* the packer says why it cannot read it */
-	while (r == 0 && (e = readdir(d)) != NULL) {
+	for (errno = 0; r == 0 && (e = readdir(d)) != NULL; errno = 0) {
 		const char *n = e->d_name;
 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
@@ -147,20 +148,34 @@ static int flat_clash(const struct mksq_append *ap, const char *src)
 			src, n, n, n);
 		r = 1;
 	}
+	if (r == 0 && errno != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno));
+		r = 1;
+	}
 	closedir(d);
 	return r;
 }
 
-/* The top-level name of source path (its real path's for "." and ".."). */
+/* The top-level name the packer gives source path: its last component
+ * (that of its real path for "." and ".."), as mksq_emit.c has it. */
 static char *top_name(const char *path)
 {
-	char *real = realpath(path, NULL), *slash, *name;
+	char *copy = strdup(path), *real = NULL, *base, *name = NULL;
+	size_t n;
 
-	if (real == NULL)
+	if (copy == NULL)
 		return NULL;
-	slash = strrchr(real, '/');
-	name = strdup(slash != NULL && slash[1] != '\0' ? slash + 1 : real);
+	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = '\0';
+	base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
+	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		real = realpath(copy, NULL);
+		base = real != NULL ? strrchr(real, '/') + 1 : NULL;
+	}
+	if (base != NULL)
+		name = strdup(base);
 	free(real);
+	free(copy);
 	return name;
 }
 
@@ -185,9 +200,12 @@ static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
 		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
 	}
-	if (real != NULL && ap->stage != NULL && ap->base.src != NULL &&
-	    asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) >= 0)
-		r = symlink(real, ap->base.src[i]);
+	if (real != NULL && ap->stage != NULL && ap->base.src != NULL) {
+		if (asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) < 0)
+			ap->base.src[i] = NULL;
+		else
+			r = symlink(real, ap->base.src[i]);
+	}
 	if (r != 0)
 		fprintf(stderr, PROG ": %s: cannot rename it %s: %s\n", src, name,
 			strerror(errno));
@@ -244,8 +262,8 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 	return r;
 }
 
-/* 1 after a message when the policy changes or drops entry we (path as
- * the writer will see it). */
+/* 1 after a message when the policy changes or drops the image's entry
+ * (path as the writer will see it) with attributes in. */
 static int changed(const struct sqp_policy *pol, const char *dest,
 		   const char *path, const struct sqp_inode_info *in)
 {

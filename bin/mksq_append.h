@@ -13,6 +13,7 @@
 struct mksq_append {
 	struct mksq_base base;  /* for the second translation */
 	struct sqp_image *img;
+	struct sqp_codec_config codec; /* the image's, options included */
 	int fd;
 	const char *under;      /* "" or -root-becomes NAME */
 	char *stage;            /* the directory of renamed sources, or NULL */

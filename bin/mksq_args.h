@@ -68,9 +68,10 @@ struct mksq_sources {
 
 /*
  * Translate argv (mksquashfs order: SOURCE... DEST [OPTIONS] [-e LIST]).
- * sde is SOURCE_DATE_EPOCH or NULL; base is NULL unless appending. Returns 0 (args filled; free it with
- * mksq_args_free), 2 for a usage error or 1 for a failure (an -ef file
- * unreadable, memory); then msg says why, and nothing needs freeing.
+ * sde is SOURCE_DATE_EPOCH or NULL; base is NULL unless appending.
+ * Returns 0 (args filled; free it with mksq_args_free), 2 for a usage
+ * error or 1 for a failure (an -ef or -pf file unreadable, memory); then
+ * msg says why, and nothing needs freeing.
  */
 int mksq_translate(int argc, char **argv, const char *sde,
 		   const struct mksq_base *base, struct mksq_args *args,

@@ -108,7 +108,7 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 		fprintf(stderr, PROG ": warning: %s\n", args->warn.v[i]);
 	ret = mksq_append_check(ap, args);
 	if (ret == 0)
-		tool_run_set_base(mksq_append_add, ap);
+		tool_run_set_base(mksq_append_add, ap, &ap->codec);
 	return ret;
 }
 

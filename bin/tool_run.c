@@ -27,11 +27,14 @@
  * carry an open image, so it is handed over here. */
 static tool_run_base_fn base_fn;
 static void *base_user;
+static const struct sqp_codec_config *base_codec;
 
-void tool_run_set_base(tool_run_base_fn fn, void *user)
+void tool_run_set_base(tool_run_base_fn fn, void *user,
+		       const struct sqp_codec_config *codec)
 {
 	base_fn = fn;
 	base_user = user;
+	base_codec = codec;
 }
 
 /* The bytes in front of the image: kept from opt->prefix_from (img2img's
@@ -155,6 +158,8 @@ int tool_run_writer(struct tool_run *r)
 	}
 	if (d.mem_limit == 0)
 		d.mem_limit = default_mem_limit();
+	if (base_codec != NULL)
+		d.codec = *base_codec;
 	/* The spill file goes where the image goes: the space the user
 	 * chose for it, not a /tmp that may be small or in memory. */
 	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;

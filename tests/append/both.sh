@@ -45,13 +45,14 @@ step() {
 	fi
 	compare "$name"
 }
-# settings: the codec and block size both images report.
+# settings: the codec, its options and the block size both images report.
 settings() {
 	for i in ref our; do
-		unsquashfs -s "$T/$i.img" | grep -E '^(Compression|Block size)' > "$T/$i.s"
+		unsquashfs -o "$OFF" -s "$T/$i.img" |
+			sed -n '/^Compression/,/^Block size/p' > "$T/$i.s"
 	done
 	if diff "$T/ref.s" "$T/our.s" > "$T/s.diff"; then
-		pass "$1: same compression and block size ($(tr '\n' ' ' < "$T/our.s"))"
+		pass "$1: same compression and block size ($(tr '\n\t' '  ' < "$T/our.s"))"
 	else
 		fail "$1: unsquashfs -s differ (< mksquashfs, > ours)"; cat "$T/s.diff"
 	fi

@@ -4,7 +4,8 @@
 # mksquashfs: xattrs (stored on append unless the image stores none,
 # whatever -no-xattrs says; an image's own xattrs always kept), the
 # options the image overrules (-comp, -b, -noI, -noD, -no-fragments,
-# -no-duplicates, -no-exports) and -no-hardlinks on the new sources.
+# -no-duplicates, -no-exports), the image's compressor options kept, and
+# -no-hardlinks on the new sources.
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/base/d" "$T/new/sub" || exit 99
 printf 'same bytes\n' > "$T/base/d/one"
@@ -32,4 +33,10 @@ step "-no-hardlinks on the new sources" new -no-hardlinks -keep-as-directory -no
 rm -f ref.img our.img
 step "an image without xattrs (-no-xattrs)" base -no-xattrs -no-progress
 step "-no-xattrs again: none stored" new -keep-as-directory -no-xattrs -no-progress
+
+# The image's compressor options are the appended data's too.
+rm -f ref.img our.img
+step "an xz image with an 8K dictionary" base -comp xz -Xdict-size 8K -no-progress
+step "appended with -comp gzip" new -keep-as-directory -comp gzip -no-progress
+settings "the image's compressor options"
 finish
