@@ -42,7 +42,30 @@ void sqp_codec_worker_fini(void *ctx, void *state)
 	struct sqp_codec_worker *w = state;
 
 	(void)ctx;
+	sqp_compressor_destroy(w->other);
 	sqp_compressor_destroy(w->codec);
 	free(w->scratch);
 	free(w);
+}
+
+int sqp_codec_worker_decoder(struct sqp_codec_worker *w,
+			     const struct sqp_codec_config *cfg,
+			     struct sqp_compressor **out)
+{
+	const struct sqp_codec_config *o = &w->other_cfg;
+	int ret;
+
+	if (w->other == NULL || o->id != cfg->id || o->block_size != cfg->block_size ||
+	    o->level != cfg->level || o->window != cfg->window ||
+	    o->strategies != cfg->strategies || o->filters != cfg->filters ||
+	    o->dict_size != cfg->dict_size || o->algorithm != cfg->algorithm ||
+	    o->flags != cfg->flags) {
+		sqp_compressor_destroy(w->other);
+		w->other = NULL;
+		if ((ret = sqp_compressor_create(cfg, &w->other)) != 0)
+			return ret;
+		w->other_cfg = *cfg;
+	}
+	*out = w->other;
+	return 0;
 }

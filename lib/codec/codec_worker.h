@@ -24,6 +24,9 @@ struct sqp_codec_worker {
 	struct sqp_compressor *codec; /* NULL with no_codec */
 	uint8_t *scratch;
 	size_t scratch_size;
+	/* sqp_codec_worker_decoder's: made on first use */
+	struct sqp_compressor *other;
+	struct sqp_codec_config other_cfg;
 };
 
 /* For sqp_pool_desc.worker_init/worker_fini: ctx is a
@@ -35,5 +38,12 @@ struct sqp_codec_worker_desc {
 };
 int sqp_codec_worker_init(void *ctx, void **state);
 void sqp_codec_worker_fini(void *ctx, void *state);
+
+/* The worker's codec for another configuration (the writer converting a
+ * base image decodes the base's blocks with it): made the first time,
+ * kept while cfg stays the same. */
+int sqp_codec_worker_decoder(struct sqp_codec_worker *w,
+			     const struct sqp_codec_config *cfg,
+			     struct sqp_compressor **out);
 
 #endif

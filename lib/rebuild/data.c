@@ -10,12 +10,17 @@
  * writing, not the codec: an xz image rewritten with one file changed
  * recompresses that file alone.
  *
- * Decompressed and compressed again (a conversion: another codec, block
- * size or options; an EROFS base; a tail the writer's fragment mode
- * keeps out of fragments): the file is read through the reader
- * (sqp_file_pread) and given to sqp_writer_add as a data source, so the
- * writer cuts, deduplicates and compresses it as any other file's; the
- * source is read only if the writer takes the entry.
+ * Converted block for block (another codec, options or storage flags,
+ * the same block size): the same description, the writer's workers
+ * decode each block with the base's codec and compress it with the new
+ * one, in parallel; fragment blocks keep their tails where they were.
+ *
+ * Decompressed and compressed again as a stream (another block size; an
+ * EROFS base; a tail the writer's fragment mode keeps out of
+ * fragments): the file is read through the reader (sqp_file_pread) and
+ * given to sqp_writer_add as a data source, so the writer cuts,
+ * deduplicates and compresses it as any other file's; the source is
+ * read only if the writer takes the entry.
  */
 #include "config.h"
 
@@ -66,12 +71,15 @@ int rebuild_init(struct rebuild *rb)
 {
 	const struct sqp_writer_desc *d = &rb->w->desc;
 	struct sqp_image *img = rb->img;
+	const struct sqp_codec_config *recode = NULL;
 
-	if (img->ero != NULL || !same_codec(&d->codec, &img->codec_cfg) ||
-	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
+	if (img->ero != NULL || d->codec.block_size != img->sb.block_size)
 		return 0;
+	if (!same_codec(&d->codec, &img->codec_cfg) ||
+	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
+		recode = &img->codec_cfg;
 	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->sb.bytes_used,
-			    img->sb.frag_count, &rb->copy) != 0)
+			    img->sb.frag_count, recode, &rb->copy) != 0)
 		return rb->w->err.code ? rb->w->err.code :
 			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;

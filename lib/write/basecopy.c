@@ -3,9 +3,11 @@
  * basecopy.c - a base image's stored blocks and fragment blocks into the
  * data path as they are (see basecopy.h).
  *
- * Nothing here decompresses: a base block's bytes are trusted to decode
- * as they did in the base (sqp_writer_add_image's caller chose the base;
- * `imginfo check` proves one). What is checked is everything the new
+ * Copying decompresses nothing: a base block's bytes are trusted to
+ * decode as they did in the base (sqp_writer_add_image's caller chose
+ * the base; `imginfo check` proves one). Converting (recode) decodes
+ * every block on a worker, which refuses one that does not decode to its
+ * length. What is checked either way is everything the new
  * image's structure depends on, before any job is queued: each size word
  * within the block size (a raw block exactly its length), every block
  * and fragment block inside the base, a tail inside its fragment block.
@@ -42,6 +44,7 @@ struct basecopy {
 	int fd;
 	uint64_t origin, end;
 	uint32_t frag_count;
+	const struct sqp_codec_config *recode; /* NULL: blocks as they are */
 	uint32_t *frag_map;    /* per base fragment block: new index + 1 */
 	struct hchain index;   /* copied[] by base position */
 	struct copied *copied;
@@ -49,7 +52,8 @@ struct basecopy {
 };
 
 int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
-		    uint32_t frag_count, struct basecopy **out)
+		    uint32_t frag_count, const struct sqp_codec_config *recode,
+		    struct basecopy **out)
 {
 	struct basecopy *bc = calloc(1, sizeof(*bc));
 
@@ -61,6 +65,7 @@ int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
 	bc->origin = origin;
 	bc->end = end;
 	bc->frag_count = frag_count;
+	bc->recode = recode;
 	if (hchain_init(&bc->index, NULL) != 0 ||
 	    (frag_count > 0 &&
 	     (bc->frag_map = calloc(frag_count, sizeof(*bc->frag_map))) == NULL))
@@ -187,6 +192,7 @@ static int queue(struct basecopy *bc, uint64_t pos, uint32_t word,
 	job->size_word = word;
 	job->copy_fd = bc->fd;
 	job->copy_from = bc->origin + pos;
+	job->recode = bc->recode;
 	return compress_submit(bc->p->comp, job);
 }
 

@@ -37,9 +37,14 @@ struct basecopy;
 
 /* For one base image: stored bytes are read from fd, image position 0
  * at file position origin; no position is used at or past end (the
- * base's bytes_used); it has frag_count fragment blocks. */
+ * base's bytes_used); it has frag_count fragment blocks. recode: NULL
+ * to copy blocks as they are, or the base's codec (of the writer's
+ * block size; borrowed) to convert them: each block and fragment block
+ * is decoded and compressed again on the workers, one for one, so tails
+ * keep their places. */
 int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
-		    uint32_t frag_count, struct basecopy **out);
+		    uint32_t frag_count, const struct sqp_codec_config *recode,
+		    struct basecopy **out);
 void basecopy_destroy(struct basecopy *bc);
 
 /* Whether the data path can take f as it is stored: the writer's

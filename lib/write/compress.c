@@ -56,12 +56,37 @@ struct compress_stage {
 	struct blk_job *free_jobs;
 };
 
+/* A base image's block: read as it is stored (0: done), or decoded into
+ * raw[] to be compressed again (1). A block that does not decode to its
+ * length, or a fragment block to at most raw_len bytes, is corrupt. */
+static int base_job(struct blk_job *job, struct sqp_codec_worker *w)
+{
+	uint32_t len = job->size_word & SQFS_BLOCK_SIZE_MASK;
+	struct sqp_compressor *dec;
+	int n, ret = sqp_pread_full(job->copy_fd, job->copy_from, job->out, len);
+
+	if (ret != 0 || job->recode == NULL)
+		return ret;
+	if (job->size_word & SQFS_BLOCK_UNCOMPRESSED) {
+		memcpy(job->raw, job->out, len);
+		n = (int)len;
+	} else {
+		if ((ret = sqp_codec_worker_decoder(w, job->recode, &dec)) != 0)
+			return ret;
+		n = sqp_decompress(dec, job->out, len, job->raw, job->raw_len);
+	}
+	if (n <= 0 || (job->kind == JOB_BASE_BLOCK && (uint32_t)n != job->raw_len))
+		return SQP_ERR_CORRUPT;
+	job->raw_len = (uint32_t)n;
+	return 1;
+}
+
 static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 {
 	struct blk_job *job = (struct blk_job *)base;
 	const struct compress_settings *s = job->set;
 	struct sqp_codec_worker *w = state;
-	int n;
+	int n, frag;
 
 	(void)ctx;
 	if (s->fail_job != 0 && base->seq + 1 == s->fail_job)
@@ -69,11 +94,13 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(s->fd, s->base + job->copy_from,
 				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
-	if (job->kind == JOB_BASE_BLOCK || job->kind == JOB_BASE_FRAGMENT)
-		return sqp_pread_full(job->copy_fd, job->copy_from, job->out,
-				      job->size_word & SQFS_BLOCK_SIZE_MASK);
-
-	if (job->kind == JOB_BLOCK ? s->raw_data : s->raw_frags) {
+	if (job->kind == JOB_BASE_BLOCK || job->kind == JOB_BASE_FRAGMENT) {
+		n = base_job(job, w);
+		if (n <= 0)
+			return n;
+	}
+	frag = job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT;
+	if (frag ? s->raw_frags : s->raw_data) {
 		job->probed_raw = 0;
 		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
 		return 0;
@@ -191,8 +218,11 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	uint64_t pos = c->out->pos;
 	int ret;
 
+	/* A block stored raw by the codec here (compressed or converted) is
+	 * in raw[]; a base block copied as it is, raw or not, in out[]. */
 	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) &&
-	    (job->kind == JOB_BLOCK || job->kind == JOB_FRAGMENT)) {
+	    (job->kind == JOB_BLOCK || job->kind == JOB_FRAGMENT ||
+	     (job->kind >= JOB_BASE_BLOCK && job->recode != NULL))) {
 		bytes = job->raw;
 		c->stats->blocks_raw++;
 		c->stats->blocks_probed_raw += job->probed_raw;
@@ -219,8 +249,9 @@ int compress_retire_one(struct compress_stage *c)
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(c->err, ret, "reading back a block: %s", sqp_strerror(ret));
 	} else if (ret != 0 && job->kind >= JOB_BASE_BLOCK) {
-		sqp_err(c->err, ret, "reading a block of the base image: %s",
-			sqp_strerror(ret));
+		sqp_err(c->err, ret, "%s a block of the base image at %llu: %s",
+			job->recode != NULL ? "converting" : "reading",
+			(unsigned long long)job->copy_from, sqp_strerror(ret));
 	} else if (ret != 0) {
 		sqp_err(c->err, ret, "compressing a block: %s", sqp_strerror(ret));
 	} else if (c->err->code == 0) {

@@ -24,7 +24,9 @@ enum blk_job_kind {
 	JOB_FRAGMENT,   /* same, for a fragment block */
 	JOB_COPY,       /* read copy_len stored bytes at copy_from into out[] */
 	/* A base image's stored block (basecopy.h): read size_word's bytes
-	 * at file position copy_from of copy_fd into out[], as they are. */
+	 * at file position copy_from of copy_fd into out[], as they are,
+	 * or with recode decode them with that codec into raw[] and
+	 * compress them as JOB_BLOCK / JOB_FRAGMENT do. */
 	JOB_BASE_BLOCK,
 	JOB_BASE_FRAGMENT,
 };
@@ -43,6 +45,9 @@ struct blk_job {
 	uint32_t index;        /* physical block or fragment number */
 	uint64_t copy_from;
 	int copy_fd;           /* JOB_BASE_*: the base image's file */
+	/* JOB_BASE_*: NULL, or the base's codec to decode with; raw_len is
+	 * then a block's exact length, a fragment block's largest. */
+	const struct sqp_codec_config *recode;
 	struct blk_job *next_free;
 };
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # hostile.sh - a corrupt base gives a message and exit 1, or an image
 # (a flipped byte inside a stored block is copied as it is: that is the
-# price of not decompressing, see basecopy.c), never a crash or a hang,
+# price of not decompressing, see basecopy.c; a conversion, which
+# decodes, refuses it), never a crash or a hang,
 # and a failed run leaves no OUTPUT. The corruptions of mkcorrupt.py,
 # and block lists that do not fit the base (mkbadlist.py), which only
 # img2img's own checks can catch since the reader decompresses nothing
@@ -27,6 +28,16 @@ for name in $(cat "$T/bad/cases.txt"); do
 		fail "$name: exit $rc: $(head -c 200 "$T/err")"
 	fi
 done
+
+# Converting decodes every block: a flipped one is refused.
+if codec_built zstd; then
+	rm -f "$T/out.img"
+	"$IMG2IMG" -q -c zstd "$T/out.img" "$T/bad/flipped-first-data-block.img" 2> "$T/err"
+	check "-c zstd of a flipped data block: exit 1, a message, no image" \
+		sh -c "test $? = 1 && grep -q 'converting a block of the base image' '$T/err' && test ! -e '$T/out.img'"
+else
+	skipc "zstd not built"
+fi
 
 # Block lists that lie, in an image with uncompressed inodes.
 mkdir -p "$T/l" "$T/lbad" && seq 1 200000 > "$T/l/big" && echo hi > "$T/l/small" &&

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# img2img-bench.sh - img2img on an xz image of a corpus tar, in one run:
+# replacing one file against packing the tar with xz (the floor: at most
+# 5% of its time, since nothing else is compressed again), and
+# converting the image to zstd against img2tar | tar2img -c zstd (the
+# floor: at most 0.6x its time) and against packing the tar with zstd
+# (no more than 1.001x its size); the conversion must read equal to the
+# base. Images are kept in CORPUS/img2img-images (delete it to rebuild
+# them; the timed runs are always made again).
+set -u
+
+corpus=/var/tmp/sqfs-bench
+tar=big
+jobs=2
+bindir=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus) corpus=$2; shift ;;
+	--tar) tar=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--bindir) bindir=$2; shift ;;
+	-h|--help)
+		echo "usage: $0 [--corpus DIR] [--tar big|small] [--jobs N] [--bindir DIR]"
+		exit 0 ;;
+	-*) echo "$0: unknown option $1" >&2; exit 2 ;;
+	*) corpus=$1 ;;
+	esac
+	shift
+done
+here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$bindir" ] || bindir=${top_builddir:-$here/../..}/bin
+for t in tar2img img2img img2tar imginfo; do
+	[ -x "$bindir/$t" ] || { echo "$0: $t not found in $bindir" >&2; exit 1; }
+done
+src=$corpus/$tar.tar
+[ -f "$src" ] || { echo "$0: $src missing; build the corpus with ../shared/bench/make-corpus.sh" >&2; exit 1; }
+work=$corpus/img2img-images
+mkdir -p "$work"
+out=$corpus/img2img-bench-$(date +%Y%m%d-%H%M%S).md
+export SOURCE_DATE_EPOCH=1700000000
+
+timed() { # timed COMMAND...: seconds of wall time
+	/usr/bin/time -o "$work/time" -f '%e' "$@" > /dev/null 2> "$work/err" ||
+		{ echo "FAILED: $*: $(head -c 300 "$work/err")" >&2; echo nan; return; }
+	cat "$work/time"
+}
+size() { stat -c %s "$1"; }
+
+# The layer: the largest regular file of the tar, replaced by a line.
+victim=$(tar -tvf "$src" | awk '$1 ~ /^-/ { print $3, $NF }' | sort -n | tail -1 | cut -d' ' -f2-)
+rm -rf "$work/layer" && mkdir -p "$work/layer/$(dirname "$victim")" &&
+echo "replaced by img2img-bench" > "$work/layer/$victim" &&
+tar -C "$work/layer" -cf "$work/layer.tar" "$victim" || exit 1
+
+cat "$src" > /dev/null
+t_xz=$(timed "$bindir/tar2img" -q -f -j "$jobs" -c xz "$work/xz.img" "$src")
+t_zstd=$(timed "$bindir/tar2img" -q -f -j "$jobs" -c zstd "$work/zstd.img" "$src")
+t_one=$(timed "$bindir/img2img" -q -f -j "$jobs" "$work/one.img" "$work/xz.img" "$work/layer.tar")
+t_conv=$(timed "$bindir/img2img" -q -f -j "$jobs" -c zstd "$work/conv.img" "$work/xz.img")
+t_pipe=$(timed sh -c "'$bindir/img2tar' -j '$jobs' '$work/xz.img' |
+	'$bindir/tar2img' -q -f -j '$jobs' -c zstd '$work/pipe.img'")
+equal=no
+"$bindir/imginfo" diff -q "$work/xz.img" "$work/conv.img" > /dev/null 2>&1 && equal=yes
+one_diff=$("$bindir/imginfo" diff "$work/xz.img" "$work/one.img" 2>&1 | cut -d: -f1 | sort -u | tr '\n' ' ')
+
+{
+echo "img2img benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $tar.tar, -j $jobs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| what | s | compared with | s | ratio | floor |"
+echo "|---|---|---|---|---|---|"
+awk -v a="$t_one" -v b="$t_xz" 'BEGIN { r = a / b
+	printf "| replace one file (xz image) | %s | tar2img -c xz | %s | %.3f | %s (0.05) |\n",
+		a, b, r, r <= 0.05 ? "ok" : "MISSED" }'
+awk -v a="$t_conv" -v b="$t_pipe" 'BEGIN { r = a / b
+	printf "| convert xz to zstd | %s | img2tar \\| tar2img -c zstd | %s | %.3f | %s (0.6) |\n",
+		a, b, r, r <= 0.6 ? "ok" : "MISSED" }'
+echo
+echo "| image | bytes | ratio to tar2img -c zstd |"
+echo "|---|---|---|"
+for f in zstd conv pipe xz one; do
+	awk -v n="$f" -v a="$(size "$work/$f.img")" -v b="$(size "$work/zstd.img")" \
+		'BEGIN { printf "| %s | %d | %.4f%s |\n", n, a, a / b,
+			n == "conv" ? (a / b <= 1.001 ? " ok (1.001)" : " MISSED (1.001)") : "" }'
+done
+echo
+echo "conversion reads equal to the base (imginfo diff): $equal"
+echo "one file replaced ($victim): imginfo diff names: $one_diff"
+} | tee "$out"
+echo "Results saved in $out"

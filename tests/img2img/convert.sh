@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# convert.sh - img2img -c converts an image to another codec (xz to
+# zstd, and gzip to lz4 with another block size): the result reads equal
+# to the base (imginfo diff), and every judge - unsquashfs, sqfs2tar,
+# 7zz, squashfuse, a kernel loop mount - reads from it the tree the base
+# was packed from. A judge that reads mksquashfs's image of the codec
+# here must read ours; one that cannot run is a counted skip.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool bsdtar "$PYTHON3"
+[ "$(id -u)" = 0 ] || skip "needs root: bsdtar must restore owners and trusted.* xattrs"
+IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
+IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+
+T=$(fast_dir) || exit 99
+S=$T/src
+mkdir -p "$S/d/e" "$S/empty" "$S/many" || exit 99
+seq 1 300000 > "$S/big" && head -c 700000 /dev/urandom > "$S/random" &&
+for i in $(seq 1 100); do echo "small $i" > "$S/many/f$i"; done &&
+echo linked > "$S/d/l1" && ln "$S/d/l1" "$S/d/e/l2" && ln -s ../big "$S/d/sym" &&
+truncate -s 3M "$S/sparse" && echo tail >> "$S/sparse" &&
+chmod 4755 "$S/d/e" && chown 12:34 "$S/d/l1" &&
+setfattr -n user.note -v hello "$S/big" 2>/dev/null
+touch -d @1600000000 "$S" "$S"/* "$S"/d/* "$S"/d/e/* "$S"/many/* || exit 99
+tar -C "$S" --sort=name --xattrs -cf "$T/src.tar" . || exit 99
+rm -rf "$T/ref" && mkdir "$T/ref" && bsdtar -xpf "$T/src.tar" --xattrs --numeric-owner -C "$T/ref" || exit 99
+
+# convert FROM TO [OPTIONS]: a FROM image of the tar, converted to TO
+for pair in "xz zstd" "gzip lz4 -b 64K"; do
+	set -- $pair
+	from=$1 to=$2; shift 2
+	codec_built "$from" && codec_built "$to" || { skipc "$from or $to not built"; continue; }
+	base=$T/$from.img img=$T/$from-$to.img
+	run "$from: tar2img" "$TAR2IMG" -q -c "$from" "$base" "$T/src.tar" || continue
+	run "$from to $to: img2img" "$IMG2IMG" -q -c "$to" "$@" "$img" "$base" || continue
+	check "$from to $to: the image is $to" sh -c "'$IMGINFO' '$img' | grep -q '^codec: *$to'"
+	check "$from to $to: reads equal to the base (imginfo diff)" "$IMGINFO" diff "$base" "$img"
+	w="$from to $to"
+	if judge_ok "$w: unsquashfs" unsquashfs "$to"; then
+		rm -rf "$T/u"
+		if unsquashfs -q -n -d "$T/u" "$img" > "$T/err" 2>&1; then
+			same_tree "$w: unsquashfs tree equals the source" "$T/u" "$T/ref"
+		else
+			fail "$w: unsquashfs refuses our image: $(tail -1 "$T/err")"
+		fi
+	fi
+	if judge_ok "$w: sqfs2tar" sqfs2tar "$to"; then
+		rm -rf "$T/s" && mkdir "$T/s"
+		if sqfs2tar "$img" > "$T/s.tar" 2> "$T/err" &&
+		   bsdtar -xpf "$T/s.tar" --xattrs --numeric-owner -C "$T/s"; then
+			same_tree "$w: sqfs2tar tree equals the source" "$T/s" "$T/ref"
+		else
+			fail "$w: sqfs2tar refuses our image: $(head -1 "$T/err")"
+		fi
+	fi
+	if judge_ok "$w: 7zz" 7zz "$to"; then
+		rm -rf "$T/z"
+		if 7zz x -y -snld -o"$T/z" "$img" > "$T/err" 2>&1; then
+			same_tree "$w: 7zz tree equals the source (names, data, links, mtimes)" \
+				"$T/z" "$T/ref" --ignore=owner,perm,xattrs,hardlinks
+		else
+			fail "$w: 7zz refuses our image: $(tail -3 "$T/err")"
+		fi
+	fi
+	if judge_ok "$w: squashfuse" squashfuse "$to"; then
+		mkdir -p "$T/fuse"
+		if squashfuse "$img" "$T/fuse" 2> "$T/err"; then
+			same_tree "$w: squashfuse tree equals the source" "$T/fuse" "$T/ref" \
+				--swap-xattr-prefixes --no-hardlinks
+			fusermount3 -u "$T/fuse" 2>/dev/null || umount "$T/fuse"
+		else
+			fail "$w: squashfuse refuses our image: $(head -1 "$T/err")"
+		fi
+	fi
+	if judge_ok "$w: kernel mount" kernel "$to"; then
+		mkdir -p "$T/mnt"
+		if mount -t squashfs -o loop,ro "$img" "$T/mnt" 2> "$T/err"; then
+			same_tree "$w: kernel-mounted tree equals the source" "$T/mnt" "$T/ref"
+			umount "$T/mnt"
+		else
+			fail "$w: the kernel refuses our image: $(head -1 "$T/err")"
+		fi
+	fi
+done
+finish
