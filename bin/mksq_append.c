@@ -335,14 +335,8 @@ int mksq_append_check(struct mksq_append *ap, const struct mksq_args *args)
 	return r < 0 ? 0 : r;
 }
 
-int mksq_append_add(struct sqp_writer *w, void *user)
-{
-	struct mksq_append *ap = user;
-
-	return sqp_writer_add_image(w, ap->img, ap->under);
-}
-
-void mksq_append_close(struct mksq_append *ap)
+/* Remove the links of renamed sources and their directory. */
+static void unstage(struct mksq_append *ap)
 {
 	for (int i = 0; ap->base.src != NULL && i < ap->nsrc; i++) {
 		if (ap->base.src[i] != NULL)
@@ -353,6 +347,25 @@ void mksq_append_close(struct mksq_append *ap)
 		rmdir(ap->stage);
 	free(ap->stage);
 	free(ap->base.src);
+	ap->stage = NULL;
+	ap->base.src = NULL;
+	ap->nsrc = 0;
+}
+
+int mksq_append_add(struct sqp_writer *w, void *user)
+{
+	struct mksq_append *ap = user;
+
+	/* The packer scans before it makes the writer, and the scan holds
+	 * the sources open: the links can go now, so that a signal during
+	 * the long part of the run leaves none behind. */
+	unstage(ap);
+	return sqp_writer_add_image(w, ap->img, ap->under);
+}
+
+void mksq_append_close(struct mksq_append *ap)
+{
+	unstage(ap);
 	for (size_t i = 0; i < ap->base.count; i++)
 		free(ap->base.names[i]);
 	free(ap->base.names);
