@@ -92,6 +92,7 @@ static const struct opt opts[] = {
 	{ "-noXattrCompression", SET, 0, F(noX), 1 },
 	{ "-no-duplicates", SET, 0, F(no_dedup), 1 },
 	{ "-one-file-system", SET, 0, F(one_fs), 1 },
+	{ "-root-becomes", STR, 1, F(root_becomes), 0 },
 	{ "-p", CALL, 1, 0, C_P },
 	{ "-pf", CALL, 1, 0, C_PF },
 	{ "-tar", SET, 0, F(tar), 1 },
@@ -183,6 +184,87 @@ static int set_id(const char *name, const char *arg, int group, long long *out,
 			 "below 2^32", name, arg, group ? "group" : "user");
 }
 
+/* The first component of a pseudo definition's path (quoted or with \
+ * escapes, as the policy reads it), into buf. */
+static void pseudo_top(const char *line, char *buf, size_t size)
+{
+	size_t n = 0;
+	int quoted = 0;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	while (*line == '/')
+		line++;
+	for (; *line != '\0' && n + 1 < size; line++) {
+		if (*line == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (*line == '\\' && line[1] != '\0')
+			line++;
+		else if (*line == '/' || (!quoted && (*line == ' ' || *line == '\t')))
+			break;
+		buf[n++] = *line;
+	}
+	buf[n] = '\0';
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* On append, mksquashfs leaves the image's entries as they are: a -p
+ * line under one of its root's names is ignored with a warning. 1 when
+ * arg is such a line (told in st->warn). */
+static int pseudo_on_base(struct mksq_state *st, const char *arg)
+{
+	char top[260], *key = top;
+
+	if (st->base == NULL)
+		return 0;
+	pseudo_top(arg, top, sizeof(top));
+	if (top[0] == '\0' || bsearch(&key, st->base->names, st->base->count,
+				      sizeof(char *), name_cmp) == NULL)
+		return 0;
+	if (mksq_argv_pushf(st->warn, "pseudo definition '%s': '%s' is in the image "
+			    "being appended to and cannot be changed; ignored",
+			    arg, top) != 0)
+		return -1;
+	return 1;
+}
+
+/* On append, -pf FILE's definitions one line at a time, so the lines
+ * on the image's names can be dropped as mksquashfs drops them. 0, or 1
+ * with msg set. */
+static int pseudo_file(struct mksq_state *st, const char *file, char *msg,
+		       size_t size)
+{
+	FILE *f = fopen(file, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int r = 0;
+
+	if (f == NULL)
+		return mksq_fail(msg, size, 1, "-pf %s: %s", file, strerror(errno));
+	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		r = pseudo_on_base(st, line);
+		if (r == 0)
+			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", line);
+		r = r == 1 ? 0 : r;
+	}
+	if (r == 0 && ferror(f))
+		r = mksq_fail(msg, size, 1, "-pf %s: read error", file);
+	else if (r != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
+	free(line);
+	fclose(f);
+	return r;
+}
+
 static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		    const char *name, const char *arg, char *msg, size_t size)
 {
@@ -216,9 +298,15 @@ static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		st->uid = st->gid = 0;
 		return 0;
 	case C_P:
-		r = mksq_argv_pushf(&st->spec, "--spec-line=%s", arg);
+		r = pseudo_on_base(st, arg);
+		if (r == 1)
+			return 0;
+		if (r == 0)
+			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", arg);
 		break;
 	case C_PF:
+		if (st->base != NULL && strcmp(arg, "-") != 0)
+			return pseudo_file(st, arg, msg, size);
 		r = mksq_argv_pushf(&st->spec, "--spec=%s", arg);
 		break;
 	case C_EF:
@@ -344,7 +432,8 @@ static int check_positionals(const struct mksq_state *st, int npos, char **pos,
 }
 
 int mksq_translate(int argc, char **argv, const char *sde,
-		   struct mksq_args *args, char *msg, size_t msg_size)
+		   const struct mksq_base *base, struct mksq_args *args,
+		   char *msg, size_t msg_size)
 {
 	struct mksq_state st;
 	int npos = argc > 0 ? count_positionals(argc, argv) : 0;
@@ -356,6 +445,8 @@ int mksq_translate(int argc, char **argv, const char *sde,
 	st.block = 128 * 1024;
 	st.uid = st.gid = st.root_uid = st.root_gid = -1;
 	st.exports = st.tailends = -1;
+	st.base = base;
+	st.warn = &args->warn;
 	r = parse_opts(&st, args, argc, argv, npos + 1, msg, msg_size);
 	if (r == 0 && args->action == MKSQ_RUN)
 		r = check_positionals(&st, npos, argv + 1, msg, msg_size);
@@ -363,6 +454,11 @@ int mksq_translate(int argc, char **argv, const char *sde,
 		args->dest = argv[npos];
 		args->tar = st.tar;
 		args->noappend = st.noappend;
+		args->keep_dir = st.keep_dir;
+		args->offset = st.offset;
+		args->root_becomes = st.root_becomes;
+		args->src = argv + 1;
+		args->nsrc = npos - 1;
 		r = mksq_emit(&st, args, argv + 1, npos - 1, argc, argv, sde, msg, msg_size);
 	}
 	mksq_argv_free(&st.spec);

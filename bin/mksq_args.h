@@ -27,8 +27,34 @@ struct mksq_args {
 	enum mksq_action action;
 	struct mksq_argv argv;   /* argv[0] is "dir2img" or "tar2img" */
 	const char *dest;        /* borrowed from the caller's argv */
+	char **src;              /* the sources, borrowed from argv */
+	int nsrc;
 	int tar;                 /* 1: a tar on stdin, for tar2img */
 	int noappend;            /* -noappend: DEST may be replaced */
+	int keep_dir;            /* -keep-as-directory */
+	unsigned long long offset; /* -offset: where the image starts in DEST */
+	const char *root_becomes; /* -root-becomes NAME, or NULL */
+	struct mksq_argv warn;   /* messages for stderr: -p lines dropped */
+};
+
+/*
+ * An append (DEST an image, no -noappend): what the image decides, as
+ * mksquashfs lets it: the codec, the block size and the export table,
+ * whatever -comp, -b, -noI... say; -no-xattrs counts only when the image
+ * stores none either. names are its root's entries (with
+ * -root-becomes NAME, just NAME): a -p line whose first component is one
+ * of them is dropped with a warning, as mksquashfs does. src, when not
+ * NULL, replaces each source path (a link under a clashing name's new
+ * name).
+ */
+struct mksq_base {
+	const char *comp;
+	unsigned long long block;
+	int exportable;
+	int no_xattrs;           /* its superblock says none are stored */
+	char **names;            /* sorted (strcmp) */
+	size_t count;
+	char **src;
 };
 
 /* The sources' names as they appear in the image: what exclude paths that
@@ -42,12 +68,14 @@ struct mksq_sources {
 
 /*
  * Translate argv (mksquashfs order: SOURCE... DEST [OPTIONS] [-e LIST]).
- * sde is SOURCE_DATE_EPOCH or NULL. Returns 0 (args filled; free it with
- * mksq_args_free), 2 for a usage error or 1 for a failure (an -ef file
- * unreadable, memory); then msg says why, and nothing needs freeing.
+ * sde is SOURCE_DATE_EPOCH or NULL; base is NULL unless appending.
+ * Returns 0 (args filled; free it with mksq_args_free), 2 for a usage
+ * error or 1 for a failure (an -ef or -pf file unreadable, memory); then
+ * msg says why, and nothing needs freeing.
  */
 int mksq_translate(int argc, char **argv, const char *sde,
-		   struct mksq_args *args, char *msg, size_t msg_size);
+		   const struct mksq_base *base, struct mksq_args *args,
+		   char *msg, size_t msg_size);
 void mksq_args_free(struct mksq_args *args);
 
 /* Helpers shared with mksq_exclude.c. */

@@ -193,10 +193,13 @@ static int emit_root(const struct mksq_state *st, const struct mksq_sources *src
 	return mksq_argv_pushf(o, "--spec-line=/ m %lo %lld %lld", mode, uid, gid);
 }
 
-/* The simple flags, in dir2img's spelling. */
+/* The simple flags, in dir2img's spelling. On append mksquashfs ignores
+ * -no-fragments, -no-duplicates, -noI/-noD/-noF/-noX and the export
+ * options: the image has them already. */
 static int emit_flags(const struct mksq_state *st, const char *sde,
 		      struct mksq_argv *o)
 {
+	const struct mksq_base *base = st->base;
 	static const char *const unc[] = { "inodes", "data", "fragments", "xattrs" };
 	const int unc_on[] = { st->noI, st->noD, st->noF, st->noX };
 	char list[64] = "";
@@ -207,16 +210,20 @@ static int emit_flags(const struct mksq_state *st, const char *sde,
 	r |= st->info ? mksq_argv_push(o, "--verbose") : 0;
 	r |= st->progress ? mksq_argv_push(o, st->progress == 1 ?
 					   "--progress=none" : "--progress=auto") : 0;
-	if (st->no_fragments)
+	if (st->no_fragments && !base)
 		r |= mksq_argv_push(o, "--no-fragments");
 	else
 		r |= mksq_argv_push(o, st->tailends == 1 || (st->tailends < 0 && st->tar) ?
 				    "--always-fragments" : "--no-tailends");
-	r |= st->exports == 1 || (st->exports < 0 && !st->tar) ?
-		mksq_argv_push(o, "--exportable") : 0;
-	r |= st->no_xattrs ? mksq_argv_push(o, "--no-xattrs") : 0;
+	if (base ? base->exportable : st->exports == 1 || (st->exports < 0 && !st->tar))
+		r |= mksq_argv_push(o, "--exportable");
+	/* mksquashfs stores xattrs on append unless the image says it has
+	 * none stored; our images say so whenever they have none, -no-xattrs
+	 * or not, so then the line decides */
+	r |= (base ? base->no_xattrs && st->no_xattrs : st->no_xattrs) ?
+		mksq_argv_push(o, "--no-xattrs") : 0;
 	r |= st->no_pad ? mksq_argv_push(o, "--no-pad") : 0;
-	r |= st->no_dedup ? mksq_argv_push(o, "--no-dedup") : 0;
+	r |= st->no_dedup && !base ? mksq_argv_push(o, "--no-dedup") : 0;
 	r |= st->no_hardlinks ? mksq_argv_push(o, "--no-hardlinks") : 0;
 	r |= st->keep_dir ? mksq_argv_push(o, "--keep-dir") : 0;
 	r |= st->one_fs ? mksq_argv_push(o, "--one-file-system") : 0;
@@ -230,7 +237,7 @@ static int emit_flags(const struct mksq_state *st, const char *sde,
 					  (unsigned long long)st->offset) : 0;
 	r |= st->mem ? mksq_argv_pushf(o, "--mem=%llu", (unsigned long long)st->mem) : 0;
 	r |= st->sort ? mksq_argv_pushf(o, "--sort=%s", st->sort) : 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 4 && !base; i++) {
 		if (unc_on[i])
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 "%s%s", list[0] ? "," : "", unc[i]);
@@ -332,22 +339,26 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	r = check_state(st, sde, msg, size);
 	if (r != 0)
 		return r;
+	/* an append replaces DEST too, once the extended image is complete */
 	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0 ||
 	    mksq_argv_push(o, st->tar ? "tar2img" : "dir2img") != 0 ||
-	    (st->noappend && mksq_argv_push(o, "--force") != 0) ||
-	    mksq_argv_pushf(o, "--compressor=%s", st->comp) != 0 ||
-	    mksq_argv_pushf(o, "--block-size=%llu", (unsigned long long)st->block) != 0 ||
+	    ((st->noappend || st->base) && mksq_argv_push(o, "--force") != 0) ||
+	    mksq_argv_pushf(o, "--compressor=%s", st->base ? st->base->comp : st->comp) != 0 ||
+	    mksq_argv_pushf(o, "--block-size=%llu", st->base ? st->base->block :
+			    (unsigned long long)st->block) != 0 ||
 	    emit_root(st, &src, sde, o) != 0 || emit_flags(st, sde, o) != 0) {
 		r = mksq_fail(msg, size, 1, "out of memory");
 		goto out;
 	}
-	r = codec_opts(st, st->comp, o, msg, size);
+	/* the image's codec, whose options the user's -X... were not for */
+	r = st->base ? 0 : codec_opts(st, st->comp, o, msg, size);
 	if (r == 0)
 		r = emit_excludes(st, &src, argc, argv, o, msg, size);
 	if (r == 0 && (mksq_argv_push(o, "--") != 0 || mksq_argv_push(o, a->dest) != 0))
 		r = mksq_fail(msg, size, 1, "out of memory");
 	for (int i = 0; r == 0 && i < nsrc && !st->tar; i++) {
-		if (mksq_argv_push(o, src_v[i]) != 0)
+		if (mksq_argv_push(o, st->base && st->base->src && st->base->src[i] ?
+				   st->base->src[i] : src_v[i]) != 0)
 			r = mksq_fail(msg, size, 1, "out of memory");
 	}
 out:
@@ -358,6 +369,7 @@ out:
 void mksq_args_free(struct mksq_args *args)
 {
 	mksq_argv_free(&args->argv);
+	mksq_argv_free(&args->warn);
 }
 
 int mksq_argv_push(struct mksq_argv *a, const char *s)

@@ -15,6 +15,8 @@
 struct mksq_state {
 	const char *comp, *jobs, *level, *bcj, *dict, *window, *strategy, *algo;
 	const char *mkfs_time, *all_time, *sort, *root_mode, *root_time;
+	const char *root_becomes;    /* -root-becomes NAME: used on append */
+	const struct mksq_base *base; /* NULL unless appending */
 	uint64_t block, offset, mem;  /* mem 0: not given */
 	long long uid, gid;          /* -1: not forced */
 	long long root_uid, root_gid; /* -1: not set */
@@ -26,6 +28,7 @@ struct mksq_state {
 	struct mksq_argv spec;       /* --spec / --spec-line, in order given */
 	struct mksq_argv ef;         /* -ef files */
 	struct mksq_argv verity;     /* sqpack's own --verity options, as given */
+	struct mksq_argv *warn;      /* where dropped -p lines are told */
 };
 
 /* Write a message into msg and return status (1 or 2). */

@@ -5,10 +5,10 @@
  *
  * The options are translated (mksq_args.c) into dir2img's, or tar2img's
  * for -tar, and that tool runs in this process, so the image, the
- * messages and the exit status are exactly dir2img's. The one thing
- * decided here: sqpack never appends, so a DEST that exists is replaced
- * only when it is a regular file and -noappend says so; otherwise the run
- * is refused before anything is read or written.
+ * messages and the exit status are exactly dir2img's. Decided here: a
+ * DEST that is not a regular file is refused; an existing one is
+ * replaced with -noappend, else appended to as mksquashfs does
+ * (mksq_append.c), through a new image renamed over it when complete.
  *
  * `- DEST -pf FILE` (no -tar) packs a pseudo file with inline data, what
  * unsquashfs -pf writes: a thread turns it into a tar (mksq_pseudo.c)
@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "mksq_append.h"
 #include "mksq_args.h"
 #include "mksq_pseudo.h"
+#include "tool_run.h"
 #include "tool_mains.h"
 #include "tool_version.h"
 
@@ -52,19 +54,20 @@ static void usage(FILE *f)
 	      "  -no-hardlinks -keep-as-directory -root-mode -root-uid -root-gid\n"
 	      "  -root-time -exports -no-exports -noI -noD\n"
 	      "  -noF -noX (and their long names) -no-duplicates -one-file-system\n"
-	      "  -p -pf -tar; accepted as already true: -reproducible -no-recovery\n"
+	      "  -p -pf -tar -root-becomes; accepted as already true: -reproducible -no-recovery\n"
 	      "  -exit-on-error -mem. Anything else is refused (exit status 2).\n"
 	      "sqpack's own: --verity[=FILE] --verity-block-size N --verity-salt HEX\n"
 	      "  --verity-no-superblock --verity-roothash FILE (see dir2img(1)).\n\n"
-	      "DEST is never appended to: if it exists, -noappend replaces it and\n"
-	      "without -noappend nothing is done (exit status 1).\n", f);
+	      "An existing DEST is appended to, as mksquashfs does (-root-becomes\n"
+	      "NAME puts its root at NAME), unless -noappend replaces it; either\n"
+	      "way the new image replaces DEST only once it is complete.\n", f);
 }
 
-/* Appending is what mksquashfs does to an existing DEST by default; we
- * refuse rather than silently replace an image somebody meant to extend.
- * An image is written beside DEST and renamed over it, so a DEST that is
- * a device (mksquashfs writes into those) is refused too, not replaced. */
-static int dest_refused(const char *dest, int noappend)
+/* What DEST is: 0 absent (or to be replaced, -noappend), 1 an image to
+ * append to, as mksquashfs does by default, -1 refused after a message.
+ * The image is written beside DEST and renamed over it, so a DEST that is
+ * a device (mksquashfs writes into those) is refused, not replaced. */
+static int dest_kind(const char *dest, int noappend)
 {
 	struct stat st;
 
@@ -73,13 +76,39 @@ static int dest_refused(const char *dest, int noappend)
 	if (!S_ISREG(st.st_mode)) {
 		fprintf(stderr, PROG ": %s: not a regular file; sqpack writes "
 			"images to files only\n", dest);
-		return 1;
+		return -1;
 	}
-	if (noappend)
-		return 0;
-	fprintf(stderr, PROG ": %s: exists, and sqpack never appends to an "
-		"image as mksquashfs would; pass -noappend to replace it\n", dest);
-	return 1;
+	return !noappend;
+}
+
+/* Open DEST, rename clashing sources and translate the line again with
+ * what the image decides; the packer then starts from the image. 0, or
+ * an exit status after a message. */
+static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
+			  int argc, char **argv)
+{
+	char msg[1024];
+	int ret;
+
+	tool_set_progname(PROG);
+	ret = mksq_append_open(ap, args);
+	if (ret == 0)
+		ret = mksq_append_sources(ap, args);
+	if (ret != 0)
+		return ret;
+	mksq_args_free(args);
+	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), &ap->base,
+			     args, msg, sizeof(msg));
+	if (ret != 0) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		return ret;
+	}
+	for (int i = 0; i < args->warn.n; i++)
+		fprintf(stderr, PROG ": warning: %s\n", args->warn.v[i]);
+	ret = mksq_append_check(ap, args);
+	if (ret == 0)
+		tool_run_set_base(mksq_append_add, ap, &ap->codec);
+	return ret;
 }
 
 struct feeder {
@@ -203,13 +232,14 @@ int main(int argc, char **argv)
 	struct feeder f;
 	pthread_t th;
 	char msg[1024];
-	int ret, pf = pseudo_line(argc, argv), fed = 0;
+	struct mksq_append ap;
+	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0;
 
 	memset(&f, 0, sizeof(f));
 	/* The buffered stdin is read here, before any thread starts. */
 	if (pf != 0 && (ret = pseudo_prepare(&f, &argc, &argv, pf)) != 0)
 		goto done;
-	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), &args,
+	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), NULL, &args,
 			     msg, sizeof(msg));
 	if (ret != 0) {
 		fprintf(stderr, PROG ": %s\n", msg);
@@ -223,8 +253,10 @@ int main(int argc, char **argv)
 	} else if (args.action == MKSQ_VERSION) {
 		tool_print_version(PROG);
 		ret = 0;
-	} else if (dest_refused(args.dest, args.noappend)) {
+	} else if ((append = dest_kind(args.dest, args.noappend)) < 0) {
 		ret = 1;
+	} else if (append && (ret = append_prepare(&ap, &args, argc, argv)) != 0) {
+		goto out;
 	} else {
 		tool_set_progname(PROG);
 		if (f.ps != NULL && (ret = pseudo_start(&f, &th)) != 0)
@@ -249,6 +281,8 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	if (append > 0)
+		mksq_append_close(&ap);
 	mksq_args_free(&args);
 done:
 	mksq_pseudo_free(f.ps);

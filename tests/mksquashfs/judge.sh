@@ -11,7 +11,7 @@
 # tail-ends, xattrs, what is compressed). Then what mksquashfs's command
 # line promises beyond that: an unknown option is exit 2 naming it, -e
 # takes every later argument, -Xdict-size N% is N% of the block size, and
-# an existing DEST is refused without -noappend.
+# an existing DEST that is not an image is refused without -noappend
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 MKSQ=$top_builddir/bin/sqpack-mksquashfs
@@ -167,7 +167,8 @@ rm -f new.img
 check "unknown option: exit 2 (got $rc)" test "$rc" = 2
 check "unknown option: the message names it" grep -q -- "-frobnicate" err
 check "unknown option: no image" test ! -e new.img
-# An existing DEST without -noappend is refused and left as it was.
+# An existing DEST that is not an image is refused without -noappend,
+# as mksquashfs refuses to append to it, and left as it was.
 printf 'keep me' > old.img
 "$MKSQ" src old.img -comp xz > out 2> err; rc=$?
 check "existing DEST without -noappend: exit 1 (got $rc)" test "$rc" = 1

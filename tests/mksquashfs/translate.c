@@ -4,7 +4,8 @@
  * the command lines distro build systems pass, and for each rule of the
  * translation (defaults spelled out, -e swallowing the rest, -Xdict-size
  * percentages, exact excludes escaped, wildcard excludes anchored, codec
- * options checked against the codec), the dir2img argv that comes out.
+ * options checked against the codec, what an image appended to decides),
+ * the dir2img argv that comes out.
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 
 static struct mksq_args args;
 static char msg[512];
+static const struct mksq_base *base_in;  /* set while testing appends */
 
 /* Translate a NULL-terminated list; returns the exit status. */
 static int run(const char *sde, ...)
@@ -34,7 +36,7 @@ static int run(const char *sde, ...)
 		argc++;
 	va_end(ap);
 	msg[0] = '\0';
-	return mksq_translate(argc, argv, sde, &args, msg, sizeof(msg));
+	return mksq_translate(argc, argv, sde, base_in, &args, msg, sizeof(msg));
 }
 
 static int has(const char *s)
@@ -279,6 +281,55 @@ static void excludes(const char *tmp)
 	unlink(ef);
 }
 
+/* An append: the image decides the codec, block size, exports and
+ * xattrs; -p and -pf lines under its names are dropped and told; a
+ * renamed source replaces its path. */
+static void append(const char *tmp)
+{
+	static char *names[] = { "etc", "nix" };
+	static char *src[] = { NULL, "/stage/etc_1" };
+	struct mksq_base b = { .comp = "xz", .block = 1048576, .names = names,
+			       .count = 2, .src = src };
+	char pf[256];
+	FILE *f;
+
+	base_in = &b;
+	CHECK(run(NULL, "m", "a", "etc", "o", "-comp", "gzip", "-b", "4K",
+		  "-Xcompression-level", "1", "-noI", "-no-duplicates", "-exports",
+		  "-root-becomes", "nix", NULL) == 0, "%s", msg);
+	CHECK(has("--compressor=xz") && has("--block-size=1048576") && has("--force") &&
+	      !has("--exportable") && count_prefix("--comp-opt") == 0 &&
+	      count_prefix("--uncompressed") == 0 && !has("--no-dedup"),
+	      "the image decides codec, block size, exports");
+	CHECK(tail_is("o", "a", "/stage/etc_1"), "a renamed source's link packed");
+	CHECK(args.root_becomes != NULL && strcmp(args.root_becomes, "nix") == 0,
+	      "-root-becomes");
+	CHECK(run(NULL, "m", "d", "o", "-p", "/etc/x d 755 0 0", "-p", "\"nix\"/y d 755 0 0",
+		  "-p", "new d 755 0 0", NULL) == 0 && count_prefix("--spec-line=") == 1 &&
+	      has("--spec-line=new d 755 0 0") && args.warn.n == 2,
+	      "-p lines on the image's names dropped and told");
+	snprintf(pf, sizeof(pf), "%s/pf", tmp);
+	f = fopen(pf, "w");
+	CHECK(f != NULL, "fopen");
+	if (f != NULL) {
+		fputs("# mount points\n/etc/a d 755 0 0\ndev d 755 0 0\n", f);
+		fclose(f);
+	}
+	CHECK(run(NULL, "m", "d", "o", "-pf", pf, NULL) == 0 && count_prefix("--spec=") == 0 &&
+	      has("--spec-line=dev d 755 0 0") && !has("--spec-line=/etc/a d 755 0 0") &&
+	      args.warn.n == 1, "-pf lines on the image's names dropped and told");
+	CHECK(run(NULL, "m", "d", "o", "-no-xattrs", NULL) == 0 && !has("--no-xattrs"),
+	      "-no-xattrs ignored: the image stores xattrs");
+	b.no_xattrs = 1;
+	CHECK(run(NULL, "m", "d", "o", "-no-xattrs", NULL) == 0 && has("--no-xattrs"),
+	      "-no-xattrs taken: the image stores none");
+	base_in = NULL;
+	CHECK(run(NULL, "m", "d", "o", "-p", "/etc/x d 755 0 0", "-root-becomes", "x",
+		  NULL) == 0 && has("--spec-line=/etc/x d 755 0 0") && args.warn.n == 0,
+	      "a new image: -p lines all taken, -root-becomes ignored");
+	unlink(pf);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/mksq-translate.XXXXXX";
@@ -295,6 +346,7 @@ int main(void)
 	ownership_and_flags();
 	root_dir(tmp);
 	excludes(tmp);
+	append(tmp);
 	mksq_args_free(&args);
 	rmdir(tmp);
 	return check_done();

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mksq_append.c - mksquashfs appends to an existing image unless told
+ * -noappend, and build systems rely on it (GNU Guix's `guix pack -f
+ * squashfs` makes its image in four appending runs). This is the part of
+ * sqpack-mksquashfs that does the same: DEST is opened with the reader,
+ * its codec (with its options), block size and export table decide the
+ * new image's, and the packer gets the whole image as its first input
+ * (tool_run_set_base), with -root-becomes NAME putting its root at NAME.
+ *
+ * The image is never written in place: the packer writes a new one beside
+ * it and renames it over DEST when complete (tool_run.c), so an append
+ * that fails for any reason leaves DEST as it was.
+ *
+ * Names: mksquashfs keeps the image's entries and renames a new top-level
+ * entry whose name is taken (NAME_1, NAME_2...). A source directory is
+ * renamed by packing it through a symbolic link of the new name, in a
+ * directory of our own (the packer names a top-level source after the
+ * path it is given and follows that one link). The entries of a single
+ * flat source cannot be renamed that way; a clash there is refused
+ * rather than merged into the image's entry.
+ *
+ * The image's entries enter the writer through its policy, where
+ * mksquashfs leaves them as they are; an append whose owners, times or
+ * excludes would change one is refused (mksq_append_check) rather than
+ * give another tree.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mksq_append.h"
+#include "tool_options.h"
+
+#define PROG "sqpack-mksquashfs"
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int names_push(struct mksq_base *b, const char *name)
+{
+	char **v = realloc(b->names, (b->count + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return -1;
+	b->names = v;
+	if ((v[b->count] = strdup(name)) == NULL)
+		return -1;
+	b->count++;
+	return 0;
+}
+
+/* The names in the root: those the new sources must not take. */
+static int root_names(struct mksq_append *ap)
+{
+	struct sqp_dir *dir = NULL;
+	struct sqp_dirent e = { .struct_size = sizeof(e) };
+	int r;
+
+	if (ap->under[0] != '\0')
+		return names_push(&ap->base, ap->under) == 0 ? 0 : SQP_ERR_NOMEM;
+	/* the reader refuses a listing not sorted by strcmp, so the names
+	 * come in the order bsearch needs */
+	r = sqp_dir_open(ap->img, sqp_image_root(ap->img), &dir);
+	while (r == 0 && (r = sqp_dir_next(dir, &e)) == 1)
+		r = names_push(&ap->base, e.name) == 0 ? 0 : SQP_ERR_NOMEM;
+	sqp_dir_close(dir);
+	return r;
+}
+
+int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = args->dest, .offset = args->offset };
+	struct sqp_image_layout lay;
+	struct sqp_image_info info = { .struct_size = sizeof(info) };
+	int r;
+
+	memset(ap, 0, sizeof(*ap));
+	ap->under = args->root_becomes ? args->root_becomes : "";
+	ap->fd = d.fd = open(args->dest, O_RDONLY | O_CLOEXEC);
+	if (ap->fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", args->dest, strerror(errno));
+		return 1;
+	}
+	r = sqp_image_create(&d, &ap->img);
+	if (r == 0)
+		r = sqp_image_get_layout(ap->img, &lay);
+	if (r == 0)
+		r = root_names(ap);
+	if (r != 0) {
+		/* the reader's message names DEST; then mksquashfs's words,
+		 * which say what to do */
+		if (ap->img != NULL && sqp_image_error(ap->img)[0] != '\0')
+			fprintf(stderr, PROG ": %s\n", sqp_image_error(ap->img));
+		else
+			fprintf(stderr, PROG ": %s: %s\n", args->dest, sqp_strerror(r));
+		fputs("Failed to read existing filesystem - will not overwrite - ABORTING!\n"
+		      "To force " PROG " to write to this file use -noappend\n", stderr);
+		return 1;
+	}
+	sqp_image_get_info(ap->img, &info);
+	ap->base.comp = sqp_codec_name(info.codec);
+	ap->base.block = info.block_size;
+	ap->codec = lay.codec;
+	ap->base.exportable = lay.has_export;
+	ap->base.no_xattrs = (lay.flags & SQP_SB_NO_XATTRS) != 0;
+	return 0;
+}
+
+static int taken(const struct mksq_base *b, char **mine, int n, const char *name)
+{
+	if (bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(mine[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* A single directory without -keep-as-directory: its entries join the
+ * root, where none may clash. */
+static int flat_clash(const struct mksq_append *ap, const char *src)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+	int r = 0;
+
+	if (d == NULL)
+		return 0; /* the packer says why it cannot read it */
+	for (errno = 0; r == 0 && (e = readdir(d)) != NULL; errno = 0) {
+		const char *n = e->d_name;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
+		    !taken(&ap->base, NULL, 0, n))
+			continue;
+		fprintf(stderr, PROG ": %s/%s: the image already has /%s; mksquashfs "
+			"would store this one as %s_1, which sqpack does only for "
+			"top-level sources (several, or -keep-as-directory)\n",
+			src, n, n, n);
+		r = 1;
+	}
+	if (r == 0 && errno != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno));
+		r = 1;
+	}
+	closedir(d);
+	return r;
+}
+
+/* The top-level name the packer gives source path: its last component
+ * (that of its real path for "." and ".."), as mksq_emit.c has it. */
+static char *top_name(const char *path)
+{
+	char *copy = strdup(path), *real = NULL, *base, *name = NULL;
+	size_t n;
+
+	if (copy == NULL)
+		return NULL;
+	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = '\0';
+	base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
+	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		real = realpath(copy, NULL);
+		base = real != NULL ? strrchr(real, '/') + 1 : NULL;
+	}
+	if (base != NULL)
+		name = strdup(base);
+	free(real);
+	free(copy);
+	return name;
+}
+
+/* Link stage/name to source i and make it the path packed. */
+static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
+		      const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *real = realpath(src, NULL);
+	int r = -1;
+
+	if (ap->stage == NULL) {
+		if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
+			     tmp && tmp[0] ? tmp : "/tmp") < 0) {
+			ap->stage = NULL;
+		} else if (mkdtemp(ap->stage) == NULL) {
+			free(ap->stage);
+			ap->stage = NULL;
+		}
+	}
+	if (ap->base.src == NULL) {
+		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
+		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
+	}
+	if (real != NULL && ap->stage != NULL && ap->base.src != NULL) {
+		if (asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) < 0)
+			ap->base.src[i] = NULL;
+		else
+			r = symlink(real, ap->base.src[i]);
+	}
+	if (r != 0)
+		fprintf(stderr, PROG ": %s: cannot rename it %s: %s\n", src, name,
+			strerror(errno));
+	free(real);
+	return r == 0 ? 0 : 1;
+}
+
+int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct stat sb;
+	char **mine;
+	int r = 0, n;
+
+	if (args->tar || args->nsrc == 0)
+		return 0;
+	if (args->nsrc == 1 && !args->keep_dir &&
+	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
+		return flat_clash(ap, args->src[0]);
+	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (n = 0; r == 0 && n < args->nsrc; n++) {
+		char *name = top_name(args->src[n]), *next;
+		char *orig = name != NULL ? strdup(name) : NULL;
+		int renamed = 0;
+
+		for (int k = 1; orig != NULL && name != NULL &&
+		     taken(&ap->base, mine, n, name); k++) {
+			if (asprintf(&next, "%s_%d", orig, k) < 0)
+				next = NULL;
+			else /* mksquashfs's words */
+				fprintf(stderr, "Source directory entry %s already used! "
+					"- trying %s\n", name, next);
+			free(name);
+			name = next;
+			renamed = 1;
+		}
+		if (orig == NULL || name == NULL) {
+			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
+			free(orig);
+			free(name);
+			r = 1;
+			break;
+		}
+		free(orig);
+		mine[n] = name;
+		if (renamed)
+			r = stage_link(ap, args->nsrc, n, args->src[n], name);
+	}
+	for (int i = 0; i < n; i++)
+		free(mine[i]);
+	free(mine);
+	return r;
+}
+
+/* 1 after a message when the policy changes or drops the image's entry
+ * (path as the writer will see it) with attributes in. */
+static int changed(const struct sqp_policy *pol, const char *dest,
+		   const char *path, const struct sqp_inode_info *in)
+{
+	struct sqp_entry e = { .struct_size = sizeof(e), .path = path, .mode = in->mode, .uid = in->uid,
+			       .gid = in->gid, .mtime = in->mtime };
+	const char *what = NULL;
+
+	if (sqp_policy_apply(pol, &e))
+		what = "left out by the excludes";
+	else if (e.uid != in->uid || e.gid != in->gid)
+		what = "given another owner";
+	else if (e.mtime != in->mtime)
+		what = "given another time";
+	if (what == NULL)
+		return 0;
+	fprintf(stderr, PROG ": %s: /%s would be %s; mksquashfs leaves the image's "
+		"entries as they are, which sqpack cannot do yet: not appended\n",
+		dest, path, what);
+	return 1;
+}
+
+/* Walk the image through the packer's policy (made from the translated
+ * line, as the packer will make it). */
+static int check_walk(struct mksq_append *ap, const struct sqp_policy *pol,
+		      const char *dest)
+{
+	struct sqp_walk_desc d = { .struct_size = sizeof(d), .img = ap->img };
+	struct sqp_walk *wk = NULL;
+	struct sqp_walk_entry we = { .struct_size = sizeof(we) };
+	char *path = NULL;
+	int r = sqp_walk_create(&d, &wk), bad = 0;
+
+	while (r == 0 && !bad && (r = sqp_walk_next(wk, &we)) == 1) {
+		r = 0;
+		/* the image's root is replaced by the new one unless moved */
+		if (we.path[0] == '\0' && ap->under[0] == '\0')
+			continue;
+		free(path);
+		if (asprintf(&path, "%s%s%s", ap->under, ap->under[0] && we.path[0] ?
+			     "/" : "", we.path) < 0) {
+			path = NULL;
+			r = SQP_ERR_NOMEM;
+		} else {
+			bad = changed(pol, dest, path, &we.info);
+		}
+	}
+	if (r < 0)
+		fprintf(stderr, PROG ": %s: %s\n", dest,
+			wk && sqp_walk_error(wk)[0] ? sqp_walk_error(wk) : sqp_strerror(r));
+	free(path);
+	sqp_walk_destroy(wk);
+	return r < 0 || bad ? 1 : 0;
+}
+
+int mksq_append_check(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct tool_options opt;
+	struct sqp_policy *pol = NULL;
+	int r;
+
+	r = tool_parse_options(args->tar ? TOOL_TAR2IMG : TOOL_DIR2IMG,
+			       args->argv.n, args->argv.v, &opt);
+	if (r == 0)
+		r = tool_make_policy(&opt, &pol);
+	if (r == 0 && pol != NULL)
+		r = check_walk(ap, pol, args->dest);
+	sqp_policy_destroy(pol);
+	tool_options_free(&opt);
+	return r < 0 ? 0 : r;
+}
+
+/* Remove the links of renamed sources and their directory. */
+static void unstage(struct mksq_append *ap)
+{
+	for (int i = 0; ap->base.src != NULL && i < ap->nsrc; i++) {
+		if (ap->base.src[i] != NULL)
+			unlink(ap->base.src[i]);
+		free(ap->base.src[i]);
+	}
+	if (ap->stage != NULL)
+		rmdir(ap->stage);
+	free(ap->stage);
+	free(ap->base.src);
+	ap->stage = NULL;
+	ap->base.src = NULL;
+	ap->nsrc = 0;
+}
+
+int mksq_append_add(struct sqp_writer *w, void *user)
+{
+	struct mksq_append *ap = user;
+
+	/* The packer scans before it makes the writer, and the scan holds
+	 * the sources open: the links can go now, so that a signal during
+	 * the long part of the run leaves none behind. */
+	unstage(ap);
+	return sqp_writer_add_image(w, ap->img, ap->under);
+}
+
+void mksq_append_close(struct mksq_append *ap)
+{
+	unstage(ap);
+	for (size_t i = 0; i < ap->base.count; i++)
+		free(ap->base.names[i]);
+	free(ap->base.names);
+	sqp_image_destroy(ap->img);
+	if (ap->fd >= 0)
+		close(ap->fd);
+	memset(ap, 0, sizeof(*ap));
+	ap->fd = -1;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mksq_append.h - sqpack-mksquashfs's append: DEST an image and no
+ * -noappend (mksq_append.c).
+ */
+#ifndef MKSQ_APPEND_H
+#define MKSQ_APPEND_H
+
+#include "sqpack/image_info.h"
+#include "sqpack/sqpack.h"
+#include "mksq_args.h"
+
+struct mksq_append {
+	struct mksq_base base;  /* for the second translation */
+	struct sqp_image *img;
+	struct sqp_codec_config codec; /* the image's, options included */
+	int fd;
+	const char *under;      /* "" or -root-becomes NAME */
+	char *stage;            /* the directory of renamed sources, or NULL */
+	int nsrc;               /* entries of base.src */
+};
+
+/* Open DEST as the image to extend and read what the translation needs.
+ * 0, or an exit status after mksquashfs's messages on stderr. */
+int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args);
+
+/* Rename the sources whose top-level names the image's root holds, as
+ * mksquashfs does (NAME_1, NAME_2...): each becomes a link of the new
+ * name in a directory of our own. 0, or an exit status after a message. */
+int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args);
+
+/* Refuse (1, after a message) an append whose policy would change or
+ * drop an entry of the image: mksquashfs leaves them as they are, and
+ * the writer applies its policy to them. args: the final translation. */
+int mksq_append_check(struct mksq_append *ap, const struct mksq_args *args);
+
+/* tool_run_base_fn: the image into the writer, under ap->under. */
+int mksq_append_add(struct sqp_writer *w, void *ap);
+
+/* Removes the links made and closes the image; for any ap that
+ * mksq_append_open was called on. */
+void mksq_append_close(struct mksq_append *ap);
+
+#endif
