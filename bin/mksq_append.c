@@ -156,29 +156,6 @@ static int flat_clash(const struct mksq_append *ap, const char *src)
 	return r;
 }
 
-/* The top-level name the packer gives source path: its last component
- * (that of its real path for "." and ".."), as mksq_emit.c has it. */
-static char *top_name(const char *path)
-{
-	char *copy = strdup(path), *real = NULL, *base, *name = NULL;
-	size_t n;
-
-	if (copy == NULL)
-		return NULL;
-	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
-		copy[n - 1] = '\0';
-	base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
-	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-		real = realpath(copy, NULL);
-		base = real != NULL ? strrchr(real, '/') + 1 : NULL;
-	}
-	if (base != NULL)
-		name = strdup(base);
-	free(real);
-	free(copy);
-	return name;
-}
-
 /* Link stage/name to source i and make it the path packed. */
 static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		      const char *name)
@@ -229,7 +206,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 		return 1;
 	}
 	for (n = 0; r == 0 && n < args->nsrc; n++) {
-		char *name = top_name(args->src[n]), *next;
+		char *name = mksq_source_name(args->src[n]), *next;
 		char *orig = name != NULL ? strdup(name) : NULL;
 		int renamed = 0;
 

@@ -78,6 +78,10 @@ int mksq_translate(int argc, char **argv, const char *sde,
 		   char *msg, size_t msg_size);
 void mksq_args_free(struct mksq_args *args);
 
+/* The top-level name the packer gives source path (malloc'd; NULL: out of
+ * memory): its last component, or that of its real path for "." and "..". */
+char *mksq_source_name(const char *path);
+
 /* Helpers shared with mksq_exclude.c. */
 int mksq_argv_push(struct mksq_argv *a, const char *s);
 int mksq_argv_pushf(struct mksq_argv *a, const char *fmt, ...)

@@ -106,9 +106,8 @@ static int codec_opts(const struct mksq_state *st, const char *comp,
 	return r;
 }
 
-/* The top-level name a source gets in the image: its last component, or
- * that of its real path for "." and "..". */
-static char *source_name(const char *path)
+/* mksq_args.h; the appender (mksq_append.c) renames by the same names. */
+char *mksq_source_name(const char *path)
 {
 	char *copy = strdup(path), *real = NULL, *base, *name;
 	size_t n;
@@ -148,7 +147,7 @@ static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_di
 	if (s->name == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		s->name[i] = s->flat ? strdup("") : source_name(paths[i]);
+		s->name[i] = s->flat ? strdup("") : mksq_source_name(paths[i]);
 		if (s->name[i] == NULL)
 			return -1;
 	}
