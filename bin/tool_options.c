@@ -24,6 +24,7 @@ enum {
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
+	OPT_FORMAT, OPT_UUID, OPT_LABEL,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -64,6 +65,9 @@ static const struct option long_opts[] = {
 	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "uuid", required_argument, NULL, OPT_UUID },
+	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -162,6 +166,24 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		return 0;
 	case OPT_UNCOMPRESSED:
 		return tool_parse_uncompressed(arg, &d->flags);
+	case OPT_FORMAT:
+		if (strcmp(arg, "squashfs") == 0)
+			d->format = SQP_FORMAT_SQUASHFS;
+		else if (strcmp(arg, "erofs") == 0)
+			d->format = SQP_FORMAT_EROFS;
+		else
+			return tool_bad_usage("--format '%s': valid are squashfs and erofs", arg);
+		return 0;
+	case OPT_UUID:
+		if (tool_parse_uuid(arg, d->uuid) != 0)
+			return tool_bad_usage("--uuid '%s' is not a UUID "
+					      "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", arg);
+		return 0;
+	case OPT_LABEL:
+		if (strlen(arg) > 16)
+			return tool_bad_usage("--label '%s' is longer than 16 bytes", arg);
+		d->volume_label = arg;
+		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
 		return tool_verity_option(&opt->verity, c - OPT_VERITY, arg);
@@ -302,10 +324,29 @@ static int finish_times(struct tool_options *opt)
 	return ret;
 }
 
+/* --format erofs: what the EROFS writer takes so far (4 KiB blocks,
+ * data stored uncompressed), everything else refused by name. */
+static int erofs_options(struct tool_options *opt, const char *codec,
+			 const char *comp_opts, uint32_t block_size)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+
+	if (codec != NULL || comp_opts != NULL)
+		return tool_bad_usage("%s", "--format erofs: compressed EROFS data is not "
+				      "written yet; leave out -c and -X");
+	if (block_size != 0 && block_size != 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (opt->verity.on)
+		return tool_bad_usage("%s", "--format erofs: --verity is for SquashFS images");
+	memset(&d->codec, 0, sizeof(d->codec));
+	d->codec.block_size = 4096;
+	return 0;
+}
+
 int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
 {
 	const char *codec = NULL, *comp_opts = NULL;
-	uint32_t block_size = 128 * 1024;
+	uint32_t block_size = 0;
 	int c, ret;
 
 	memset(opt, 0, sizeof(*opt));
@@ -333,8 +374,11 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 			return ret;
 	}
 	ret = operands(tool, argc, argv, opt);
-	if (ret == 0)
-		ret = tool_finish_codec(&opt->desc, codec, comp_opts, block_size);
+	if (ret == 0 && opt->desc.format == SQP_FORMAT_EROFS)
+		ret = erofs_options(opt, codec, comp_opts, block_size);
+	else if (ret == 0)
+		ret = tool_finish_codec(&opt->desc, codec, comp_opts,
+					block_size ? block_size : 128 * 1024);
 	if (ret == 0)
 		ret = finish_times(opt);
 	if (ret == 0)

@@ -118,4 +118,31 @@ void erofs_xattr_head_decode(struct erofs_xattr_head *h, const uint8_t *raw);
 const char *erofs_xattr_prefix(uint8_t index);
 
 
+/* Encoders (erofs_encode.c), for the writer: each fills exactly its
+ * record's bytes, reserved fields zero. */
+
+/* The superblock's 128 bytes: sb's fields, plus the build time's
+ * nanoseconds, the UUID and the volume label (up to 16 bytes, not
+ * NUL-terminated when it fills them). */
+struct erofs_super_extra {
+	uint32_t build_time_nsec;
+	uint8_t uuid[16];
+	char volume_name[16];
+};
+void erofs_super_encode(const struct erofs_super *sb,
+			const struct erofs_super_extra *x, uint8_t *raw);
+/* An inode: 32 bytes when !ino->extended, else 64; ino_number is the
+ * i_ino the kernel reports for 32-bit inode numbers. Returns the size. */
+unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
+			    uint8_t *raw);
+/* The xattr area's 12-byte header (no shared xattrs) and the icount an
+ * area of ibody bytes (header included, a multiple of 4) is given. */
+void erofs_xattr_ibody_header_encode(uint8_t *raw);
+uint16_t erofs_xattr_icount(uint32_t ibody);
+void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
+void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
+/* i_format's layout field, and the extended bit. */
+#define EROFS_I_EXTENDED 1u
+#define EROFS_I_LAYOUT_SHIFT 1u
+
 #endif

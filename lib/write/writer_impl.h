@@ -13,6 +13,7 @@
 #include "sqpack/writer.h"
 #include "util/errbuf.h"
 #include "write/datapipe.h"
+#include "write/erofs_writer.h"
 #include "write/fstree.h"
 #include "write/idtable.h"
 #include "write/imgout.h"
@@ -41,6 +42,7 @@ struct sqp_writer {
 	struct verity *verity;        /* --verity's hasher, or NULL */
 	int verity_separate, verity_hash_fd;
 	uint64_t verity_hash_offset;  /* where the tree went */
+	struct erofs_wstate *erofs;   /* the EROFS back end, NULL for SquashFS */
 };
 
 /* verity_writer.c (verity_none.c without libcrypto): start the hasher

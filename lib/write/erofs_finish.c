@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_finish.c - the EROFS back end after the last entry: lay out the
+ * directories and the metadata area, write them, then the superblock.
+ *
+ * Why this shape: a listing holds its children's nids, and a nid is an
+ * inode's place in the metadata area, which depends on the sizes of the
+ * inodes before it (inline xattrs and tails). Sizes depend only on
+ * names and attributes, so everything is measured first, then placed
+ * (the directories' blocks, then every inode: the root first, the rest
+ * in the order they arrived), then written in that same order with the
+ * same measurements (shape_of), so placement and writing cannot drift.
+ * An inode with its xattrs and inline tail never straddles a block: the
+ * kernel reads an inline tail from the inode's block.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/erofs_format.h"
+#include "sqpack/error.h"
+#include "util/spill.h"
+#include "write/erofs_writer.h"
+#include "write/writer_impl.h"
+
+#define BS EROFS_W_BLOCK
+
+struct shape {
+	struct erofs_inode ei;
+	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
+	uint64_t nblocks;           /* a directory's or symlink's blocks */
+};
+
+/* The inode the k-th of the layout order: the root, then the rest. */
+static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
+{
+	if (k == 0)
+		return L->root;
+	return k - 1 < L->root ? k - 1 : k;
+}
+
+static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_time,
+		    struct shape *s)
+{
+	const struct fs_irec *r = fstree_inode(L->t, i);
+	struct fs_inode f;
+	uint64_t tail;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if ((ret = erofs_w_xattr_size(L->w, r->xattr_set, &s->xsize)) != 0)
+		return ret;
+	s->ei.xattr_icount = erofs_xattr_icount(s->xsize);
+	s->ei.mode = r->mode;
+	s->ei.nlink = r->nlink;
+	s->ei.uid = fstree_id(L->t, r->uid_idx);
+	s->ei.gid = fstree_id(L->t, r->gid_idx);
+	s->ei.mtime = r->mtime;
+	s->ei.layout = EROFS_FLAT_PLAIN;
+	if (S_ISREG(r->mode)) {
+		fstree_file_get(L->t, r, &f);
+		s->ei.size = f.u.file.size;
+		s->ei.u = (uint32_t)f.u.file.blocks_start;
+	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
+		s->ei.size = L->dsize[i];
+	} else if (S_ISCHR(r->mode) || S_ISBLK(r->mode)) {
+		s->ei.u = r->u.dev.rdev; /* SquashFS's form is the kernel's too */
+	}
+	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
+			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX ||
+			 s->ei.mtime != build_time;
+	s->isize = s->ei.extended ? 64 : 32;
+	tail = s->ei.size % BS;
+	if (S_ISREG(r->mode)) {
+		if (f.u.file.frag_index != FS_NONE) {
+			s->ei.layout = EROFS_FLAT_INLINE;
+			s->inl = (uint32_t)tail;
+		}
+	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
+		s->nblocks = s->ei.size / BS;
+		if (tail > 0 && s->isize + s->xsize + tail <= BS) {
+			s->ei.layout = EROFS_FLAT_INLINE;
+			s->inl = (uint32_t)tail;
+		} else if (tail > 0) {
+			s->nblocks++;
+		}
+		s->ei.u = s->nblocks > 0 ? L->blk[i] : 0;
+	}
+	return 0;
+}
+
+static int live(const struct erofs_wlayout *L, uint32_t i)
+{
+	return fstree_inode(L->t, i)->nlink > 0;
+}
+
+/* Parents, listing sizes and symlink lengths. */
+static int measure(struct erofs_wlayout *L)
+{
+	uint32_t j, i;
+	int ret;
+
+	for (j = 0; j < L->t->nodes.count; j++) {
+		const struct fs_node *n = fstree_node(L->t, j);
+
+		if (n->inode >= FS_DEAD || !S_ISDIR(fstree_inode(L->t, n->inode)->mode))
+			continue;
+		L->up[n->inode] = n->parent == FS_NONE ? n->inode :
+				  fstree_node(L->t, n->parent)->inode;
+	}
+	for (i = 0; i < L->count; i++) {
+		const struct fs_irec *r = fstree_inode(L->t, i);
+
+		L->nid[i] = UINT64_MAX;
+		sqp_spill_tick(L->w->spill);
+		if (!live(L, i))
+			continue;
+		if (S_ISLNK(r->mode))
+			L->dsize[i] = strlen(fstree_target(L->t, r));
+		if (S_ISDIR(r->mode) &&
+		    (ret = erofs_w_dir_pack(L, i, NULL, NULL, NULL, &L->dsize[i])) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Blocks of directories and symlinks from the first free one; returns
+ * meta_blkaddr in *end. */
+static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
+{
+	uint64_t cur = L->w->out.pos / BS;
+	struct shape s;
+	uint32_t k, i;
+	int ret;
+
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i) || !(S_ISDIR(fstree_inode(L->t, i)->mode) ||
+				     S_ISLNK(fstree_inode(L->t, i)->mode)))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		L->blk[i] = (uint32_t)cur;
+		cur += s.nblocks;
+		if (cur > UINT32_MAX)
+			return SQP_ERR_LIMIT;
+	}
+	*end = cur;
+	return 0;
+}
+
+/* Where an inode of total bytes goes, from *pos: never across a block. */
+static uint64_t slot_for(uint64_t *pos, uint32_t total)
+{
+	uint64_t at;
+
+	if (*pos % BS + total > BS)
+		*pos = (*pos + BS - 1) / BS * BS;
+	at = *pos;
+	*pos += (total + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE;
+	return at;
+}
+
+static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos)
+{
+	uint64_t pos = 0;
+	struct shape s;
+	uint32_t k, i;
+	int ret;
+
+	*inos = 0;
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		L->nid[i] = slot_for(&pos, s.isize + s.xsize + s.inl) / EROFS_SLOT_SIZE;
+		++*inos;
+	}
+	return 0;
+}
+
+struct dirblocks {
+	struct sqp_writer *w;
+	int skip_last;   /* the last block goes inline */
+	uint8_t *dest;   /* meta pass: where the inline tail goes */
+};
+
+static int put_dirblock(void *user, const uint8_t *blk, uint32_t used, int last)
+{
+	struct dirblocks *d = user;
+
+	if (d->dest != NULL) {
+		if (last)
+			memcpy(d->dest, blk, used);
+		return 0;
+	}
+	if (last && d->skip_last)
+		return 0;
+	return erofs_w_append(d->w, blk, BS);
+}
+
+/* A symlink's blocks (only when its target does not fit inline). */
+static int put_target(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+		      uint8_t *buf)
+{
+	const char *target = fstree_target(L->t, fstree_inode(L->t, i));
+	uint64_t k, len = s->ei.size - s->inl, n;
+	int ret;
+
+	for (k = 0; k * BS < len; k++) {
+		n = len - k * BS < BS ? len - k * BS : BS;
+		memset(buf, 0, BS);
+		memcpy(buf, target + k * BS, n);
+		if ((ret = erofs_w_append(L->w, buf, BS)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
+{
+	struct dirblocks d = { .w = L->w };
+	struct shape s;
+	uint64_t size;
+	uint32_t k, i;
+	int ret;
+
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		if (s.nblocks == 0)
+			continue;
+		d.skip_last = s.inl > 0;
+		ret = S_ISDIR(s.ei.mode) ? erofs_w_dir_pack(L, i, buf, put_dirblock, &d, &size) :
+		      put_target(L, i, &s, buf);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* One inode record at dst: the inode, its xattr area, its inline tail. */
+static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+			 uint32_t ino_number, uint8_t *dst, uint8_t *scratch)
+{
+	const struct fs_irec *r = fstree_inode(L->t, i);
+	uint8_t *tail = dst + s->isize + s->xsize;
+	struct dirblocks d = { .w = L->w, .dest = tail };
+	struct fs_inode f;
+	uint64_t size;
+
+	erofs_inode_encode(&s->ei, ino_number, dst);
+	if (s->xsize > 0)
+		erofs_w_xattr_encode(L->w, r->xattr_set, dst + s->isize);
+	if (s->inl == 0)
+		return 0;
+	if (S_ISDIR(r->mode))
+		return erofs_w_dir_pack(L, i, scratch, put_dirblock, &d, &size);
+	if (S_ISLNK(r->mode)) {
+		memcpy(tail, fstree_target(L->t, r) + (s->ei.size - s->inl), s->inl);
+		return 0;
+	}
+	fstree_file_get(L->t, r, &f);
+	memcpy(tail, chunkarr_at(&L->w->erofs->tails, f.u.file.frag_index), s->inl);
+	return 0;
+}
+
+/* The metadata area, a block at a time, placed as place_inodes did. */
+static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scratch)
+{
+	uint64_t pos = 0, at, done = 0;
+	uint32_t k, i, ino_number = 0;
+	struct shape s;
+	int ret;
+
+	memset(mb, 0, BS);
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		at = slot_for(&pos, s.isize + s.xsize + s.inl);
+		if (at / EROFS_SLOT_SIZE != L->nid[i])
+			return SQP_ERR_INTERNAL;
+		for (; done < at / BS; done++) {
+			if ((ret = erofs_w_append(L->w, mb, BS)) != 0)
+				return ret;
+			memset(mb, 0, BS);
+		}
+		ret = encode_record(L, i, &s, ++ino_number, mb + at % BS, scratch);
+		if (ret != 0)
+			return ret;
+		sqp_spill_tick(L->w->spill);
+	}
+	return pos % BS != 0 ? erofs_w_append(L->w, mb, BS) : 0;
+}
+
+static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkaddr,
+		       uint64_t inos)
+{
+	const struct sqp_writer_desc *desc = &L->w->desc;
+	static const uint8_t zero[16];
+	struct erofs_super sb = {
+		.magic = EROFS_MAGIC, .blkszbits = 12,
+		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
+		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
+	};
+	struct erofs_super_extra x = { 0 };
+	uint8_t raw[EROFS_SUPER_SIZE];
+	XXH128_canonical_t h;
+	int ret;
+
+	if (L->w->out.pos / BS > UINT32_MAX)
+		return SQP_ERR_LIMIT;
+	sb.blocks = (uint32_t)(L->w->out.pos / BS);
+	if (memcmp(desc->uuid, zero, 16) != 0) {
+		memcpy(x.uuid, desc->uuid, 16);
+	} else {
+		/* Derived from every byte after block 0: the same input and
+		 * options give the same UUID, a different image another. A
+		 * version 4 (random) UUID's marks, as the hash is as good. */
+		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(L->w->erofs->hash));
+		memcpy(x.uuid, h.digest, 16);
+		x.uuid[6] = (uint8_t)((x.uuid[6] & 0x0F) | 0x40);
+		x.uuid[8] = (uint8_t)((x.uuid[8] & 0x3F) | 0x80);
+	}
+	if (desc->volume_label != NULL)
+		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
+	erofs_super_encode(&sb, &x, raw);
+	if ((ret = imgout_flush(&L->w->out)) != 0)
+		return ret;
+	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
+}
+
+static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scratch)
+{
+	uint64_t meta_blkaddr, inos;
+	int ret;
+
+	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &meta_blkaddr)) != 0 ||
+	    (ret = place_inodes(L, bt, &inos)) != 0)
+		return ret;
+	if (L->nid[L->root] > UINT16_MAX)
+		return SQP_ERR_INTERNAL; /* the root is placed first */
+	if ((ret = write_blocks(L, bt, scratch)) != 0)
+		return ret;
+	if (L->w->out.pos != meta_blkaddr * BS)
+		return SQP_ERR_INTERNAL;
+	if ((ret = write_meta(L, bt, mb, scratch)) != 0)
+		return ret;
+	L->w->stats.inodes = inos;
+	return write_super(L, bt, meta_blkaddr, inos);
+}
+
+int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
+{
+	struct erofs_wlayout L = { .w = w, .t = &w->tree };
+	uint8_t *mb = malloc(BS), *scratch = malloc(BS);
+	size_t n;
+	int ret = SQP_ERR_NOMEM;
+
+	fstree_finalize(&w->tree, mod_time);
+	L.count = fstree_inode_count(&w->tree);
+	L.root = fstree_node(&w->tree, 0)->inode;
+	n = L.count ? L.count : 1;
+	L.nid = sqp_spill_alloc(w->spill, n * sizeof(*L.nid));
+	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
+	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
+	L.blk = sqp_spill_alloc(w->spill, n * sizeof(*L.blk));
+	if (mb != NULL && scratch != NULL && L.nid != NULL && L.dsize != NULL &&
+	    L.up != NULL && L.blk != NULL)
+		ret = run(&L, mod_time, mb, scratch);
+	sqp_spill_free(w->spill, L.nid, n * sizeof(*L.nid));
+	sqp_spill_free(w->spill, L.dsize, n * sizeof(*L.dsize));
+	sqp_spill_free(w->spill, L.up, n * sizeof(*L.up));
+	sqp_spill_free(w->spill, L.blk, n * sizeof(*L.blk));
+	free(mb);
+	free(scratch);
+	w->stats.image_bytes = w->out.pos;
+	if (ret != 0 && w->err.code == 0)
+		writer_fail(w, ret, "writing the EROFS metadata: %s", sqp_strerror(ret));
+	return ret != 0 ? w->err.code : 0;
+}

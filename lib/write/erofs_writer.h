@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_writer.h - the EROFS back end of the image writer: the same
+ * entries, the same tree (fstree.h) and the same policy as SquashFS's,
+ * another data path and another finish.
+ *
+ * Layout (4 KiB blocks): block 0 holds the superblock at 1024 (written
+ * last); then every file's full blocks in the order files arrive, each
+ * file's contiguous; then the directories' and long symlinks' blocks;
+ * then the metadata area (meta_blkaddr): every inode, its inline
+ * xattrs and its inline tail, the root first so that its nid fits the
+ * superblock's 16 bits.
+ */
+#ifndef SQP_WRITE_EROFS_WRITER_H
+#define SQP_WRITE_EROFS_WRITER_H
+
+#include <stdint.h>
+#include <xxhash.h>
+
+#include "sqpack/entry.h"
+#include "util/chunkarr.h"
+#include "write/fstree.h"
+
+#define EROFS_W_BLOCK 4096u
+/* The tail arena's unit: an inode slot, so that a 32-bit index reaches
+ * 128 GiB of tails. */
+#define EROFS_W_TAIL_UNIT 32u
+
+struct sqp_writer;
+
+struct erofs_wstate {
+	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
+	uint8_t *block;          /* one block of file data (heap) */
+	XXH3_state_t *hash;      /* every byte after block 0: the derived UUID */
+};
+
+/* Set up the EROFS back end: block 0 reserved, the arena and buffers. */
+int erofs_w_init(struct sqp_writer *w);
+void erofs_w_cleanup(struct sqp_writer *w);
+
+/* Append bytes to the image (and to the UUID's hash). */
+int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
+
+/* A regular file's data: full blocks appended now, the tail kept for
+ * its inode when it fits there with the inode and its xattr area of
+ * xattr_size bytes, else stored as a last block. Fills *f: size,
+ * blocks_start (first block, 0 for none) and frag_index (the tail's
+ * arena index, FS_NONE when none is kept). */
+int erofs_w_add_file(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
+		     const struct sqp_data_source *src, struct fs_inode *f);
+
+/* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
+ * negative error for a set EROFS cannot hold inline. */
+int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);
+/* Encode set id's area (size from erofs_w_xattr_size) into out. */
+void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out);
+
+/* finish's view of the tree, per inode index: where each inode went
+ * (UINT64_MAX: not in the image), a directory's parent inode and its
+ * listing's size (a symlink's: its target's length), and the first data
+ * block of a directory or symlink that has blocks. */
+struct erofs_wlayout {
+	struct sqp_writer *w;
+	struct fstree *t;
+	uint32_t count;
+	uint32_t root;          /* the root's inode index */
+	uint64_t *nid;
+	uint32_t *up;
+	uint64_t *dsize;
+	uint32_t *blk;
+};
+
+/* Directory dir's listing, one block at a time ("." and ".." merged in
+ * name order): fn gets each block (buf, zero padded) with the bytes it
+ * uses and whether it is the last; fn NULL only measures. *size: the
+ * listing's size (full blocks, then the last one's used bytes). */
+typedef int (*erofs_dirblock_fn)(void *user, const uint8_t *blk, uint32_t used,
+				 int last);
+int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
+		     erofs_dirblock_fn fn, void *user, uint64_t *size);
+
+/* Everything after the last entry: directories, inodes, superblock. */
+int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time);
+
+#endif
