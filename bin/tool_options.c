@@ -324,23 +324,34 @@ static int finish_times(struct tool_options *opt)
 	return ret;
 }
 
-/* --format erofs: what the EROFS writer takes so far (4 KiB blocks,
- * data stored uncompressed), everything else refused by name. */
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+ * data stored as it is (the default, or -c none) or with a codec that
+ * compresses to a fixed size; everything else refused by name. */
 static int erofs_options(struct tool_options *opt, const char *codec,
 			 const char *comp_opts, uint32_t block_size)
 {
 	struct sqp_writer_desc *d = &opt->desc;
 
-	if (codec != NULL || comp_opts != NULL)
-		return tool_bad_usage("%s", "--format erofs: compressed EROFS data is not "
-				      "written yet; leave out -c and -X");
+	int id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+	int ret;
+
 	if (block_size != 0 && block_size != 4096)
 		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
 	if (opt->verity.on)
 		return tool_bad_usage("%s", "--format erofs: --verity is for SquashFS images");
-	memset(&d->codec, 0, sizeof(d->codec));
-	d->codec.block_size = 4096;
-	return 0;
+	if (codec != NULL && strcmp(codec, "none") != 0 &&
+	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
+		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
+				      "here; valid are none and lz4 (-X hc for lz4hc)", codec);
+	if (codec == NULL || strcmp(codec, "none") == 0) {
+		if (comp_opts != NULL)
+			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
+		memset(&d->codec, 0, sizeof(d->codec));
+		d->codec.block_size = 4096;
+		return 0;
+	}
+	ret = tool_finish_codec(d, codec, comp_opts, 4096);
+	return ret;
 }
 
 int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)

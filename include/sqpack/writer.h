@@ -116,9 +116,10 @@ struct sqp_writer_desc {
 	const struct sqp_verity_desc *verity;
 
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
-	 * (codec.block_size 4096), data stored uncompressed (codec.id 0),
-	 * no verity; fragment_mode and the SQP_WRITE_* flags other than
-	 * NO_XATTRS change nothing. */
+	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
+	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
+	 * block into one-block clusters; no verity; fragment_mode and the
+	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
 	int format;
 	/* EROFS: the superblock's UUID; all zero = derived from the image's
 	 * bytes (the same input and options give the same UUID). */

@@ -2,7 +2,8 @@
 /*
  * erofs_encode.c - encoders of the EROFS records the writer stores: the
  * superblock, both inode versions, the xattr area's header and entry
- * heads, and directory entries.
+ * heads, directory entries, and compressed files' map header and
+ * logical cluster indexes.
  *
  * Why apart from erofs_format.c: that file is the reader's half and is
  * extended by the reader's work; the writer's half lives here so the two
@@ -104,4 +105,30 @@ void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw)
 	sqp_put16(raw + 8, d->nameoff);
 	raw[10] = d->file_type;
 	raw[11] = 0;
+}
+
+void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
+			       uint8_t clusterbits, uint8_t *raw)
+{
+	/* Bytes 0-3: the fragment offset or inline size, unused here. */
+	memset(raw, 0, 4);
+	sqp_put16(raw + 4, advise);
+	raw[6] = algorithm & 0x0F;
+	raw[7] = clusterbits & 0x07;
+}
+
+void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
+			 uint32_t blkaddr, uint8_t *raw)
+{
+	sqp_put16(raw, (uint16_t)type);
+	sqp_put16(raw + 2, clusterofs);
+	sqp_put32(raw + 4, blkaddr);
+}
+
+void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw)
+{
+	sqp_put16(raw, EROFS_LC_NONHEAD);
+	sqp_put16(raw + 2, 0);
+	sqp_put16(raw + 4, back);
+	sqp_put16(raw + 6, ahead);
 }

@@ -141,6 +141,29 @@ void erofs_xattr_ibody_header_encode(uint8_t *raw);
 uint16_t erofs_xattr_icount(uint32_t ibody);
 void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
 void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
+/* Compressed files (full indexes): after the inode and its xattr area,
+ * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
+ * index per logical cluster. */
+#define EROFS_Z_MAP_HEADER_SIZE 8u
+#define EROFS_Z_INDEX_SIZE      8u
+enum erofs_lcluster_type {
+	EROFS_LC_PLAIN = 0,      /* a cluster stored as it is */
+	EROFS_LC_HEAD1 = 1,      /* a cluster compressed with algorithm 1 */
+	EROFS_LC_NONHEAD = 2,    /* inside a cluster that began earlier */
+};
+/* The map header: advise bits (0 here: full indexes, one-block
+ * clusters), the algorithm of HEAD1 clusters, logical cluster bits
+ * above the block's. */
+void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
+			       uint8_t clusterbits, uint8_t *raw);
+/* A HEAD or PLAIN index: where in the logical cluster the cluster's data
+ * begins and its first block. */
+void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
+			 uint32_t blkaddr, uint8_t *raw);
+/* A NONHEAD index: logical clusters back to its head and on to the next
+ * head (or past the end of the file). */
+void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
+
 /* i_format's layout field, and the extended bit. */
 #define EROFS_I_EXTENDED 1u
 #define EROFS_I_LAYOUT_SHIFT 1u

@@ -40,6 +40,8 @@ int erofs_w_init(struct sqp_writer *w)
 	if (e->block == NULL || e->hash == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	XXH3_128bits_reset(e->hash);
+	if (erofs_zip_init(w) != 0)
+		return w->err.code;
 	/* Block 0: zeros, then the superblock at 1024 once finish knows it. */
 	return imgout_append_zeros(&w->out, EROFS_W_BLOCK);
 }
@@ -50,6 +52,7 @@ void erofs_w_cleanup(struct sqp_writer *w)
 
 	if (e == NULL)
 		return;
+	erofs_zip_cleanup(w);
 	chunkarr_cleanup(&e->tails);
 	free(e->block);
 	XXH3_freeState(e->hash);
@@ -73,19 +76,49 @@ static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 	return ret;
 }
 
-int erofs_w_add_file(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f)
+int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
+		     uint32_t xattr_size, struct fs_inode *f)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t units, index;
+	int ret;
+
+	f->u.file.frag_index = FS_NONE;
+	if (tail == 0)
+		return 0;
+	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
+		/* No room beside the inode: a last block, zero padded. */
+		if (data != e->block)
+			memcpy(e->block, data, tail);
+		memset(e->block + tail, 0, EROFS_W_BLOCK - tail);
+		w->stats.blocks_written++;
+		return erofs_w_append(w, e->block, EROFS_W_BLOCK);
+	}
+	units = (tail + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT;
+	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
+		return ret;
+	memcpy(chunkarr_at(&e->tails, index), data, tail);
+	f->u.file.frag_index = index;
+	return 0;
+}
+
+int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f)
 {
 	struct erofs_wstate *e = w->erofs;
 	uint64_t full = size / EROFS_W_BLOCK, i;
-	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK), units, index;
+	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
+	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
 	int ret;
 
+	if (e->dest != NULL && erofs_zip_fits(size))
+		return erofs_zip_add(w, ino, size, xattr_size, src, f);
+	/* Blocks go after every cluster still being compressed. */
+	if (appends && e->dest != NULL && (ret = erofs_zip_drain(w)) != 0)
+		return ret;
 	f->u.file.size = size;
-	f->u.file.frag_index = FS_NONE;
-	f->u.file.blocks_start = 0;
-	if (full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK))
-		f->u.file.blocks_start = w->out.pos / EROFS_W_BLOCK;
+	f->u.file.blocks_start = appends ? w->out.pos / EROFS_W_BLOCK : 0;
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
 		return SQP_ERR_LIMIT;
 	for (i = 0; i < full; i++) {
@@ -94,22 +127,9 @@ int erofs_w_add_file(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 			return ret;
 		w->stats.blocks_written++;
 	}
-	if (tail == 0)
-		return 0;
-	if ((ret = read_data(w, src, e->block, tail)) != 0)
+	if (tail > 0 && (ret = read_data(w, src, e->block, tail)) != 0)
 		return ret;
-	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
-		/* No room beside the inode: a last block, zero padded. */
-		memset(e->block + tail, 0, EROFS_W_BLOCK - tail);
-		w->stats.blocks_written++;
-		return erofs_w_append(w, e->block, EROFS_W_BLOCK);
-	}
-	units = (tail + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT;
-	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
-		return ret;
-	memcpy(chunkarr_at(&e->tails, index), e->block, tail);
-	f->u.file.frag_index = index;
-	return 0;
+	return erofs_w_put_tail(w, e->block, tail, xattr_size, f);
 }
 
 /* EROFS's name index of a SquashFS xattr type (user, trusted, security:

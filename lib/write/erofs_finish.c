@@ -19,8 +19,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "codec/codec_dest.h"
 #include "format/erofs_format.h"
 #include "sqpack/error.h"
+#include "util/endian.h"
 #include "util/spill.h"
 #include "write/erofs_writer.h"
 #include "write/writer_impl.h"
@@ -31,7 +33,16 @@ struct shape {
 	struct erofs_inode ei;
 	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
 	uint64_t nblocks;           /* a directory's or symlink's blocks */
+	uint64_t nlc;               /* a compressed file's logical clusters */
+	uint32_t keep;              /* bytes that must share one block */
+	uint64_t total;             /* the record's bytes, indexes included */
 };
+
+/* A compressed file's map header: after the inode and xattrs, at 8. */
+static uint32_t zmap_at(const struct shape *s)
+{
+	return (s->isize + s->xsize + 7) & ~7u;
+}
 
 /* The inode the k-th of the layout order: the root, then the rest. */
 static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
@@ -73,7 +84,11 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 			 s->ei.mtime != build_time;
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
-	if (S_ISREG(r->mode)) {
+	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
+		s->ei.layout = EROFS_COMPRESSED_FULL;
+		s->ei.u = sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index));
+		s->nlc = (s->ei.size + BS - 1) / BS;
+	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.frag_index != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
 			s->inl = (uint32_t)tail;
@@ -88,6 +103,11 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 		}
 		s->ei.u = s->nblocks > 0 ? L->blk[i] : 0;
 	}
+	s->keep = s->isize + s->xsize + s->inl;
+	s->total = s->keep;
+	if (s->ei.layout == EROFS_COMPRESSED_FULL)
+		s->total = zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE + 8 +
+			   s->nlc * EROFS_Z_INDEX_SIZE;
 	return 0;
 }
 
@@ -151,15 +171,17 @@ static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
 	return 0;
 }
 
-/* Where an inode of total bytes goes, from *pos: never across a block. */
-static uint64_t slot_for(uint64_t *pos, uint32_t total)
+/* Where an inode record goes, from *pos: its first keep bytes (the
+ * inode, xattrs, inline tail) never across a block; a compressed file's
+ * indexes, 8 bytes each and 8-aligned, may run on over blocks. */
+static uint64_t slot_for(uint64_t *pos, const struct shape *s)
 {
 	uint64_t at;
 
-	if (*pos % BS + total > BS)
+	if (*pos % BS + s->keep > BS)
 		*pos = (*pos + BS - 1) / BS * BS;
 	at = *pos;
-	*pos += (total + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE;
+	*pos += (s->total + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE;
 	return at;
 }
 
@@ -177,7 +199,7 @@ static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos)
 			continue;
 		if ((ret = shape_of(L, i, bt, &s)) != 0)
 			return ret;
-		L->nid[i] = slot_for(&pos, s.isize + s.xsize + s.inl) / EROFS_SLOT_SIZE;
+		L->nid[i] = slot_for(&pos, &s) / EROFS_SLOT_SIZE;
 		++*inos;
 	}
 	return 0;
@@ -246,19 +268,54 @@ static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
 	return 0;
 }
 
-/* One inode record at dst: the inode, its xattr area, its inline tail. */
+/* The metadata area as a stream: bytes land at increasing positions,
+ * whole blocks go out as they fill. */
+struct meta_out {
+	struct sqp_writer *w;
+	uint8_t *mb;         /* the block being filled */
+	uint64_t done;       /* blocks written */
+};
+
+static int meta_put(struct meta_out *m, uint64_t at, const uint8_t *data, uint64_t len)
+{
+	uint64_t n;
+	int ret;
+
+	while (len > 0) {
+		for (; m->done < at / BS; m->done++) {
+			if ((ret = erofs_w_append(m->w, m->mb, BS)) != 0)
+				return ret;
+			memset(m->mb, 0, BS);
+		}
+		n = BS - at % BS < len ? BS - at % BS : len;
+		memcpy(m->mb + at % BS, data, n);
+		at += n;
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* One inode record into rec (a block): the inode, its xattr area, its
+ * inline tail or a compressed file's map header. */
 static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
-			 uint32_t ino_number, uint8_t *dst, uint8_t *scratch)
+			 uint32_t ino_number, uint8_t *rec, uint8_t *scratch)
 {
 	const struct fs_irec *r = fstree_inode(L->t, i);
-	uint8_t *tail = dst + s->isize + s->xsize;
+	uint8_t *tail = rec + s->isize + s->xsize;
 	struct dirblocks d = { .w = L->w, .dest = tail };
 	struct fs_inode f;
 	uint64_t size;
 
-	erofs_inode_encode(&s->ei, ino_number, dst);
+	memset(rec, 0, BS);
+	erofs_inode_encode(&s->ei, ino_number, rec);
 	if (s->xsize > 0)
-		erofs_w_xattr_encode(L->w, r->xattr_set, dst + s->isize);
+		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
+	if (s->ei.layout == EROFS_COMPRESSED_FULL) {
+		erofs_z_map_header_encode(0, (uint8_t)L->w->erofs->dest->erofs_alg, 0,
+					  rec + zmap_at(s));
+		return 0;
+	}
 	if (s->inl == 0)
 		return 0;
 	if (S_ISDIR(r->mode))
@@ -272,11 +329,30 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	return 0;
 }
 
-/* The metadata area, a block at a time, placed as place_inodes did. */
+static int put_record(struct erofs_wlayout *L, struct meta_out *m, uint32_t i,
+		      const struct shape *s, uint64_t at, uint32_t ino_number,
+		      uint8_t *rec, uint8_t *scratch)
+{
+	uint32_t head = s->ei.layout == EROFS_COMPRESSED_FULL ?
+			zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE + 8 : s->keep;
+	struct fs_inode f;
+	int ret;
+
+	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0 ||
+	    (ret = meta_put(m, at, rec, head)) != 0 || s->ei.layout != EROFS_COMPRESSED_FULL)
+		return ret;
+	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
+	return meta_put(m, at + head, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
+			s->nlc * EROFS_Z_INDEX_SIZE);
+}
+
+/* The metadata area, placed as place_inodes did. */
 static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scratch)
 {
-	uint64_t pos = 0, at, done = 0;
+	struct meta_out m = { .w = L->w, .mb = mb };
+	uint64_t pos = 0, at;
 	uint32_t k, i, ino_number = 0;
+	uint8_t *rec = scratch + BS;
 	struct shape s;
 	int ret;
 
@@ -287,20 +363,21 @@ static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t
 			continue;
 		if ((ret = shape_of(L, i, bt, &s)) != 0)
 			return ret;
-		at = slot_for(&pos, s.isize + s.xsize + s.inl);
+		at = slot_for(&pos, &s);
 		if (at / EROFS_SLOT_SIZE != L->nid[i])
 			return SQP_ERR_INTERNAL;
-		for (; done < at / BS; done++) {
-			if ((ret = erofs_w_append(L->w, mb, BS)) != 0)
-				return ret;
-			memset(mb, 0, BS);
-		}
-		ret = encode_record(L, i, &s, ++ino_number, mb + at % BS, scratch);
+		ret = put_record(L, &m, i, &s, at, ++ino_number, rec, scratch);
 		if (ret != 0)
 			return ret;
 		sqp_spill_tick(L->w->spill);
 	}
-	return pos % BS != 0 ? erofs_w_append(L->w, mb, BS) : 0;
+	/* The blocks not yet out, the last one zero padded. */
+	for (; m.done * BS < pos; m.done++) {
+		if ((ret = erofs_w_append(L->w, mb, BS)) != 0)
+			return ret;
+		memset(mb, 0, BS);
+	}
+	return 0;
 }
 
 static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkaddr,
@@ -310,6 +387,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	static const uint8_t zero[16];
 	struct erofs_super sb = {
 		.magic = EROFS_MAGIC, .blkszbits = 12,
+		.feature_incompat = L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0,
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
 		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
@@ -360,10 +438,10 @@ static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scrat
 	return write_super(L, bt, meta_blkaddr, inos);
 }
 
-int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
+static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *mb,
+			    uint8_t *scratch)
 {
 	struct erofs_wlayout L = { .w = w, .t = &w->tree };
-	uint8_t *mb = malloc(BS), *scratch = malloc(BS);
 	size_t n;
 	int ret = SQP_ERR_NOMEM;
 
@@ -375,17 +453,27 @@ int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
 	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
 	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
 	L.blk = sqp_spill_alloc(w->spill, n * sizeof(*L.blk));
-	if (mb != NULL && scratch != NULL && L.nid != NULL && L.dsize != NULL &&
-	    L.up != NULL && L.blk != NULL)
+	if (L.nid != NULL && L.dsize != NULL && L.up != NULL && L.blk != NULL)
 		ret = run(&L, mod_time, mb, scratch);
 	sqp_spill_free(w->spill, L.nid, n * sizeof(*L.nid));
 	sqp_spill_free(w->spill, L.dsize, n * sizeof(*L.dsize));
 	sqp_spill_free(w->spill, L.up, n * sizeof(*L.up));
 	sqp_spill_free(w->spill, L.blk, n * sizeof(*L.blk));
+	return ret;
+}
+
+int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
+{
+	uint8_t *mb = malloc(BS), *scratch = malloc(2 * BS);
+	int ret = SQP_ERR_NOMEM;
+
+	/* The last clusters first: the metadata goes after them. */
+	if (mb != NULL && scratch != NULL && (ret = erofs_zip_drain(w)) == 0)
+		ret = layout_and_write(w, mod_time, mb, scratch);
 	free(mb);
 	free(scratch);
 	w->stats.image_bytes = w->out.pos;
 	if (ret != 0 && w->err.code == 0)
-		writer_fail(w, ret, "writing the EROFS metadata: %s", sqp_strerror(ret));
+		writer_fail(w, ret, "writing the EROFS image: %s", sqp_strerror(ret));
 	return ret != 0 ? w->err.code : 0;
 }

@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "sqpack/entry.h"
+#include "sqpack/codec.h"
 #include "util/chunkarr.h"
 #include "write/fstree.h"
 
@@ -26,12 +27,42 @@
  * 128 GiB of tails. */
 #define EROFS_W_TAIL_UNIT 32u
 
+/* Compressed files: each segment of a file (the last one shorter) is
+ * one pool job, cut into one-block physical clusters independently of
+ * the others, so the image does not depend on -j; 4 MiB keeps a
+ * cluster's logical clusters under the 2048 a full index can count back
+ * and its data under the kernel's 12 MiB. */
+#define EROFS_W_SEGMENT (4u << 20)
+/* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
+ * then its record in the index arena (the compressed block count, then
+ * one index per logical cluster). 0 for every other file. */
+#define EROFS_W_ZIP 1u
+
 struct sqp_writer;
+struct sqp_pool;
+struct codec_dest_ops;
+struct erofs_zjob;
 
 struct erofs_wstate {
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
 	uint8_t *block;          /* one block of file data (heap) */
 	XXH3_state_t *hash;      /* every byte after block 0: the derived UUID */
+
+	/* Compression (erofs_zip.c); dest NULL: data stored as it is. */
+	const struct codec_dest_ops *dest;
+	struct sqp_codec_config cfg; /* each worker's codec */
+	struct sqp_pool *pool;
+	struct erofs_zjob *jobs;  /* a ring of the pool's capacity */
+	unsigned njobs;
+	uint64_t submitted;
+	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
+	int compressed;           /* some file is: the superblock says 0padding */
+	struct {                  /* the file whose clusters are being stored */
+		uint32_t rec;
+		uint64_t nlc;         /* its logical clusters */
+		uint64_t prev;        /* the last head's logical cluster */
+		uint32_t blocks;
+	} cur;
 };
 
 /* Set up the EROFS back end: block 0 reserved, the arena and buffers. */
@@ -46,8 +77,27 @@ int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
  * xattr_size bytes, else stored as a last block. Fills *f: size,
  * blocks_start (first block, 0 for none) and frag_index (the tail's
  * arena index, FS_NONE when none is kept). */
-int erofs_w_add_file(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f);
+int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f);
+
+/* Keep a file's tail of tail bytes (data) for its inode if it fits
+ * there beside xattr_size bytes of xattrs, else append it as a block;
+ * sets f's frag_index. */
+int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
+		     uint32_t xattr_size, struct fs_inode *f);
+
+/* erofs_zip.c: the compressed data path. init does nothing without a
+ * codec. add takes a file of more than one block and fewer than 2^20
+ * logical clusters (the caller stores others as they are, after
+ * drain). drain stores every cluster still in the pool. */
+int erofs_zip_init(struct sqp_writer *w);
+void erofs_zip_cleanup(struct sqp_writer *w);
+int erofs_zip_fits(uint64_t size);
+int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		  uint32_t xattr_size, const struct sqp_data_source *src,
+		  struct fs_inode *f);
+int erofs_zip_drain(struct sqp_writer *w);
 
 /* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */

@@ -38,9 +38,6 @@ static int check_erofs(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->codec.block_size != EROFS_W_BLOCK)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 4096",
 			       d->codec.block_size);
-	if (d->codec.id != 0)
-		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: compressed data is "
-			       "not written yet (codec %d)", d->codec.id);
 	if (d->verity != NULL)
 		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: no dm-verity tree");
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)

@@ -125,7 +125,7 @@ static int counted_skip(void *user, uint64_t n)
 }
 
 static int add_erofs_file(struct sqp_writer *w, const struct sqp_entry *e,
-			  const struct fs_irec *ino, const struct sqp_data_source *data,
+			  struct fs_irec *ino, const struct sqp_data_source *data,
 			  struct fs_inode *file)
 {
 	uint32_t xsize;
@@ -134,7 +134,7 @@ static int add_erofs_file(struct sqp_writer *w, const struct sqp_entry *e,
 		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
 				   "inline area (names up to 255 bytes, values up to "
 				   "65535, about 4000 bytes in all)", e->path);
-	return erofs_w_add_file(w, e->size, xsize, data, file);
+	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
 }
 
 static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
