@@ -8,10 +8,11 @@
  * inodes before it (inline xattrs and tails). Sizes depend only on
  * names and attributes, so everything is measured first, then placed
  * (the directories' blocks, then every inode: the root first, the rest
- * in the order they arrived), then written in that same order with the
- * same measurements (shape_of), so placement and writing cannot drift.
- * An inode with its xattrs and inline tail never straddles a block: the
- * kernel reads an inline tail from the inode's block.
+ * in the order they arrived, each where erofs_fit.c finds room), then
+ * written with the same measurements (shape_of), so placement and
+ * writing cannot drift. An inode with its xattrs and inline tail never
+ * straddles a block: the kernel reads an inline tail from the inode's
+ * block.
  */
 #include "config.h"
 
@@ -171,38 +172,32 @@ static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
 	return 0;
 }
 
-/* Where an inode record goes, from *pos: its first keep bytes (the
- * inode, xattrs, inline tail) never across a block; a compressed file's
- * indexes, 8 bytes each and 8-aligned, may run on over blocks. */
-static uint64_t slot_for(uint64_t *pos, const struct shape *s)
+/* Every inode's nid (erofs_fit.c chooses; the root comes first, so its
+ * nid is 0); the area's size in blocks. */
+static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos,
+			uint64_t *blocks)
 {
-	uint64_t at;
-
-	if (*pos % BS + s->keep > BS)
-		*pos = (*pos + BS - 1) / BS * BS;
-	at = *pos;
-	*pos += (s->total + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE;
-	return at;
-}
-
-static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos)
-{
-	uint64_t pos = 0;
+	struct erofs_fit fit;
 	struct shape s;
+	uint64_t at;
 	uint32_t k, i;
-	int ret;
+	int ret = 0;
 
+	memset(&fit, 0, sizeof(fit));
 	*inos = 0;
-	for (k = 0; k < L->count; k++) {
+	for (k = 0; k < L->count && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
-		if ((ret = shape_of(L, i, bt, &s)) != 0)
-			return ret;
-		L->nid[i] = slot_for(&pos, &s) / EROFS_SLOT_SIZE;
+		if ((ret = shape_of(L, i, bt, &s)) != 0 ||
+		    (ret = erofs_fit_place(&fit, s.total, &at)) != 0)
+			break;
+		L->nid[i] = at / EROFS_SLOT_SIZE;
 		++*inos;
 	}
-	return 0;
+	*blocks = fit.blocks;
+	erofs_fit_cleanup(&fit);
+	return ret;
 }
 
 struct dirblocks {
@@ -268,34 +263,6 @@ static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
 	return 0;
 }
 
-/* The metadata area as a stream: bytes land at increasing positions,
- * whole blocks go out as they fill. */
-struct meta_out {
-	struct sqp_writer *w;
-	uint8_t *mb;         /* the block being filled */
-	uint64_t done;       /* blocks written */
-};
-
-static int meta_put(struct meta_out *m, uint64_t at, const uint8_t *data, uint64_t len)
-{
-	uint64_t n;
-	int ret;
-
-	while (len > 0) {
-		for (; m->done < at / BS; m->done++) {
-			if ((ret = erofs_w_append(m->w, m->mb, BS)) != 0)
-				return ret;
-			memset(m->mb, 0, BS);
-		}
-		n = BS - at % BS < len ? BS - at % BS : len;
-		memcpy(m->mb + at % BS, data, n);
-		at += n;
-		data += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* One inode record into rec (a block): the inode, its xattr area, its
  * inline tail or a compressed file's map header. */
 static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
@@ -329,55 +296,57 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	return 0;
 }
 
-static int put_record(struct erofs_wlayout *L, struct meta_out *m, uint32_t i,
-		      const struct shape *s, uint64_t at, uint32_t ino_number,
-		      uint8_t *rec, uint8_t *scratch)
+/* Inode i's record at area + at. */
+static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
 {
 	uint32_t head = s->ei.layout == EROFS_COMPRESSED_FULL ?
 			zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE + 8 : s->keep;
+	uint8_t *rec = scratch + BS;
 	struct fs_inode f;
 	int ret;
 
-	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0 ||
-	    (ret = meta_put(m, at, rec, head)) != 0 || s->ei.layout != EROFS_COMPRESSED_FULL)
+	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0)
 		return ret;
-	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
-	return meta_put(m, at + head, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
-			s->nlc * EROFS_Z_INDEX_SIZE);
+	memcpy(area, rec, head);
+	if (s->ei.layout == EROFS_COMPRESSED_FULL) {
+		fstree_file_get(L->t, fstree_inode(L->t, i), &f);
+		memcpy(area + head, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
+		       s->nlc * EROFS_Z_INDEX_SIZE);
+	}
+	return 0;
 }
 
-/* The metadata area, placed as place_inodes did. */
-static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scratch)
+/* The metadata area, built whole (from the spill arena: it may be
+ * large) at the places place_inodes chose, then appended in pieces. */
+static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
+		      uint8_t *scratch)
 {
-	struct meta_out m = { .w = L->w, .mb = mb };
-	uint64_t pos = 0, at;
+	const uint64_t piece = (uint64_t)4 << 20;
+	uint64_t size = blocks * BS, off, n;
+	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
 	uint32_t k, i, ino_number = 0;
-	uint8_t *rec = scratch + BS;
 	struct shape s;
-	int ret;
+	int ret = 0;
 
-	memset(mb, 0, BS);
-	for (k = 0; k < L->count; k++) {
+	if (area == NULL)
+		return SQP_ERR_NOMEM;
+	for (k = 0; k < L->count && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
-		if ((ret = shape_of(L, i, bt, &s)) != 0)
-			return ret;
-		at = slot_for(&pos, &s);
-		if (at / EROFS_SLOT_SIZE != L->nid[i])
-			return SQP_ERR_INTERNAL;
-		ret = put_record(L, &m, i, &s, at, ++ino_number, rec, scratch);
-		if (ret != 0)
-			return ret;
+		if ((ret = shape_of(L, i, bt, &s)) == 0)
+			ret = put_record(L, i, &s, area + L->nid[i] * EROFS_SLOT_SIZE,
+					 ++ino_number, scratch);
 		sqp_spill_tick(L->w->spill);
 	}
-	/* The blocks not yet out, the last one zero padded. */
-	for (; m.done * BS < pos; m.done++) {
-		if ((ret = erofs_w_append(L->w, mb, BS)) != 0)
-			return ret;
-		memset(mb, 0, BS);
+	for (off = 0; ret == 0 && off < size; off += n) {
+		n = size - off < piece ? size - off : piece;
+		ret = erofs_w_append(L->w, area + off, (size_t)n);
+		sqp_spill_check(L->w->spill);
 	}
-	return 0;
+	sqp_spill_free(L->w->spill, area, size ? size : 1);
+	return ret;
 }
 
 static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkaddr,
@@ -418,13 +387,13 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
 }
 
-static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scratch)
+static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)
 {
-	uint64_t meta_blkaddr, inos;
+	uint64_t meta_blkaddr, inos, meta_blocks;
 	int ret;
 
 	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &meta_blkaddr)) != 0 ||
-	    (ret = place_inodes(L, bt, &inos)) != 0)
+	    (ret = place_inodes(L, bt, &inos, &meta_blocks)) != 0)
 		return ret;
 	if (L->nid[L->root] > UINT16_MAX)
 		return SQP_ERR_INTERNAL; /* the root is placed first */
@@ -432,14 +401,13 @@ static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *mb, uint8_t *scrat
 		return ret;
 	if (L->w->out.pos != meta_blkaddr * BS)
 		return SQP_ERR_INTERNAL;
-	if ((ret = write_meta(L, bt, mb, scratch)) != 0)
+	if ((ret = write_meta(L, bt, meta_blocks, scratch)) != 0)
 		return ret;
 	L->w->stats.inodes = inos;
 	return write_super(L, bt, meta_blkaddr, inos);
 }
 
-static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *mb,
-			    uint8_t *scratch)
+static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *scratch)
 {
 	struct erofs_wlayout L = { .w = w, .t = &w->tree };
 	size_t n;
@@ -454,7 +422,7 @@ static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *mb
 	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
 	L.blk = sqp_spill_alloc(w->spill, n * sizeof(*L.blk));
 	if (L.nid != NULL && L.dsize != NULL && L.up != NULL && L.blk != NULL)
-		ret = run(&L, mod_time, mb, scratch);
+		ret = run(&L, mod_time, scratch);
 	sqp_spill_free(w->spill, L.nid, n * sizeof(*L.nid));
 	sqp_spill_free(w->spill, L.dsize, n * sizeof(*L.dsize));
 	sqp_spill_free(w->spill, L.up, n * sizeof(*L.up));
@@ -464,13 +432,12 @@ static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *mb
 
 int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
 {
-	uint8_t *mb = malloc(BS), *scratch = malloc(2 * BS);
+	uint8_t *scratch = malloc(2 * BS);
 	int ret = SQP_ERR_NOMEM;
 
 	/* The last clusters first: the metadata goes after them. */
-	if (mb != NULL && scratch != NULL && (ret = erofs_zip_drain(w)) == 0)
-		ret = layout_and_write(w, mod_time, mb, scratch);
-	free(mb);
+	if (scratch != NULL && (ret = erofs_zip_drain(w)) == 0)
+		ret = layout_and_write(w, mod_time, scratch);
 	free(scratch);
 	w->stats.image_bytes = w->out.pos;
 	if (ret != 0 && w->err.code == 0)

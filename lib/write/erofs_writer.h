@@ -129,6 +129,20 @@ typedef int (*erofs_dirblock_fn)(void *user, const uint8_t *blk, uint32_t used,
 int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
 		     erofs_dirblock_fn fn, void *user, uint64_t *size);
 
+/* erofs_fit.c: places in the metadata area (zero the struct to start).
+ * A record of bytes whose first block's worth must not cross a block:
+ * *at is its byte position. blocks: the area's size so far. */
+struct erofs_fit_stack {
+	uint64_t *blk;
+	size_t n, cap;
+};
+struct erofs_fit {
+	struct erofs_fit_stack room[EROFS_W_BLOCK / 32]; /* by free slots */
+	uint64_t blocks;
+};
+int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
+void erofs_fit_cleanup(struct erofs_fit *f);
+
 /* Everything after the last entry: directories, inodes, superblock. */
 int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time);
 
