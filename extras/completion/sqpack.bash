@@ -73,6 +73,7 @@ _sqpack_value_kind()
 		if [[ $opt == --progress ]]; then echo "list:auto none tty json"; else echo none; fi
 		return ;;
 	PARTS) echo "list:inodes data fragments xattrs all"; return ;;
+	FMT) echo "list:squashfs erofs"; return ;;
 	*) echo none; return ;;
 	esac
 }
