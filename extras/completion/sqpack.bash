@@ -131,5 +131,5 @@ _sqpack_complete()
 	compopt -o filenames 2>/dev/null
 }
 
-complete -F _sqpack_complete tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs \
+complete -F _sqpack_complete tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-mkfs.erofs \
 	sqpack-unsquashfs sqfscat
