@@ -164,6 +164,21 @@ void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
  * head (or past the end of the file). */
 void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
 
+/* Compact indexes (layout EROFS_COMPRESSED_COMPACT, advise
+ * EROFS_Z_ADVISE_COMPACTED_2B, one-block clusters): right after the map
+ * header, packs of 2 entries in 8 bytes up to a 32-byte boundary, then
+ * packs of 16 in 32 bytes, then packs of 2 again for the rest; each pack
+ * ends with a 32-bit block address that its heads count on from. mod32
+ * is the map header's end modulo 32 (inodes sit on 32-byte slots). */
+#define EROFS_Z_ADVISE_COMPACTED_2B 0x0001u
+uint64_t erofs_z_compact_size(uint64_t nlc, unsigned mod32);
+/* The compact form of nlc full indexes (as erofs_z_head_encode and
+ * erofs_z_nonhead_encode write them) into out (erofs_z_compact_size
+ * bytes). -1 if the heads' blocks are not consecutive, which compact
+ * indexes cannot say. */
+int erofs_z_compact_encode(const uint8_t *full, uint64_t nlc, unsigned mod32,
+			   uint8_t *out);
+
 /* i_format's layout field, and the extended bit. */
 #define EROFS_I_EXTENDED 1u
 #define EROFS_I_LAYOUT_SHIFT 1u

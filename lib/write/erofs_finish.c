@@ -39,10 +39,16 @@ struct shape {
 	uint64_t total;             /* the record's bytes, indexes included */
 };
 
-/* A compressed file's map header: after the inode and xattrs, at 8. */
+/* A compressed file's map header: after the inode and xattrs, at 8;
+ * its compact indexes right after it. */
 static uint32_t zmap_at(const struct shape *s)
 {
 	return (s->isize + s->xsize + 7) & ~7u;
+}
+
+static uint32_t zidx_at(const struct shape *s)
+{
+	return zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE;
 }
 
 /* The inode the k-th of the layout order: the root, then the rest. */
@@ -86,7 +92,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
 	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
-		s->ei.layout = EROFS_COMPRESSED_FULL;
+		s->ei.layout = EROFS_COMPRESSED_COMPACT;
 		s->ei.u = sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index));
 		s->nlc = (s->ei.size + BS - 1) / BS;
 	} else if (S_ISREG(r->mode)) {
@@ -106,9 +112,8 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	}
 	s->keep = s->isize + s->xsize + s->inl;
 	s->total = s->keep;
-	if (s->ei.layout == EROFS_COMPRESSED_FULL)
-		s->total = zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE + 8 +
-			   s->nlc * EROFS_Z_INDEX_SIZE;
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT)
+		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32);
 	return 0;
 }
 
@@ -278,8 +283,9 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	erofs_inode_encode(&s->ei, ino_number, rec);
 	if (s->xsize > 0)
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
-	if (s->ei.layout == EROFS_COMPRESSED_FULL) {
-		erofs_z_map_header_encode(0, (uint8_t)L->w->erofs->dest->erofs_alg, 0,
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
+		erofs_z_map_header_encode(EROFS_Z_ADVISE_COMPACTED_2B,
+					  (uint8_t)L->w->erofs->dest->erofs_alg, 0,
 					  rec + zmap_at(s));
 		return 0;
 	}
@@ -300,8 +306,8 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
 		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
 {
-	uint32_t head = s->ei.layout == EROFS_COMPRESSED_FULL ?
-			zmap_at(s) + EROFS_Z_MAP_HEADER_SIZE + 8 : s->keep;
+	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
+	uint32_t head = zip ? zidx_at(s) : s->keep;
 	uint8_t *rec = scratch + BS;
 	struct fs_inode f;
 	int ret;
@@ -309,11 +315,13 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0)
 		return ret;
 	memcpy(area, rec, head);
-	if (s->ei.layout == EROFS_COMPRESSED_FULL) {
-		fstree_file_get(L->t, fstree_inode(L->t, i), &f);
-		memcpy(area + head, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
-		       s->nlc * EROFS_Z_INDEX_SIZE);
-	}
+	if (!zip)
+		return 0;
+	/* The full indexes the data path kept, packed. */
+	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
+	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
+				   s->nlc, zidx_at(s) % 32, area + head) != 0)
+		return SQP_ERR_INTERNAL;
 	return 0;
 }
 
