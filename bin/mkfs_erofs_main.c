@@ -68,11 +68,11 @@ static void usage(FILE *f)
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The work\n"
 	      "is done by dir2img (tar2img for --tar=f) with --format erofs; see\n"
 	      "sqpack-mkfs.erofs(1).\n\n"
-	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C4096 -b4096 -Elegacy-compress -T#\n"
+	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C4096 -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
 	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
 	      "  --help --version. Anything else (lzma, deflate, zstd, other\n"
-	      "  cluster sizes, other -E options, --exclude-path, --exclude-regex\n"
+	      "  cluster sizes, -E options, --exclude-path, --exclude-regex\n"
 	      "  ...) is refused with exit status 2.\n", f);
 }
 
@@ -134,20 +134,6 @@ static int compressor(struct argv_out *a, const char *arg)
 	return add2(a, "-X", a->level);
 }
 
-/* -E: only what we write anyway. */
-static int extended(const char *arg)
-{
-	char buf[256], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (strcmp(tok, "legacy-compress") != 0)
-			return refuse(tok, "extended option not done yet (sqpack writes "
-				      "full cluster indexes, no tail packing, no fragments, "
-				      "no dedup)");
-	return 0;
-}
-
 static int short_option(struct argv_out *a, int c, const char *arg)
 {
 	switch (c) {
@@ -158,7 +144,9 @@ static int short_option(struct argv_out *a, int c, const char *arg)
 			return refuse(arg, c == 'C' ? "physical clusters are one 4096-byte "
 				      "block" : "the block size is 4096");
 		return 0;
-	case 'E': return extended(arg);
+	case 'E':
+		return refuse(arg, "extended options not done yet (sqpack writes compact "
+			      "cluster indexes, no tail packing, no fragments, no dedup)");
 	case 'T':
 		snprintf(a->time, sizeof(a->time), "%s", arg);
 		return add2(a, "--mtime", a->time) || add2(a, "--image-time", a->time) ? 2 : 0;

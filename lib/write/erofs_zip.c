@@ -13,8 +13,8 @@
  * needs. Compressed data sits at the end of its block behind zeros
  * (0padding), where the kernel finds its length. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
- * logical cluster indexes into an arena (spilled with the tree) that
- * finish copies behind the inode. A file of one segment that did not
+ * full logical cluster indexes into an arena (spilled with the tree)
+ * that finish packs behind the inode. A file of one segment that did not
  * gain a block is stored uncompressed after all, its tail inline.
  */
 #include "config.h"

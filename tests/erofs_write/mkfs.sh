@@ -16,7 +16,7 @@ T=$SCRATCH
 U=0123abcd-4567-89ef-0123-456789abcdef
 run "make the tree" erofs_tree "$T/src" || finish
 
-run "sqpack-mkfs.erofs -zlz4hc,9" "$MKFS" --quiet -zlz4hc,9 -Elegacy-compress -C4096 \
+run "sqpack-mkfs.erofs -zlz4hc,9" "$MKFS" --quiet -zlz4hc,9 -C4096 \
 	-T1600000000 -U $U -L lbl --all-root --workers=2 "$T/a.erofs" "$T/src" || finish
 run "the dir2img line" "$DIR2IMG" -q --format erofs -c lz4 -X level=9 --mtime 1600000000 \
 	--image-time 1600000000 --uuid $U --label lbl --all-root "$T/b.erofs" "$T/src"
@@ -57,7 +57,8 @@ refused() {
 		fail "$*: expected exit 2, '$what' and no image: exit $rc: $(head -c 200 "$T/out")"
 }
 refused "compressor not written yet" -zlzma,109 -E ztailpacking -U $U
-refused "extended option not done yet" -E ztailpacking
+refused "extended options not done yet" -E ztailpacking
+refused "extended options not done yet" -Elegacy-compress
 refused "physical clusters are one 4096-byte block" -C65536
 refused "not done yet" --exclude-regex=foo
 refused "unknown option" --bogus
