@@ -333,7 +333,6 @@ static int erofs_options(struct tool_options *opt, const char *codec,
 	struct sqp_writer_desc *d = &opt->desc;
 
 	int id = codec != NULL ? sqp_codec_by_name(codec) : 0;
-	int ret;
 
 	if (block_size != 0 && block_size != 4096)
 		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
@@ -350,8 +349,7 @@ static int erofs_options(struct tool_options *opt, const char *codec,
 		d->codec.block_size = 4096;
 		return 0;
 	}
-	ret = tool_finish_codec(d, codec, comp_opts, 4096);
-	return ret;
+	return tool_finish_codec(d, codec, comp_opts, 4096);
 }
 
 int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)

@@ -14,7 +14,8 @@
 # tree); the same bytes for -j 1, 2 and 3 and for tar2img from that tar;
 # --uuid and --label land in the superblock, a derived UUID follows the
 # content; lz4 and lz4hc images judged alike, the same bytes for -j 1
-# and 3; options EROFS cannot take yet are refused with exit 2.
+# and 3, and with the tree and metadata spilled (--mem 1M); options EROFS
+# cannot take yet are refused with exit 2.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3" od
@@ -57,6 +58,11 @@ done
 check "the same bytes for -j 1 and 2" cmp -s "$T/j1.erofs" "$T/j2.erofs"
 check "the same bytes for -j 1 and 3" cmp -s "$T/j1.erofs" "$T/j3.erofs"
 img=$T/j2.erofs
+"$DIR2IMG" --mem 1M --format erofs -c lz4 "$T/mem.erofs" "$T/src" > "$T/mem.out" 2>&1 ||
+	fail "dir2img --format erofs --mem 1M: $(head -c 300 "$T/mem.out")"
+check "--mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
+run "dir2img --format erofs" "$DIR2IMG" -q --format erofs -c lz4 "$T/nomem.erofs" "$T/src"
+check "spilling (--mem 1M) changes no byte" cmp -s "$T/mem.erofs" "$T/nomem.erofs"
 
 rm -rf "$T/x"
 if "$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"; then
