@@ -64,7 +64,7 @@ timed() {
 		{ echo "$prog: $*: $(head -c 300 "$out.err")" >&2; return 1; }
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" > "$out"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 echo "| tree | codec | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
