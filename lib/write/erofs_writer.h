@@ -29,10 +29,10 @@
 
 /* Compressed files: each segment of a file (the last one shorter) is
  * one pool job, cut into one-block physical clusters independently of
- * the others, so the image does not depend on -j; 4 MiB keeps a
+ * the others, so the image does not depend on -j; 8 MiB keeps a
  * cluster's logical clusters under the 2048 an index can count back
  * and its data under the kernel's 12 MiB. */
-#define EROFS_W_SEGMENT (4u << 20)
+#define EROFS_W_SEGMENT (8u << 20)
 /* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
  * then its record in the index arena (the compressed block count, then
  * one index per logical cluster). 0 for every other file. */

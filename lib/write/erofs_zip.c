@@ -5,7 +5,7 @@
  *
  * Why this shape: EROFS compresses to a fixed output size (a cluster is
  * one block, filled with as much input as the codec fits), so where a
- * cluster ends depends on the data before it. A file is cut into 4 MiB
+ * cluster ends depends on the data before it. A file is cut into 8 MiB
  * segments, each a job that cuts its own clusters, so the result depends
  * on the segment size alone, never on -j. A cluster that does not take
  * more than a block of input is stored as it is (PLAIN), so every

@@ -6,7 +6,7 @@
 # cannot sit beside its inode (a large xattr), a directory whose last
 # block cannot either, a symlink of 4000 bytes, a file of exactly two
 # blocks, owners past 16 bits, and files whose mtime is the build time
-# (compact inodes), a file of zeros, one of three 4 MiB segments and
+# (compact inodes), a file of zeros, one of two 8 MiB segments and
 # one whose last bytes, stored as they are, would cross into another
 # logical cluster (compressed). Judged by the kernel's mount and fsck.erofs (its
 # extraction too) against the source; read back equal by img2dir and
@@ -94,8 +94,8 @@ if judge_ok "fsck.erofs" fsck.erofs erofs; then
 fi
 
 # Compressed: lz4 and lz4hc, judged the same way (img2tar does not read
-# compressed EROFS yet). text9m is three segments, zeros clusters of
-# 1024 logical clusters.
+# compressed EROFS yet). text9m is two segments, zeros clusters of
+# hundreds of logical clusters.
 for codec in lz4 lz4hc; do
 	copt="-c lz4"
 	[ $codec = lz4 ] || copt="-c lz4 -X hc"
