@@ -10,6 +10,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
+codec_built lz4 || skip "lz4 not built (the translations tested use it)"
 MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
 DIR2IMG="$top_builddir/bin/dir2img"
 T=$SCRATCH
