@@ -26,6 +26,7 @@ enum {
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX,
+	OPT_FORMAT, OPT_UUID, OPT_LABEL,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -70,6 +71,9 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "uuid", required_argument, NULL, OPT_UUID },
+	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -206,6 +210,24 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		return 0;
 	case OPT_UNCOMPRESSED:
 		return tool_parse_uncompressed(arg, &d->flags);
+	case OPT_FORMAT:
+		if (strcmp(arg, "squashfs") == 0)
+			d->format = SQP_FORMAT_SQUASHFS;
+		else if (strcmp(arg, "erofs") == 0)
+			d->format = SQP_FORMAT_EROFS;
+		else
+			return tool_bad_usage("--format '%s': valid are squashfs and erofs", arg);
+		return 0;
+	case OPT_UUID:
+		if (tool_parse_uuid(arg, d->uuid) != 0)
+			return tool_bad_usage("--uuid '%s' is not a UUID "
+					      "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", arg);
+		return 0;
+	case OPT_LABEL:
+		if (strlen(arg) > 16)
+			return tool_bad_usage("--label '%s' is longer than 16 bytes", arg);
+		d->volume_label = arg;
+		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
 		return tool_verity_option(&opt->verity, c - OPT_VERITY, arg);
@@ -370,11 +392,39 @@ static int finish_times(struct tool_options *opt)
 	return ret;
 }
 
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+ * data stored as it is (the default, or -c none) or with a codec that
+ * compresses to a fixed size; everything else refused by name. */
+static int erofs_options(struct tool_options *opt, const char *codec,
+			 const char *comp_opts, uint32_t block_size)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+
+	int id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+
+	if (block_size != 0 && block_size != 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (opt->verity.on)
+		return tool_bad_usage("%s", "--format erofs: --verity is for SquashFS images");
+	if (codec != NULL && strcmp(codec, "none") != 0 &&
+	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
+		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
+				      "here; valid are none and lz4 (-X hc for lz4hc)", codec);
+	if (codec == NULL || strcmp(codec, "none") == 0) {
+		if (comp_opts != NULL)
+			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
+		memset(&d->codec, 0, sizeof(d->codec));
+		d->codec.block_size = 4096;
+		return 0;
+	}
+	return tool_finish_codec(d, codec, comp_opts, 4096);
+}
+
 int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
 {
 	const char *codec = NULL, *comp_opts = NULL;
-	uint32_t block_size = 128 * 1024;
-	int c, ret, block_size_given = 0;
+	uint32_t block_size = 0;
+	int c, ret;
 
 	memset(opt, 0, sizeof(*opt));
 	opt->tool = tool;
@@ -399,7 +449,6 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 			tool_print_version(tool_progname());
 			return -1;
 		}
-		block_size_given |= c == 'b';
 		ret = one_option(opt, c, argv, &codec, &comp_opts, &block_size);
 		if (ret != 0)
 			return ret;
@@ -408,9 +457,12 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;
-		opt->block_size = block_size_given ? block_size : 0;
-	} else if (ret == 0)
-		ret = tool_finish_codec(&opt->desc, codec, comp_opts, block_size);
+		opt->block_size = block_size;  /* 0: the base's */
+	} else if (ret == 0 && opt->desc.format == SQP_FORMAT_EROFS)
+		ret = erofs_options(opt, codec, comp_opts, block_size);
+	else if (ret == 0)
+		ret = tool_finish_codec(&opt->desc, codec, comp_opts,
+					block_size ? block_size : 128 * 1024);
 	if (ret == 0)
 		ret = finish_times(opt);
 	if (ret == 0)

@@ -107,6 +107,32 @@ int tool_parse_time(const char *opt, const char *s, int64_t *out)
 	return 0;
 }
 
+int tool_parse_uuid(const char *s, uint8_t out[16])
+{
+	size_t i, k = 0;
+	int hi = -1, v;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return -1;
+			continue;
+		}
+		v = s[i] >= '0' && s[i] <= '9' ? s[i] - '0' :
+		    s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10 :
+		    s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10 : -1;
+		if (v < 0 || k == 16)
+			return -1;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			out[k++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return i == 36 && k == 16 ? 0 : -1;
+}
+
 int tool_parse_uncompressed(const char *list, unsigned *flags)
 {
 	static const struct { const char *name; unsigned flag; } parts[] = {

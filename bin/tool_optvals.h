@@ -19,6 +19,9 @@ int tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int tool_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int tool_parse_time(const char *opt, const char *s, int64_t *out);
 int tool_parse_uncompressed(const char *list, unsigned *flags);
+/* A UUID in its 36-character form (hex digits, '-' after 8, 12, 16 and
+ * 20 of them) into 16 bytes; 0, or -1 if s is not one. */
+int tool_parse_uuid(const char *s, uint8_t out[16]);
 int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
 		      const char *comp_opts, uint32_t block_size);
 int tool_source_date_epoch(int64_t *out);

@@ -206,8 +206,9 @@ static void print_summary(const struct tool_run *r, const char *what)
 	printf("%s: %llu inodes, %llu bytes of file data (%s) -> "
 	       "%llu bytes (%s, block size %u)\n", opt->output,
 	       (unsigned long long)st.inodes, (unsigned long long)st.bytes_in, what,
-	       (unsigned long long)st.image_bytes, sqp_codec_name(opt->desc.codec.id),
-	       opt->desc.codec.block_size);
+	       (unsigned long long)st.image_bytes,
+	       opt->desc.format == SQP_FORMAT_EROFS ? "EROFS, uncompressed" :
+	       sqp_codec_name(opt->desc.codec.id), opt->desc.codec.block_size);
 	printf("  blocks: %llu stored (%llu uncompressed, %llu of them not worth trying), "
 	       "%llu sparse, %llu shared; %llu fragment blocks, %llu tails shared; "
 	       "%llu whole files shared\n",

@@ -77,6 +77,7 @@ _sqpack_value_kind()
 		esac
 		return ;;
 	PARTS) echo "list:inodes data fragments xattrs all"; return ;;
+	FMT) echo "list:squashfs erofs"; return ;;
 	*) echo none; return ;;
 	esac
 }
@@ -134,5 +135,5 @@ _sqpack_complete()
 	compopt -o filenames 2>/dev/null
 }
 
-complete -F _sqpack_complete tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs \
+complete -F _sqpack_complete tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-mkfs.erofs \
 	sqpack-unsquashfs sqfscat

@@ -92,6 +92,12 @@ struct sqp_codec_config {
 /* Table queries. An id outside 1..SQP_CODEC_MAX has no name (NULL). */
 SQP_API const char *sqp_codec_name(int id);
 SQP_API int sqp_codec_available(int id);
+/* The image formats codec id can write in this build: SQP_CODEC_FOR_*
+ * bits (EROFS needs compression to a fixed output size); 0 when the
+ * codec is not built. */
+#define SQP_CODEC_FOR_SQUASHFS 0x1u
+#define SQP_CODEC_FOR_EROFS    0x2u
+SQP_API unsigned sqp_codec_formats(int id);
 /* The id for a name ("gzip", "zstd", ...), or SQP_ERR_ARG if unknown. */
 SQP_API int sqp_codec_by_name(const char *name);
 /* The library that does codec id's work and its version, as it reports

@@ -128,6 +128,23 @@ struct sqp_writer_desc {
 	 * attributes. The policy sees the paths before the prefix; the
 	 * spec's own entries are not moved. NULL or "" = none. Copied. */
 	const char *prefix;
+	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
+	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
+	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
+	 * block into one-block clusters; no verity; fragment_mode and the
+	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
+	int format;
+	/* EROFS: the superblock's UUID; all zero = derived from the image's
+	 * bytes (the same input and options give the same UUID). */
+	uint8_t uuid[16];
+	/* EROFS: the volume label (up to 16 bytes), or NULL. Borrowed
+	 * until finish. */
+	const char *volume_label;
+};
+
+enum sqp_image_format {
+	SQP_FORMAT_SQUASHFS = 0,
+	SQP_FORMAT_EROFS = 1,
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 
 static const char *const codec_names[SQP_CODEC_MAX + 1] = {
@@ -56,6 +57,13 @@ static const struct sqp_codec_ops *codec_ops(int id)
 	return codec_table[id];
 }
 
+const struct codec_dest_ops *codec_dest_of(int id)
+{
+	const struct sqp_codec_ops *ops = codec_ops(id);
+
+	return ops != NULL ? ops->dest : NULL;
+}
+
 SQP_API const char *sqp_codec_name(int id)
 {
 	if (id < 1 || id > SQP_CODEC_MAX)
@@ -66,6 +74,15 @@ SQP_API const char *sqp_codec_name(int id)
 SQP_API int sqp_codec_available(int id)
 {
 	return codec_ops(id) != NULL;
+}
+
+SQP_API unsigned sqp_codec_formats(int id)
+{
+	const struct sqp_codec_ops *ops = codec_ops(id);
+
+	if (ops == NULL)
+		return 0;
+	return SQP_CODEC_FOR_SQUASHFS | (ops->dest != NULL ? SQP_CODEC_FOR_EROFS : 0);
 }
 
 SQP_API int sqp_codec_by_name(const char *name)

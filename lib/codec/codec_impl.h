@@ -17,6 +17,8 @@
 #include "sqpack/error.h"
 #include "util/endian.h"
 
+struct codec_dest_ops;
+
 /*
  * A codec's options are a table, not code: each row names a key, what
  * kind of value it takes and which field of the configuration it sets,
@@ -86,6 +88,9 @@ struct sqp_codec_ops {
 	/* The library that does the work, as it reports itself at run time
 	 * (the one loaded, which may differ from the headers'), into buf. */
 	void (*library)(char *buf, size_t size);
+	/* Compression to a fixed output size (codec_dest.h), for EROFS;
+	 * NULL for a codec that serves SquashFS only. */
+	const struct codec_dest_ops *dest;
 };
 
 extern const struct sqp_codec_ops sqp_codec_gzip_ops;

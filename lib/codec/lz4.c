@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 
 #define LZ4_FORMAT_LEGACY 1
@@ -136,4 +137,5 @@ const struct sqp_codec_ops sqp_codec_lz4_ops = {
 	.compress = lz4_compress,
 	.decompress = lz4_decompress,
 	.library = lz4_library,
+	.dest = &sqp_codec_lz4_dest_ops,
 };

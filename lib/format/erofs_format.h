@@ -133,7 +133,12 @@ const char *erofs_xattr_prefix(uint8_t index);
 #define EROFS_Z_PCLUSTER_MAX       (1u << 20)
 #define EROFS_Z_DECODED_MAX        (12u << 20)
 
-enum { EROFS_LC_PLAIN, EROFS_LC_HEAD1, EROFS_LC_NONHEAD, EROFS_LC_HEAD2 };
+/* An index's type: PLAIN (a pcluster stored as it is), HEAD1 and HEAD2
+ * (compressed with the map header's first or second algorithm), NONHEAD
+ * (inside an extent that began earlier). */
+enum erofs_lcluster_type {
+	EROFS_LC_PLAIN, EROFS_LC_HEAD1, EROFS_LC_NONHEAD, EROFS_LC_HEAD2
+};
 
 struct erofs_zheader {
 	int whole_fragment;      /* the whole file lies in the packed inode */
@@ -163,5 +168,63 @@ int erofs_lcluster_compact_decode(struct erofs_lcluster *lc,
 				  const uint8_t *pack, unsigned vcnt,
 				  unsigned pack_bytes, unsigned lcbits,
 				  int big_pcluster, unsigned i);
+
+/* Encoders (erofs_encode.c), for the writer: each fills exactly its
+ * record's bytes, reserved fields zero. */
+
+/* The superblock's 128 bytes: sb's fields, plus the build time's
+ * nanoseconds, the UUID and the volume label (up to 16 bytes, not
+ * NUL-terminated when it fills them). */
+struct erofs_super_extra {
+	uint32_t build_time_nsec;
+	uint8_t uuid[16];
+	char volume_name[16];
+};
+void erofs_super_encode(const struct erofs_super *sb,
+			const struct erofs_super_extra *x, uint8_t *raw);
+/* An inode: 32 bytes when !ino->extended, else 64; ino_number is the
+ * i_ino the kernel reports for 32-bit inode numbers. Returns the size. */
+unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
+			    uint8_t *raw);
+/* The xattr area's 12-byte header (no shared xattrs) and the icount an
+ * area of ibody bytes (header included, a multiple of 4) is given. */
+void erofs_xattr_ibody_header_encode(uint8_t *raw);
+uint16_t erofs_xattr_icount(uint32_t ibody);
+void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
+void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
+/* Compressed files (full indexes): after the inode and its xattr area,
+ * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
+ * index per logical cluster. */
+#define EROFS_Z_INDEX_SIZE      8u
+/* The map header: advise bits (0 here: full indexes, one-block
+ * clusters), the algorithm of HEAD1 clusters, logical cluster bits
+ * above the block's. */
+void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
+			       uint8_t clusterbits, uint8_t *raw);
+/* A HEAD or PLAIN index: where in the logical cluster the cluster's data
+ * begins and its first block. */
+void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
+			 uint32_t blkaddr, uint8_t *raw);
+/* A NONHEAD index: logical clusters back to its head and on to the next
+ * head (or past the end of the file). */
+void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
+
+/* Compact indexes (layout EROFS_COMPRESSED_COMPACT, advise
+ * EROFS_Z_COMPACTED_2B, one-block clusters): right after the map
+ * header, packs of 2 entries in 8 bytes up to a 32-byte boundary, then
+ * packs of 16 in 32 bytes, then packs of 2 again for the rest; each pack
+ * ends with a 32-bit block address that its heads count on from. mod32
+ * is the map header's end modulo 32 (inodes sit on 32-byte slots). */
+uint64_t erofs_z_compact_size(uint64_t nlc, unsigned mod32);
+/* The compact form of nlc full indexes (as erofs_z_head_encode and
+ * erofs_z_nonhead_encode write them) into out (erofs_z_compact_size
+ * bytes). -1 if the heads' blocks are not consecutive, which compact
+ * indexes cannot say. */
+int erofs_z_compact_encode(const uint8_t *full, uint64_t nlc, unsigned mod32,
+			   uint8_t *out);
+
+/* i_format's layout field, and the extended bit. */
+#define EROFS_I_EXTENDED 1u
+#define EROFS_I_LAYOUT_SHIFT 1u
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer.c - the public image writer: entries in, SquashFS image out.
+ * writer.c - the public image writer: entries in, SquashFS image out
+ * (or EROFS: the same entries and tree, erofs_*.c's data path and finish).
  *
  * Image layout, in file order: superblock (written last, at offset 0),
  * compressor options, data and fragment blocks, inode table, directory
@@ -33,10 +34,27 @@ static int probe_pays(int codec)
 	return codec != SQP_CODEC_LZ4;
 }
 
+static int check_erofs(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
+{
+	if (d->codec.block_size != EROFS_W_BLOCK)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 4096",
+			       d->codec.block_size);
+	if (d->verity != NULL)
+		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: no dm-verity tree");
+	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
+			       "than 16 bytes", d->volume_label);
+	return 0;
+}
+
 static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 {
 	uint32_t bs = d->codec.block_size;
 
+	if (d->format == SQP_FORMAT_EROFS && d->fd >= 0)
+		return check_erofs(d, err);
+	if (d->format != SQP_FORMAT_SQUASHFS && d->format != SQP_FORMAT_EROFS)
+		return sqp_err(err, SQP_ERR_ARG, "unknown image format %d", d->format);
 	if (bs < SQFS_BLOCK_SIZE_MIN || bs > SQFS_BLOCK_SIZE_MAX || (bs & (bs - 1)) != 0)
 		return sqp_err(err, SQP_ERR_ARG, "block size %u is not a power of two "
 			       "between 4 KiB and 1 MiB", bs);
@@ -131,6 +149,8 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 		ret = sqp_err(&w->err, SQP_ERR_NOMEM, "out of memory");
 	if (ret == 0)
 		ret = xattr_store_init(&w->xattrs, &w->err, desc->warn, desc->warn_user);
+	if (ret == 0 && desc->format == SQP_FORMAT_EROFS)
+		return erofs_w_init(w);
 	if (ret == 0)
 		ret = write_head(w);
 	if (ret != 0)
@@ -163,6 +183,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 		return;
 	if (w->pipe_ready)
 		datapipe_cleanup(&w->pipe);
+	erofs_w_cleanup(w);
 	xattr_store_cleanup(&w->xattrs);
 	idtable_cleanup(&w->ids);
 	fstree_cleanup(&w->tree);

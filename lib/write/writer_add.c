@@ -141,6 +141,19 @@ static int note_size(struct sqp_writer *w, uint64_t size)
 	return 0;
 }
 
+static int add_erofs_file(struct sqp_writer *w, const struct sqp_entry *e,
+			  struct fs_irec *ino, const struct sqp_data_source *data,
+			  struct fs_inode *file)
+{
+	uint32_t xsize;
+
+	if (erofs_w_xattr_size(w, ino->xattr_set, &xsize) != 0)
+		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
+				   "inline area (names up to 255 bytes, values up to "
+				   "65535, about 4000 bytes in all)", e->path);
+	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
+}
+
 static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_irec *ino, const struct sqp_data_source *data)
 {
@@ -159,7 +172,10 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 		data = &wrapped;
 	/* The pipe fills in the full record; the tree keeps it packed. */
 	memset(&file, 0, sizeof(file));
-	ret = datapipe_add_file(&w->pipe, &file, e->size, data);
+	if (w->erofs != NULL)
+		ret = add_erofs_file(w, e, ino, data, &file);
+	else
+		ret = datapipe_add_file(&w->pipe, &file, e->size, data);
 	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
 		ret = w->err.code;
 	if (ret != 0 && w->err.code == 0)

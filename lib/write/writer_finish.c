@@ -197,6 +197,8 @@ int sqp_writer_finish(struct sqp_writer *w)
 		return ret;
 	mod_time = image_time(w);
 	w->finished = 1;
+	if (w->erofs != NULL)
+		return erofs_w_finish(w, mod_time);
 
 	ret = datapipe_flush(&w->pipe);
 	if (ret != 0)

@@ -14,6 +14,7 @@
 #include "util/errbuf.h"
 #include "util/hchain.h"
 #include "write/datapipe.h"
+#include "write/erofs_writer.h"
 #include "write/fstree.h"
 #include "write/idtable.h"
 #include "write/imgout.h"
@@ -56,6 +57,7 @@ struct sqp_writer {
 	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
 				       * desc.prefix itself) */
 	size_t ppath_cap, ptarget_cap;
+	struct erofs_wstate *erofs;   /* the EROFS back end, NULL for SquashFS */
 };
 
 #ifdef WITH_OPENSSL

@@ -35,7 +35,7 @@ is() {
 	[[ $got == "$2" ]] || { echo "'$1' offers [$got], not [$2]"; return 1; }
 }
 
-tools="tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat"
+tools="tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat sqpack-mkfs.erofs"
 registered() { [[ $(complete -p "$1" 2>/dev/null) == *"-F _sqpack_complete $1" ]]; }
 for t in $tools; do check "$t: registered" registered "$t"; done
 # Every program this build installs is among them.

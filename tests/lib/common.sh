@@ -229,6 +229,7 @@ judge_probe() {
 		[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
 		squashfuse "$jp_img" "$jp_out" > "$jp_out.err" 2>&1;;
 	7zz) 7zz x -y -o"$jp_out" "$jp_img" > "$jp_out.err" 2>&1;;
+	fsck.erofs) fsck.erofs --extract="$jp_out" "$jp_img" > "$jp_out.err" 2>&1;;
 	unsquashfs) unsquashfs -q -n -d "$jp_out/u" "$jp_img" > "$jp_out.err" 2>&1 && mv "$jp_out/u/d" "$jp_out";;
 	sqfs2tar) sqfs2tar "$jp_img" 2> "$jp_out.err" | (cd "$jp_out" && $PYTHON3 -c 'import sys, tarfile
 tarfile.open(fileobj=sys.stdin.buffer, mode="r|").extractall(".")' 2>> "$jp_out.err");;

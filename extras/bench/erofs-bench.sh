@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# erofs-bench.sh - dir2img --format erofs against mkfs.erofs, same run,
+# same machine: a tree of the corpus (rootfs-big by default) per codec
+# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has), both with one-block
+# physical clusters and no tail packing (both tools' defaults). Prints
+# wall time, CPU time and image size as a Markdown table with the ratios
+# ours/mkfs.erofs, and has fsck.erofs check each of our images. The
+# machine is shared and noisy: the two tools run back to back per codec;
+# compare ratios, not times. mkfs.erofs 1.5 has one thread; ours runs
+# with --jobs. Exit status: 0 when every run succeeded, 1 when a tool
+# failed or is missing, 2 for bad usage.
+set -u
+prog=${0##*/}
+corpus=/var/tmp/sqfs-bench
+tree=rootfs-big
+codecs="lz4 lz4hc"
+jobs=2
+dir2img=${top_builddir:-.}/bin/dir2img
+scratch=
+
+usage() {
+	cat <<USAGE
+usage: $prog [options]
+  --corpus DIR     corpus (default $corpus)
+  --tree NAME      tree in DIR to pack (default $tree)
+  --codecs "LIST"  lz4 and/or lz4hc (default "$codecs")
+  --jobs N         our threads (default $jobs)
+  --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
+  --scratch DIR    where the images go (default DIR/out-erofs)
+USAGE
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus|--tree|--codecs|--jobs|--dir2img|--scratch)
+		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
+	--corpus) corpus=$2; shift ;;
+	--tree) tree=$2; shift ;;
+	--codecs) codecs=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--dir2img) dir2img=$2; shift ;;
+	--scratch) scratch=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
+for t in "$dir2img" mkfs.erofs fsck.erofs /usr/bin/time; do
+	command -v "$t" > /dev/null || { echo "$prog: $t not found" >&2; exit 1; }
+done
+src=$corpus/$tree
+[ -d "$src" ] || { echo "$prog: no tree $src" >&2; exit 1; }
+: "${scratch:=$corpus/out-erofs}"
+mkdir -p "$scratch" || exit 1
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
+
+# timed OUT CMD...: runs CMD, leaves "wall cpu" in OUT.
+timed() {
+	out=$1; shift
+	/usr/bin/time -f '%e %U %S' -o "$out.time" "$@" > /dev/null 2> "$out.err" ||
+		{ echo "$prog: $*: $(head -c 300 "$out.err")" >&2; return 1; }
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" > "$out"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+echo "| tree | codec | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+status=0
+for c in $codecs; do
+	case $c in
+	lz4) copt="-c lz4" ;;
+	lz4hc) copt="-c lz4 -X hc" ;;
+	*) echo "$prog: codec $c: lz4 or lz4hc" >&2; exit 2 ;;
+	esac
+	ours=$scratch/ours.$c.erofs peer=$scratch/mkfs.$c.erofs
+	rm -f "$ours" "$peer"
+	# shellcheck disable=SC2086
+	timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" &&
+	timed "$scratch/mkfs.$c" mkfs.erofs --quiet -z"$c" "$peer" "$src" || { status=1; continue; }
+	fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||
+		{ echo "$prog: fsck.erofs refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
+	read -r ow oc < "$scratch/ours.$c"
+	read -r mw mc < "$scratch/mkfs.$c"
+	os=$(stat -c %s "$ours") ms=$(stat -c %s "$peer")
+	echo "| $tree | $c | $ow | $mw | $(ratio "$ow" "$mw") | $oc | $mc | $os | $ms | $(ratio "$os" "$ms") |"
+done
+exit $status

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_data.c - the EROFS back end's data path and inline xattrs.
+ *
+ * Why its own path: an uncompressed EROFS file is one run of whole
+ * blocks named by its first block, with the tail either inline after the
+ * inode or in a last block of its own, so SquashFS's block lists,
+ * fragments and holes do not apply. Full blocks are appended as they are
+ * read, in the order files arrive; a tail that fits its inode's block
+ * waits in an arena (spilled with the tree) until finish lays out the
+ * metadata. Nothing here depends on timing, so the image is the same for
+ * any -j. Every byte appended after block 0 also feeds the hash that a
+ * derived UUID is made from.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/erofs_format.h"
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/erofs_writer.h"
+#include "write/writer_impl.h"
+
+/* 2^16 units of 32 bytes: 2 MiB chunks. */
+#define TAIL_CHUNK_SHIFT 16
+
+int erofs_w_init(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = calloc(1, sizeof(*e));
+
+	w->erofs = e;
+	if (e == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	chunkarr_init(&e->tails, EROFS_W_TAIL_UNIT, TAIL_CHUNK_SHIFT, w->spill);
+	e->block = malloc(EROFS_W_BLOCK);
+	e->hash = XXH3_createState();
+	if (e->block == NULL || e->hash == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	XXH3_128bits_reset(e->hash);
+	if (erofs_zip_init(w) != 0)
+		return w->err.code;
+	/* Block 0: zeros, then the superblock at 1024 once finish knows it. */
+	return imgout_append_zeros(&w->out, EROFS_W_BLOCK);
+}
+
+void erofs_w_cleanup(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+
+	if (e == NULL)
+		return;
+	erofs_zip_cleanup(w);
+	chunkarr_cleanup(&e->tails);
+	free(e->block);
+	XXH3_freeState(e->hash);
+	free(e);
+	w->erofs = NULL;
+}
+
+int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
+{
+	XXH3_128bits_update(w->erofs->hash, data, len);
+	return imgout_append(&w->out, data, len);
+}
+
+static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
+		     uint8_t *buf, size_t n)
+{
+	int ret = src->read(src->user, buf, n);
+
+	if (ret == 0)
+		w->stats.bytes_in += n;
+	return ret;
+}
+
+int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
+		     uint32_t xattr_size, struct fs_inode *f)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t units, index;
+	int ret;
+
+	f->u.file.frag_index = FS_NONE;
+	if (tail == 0)
+		return 0;
+	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
+		/* No room beside the inode: a last block, zero padded. */
+		if (data != e->block)
+			memcpy(e->block, data, tail);
+		memset(e->block + tail, 0, EROFS_W_BLOCK - tail);
+		w->stats.blocks_written++;
+		return erofs_w_append(w, e->block, EROFS_W_BLOCK);
+	}
+	units = (tail + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT;
+	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
+		return ret;
+	memcpy(chunkarr_at(&e->tails, index), data, tail);
+	f->u.file.frag_index = index;
+	return 0;
+}
+
+int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t full = size / EROFS_W_BLOCK, i;
+	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
+	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
+	int ret;
+
+	if (e->dest != NULL && erofs_zip_fits(size))
+		return erofs_zip_add(w, ino, size, xattr_size, src, f);
+	/* Blocks go after every cluster still being compressed. */
+	if (appends && e->dest != NULL && (ret = erofs_zip_drain(w)) != 0)
+		return ret;
+	f->u.file.size = size;
+	f->u.file.blocks_start = appends ? w->out.pos / EROFS_W_BLOCK : 0;
+	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
+		return SQP_ERR_LIMIT;
+	for (i = 0; i < full; i++) {
+		if ((ret = read_data(w, src, e->block, EROFS_W_BLOCK)) != 0 ||
+		    (ret = erofs_w_append(w, e->block, EROFS_W_BLOCK)) != 0)
+			return ret;
+		w->stats.blocks_written++;
+	}
+	if (tail > 0 && (ret = read_data(w, src, e->block, tail)) != 0)
+		return ret;
+	return erofs_w_put_tail(w, e->block, tail, xattr_size, f);
+}
+
+/* EROFS's name index of a SquashFS xattr type (user, trusted, security:
+ * the only ones the store keeps). */
+static uint8_t name_index(uint16_t type)
+{
+	static const uint8_t map[] = {
+		[SQFS_XATTR_USER] = 1, [SQFS_XATTR_TRUSTED] = 4,
+		[SQFS_XATTR_SECURITY] = 6,
+	};
+	return map[type & 0xFF];
+}
+
+/* The store's records (sqfs form: type, name size, name, value size,
+ * value) are walked for both size and encoding: one parser, two uses. */
+static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
+{
+	const uint8_t *p = set->blob, *end = set->blob + set->len;
+	size_t size = 12;
+
+	*bad = 0;
+	if (out != NULL)
+		erofs_xattr_ibody_header_encode(out);
+	while (p < end) {
+		struct erofs_xattr_head h;
+		uint16_t nlen = sqp_get16(p + 2);
+		uint32_t vlen = sqp_get32(p + 4 + nlen);
+
+		if (nlen > 255 || vlen > UINT16_MAX)
+			*bad = 1;
+		h.name_len = (uint8_t)nlen;
+		h.name_index = name_index(sqp_get16(p));
+		h.value_size = (uint16_t)vlen;
+		if (out != NULL && !*bad) {
+			erofs_xattr_head_encode(&h, out + size);
+			memcpy(out + size + 4, p + 4, nlen);
+			memcpy(out + size + 4 + nlen, p + 8 + nlen, vlen);
+			memset(out + size + 4 + nlen + vlen, 0,
+			       (4 - (nlen + vlen) % 4) % 4);
+		}
+		size += (4 + (size_t)nlen + vlen + 3) & ~(size_t)3;
+		p += 8 + nlen + vlen;
+	}
+	return size;
+}
+
+int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size)
+{
+	size_t n;
+	int bad;
+
+	*size = 0;
+	if (id == SQFS_NO_XATTR)
+		return 0;
+	n = walk_set(&w->xattrs.sets[id], NULL, &bad);
+	/* The area must fit one block beside a 64-byte inode. */
+	if (bad || n > EROFS_W_BLOCK - 64)
+		return SQP_ERR_LIMIT;
+	*size = (uint32_t)n;
+	return 0;
+}
+
+void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out)
+{
+	int bad;
+
+	walk_set(&w->xattrs.sets[id], out, &bad);
+}

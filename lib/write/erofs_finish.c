@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_finish.c - the EROFS back end after the last entry: lay out the
+ * directories and the metadata area, write them, then the superblock.
+ *
+ * Why this shape: a listing holds its children's nids, and a nid is an
+ * inode's place in the metadata area, which depends on the sizes of the
+ * inodes before it (inline xattrs and tails). Sizes depend only on
+ * names and attributes, so everything is measured first, then placed
+ * (the directories' blocks, then every inode: the root first, the rest
+ * in the order they arrived, each where erofs_fit.c finds room), then
+ * written with the same measurements (shape_of), so placement and
+ * writing cannot drift. An inode with its xattrs and inline tail never
+ * straddles a block: the kernel reads an inline tail from the inode's
+ * block.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "codec/codec_dest.h"
+#include "format/erofs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "util/spill.h"
+#include "write/erofs_writer.h"
+#include "write/writer_impl.h"
+
+#define BS EROFS_W_BLOCK
+
+struct shape {
+	struct erofs_inode ei;
+	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
+	uint64_t nblocks;           /* a directory's or symlink's blocks */
+	uint64_t nlc;               /* a compressed file's logical clusters */
+	uint32_t keep;              /* bytes that must share one block */
+	uint64_t total;             /* the record's bytes, indexes included */
+};
+
+/* A compressed file's map header: after the inode and xattrs, at 8;
+ * its compact indexes right after it. */
+static uint32_t zmap_at(const struct shape *s)
+{
+	return (s->isize + s->xsize + 7) & ~7u;
+}
+
+static uint32_t zidx_at(const struct shape *s)
+{
+	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
+}
+
+/* The inode the k-th of the layout order: the root, then the rest. */
+static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
+{
+	if (k == 0)
+		return L->root;
+	return k - 1 < L->root ? k - 1 : k;
+}
+
+static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_time,
+		    struct shape *s)
+{
+	const struct fs_irec *r = fstree_inode(L->t, i);
+	struct fs_inode f;
+	uint64_t tail;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if ((ret = erofs_w_xattr_size(L->w, r->xattr_set, &s->xsize)) != 0)
+		return ret;
+	s->ei.xattr_icount = erofs_xattr_icount(s->xsize);
+	s->ei.mode = r->mode;
+	s->ei.nlink = r->nlink;
+	s->ei.uid = fstree_id(L->t, r->uid_idx);
+	s->ei.gid = fstree_id(L->t, r->gid_idx);
+	s->ei.mtime = r->mtime;
+	s->ei.layout = EROFS_FLAT_PLAIN;
+	if (S_ISREG(r->mode)) {
+		fstree_file_get(L->t, r, &f);
+		s->ei.size = f.u.file.size;
+		s->ei.u = (uint32_t)f.u.file.blocks_start;
+	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
+		s->ei.size = L->dsize[i];
+	} else if (S_ISCHR(r->mode) || S_ISBLK(r->mode)) {
+		s->ei.u = r->u.dev.rdev; /* SquashFS's form is the kernel's too */
+	}
+	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
+			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX ||
+			 s->ei.mtime != build_time;
+	s->isize = s->ei.extended ? 64 : 32;
+	tail = s->ei.size % BS;
+	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
+		s->ei.layout = EROFS_COMPRESSED_COMPACT;
+		s->ei.u = sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index));
+		s->nlc = (s->ei.size + BS - 1) / BS;
+	} else if (S_ISREG(r->mode)) {
+		if (f.u.file.frag_index != FS_NONE) {
+			s->ei.layout = EROFS_FLAT_INLINE;
+			s->inl = (uint32_t)tail;
+		}
+	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
+		s->nblocks = s->ei.size / BS;
+		if (tail > 0 && s->isize + s->xsize + tail <= BS) {
+			s->ei.layout = EROFS_FLAT_INLINE;
+			s->inl = (uint32_t)tail;
+		} else if (tail > 0) {
+			s->nblocks++;
+		}
+		s->ei.u = s->nblocks > 0 ? L->blk[i] : 0;
+	}
+	s->keep = s->isize + s->xsize + s->inl;
+	s->total = s->keep;
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT)
+		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32);
+	return 0;
+}
+
+static int live(const struct erofs_wlayout *L, uint32_t i)
+{
+	return fstree_inode(L->t, i)->nlink > 0;
+}
+
+/* Parents, listing sizes and symlink lengths. */
+static int measure(struct erofs_wlayout *L)
+{
+	uint32_t j, i;
+	int ret;
+
+	for (j = 0; j < L->t->nodes.count; j++) {
+		const struct fs_node *n = fstree_node(L->t, j);
+
+		if (n->inode >= FS_DEAD || !S_ISDIR(fstree_inode(L->t, n->inode)->mode))
+			continue;
+		L->up[n->inode] = n->parent == FS_NONE ? n->inode :
+				  fstree_node(L->t, n->parent)->inode;
+	}
+	for (i = 0; i < L->count; i++) {
+		const struct fs_irec *r = fstree_inode(L->t, i);
+
+		L->nid[i] = UINT64_MAX;
+		sqp_spill_tick(L->w->spill);
+		if (!live(L, i))
+			continue;
+		if (S_ISLNK(r->mode))
+			L->dsize[i] = strlen(fstree_target(L->t, r));
+		if (S_ISDIR(r->mode) &&
+		    (ret = erofs_w_dir_pack(L, i, NULL, NULL, NULL, &L->dsize[i])) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Blocks of directories and symlinks from the first free one; returns
+ * meta_blkaddr in *end. */
+static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
+{
+	uint64_t cur = L->w->out.pos / BS;
+	struct shape s;
+	uint32_t k, i;
+	int ret;
+
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i) || !(S_ISDIR(fstree_inode(L->t, i)->mode) ||
+				     S_ISLNK(fstree_inode(L->t, i)->mode)))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		L->blk[i] = (uint32_t)cur;
+		cur += s.nblocks;
+		if (cur > UINT32_MAX)
+			return SQP_ERR_LIMIT;
+	}
+	*end = cur;
+	return 0;
+}
+
+/* Every inode's nid (erofs_fit.c chooses; the root comes first, so its
+ * nid is 0); the area's size in blocks. */
+static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos,
+			uint64_t *blocks)
+{
+	struct erofs_fit fit;
+	struct shape s;
+	uint64_t at;
+	uint32_t k, i;
+	int ret = 0;
+
+	memset(&fit, 0, sizeof(fit));
+	*inos = 0;
+	for (k = 0; k < L->count && ret == 0; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0 ||
+		    (ret = erofs_fit_place(&fit, s.total, &at)) != 0)
+			break;
+		L->nid[i] = at / EROFS_SLOT_SIZE;
+		++*inos;
+	}
+	*blocks = fit.blocks;
+	erofs_fit_cleanup(&fit);
+	return ret;
+}
+
+struct dirblocks {
+	struct sqp_writer *w;
+	int skip_last;   /* the last block goes inline */
+	uint8_t *dest;   /* meta pass: where the inline tail goes */
+};
+
+static int put_dirblock(void *user, const uint8_t *blk, uint32_t used, int last)
+{
+	struct dirblocks *d = user;
+
+	if (d->dest != NULL) {
+		if (last)
+			memcpy(d->dest, blk, used);
+		return 0;
+	}
+	if (last && d->skip_last)
+		return 0;
+	return erofs_w_append(d->w, blk, BS);
+}
+
+/* A symlink's blocks (only when its target does not fit inline). */
+static int put_target(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+		      uint8_t *buf)
+{
+	const char *target = fstree_target(L->t, fstree_inode(L->t, i));
+	uint64_t k, len = s->ei.size - s->inl, n;
+	int ret;
+
+	for (k = 0; k * BS < len; k++) {
+		n = len - k * BS < BS ? len - k * BS : BS;
+		memset(buf, 0, BS);
+		memcpy(buf, target + k * BS, n);
+		if ((ret = erofs_w_append(L->w, buf, BS)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
+{
+	struct dirblocks d = { .w = L->w };
+	struct shape s;
+	uint64_t size;
+	uint32_t k, i;
+	int ret;
+
+	for (k = 0; k < L->count; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) != 0)
+			return ret;
+		if (s.nblocks == 0)
+			continue;
+		d.skip_last = s.inl > 0;
+		ret = S_ISDIR(s.ei.mode) ? erofs_w_dir_pack(L, i, buf, put_dirblock, &d, &size) :
+		      put_target(L, i, &s, buf);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* One inode record into rec (a block): the inode, its xattr area, its
+ * inline tail or a compressed file's map header. */
+static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+			 uint32_t ino_number, uint8_t *rec, uint8_t *scratch)
+{
+	const struct fs_irec *r = fstree_inode(L->t, i);
+	uint8_t *tail = rec + s->isize + s->xsize;
+	struct dirblocks d = { .w = L->w, .dest = tail };
+	struct fs_inode f;
+	uint64_t size;
+
+	memset(rec, 0, BS);
+	erofs_inode_encode(&s->ei, ino_number, rec);
+	if (s->xsize > 0)
+		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
+		erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B,
+					  (uint8_t)L->w->erofs->dest->erofs_alg, 0,
+					  rec + zmap_at(s));
+		return 0;
+	}
+	if (s->inl == 0)
+		return 0;
+	if (S_ISDIR(r->mode))
+		return erofs_w_dir_pack(L, i, scratch, put_dirblock, &d, &size);
+	if (S_ISLNK(r->mode)) {
+		memcpy(tail, fstree_target(L->t, r) + (s->ei.size - s->inl), s->inl);
+		return 0;
+	}
+	fstree_file_get(L->t, r, &f);
+	memcpy(tail, chunkarr_at(&L->w->erofs->tails, f.u.file.frag_index), s->inl);
+	return 0;
+}
+
+/* Inode i's record at area + at. */
+static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
+{
+	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
+	uint32_t head = zip ? zidx_at(s) : s->keep;
+	uint8_t *rec = scratch + BS;
+	struct fs_inode f;
+	int ret;
+
+	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0)
+		return ret;
+	memcpy(area, rec, head);
+	if (!zip)
+		return 0;
+	/* The full indexes the data path kept, packed. */
+	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
+	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
+				   s->nlc, zidx_at(s) % 32, area + head) != 0)
+		return SQP_ERR_INTERNAL;
+	return 0;
+}
+
+/* The metadata area, built whole (from the spill arena: it may be
+ * large) at the places place_inodes chose, then appended in pieces. */
+static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
+		      uint8_t *scratch)
+{
+	const uint64_t piece = (uint64_t)4 << 20;
+	uint64_t size = blocks * BS, off, n;
+	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
+	uint32_t k, i, ino_number = 0;
+	struct shape s;
+	int ret = 0;
+
+	if (area == NULL)
+		return SQP_ERR_NOMEM;
+	for (k = 0; k < L->count && ret == 0; k++) {
+		i = order_at(L, k);
+		if (!live(L, i))
+			continue;
+		if ((ret = shape_of(L, i, bt, &s)) == 0)
+			ret = put_record(L, i, &s, area + L->nid[i] * EROFS_SLOT_SIZE,
+					 ++ino_number, scratch);
+		sqp_spill_tick(L->w->spill);
+	}
+	for (off = 0; ret == 0 && off < size; off += n) {
+		n = size - off < piece ? size - off : piece;
+		ret = erofs_w_append(L->w, area + off, (size_t)n);
+		sqp_spill_check(L->w->spill);
+	}
+	sqp_spill_free(L->w->spill, area, size ? size : 1);
+	return ret;
+}
+
+static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkaddr,
+		       uint64_t inos)
+{
+	const struct sqp_writer_desc *desc = &L->w->desc;
+	static const uint8_t zero[16];
+	struct erofs_super sb = {
+		.magic = EROFS_MAGIC, .blkszbits = 12,
+		.feature_incompat = L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0,
+		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
+		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
+	};
+	struct erofs_super_extra x = { 0 };
+	uint8_t raw[EROFS_SUPER_SIZE];
+	XXH128_canonical_t h;
+	int ret;
+
+	if (L->w->out.pos / BS > UINT32_MAX)
+		return SQP_ERR_LIMIT;
+	sb.blocks = (uint32_t)(L->w->out.pos / BS);
+	if (memcmp(desc->uuid, zero, 16) != 0) {
+		memcpy(x.uuid, desc->uuid, 16);
+	} else {
+		/* Derived from every byte after block 0: the same input and
+		 * options give the same UUID, a different image another. A
+		 * version 4 (random) UUID's marks, as the hash is as good. */
+		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(L->w->erofs->hash));
+		memcpy(x.uuid, h.digest, 16);
+		x.uuid[6] = (uint8_t)((x.uuid[6] & 0x0F) | 0x40);
+		x.uuid[8] = (uint8_t)((x.uuid[8] & 0x3F) | 0x80);
+	}
+	if (desc->volume_label != NULL)
+		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
+	erofs_super_encode(&sb, &x, raw);
+	if ((ret = imgout_flush(&L->w->out)) != 0)
+		return ret;
+	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
+}
+
+static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)
+{
+	uint64_t meta_blkaddr, inos, meta_blocks;
+	int ret;
+
+	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &meta_blkaddr)) != 0 ||
+	    (ret = place_inodes(L, bt, &inos, &meta_blocks)) != 0)
+		return ret;
+	if (L->nid[L->root] > UINT16_MAX)
+		return SQP_ERR_INTERNAL; /* the root is placed first */
+	if ((ret = write_blocks(L, bt, scratch)) != 0)
+		return ret;
+	if (L->w->out.pos != meta_blkaddr * BS)
+		return SQP_ERR_INTERNAL;
+	if ((ret = write_meta(L, bt, meta_blocks, scratch)) != 0)
+		return ret;
+	L->w->stats.inodes = inos;
+	return write_super(L, bt, meta_blkaddr, inos);
+}
+
+static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *scratch)
+{
+	struct erofs_wlayout L = { .w = w, .t = &w->tree };
+	size_t n;
+	int ret = SQP_ERR_NOMEM;
+
+	fstree_finalize(&w->tree, mod_time);
+	L.count = fstree_inode_count(&w->tree);
+	L.root = fstree_node(&w->tree, 0)->inode;
+	n = L.count ? L.count : 1;
+	L.nid = sqp_spill_alloc(w->spill, n * sizeof(*L.nid));
+	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
+	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
+	L.blk = sqp_spill_alloc(w->spill, n * sizeof(*L.blk));
+	if (L.nid != NULL && L.dsize != NULL && L.up != NULL && L.blk != NULL)
+		ret = run(&L, mod_time, scratch);
+	sqp_spill_free(w->spill, L.nid, n * sizeof(*L.nid));
+	sqp_spill_free(w->spill, L.dsize, n * sizeof(*L.dsize));
+	sqp_spill_free(w->spill, L.up, n * sizeof(*L.up));
+	sqp_spill_free(w->spill, L.blk, n * sizeof(*L.blk));
+	return ret;
+}
+
+int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
+{
+	uint8_t *scratch = malloc(2 * BS);
+	int ret = SQP_ERR_NOMEM;
+
+	/* The last clusters first: the metadata goes after them. */
+	if (scratch != NULL && (ret = erofs_zip_drain(w)) == 0)
+		ret = layout_and_write(w, mod_time, scratch);
+	free(scratch);
+	w->stats.image_bytes = w->out.pos;
+	if (ret != 0 && w->err.code == 0)
+		writer_fail(w, ret, "writing the EROFS image: %s", sqp_strerror(ret));
+	return ret != 0 ? w->err.code : 0;
+}

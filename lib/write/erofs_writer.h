@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_writer.h - the EROFS back end of the image writer: the same
+ * entries, the same tree (fstree.h) and the same policy as SquashFS's,
+ * another data path and another finish.
+ *
+ * Layout (4 KiB blocks): block 0 holds the superblock at 1024 (written
+ * last); then every file's full blocks in the order files arrive, each
+ * file's contiguous; then the directories' and long symlinks' blocks;
+ * then the metadata area (meta_blkaddr): every inode, its inline
+ * xattrs and its inline tail, the root first so that its nid fits the
+ * superblock's 16 bits.
+ */
+#ifndef SQP_WRITE_EROFS_WRITER_H
+#define SQP_WRITE_EROFS_WRITER_H
+
+#include <stdint.h>
+#include <xxhash.h>
+
+#include "sqpack/entry.h"
+#include "sqpack/codec.h"
+#include "util/chunkarr.h"
+#include "write/fstree.h"
+
+#define EROFS_W_BLOCK 4096u
+/* The tail arena's unit: an inode slot, so that a 32-bit index reaches
+ * 128 GiB of tails. */
+#define EROFS_W_TAIL_UNIT 32u
+
+/* Compressed files: each segment of a file (the last one shorter) is
+ * one pool job, cut into one-block physical clusters independently of
+ * the others, so the image does not depend on -j; 8 MiB keeps a
+ * cluster's logical clusters under the 2048 an index can count back
+ * and its data under the kernel's 12 MiB. */
+#define EROFS_W_SEGMENT (8u << 20)
+/* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
+ * then its record in the index arena (the compressed block count, then
+ * one index per logical cluster). 0 for every other file. */
+#define EROFS_W_ZIP 1u
+
+struct sqp_writer;
+struct sqp_pool;
+struct codec_dest_ops;
+struct erofs_zjob;
+
+struct erofs_wstate {
+	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
+	uint8_t *block;          /* one block of file data (heap) */
+	XXH3_state_t *hash;      /* every byte after block 0: the derived UUID */
+
+	/* Compression (erofs_zip.c); dest NULL: data stored as it is. */
+	const struct codec_dest_ops *dest;
+	struct sqp_codec_config cfg; /* each worker's codec */
+	struct sqp_pool *pool;
+	struct erofs_zjob *jobs;  /* a ring of the pool's capacity */
+	unsigned njobs;
+	uint64_t submitted;
+	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
+	int compressed;           /* some file is: the superblock says 0padding */
+	struct {                  /* the file whose clusters are being stored */
+		uint32_t rec;
+		uint64_t nlc;         /* its logical clusters */
+		uint64_t prev;        /* the last head's logical cluster */
+		uint32_t blocks;
+	} cur;
+};
+
+/* Set up the EROFS back end: block 0 reserved, the arena and buffers. */
+int erofs_w_init(struct sqp_writer *w);
+void erofs_w_cleanup(struct sqp_writer *w);
+
+/* Append bytes to the image (and to the UUID's hash). */
+int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
+
+/* A regular file's data: full blocks appended now, the tail kept for
+ * its inode when it fits there with the inode and its xattr area of
+ * xattr_size bytes, else stored as a last block. Fills *f: size,
+ * blocks_start (first block, 0 for none) and frag_index (the tail's
+ * arena index, FS_NONE when none is kept). */
+int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f);
+
+/* Keep a file's tail of tail bytes (data) for its inode if it fits
+ * there beside xattr_size bytes of xattrs, else append it as a block;
+ * sets f's frag_index. */
+int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
+		     uint32_t xattr_size, struct fs_inode *f);
+
+/* erofs_zip.c: the compressed data path. init does nothing without a
+ * codec. add takes a file of more than one block and fewer than 2^20
+ * logical clusters (the caller stores others as they are, after
+ * drain). drain stores every cluster still in the pool. */
+int erofs_zip_init(struct sqp_writer *w);
+void erofs_zip_cleanup(struct sqp_writer *w);
+int erofs_zip_fits(uint64_t size);
+int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		  uint32_t xattr_size, const struct sqp_data_source *src,
+		  struct fs_inode *f);
+int erofs_zip_drain(struct sqp_writer *w);
+
+/* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
+ * negative error for a set EROFS cannot hold inline. */
+int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);
+/* Encode set id's area (size from erofs_w_xattr_size) into out. */
+void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out);
+
+/* finish's view of the tree, per inode index: where each inode went
+ * (UINT64_MAX: not in the image), a directory's parent inode and its
+ * listing's size (a symlink's: its target's length), and the first data
+ * block of a directory or symlink that has blocks. */
+struct erofs_wlayout {
+	struct sqp_writer *w;
+	struct fstree *t;
+	uint32_t count;
+	uint32_t root;          /* the root's inode index */
+	uint64_t *nid;
+	uint32_t *up;
+	uint64_t *dsize;
+	uint32_t *blk;
+};
+
+/* Directory dir's listing, one block at a time ("." and ".." merged in
+ * name order): fn gets each block (buf, zero padded) with the bytes it
+ * uses and whether it is the last; fn NULL only measures. *size: the
+ * listing's size (full blocks, then the last one's used bytes). */
+typedef int (*erofs_dirblock_fn)(void *user, const uint8_t *blk, uint32_t used,
+				 int last);
+int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
+		     erofs_dirblock_fn fn, void *user, uint64_t *size);
+
+/* erofs_fit.c: places in the metadata area (zero the struct to start).
+ * A record of bytes whose first block's worth must not cross a block:
+ * *at is its byte position. blocks: the area's size so far. */
+struct erofs_fit_stack {
+	uint64_t *blk;
+	size_t n, cap;
+};
+struct erofs_fit {
+	struct erofs_fit_stack room[EROFS_W_BLOCK / 32]; /* by free slots */
+	uint64_t blocks;
+};
+int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
+void erofs_fit_cleanup(struct erofs_fit *f);
+
+/* Everything after the last entry: directories, inodes, superblock. */
+int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time);
+
+#endif

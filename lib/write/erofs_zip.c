@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_zip.c - compressed EROFS files: one-block physical clusters,
+ * compressed on the pool, stored in submission order.
+ *
+ * Why this shape: EROFS compresses to a fixed output size (a cluster is
+ * one block, filled with as much input as the codec fits), so where a
+ * cluster ends depends on the data before it. A file is cut into 8 MiB
+ * segments, each a job that cuts its own clusters, so the result depends
+ * on the segment size alone, never on -j. A cluster that does not take
+ * more than a block of input is stored as it is (PLAIN), so every
+ * logical cluster holds at most one cluster's start, as the index
+ * needs. Compressed data sits at the end of its block behind zeros
+ * (0padding), where the kernel finds its length. The caller's thread
+ * takes jobs back in order, appends the blocks and writes the file's
+ * full logical cluster indexes into an arena (spilled with the tree)
+ * that finish packs behind the inode. A file of one segment that did not
+ * gain a block is stored uncompressed after all, its tail inline.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_dest.h"
+#include "format/erofs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "util/pool.h"
+#include "write/erofs_writer.h"
+#include "write/writer_impl.h"
+
+#define BS EROFS_W_BLOCK
+#define ZIDX_SHIFT 20
+
+struct erofs_pcl {
+	uint32_t off, len;  /* in the segment */
+	int plain;
+};
+
+struct erofs_zjob {
+	struct sqp_pool_job pj;
+	struct fs_irec *ino;
+	uint64_t size, off;  /* the file's size, the segment's place */
+	uint32_t len, xsize, rec;
+	int first, last;
+	uint8_t *in, *out;   /* len bytes; npcl blocks */
+	struct erofs_pcl *pcl;
+	uint32_t npcl;
+};
+
+static int zworker_init(void *ctx, void **state)
+{
+	const struct erofs_wstate *e = ctx;
+
+	return e->dest->create(&e->cfg, state);
+}
+
+static void zworker_fini(void *ctx, void *state)
+{
+	const struct erofs_wstate *e = ctx;
+
+	e->dest->destroy(state);
+}
+
+/* One cluster at pos: compressed if that takes more than a block of
+ * input, else the next block as it is. The file's last bytes (a block or
+ * less) are stored as they are unless they cross into another logical
+ * cluster: the kernel maps a PLAIN cluster up to the end of the logical
+ * cluster where the file ends, which must stay within its one block, so
+ * they are compressed whole, or cut at the boundary. */
+static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
+		   uint32_t pos, uint8_t *blk, struct erofs_pcl *p)
+{
+	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
+	size_t take = left;
+	int n = 0;
+
+	p->off = pos;
+	if (left > BS || left > room) {
+		n = e->dest->compress(codec, j->in + pos, &take, blk, BS);
+		if (n < 0)
+			return n;
+	}
+	if (n > 0 && (take > BS || take == left)) {
+		memmove(blk + BS - n, blk, (size_t)n);
+		memset(blk, 0, BS - (size_t)n);
+		p->len = (uint32_t)take;
+		p->plain = 0;
+		return 0;
+	}
+	p->len = left > BS ? BS : left < room ? left : room;
+	memcpy(blk, j->in + pos, p->len);
+	memset(blk + p->len, 0, BS - p->len);
+	p->plain = 1;
+	return 0;
+}
+
+static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
+{
+	struct erofs_zjob *j = (struct erofs_zjob *)pj;
+	uint32_t pos = 0;
+	int ret;
+
+	j->npcl = 0;
+	while (pos < j->len) {
+		ret = cut_one(ctx, state, j, pos, j->out + (size_t)j->npcl * BS,
+			      &j->pcl[j->npcl]);
+		if (ret != 0)
+			return ret;
+		pos += j->pcl[j->npcl++].len;
+	}
+	return 0;
+}
+
+int erofs_zip_init(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+	unsigned workers = w->desc.jobs > 1 ? w->desc.jobs : 0, i;
+	struct sqp_pool_desc pd;
+
+	if (w->desc.codec.id == 0)
+		return 0;
+	e->dest = codec_dest_of(w->desc.codec.id);
+	if (e->dest == NULL)
+		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
+				   "compress to a fixed size", sqp_codec_name(w->desc.codec.id));
+	e->cfg = w->desc.codec;
+	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
+	e->njobs = 2 * (workers ? workers : 1) + 2;
+	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
+	if (e->jobs == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	for (i = 0; i < e->njobs; i++) {
+		struct erofs_zjob *j = &e->jobs[i];
+
+		j->in = malloc(EROFS_W_SEGMENT);
+		j->out = malloc(EROFS_W_SEGMENT);
+		j->pcl = malloc(EROFS_W_SEGMENT / BS * sizeof(*j->pcl));
+		if (j->in == NULL || j->out == NULL || j->pcl == NULL)
+			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	}
+	pd = (struct sqp_pool_desc){
+		.workers = workers, .capacity = e->njobs, .run = zjob_run,
+		.worker_init = zworker_init, .worker_fini = zworker_fini, .ctx = e,
+	};
+	if (sqp_pool_create(&pd, &e->pool) != 0)
+		return writer_fail(w, SQP_ERR_NOMEM, "starting the compression workers");
+	return 0;
+}
+
+void erofs_zip_cleanup(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+	unsigned i;
+
+	if (e->dest == NULL)
+		return;
+	sqp_pool_destroy(e->pool);
+	e->pool = NULL;
+	for (i = 0; e->jobs != NULL && i < e->njobs; i++) {
+		free(e->jobs[i].in);
+		free(e->jobs[i].out);
+		free(e->jobs[i].pcl);
+	}
+	free(e->jobs);
+	e->jobs = NULL;
+	chunkarr_cleanup(&e->zidx);
+}
+
+int erofs_zip_fits(uint64_t size)
+{
+	return size > BS && (size + BS - 1) / BS < ((uint64_t)1 << ZIDX_SHIFT);
+}
+
+/* Whether a one-segment file takes no fewer bytes compressed (its
+ * blocks and indexes) than as it is (full blocks, the tail inline where
+ * it fits, else a block of its own). */
+static int no_gain(const struct erofs_zjob *j)
+{
+	uint64_t tail = j->size % BS, nlc = (j->size + BS - 1) / BS;
+	uint64_t flat = j->size / BS * BS +
+			(tail > 0 && 64 + j->xsize + tail > BS ? BS : tail);
+	uint64_t zip = (uint64_t)j->npcl * BS + EROFS_Z_HEADER_SIZE + 8 +
+		       nlc * EROFS_Z_INDEX_SIZE;
+
+	return j->first && j->last && zip >= flat;
+}
+
+static int store_flat(struct sqp_writer *w, struct erofs_zjob *j)
+{
+	struct fs_inode f;
+	uint32_t full = (uint32_t)(j->size / BS);
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	f.u.file.size = j->size;
+	f.u.file.frag_index = FS_NONE;
+	if (full > 0)
+		f.u.file.blocks_start = w->out.pos / BS;
+	if ((ret = erofs_w_append(w, j->in, (size_t)full * BS)) != 0)
+		return ret;
+	w->stats.blocks_written += full;
+	w->stats.blocks_raw += full;
+	ret = erofs_w_put_tail(w, j->in + (size_t)full * BS, (uint32_t)(j->size % BS),
+			       j->xsize, &f);
+	if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
+		ret = w->err.code;
+	return ret;
+}
+
+static uint8_t *zrec(const struct erofs_wstate *e, uint64_t k)
+{
+	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
+}
+
+/* NONHEAD indexes for the logical clusters after the last head up to
+ * (not including) next. */
+static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
+{
+	uint64_t k;
+
+	for (k = e->cur.prev + 1; k < next; k++)
+		erofs_z_nonhead_encode((uint16_t)(k - e->cur.prev), (uint16_t)(next - k),
+				       zrec(e, 1 + k));
+}
+
+static int retire(struct sqp_writer *w, struct erofs_zjob *j)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t i;
+	int ret;
+
+	if (j->pj.status != 0)
+		return writer_fail(w, j->pj.status, "EROFS: compressing: %s",
+				   sqp_strerror(j->pj.status));
+	if (no_gain(j))
+		return store_flat(w, j);
+	if (j->first) {
+		e->cur.rec = j->rec;
+		e->cur.nlc = (j->size + BS - 1) / BS;
+		e->cur.blocks = 0;
+		e->compressed = 1;
+	}
+	for (i = 0; i < j->npcl; i++) {
+		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
+
+		if (!(j->first && i == 0))
+			fill_nonheads(e, lcn);
+		if (w->out.pos / BS > UINT32_MAX)
+			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
+				    (uint16_t)(at % BS), (uint32_t)(w->out.pos / BS),
+				    zrec(e, 1 + lcn));
+		if ((ret = erofs_w_append(w, j->out + (size_t)i * BS, BS)) != 0)
+			return ret;
+		w->stats.blocks_written++;
+		w->stats.blocks_raw += j->pcl[i].plain;
+		e->cur.blocks++;
+		e->cur.prev = lcn;
+	}
+	if (j->last) {
+		fill_nonheads(e, e->cur.nlc);
+		sqp_put32(zrec(e, 0), e->cur.blocks);
+	}
+	return 0;
+}
+
+/* A free job: the oldest one taken back (and stored) when all are out. */
+static int next_job(struct sqp_writer *w, struct erofs_zjob **out)
+{
+	struct erofs_wstate *e = w->erofs;
+	int ret;
+
+	if (sqp_pool_full(e->pool) &&
+	    (ret = retire(w, (struct erofs_zjob *)sqp_pool_wait(e->pool))) != 0)
+		return ret;
+	*out = &e->jobs[e->submitted++ % e->njobs];
+	return 0;
+}
+
+int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		  uint32_t xattr_size, const struct sqp_data_source *src,
+		  struct fs_inode *f)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t nlc = (size + BS - 1) / BS, off;
+	struct erofs_zjob *j;
+	uint32_t rec;
+	int ret;
+
+	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + 1, &rec)) != 0)
+		return writer_fail(w, ret, "out of memory");
+	f->u.file.size = size;
+	f->u.file.blocks_start = 0;
+	f->u.file.frag_index = rec;
+	f->u.file.frag_offset = EROFS_W_ZIP;
+	for (off = 0; off < size; off += j->len) {
+		if ((ret = next_job(w, &j)) != 0)
+			return ret;
+		j->ino = ino;
+		j->size = size;
+		j->off = off;
+		j->len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
+		j->xsize = xattr_size;
+		j->rec = rec;
+		j->first = off == 0;
+		j->last = off + j->len == size;
+		if ((ret = src->read(src->user, j->in, j->len)) != 0)
+			return ret;
+		w->stats.bytes_in += j->len;
+		sqp_pool_submit(e->pool, &j->pj);
+	}
+	return 0;
+}
+
+int erofs_zip_drain(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct sqp_pool_job *pj;
+	int ret;
+
+	if (e->pool == NULL)
+		return 0;
+	while ((pj = sqp_pool_wait(e->pool)) != NULL)
+		if ((ret = retire(w, (struct erofs_zjob *)pj)) != 0)
+			return ret;
+	return 0;
+}
