@@ -167,7 +167,7 @@ need_tool() {
 # installed, no loop device or FUSE, a codec it lacks) and its checks are
 # skipped and counted, with the reason. bsdtar and GNU tar judge the tar
 # streams of img2tar; a script needs them (need_tool) or skips.
-JUDGES="kernel squashfuse 7zz unsquashfs sqfs2tar"
+JUDGES="kernel squashfuse 7zz unsquashfs sqfs2tar fsck.erofs"
 JUDGE_PROBE=$SCRATCH/judge-probe
 # SQPACK_REQUIRE_JUDGES (CI): words JUDGE or JUDGE-CODEC[-CODEC...],
 # separated by spaces or commas; a JUDGE is one of $JUDGES, bsdtar or tar.
