@@ -211,7 +211,7 @@ static int feed(struct tool_run *r, struct sqp_image *img)
 		ret = delete_layer(r, img);
 	if (ret == 0 && layered)
 		ret = begin_layer(r);
-	if (ret == 0 && sqp_writer_add_image(r->w, img, "") != 0) {
+	if (ret == 0 && sqp_writer_add_image(r->w, img, "", 0) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			sqp_writer_error(r->w));
 		ret = 1;

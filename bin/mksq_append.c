@@ -20,10 +20,9 @@
  * flat source cannot be renamed that way; a clash there is refused
  * rather than merged into the image's entry.
  *
- * The image's entries enter the writer through its policy, where
- * mksquashfs leaves them as they are; an append whose owners, times or
- * excludes would change one is refused (mksq_append_check) rather than
- * give another tree.
+ * The image's entries enter the writer as they are
+ * (SQP_ADD_IMAGE_AS_IS): the line's owner, time and exclude options
+ * apply to the new sources only, as in mksquashfs.
  */
 #include "config.h"
 
@@ -239,79 +238,6 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 	return r;
 }
 
-/* 1 after a message when the policy changes or drops the image's entry
- * (path as the writer will see it) with attributes in. */
-static int changed(const struct sqp_policy *pol, const char *dest,
-		   const char *path, const struct sqp_inode_info *in)
-{
-	struct sqp_entry e = { .struct_size = sizeof(e), .path = path, .mode = in->mode, .uid = in->uid,
-			       .gid = in->gid, .mtime = in->mtime };
-	const char *what = NULL;
-
-	if (sqp_policy_apply(pol, &e))
-		what = "left out by the excludes";
-	else if (e.uid != in->uid || e.gid != in->gid)
-		what = "given another owner";
-	else if (e.mtime != in->mtime)
-		what = "given another time";
-	if (what == NULL)
-		return 0;
-	fprintf(stderr, PROG ": %s: /%s would be %s; mksquashfs leaves the image's "
-		"entries as they are, which sqpack cannot do yet: not appended\n",
-		dest, path, what);
-	return 1;
-}
-
-/* Walk the image through the packer's policy (made from the translated
- * line, as the packer will make it). */
-static int check_walk(struct mksq_append *ap, const struct sqp_policy *pol,
-		      const char *dest)
-{
-	struct sqp_walk_desc d = { .struct_size = sizeof(d), .img = ap->img };
-	struct sqp_walk *wk = NULL;
-	struct sqp_walk_entry we = { .struct_size = sizeof(we) };
-	char *path = NULL;
-	int r = sqp_walk_create(&d, &wk), bad = 0;
-
-	while (r == 0 && !bad && (r = sqp_walk_next(wk, &we)) == 1) {
-		r = 0;
-		/* the image's root is replaced by the new one unless moved */
-		if (we.path[0] == '\0' && ap->under[0] == '\0')
-			continue;
-		free(path);
-		if (asprintf(&path, "%s%s%s", ap->under, ap->under[0] && we.path[0] ?
-			     "/" : "", we.path) < 0) {
-			path = NULL;
-			r = SQP_ERR_NOMEM;
-		} else {
-			bad = changed(pol, dest, path, &we.info);
-		}
-	}
-	if (r < 0)
-		fprintf(stderr, PROG ": %s: %s\n", dest,
-			wk && sqp_walk_error(wk)[0] ? sqp_walk_error(wk) : sqp_strerror(r));
-	free(path);
-	sqp_walk_destroy(wk);
-	return r < 0 || bad ? 1 : 0;
-}
-
-int mksq_append_check(struct mksq_append *ap, const struct mksq_args *args)
-{
-	struct tool_options opt;
-	struct sqp_policy *pol = NULL;
-	int r;
-
-	r = tool_parse_options(args->tar ? TOOL_TAR2IMG : TOOL_DIR2IMG,
-			       args->argv.n, args->argv.v, &opt);
-	if (r == 0)
-		r = tool_make_policy(&opt, &pol);
-	if (r == 0 && pol != NULL)
-		r = check_walk(ap, pol, args->dest);
-	sqp_policy_destroy(pol);
-	tool_options_free(&opt);
-	return r < 0 ? 0 : r;
-}
-
 /* Remove the links of renamed sources and their directory. */
 static void unstage(struct mksq_append *ap)
 {
@@ -337,7 +263,7 @@ int mksq_append_add(struct sqp_writer *w, void *user)
 	 * the sources open: the links can go now, so that a signal during
 	 * the long part of the run leaves none behind. */
 	unstage(ap);
-	return sqp_writer_add_image(w, ap->img, ap->under);
+	return sqp_writer_add_image(w, ap->img, ap->under, SQP_ADD_IMAGE_AS_IS);
 }
 
 void mksq_append_close(struct mksq_append *ap)

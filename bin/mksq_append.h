@@ -29,11 +29,6 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args);
  * name in a directory of our own. 0, or an exit status after a message. */
 int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args);
 
-/* Refuse (1, after a message) an append whose policy would change or
- * drop an entry of the image: mksquashfs leaves them as they are, and
- * the writer applies its policy to them. args: the final translation. */
-int mksq_append_check(struct mksq_append *ap, const struct mksq_args *args);
-
 /* tool_run_base_fn: the image into the writer, under ap->under. */
 int mksq_append_add(struct sqp_writer *w, void *ap);
 

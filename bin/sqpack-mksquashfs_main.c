@@ -105,10 +105,8 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 	}
 	for (int i = 0; i < args->warn.n; i++)
 		fprintf(stderr, PROG ": warning: %s\n", args->warn.v[i]);
-	ret = mksq_append_check(ap, args);
-	if (ret == 0)
-		tool_run_set_base(mksq_append_add, ap, &ap->codec);
-	return ret;
+	tool_run_set_base(mksq_append_add, ap, &ap->codec);
+	return 0;
 }
 
 struct feeder {

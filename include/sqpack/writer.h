@@ -203,18 +203,25 @@ SQP_API int sqp_writer_add_tar(struct sqp_writer *w, struct sqp_tar_reader *r);
 
 struct sqp_image;
 
+/* sqp_writer_add_image's flags. AS_IS: the policy (desc.policy) is not
+ * applied to the image's entries, which keep their names, owners and
+ * times, as mksquashfs keeps an image's when it appends; its exclusions,
+ * owner and time options then apply to the entries added after only. */
+#define SQP_ADD_IMAGE_AS_IS 0x0001
+
 /*
  * Add every entry of base (an image opened with the reader, reader.h) to
  * the tree, its root becoming `under` ("" = the root itself; "NAME" =
  * mksquashfs -root-becomes NAME; a relative path without "." or ".."
  * components). Each entry goes through sqp_writer_add: the policy
- * applies, and a path added before is replaced. File data enters as
- * references to base's blocks. The image must stay open, on this thread,
- * until this returns. On failure sqp_writer_error() explains, with the
- * reader's message when the base was at fault.
+ * applies (unless flags has SQP_ADD_IMAGE_AS_IS), and a path added
+ * before is replaced. File data enters as references to base's blocks.
+ * flags: SQP_ADD_IMAGE_*; others are refused. The image must stay open,
+ * on this thread, until this returns. On failure sqp_writer_error()
+ * explains, with the reader's message when the base was at fault.
  */
 SQP_API int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
-				 const char *under);
+				 const char *under, unsigned flags);
 
 /* Write the remaining blocks, the tables and the superblock. */
 SQP_API int sqp_writer_finish(struct sqp_writer *w);

@@ -174,7 +174,7 @@ static int add_node(struct rebuild *rb, struct links *l,
 }
 
 int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
-			 const char *under)
+			 const char *under, unsigned flags)
 {
 	struct rebuild rb = { .w = w, .img = base, .under = under };
 	struct rd_walk_desc wd = { base, NULL, 0, 0, NULL, NULL };
@@ -188,8 +188,12 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	if (under == NULL || !under_ok(under))
 		return writer_fail(w, SQP_ERR_ARG, "base image: '%s' is not a "
 				   "relative path", under ? under : "(null)");
+	if (flags & ~(unsigned)SQP_ADD_IMAGE_AS_IS)
+		return writer_fail(w, SQP_ERR_ARG, "base image: unknown flags %#x",
+				   flags);
 	if (hchain_init(&l.index, NULL) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	w->policy_off = (flags & SQP_ADD_IMAGE_AS_IS) != 0;
 	if ((ret = rebuild_init(&rb)) != 0)
 		goto out;
 	if ((ret = rd_walk_create(&wd, &walk)) != 0) {
@@ -205,6 +209,7 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	if (ret < 0 && w->err.code == 0)
 		ret = image_fail(&rb, ret, rd_walk_path(walk));
 out:
+	w->policy_off = 0;
 	rd_walk_destroy(walk);
 	rebuild_cleanup(&rb);
 	links_free(&l);

@@ -252,7 +252,7 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		if (ret != 0)
 			return ret < 0 ? ret : 0;
 	}
-	if (w->desc.policy != NULL && !w->adding_extras &&
+	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off &&
 	    sqp_policy_apply(w->desc.policy, &copy))
 		return 0;  /* excluded; a tar reader skips the unread data */
 	if (w->desc.prefix != NULL && !w->adding_extras) {

@@ -37,6 +37,8 @@ struct sqp_writer {
 	uint32_t newest_mtime;
 	int finished;
 	int adding_extras;            /* the policy's spec entries: not transformed */
+	int policy_off;               /* a base image's entries added as they are
+	                                 (SQP_ADD_IMAGE_AS_IS) */
 	/* writer_add_base: the regular file being added is a base image's,
 	 * stored as this describes (NULL otherwise). */
 	const struct writer_base *base_file;
