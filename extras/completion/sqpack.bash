@@ -136,4 +136,4 @@ _sqpack_complete()
 }
 
 complete -F _sqpack_complete tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-mkfs.erofs \
-	sqpack-unsquashfs sqfscat
+	sqpack-unsquashfs sqfscat sqpack-sqfscat
