@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2dir_entry.h - what img2dir.c (the walk and the block reader's
+ * callbacks) and img2dir_entry.c (making one entry and setting its
+ * attributes) share: an entry on its way into the directory, the
+ * extraction's state, and the calls that make entries.
+ */
+#ifndef SQP_UNPACK_IMG2DIR_ENTRY_H
+#define SQP_UNPACK_IMG2DIR_ENTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "read/blockrd.h"
+#include "sqpack/img2dir.h"
+#include "unpack/walk.h"
+
+enum { D_ENTER, D_LEAVE, D_FILE, D_HARDLINK, D_SYMLINK, D_NODE };
+
+struct dent {
+	struct rd_bentry be;     /* first: the reader hands this back */
+	int kind;
+	char *path;              /* owned; be.name points here */
+	const char *name;        /* the last component, in path */
+	unsigned depth;
+	uint32_t mode, uid, gid;
+	int64_t mtime;
+	uint64_t size;           /* files */
+	int hole;                /* a hole was skipped: extend at the end */
+	dev_t rdev;
+	char *target;            /* owned: symlink target, hard link source */
+	struct rd_xattrs xattrs; /* owned */
+	int fd;                  /* a file being written, a directory being
+				    left, or -1 */
+	/* IGNORE_WRITES: the first write error (-errno), set by whichever
+	 * thread wrote; a file that could not be created has fd -1 and
+	 * -errno here from the start, so its blocks are dropped. */
+	atomic_int werr;
+	int parent;              /* made in start(): its directory (open
+				    until its leave entry ends), else -1 */
+};
+
+struct todir {
+	struct sqp_image *img;
+	struct rd_blockrd *br;
+	int root;
+	unsigned flags;
+	int base;
+	int (*xattr_keep)(void *user, const char *key);
+	void *xattr_user;
+	const struct sqp_img2dir_desc *desc;  /* its callbacks */
+	int fds[UNP_DEPTH_MAX + 1];
+};
+
+void i2d_dent_free(struct dent *e);
+
+/* A failed system call on e (neg: -errno) as the image's error. */
+int i2d_failed(struct todir *t, struct dent *e, const char *what, int neg);
+
+/* A refusal that is not fatal: a warning, or with STRICT an error. */
+int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg);
+
+/* Owner, mode, xattrs and times of e: by fd when fd >= 0, else by its
+ * name in parent. */
+int i2d_apply(struct todir *t, struct dent *e, int fd, int parent);
+
+/* The hard link e, to the entry first made at e->target. */
+int i2d_hard_link(struct todir *t, struct dent *e, int parent);
+
+/* The file e could not be created (e->fd: -errno): an error, or with
+ * IGNORE_WRITES a warning, and its data is dropped. */
+int i2d_create_failed(struct todir *t, struct dent *e);
+
+/* Make e where it belongs: a directory (its fd pushed on t->fds), a
+ * file (its fd in e), or a link or node, finished here. */
+int i2d_make_entry(struct todir *t, struct dent *e);
+
+#endif
