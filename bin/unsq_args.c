@@ -297,8 +297,10 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
 	      "                        refused owner, device or xattr, exit 1\n"
 	      "  -h, -help, --help / -v, -version, --version\n\n"
-	      "  -ig, -ignore-errors   a file that cannot be created or written is\n"
-	      "                        a non-fatal error (exit 2), left as it is\n\n"
+	      "  -ig, -ignore-errors   a file, directory or hard link that cannot be\n"
+	      "                        made, a file that cannot be written, is a\n"
+	      "                        non-fatal error (exit 2); what is below such\n"
+	      "                        a directory is not extracted\n\n"
 	      "Exit status: 0 ok, 1 fatal error or bad usage, 2 non-fatal errors.\n",
 	      f);
 }

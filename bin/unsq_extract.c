@@ -347,10 +347,20 @@ static void on_skipped(void *user, const char *path, uint32_t mode)
 	struct info_ctx *c = user;
 
 	(void)path;
-	if (S_ISREG(mode))
+	if (mode == 0)
+		c->p->c.hardlinks--;
+	else if (S_ISREG(mode))
 		c->p->c.files--;
+	else if (S_ISDIR(mode))
+		c->p->c.dirs--;
+	else if (S_ISLNK(mode))
+		c->p->c.symlinks--;
 	else if (S_ISCHR(mode) || S_ISBLK(mode))
 		c->p->c.devices--;
+	else if (S_ISFIFO(mode))
+		c->p->c.fifos--;
+	else
+		c->p->c.sockets--;
 }
 
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
@@ -372,7 +382,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 		   (geteuid() != 0 ? SQP_IMG2DIR_NO_OWNER : 0) |
 		   (o->no_xattrs ? SQP_IMG2DIR_NO_XATTRS : 0) |
 		   (o->user_xattrs ? SQP_IMG2DIR_USER_XATTRS : 0) |
-		   (o->strict ? SQP_IMG2DIR_STRICT : 0) |
+		   (o->strict ? SQP_IMG2DIR_STRICT : 0) | SQP_IMG2DIR_LENIENT |
 		   (o->ignore_errors ? SQP_IMG2DIR_IGNORE_WRITES : 0);
 	if (!p->whole) {
 		xd.paths = (const char *const *)p->paths;

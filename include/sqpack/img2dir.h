@@ -15,16 +15,27 @@ extern "C" {
 #endif
 
 #define SQP_IMG2DIR_FORCE 0x0001     /* replace existing non-directories */
-#define SQP_IMG2DIR_NO_OWNER 0x0002  /* leave owners as they come */
+#define SQP_IMG2DIR_NO_OWNER 0x0002  /* leave owners as they come (and
+					drop set-id bits, which would
+					name whoever extracts) */
 #define SQP_IMG2DIR_NO_XATTRS 0x0004
 #define SQP_IMG2DIR_USER_XATTRS 0x0008  /* only the user.* xattrs (a
 					   rootless runtime's choice) */
 #define SQP_IMG2DIR_STRICT 0x0010    /* what is otherwise only warned
 					about (below) is an error */
 #define SQP_IMG2DIR_IGNORE_WRITES 0x0020  /* a regular file that cannot
-					     be created or written is
-					     warned about and left
-					     incomplete, not an error */
+					     be created or written (left
+					     incomplete), a directory or
+					     hard link that cannot be
+					     made (a directory's entries
+					     then skipped) or an xattr
+					     that cannot be set is
+					     warned about, not an error */
+#define SQP_IMG2DIR_LENIENT 0x0040   /* as unsquashfs: a symlink, device,
+					fifo or socket that cannot be
+					made, an owner, mode or time
+					that cannot be set, is warned
+					about, not an error */
 
 struct sqp_img2dir_desc {
 	size_t struct_size;  /* sizeof(struct sqp_img2dir_desc): see sqpack/api.h */
@@ -47,8 +58,10 @@ struct sqp_img2dir_desc {
 	int (*entered)(void *user, const char *path,
 		       const struct sqp_inode_info *info);
 	/* Optional, on the same thread: an entry that was warned about and
-	 * not made (a device node without privilege; with IGNORE_WRITES a
-	 * file that could not be created), so a tool counts what it made. */
+	 * not made (a device node without privilege; with IGNORE_WRITES or
+	 * LENIENT what they let pass), or one below a directory not made
+	 * (not warned about), so a tool counts what it made. mode is the
+	 * entry's, or 0 for a hard link (a second name of an inode). */
 	void (*skipped)(void *user, const char *path, uint32_t mode);
 	void *cb_user;                /* for entered() and skipped() */
 	/* Fields are only ever added after this one. */
@@ -66,7 +79,8 @@ struct sqp_img2dir_desc {
  *
  * Entries the system refuses without being fatal (a device node or an
  * owner without privilege, an xattr the file system rejects) are
- * reported through the image's warn function and skipped; with
+ * reported through the image's warn function and skipped (and so is
+ * what IGNORE_WRITES and LENIENT let pass); with
  * SQP_IMG2DIR_STRICT the first of them ends the extraction, as an
  * error. Returns 0 or
  * an error (message in sqp_image_error()); the tree is then incomplete.

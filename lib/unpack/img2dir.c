@@ -221,9 +221,17 @@ static int on_entry(void *user, struct unp_node *n)
 	int kind = S_ISDIR(mode) ? D_ENTER : n->first_path ? D_HARDLINK :
 		   S_ISREG(mode) ? D_FILE : S_ISLNK(mode) ? D_SYMLINK : D_NODE;
 	struct dent *e;
-	int ret = t->desc->entered != NULL ? tell_entered(t, n) : 0;
+	int ret;
 
-	if (ret != 0)
+	if (t->skip_depth != 0 && n->depth >= t->skip_depth) {
+		/* Below a directory not made: not made either, nor warned
+		 * about one by one, but told (a hard link as mode 0). */
+		if (t->desc->skipped != NULL)
+			t->desc->skipped(t->desc->cb_user, n->path,
+					 kind == D_HARDLINK ? 0 : mode);
+		return 0;
+	}
+	if (t->desc->entered != NULL && (ret = tell_entered(t, n)) != 0)
 		return ret;
 	ret = dent_new(t, n, kind, &e);
 
@@ -256,9 +264,15 @@ static int on_leave(void *user, struct unp_node *n)
 {
 	struct todir *t = user;
 	struct dent *e;
-	int ret = dent_new(t, n, D_LEAVE, &e);
+	int ret;
 
-	if (ret != 0)
+	/* The directory not made, or one below it: nothing to finish. */
+	if (t->skip_depth != 0 && n->depth + 1 >= t->skip_depth) {
+		if (n->depth + 1 == t->skip_depth)
+			t->skip_depth = 0;
+		return 0;
+	}
+	if ((ret = dent_new(t, n, D_LEAVE, &e)) != 0)
 		return ret;
 	e->fd = t->fds[n->depth];
 	t->fds[n->depth] = -1;
@@ -301,7 +315,8 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
-			     desc->xattr_keep, desc->xattr_user, desc, { 0 } };
+			     desc->xattr_keep, desc->xattr_user, desc, 0,
+			     { 0 } };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;

@@ -62,22 +62,32 @@ int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg)
 	return 0;
 }
 
+/* An attribute the system refused: a warning when soft (the error is
+ * one the flags let pass), else an error. */
+static int refused(struct todir *t, struct dent *e, const char *what,
+		   int neg, int soft)
+{
+	return soft ? i2d_warn(t, e, what, neg) : i2d_failed(t, e, what, neg);
+}
+
 /* Owner, mode, xattrs, then times (each later step would change the
- * one before: chown clears set-id bits, writes touch mtime). */
+ * one before: chown clears set-id bits, writes touch mtime). Without
+ * owners, set-id bits would name whoever extracts: dropped. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 {
-	int r;
+	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r;
+	uint32_t mode = t->flags & SQP_IMG2DIR_NO_OWNER ? e->mode & ~06000u :
+			e->mode;
 
 	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
-	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0) {
-		if (r != -EPERM)
-			return i2d_failed(t, e, "setting the owner", r);
-		if ((r = i2d_warn(t, e, "setting the owner", r)) != 0)
-			return r;
-	}
+	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0 &&
+	    (r = refused(t, e, "setting the owner", r,
+			 r == -EPERM || lenient)) != 0)
+		return r;
 	if (e->kind != D_SYMLINK &&
-	    (r = dirfs_mode(fd, parent, e->name, e->mode)) != 0)
-		return i2d_failed(t, e, "setting the mode", r);
+	    (r = dirfs_mode(fd, parent, e->name, mode)) != 0 &&
+	    (r = refused(t, e, "setting the mode", r, lenient)) != 0)
+		return r;
 	for (size_t i = 0; i < e->xattrs.count; i++) {
 		if ((t->flags & SQP_IMG2DIR_USER_XATTRS) &&
 		    strncmp(e->xattrs.items[i].key, "user.", 5) != 0)
@@ -86,15 +96,14 @@ int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 		    !t->xattr_keep(t->xattr_user, e->xattrs.items[i].key))
 			continue;
 		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
-		if (r == -EPERM || r == -ENOTSUP || r == -EACCES) {
-			if ((r = i2d_warn(t, e, e->xattrs.items[i].key, r)) != 0)
-				return r;
-		} else if (r != 0) {
-			return i2d_failed(t, e, e->xattrs.items[i].key, r);
-		}
+		if (r != 0 && (r = refused(t, e, e->xattrs.items[i].key, r,
+			r == -EPERM || r == -ENOTSUP || r == -EACCES ||
+			(t->flags & SQP_IMG2DIR_IGNORE_WRITES))) != 0)
+			return r;
 	}
-	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0)
-		return i2d_failed(t, e, "setting the times", r);
+	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0 &&
+	    (r = refused(t, e, "setting the times", r, lenient)) != 0)
+		return r;
 	return 0;
 }
 
@@ -122,28 +131,33 @@ static int parent_of(struct todir *t, struct dent *e, int *out)
 	return 0;
 }
 
-int i2d_hard_link(struct todir *t, struct dent *e, int parent)
-{
-	const char *slash = strrchr(e->target, '/');
-	size_t dir_len = slash ? (size_t)(slash - e->target) : 0;
-	int from = dirfs_open_dirs(t->root, e->target, dir_len), r;
-
-	if (from < 0)
-		return i2d_failed(t, e, "opening its link's directory", from);
-	r = dirfs_link(from, slash ? slash + 1 : e->target, parent, e->name,
-		       t->flags & SQP_IMG2DIR_FORCE);
-	close(from);
-	return r != 0 ? i2d_failed(t, e, "linking", r) : 0;
-}
-
-/* An entry not made: warned about, and told to the caller. */
+/* An entry not made: warned about, and told to the caller (a hard
+ * link with mode 0: it is no inode of its own). */
 static int skip(struct todir *t, struct dent *e, const char *what, int neg)
 {
 	int r = i2d_warn(t, e, what, neg);
 
 	if (r == 0 && t->desc->skipped != NULL)
-		t->desc->skipped(t->desc->cb_user, e->path, e->mode);
+		t->desc->skipped(t->desc->cb_user, e->path,
+				 e->kind == D_HARDLINK ? 0 : e->mode);
 	return r;
+}
+
+int i2d_hard_link(struct todir *t, struct dent *e, int parent)
+{
+	const char *slash = strrchr(e->target, '/');
+	size_t dir_len = slash ? (size_t)(slash - e->target) : 0;
+	int from = dirfs_open_dirs(t->root, e->target, dir_len), r = from;
+
+	if (from >= 0) {
+		r = dirfs_link(from, slash ? slash + 1 : e->target, parent,
+			       e->name, t->flags & SQP_IMG2DIR_FORCE);
+		close(from);
+	}
+	if (r >= 0)
+		return 0;
+	return t->flags & SQP_IMG2DIR_IGNORE_WRITES ? skip(t, e, "linking", r) :
+		i2d_failed(t, e, "linking", r);
 }
 
 int i2d_create_failed(struct todir *t, struct dent *e)
@@ -157,6 +171,29 @@ int i2d_create_failed(struct todir *t, struct dent *e)
 	return skip(t, e, "creating", neg);
 }
 
+/* A directory not made: an error, or with IGNORE_WRITES a warning,
+ * and img2dir.c skips what it holds. */
+static int mkdir_failed(struct todir *t, struct dent *e, int neg)
+{
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return i2d_failed(t, e, "making the directory", neg);
+	t->skip_depth = e->depth + 1;
+	return skip(t, e, "making the directory", neg);
+}
+
+/* A symlink or node made (neg 0) or not: then an error, or a warning
+ * where the flags let it pass (LENIENT; a device without privilege). */
+static int node_made(struct todir *t, struct dent *e, int parent,
+		     const char *what, int neg)
+{
+	if (neg == 0)
+		return i2d_apply(t, e, -1, parent);
+	if ((t->flags & SQP_IMG2DIR_LENIENT) || (neg == -EPERM &&
+	    (S_ISCHR(e->mode) || S_ISBLK(e->mode))))
+		return skip(t, e, what, neg);
+	return i2d_failed(t, e, what, neg);
+}
+
 /* Make e in parent: a directory (entered: its fd on the stack), a file
  * (its fd in e), or a link or node, finished here. */
 static int make(struct todir *t, struct dent *e, int parent)
@@ -166,8 +203,8 @@ static int make(struct todir *t, struct dent *e, int parent)
 	switch (e->kind) {
 	case D_ENTER:
 		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
-		return t->fds[e->depth] < 0 ? i2d_failed(t, e, "making the "
-			"directory", t->fds[e->depth]) : 0;
+		return t->fds[e->depth] < 0 ?
+			mkdir_failed(t, e, t->fds[e->depth]) : 0;
 	case D_FILE:
 		e->fd = dirfs_create(parent, e->name, force);
 		return e->fd < 0 ? i2d_create_failed(t, e) : 0;
@@ -175,14 +212,10 @@ static int make(struct todir *t, struct dent *e, int parent)
 		return i2d_hard_link(t, e, parent);
 	case D_SYMLINK:
 		r = dirfs_symlink(parent, e->name, e->target, force);
-		return r != 0 ? i2d_failed(t, e, "making the symlink", r) :
-			i2d_apply(t, e, -1, parent);
+		return node_made(t, e, parent, "making the symlink", r);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
-		if (r == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode)))
-			return skip(t, e, "device node skipped", r);
-		return r != 0 ? i2d_failed(t, e, "making the node", r) :
-			i2d_apply(t, e, -1, parent);
+		return node_made(t, e, parent, "making the node", r);
 	}
 }
 

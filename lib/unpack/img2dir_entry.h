@@ -50,6 +50,10 @@ struct todir {
 	int (*xattr_keep)(void *user, const char *key);
 	void *xattr_user;
 	const struct sqp_img2dir_desc *desc;  /* its callbacks */
+	/* A directory that could not be made (IGNORE_WRITES): its depth
+	 * plus one, and the walk's entries below it are skipped until it
+	 * is left; 0 when none. */
+	unsigned skip_depth;
 	int fds[UNP_DEPTH_MAX + 1];
 };
 
@@ -65,15 +69,17 @@ int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg);
  * name in parent. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent);
 
-/* The hard link e, to the entry first made at e->target. */
+/* The hard link e, to the entry first made at e->target (with
+ * IGNORE_WRITES, one that cannot be made is a warning). */
 int i2d_hard_link(struct todir *t, struct dent *e, int parent);
 
 /* The file e could not be created (e->fd: -errno): an error, or with
  * IGNORE_WRITES a warning, and its data is dropped. */
 int i2d_create_failed(struct todir *t, struct dent *e);
 
-/* Make e where it belongs: a directory (its fd pushed on t->fds), a
- * file (its fd in e), or a link or node, finished here. */
+/* Make e where it belongs: a directory (its fd pushed on t->fds; with
+ * IGNORE_WRITES, one that cannot be made sets t->skip_depth), a file
+ * (its fd in e), or a link or node, finished here. */
 int i2d_make_entry(struct todir *t, struct dent *e);
 
 #endif
