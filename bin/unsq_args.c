@@ -259,7 +259,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -n, -no-progress      no progress bar\n"
 	      "  -percentage           print the progress as bare percentages,\n"
 	      "                        one a line, and nothing else (a gauge)\n"
-	      "  -q, -quiet            no output but the progress bar\n"
+	      "  -q, -quiet            no output but the progress bar and -i's lines\n"
 	      "  -i, -info             print the entries as they are extracted\n"
 	      "  -li, -linfo           the same with attributes, as -ll\n"
 	      "  -no, -no-xattrs       leave extended attributes out\n"

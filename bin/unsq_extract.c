@@ -336,7 +336,7 @@ static int on_entered(void *user, const char *path,
 	if (!S_ISDIR(info->mode))
 		unsq_progress_add(c->pg, 1 + (S_ISREG(info->mode) ?
 			(info->size + c->block_size - 1) / c->block_size : 0));
-	if (c->o->info && !c->o->quiet && (ret = info_above(c, path)) == 0)
+	if (c->o->info && (ret = info_above(c, path)) == 0)
 		ret = info_line(c, path, info);
 	return ret;
 }
@@ -375,7 +375,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	sqp_image_get_info(img, &ii);
 	ic.block_size = ii.block_size;
 	/* Each call costs a stat of the inode: only when something shows. */
-	if (!(o->info && !o->quiet) && !pg->live && !pg->percentage)
+	if (!o->info && !pg->live && !pg->percentage)
 		xd.entered = NULL;
 
 	xd.flags = (o->force ? SQP_IMG2DIR_FORCE : 0) |
@@ -390,7 +390,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	}
 	if (p->whole || p->npaths > 0)
 		ret = sqp_image_to_dir(img, dest, &xd);
-	if (ret == 0 && o->info && !o->quiet)
+	if (ret == 0 && o->info)
 		ret = info_above(&ic, NULL);
 	if (ret != 0) {
 		fflush(stdout);
@@ -434,7 +434,8 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
 			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
 	if (run(img, o, dest, &p, &pg) == 0) {
-		if (!o->no_progress || o->percentage)
+		/* -i/-li turn unsquashfs's bar off, as -n does. */
+		if ((!o->no_progress && !o->info) || o->percentage)
 			unsq_progress_end(&pg);
 		if (!o->quiet)
 			summary(&p.c);

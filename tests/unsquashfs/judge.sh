@@ -124,6 +124,38 @@ extracts() { # extracts NAME IMAGE: trees and -i/-li lines
 	rm -rf "$T/r/x" "$T/o/x"
 	same_out "$n: extract -r without dev/" -n -r -excludes -d x "$img" '^dev$' &&
 		same_tree "$n: tree without dev/" "$T/o/x" "$T/r/x"
+	verbatim "$n" "$img"
+}
+
+verbatim() { # verbatim NAME IMAGE: the lines as callers spell them
+	n=$1 img=$2
+	rm -rf "$T/r/x" "$T/o/x"
+	for pass in first "again, -force over it"; do
+		same_out "$n: -data-queue 16 -frag-queue 16 -no-xattrs -no-progress -force -dest ($pass)" \
+			-data-queue 16 -frag-queue 16 -no-xattrs -no-progress -force -dest x "$img" &&
+			same_tree "$n: tree of -force -dest ($pass)" "$T/o/x" "$T/r/x"
+	done
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$n: -data-queue 16 ... -force -dest DIR IMG PATHs" -data-queue 16 \
+		-frag-queue 16 -no-xattrs -no-progress -force -dest x "$img" links 'l*' &&
+		same_tree "$n: tree of -force -dest PATHs" "$T/o/x" "$T/r/x"
+	rm -f "$T/r/pf.txt" "$T/o/pf.txt"
+	same_out "$n: -da 128 -fr 128 -no-progress -pf FILE" -da 128 -fr 128 \
+		-no-progress -pf pf.txt "$img" &&
+		check "$n: -da 128 -fr 128 -pf: same pseudo file" cmp -s "$T/r/pf.txt" "$T/o/pf.txt"
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$n: -user-xattrs -f -d DEST -r -excludes '^dev\$'" -user-xattrs -f \
+		-no-progress -d x -r -excludes "$img" '^dev$' &&
+		same_tree "$n: tree of -user-xattrs -r without dev/" "$T/o/x" "$T/r/x"
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$n: -i -f -d DEST" -i -f -d x "$img" &&
+		same_tree "$n: tree of -i -f" "$T/o/x" "$T/r/x"
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$n: -linfo -processors 2 -no-progress -d DEST" -linfo -processors 2 \
+		-no-progress -d x "$img" && same_tree "$n: tree of -linfo" "$T/o/x" "$T/r/x"
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$n: -info -quiet -dest DEST" -info -quiet -dest x "$img" &&
+		same_tree "$n: tree of -info -quiet" "$T/o/x" "$T/r/x"
 }
 
 offset_img() { # offset_img IMAGE OUT: IMAGE behind 12345 bytes of ELF-ish junk
