@@ -3,15 +3,18 @@
 # judge.sh - sqpack-unsquashfs against unsquashfs 4.5.1 on the edge-case
 # tree (mktar.py: every entry type, holes, hard links, devices, xattrs
 # of three namespaces, odd modes and times): images of every codec by
-# mksquashfs and by tar2img, and one at an offset inside a bigger file.
+# mksquashfs and by tar2img, an lz4 one by dir2img, and one at an
+# offset inside a bigger file.
 # For each: the same exit status and the same stdout, byte for byte, for
 # -s and every listing mode (TZ=UTC and TZ=Asia/Kolkata, -UTC), PATH
 # selections (wildcards, -no-wildcards, -r, -excludes, -max-depth),
 # -mkfs-time, -cat, and the -pf pseudo file (whole, a selection,
-# -max-depth); and on some images the same extracted tree and
+# -max-depth, TZ=UTC and TZ=Asia/Kolkata); on every image the same
+# extracted tree, and on some the same trees and
 # the same -i/-li lines (all of it, a selection, -no-xattrs,
 # -user-xattrs, a regex that leaves dev/ out, -max-depth), and
-# -xattrs-include/-exclude (4.6's) against the trees 4.5.1 gives.
+# -xattrs-include/-exclude (4.6's) against the trees 4.5.1 gives, and
+# the issue's lines as callers spell them (verbatim()).
 # UNSQ may name another program (to prove this test notices a wrong one).
 COMMON_NEEDS_TAR2IMG=yes
 . "$top_srcdir/tests/lib/common.sh"
@@ -82,7 +85,8 @@ listings() { # listings NAME IMAGE
 	same_out "$n: -l missing PATH" -l "$img" nothing/here
 }
 pseudo() { # pseudo NAME IMAGE
-	same_pf "$1: -pf" "$2"
+	TZ=UTC same_pf "$1: TZ=UTC -pf" "$2"
+	TZ=Asia/Kolkata same_pf "$1: TZ=Asia/Kolkata -pf" "$2"
 	same_pf "$1: -pf PATHs" "$2" links 's*'
 	same_pf "$1: -pf -max-depth 1" -max-depth 1 "$2"
 }
@@ -94,6 +98,12 @@ for top, dirs, files in os.walk(sys.argv[1]):
         for k in os.listxattr(p, follow_symlinks=False):
             if k.startswith("user."):
                 os.removexattr(p, k, follow_symlinks=False)' "$1"
+}
+
+extract_one() { # extract_one NAME IMAGE: one extraction and its tree
+	rm -rf "$T/r/x" "$T/o/x"
+	same_out "$1: extract" -n -d x "$2" &&
+		same_tree "$1: tree" "$T/o/x" "$T/r/x"
 }
 
 extracts() { # extracts NAME IMAGE: trees and -i/-li lines
@@ -170,7 +180,10 @@ for codec in gzip xz lz4 zstd lzo; do
 		note "mksquashfs cannot write $codec here"; continue
 	fi
 	listings "mksquashfs $codec" "$T/m.img"
-	case $codec in gzip|zstd) extracts "mksquashfs $codec" "$T/m.img"; pseudo "mksquashfs $codec" "$T/m.img" ;; esac
+	case $codec in
+	gzip|zstd) extracts "mksquashfs $codec" "$T/m.img"; pseudo "mksquashfs $codec" "$T/m.img" ;;
+	*) extract_one "mksquashfs $codec" "$T/m.img" ;;
+	esac
 done
 mksquashfs "$T/src" "$T/m.img" -comp xz -Xbcj x86,arm -Xdict-size 50% -noI -noF -noX \
 	-no-exports -always-use-fragments -noappend -quiet -no-progress > /dev/null 2>&1 &&
@@ -187,8 +200,19 @@ for codec in $ALL_CODECS; do
 	if ! codec_built "$codec"; then note "$codec not built here"; continue; fi
 	"$TAR2IMG" -q -f -c "$codec" "$T/t.img" "$T/in.tar" || { fail "tar2img -c $codec"; continue; }
 	listings "tar2img $codec" "$T/t.img"
-	case $codec in xz) extracts "tar2img $codec" "$T/t.img"; pseudo "tar2img $codec" "$T/t.img" ;; esac
+	case $codec in
+	xz) extracts "tar2img $codec" "$T/t.img"; pseudo "tar2img $codec" "$T/t.img" ;;
+	*) extract_one "tar2img $codec" "$T/t.img" ;;
+	esac
 done
+# the other packer: dir2img, from the tree itself
+if "$top_builddir/bin/dir2img" -q -c lz4 "$T/d.img" "$T/src" > /dev/null 2>&1; then
+	listings "dir2img lz4" "$T/d.img"
+	extract_one "dir2img lz4" "$T/d.img"
+	pseudo "dir2img lz4" "$T/d.img"
+else
+	fail "dir2img -c lz4 refused the tree"
+fi
 # -q keeps the bar (unsquashfs's moves while it works; ours is drawn
 # once, full): one line, as wide as unsquashfs's last
 rm -rf "$T/o/x"
