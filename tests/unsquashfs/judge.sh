@@ -255,4 +255,20 @@ same_out "-o 12345 -lln" -o 12345 -lln "$T/app.img"
 rm -rf "$T/r/x" "$T/o/x"
 same_out "-no-progress -o 12345 -d x IMG PATHs" -no-progress -o 12345 -d x "$T/app.img" links 'l*' &&
 	same_tree "tree at an offset" "$T/o/x" "$T/r/x"
+
+# AppImage's shape: an ELF runtime (here the ls program), then the
+# image, whose top holds AppRun and .DirIcon, as AppImage tools pass them
+elf=$(command -v ls)
+mkdir -p "$T/appdir/usr/bin" || exit 99
+cp "$elf" "$T/appdir/usr/bin/app" && echo icon > "$T/appdir/app.png" &&
+	ln -s usr/bin/app "$T/appdir/AppRun" && ln -s app.png "$T/appdir/.DirIcon" &&
+	printf '[Desktop Entry]\nName=app\n' > "$T/appdir/app.desktop" || exit 99
+"$top_builddir/bin/dir2img" -q -c zstd "$T/appdir.img" "$T/appdir" > /dev/null 2>&1 || exit 99
+cat "$elf" "$T/appdir.img" > "$T/App.AppImage" || exit 99
+off=$(wc -c < "$elf")
+same_out "AppImage: -o OFFSET -lln" -o "$off" -lln "$T/App.AppImage"
+rm -rf "$T/r/x" "$T/o/x"
+same_out "AppImage: -no-progress -o OFFSET -d DIR APP AppRun .DirIcon" -no-progress \
+	-o "$off" -d x "$T/App.AppImage" AppRun .DirIcon &&
+	same_tree "AppImage: tree of AppRun .DirIcon" "$T/o/x" "$T/r/x"
 finish
