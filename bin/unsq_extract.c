@@ -233,7 +233,8 @@ static int fix_dir(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	}
 	if ((geteuid() == 0 && fchown(fd, a->info.uid, a->info.gid) != 0 &&
 	     nonfatal(o, a->path, "setting the owner") != 0) ||
-	    (fchmod(fd, a->info.mode & 07777) != 0 &&
+	    /* Not root: no owner set, so no set-id bits (as unsquashfs). */
+	    (fchmod(fd, a->info.mode & (geteuid() == 0 ? 07777 : 01777)) != 0 &&
 	     nonfatal(o, a->path, "setting the mode") != 0))
 		goto fail;
 	if (!o->no_xattrs && a->info.has_xattrs &&
