@@ -68,11 +68,11 @@ static void usage(FILE *f)
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The work\n"
 	      "is done by dir2img (tar2img for --tar=f) with --format erofs; see\n"
 	      "sqpack-mkfs.erofs(1).\n\n"
-	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C4096 -b4096 -T#\n"
+	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
 	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
-	      "  --help --version. Anything else (lzma, deflate, zstd, other\n"
-	      "  cluster sizes, -E options, --exclude-path, --exclude-regex\n"
+	      "  --help --version. Anything else (lzma, deflate, zstd,\n"
+	      "  -E options, --exclude-path, --exclude-regex\n"
 	      "  ...) is refused with exit status 2.\n", f);
 }
 
@@ -139,10 +139,11 @@ static int short_option(struct argv_out *a, int c, const char *arg)
 	switch (c) {
 	case 'z': return compressor(a, arg);
 	case 'C':
+		/* dir2img checks it (a multiple of 4096 up to 1 MiB). */
+		return add2(a, "--pcluster-size", arg);
 	case 'b':
 		if (strcmp(arg, "4096") != 0)
-			return refuse(arg, c == 'C' ? "physical clusters are one 4096-byte "
-				      "block" : "the block size is 4096");
+			return refuse(arg, "the block size is 4096");
 		return 0;
 	case 'E':
 		return refuse(arg, "extended options not done yet (sqpack writes compact "

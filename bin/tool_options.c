@@ -26,7 +26,7 @@ enum {
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX,
-	OPT_FORMAT, OPT_UUID, OPT_LABEL,
+	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -74,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "pcluster-size", required_argument, NULL, OPT_PCLUSTER },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -227,6 +228,12 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		if (strlen(arg) > 16)
 			return tool_bad_usage("--label '%s' is longer than 16 bytes", arg);
 		d->volume_label = arg;
+		return 0;
+	case OPT_PCLUSTER:
+		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
+					      "up to 1M", arg);
+		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:

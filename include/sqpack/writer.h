@@ -131,7 +131,7 @@ struct sqp_writer_desc {
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
 	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
-	 * block into one-block clusters; no verity; fragment_mode and the
+	 * block into one-block clusters (or erofs_pcluster_size's); no verity; fragment_mode and the
 	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
 	int format;
 	/* EROFS: the superblock's UUID; all zero = derived from the image's
@@ -140,6 +140,10 @@ struct sqp_writer_desc {
 	/* EROFS: the volume label (up to 16 bytes), or NULL. Borrowed
 	 * until finish. */
 	const char *volume_label;
+	/* EROFS with a codec: the most bytes of a physical cluster, a
+	 * multiple of 4096 up to 1 MiB (0 or 4096: one block; more: big
+	 * pclusters, which the kernel reads since Linux 5.13). */
+	uint32_t erofs_pcluster_size;
 };
 
 enum sqp_image_format {

@@ -57,10 +57,13 @@ struct erofs_wstate {
 	uint64_t submitted;
 	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
 	int compressed;           /* some file is: the superblock says 0padding */
+	uint32_t pcluster;        /* the most bytes of a pcluster (> BS: big ones) */
 	struct {                  /* the file whose clusters are being stored */
 		uint32_t rec;
 		uint64_t nlc;         /* its logical clusters */
 		uint64_t prev;        /* the last head's logical cluster */
+		uint32_t prev_blocks; /* its pcluster's blocks */
+		int prev_plain;       /* and whether it is stored as it is */
 		uint32_t blocks;
 	} cur;
 };

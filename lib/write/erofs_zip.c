@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_zip.c - compressed EROFS files: one-block physical clusters,
- * compressed on the pool, stored in submission order.
+ * erofs_zip.c - compressed EROFS files: physical clusters of one block
+ * or, with big pclusters, up to the writer's pcluster size, compressed
+ * on the pool, stored in submission order.
  *
  * Why this shape: EROFS compresses to a fixed output size (a cluster is
  * one block, filled with as much input as the codec fits), so where a
  * cluster ends depends on the data before it. A file is cut into 8 MiB
  * segments, each a job that cuts its own clusters, so the result depends
- * on the segment size alone, never on -j. A cluster that does not take
- * more than a block of input is stored as it is (PLAIN), so every
- * logical cluster holds at most one cluster's start, as the index
- * needs. Compressed data sits at the end of its block behind zeros
- * (0padding), where the kernel finds its length. The caller's thread
+ * on the segment size alone, never on -j. A cluster of n blocks that
+ * does not take more than n blocks of input is stored as it is (PLAIN,
+ * one block), so every logical cluster holds at most one cluster's
+ * start, as the index needs, and a cluster of two blocks or more spans
+ * the logical cluster after its head, whose index says its blocks
+ * (CBLKCNT). Compressed data sits at the end of its last block, behind
+ * zeros in its first (0padding), where the kernel finds its length.
+ * After a cluster stored as it is, the next try asks for one block
+ * only, until one compresses: incompressible data costs one block's
+ * try per block, not a whole pcluster's. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
  * that finish packs behind the inode. A file of one segment that did not
@@ -35,6 +41,7 @@
 
 struct erofs_pcl {
 	uint32_t off, len;  /* in the segment */
+	uint32_t blocks;
 	int plain;
 };
 
@@ -44,9 +51,9 @@ struct erofs_zjob {
 	uint64_t size, off;  /* the file's size, the segment's place */
 	uint32_t len, xsize, rec;
 	int first, last;
-	uint8_t *in, *out;   /* len bytes; npcl blocks */
+	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
-	uint32_t npcl;
+	uint32_t npcl, nblk;
 };
 
 static int zworker_init(void *ctx, void **state)
@@ -63,32 +70,35 @@ static void zworker_fini(void *ctx, void *state)
 	e->dest->destroy(state);
 }
 
-/* One cluster at pos: compressed if that takes more than a block of
- * input, else the next block as it is. The file's last bytes (a block or
+/* One cluster at pos, of at most cap bytes: compressed if that takes
+ * more input than its blocks, else the next block as it is. The file's last bytes (a block or
  * less) are stored as they are unless they cross into another logical
  * cluster: the kernel maps a PLAIN cluster up to the end of the logical
  * cluster where the file ends, which must stay within its one block, so
  * they are compressed whole, or cut at the boundary. */
 static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
-		   uint32_t pos, uint8_t *blk, struct erofs_pcl *p)
+		   uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
-	size_t take = left;
+	size_t take = left, span;
 	int n = 0;
 
 	p->off = pos;
 	if (left > BS || left > room) {
-		n = e->dest->compress(codec, j->in + pos, &take, blk, BS);
+		n = e->dest->compress(codec, j->in + pos, &take, blk, cap);
 		if (n < 0)
 			return n;
 	}
-	if (n > 0 && (take > BS || take == left)) {
-		memmove(blk + BS - n, blk, (size_t)n);
-		memset(blk, 0, BS - (size_t)n);
+	p->blocks = ((uint32_t)n + BS - 1) / BS;
+	span = (size_t)p->blocks * BS;
+	if (n > 0 && (take > span || (take == left && p->blocks == 1))) {
+		memmove(blk + span - n, blk, (size_t)n);
+		memset(blk, 0, span - (size_t)n);
 		p->len = (uint32_t)take;
 		p->plain = 0;
 		return 0;
 	}
+	p->blocks = 1;
 	p->len = left > BS ? BS : left < room ? left : room;
 	memcpy(blk, j->in + pos, p->len);
 	memset(blk + p->len, 0, BS - p->len);
@@ -99,16 +109,21 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
 	struct erofs_zjob *j = (struct erofs_zjob *)pj;
-	uint32_t pos = 0;
+	const struct erofs_wstate *e = ctx;
+	uint32_t pos = 0, cap = e->pcluster;
+	struct erofs_pcl *p;
 	int ret;
 
 	j->npcl = 0;
+	j->nblk = 0;
 	while (pos < j->len) {
-		ret = cut_one(ctx, state, j, pos, j->out + (size_t)j->npcl * BS,
-			      &j->pcl[j->npcl]);
+		p = &j->pcl[j->npcl++];
+		ret = cut_one(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
 		if (ret != 0)
 			return ret;
-		pos += j->pcl[j->npcl++].len;
+		cap = p->plain ? BS : e->pcluster;
+		pos += p->len;
+		j->nblk += p->blocks;
 	}
 	return 0;
 }
@@ -126,6 +141,10 @@ int erofs_zip_init(struct sqp_writer *w)
 		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
 				   "compress to a fixed size", sqp_codec_name(w->desc.codec.id));
 	e->cfg = w->desc.codec;
+	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
+	if (e->pcluster > BS && e->dest->erofs_alg != 0)
+		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: pclusters over a block "
+				   "are written for lz4 only");
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
 	e->njobs = 2 * (workers ? workers : 1) + 2;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
@@ -135,7 +154,7 @@ int erofs_zip_init(struct sqp_writer *w)
 		struct erofs_zjob *j = &e->jobs[i];
 
 		j->in = malloc(EROFS_W_SEGMENT);
-		j->out = malloc(EROFS_W_SEGMENT);
+		j->out = malloc(EROFS_W_SEGMENT + e->pcluster);
 		j->pcl = malloc(EROFS_W_SEGMENT / BS * sizeof(*j->pcl));
 		if (j->in == NULL || j->out == NULL || j->pcl == NULL)
 			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
@@ -181,7 +200,7 @@ static int no_gain(const struct erofs_zjob *j)
 	uint64_t tail = j->size % BS, nlc = (j->size + BS - 1) / BS;
 	uint64_t flat = j->size / BS * BS +
 			(tail > 0 && 64 + j->xsize + tail > BS ? BS : tail);
-	uint64_t zip = (uint64_t)j->npcl * BS + EROFS_Z_HEADER_SIZE + 8 +
+	uint64_t zip = (uint64_t)j->nblk * BS + EROFS_Z_HEADER_SIZE + 8 +
 		       nlc * EROFS_Z_INDEX_SIZE;
 
 	return j->first && j->last && zip >= flat;
@@ -215,20 +234,25 @@ static uint8_t *zrec(const struct erofs_wstate *e, uint64_t k)
 }
 
 /* NONHEAD indexes for the logical clusters after the last head up to
- * (not including) next. */
+ * (not including) next; with big pclusters, the first after a
+ * compressed head says its blocks instead of 1. */
 static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
 {
 	uint64_t k;
+	uint16_t back;
 
-	for (k = e->cur.prev + 1; k < next; k++)
-		erofs_z_nonhead_encode((uint16_t)(k - e->cur.prev), (uint16_t)(next - k),
-				       zrec(e, 1 + k));
+	for (k = e->cur.prev + 1; k < next; k++) {
+		back = (uint16_t)(k - e->cur.prev);
+		if (back == 1 && e->pcluster > BS && !e->cur.prev_plain)
+			back = (uint16_t)(EROFS_Z_D0_CBLKCNT | e->cur.prev_blocks);
+		erofs_z_nonhead_encode(back, (uint16_t)(next - k), zrec(e, 1 + k));
+	}
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i;
+	uint32_t i, at_blk = 0;
 	int ret;
 
 	if (j->pj.status != 0)
@@ -252,12 +276,16 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
 				    (uint16_t)(at % BS), (uint32_t)(w->out.pos / BS),
 				    zrec(e, 1 + lcn));
-		if ((ret = erofs_w_append(w, j->out + (size_t)i * BS, BS)) != 0)
+		if ((ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
+					  (size_t)j->pcl[i].blocks * BS)) != 0)
 			return ret;
-		w->stats.blocks_written++;
+		at_blk += j->pcl[i].blocks;
+		w->stats.blocks_written += j->pcl[i].blocks;
 		w->stats.blocks_raw += j->pcl[i].plain;
-		e->cur.blocks++;
+		e->cur.blocks += j->pcl[i].blocks;
 		e->cur.prev = lcn;
+		e->cur.prev_blocks = j->pcl[i].blocks;
+		e->cur.prev_plain = j->pcl[i].plain;
 	}
 	if (j->last) {
 		fill_nonheads(e, e->cur.nlc);
