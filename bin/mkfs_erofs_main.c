@@ -27,7 +27,8 @@
 
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
-	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_REFUSED,
+	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
+	OPT_REFUSED,
 };
 
 static const struct option long_opts[] = {
@@ -42,7 +43,7 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	/* mkfs.erofs's, not done yet: refused by name. */
 	{ "exclude-path", required_argument, NULL, OPT_REFUSED },
-	{ "exclude-regex", required_argument, NULL, OPT_REFUSED },
+	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
 	{ "ignore-mtime", no_argument, NULL, OPT_REFUSED },
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
@@ -71,8 +72,8 @@ static void usage(FILE *f)
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
 	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
-	      "  --help --version. Anything else (lzma, deflate, zstd,\n"
-	      "  -E options, --exclude-path, --exclude-regex\n"
+	      "  --exclude-regex=# --help --version. Anything else (lzma,\n"
+	      "  deflate, zstd, -E options, --exclude-path\n"
 	      "  ...) is refused with exit status 2.\n", f);
 }
 
@@ -171,6 +172,7 @@ static int long_option(struct argv_out *a, int c, const char *arg, const char *n
 	case OPT_QUIET: return add(a, "-q");
 	case OPT_WORKERS: return add2(a, "-j", arg);
 	case OPT_PRESERVE_MTIME: return 0; /* what we do anyway */
+	case OPT_EXCLUDE_REGEX: return add2(a, "--exclude-regex", arg);
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
 			return refuse(name, "only --tar=f (a whole tar) is done");

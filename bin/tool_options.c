@@ -23,7 +23,7 @@ enum {
 	OPT_EXPORTABLE, OPT_NO_XATTRS, OPT_NO_PAD, OPT_TRY_ALL,
 	/* entry options (both tools) */
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
-	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
+	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_EXCLUDE_REGEX, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER,
@@ -63,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "image-time", required_argument, NULL, OPT_IMAGE_TIME },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
 	{ "spec", required_argument, NULL, OPT_SPEC },
 	{ "spec-line", required_argument, NULL, OPT_SPEC_LINE },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
@@ -261,6 +262,7 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
 	case OPT_DELETE: return add_parg(opt, PARG_DELETE, arg);
 	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
+	case OPT_EXCLUDE_REGEX: return add_parg(opt, PARG_EXCLUDE_REGEX, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
 	case OPT_PROGRESS: return progress_value(arg, &opt->progress);

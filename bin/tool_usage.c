@@ -79,6 +79,8 @@ static const char common_help[] =
 	"      --exclude PATTERN   leave out matching paths (glob; ** crosses /;\n"
 	"                          without / it matches any one component)\n"
 	"      --exclude-from FILE  patterns, one per line\n"
+	"      --exclude-regex RE  leave out paths a POSIX extended regex matches\n"
+	"                          (anywhere in the path, as mkfs.erofs's)\n"
 	"      --spec FILE         mksquashfs pseudo definitions (see the manual)\n"
 	"      --spec-line LINE    one definition\n"
 	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n"

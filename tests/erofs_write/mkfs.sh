@@ -61,7 +61,7 @@ refused "compressor not written yet" -zlzma,109 -E ztailpacking -U $U
 refused "extended options not done yet" -E ztailpacking
 refused "extended options not done yet" -Elegacy-compress
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
-refused "not done yet" --exclude-regex=foo
+refused "not done yet" --exclude-path=foo
 refused "unknown option" --bogus
 refused "lz4hc's level is 1..12" -zlz4hc,13
 refused "give a UUID" -U random
