@@ -72,8 +72,8 @@ static void usage(FILE *f)
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
 	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
-	      "  --exclude-regex=# --help --version. Anything else (lzma,\n"
-	      "  deflate, zstd, -E options, --exclude-path\n"
+	      "  --exclude-regex=# -Eztailpacking --help --version. Anything\n"
+	      "  else (lzma, deflate, zstd, other -E options, --exclude-path\n"
 	      "  ...) is refused with exit status 2.\n", f);
 }
 
@@ -135,6 +135,30 @@ static int compressor(struct argv_out *a, const char *arg)
 	return add2(a, "-X", a->level);
 }
 
+/* -E X[,Y...]: ztailpacking; the others are refused by name. */
+static int extended(struct argv_out *a, const char *arg)
+{
+	const char *s = arg, *end;
+	size_t len;
+	int ret;
+
+	for (; *s != '\0'; s = *end ? end + 1 : end) {
+		end = strchr(s, ',');
+		if (end == NULL)
+			end = s + strlen(s);
+		len = (size_t)(end - s);
+		if (len == 12 && strncmp(s, "ztailpacking", 12) == 0) {
+			if ((ret = add(a, "--ztailpacking")) != 0)
+				return ret;
+		} else {
+			return refuse(arg, "extended option not done yet (sqpack writes "
+				      "compact cluster indexes, no fragments, no dedup; "
+				      "ztailpacking is done)");
+		}
+	}
+	return 0;
+}
+
 static int short_option(struct argv_out *a, int c, const char *arg)
 {
 	switch (c) {
@@ -146,9 +170,7 @@ static int short_option(struct argv_out *a, int c, const char *arg)
 		if (strcmp(arg, "4096") != 0)
 			return refuse(arg, "the block size is 4096");
 		return 0;
-	case 'E':
-		return refuse(arg, "extended options not done yet (sqpack writes compact "
-			      "cluster indexes, no tail packing, no fragments, no dedup)");
+	case 'E': return extended(a, arg);
 	case 'T':
 		snprintf(a->time, sizeof(a->time), "%s", arg);
 		return add2(a, "--mtime", a->time) || add2(a, "--image-time", a->time) ? 2 : 0;

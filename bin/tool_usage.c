@@ -61,6 +61,8 @@ static const char common_help[] =
 	"      --label LABEL       EROFS: the volume label (16 bytes at most)\n"
 	"      --pcluster-size SIZE  EROFS: compress into clusters of up to SIZE\n"
 	"                          (a multiple of 4K up to 1M; default 4K)\n"
+	"      --ztailpacking      EROFS: a compressed file's last cluster\n"
+	"                          inline after its inode when it fits\n"
 	"dm-verity:\n"
 	"      --verity[=FILE]     pad the image and append a dm-verity hash tree\n"
 	"                          (or write the tree to FILE); the root hash is\n"

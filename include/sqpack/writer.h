@@ -68,6 +68,10 @@ enum sqp_fragment_mode {
  * sqp_writer_whiteout(NAME) and ".wh..wh..opq" as an opaque whiteout of
  * its directory, and stores neither marker. */
 #define SQP_WRITE_OCI_WHITEOUTS 0x0200
+/* EROFS with a codec: a compressed file's last physical cluster is
+ * stored inline after its inode and indexes when they fit one block
+ * together (mkfs.erofs -E ztailpacking; Linux 5.17). */
+#define SQP_WRITE_EROFS_ZTAILPACKING 0x0400
 
 struct sqp_policy;
 

@@ -115,11 +115,13 @@ void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw)
 	raw[11] = 0;
 }
 
-void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
-			       uint8_t clusterbits, uint8_t *raw)
+void erofs_z_map_header_encode(uint16_t advise, uint16_t idata_size,
+			       uint8_t algorithm, uint8_t clusterbits, uint8_t *raw)
 {
-	/* Bytes 0-3: the fragment offset or inline size, unused here. */
+	/* Bytes 0-3: the fragment offset, or 2 reserved bytes and the
+	 * inline pcluster's size. */
 	memset(raw, 0, 4);
+	sqp_put16(raw + 2, idata_size);
 	sqp_put16(raw + 4, advise);
 	raw[6] = algorithm & 0x0F;
 	raw[7] = clusterbits & 0x07;

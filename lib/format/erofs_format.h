@@ -199,11 +199,11 @@ void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
  * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
  * index per logical cluster. */
 #define EROFS_Z_INDEX_SIZE      8u
-/* The map header: advise bits (0 here: full indexes, one-block
- * clusters), the algorithm of HEAD1 clusters, logical cluster bits
- * above the block's. */
-void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
-			       uint8_t clusterbits, uint8_t *raw);
+/* The map header: advise bits (EROFS_Z_*), the inline (tail) pcluster's
+ * bytes with EROFS_Z_INLINE_PCLUSTER, the algorithm of HEAD1 clusters,
+ * logical cluster bits above the block's. */
+void erofs_z_map_header_encode(uint16_t advise, uint16_t idata_size,
+			       uint8_t algorithm, uint8_t clusterbits, uint8_t *raw);
 /* A HEAD or PLAIN index: where in the logical cluster the cluster's data
  * begins and its first block. */
 void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,

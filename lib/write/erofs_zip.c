@@ -38,10 +38,14 @@
 
 #define BS EROFS_W_BLOCK
 #define ZIDX_SHIFT 20
+/* ztailpacking tries the rest of a file inline from this many bytes
+ * left: more than a block's room never compresses that far with lz4. */
+#define TAIL_TRY (16u * BS)
 
 struct erofs_pcl {
 	uint32_t off, len;  /* in the segment */
 	uint32_t blocks;
+	uint32_t clen;      /* its bytes: compressed, or len when plain */
 	int plain;
 };
 
@@ -51,6 +55,7 @@ struct erofs_zjob {
 	uint64_t size, off;  /* the file's size, the segment's place */
 	uint32_t len, xsize, rec;
 	int first, last;
+	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
 	uint32_t npcl, nblk;
@@ -70,6 +75,16 @@ static void zworker_fini(void *ctx, void *state)
 	e->dest->destroy(state);
 }
 
+/* The bytes of a compressed file's inode record (isize bytes of inode,
+ * xsize of xattrs), indexes included, as erofs_finish.c places them:
+ * the map header at 8 after the xattrs, the compact indexes after it. */
+static uint64_t record_bytes(uint32_t isize, uint32_t xsize, uint64_t nlc)
+{
+	uint64_t idx = ((isize + xsize + 7) & ~7u) + EROFS_Z_HEADER_SIZE;
+
+	return idx + erofs_z_compact_size(nlc, (unsigned)(idx % 32));
+}
+
 /* One cluster at pos, of at most cap bytes: compressed if that takes
  * more input than its blocks, else the next block as it is. The file's last bytes (a block or
  * less) are stored as they are unless they cross into another logical
@@ -84,6 +99,22 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 	int n = 0;
 
 	p->off = pos;
+	/* ztailpacking: the rest of the file in one cluster small enough
+	 * to go inline, when it compresses that far (as mkfs.erofs tries). */
+	if (j->room > 0 && left <= TAIL_TRY) {
+		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
+		if (n < 0)
+			return n;
+		if (n > 0 && take == left && (uint32_t)n < left) {
+			memmove(blk + BS - n, blk, (size_t)n);
+			memset(blk, 0, BS - (size_t)n);
+			*p = (struct erofs_pcl){ .off = pos, .len = left, .blocks = 1,
+						 .clen = (uint32_t)n };
+			return 0;
+		}
+		take = left;
+		n = 0;
+	}
 	if (left > BS || left > room) {
 		n = e->dest->compress(codec, j->in + pos, &take, blk, cap);
 		if (n < 0)
@@ -95,6 +126,7 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 		memmove(blk + span - n, blk, (size_t)n);
 		memset(blk, 0, span - (size_t)n);
 		p->len = (uint32_t)take;
+		p->clen = (uint32_t)n;
 		p->plain = 0;
 		return 0;
 	}
@@ -102,6 +134,7 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 	p->len = left > BS ? BS : left < room ? left : room;
 	memcpy(blk, j->in + pos, p->len);
 	memset(blk + p->len, 0, BS - p->len);
+	p->clen = p->len;
 	p->plain = 1;
 	return 0;
 }
@@ -187,15 +220,44 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 	chunkarr_cleanup(&e->zidx);
 }
 
-int erofs_zip_fits(uint64_t size)
+int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 {
-	return size > BS && (size + BS - 1) / BS < ((uint64_t)1 << ZIDX_SHIFT);
+	/* With ztailpacking a file of a block or less may compress inline
+	 * (no_gain decides); without, it cannot gain a block. */
+	uint64_t least = w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING ? 0 : BS;
+
+	return size > least && (size + BS - 1) / BS < ((uint64_t)1 << ZIDX_SHIFT);
+}
+
+/* With ztailpacking, the bytes free after a compressed file's record in
+ * its block, for either inode size (which one it gets is known only at
+ * finish); 0 without ztailpacking. */
+static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
+{
+	uint64_t r32 = record_bytes(32, xsize, nlc), r64 = record_bytes(64, xsize, nlc);
+	uint64_t r = r32 > r64 ? r32 : r64;
+
+	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) || r >= BS)
+		return 0;
+	return (uint32_t)(BS - r);
+}
+
+/* With ztailpacking, the bytes of the file's last pcluster that go
+ * inline after its indexes (the kernel reads them from the inode's
+ * block, so the whole record must fit one, for either inode size:
+ * which one the inode gets is known only at finish); 0 when they do not
+ * fit or the option is off. */
+static uint32_t inline_tail(const struct erofs_zjob *j)
+{
+	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
+
+	return j->last && j->npcl > 0 && p->clen <= j->room ? p->clen : 0;
 }
 
 /* Whether a one-segment file takes no fewer bytes compressed (its
- * blocks and indexes) than as it is (full blocks, the tail inline where
- * it fits, else a block of its own). */
-static int no_gain(const struct erofs_zjob *j)
+ * blocks, indexes and inline tail) than as it is (full blocks, the tail
+ * inline where it fits, else a block of its own). */
+static int no_gain(const struct erofs_zjob *j, uint32_t inl)
 {
 	uint64_t tail = j->size % BS, nlc = (j->size + BS - 1) / BS;
 	uint64_t flat = j->size / BS * BS +
@@ -203,6 +265,8 @@ static int no_gain(const struct erofs_zjob *j)
 	uint64_t zip = (uint64_t)j->nblk * BS + EROFS_Z_HEADER_SIZE + 8 +
 		       nlc * EROFS_Z_INDEX_SIZE;
 
+	if (inl > 0)
+		zip = zip - (uint64_t)j->pcl[j->npcl - 1].blocks * BS + inl;
 	return j->first && j->last && zip >= flat;
 }
 
@@ -233,6 +297,26 @@ static uint8_t *zrec(const struct erofs_wstate *e, uint64_t k)
 	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
 }
 
+/* The last pcluster's inl bytes (data is its blocks) into the tail
+ * arena, and its place and size into the file's record. */
+static int keep_inline(struct sqp_writer *w, const struct erofs_pcl *p,
+		       const uint8_t *data, uint32_t inl)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t index;
+	int ret;
+
+	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
+	if (ret != 0)
+		return writer_fail(w, ret, "out of memory");
+	memcpy(chunkarr_at(&e->tails, index),
+	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
+	sqp_put16(zrec(e, 0) + 4, (uint16_t)inl);
+	sqp_put32(zrec(e, 1), index);
+	e->ztail = 1;
+	return 0;
+}
+
 /* NONHEAD indexes for the logical clusters after the last head up to
  * (not including) next; with big pclusters, the first after a
  * compressed head says its blocks instead of 1. */
@@ -245,20 +329,29 @@ static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
 		back = (uint16_t)(k - e->cur.prev);
 		if (back == 1 && e->pcluster > BS && !e->cur.prev_plain)
 			back = (uint16_t)(EROFS_Z_D0_CBLKCNT | e->cur.prev_blocks);
-		erofs_z_nonhead_encode(back, (uint16_t)(next - k), zrec(e, 1 + k));
+		erofs_z_nonhead_encode(back, (uint16_t)(next - k), zrec(e, ZREC_INDEXES + k));
 	}
+}
+
+/* After a file's last cluster: the indexes to its end, its blocks. */
+static int finish_file(struct erofs_wstate *e)
+{
+	fill_nonheads(e, e->cur.nlc);
+	sqp_put32(zrec(e, 0), e->cur.blocks);
+	return 0;
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i, at_blk = 0;
+	uint32_t i, at_blk = 0, inl;
 	int ret;
 
 	if (j->pj.status != 0)
 		return writer_fail(w, j->pj.status, "EROFS: compressing: %s",
 				   sqp_strerror(j->pj.status));
-	if (no_gain(j))
+	inl = inline_tail(j);
+	if (no_gain(j, inl))
 		return store_flat(w, j);
 	if (j->first) {
 		e->cur.rec = j->rec;
@@ -275,7 +368,13 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
 		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
 				    (uint16_t)(at % BS), (uint32_t)(w->out.pos / BS),
-				    zrec(e, 1 + lcn));
+				    zrec(e, ZREC_INDEXES + lcn));
+		e->cur.prev = lcn;
+		e->cur.prev_blocks = j->pcl[i].blocks;
+		e->cur.prev_plain = j->pcl[i].plain;
+		if (inl > 0 && i + 1 == j->npcl)
+			return keep_inline(w, &j->pcl[i], j->out + (size_t)at_blk * BS, inl) != 0 ?
+			       w->err.code : finish_file(e);
 		if ((ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
 					  (size_t)j->pcl[i].blocks * BS)) != 0)
 			return ret;
@@ -283,15 +382,8 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		w->stats.blocks_written += j->pcl[i].blocks;
 		w->stats.blocks_raw += j->pcl[i].plain;
 		e->cur.blocks += j->pcl[i].blocks;
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = j->pcl[i].blocks;
-		e->cur.prev_plain = j->pcl[i].plain;
 	}
-	if (j->last) {
-		fill_nonheads(e, e->cur.nlc);
-		sqp_put32(zrec(e, 0), e->cur.blocks);
-	}
-	return 0;
+	return j->last ? finish_file(e) : 0;
 }
 
 /* A free job: the oldest one taken back (and stored) when all are out. */
@@ -317,8 +409,9 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	uint32_t rec;
 	int ret;
 
-	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + 1, &rec)) != 0)
+	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + ZREC_INDEXES, &rec)) != 0)
 		return writer_fail(w, ret, "out of memory");
+	memset(chunkarr_at(&e->zidx, rec), 0, 2 * EROFS_Z_INDEX_SIZE);
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
 	f->u.file.frag_index = rec;
@@ -334,6 +427,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->rec = rec;
 		j->first = off == 0;
 		j->last = off + j->len == size;
+		j->room = j->last ? tail_room(w, nlc, xattr_size) : 0;
 		if ((ret = src->read(src->user, j->in, j->len)) != 0)
 			return ret;
 		w->stats.bytes_in += j->len;

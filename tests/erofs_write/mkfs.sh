@@ -58,8 +58,8 @@ refused() {
 		fail "$*: expected exit 2, '$what' and no image: exit $rc: $(head -c 200 "$T/out")"
 }
 refused "compressor not written yet" -zlzma,109 -E ztailpacking -U $U
-refused "extended options not done yet" -E ztailpacking
-refused "extended options not done yet" -Elegacy-compress
+refused "extended option not done yet" -Elegacy-compress
+refused "extended option not done yet" -Eztailpacking,fragments
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --exclude-path=foo
 refused "unknown option" --bogus
