@@ -6,14 +6,16 @@
 # both; lz4 and lz4hc, from the tree of tests/erofs/mktree.sh plus files
 # whose clusters run to many blocks (text over two 8 MiB segments),
 # alternate with clusters stored as they are (random runs between text),
-# end a file in a pcluster of several blocks, and small text files that
-# compress inline. Judged by the kernel's mount and by fsck.erofs (when
+# end a file in a pcluster of several blocks, small text files that
+# compress inline, and a random file of less than a block that fits
+# neither compressed nor beside its inode. Judged by the kernel's mount and by fsck.erofs (when
 # it reads mkfs.erofs's own image with the same options) against the
 # source; img2tar gives the SquashFS image's tar; the same bytes for
 # -j 1 and 3 and with the tree spilled (--mem 1M); sqpack-mkfs.erofs
 # with mkfs.erofs's spelling gives the same bytes; within 0.2% of
 # Debian's mkfs.erofs's size with the same options (not yet no larger:
-# a block or two more of metadata on this tree); cluster sizes that are not a multiple of 4K up to 1M are refused.
+# a block or two more of metadata on this tree), and the files' data
+# blocks no more than in mkfs.erofs's; cluster sizes that are not a multiple of 4K up to 1M are refused.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
@@ -40,6 +42,8 @@ with open(d + "/endsbig", "wb") as f:
     f.write(os.urandom(5000))
     f.write(b"".join(b"tail line %d\n" % j for j in range(30000)))
 os.mkdir(d + "/small")
+with open(d + "/small/random4090", "wb") as f:
+    f.write(os.urandom(4090))
 for i in range(60):
     with open(d + "/small/t%d" % i, "wb") as f:
         f.write(b"".join(b"small %d line %d\n" % (i, j) for j in range(10 + 3 * i)))' "$1"
@@ -48,6 +52,13 @@ run "make the tree" erofs_tree "$T/src" || finish
 run "add files of long clusters" long_clusters "$T/src" || finish
 run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish
 "$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
+
+# data_blocks DIR: the blocks (512-byte units) of the regular files of
+# less than 8 MiB under DIR. A larger file is cut into 8 MiB segments
+# (the same bytes for any -j), each of which may end in a block that a
+# stream as mkfs.erofs's would have filled: text17m takes 1 to 3 blocks
+# more.
+data_blocks() { find "$1" -type f -size -8388608c -printf '%b\n' | awk '{ n += $1 } END { print n + 0 }'; }
 
 # fsck.erofs judges an option where it reads mkfs.erofs's own image
 # made with it (fsck_ok OPTIONS...).
@@ -117,6 +128,18 @@ for set in "--pcluster-size 65536|-C65536" "--pcluster-size 1048576|-C1048576" \
 			# of each file are the same).
 			check "$name: $ours bytes, within 0.2% of mkfs.erofs's $theirs" \
 				test $((ours * 1000)) -le $((theirs * 1002))
+			# The files' own blocks (st_blocks, as the kernel reports
+			# them: compressed blocks, inline tails not counted).
+			if judge_can kernel erofs && mkdir -p "$T/m" "$T/p" &&
+			   mount -t erofs -o loop,ro "$img" "$T/m" 2> "$T/err"; then
+				if mount -t erofs -o loop,ro "$T/peer.erofs" "$T/p" 2>> "$T/err"; then
+					ob=$(data_blocks "$T/m") pb=$(data_blocks "$T/p")
+					check "$name: files under 8 MiB take $ob blocks, no more than in mkfs.erofs's ($pb)" \
+						test "$ob" -le "$pb"
+					umount "$T/p"
+				fi
+				umount "$T/m"
+			fi
 		else
 			skipc "$name: mkfs.erofs to compare sizes with: $(head -c 200 "$T/err")"
 		fi
