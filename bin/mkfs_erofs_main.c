@@ -27,7 +27,8 @@
 
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
-	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_REFUSED,
+	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
+	OPT_REFUSED,
 };
 
 static const struct option long_opts[] = {
@@ -42,7 +43,7 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	/* mkfs.erofs's, not done yet: refused by name. */
 	{ "exclude-path", required_argument, NULL, OPT_REFUSED },
-	{ "exclude-regex", required_argument, NULL, OPT_REFUSED },
+	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
 	{ "ignore-mtime", no_argument, NULL, OPT_REFUSED },
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
@@ -68,11 +69,11 @@ static void usage(FILE *f)
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The work\n"
 	      "is done by dir2img (tar2img for --tar=f) with --format erofs; see\n"
 	      "sqpack-mkfs.erofs(1).\n\n"
-	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C4096 -b4096 -T#\n"
+	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
 	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
-	      "  --help --version. Anything else (lzma, deflate, zstd, other\n"
-	      "  cluster sizes, -E options, --exclude-path, --exclude-regex\n"
+	      "  --exclude-regex=# -Eztailpacking --help --version. Anything\n"
+	      "  else (lzma, deflate, zstd, other -E options, --exclude-path\n"
 	      "  ...) is refused with exit status 2.\n", f);
 }
 
@@ -134,19 +135,42 @@ static int compressor(struct argv_out *a, const char *arg)
 	return add2(a, "-X", a->level);
 }
 
+/* -E X[,Y...]: ztailpacking; the others are refused by name. */
+static int extended(struct argv_out *a, const char *arg)
+{
+	const char *s = arg, *end;
+	size_t len;
+	int ret;
+
+	for (; *s != '\0'; s = *end ? end + 1 : end) {
+		end = strchr(s, ',');
+		if (end == NULL)
+			end = s + strlen(s);
+		len = (size_t)(end - s);
+		if (len == 12 && strncmp(s, "ztailpacking", 12) == 0) {
+			if ((ret = add(a, "--ztailpacking")) != 0)
+				return ret;
+		} else {
+			return refuse(arg, "extended option not done yet (sqpack writes "
+				      "compact cluster indexes, no fragments, no dedup; "
+				      "ztailpacking is done)");
+		}
+	}
+	return 0;
+}
+
 static int short_option(struct argv_out *a, int c, const char *arg)
 {
 	switch (c) {
 	case 'z': return compressor(a, arg);
 	case 'C':
+		/* dir2img checks it (a multiple of 4096 up to 1 MiB). */
+		return add2(a, "--pcluster-size", arg);
 	case 'b':
 		if (strcmp(arg, "4096") != 0)
-			return refuse(arg, c == 'C' ? "physical clusters are one 4096-byte "
-				      "block" : "the block size is 4096");
+			return refuse(arg, "the block size is 4096");
 		return 0;
-	case 'E':
-		return refuse(arg, "extended options not done yet (sqpack writes compact "
-			      "cluster indexes, no tail packing, no fragments, no dedup)");
+	case 'E': return extended(a, arg);
 	case 'T':
 		snprintf(a->time, sizeof(a->time), "%s", arg);
 		return add2(a, "--mtime", a->time) || add2(a, "--image-time", a->time) ? 2 : 0;
@@ -170,6 +194,7 @@ static int long_option(struct argv_out *a, int c, const char *arg, const char *n
 	case OPT_QUIET: return add(a, "-q");
 	case OPT_WORKERS: return add2(a, "-j", arg);
 	case OPT_PRESERVE_MTIME: return 0; /* what we do anyway */
+	case OPT_EXCLUDE_REGEX: return add2(a, "--exclude-regex", arg);
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
 			return refuse(name, "only --tar=f (a whole tar) is done");

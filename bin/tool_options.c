@@ -23,10 +23,10 @@ enum {
 	OPT_EXPORTABLE, OPT_NO_XATTRS, OPT_NO_PAD, OPT_TRY_ALL,
 	/* entry options (both tools) */
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
-	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_SPEC,
+	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_EXCLUDE_REGEX, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX,
-	OPT_FORMAT, OPT_UUID, OPT_LABEL,
+	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -63,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "image-time", required_argument, NULL, OPT_IMAGE_TIME },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
 	{ "spec", required_argument, NULL, OPT_SPEC },
 	{ "spec-line", required_argument, NULL, OPT_SPEC_LINE },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
@@ -74,6 +75,8 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "pcluster-size", required_argument, NULL, OPT_PCLUSTER },
+	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -187,6 +190,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
 		return 0;
 	case OPT_NO_PAD: d->flags |= SQP_WRITE_NO_PAD; return 0;
+	case OPT_ZTAILPACKING: d->flags |= SQP_WRITE_EROFS_ZTAILPACKING; return 0;
 	case OPT_MEM:
 		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
 			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);
@@ -228,6 +232,12 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--label '%s' is longer than 16 bytes", arg);
 		d->volume_label = arg;
 		return 0;
+	case OPT_PCLUSTER:
+		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
+					      "up to 1M", arg);
+		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
 		return tool_verity_option(&opt->verity, c - OPT_VERITY, arg);
@@ -254,6 +264,7 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
 	case OPT_DELETE: return add_parg(opt, PARG_DELETE, arg);
 	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
+	case OPT_EXCLUDE_REGEX: return add_parg(opt, PARG_EXCLUDE_REGEX, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
 	case OPT_PROGRESS: return progress_value(arg, &opt->progress);

@@ -22,7 +22,7 @@ enum on_change { ON_CHANGE_FAIL, ON_CHANGE_WARN };
 /* PARG_DELETE: img2img's --delete, a pattern for the base alone (not
  * part of the policy: img2img.c whites out what it matches). */
 enum policy_arg_kind { PARG_EXCLUDE, PARG_EXCLUDE_FROM, PARG_SORT, PARG_SPEC, PARG_SPEC_LINE,
-		       PARG_DELETE };
+		       PARG_DELETE, PARG_EXCLUDE_REGEX };
 struct policy_arg {
 	int kind;
 	const char *arg;

@@ -228,6 +228,7 @@ int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
 		switch (opt->pargs[i].kind) {
 		case PARG_EXCLUDE: ret = sqp_policy_add_exclude(p, arg); break;
 		case PARG_EXCLUDE_FROM: ret = sqp_policy_load_excludes(p, arg); break;
+		case PARG_EXCLUDE_REGEX: ret = sqp_policy_add_exclude_regex(p, arg); break;
 		case PARG_SORT: ret = sqp_policy_load_sort(p, arg); break;
 		case PARG_SPEC: ret = sqp_policy_load_spec(p, arg); break;
 		case PARG_DELETE: break;

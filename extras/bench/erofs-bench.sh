@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # erofs-bench.sh - dir2img --format erofs against mkfs.erofs, same run,
 # same machine: a tree of the corpus (rootfs-big by default) per codec
-# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has), both with one-block
-# physical clusters and no tail packing (both tools' defaults). Prints
+# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has) and layout (--layouts:
+# a physical cluster size, ours --pcluster-size, theirs -C, default one
+# block; "+z" after it adds tail packing, ours --ztailpacking, theirs
+# -E ztailpacking). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
 # ours/mkfs.erofs, and has fsck.erofs check each of our images. The
 # machine is shared and noisy: the two tools run back to back per codec;
@@ -15,6 +17,7 @@ prog=${0##*/}
 corpus=/var/tmp/sqfs-bench
 tree=rootfs-big
 codecs="lz4 lz4hc"
+layouts=4096
 jobs=2
 dir2img=${top_builddir:-.}/bin/dir2img
 scratch=
@@ -25,6 +28,8 @@ usage: $prog [options]
   --corpus DIR     corpus (default $corpus)
   --tree NAME      tree in DIR to pack (default $tree)
   --codecs "LIST"  lz4 and/or lz4hc (default "$codecs")
+  --layouts "LIST" cluster sizes in bytes, each with +z for tail packing
+                   (default "$layouts"; e.g. "4096 65536 4096+z 65536+z")
   --jobs N         our threads (default $jobs)
   --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
   --scratch DIR    where the images go (default DIR/out-erofs)
@@ -32,13 +37,14 @@ USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--codecs|--jobs|--dir2img|--scratch)
+	--corpus|--tree|--codecs|--layouts|--jobs|--dir2img|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
 	--corpus) corpus=$2; shift ;;
 	--tree) tree=$2; shift ;;
 	--codecs) codecs=$2; shift ;;
+	--layouts) layouts=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
 	--dir2img) dir2img=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
@@ -64,10 +70,10 @@ timed() {
 		{ echo "$prog: $*: $(head -c 300 "$out.err")" >&2; return 1; }
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" > "$out"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, (b > 0 ? a / b : 0) }'; }
 
-echo "| tree | codec | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| tree | codec | layout | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 status=0
 for c in $codecs; do
 	case $c in
@@ -75,16 +81,23 @@ for c in $codecs; do
 	lz4hc) copt="-c lz4 -X hc" ;;
 	*) echo "$prog: codec $c: lz4 or lz4hc" >&2; exit 2 ;;
 	esac
-	ours=$scratch/ours.$c.erofs peer=$scratch/mkfs.$c.erofs
-	rm -f "$ours" "$peer"
-	# shellcheck disable=SC2086
-	timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" &&
-	timed "$scratch/mkfs.$c" mkfs.erofs --quiet -z"$c" "$peer" "$src" || { status=1; continue; }
-	fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||
-		{ echo "$prog: fsck.erofs refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
-	read -r ow oc < "$scratch/ours.$c"
-	read -r mw mc < "$scratch/mkfs.$c"
-	os=$(stat -c %s "$ours") ms=$(stat -c %s "$peer")
-	echo "| $tree | $c | $ow | $mw | $(ratio "$ow" "$mw") | $oc | $mc | $os | $ms | $(ratio "$os" "$ms") |"
+	for l in $layouts; do
+		p=${l%+z} oz= mz=
+		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z]" >&2; exit 2 ;; esac
+		[ "$p" = "$l" ] || { oz=--ztailpacking; mz=-Eztailpacking; }
+		ours=$scratch/ours.$c.$l.erofs peer=$scratch/mkfs.$c.$l.erofs
+		rm -f "$ours" "$peer"
+		# shellcheck disable=SC2086
+		timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
+			--pcluster-size "$p" $oz "$ours" "$src" &&
+		timed "$scratch/mkfs.$c.$l" mkfs.erofs --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
+			{ status=1; continue; }
+		fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||
+			{ echo "$prog: fsck.erofs refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
+		read -r ow oc < "$scratch/ours.$c.$l"
+		read -r mw mc < "$scratch/mkfs.$c.$l"
+		os=$(stat -c %s "$ours") ms=$(stat -c %s "$peer")
+		echo "| $tree | $c | $l | $ow | $mw | $(ratio "$ow" "$mw") | $oc | $mc | $os | $ms | $(ratio "$os" "$ms" 4) |"
+	done
 done
 exit $status

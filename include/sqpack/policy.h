@@ -79,6 +79,10 @@ SQP_API const char *sqp_policy_error(const struct sqp_policy *p);
  * The file form takes one pattern per line; empty and '#' lines ignored.
  */
 SQP_API int sqp_policy_add_exclude(struct sqp_policy *p, const char *pattern);
+/* A POSIX extended regex, matched anywhere in the path relative to the
+ * image root (no leading '/') and in each of its ancestors' paths, as
+ * mkfs.erofs's --exclude-regex. SQP_ERR_ARG when it does not compile. */
+SQP_API int sqp_policy_add_exclude_regex(struct sqp_policy *p, const char *regex);
 SQP_API int sqp_policy_load_excludes(struct sqp_policy *p, const char *file);
 
 /* mksquashfs sort file: "PATH PRIORITY" per line (priority -32768..32767,

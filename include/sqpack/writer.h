@@ -68,6 +68,10 @@ enum sqp_fragment_mode {
  * sqp_writer_whiteout(NAME) and ".wh..wh..opq" as an opaque whiteout of
  * its directory, and stores neither marker. */
 #define SQP_WRITE_OCI_WHITEOUTS 0x0200
+/* EROFS with a codec: a compressed file's last physical cluster is
+ * stored inline after its inode and indexes when they fit one block
+ * together (mkfs.erofs -E ztailpacking; Linux 5.17). */
+#define SQP_WRITE_EROFS_ZTAILPACKING 0x0400
 
 struct sqp_policy;
 
@@ -131,7 +135,7 @@ struct sqp_writer_desc {
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
 	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
-	 * block into one-block clusters; no verity; fragment_mode and the
+	 * block into one-block clusters (or erofs_pcluster_size's); no verity; fragment_mode and the
 	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
 	int format;
 	/* EROFS: the superblock's UUID; all zero = derived from the image's
@@ -140,6 +144,10 @@ struct sqp_writer_desc {
 	/* EROFS: the volume label (up to 16 bytes), or NULL. Borrowed
 	 * until finish. */
 	const char *volume_label;
+	/* EROFS with a codec: the most bytes of a physical cluster, a
+	 * multiple of 4096 up to 1 MiB (0 or 4096: one block; more: big
+	 * pclusters, which the kernel reads since Linux 5.13). */
+	uint32_t erofs_pcluster_size;
 };
 
 enum sqp_image_format {

@@ -41,11 +41,19 @@ void erofs_super_encode(const struct erofs_super *sb,
 	memcpy(raw + 48, x->uuid, 16);
 	memcpy(raw + 64, x->volume_name, label);
 	sqp_put32(raw + 80, sb->feature_incompat);
+	sqp_put16(raw + 84, sb->compr_algs);
 	sqp_put16(raw + 86, sb->extra_devices);
 	raw[90] = sb->dirblkbits;
 	raw[91] = sb->xattr_prefix_count;
 	sqp_put32(raw + 92, sb->xattr_prefix_start);
 	sqp_put64(raw + 96, sb->packed_nid);
+}
+
+void erofs_lz4_cfgs_encode(uint16_t max_pclusterblks, uint8_t *raw)
+{
+	memset(raw, 0, EROFS_LZ4_CFGS_SIZE);
+	sqp_put16(raw, EROFS_LZ4_CFGS_SIZE - 2);
+	sqp_put16(raw + 4, max_pclusterblks);
 }
 
 unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
@@ -107,11 +115,13 @@ void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw)
 	raw[11] = 0;
 }
 
-void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
-			       uint8_t clusterbits, uint8_t *raw)
+void erofs_z_map_header_encode(uint16_t advise, uint16_t idata_size,
+			       uint8_t algorithm, uint8_t clusterbits, uint8_t *raw)
 {
-	/* Bytes 0-3: the fragment offset or inline size, unused here. */
+	/* Bytes 0-3: the fragment offset, or 2 reserved bytes and the
+	 * inline pcluster's size. */
 	memset(raw, 0, 4);
+	sqp_put16(raw + 2, idata_size);
 	sqp_put16(raw + 4, advise);
 	raw[6] = algorithm & 0x0F;
 	raw[7] = clusterbits & 0x07;

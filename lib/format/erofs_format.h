@@ -61,6 +61,9 @@ struct erofs_super {
 	uint8_t xattr_prefix_count;
 	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
 	uint64_t packed_nid;
+	/* u1 at 84 with EROFS_IN_COMPR_CFGS: a bit per algorithm whose
+	 * record follows the superblock (without it: lz4's distance). */
+	uint16_t compr_algs;
 };
 
 /* Both inode versions, widened: compact inodes (32 bytes) have no
@@ -196,11 +199,11 @@ void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
  * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
  * index per logical cluster. */
 #define EROFS_Z_INDEX_SIZE      8u
-/* The map header: advise bits (0 here: full indexes, one-block
- * clusters), the algorithm of HEAD1 clusters, logical cluster bits
- * above the block's. */
-void erofs_z_map_header_encode(uint16_t advise, uint8_t algorithm,
-			       uint8_t clusterbits, uint8_t *raw);
+/* The map header: advise bits (EROFS_Z_*), the inline (tail) pcluster's
+ * bytes with EROFS_Z_INLINE_PCLUSTER, the algorithm of HEAD1 clusters,
+ * logical cluster bits above the block's. */
+void erofs_z_map_header_encode(uint16_t advise, uint16_t idata_size,
+			       uint8_t algorithm, uint8_t clusterbits, uint8_t *raw);
 /* A HEAD or PLAIN index: where in the logical cluster the cluster's data
  * begins and its first block. */
 void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
@@ -210,7 +213,8 @@ void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
 void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
 
 /* Compact indexes (layout EROFS_COMPRESSED_COMPACT, advise
- * EROFS_Z_COMPACTED_2B, one-block clusters): right after the map
+ * EROFS_Z_COMPACTED_2B, and with big pclusters both BIG_PCLUSTER
+ * bits): right after the map
  * header, packs of 2 entries in 8 bytes up to a 32-byte boundary, then
  * packs of 16 in 32 bytes, then packs of 2 again for the rest; each pack
  * ends with a 32-bit block address that its heads count on from. mod32
@@ -218,10 +222,21 @@ void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
 uint64_t erofs_z_compact_size(uint64_t nlc, unsigned mod32);
 /* The compact form of nlc full indexes (as erofs_z_head_encode and
  * erofs_z_nonhead_encode write them) into out (erofs_z_compact_size
- * bytes). -1 if the heads' blocks are not consecutive, which compact
- * indexes cannot say. */
+ * bytes); big: the full ones carry CBLKCNT (big pclusters). -1 if the
+ * heads' blocks do not follow each other, which compact indexes cannot
+ * say. */
 int erofs_z_compact_encode(const uint8_t *full, uint64_t nlc, unsigned mod32,
-			   uint8_t *out);
+			   int big, uint8_t *out);
+
+/* Big pclusters (EROFS_IN_COMPR_CFGS): the first NONHEAD after a
+ * compressed HEAD carries this flag and the pcluster's blocks in place
+ * of its distance back (which is then 1). */
+#define EROFS_Z_D0_CBLKCNT 0x0800u
+/* The lz4 record after the superblock: a 16-bit size (14), then the
+ * largest LZ77 distance (0: the default) and the most blocks of a
+ * pcluster, then reserved bytes. The record's bytes into raw. */
+#define EROFS_LZ4_CFGS_SIZE 16u
+void erofs_lz4_cfgs_encode(uint16_t max_pclusterblks, uint8_t *raw);
 
 /* i_format's layout field, and the extended bit. */
 #define EROFS_I_EXTENDED 1u

@@ -3,7 +3,9 @@
  * policy.c - the entry transforms both packers share: exclusion, owners,
  * times and the spec's "m" lines, applied in that fixed order (see
  * policy.h) so the same options give the same tree from a directory and
- * from a tar of it.
+ * from a tar of it. Exclusion regexes (mkfs.erofs's --exclude-regex) use
+ * the C library's POSIX regex, as mkfs.erofs does, so that a pattern
+ * means the same to both.
  *
  * Invariant: every path stored here is normalised like an entry's path, so
  * lookups are plain string comparisons. The sort table is sorted lazily on
@@ -36,8 +38,12 @@ void sqp_policy_destroy(struct sqp_policy *p)
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->excl_count; i++)
+	for (i = 0; i < p->excl_count; i++) {
 		free(p->excl[i].pat);
+		if (p->excl[i].re != NULL)
+			regfree(p->excl[i].re);
+		free(p->excl[i].re);
+	}
 	for (i = 0; i < p->sort_count; i++)
 		free(p->sorts[i].path);
 	for (i = 0; i < p->mod_count; i++)
@@ -122,6 +128,32 @@ int sqp_policy_add_exclude(struct sqp_policy *p, const char *pattern)
 		copy[strlen(copy) - 1] = '\0';
 	p->excl[p->excl_count].pat = copy;
 	p->excl[p->excl_count].anchored = strchr(copy, '/') != NULL;
+	p->excl[p->excl_count].re = NULL;
+	p->excl_count++;
+	return 0;
+}
+
+int sqp_policy_add_exclude_regex(struct sqp_policy *p, const char *regex)
+{
+	regex_t *re;
+	int rc;
+
+	if (p->err.code != 0)
+		return p->err.code;
+	if (policy_grow(p, (void **)&p->excl, &p->excl_cap, p->excl_count, sizeof(*p->excl)))
+		return p->err.code;
+	if ((re = malloc(sizeof(*re))) == NULL)
+		return sqp_err(&p->err, SQP_ERR_NOMEM, "out of memory");
+	if ((rc = regcomp(re, regex, REG_EXTENDED | REG_NOSUB)) != 0) {
+		char why[128];
+
+		regerror(rc, re, why, sizeof(why));
+		free(re);
+		return sqp_err(&p->err, SQP_ERR_ARG, "exclude regex '%s': %s", regex, why);
+	}
+	p->excl[p->excl_count].pat = NULL;
+	p->excl[p->excl_count].anchored = 1;
+	p->excl[p->excl_count].re = re;
 	p->excl_count++;
 	return 0;
 }
@@ -142,7 +174,8 @@ static int pattern_hits(const struct exclude_pat *x, const char *path)
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
 		buf[i] = '\0';
-		if (policy_glob_match(x->pat, x->anchored ? buf : buf + start))
+		if (x->re != NULL ? regexec(x->re, buf, 0, NULL, 0) == 0 :
+		    policy_glob_match(x->pat, x->anchored ? buf : buf + start))
 			return 1;
 		if (i < len)
 			buf[i] = '/';

@@ -7,6 +7,7 @@
 #ifndef SQP_POLICY_POLICY_IMPL_H
 #define SQP_POLICY_POLICY_IMPL_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@
 struct exclude_pat {
 	char *pat;
 	int anchored;          /* contains '/': matched against the whole path */
+	regex_t *re;           /* a regex (pat is then NULL), else a glob */
 };
 
 struct sort_rec {

@@ -112,7 +112,7 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
 	int ret;
 
-	if (e->dest != NULL && erofs_zip_fits(size))
+	if (e->dest != NULL && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
 	/* Blocks go after every cluster still being compressed. */
 	if (appends && e->dest != NULL && (ret = erofs_zip_drain(w)) != 0)

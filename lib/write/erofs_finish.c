@@ -51,6 +51,13 @@ static uint32_t zidx_at(const struct shape *s)
 	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
 }
 
+/* Whether pclusters may be more than a block (then every compressed
+ * file's map header says so and the superblock has a record of it). */
+static int big_pclusters(const struct sqp_writer *w)
+{
+	return w->erofs->dest != NULL && w->erofs->pcluster > BS;
+}
+
 /* The inode the k-th of the layout order: the root, then the rest. */
 static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
 {
@@ -92,8 +99,11 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
 	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
+		const uint8_t *zr = chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index);
+
 		s->ei.layout = EROFS_COMPRESSED_COMPACT;
-		s->ei.u = sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index));
+		s->ei.u = sqp_get32(zr);
+		s->inl = sqp_get16(zr + 4);
 		s->nlc = (s->ei.size + BS - 1) / BS;
 	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.frag_index != FS_NONE) {
@@ -112,8 +122,13 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	}
 	s->keep = s->isize + s->xsize + s->inl;
 	s->total = s->keep;
-	if (s->ei.layout == EROFS_COMPRESSED_COMPACT)
-		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32);
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
+		/* An inline tail pcluster follows the indexes: the kernel
+		 * reads it in the inode's block, so all of it shares one
+		 * (erofs_zip.c made sure it fits). */
+		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
+		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
+	}
 	return 0;
 }
 
@@ -284,7 +299,9 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	if (s->xsize > 0)
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
-		erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B,
+		erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
+					  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
+					  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0), (uint16_t)s->inl,
 					  (uint8_t)L->w->erofs->dest->erofs_alg, 0,
 					  rec + zmap_at(s));
 		return 0;
@@ -319,9 +336,16 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 		return 0;
 	/* The full indexes the data path kept, packed. */
 	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
-	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1),
-				   s->nlc, zidx_at(s) % 32, area + head) != 0)
+	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + ZREC_INDEXES),
+				   s->nlc, zidx_at(s) % 32, big_pclusters(L->w),
+				   area + head) != 0)
 		return SQP_ERR_INTERNAL;
+	/* The inline tail pcluster right after the indexes, where the
+	 * kernel looks for it (the end of the last pack). */
+	if (s->inl > 0)
+		memcpy(area + s->total - s->inl, chunkarr_at(&L->w->erofs->tails,
+		       sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1))),
+		       s->inl);
 	return 0;
 }
 
@@ -364,12 +388,13 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	static const uint8_t zero[16];
 	struct erofs_super sb = {
 		.magic = EROFS_MAGIC, .blkszbits = 12,
-		.feature_incompat = L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0,
+		.feature_incompat = (L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0) |
+				    (L->w->erofs->ztail ? EROFS_IN_ZTAILPACKING : 0),
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
 		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
 	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE];
+	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_LZ4_CFGS_SIZE];
 	XXH128_canonical_t h;
 	int ret;
 
@@ -389,8 +414,18 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	}
 	if (desc->volume_label != NULL)
 		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
+	if (big_pclusters(L->w) && L->w->erofs->compressed) {
+		/* The kernel sizes its buffers by the record's largest
+		 * pcluster; it follows the superblock in block 0. */
+		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
+		sb.compr_algs = (uint16_t)(1u << L->w->erofs->dest->erofs_alg);
+		erofs_lz4_cfgs_encode((uint16_t)(L->w->erofs->pcluster / BS), cfgs);
+	}
 	erofs_super_encode(&sb, &x, raw);
 	if ((ret = imgout_flush(&L->w->out)) != 0)
+		return ret;
+	if (sb.compr_algs != 0 && (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET +
+			EROFS_SUPER_SIZE, cfgs, sizeof(cfgs))) != 0)
 		return ret;
 	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
 }

@@ -34,9 +34,12 @@
  * and its data under the kernel's 12 MiB. */
 #define EROFS_W_SEGMENT (8u << 20)
 /* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
- * then its record in the index arena (the compressed block count, then
- * one index per logical cluster). 0 for every other file. */
+ * then its record in the index arena: 8 bytes of the compressed block
+ * count (32 bits) and the inline tail pcluster's size (16 bits, 0 for
+ * none), 8 of the tail's index in the tail arena, then from
+ * ZREC_INDEXES one index per logical cluster. 0 for every other file. */
 #define EROFS_W_ZIP 1u
+#define ZREC_INDEXES 2u
 
 struct sqp_writer;
 struct sqp_pool;
@@ -57,10 +60,14 @@ struct erofs_wstate {
 	uint64_t submitted;
 	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
 	int compressed;           /* some file is: the superblock says 0padding */
+	int ztail;                /* some file has its last pcluster inline */
+	uint32_t pcluster;        /* the most bytes of a pcluster (> BS: big ones) */
 	struct {                  /* the file whose clusters are being stored */
 		uint32_t rec;
 		uint64_t nlc;         /* its logical clusters */
 		uint64_t prev;        /* the last head's logical cluster */
+		uint32_t prev_blocks; /* its pcluster's blocks */
+		int prev_plain;       /* and whether it is stored as it is */
 		uint32_t blocks;
 	} cur;
 };
@@ -88,12 +95,13 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f);
 
 /* erofs_zip.c: the compressed data path. init does nothing without a
- * codec. add takes a file of more than one block and fewer than 2^20
+ * codec. add takes a file that erofs_zip_fits (more than one block, or
+ * with ztailpacking more than none, and fewer than 2^20
  * logical clusters (the caller stores others as they are, after
  * drain). drain stores every cluster still in the pool. */
 int erofs_zip_init(struct sqp_writer *w);
 void erofs_zip_cleanup(struct sqp_writer *w);
-int erofs_zip_fits(uint64_t size);
+int erofs_zip_fits(const struct sqp_writer *w, uint64_t size);
 int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		  uint32_t xattr_size, const struct sqp_data_source *src,
 		  struct fs_inode *f);

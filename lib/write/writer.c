@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format/erofs_format.h"
 #include "format/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/writer.h"
@@ -41,6 +42,10 @@ static int check_erofs(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 			       d->codec.block_size);
 	if (d->verity != NULL)
 		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: no dm-verity tree");
+	if (d->erofs_pcluster_size % EROFS_W_BLOCK != 0 ||
+	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
+			       "multiple of 4096 up to 1 MiB", d->erofs_pcluster_size);
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
 			       "than 16 bytes", d->volume_label);
