@@ -9,8 +9,10 @@
 # skipc MESSAGE (one check skipped, counted; the script goes on);
 # skip MESSAGE (the rest of the script cannot run: counted, then
 # finish); judge_can JUDGE [CODEC] and judge_ok WHAT JUDGE [CODEC] (can
-# this judge read a peer's image here; see below); run WHAT CMD... (a
-# step whose failure fails the test); need_tool TOOL...; codec_built
+# this judge read a peer's image here; see below); judge_same_tree WHAT
+# JUDGE CODEC IMAGE REF [treecmp options] (a judge reads IMAGE as the
+# tree REF); run WHAT CMD... (a step whose failure fails the test);
+# need_tool TOOL...; codec_built
 # NAME; fast_dir (a tmpfs below $SCRATCH when possible); interrupt SIG
 # ERRFILE CMD...; same_tree WHAT DIR REF [treecmp options]; finish (the
 # tally and the exit status). Mounts below $SCRATCH are unmounted on exit.
@@ -290,6 +292,48 @@ unsquashfs_ref() {
 		skipc "$1: unsquashfs refuses this peer's image: $(tail -1 "$SCRATCH/unsquashfs.err")"
 	fi
 	return 1
+}
+
+# judge_same_tree WHAT JUDGE CODEC IMAGE REF [treecmp options]: JUDGE
+# (kernel, squashfuse, 7zz, unsquashfs or fsck.erofs) reads IMAGE, a
+# SquashFS image of CODEC or with CODEC "erofs" an EROFS image, and the
+# tree it shows must equal REF (same_tree). judge_ok comes first ("WHAT:
+# kernel mount", "WHAT: JUDGE"), so a judge that cannot run here is a
+# counted skip; its refusal of IMAGE is a failure that quotes it. The
+# mount is undone, the extraction removed. Returns 1 when no tree was
+# compared.
+judge_same_tree() {
+	js_what=$1 js_judge=$2 js_codec=$3 js_img=$4 js_ref=$5; shift 5
+	js_label=$js_judge js_who=$js_judge js_fs=squashfs
+	[ "$js_judge" != kernel ] || { js_label="kernel mount" js_who="the kernel"; }
+	[ "$js_codec" != erofs ] || js_fs=erofs
+	judge_ok "$js_what: $js_label" "$js_judge" "$js_codec" || return 1
+	# on the script's fast_dir when it has one: extracting is faster there
+	js_dir=$SCRATCH/judged.$js_judge js_err=$SCRATCH/judged.err
+	[ ! -d "$SCRATCH/fast" ] || js_dir=$SCRATCH/fast/judged.$js_judge
+	rm -rf "$js_dir" && mkdir -p "$js_dir" || return 1
+	case $js_judge in
+	kernel) mount -t "$js_fs" -o loop,ro "$js_img" "$js_dir" 2> "$js_err";;
+	squashfuse) squashfuse "$js_img" "$js_dir" 2> "$js_err";;
+	7zz) 7zz x -y -snld -o"$js_dir" "$js_img" > "$js_err" 2>&1;;
+	unsquashfs) rmdir "$js_dir" && unsquashfs -q -n -d "$js_dir" "$js_img" > "$js_err" 2>&1;;
+	fsck.erofs) fsck.erofs --extract="$js_dir" "$js_img" > "$js_err" 2>&1;;
+	*) echo "judge_same_tree: no judge $js_judge" >&2; exit 99;;
+	esac || {
+		# a mount says why on its first line, an extractor after its banner
+		case $js_judge in
+		kernel|squashfuse) js_why=$(head -1 "$js_err");;
+		*) js_why=$(grep -v '^ *$' "$js_err" | tail -3 | tr '\n' ' ');;
+		esac
+		fail "$js_what: $js_who refuses our image: $js_why"
+		return 1
+	}
+	same_tree "$js_what: $js_label reads the same tree" "$js_dir" "$js_ref" "$@"
+	case $js_judge in
+	kernel) umount "$js_dir";;
+	squashfuse) fusermount3 -u "$js_dir" 2>/dev/null || umount "$js_dir";;
+	esac
+	rm -rf "$js_dir"
 }
 
 # Scripts that never run tar2img set COMMON_NEEDS_TAR2IMG=no before
