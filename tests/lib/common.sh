@@ -150,7 +150,9 @@ same_tree() {
 	if $TREECMP --ignore-root-mtime "$@" "$dir" "$ref" > "$SCRATCH/treecmp.diff" 2>&1; then
 		pass "$what"
 	else
-		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff"
+		# cut at 2000 bytes, ended by a newline so the next tally line
+		# starts a line (judgeshims.sh greps for ^FAIL)
+		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff" | sed '$a\'
 	fi
 }
 # need_tool TOOL...: skip the script when a tool is missing; a judge
