@@ -12,10 +12,11 @@
 # this judge read a peer's image here; see below); judge_same_tree WHAT
 # JUDGE CODEC IMAGE REF [treecmp options] (a judge reads IMAGE as the
 # tree REF); run WHAT CMD... (a step whose failure fails the test);
-# need_tool TOOL...; codec_built
-# NAME; fast_dir (a tmpfs below $SCRATCH when possible); interrupt SIG
-# ERRFILE CMD...; same_tree WHAT DIR REF [treecmp options]; finish (the
-# tally and the exit status). Mounts below $SCRATCH are unmounted on exit.
+# need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
+# when possible); interrupt SIG ERRFILE CMD...; corrupt_set DIR and
+# hostile_set DIR (broken images); same_tree WHAT DIR REF [treecmp
+# options]; finish (the tally and the exit status). Mounts below
+# $SCRATCH are unmounted on exit.
 # A script that does not run tar2img sets COMMON_NEEDS_TAR2IMG=no before
 # sourcing; the others skip until it is built.
 
@@ -142,6 +143,21 @@ corrupt_set() {
 	mksquashfs "$1/src" "$1/raw.img" -noI -noD -noF -noX -noappend -quiet -no-progress \
 		> /dev/null 2>&1 &&
 	$PYTHON3 "$top_srcdir/tests/read/mkcorrupt.py" "$1/good.img" "$1/raw.img" "$1/bad"
+}
+# hostile_set DIR: the images of tests/hostile/mkhostile.py in DIR/bad
+# (a root listing with a name twice, unsorted, or holding ".", "..", '/'
+# or NUL), made from DIR/raw.img, mksquashfs's image of DIR/src, whose
+# symlink evil points at DIR/outside (empty: nothing may be written
+# there). Needs mksquashfs and $PYTHON3.
+hostile_set() {
+	mkdir -p "$1/src/evim" "$1/src/kk" "$1/outside" "$1/bad" &&
+	ln -s "$1/outside" "$1/src/evil" &&
+	echo payload > "$1/src/evim/payload" &&
+	echo escape > "$1/src/kk/escape" &&
+	echo k > "$1/src/k" &&
+	mksquashfs "$1/src" "$1/raw.img" -noI -noD -noF -noX -noappend -quiet \
+		-no-progress > /dev/null 2>&1 &&
+	$PYTHON3 "$top_srcdir/tests/hostile/mkhostile.py" "$1/raw.img" "$1/bad"
 }
 # same_tree WHAT DIR REF [treecmp options]: pass when the tree at DIR
 # equals REF (the root's mtime aside); on a failure show the differences.
