@@ -15,7 +15,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,6 +26,7 @@
 #include "imginfo.h"
 #include "imginfo_verity.h"
 #include "tool_args.h"
+#include "tool_hex.h"
 #include "sqpack/image_info.h"
 #include "sqpack/inspect.h"
 #include "sqpack/sqpack.h"
@@ -58,24 +58,6 @@ static int on_opt(void *user, int c, const char *arg)
 	if (tool_offset(arg, &o->hash_offset) != 0)
 		return imginfo_bad_usage("verity: --hash-offset '%s' is not a byte count", arg);
 	o->offset_given = 1;
-	return 0;
-}
-
-static int parse_root(const char *s, uint8_t *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
-
-	if (strlen(s) != 2 * SQP_VERITY_DIGEST_SIZE)
-		return -1;
-	for (i = 0; i < SQP_VERITY_DIGEST_SIZE; i++) {
-		hi = strchr(digits, tolower((unsigned char)s[2 * i]));
-		lo = strchr(digits, tolower((unsigned char)s[2 * i + 1]));
-		if (hi == NULL || lo == NULL)
-			return -1;
-		out[i] = (uint8_t)((hi - digits) << 4 | (lo - digits));
-	}
 	return 0;
 }
 
@@ -212,7 +194,8 @@ int imginfo_verity_main(int argc, char **argv)
 	if (o.hash_file != NULL && o.offset_given)
 		return imginfo_bad_usage("%s", "verity: --hash-offset and --hash-file "
 					 "exclude each other");
-	if (parse_root(argv[optind + 1], root) != 0)
+	if (strlen(argv[optind + 1]) != 2 * SQP_VERITY_DIGEST_SIZE ||
+	    tool_hex_decode(argv[optind + 1], 2 * SQP_VERITY_DIGEST_SIZE, root) != 0)
 		return imginfo_bad_usage("verity: ROOTHASH '%s' is not 64 hex digits",
 					 argv[optind + 1]);
 	if (!sqp_verity_available())

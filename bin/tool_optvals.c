@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool_hex.h"
 #include "tool_mains.h"
 #include "tool_optvals.h"
 
@@ -109,28 +110,20 @@ int tool_parse_time(const char *opt, const char *s, int64_t *out)
 
 int tool_parse_uuid(const char *s, uint8_t out[16])
 {
-	size_t i, k = 0;
-	int hi = -1, v;
+	static const unsigned char group[] = { 8, 4, 4, 4, 12 };
+	size_t g;
 
-	for (i = 0; s[i] != '\0'; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return -1;
-			continue;
-		}
-		v = s[i] >= '0' && s[i] <= '9' ? s[i] - '0' :
-		    s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10 :
-		    s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10 : -1;
-		if (v < 0 || k == 16)
+	if (strlen(s) != 36)
+		return -1;
+	for (g = 0; g < sizeof(group); g++) {
+		if (g > 0 && *s++ != '-')
 			return -1;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			out[k++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
+		if (tool_hex_decode(s, group[g], out) != 0)
+			return -1;
+		s += group[g];
+		out += group[g] / 2;
 	}
-	return i == 36 && k == 16 ? 0 : -1;
+	return 0;
 }
 
 int tool_parse_uncompressed(const char *list, unsigned *flags)

@@ -15,25 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool_hex.h"
 #include "tool_mains.h"
 #include "tool_optvals.h"
 #include "tool_signals.h"
 #include "tool_verity.h"
 
-static int hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_salt(struct sqp_verity_desc *d, const char *arg)
 {
-	size_t len = strlen(arg), i;
+	size_t len = strlen(arg);
 
 	/* "-" is veritysetup's spelling of the empty salt. */
 	if (strcmp(arg, "-") == 0)
@@ -41,13 +31,8 @@ static int parse_salt(struct sqp_verity_desc *d, const char *arg)
 	if (len % 2 != 0 || len / 2 > SQP_VERITY_SALT_MAX)
 		return tool_bad_usage("--verity-salt '%s' is not an even number of hex "
 				      "digits, at most 256 bytes", arg);
-	for (i = 0; i < len; i += 2) {
-		int hi = hex_value(arg[i]), lo = hex_value(arg[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return tool_bad_usage("--verity-salt '%s' is not hexadecimal", arg);
-		d->salt[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
+	if (tool_hex_decode(arg, len, d->salt) != 0)
+		return tool_bad_usage("--verity-salt '%s' is not hexadecimal", arg);
 	d->salt_len = len / 2;
 	d->salt_given = 1;
 	return 0;

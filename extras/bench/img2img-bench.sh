@@ -29,23 +29,16 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-here=$(cd "$(dirname "$0")" && pwd)
-[ -n "$bindir" ] || bindir=${top_builddir:-$here/../..}/bin
-for t in tar2img img2img img2tar imginfo; do
-	[ -x "$bindir/$t" ] || { echo "$0: $t not found in $bindir" >&2; exit 1; }
-done
+. "$(dirname "$0")/bench_lib.sh"
+bindir=$(bench_bindir "$bindir")
+bench_need_bins "$bindir" tar2img img2img img2tar imginfo
 src=$corpus/$tar.tar
-[ -f "$src" ] || { echo "$0: $src missing; build the corpus with ../shared/bench/make-corpus.sh" >&2; exit 1; }
+bench_need_corpus "$src"
 work=$corpus/img2img-images
 mkdir -p "$work"
 out=$corpus/img2img-bench-$(date +%Y%m%d-%H%M%S).md
 export SOURCE_DATE_EPOCH=1700000000
 
-timed() { # timed COMMAND...: seconds of wall time
-	/usr/bin/time -o "$work/time" -f '%e' "$@" > /dev/null 2> "$work/err" ||
-		{ echo "FAILED: $*: $(head -c 300 "$work/err")" >&2; echo nan; return; }
-	cat "$work/time"
-}
 size() { stat -c %s "$1"; }
 
 # The layer: the largest regular file of the tar, replaced by a line.
@@ -55,11 +48,11 @@ echo "replaced by img2img-bench" > "$work/layer/$victim" &&
 tar -C "$work/layer" -cf "$work/layer.tar" "$victim" || exit 1
 
 cat "$src" > /dev/null
-t_xz=$(timed "$bindir/tar2img" -q -f -j "$jobs" -c xz "$work/xz.img" "$src")
-t_zstd=$(timed "$bindir/tar2img" -q -f -j "$jobs" -c zstd "$work/zstd.img" "$src")
-t_one=$(timed "$bindir/img2img" -q -f -j "$jobs" "$work/one.img" "$work/xz.img" "$work/layer.tar")
-t_conv=$(timed "$bindir/img2img" -q -f -j "$jobs" -c zstd "$work/conv.img" "$work/xz.img")
-t_pipe=$(timed sh -c "'$bindir/img2tar' -j '$jobs' '$work/xz.img' |
+t_xz=$(bench_timed "$work/run" %e "$bindir/tar2img" -q -f -j "$jobs" -c xz "$work/xz.img" "$src")
+t_zstd=$(bench_timed "$work/run" %e "$bindir/tar2img" -q -f -j "$jobs" -c zstd "$work/zstd.img" "$src")
+t_one=$(bench_timed "$work/run" %e "$bindir/img2img" -q -f -j "$jobs" "$work/one.img" "$work/xz.img" "$work/layer.tar")
+t_conv=$(bench_timed "$work/run" %e "$bindir/img2img" -q -f -j "$jobs" -c zstd "$work/conv.img" "$work/xz.img")
+t_pipe=$(bench_timed "$work/run" %e sh -c "'$bindir/img2tar' -j '$jobs' '$work/xz.img' |
 	'$bindir/tar2img' -q -f -j '$jobs' -c zstd '$work/pipe.img'")
 equal=no
 "$bindir/imginfo" diff -q "$work/xz.img" "$work/conv.img" > /dev/null 2>&1 && equal=yes

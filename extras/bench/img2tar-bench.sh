@@ -27,23 +27,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-here=$(cd "$(dirname "$0")" && pwd)
-[ -n "$img2tar" ] || img2tar=${top_builddir:-$here/../..}/bin/img2tar
+. "$(dirname "$0")/bench_lib.sh"
+img2tar=${img2tar:-$(bench_bindir "")/img2tar}
 [ -x "$img2tar" ] || { echo "$0: img2tar not found at $img2tar" >&2; exit 1; }
-command -v sqfs2tar >/dev/null || { echo "$0: sqfs2tar not installed" >&2; exit 1; }
-[ -d "$corpus/rootfs-$tree" ] || {
-	echo "$0: $corpus/rootfs-$tree missing; build the corpus with ../shared/bench/make-corpus.sh" >&2
-	exit 1
-}
+bench_need_cmds sqfs2tar
+bench_need_corpus "$corpus/rootfs-$tree"
 images=$corpus/img2tar-images
 mkdir -p "$images"
 out=$corpus/img2tar-bench-$(date +%Y%m%d-%H%M%S).md
 
-timed() { # timed COMMAND...: "seconds kib"
-	/usr/bin/time -o "$images/time" -f '%e %M' "$@" > /dev/null 2> "$images/err" ||
-		{ echo "FAILED: $*: $(head -c 200 "$images/err")" >&2; echo "nan nan"; return; }
-	cat "$images/time"
-}
 {
 echo "img2tar benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -57,8 +49,8 @@ for c in $codecs; do
 			> /dev/null 2>&1 || { echo "mksquashfs -comp $c failed" >&2; continue; }
 	fi
 	cat "$img" > /dev/null
-	read -r s1 m1 < <(timed "$img2tar" -j "$jobs" "$img")
-	read -r s2 m2 < <(timed sh -c "sqfs2tar '$img' > /dev/null")
+	read -r s1 m1 < <(bench_timed "$images/run" '%e %M' "$img2tar" -j "$jobs" "$img")
+	read -r s2 m2 < <(bench_timed "$images/run" '%e %M' sh -c "sqfs2tar '$img' > /dev/null")
 	# The floor: 1.7x sqfs2tar for gzip and xz, not slower for the
 	# others, at most 128 MiB resident.
 	awk -v c="$c" -v s1="$s1" -v s2="$s2" -v m1="$m1" -v m2="$m2" 'BEGIN {

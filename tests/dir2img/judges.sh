@@ -50,22 +50,8 @@ for codec in zstd gzip; do
 	if ! "$DIR2IMG" -q -c "$codec" "$img" "$T/ref" 2> "$T/err"; then
 		fail "$codec: dir2img"; cat "$T/err"; continue
 	fi
-	if [ $codec = zstd ] && judge_ok "$codec: unsquashfs" unsquashfs "$codec"; then
-		rm -rf "$T/u"
-		if unsquashfs -q -n -d "$T/u" "$img" > /dev/null 2>&1; then
-			same_tree "$codec: unsquashfs tree equals the source" "$T/u" "$T/ref"
-		else
-			fail "$codec: unsquashfs -d"
-		fi
-	fi
-	judge_ok "$codec: kernel mount" kernel "$codec" || continue
-	mkdir -p "$T/mnt"
-	if mount -t squashfs -o loop,ro "$img" "$T/mnt" 2> "$T/err"; then
-		same_tree "$codec: kernel-mounted tree equals the source" "$T/mnt" "$T/ref"
-		umount "$T/mnt"
-	else
-		fail "$codec: the kernel refuses our image: $(head -1 "$T/err")"
-	fi
+	[ $codec != zstd ] || judge_same_tree "$codec" unsquashfs "$codec" "$img" "$T/ref"
+	judge_same_tree "$codec" kernel "$codec" "$img" "$T/ref"
 done
 
 # holes are skipped, not read as zeros: all reads together stay far below 1 GiB

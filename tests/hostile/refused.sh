@@ -14,14 +14,7 @@ IMG2DIR="$top_builddir/bin/img2dir"
 [ -x "$IMG2DIR" ] || skip "img2dir not built"
 
 T=$SCRATCH
-mkdir -p "$T/src/evim" "$T/src/kk" "$T/outside" "$T/bad"
-ln -s "$T/outside" "$T/src/evil"
-echo payload > "$T/src/evim/payload"
-echo escape > "$T/src/kk/escape"
-echo k > "$T/src/k"
-mksquashfs "$T/src" "$T/raw.img" -noI -noD -noF -noX -noappend -quiet \
-	-no-progress >/dev/null 2>&1 || exit 99
-$PYTHON3 "$top_srcdir/tests/hostile/mkhostile.py" "$T/raw.img" "$T/bad" || exit 99
+hostile_set "$T" || exit 99
 
 check "the unpatched image converts" sh -c '"$1" "$2" > /dev/null' - "$IMG2TAR" "$T/raw.img"
 while read -r name; do

@@ -9,11 +9,14 @@
 # skipc MESSAGE (one check skipped, counted; the script goes on);
 # skip MESSAGE (the rest of the script cannot run: counted, then
 # finish); judge_can JUDGE [CODEC] and judge_ok WHAT JUDGE [CODEC] (can
-# this judge read a peer's image here; see below); run WHAT CMD... (a
-# step whose failure fails the test); need_tool TOOL...; codec_built
-# NAME; fast_dir (a tmpfs below $SCRATCH when possible); interrupt SIG
-# ERRFILE CMD...; same_tree WHAT DIR REF [treecmp options]; finish (the
-# tally and the exit status). Mounts below $SCRATCH are unmounted on exit.
+# this judge read a peer's image here; see below); judge_same_tree WHAT
+# JUDGE CODEC IMAGE REF [treecmp options] (a judge reads IMAGE as the
+# tree REF); run WHAT CMD... (a step whose failure fails the test);
+# need_tool TOOL...; codec_built NAME; fast_dir (a tmpfs below $SCRATCH
+# when possible); interrupt SIG ERRFILE CMD...; corrupt_set DIR and
+# hostile_set DIR (broken images); same_tree WHAT DIR REF [treecmp
+# options]; finish (the tally and the exit status). Mounts below
+# $SCRATCH are unmounted on exit.
 # A script that does not run tar2img sets COMMON_NEEDS_TAR2IMG=no before
 # sourcing; the others skip until it is built.
 
@@ -141,6 +144,21 @@ corrupt_set() {
 		> /dev/null 2>&1 &&
 	$PYTHON3 "$top_srcdir/tests/read/mkcorrupt.py" "$1/good.img" "$1/raw.img" "$1/bad"
 }
+# hostile_set DIR: the images of tests/hostile/mkhostile.py in DIR/bad
+# (a root listing with a name twice, unsorted, or holding ".", "..", '/'
+# or NUL), made from DIR/raw.img, mksquashfs's image of DIR/src, whose
+# symlink evil points at DIR/outside (empty: nothing may be written
+# there). Needs mksquashfs and $PYTHON3.
+hostile_set() {
+	mkdir -p "$1/src/evim" "$1/src/kk" "$1/outside" "$1/bad" &&
+	ln -s "$1/outside" "$1/src/evil" &&
+	echo payload > "$1/src/evim/payload" &&
+	echo escape > "$1/src/kk/escape" &&
+	echo k > "$1/src/k" &&
+	mksquashfs "$1/src" "$1/raw.img" -noI -noD -noF -noX -noappend -quiet \
+		-no-progress > /dev/null 2>&1 &&
+	$PYTHON3 "$top_srcdir/tests/hostile/mkhostile.py" "$1/raw.img" "$1/bad"
+}
 # same_tree WHAT DIR REF [treecmp options]: pass when the tree at DIR
 # equals REF (the root's mtime aside); on a failure show the differences.
 same_tree() {
@@ -148,7 +166,9 @@ same_tree() {
 	if $TREECMP --ignore-root-mtime "$@" "$dir" "$ref" > "$SCRATCH/treecmp.diff" 2>&1; then
 		pass "$what"
 	else
-		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff"
+		# cut at 2000 bytes, ended by a newline so the next tally line
+		# starts a line (judgeshims.sh greps for ^FAIL)
+		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff" | sed '$a\'
 	fi
 }
 # need_tool TOOL...: skip the script when a tool is missing; a judge
@@ -290,6 +310,48 @@ unsquashfs_ref() {
 		skipc "$1: unsquashfs refuses this peer's image: $(tail -1 "$SCRATCH/unsquashfs.err")"
 	fi
 	return 1
+}
+
+# judge_same_tree WHAT JUDGE CODEC IMAGE REF [treecmp options]: JUDGE
+# (kernel, squashfuse, 7zz, unsquashfs or fsck.erofs) reads IMAGE, a
+# SquashFS image of CODEC or with CODEC "erofs" an EROFS image, and the
+# tree it shows must equal REF (same_tree). judge_ok comes first ("WHAT:
+# kernel mount", "WHAT: JUDGE"), so a judge that cannot run here is a
+# counted skip; its refusal of IMAGE is a failure that quotes it. The
+# mount is undone, the extraction removed. Returns 1 when no tree was
+# compared.
+judge_same_tree() {
+	js_what=$1 js_judge=$2 js_codec=$3 js_img=$4 js_ref=$5; shift 5
+	js_label=$js_judge js_who=$js_judge js_fs=squashfs
+	[ "$js_judge" != kernel ] || { js_label="kernel mount" js_who="the kernel"; }
+	[ "$js_codec" != erofs ] || js_fs=erofs
+	judge_ok "$js_what: $js_label" "$js_judge" "$js_codec" || return 1
+	# on the script's fast_dir when it has one: extracting is faster there
+	js_dir=$SCRATCH/judged.$js_judge js_err=$SCRATCH/judged.err
+	[ ! -d "$SCRATCH/fast" ] || js_dir=$SCRATCH/fast/judged.$js_judge
+	rm -rf "$js_dir" && mkdir -p "$js_dir" || return 1
+	case $js_judge in
+	kernel) mount -t "$js_fs" -o loop,ro "$js_img" "$js_dir" 2> "$js_err";;
+	squashfuse) squashfuse "$js_img" "$js_dir" 2> "$js_err";;
+	7zz) 7zz x -y -snld -o"$js_dir" "$js_img" > "$js_err" 2>&1;;
+	unsquashfs) rmdir "$js_dir" && unsquashfs -q -n -d "$js_dir" "$js_img" > "$js_err" 2>&1;;
+	fsck.erofs) fsck.erofs --extract="$js_dir" "$js_img" > "$js_err" 2>&1;;
+	*) echo "judge_same_tree: no judge $js_judge" >&2; exit 99;;
+	esac || {
+		# a mount says why on its first line, an extractor after its banner
+		case $js_judge in
+		kernel|squashfuse) js_why=$(head -1 "$js_err");;
+		*) js_why=$(grep -v '^ *$' "$js_err" | tail -3 | tr '\n' ' ');;
+		esac
+		fail "$js_what: $js_who refuses our image: $js_why"
+		return 1
+	}
+	same_tree "$js_what: $js_label reads the same tree" "$js_dir" "$js_ref" "$@"
+	case $js_judge in
+	kernel) umount "$js_dir";;
+	squashfuse) fusermount3 -u "$js_dir" 2>/dev/null || umount "$js_dir";;
+	esac
+	rm -rf "$js_dir"
 }
 
 # Scripts that never run tar2img set COMMON_NEEDS_TAR2IMG=no before

@@ -16,14 +16,7 @@ SQFSCAT=$(dirname "$UNSQ")/sqfscat
 [ -x "$SQFSCAT" ] || skip "sqfscat not built"
 
 T=$SCRATCH
-mkdir -p "$T/src/evim" "$T/src/kk" "$T/outside" "$T/bad"
-ln -s "$T/outside" "$T/src/evil"
-echo payload > "$T/src/evim/payload"
-echo escape > "$T/src/kk/escape"
-echo k > "$T/src/k"
-mksquashfs "$T/src" "$T/raw.img" -noI -noD -noF -noX -noappend -quiet \
-	-no-progress >/dev/null 2>&1 || exit 99
-$PYTHON3 "$top_srcdir/tests/hostile/mkhostile.py" "$T/raw.img" "$T/bad" || exit 99
+hostile_set "$T" || exit 99
 
 refused() { # refused DESCRIPTION CMD...: exit 1 with a message naming the directory
 	desc=$1; shift

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+# bench_lib.sh - sourced by the reader benchmarks (img2dir-, unsquashfs-,
+# img2tar- and img2img-bench.sh): what they did alike, written once, so
+# that a corpus or a tool that is missing is refused in one way and
+# every figure is measured and summarised by the same code.
+#
+# bench_bindir DIR: DIR, or when it is empty the build's bin/ (the
+# top_builddir make passes, else the tree this file is in).
+# bench_need_bins BINDIR TOOL...: exit 1 unless each TOOL is built there.
+# bench_need_cmds CMD...: exit 1 unless each CMD is installed.
+# bench_need_corpus PATH: exit 1 unless the corpus file or tree exists.
+# bench_timed FILES FORMAT COMMAND...: COMMAND's /usr/bin/time figures
+# (FORMAT: '%e', '%e %M', ...), its output dropped; on failure its
+# message on stderr and one "nan" per figure. FILES is a path prefix for
+# the time and error files.
+# bench_extract OUT COMMAND...: bench_timed '%e %M' of an extraction
+# into OUT, which is removed before and after (files: $work/extract).
+# bench_median: the median of the numbers on stdin (the lower middle
+# one of an even count), "nan" when there are none.
+# bench_extract_args ARGS...: the options img2dir- and unsquashfs-bench.sh
+# share (--corpus --tree --codecs --jobs --runs --bin --out) into corpus,
+# tree, codecs, jobs, runs, bin and out_dir, given their defaults first.
+
+bench_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+bench_bindir() {
+	if [ -n "$1" ]; then echo "$1"; else echo "${top_builddir:-$bench_here/../..}/bin"; fi
+}
+
+bench_need_bins() {
+	local dir=$1 t
+	shift
+	for t in "$@"; do
+		[ -x "$dir/$t" ] || { echo "$0: $t not found in $dir" >&2; exit 1; }
+	done
+}
+
+bench_need_cmds() {
+	local c
+	for c in "$@"; do
+		command -v "$c" > /dev/null || { echo "$0: $c not installed" >&2; exit 1; }
+	done
+}
+
+bench_need_corpus() {
+	[ -e "$1" ] ||
+		{ echo "$0: $1 missing; build the corpus with ../shared/bench/make-corpus.sh" >&2; exit 1; }
+}
+
+bench_timed() {
+	local files=$1 format=$2
+	shift 2
+	if /usr/bin/time -o "$files.time" -f "$format" "$@" > /dev/null 2> "$files.err"; then
+		cat "$files.time"
+	else
+		echo "FAILED: $*: $(head -c 300 "$files.err")" >&2
+		# one "nan" per figure of FORMAT
+		echo "$format" | awk '{ for (i = 1; i <= NF; i++) printf "%snan", (i > 1 ? " " : ""); print "" }'
+	fi
+}
+
+bench_extract() {
+	local out=$1
+	shift
+	rm -rf "$out"
+	bench_timed "$work/extract" '%e %M' "$@"
+	rm -rf "$out"
+}
+
+bench_median() {
+	sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "nan" }'
+}
+
+bench_extract_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--corpus) corpus=$2; shift ;;
+		--tree) tree=$2; shift ;;
+		--codecs) codecs=$2; shift ;;
+		--jobs) jobs=$2; shift ;;
+		--runs) runs=$2; shift ;;
+		--bin) bin=$2; shift ;;
+		--out) out_dir=$2; shift ;;
+		-h|--help)
+			echo "usage: $0 [--corpus DIR] [--tree big|small] [--codecs LIST] [--jobs N] [--runs N] [--bin BUILD/bin] [--out TMPFS-DIR]"
+			exit 0 ;;
+		*) echo "$0: unknown argument $1" >&2; exit 2 ;;
+		esac
+		shift
+	done
+}
