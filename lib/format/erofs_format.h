@@ -61,6 +61,9 @@ struct erofs_super {
 	uint8_t xattr_prefix_count;
 	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
 	uint64_t packed_nid;
+	/* With EROFS_IN_COMPR_CFGS the algorithms used, a bit per
+	 * SQP_EROFS_* (available_compr_algs); else lz4_max_distance. */
+	uint16_t compr_u1;
 };
 
 /* Both inode versions, widened: compact inodes (32 bytes) have no

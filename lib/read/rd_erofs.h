@@ -85,6 +85,8 @@ int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
 void rd_erofs_free(struct rd_erofs *e);
+/* The codecs the image may use, as sqp_image_info.codecs says. */
+uint32_t rd_erofs_codecs(const struct rd_erofs *e);
 
 int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino);
