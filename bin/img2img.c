@@ -51,17 +51,55 @@ static int open_base(const struct tool_options *opt, int *fd,
 	return ret == 0 ? 0 : 1;
 }
 
+/* --format erofs: the base's codec when EROFS can write it (kept with
+ * its options, in 4 KiB blocks), else the one -c names; a base whose
+ * codec EROFS cannot write needs -c. */
+static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *lay,
+		       const struct sqp_image_info *ii)
+{
+	const char *name = sqp_codec_name(ii->codec);
+	int ret;
+
+	if (opt->codec_name != NULL || opt->comp_opts != NULL)
+		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
+					  opt->block_size);
+	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) == 0 &&
+	    !(sqp_codec_formats(ii->codec) & SQP_CODEC_FOR_EROFS))
+		return tool_bad_usage("--format erofs: the base's compressor '%s' "
+				      "cannot write EROFS here; give -c", name);
+	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) != 0)
+		return tool_bad_usage("%s", "--format erofs: the base uses several "
+				      "compressors; give -c");
+	ret = tool_erofs_options(opt, ii->codecs ? name : NULL, NULL, opt->block_size);
+	if (ret == 0 && ii->format == SQP_FORMAT_SQUASHFS) {
+		opt->desc.codec = lay->codec;
+		opt->desc.codec.block_size = 4096;
+	}
+	return ret;
+}
+
 /* The new image's codec: the base's, unless -c, -X or -b change it (a
- * change starts from the codec's defaults, as tar2img's options do). */
+ * change starts from the codec's defaults, as tar2img's options do).
+ * From an EROFS base to SquashFS: the base's codec (zstd for an
+ * uncompressed one) in 128 KiB blocks unless -b says otherwise. */
 static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 {
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	struct sqp_image_layout lay;
 	const char *name;
 
-	if (sqp_image_get_layout(img, &lay) != 0) {
+	if (sqp_image_get_layout(img, &lay) != 0 || sqp_image_get_info(img, &ii) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
 			sqp_image_error(img));
 		return 1;
+	}
+	if (opt->desc.format == SQP_FORMAT_EROFS)
+		return erofs_codec(opt, &lay, &ii);
+	if (ii.format == SQP_FORMAT_EROFS) {
+		name = opt->codec_name ? opt->codec_name :
+		       ii.codec ? sqp_codec_name(ii.codec) : NULL;
+		return tool_finish_codec(&opt->desc, name, opt->comp_opts,
+					 opt->block_size ? opt->block_size : 128 * 1024);
 	}
 	if (opt->codec_name == NULL && opt->comp_opts == NULL &&
 	    (opt->block_size == 0 || opt->block_size == lay.codec.block_size)) {

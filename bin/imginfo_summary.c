@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * imginfo_summary.c - `imginfo [summary] [--json] IMAGE`: the codec and
- * its options, block size, flags, image time, counts of each entry type,
+ * imginfo_summary.c - `imginfo [summary] [--json] IMAGE`: the format,
+ * the codec and its options (an EROFS image's codecs), block size, flags, image time, counts of each entry type,
  * the bytes each part of the image takes, the compression ratio and what
  * deduplication saved, as text or as one JSON object.
  *
@@ -18,6 +18,7 @@
 #include "imginfo.h"
 #include "sqpack/image_info.h"
 #include "sqpack/inspect.h"
+#include "tool_codecs.h"
 
 struct kv {
 	const char *key;
@@ -55,11 +56,9 @@ static void bit_names(char *buf, size_t size, unsigned v,
 					      n ? "," : "", names[i]);
 }
 
-/* An EROFS image has no image-wide codec (id 0): its data is read as
- * stored, compressed files are refused. */
-static const char *codec_name(int id)
+static const char *format_name(int format)
 {
-	return sqp_codec_name(id) != NULL ? sqp_codec_name(id) : "none";
+	return format == SQP_FORMAT_EROFS ? "erofs" : "squashfs";
 }
 
 /* The options in force for the image's codec, as key/value pairs. */
@@ -136,10 +135,17 @@ static void print_header(const struct report *r)
 
 	printf("image:             ");
 	imginfo_escape(stdout, r->name, strlen(r->name), 0);
-	printf("\ncodec:             %s", codec_name(r->ii.codec));
-	for (size_t i = 0; i < n; i++)
-		printf(" %s=%s", opt[i].key, opt[i].val);
-	printf(" (%s)\n", lo->options_bytes ? "options block" : "defaults");
+	printf("\nformat:            %s\n", format_name(r->ii.format));
+	if (r->ii.format == SQP_FORMAT_EROFS) {
+		/* Per file, in the file's map header: no options to show. */
+		tool_codec_list(&r->ii, buf, sizeof(buf));
+		printf("codec:             %s\n", buf);
+	} else {
+		printf("codec:             %s", tool_codec_name(r->ii.format, r->ii.codec));
+		for (size_t i = 0; i < n; i++)
+			printf(" %s=%s", opt[i].key, opt[i].val);
+		printf(" (%s)\n", lo->options_bytes ? "options block" : "defaults");
+	}
 	printf("block size:        %u\n", r->ii.block_size);
 	imginfo_time(r->ii.mod_time, buf, sizeof(buf));
 	printf("image time:        %s (%u)\n", buf, r->ii.mod_time);
@@ -222,8 +228,20 @@ static void json_codec(const struct report *r)
 	struct kv opt[4];
 	size_t n = codec_options(&r->lo.codec, opt);
 
+	const char *sep = "";
+
+	printf(",\n  \"format\": ");
+	json_str(format_name(r->ii.format));
 	printf(",\n  \"codec\": ");
-	json_str(codec_name(r->ii.codec));
+	json_str(tool_codec_name(r->ii.format, r->ii.codec));
+	printf(",\n  \"codecs\": [");
+	for (int id = 1; id <= SQP_CODEC_MAX; id++)
+		if (r->ii.codecs & (1u << id)) {
+			printf("%s", sep);
+			json_str(tool_codec_name(r->ii.format, id));
+			sep = ", ";
+		}
+	printf("]");
 	printf(",\n  \"codec_options\": {");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s", i ? ", " : "");

@@ -406,8 +406,8 @@ static int finish_times(struct tool_options *opt)
 /* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
  * data stored as it is (the default, or -c none) or with a codec that
  * compresses to a fixed size; everything else refused by name. */
-static int erofs_options(struct tool_options *opt, const char *codec,
-			 const char *comp_opts, uint32_t block_size)
+int tool_erofs_options(struct tool_options *opt, const char *codec,
+		       const char *comp_opts, uint32_t block_size)
 {
 	struct sqp_writer_desc *d = &opt->desc;
 
@@ -470,7 +470,7 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 		opt->comp_opts = comp_opts;
 		opt->block_size = block_size;  /* 0: the base's */
 	} else if (ret == 0 && opt->desc.format == SQP_FORMAT_EROFS)
-		ret = erofs_options(opt, codec, comp_opts, block_size);
+		ret = tool_erofs_options(opt, codec, comp_opts, block_size);
 	else if (ret == 0)
 		ret = tool_finish_codec(&opt->desc, codec, comp_opts,
 					block_size ? block_size : 128 * 1024);

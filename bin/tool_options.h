@@ -60,6 +60,11 @@ struct tool_options {
 /* Parse argv. Returns 0 to go on, -1 to exit successfully at once (after
  * --help or --version), or 2 after a usage error (already reported). */
 int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt);
+/* --format erofs: desc's codec from a compressor name (NULL or "none":
+ * stored as it is), -X options and -b, or exit status 2 with a message
+ * for what EROFS cannot take. img2img calls it once the base is open. */
+int tool_erofs_options(struct tool_options *opt, const char *codec,
+		       const char *comp_opts, uint32_t block_size);
 void tool_options_free(struct tool_options *opt);
 
 /* Build the policy the options describe; NULL in *out when none is needed.

@@ -30,4 +30,12 @@
 #define SQP_API
 #endif
 
+/* The two image formats: what the writer makes (sqp_writer_desc.format)
+ * and what the reader found (sqp_image_info.format). Here because both
+ * headers need it and neither may include the other. */
+enum sqp_image_format {
+	SQP_FORMAT_SQUASHFS = 0,
+	SQP_FORMAT_EROFS = 1,
+};
+
 #endif

@@ -52,6 +52,17 @@ struct sqp_image_info {
 	uint32_t inode_count;
 	uint32_t mod_time;
 	uint64_t bytes_used;
+	/* Added after the first version (which ended at bytes_used): */
+	int format;          /* enum sqp_image_format */
+	/* The codecs the image's data may be compressed with, a bit
+	 * (1u << id) per enum sqp_codec_id; 0: stored as it is. SquashFS:
+	 * its codec's bit. EROFS: the superblock's algorithms, each as the
+	 * codec id of its kind (lz4: LZ4, MicroLZMA: LZMA, raw deflate:
+	 * GZIP, zstd: ZSTD); an image without the compression-config
+	 * feature can only use lz4, and says so by its 0padding feature
+	 * (an image of mkfs.erofs -E legacy-compress shows 0). codec, above,
+	 * is the lowest of these ids (0 when none). */
+	uint32_t codecs;
 };
 /* 0, or SQP_ERR_ARG when info->size is unset (a code only: the image
  * is const). */

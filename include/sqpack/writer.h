@@ -150,11 +150,6 @@ struct sqp_writer_desc {
 	uint32_t erofs_pcluster_size;
 };
 
-enum sqp_image_format {
-	SQP_FORMAT_SQUASHFS = 0,
-	SQP_FORMAT_EROFS = 1,
-};
-
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
 			      struct sqp_writer **out);
 

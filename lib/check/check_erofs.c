@@ -25,20 +25,14 @@
  * fragment read whole from the packed inode. */
 static int zmap_sound(struct sqp_image *img, const struct rd_inode *ino)
 {
-	struct rd_zmap z;
+	struct rd_zwalk w;
 	struct rd_zext x;
 	uint8_t *buf;
 	int ret;
 
-	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
 		return ret;
-	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
-		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
-			return ret;
-		if (x.la != off)
-			return rd_err(img, SQP_ERR_CORRUPT, "%s: extents overlap "
-				      "at byte %llu", img->name,
-				      (unsigned long long)off);
+	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
 		if (x.fmt != RD_Z_FRAGMENT)
 			continue;
 		if ((buf = malloc(x.llen)) == NULL)
@@ -48,7 +42,7 @@ static int zmap_sound(struct sqp_image *img, const struct rd_inode *ino)
 		if (ret != 0)
 			return ret;
 	}
-	return 0;
+	return ret;
 }
 
 int chk_erofs_file(struct chk *c, const char *path, const struct rd_inode *ino)

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format/sqfs_format.h"
 #include "util/endian.h"
@@ -277,6 +278,20 @@ void sqfs_decode_rdev(uint32_t rdev, uint32_t *major, uint32_t *minor)
 {
 	*major = (rdev & 0xFFF00u) >> 8;
 	*minor = (rdev & 0xFFu) | ((rdev >> 12) & 0xFFF00u);
+}
+
+unsigned sqfs_basic_type(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return SQFS_DIR;
+	case S_IFREG: return SQFS_FILE;
+	case S_IFLNK: return SQFS_SYMLINK;
+	case S_IFBLK: return SQFS_BLKDEV;
+	case S_IFCHR: return SQFS_CHRDEV;
+	case S_IFIFO: return SQFS_FIFO;
+	case S_IFSOCK: return SQFS_SOCKET;
+	default: return 0;
+	}
 }
 
 /* ------------------------------------------------------------------ */

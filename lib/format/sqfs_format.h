@@ -202,6 +202,10 @@ uint64_t sqfs_file_block_count(uint64_t file_size, uint32_t block_size,
 /* Linux device number encoding used by SquashFS. */
 uint32_t sqfs_encode_rdev(uint32_t major, uint32_t minor);
 void sqfs_decode_rdev(uint32_t rdev, uint32_t *major, uint32_t *minor);
+/* The basic inode type (enum sqfs_inode_type) of a full st_mode's file
+ * type, 0 when it has none: the reader's EROFS inodes and the writer's
+ * records name their type through it. */
+unsigned sqfs_basic_type(uint32_t mode);
 
 /* ------------------------------------------------------------------ */
 /* Directories                                                         */

@@ -75,21 +75,15 @@ int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 		       const struct rd_inode *ino)
 {
 	struct sqp_image *img = b->img;
-	struct rd_zmap z;
+	struct rd_zwalk w;
 	struct rd_zext x;
 	struct bjob *j;
 	uint8_t *buf;
 	int ret;
 
-	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
 		return ret;
-	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
-		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
-			return ret;
-		if (x.la != off)
-			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': extents "
-				      "overlap at %llu", img->name, e->name,
-				      (unsigned long long)off);
+	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
 		while (b->qhead != NULL && (sqp_pool_full(b->pool) ||
 		       b->zbytes + x.llen > ZMEMORY))
 			if ((ret = rd_blockrd_retire_head(b, 1)) < 0)
@@ -111,5 +105,5 @@ int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 		b->zbytes += x.llen;
 		rd_blockrd_submit(b, j);
 	}
-	return 0;
+	return ret;
 }

@@ -28,21 +28,6 @@
 #define DIR_MAX (1u << 31)
 #define HOLE_RUN_MAX (1u << 30)
 
-/* The SquashFS basic type of each file type, which raw.type carries. */
-static unsigned sqfs_type(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR: return SQFS_DIR;
-	case S_IFREG: return SQFS_FILE;
-	case S_IFLNK: return SQFS_SYMLINK;
-	case S_IFBLK: return SQFS_BLKDEV;
-	case S_IFCHR: return SQFS_CHRDEV;
-	case S_IFIFO: return SQFS_FIFO;
-	case S_IFSOCK: return SQFS_SOCKET;
-	default: return 0;
-	}
-}
-
 static int read_target(struct sqp_image *img, struct rd_inode *ino)
 {
 	uint64_t size = ino->e.size;
@@ -128,7 +113,7 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	    (ret = rd_read_at(img, pos + 32, buf + 32, 32, "an inode")) != 0)
 		return ret;
 	erofs_inode_decode(&di, buf);
-	ino->raw.type = (uint16_t)sqfs_type(di.mode);
+	ino->raw.type = (uint16_t)sqfs_basic_type(di.mode);
 	if (ino->raw.type == 0 || di.layout > EROFS_CHUNK_BASED)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "type or data layout", img->name,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "read/rd_erofs.h"
+#include "sqpack/codec.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
@@ -126,6 +127,23 @@ static int load_prefixes(struct sqp_image *img, struct rd_erofs *e)
 		at = (at + 2 + len + 3) & ~3ull;
 	}
 	return 0;
+}
+
+uint32_t rd_erofs_codecs(const struct rd_erofs *e)
+{
+	/* Each algorithm as the codec id of its kind, SQP_EROFS_* order. */
+	static const int ids[SQP_EROFS_ALG_MAX] = {
+		SQP_CODEC_LZ4, SQP_CODEC_LZMA, SQP_CODEC_GZIP, SQP_CODEC_ZSTD,
+	};
+	uint32_t out = 0;
+
+	if (!(e->sb.feature_incompat & EROFS_IN_COMPR_CFGS))
+		return (e->sb.feature_incompat & EROFS_IN_ZERO_PADDING) ?
+			1u << SQP_CODEC_LZ4 : 0;
+	for (unsigned a = 0; a < SQP_EROFS_ALG_MAX; a++)
+		if (e->sb.compr_algs & (1u << a))
+			out |= 1u << ids[a];
+	return out;
 }
 
 void rd_erofs_free(struct rd_erofs *e)

@@ -328,6 +328,33 @@ int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
 	}
 }
 
+int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
+			struct rd_zwalk *w)
+{
+	w->e = e;
+	w->off = 0;
+	return rd_erofs_zmap_init(img, e, &w->z);
+}
+
+int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
+			struct rd_zext *x)
+{
+	int ret;
+
+	if (w->off >= w->e->size)
+		return 0;
+	if ((ret = rd_erofs_zext(img, w->e, &w->z, w->off, x)) != 0)
+		return ret;
+	/* zext found an extent holding off that starts before it: one the
+	 * last extent already covered part of. */
+	if (x->la != w->off)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: compressed "
+			      "data map: extents overlap at byte %llu", img->name,
+			      znum(img, w->e), (unsigned long long)w->off);
+	w->off = x->la + x->llen;
+	return 1;
+}
+
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
 		   const struct rd_zext *x, int code)
 {

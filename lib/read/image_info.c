@@ -173,16 +173,14 @@ static int erofs_zlayout(struct sqp_image *img, const struct rd_inode *ino,
 			 struct sqp_file_layout *o)
 {
 	uint32_t bs = img->sb.block_size;
-	struct rd_zmap z;
+	struct rd_zwalk w;
 	struct rd_zext x;
 	int ret;
 
-	if ((ret = rd_erofs_zmap_init(img, &ino->e, &z)) != 0)
+	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
 		return ret;
 	o->block_count = (ino->e.size + bs - 1) / bs;
-	for (uint64_t off = 0; off < ino->e.size; off = x.la + x.llen) {
-		if ((ret = rd_erofs_zext(img, &ino->e, &z, off, &x)) != 0)
-			return ret;
+	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
 		if (x.fmt == RD_Z_FRAGMENT)
 			continue;
 		if (o->stored_bytes == 0)
@@ -190,7 +188,7 @@ static int erofs_zlayout(struct sqp_image *img, const struct rd_inode *ino,
 		o->stored_bytes += x.plen;
 		o->raw_blocks += x.fmt == RD_Z_RAW || x.fmt == RD_Z_INTERLACED;
 	}
-	return 0;
+	return ret;
 }
 
 /* An EROFS file's blocks from its block map: every stored block is

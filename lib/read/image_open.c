@@ -255,7 +255,20 @@ SQP_API int sqp_image_get_info(const struct sqp_image *img,
 		.inode_count = img->sb.inode_count,
 		.mod_time = img->sb.mod_time,
 		.bytes_used = img->sb.bytes_used,
+		.format = SQP_FORMAT_SQUASHFS,
+		.codecs = 1u << img->sb.compressor,
 	};
+
+	if (img->ero != NULL) {
+		all.format = SQP_FORMAT_EROFS;
+		all.codecs = rd_erofs_codecs(img->ero);
+		/* The lowest id, 0 for none: what a caller of the first
+		 * version, which knows one codec, sees. */
+		all.codec = 0;
+		for (int id = SQP_CODEC_MAX; id > 0; id--)
+			if (all.codecs & (1u << id))
+				all.codec = id;
+	}
 
 	return sqp_abi_out(NULL, "sqp_image_info", info, &all, sizeof(all),
 			   SQP_SIZE_TO(struct sqp_image_info, bytes_used));

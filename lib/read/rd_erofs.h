@@ -85,6 +85,8 @@ int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
 void rd_erofs_free(struct rd_erofs *e);
+/* The codecs the image may use, as sqp_image_info.codecs says. */
+uint32_t rd_erofs_codecs(const struct rd_erofs *e);
 
 int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino);
@@ -106,6 +108,22 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
  * in the image and within the format's bounds. */
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x);
+/* A compressed file's extents in order, each starting where the last
+ * ended, from byte 0 to the file's end: the one walk of the block
+ * reader's jobs and the checker's map walk. */
+struct rd_zwalk {
+	const struct rd_einode *e;  /* borrowed */
+	struct rd_zmap z;
+	uint64_t off;               /* where the next extent must start */
+};
+/* Read e's map header; the walk starts at byte 0. */
+int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
+			struct rd_zwalk *w);
+/* The next extent into x: 1, 0 past the file's end, or a negative
+ * error latched in img (an extent that does not start where the last
+ * ended is corrupt: two extents overlap). */
+int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
+			struct rd_zext *x);
 /* x's llen bytes into out from its pcluster's plen bytes in in; any
  * thread (rd_erofs_zext refused what this build cannot decode). 0,
  * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a

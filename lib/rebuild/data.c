@@ -16,7 +16,8 @@
  * one, in parallel; fragment blocks keep their tails where they were.
  *
  * Decompressed and compressed again as a stream (another block size; an
- * EROFS base; a tail the writer's fragment mode keeps out of
+ * EROFS base, or an EROFS image to write, whose clusters are not
+ * SquashFS blocks; a tail the writer's fragment mode keeps out of
  * fragments): the file is read through the reader (sqp_file_pread) and
  * given to sqp_writer_add as a data source, so the writer cuts,
  * deduplicates and compresses it as any other file's; the source is
@@ -75,7 +76,10 @@ int rebuild_init(struct rebuild *rb)
 	struct sqp_image *img = rb->img;
 	const struct sqp_codec_config *recode = NULL;
 
-	if (img->ero != NULL || d->codec.block_size != img->sb.block_size)
+	/* Stored blocks are SquashFS's: copied or recoded only from one
+	 * SquashFS image into another. */
+	if (img->ero != NULL || d->format != SQP_FORMAT_SQUASHFS ||
+	    d->codec.block_size != img->sb.block_size)
 		return 0;
 	if (!same_codec(&d->codec, &img->codec_cfg) ||
 	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))

@@ -51,19 +51,6 @@
 #define INDEX_NAME_SIZE_AT 8
 #define HEADER_START_AT 4
 
-static int basic_type(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR: return SQFS_DIR;
-	case S_IFREG: return SQFS_FILE;
-	case S_IFLNK: return SQFS_SYMLINK;
-	case S_IFBLK: return SQFS_BLKDEV;
-	case S_IFCHR: return SQFS_CHRDEV;
-	case S_IFIFO: return SQFS_FIFO;
-	default: return SQFS_SOCKET;
-	}
-}
-
 static struct fs_irec *inode_of(const struct fstree *t, uint32_t node)
 {
 	return fstree_inode(t, fstree_node(t, node)->inode);
@@ -155,7 +142,8 @@ static int write_leaf(struct serializer *s, struct fs_irec *ino)
 	int ext = ino->xattr_set != SQFS_NO_XATTR;
 	int ret;
 
-	rec.type = (uint16_t)basic_type(ino->mode);
+	/* sqp_writer_add refused a mode of no type: never 0 here. */
+	rec.type = (uint16_t)sqfs_basic_type(ino->mode);
 	rec.mode = (uint16_t)(ino->mode & 07777);
 	rec.mtime = ino->mtime;
 	rec.inode_number = ino->inode_number;
@@ -272,7 +260,7 @@ static int write_run(struct serializer *s, uint32_t i, size_t n, uint32_t *after
 			.offset = (uint16_t)sqfs_ref_offset(c->ref),
 			.inode_delta = (int16_t)((int64_t)c->inode_number -
 						 first->inode_number),
-			.type = (uint16_t)basic_type(c->mode),
+			.type = (uint16_t)sqfs_basic_type(c->mode),
 			.name_size = (uint16_t)strlen(name),
 		};
 
