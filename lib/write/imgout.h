@@ -5,7 +5,8 @@
  * read-back) and one positioned write at the end (the superblock).
  *
  * Only the writer's orchestrator thread calls these (but for
- * imgout_wait_durable); the writer thread below is imgout's own.
+ * imgout_wait_durable); the writer thread below is imgout's own (and
+ * calls the tap for the bytes it writes).
  */
 #ifndef SQP_WRITE_IMGOUT_H
 #define SQP_WRITE_IMGOUT_H
