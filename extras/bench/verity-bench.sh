@@ -5,9 +5,11 @@
 #   1. tar2img -q -f -c CODEC -j N OUT TAR
 #   2. tar2img -q -f -c CODEC -j N --verity OUT TAR
 #   3. veritysetup format over image 1 (the two-pass way: pack, then hash)
-# and print the median wall times as a Markdown table with tar2img
-# --verity's extra time over plain tar2img, next to veritysetup format's
-# time. The floors of issue 25: the extra time is at most 10% at lz4, 2%
+# and print the median wall and CPU times as a Markdown table with
+# tar2img --verity's extra time over plain tar2img, next to veritysetup
+# format's time. With --compare OLD, a second tar2img (a build before a
+# change) runs --verity in the same rounds: its extra time is a column of
+# its own, so the two are compared under the same load. The floors of issue 25: the extra time is at most 10% at lz4, 2%
 # at zstd, and at most a quarter of veritysetup format's time. The last
 # column is what no implementation can go below: the image's size over
 # this CPU's SHA-256 rate (`openssl speed -evp sha256` at 4 KiB), the
@@ -24,6 +26,7 @@ codecs="lz4 zstd"
 jobs=2
 repeat=3
 tar2img=${top_builddir:+$top_builddir/bin/tar2img}
+compare=
 scratch=
 strict=no
 
@@ -35,6 +38,7 @@ usage: $prog [options]
   --jobs N          tar2img threads (default $jobs)
   --repeat N        runs per configuration, median reported (default $repeat)
   --tar2img PATH    tar2img to measure (default \$top_builddir/bin/tar2img)
+  --compare PATH    another tar2img whose --verity runs in the same rounds
   --scratch DIR     where images go (default: next to the tar, removed after)
   --strict          exit 1 if a floor was missed
 USAGE
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--jobs) need_arg "$@"; jobs=$2; shift 2 ;;
 	--repeat) need_arg "$@"; repeat=$2; shift 2 ;;
 	--tar2img) need_arg "$@"; tar2img=$2; shift 2 ;;
+	--compare) need_arg "$@"; compare=$2; shift 2 ;;
 	--scratch) need_arg "$@"; scratch=$2; shift 2 ;;
 	--strict) strict=yes; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "$prog: --repeat '$repeat' is not a count" >&2; exit 2; }
 [ -n "$tar2img" ] && [ -x "$tar2img" ] || { echo "$prog: no tar2img (--tar2img)" >&2; exit 1; }
+[ -z "$compare" ] || [ -x "$compare" ] || { echo "$prog: $compare: not executable" >&2; exit 1; }
 [ -r "$tar" ] || { echo "$prog: $tar: not readable" >&2; exit 1; }
 command -v veritysetup > /dev/null || { echo "$prog: veritysetup not installed" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "$prog: /usr/bin/time (GNU time) not installed" >&2; exit 1; }
@@ -81,10 +87,12 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int(
 status=0
 missed=0
 load=$(cut -d' ' -f1 /proc/loadavg)
-echo "| codec | | tar2img s | tar2img --verity s | extra | veritysetup format s | extra / format | image MiB | SHA-256 floor s |"
-echo "|---|---|---|---|---|---|---|---|---|"
+ccol= csep=
+[ -n "$compare" ] && ccol=" --compare --verity s | its extra |" csep="---|---|"
+echo "| codec | | tar2img s | tar2img --verity s | extra |$ccol veritysetup format s | extra / format | image MiB | SHA-256 floor s |"
+echo "|---|---|---|---|---|$csep---|---|---|---|"
 for codec in $codecs; do
-	plain=() verity=() format=() cplain=() cverity=() cformat=()
+	plain=() verity=() format=() cplain=() cverity=() cformat=() old=() cold=()
 	for ((i = 0; i < repeat; i++)); do
 		t=$(seconds "$tar2img" -q -f -c "$codec" -j "$jobs" "$scratch/plain.img" "$tar") ||
 			{ status=1; continue 2; }
@@ -92,6 +100,14 @@ for codec in $codecs; do
 		t=$(seconds "$tar2img" -f -c "$codec" -j "$jobs" --verity "$scratch/v.img" "$tar") ||
 			{ status=1; continue 2; }
 		verity+=("$(wall "$t")") cverity+=("$(cpu "$t")")
+		if [ -n "$compare" ]; then
+			t=$(seconds "$compare" -f -c "$codec" -j "$jobs" --verity \
+				"$scratch/old.img" "$tar") || { status=1; continue 2; }
+			old+=("$(wall "$t")") cold+=("$(cpu "$t")")
+			cmp -s "$scratch/old.img" "$scratch/v.img" || {
+				echo "$prog: $codec: --compare's image is not the same" >&2
+				status=1; continue 2; }
+		fi
 		line=$(grep '^  verity: ' "$scratch/out")
 		root=$(sed -n 's/.*root hash \([0-9a-f]*\),.*/\1/p' <<< "$line")
 		salt=$(sed -n 's/.*salt \([0-9a-f]*\),.*/\1/p' <<< "$line")
@@ -110,13 +126,17 @@ for codec in $codecs; do
 	for kind in wall cpu; do
 		if [ $kind = wall ]; then
 			p=$(median "${plain[@]}") v=$(median "${verity[@]}") f=$(median "${format[@]}")
+			o=$([ -n "$compare" ] && median "${old[@]}")
 		else
 			p=$(median "${cplain[@]}") v=$(median "${cverity[@]}")
 			f=$(median "${cformat[@]}")
+			o=$([ -n "$compare" ] && median "${cold[@]}")
 		fi
 		extra=$(echo "scale=1; 100 * ($v - $p) / $p" | bc)
 		share=$(echo "scale=2; ($v - $p) / $f" | bc)
-		echo "| $codec | $kind | $p | $v | $extra% | $f | $share | $mib | $sha_floor |"
+		cval=
+		[ -n "$compare" ] && cval=" $o | $(echo "scale=1; 100 * ($o - $p) / $p" | bc)% |"
+		echo "| $codec | $kind | $p | $v | $extra% |$cval $f | $share | $mib | $sha_floor |"
 		if [ "$(echo "$extra > $floor || $share > 0.25" | bc)" = 1 ]; then
 			echo "$prog: $codec: $kind: floor missed (extra at most $floor%," \
 				"at most 0.25 of format)" >&2
@@ -125,6 +145,7 @@ for codec in $codecs; do
 	done
 done
 echo "($repeat runs each, median; -j $jobs; $(basename "$tar"); $(nproc) CPUs;" \
-	"SHA-256 $((sha_rate / 1000000)) MB/s; load before: $load)"
+	"SHA-256 $((sha_rate / 1000000)) MB/s; load before: $load, after:" \
+	"$(cut -d' ' -f1 /proc/loadavg))"
 [ "$strict" = yes ] && [ "$missed" = 1 ] && status=1
 exit $status

@@ -5,7 +5,8 @@
  * read-back) and one positioned write at the end (the superblock).
  *
  * Only the writer's orchestrator thread calls these (but for
- * imgout_wait_durable); the writer thread below is imgout's own.
+ * imgout_wait_durable); the writer thread below is imgout's own (and
+ * calls the tap for the bytes it writes).
  */
 #ifndef SQP_WRITE_IMGOUT_H
 #define SQP_WRITE_IMGOUT_H
@@ -26,10 +27,18 @@ struct imgout {
 	size_t cap;
 	struct sqp_errbuf *err; /* the owner's; I/O errors are latched there */
 	struct imgout_async *async; /* the writer thread, or NULL */
-	/* Every appended or queued byte is handed to tap, in image order,
-	 * on the owner's thread (--verity's hasher); NULL when off. */
+	/* --verity's hasher; NULL when off. Every appended or queued byte
+	 * is handed to tap, in image order: appended ones on the owner's
+	 * thread, queued ones on the writer thread once written (its idle
+	 * time, off the orchestrator's critical path). tap latches nothing
+	 * (imgout does); tap_reserve runs on the owner's thread before
+	 * any byte below end is tapped, and latches its own errors. Both
+	 * are set before imgout_start_async. */
 	int (*tap)(void *ctx, const void *data, size_t len);
+	int (*tap_reserve)(void *ctx, uint64_t end);
 	void *tap_ctx;
+	int tap_behind;        /* queued since the last wait: the writer
+	                        * thread may not have tapped it yet */
 };
 
 int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err);
@@ -57,13 +66,14 @@ int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len);
  * The ordered writer (imgwriter.c): a thread of its own that writes whole
  * data blocks straight from the caller's buffers, so the write() calls and
  * the kernel's copying leave the orchestrator. imgout_queue() appends len
- * bytes at pos like imgout_append() but only takes note of them; the
+ * bytes at pos like imgout_append() but only takes note of them (and
+ * hands them to the tap once written); the
  * caller keeps data untouched until imgout_reap() hands its token back,
  * which happens in queue order. At most max_chunks are queued and not yet
  * reaped. Every other call (append, flush, pread, pwrite) first waits
  * until all queued bytes are written, so below `flushed` everything is
- * with the kernel as before. A write error of the thread is latched in
- * o->err by the next call that waits for it.
+ * with the kernel as before. A write error of the thread (or its tap's)
+ * is latched in o->err by the next call that waits for it.
  */
 int imgout_start_async(struct imgout *o, size_t max_chunks);
 /* Stop the thread; queued bytes not yet written are dropped. */

@@ -4,23 +4,29 @@
  * already are.
  *
  * imgout hands every byte it appends or queues, in image order, to
- * verity_feed() on the orchestrator's thread. The first block is kept
- * aside (it holds the superblock, final only at the end); every other
- * whole block is hashed in the caller's buffer (a compressed job buffer,
- * or a table), and only a block split between two calls is gathered in
- * a one-block carry. No byte is copied on its way to SHA-256 (an
- * earlier version copied every byte into a ring for a hasher thread);
- * the CPU spent is the hash's alone, but it is spent on the
- * orchestrator, the critical path at lz4 (see doc/parallelism.md).
+ * verity_feed(): the data blocks it queues on its writer thread, once
+ * they are written (imgwriter.c), the bytes it appends on the
+ * orchestrator's. At lz4 the orchestrator is the critical path (see
+ * doc/parallelism.md) and the writer thread idles most of the run, so
+ * the hash is spent there. Feeds never overlap: imgout waits for the
+ * writer thread's feeds before it feeds an append, and its lock orders
+ * the hand-overs. The first block is kept aside (it holds the
+ * superblock, final only at the end); every other whole block is hashed
+ * in the caller's buffer (a compressed job buffer, or a table), and only
+ * a block split between two calls is gathered in a one-block carry.
  * Block k's digest goes to slot k, so nothing depends on timing.
  *
  * The digests are the tree's lowest level, 32 bytes per block (8 MiB per
  * GiB of image at 4 KiB): they live in 64 KiB chunks of the writer's
  * spill arena, so --mem bounds them like the tree's own tables, and they
- * are written out from there (verity_tree.c).
+ * are written out from there (verity_tree.c). The arena is the
+ * orchestrator's alone, so the chunks are allocated there, before the
+ * bytes they cover are fed (verity_reserve); the feeding thread only
+ * looks its slots up, under the lock that guards the chunk array.
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +47,8 @@ struct verity {
 	size_t carry_len;
 	uint64_t fed;                  /* bytes fed */
 	uint64_t hashed;               /* blocks whose digest is in its slot */
+	pthread_mutex_t lock;          /* protects dig's chunk array (chunks,
+	                                * count, cap), not the digests */
 	struct verity_digests dig;
 	uint8_t *top;                  /* after finish: superblock, upper levels
 	                                * (the arena's, top_len bytes or 1) */
@@ -49,47 +57,69 @@ struct verity {
 	uint8_t root[SQP_VERITY_DIGEST_SIZE];
 };
 
-/* Slot of block k, its chunk allocated on first use. */
-static uint8_t *slot(struct verity *v, uint64_t k)
+int verity_reserve(struct verity *v, uint64_t end)
 {
 	struct verity_digests *d = &v->dig;
-	size_t c = (size_t)(k / VERITY_CHUNK_DIGESTS);
+	uint64_t blocks = (end + v->desc.block_size - 1) / v->desc.block_size;
+	size_t want = (size_t)((blocks + VERITY_CHUNK_DIGESTS - 1) / VERITY_CHUNK_DIGESTS);
+	uint8_t **p, *c;
+	size_t cap;
 
-	if (c >= d->count) {
-		uint8_t **p = d->chunks;
-
-		if (c >= d->cap) {
-			p = realloc(d->chunks, (d->cap ? 2 * d->cap : 64) * sizeof(*p));
-			if (p == NULL)
-				return NULL;
-			d->chunks = p;
-			d->cap = d->cap ? 2 * d->cap : 64;
+	while (d->count < want) {
+		/* Read without the lock: only this thread changes it. */
+		c = sqp_spill_alloc(v->spill, VERITY_CHUNK_BYTES);
+		if (c == NULL)
+			return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
+		pthread_mutex_lock(&v->lock);
+		p = d->chunks;
+		cap = d->cap;
+		if (d->count == cap) {
+			cap = cap ? 2 * cap : 64;
+			p = realloc(d->chunks, cap * sizeof(*p));
 		}
-		p[c] = sqp_spill_alloc(v->spill, VERITY_CHUNK_BYTES);
-		if (p[c] == NULL)
-			return NULL;
-		d->count = c + 1;
-		/* 64 KiB written since the last chunk: past the budget's
-		 * share of mapped file pages, the arena drops them. */
+		if (p != NULL) {
+			d->chunks = p;
+			d->cap = cap;
+			p[d->count++] = c;
+		}
+		pthread_mutex_unlock(&v->lock);
+		if (p == NULL) {
+			sqp_spill_free(v->spill, c, VERITY_CHUNK_BYTES);
+			return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
+		}
+		/* 64 KiB to be written since the last chunk: past the
+		 * budget's share of mapped file pages, the arena drops them. */
 		sqp_spill_check(v->spill);
 	}
-	return d->chunks[c] + (size_t)(k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE;
+	return 0;
 }
 
-/* Hash one whole block into the next slot. */
+/* Slot of block k, or NULL if verity_reserve did not cover it. */
+static uint8_t *slot(struct verity *v, uint64_t k)
+{
+	size_t c = (size_t)(k / VERITY_CHUNK_DIGESTS);
+	uint8_t *s = NULL;
+
+	pthread_mutex_lock(&v->lock);
+	if (c < v->dig.count)
+		s = v->dig.chunks[c] + (size_t)(k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE;
+	pthread_mutex_unlock(&v->lock);
+	return s;
+}
+
+/* Hash one whole block into the next slot. Latches nothing: the caller
+ * may be the writer thread (see above). */
 static int hash_block(struct verity *v, const uint8_t *block)
 {
 	uint8_t *s = slot(v, v->hashed);
 	int ret;
 
 	if (s == NULL)
-		return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
+		return SQP_ERR_INTERNAL;
 	ret = verity_hash(v->salted, v->work, block, v->desc.block_size, s);
-	if (ret != 0)
-		return sqp_err(v->err, ret, "hashing the image for dm-verity: %s",
-			       sqp_strerror(ret));
-	v->hashed++;
-	return 0;
+	if (ret == 0)
+		v->hashed++;
+	return ret;
 }
 
 static int resolve_salt(struct verity *v, const void *derive, size_t derive_len)
@@ -138,6 +168,7 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 	*out = v;
 	if (v == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
+	pthread_mutex_init(&v->lock, NULL);
 	v->desc = *desc;
 	v->err = err;
 	v->spill = spill;
@@ -172,6 +203,7 @@ void verity_destroy(struct verity *v)
 	free(v->block0);
 	if (v->top != NULL)
 		sqp_spill_free(v->spill, v->top, v->top_len > 0 ? v->top_len : 1);
+	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
 
@@ -219,14 +251,15 @@ int verity_feed(struct verity *v, const void *data, size_t len)
 int verity_finish(struct verity *v, const void *head, size_t head_len)
 {
 	uint32_t bs = v->desc.block_size;
-	uint8_t *s0 = slot(v, 0);
+	uint8_t *s0;
 	int ret;
 
 	if (v->fed % bs != 0 || v->fed == 0 || head_len > bs || v->hashed != v->fed / bs)
 		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: %llu bytes fed, %llu blocks "
 			       "hashed", (unsigned long long)v->fed, (unsigned long long)v->hashed);
+	s0 = slot(v, 0);
 	if (s0 == NULL)
-		return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
+		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: no slot for the first block");
 	memcpy(v->block0, head, head_len);
 	ret = verity_hash(v->salted, v->work, v->block0, bs, s0);
 	if (ret != 0)

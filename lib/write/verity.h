@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verity.h - the writer's dm-verity hasher: the image's bytes are fed in
- * image order as imgout takes them and each block is hashed in place;
+ * image order as imgout takes them (on its writer thread for the data
+ * blocks) and each block is hashed in place;
  * finish patches the first block with the final superblock, hashes it
  * and builds the levels above (verity.c, verity_tree.c).
  */
@@ -40,8 +41,16 @@ void verity_destroy(struct verity *v);
 
 uint32_t verity_block_size(const struct verity *v);
 
-/* The next len bytes of the image, hashed before the call returns (the
- * owner's thread only). */
+/* Make the digests' room for the image's bytes below end, from the
+ * arena (the owner's thread only, before those bytes are fed). 0, or an
+ * error latched in err. */
+int verity_reserve(struct verity *v, uint64_t end);
+
+/* The next len bytes of the image, hashed before the call returns. Any
+ * thread, one at a time, with the hand-over between threads ordered by
+ * the caller (imgout's lock); room reserved. Returns 0 or a negative
+ * sqp_error and latches nothing: the caller does, on the owner's
+ * thread. */
 int verity_feed(struct verity *v, const void *data, size_t len);
 
 /* Everything is fed (a whole number of blocks); head: the final bytes of

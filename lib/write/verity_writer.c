@@ -5,7 +5,7 @@
  * for (after the image, or in a file of its own).
  *
  * The hasher is fed by imgout (every appended or queued byte, in image
- * order); the default salt is derived from the writer's description, so
+ * order, the queued ones on its writer thread); the default salt is derived from the writer's description, so
  * that the same input and options give the same root hash on every run
  * and at every -j (jobs is left out of it on purpose).
  */
@@ -26,10 +26,18 @@ int sqp_verity_available(void)
 	return 1;
 }
 
-/* imgout's tap: the hasher sees every byte of the image. */
+/* imgout's tap: the hasher sees every byte of the image (the data
+ * blocks on imgout's writer thread). */
 static int feed(void *ctx, const void *data, size_t len)
 {
 	return verity_feed(ctx, data, len);
+}
+
+/* imgout's tap_reserve, on the orchestrator: the digests' room comes
+ * from the spill arena, which is the orchestrator's alone. */
+static int reserve(void *ctx, uint64_t end)
+{
+	return verity_reserve(ctx, end);
 }
 
 int writer_verity_start(struct sqp_writer *w)
@@ -61,6 +69,7 @@ int writer_verity_start(struct sqp_writer *w)
 	ret = verity_create(&vd, derive, sizeof(derive), w->spill, &w->err, &w->verity);
 	if (ret == 0) {
 		w->out.tap = feed;
+		w->out.tap_reserve = reserve;
 		w->out.tap_ctx = w->verity;
 	}
 	return ret;
