@@ -20,6 +20,10 @@
  * flat source cannot be renamed that way; a clash there is refused
  * rather than merged into the image's entry.
  *
+ * What mksquashfs prints on stdout when it appends is printed the same
+ * (mksq_append_tell), -quiet or not, as there, but for its recovery
+ * file lines: no recovery file is needed, DEST is replaced only whole.
+ *
  * The image's entries enter the writer as they are
  * (SQP_ADD_IMAGE_AS_IS): the line's owner, time and exclude options
  * apply to the new sources only, as in mksquashfs.
@@ -79,8 +83,6 @@ static int root_names(struct mksq_append *ap)
 int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 {
 	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = args->dest, .offset = args->offset };
-	struct sqp_image_layout lay;
-	struct sqp_image_info info = { .struct_size = sizeof(info) };
 	int r;
 
 	memset(ap, 0, sizeof(*ap));
@@ -92,7 +94,7 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 	}
 	r = sqp_image_create(&d, &ap->img);
 	if (r == 0)
-		r = sqp_image_get_layout(ap->img, &lay);
+		r = sqp_image_get_layout(ap->img, &ap->lay);
 	if (r == 0)
 		r = root_names(ap);
 	if (r != 0) {
@@ -106,13 +108,60 @@ int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args)
 		      "To force " PROG " to write to this file use -noappend\n", stderr);
 		return 1;
 	}
-	sqp_image_get_info(ap->img, &info);
-	ap->base.comp = sqp_codec_name(info.codec);
-	ap->base.block = info.block_size;
-	ap->codec = lay.codec;
-	ap->base.exportable = lay.has_export;
-	ap->base.no_xattrs = (lay.flags & SQP_SB_NO_XATTRS) != 0;
+	ap->info.struct_size = sizeof(ap->info);
+	sqp_image_get_info(ap->img, &ap->info);
+	ap->base.comp = sqp_codec_name(ap->info.codec);
+	ap->base.block = ap->info.block_size;
+	ap->codec = ap->lay.codec;
+	ap->base.exportable = ap->lay.has_export;
+	ap->base.no_xattrs = (ap->lay.flags & SQP_SB_NO_XATTRS) != 0;
 	return 0;
+}
+
+/* "are" + "" or "un" + "compressed", as mksquashfs words its flags. */
+static const char *un(uint16_t flags, uint16_t bit)
+{
+	return (flags & bit) ? "un" : "";
+}
+
+static const char *not_if(uint16_t flags, uint16_t bit, int set_is_not)
+{
+	return ((flags & bit) != 0) == set_is_not ? "not " : "";
+}
+
+void mksq_append_tell(const struct mksq_append *ap, const char *dest)
+{
+	uint16_t f = ap->lay.flags;
+	double used = (double)ap->info.bytes_used;
+
+	printf("Found a valid %sSQUASHFS superblock on %s.\n",
+	       (f & SQP_SB_EXPORTABLE) ? "exportable " : "", dest);
+	printf("\tCompression used %s\n", ap->base.comp);
+	printf("\tInodes are %scompressed\n", un(f, SQP_SB_UNCOMPRESSED_INODES));
+	printf("\tData is %scompressed\n", un(f, SQP_SB_UNCOMPRESSED_DATA));
+	printf("\tFragments are %scompressed\n", un(f, SQP_SB_UNCOMPRESSED_FRAGMENTS));
+	printf("\tXattrs are %scompressed\n", un(f, SQP_SB_UNCOMPRESSED_XATTRS));
+	printf("\tFragments are %spresent in the filesystem\n", not_if(f, SQP_SB_NO_FRAGMENTS, 1));
+	printf("\tAlways-use-fragments option is %sspecified\n",
+	       not_if(f, SQP_SB_ALWAYS_FRAGMENTS, 0));
+	printf("\tDuplicates are %sremoved\n", not_if(f, SQP_SB_DEDUPLICATED, 0));
+	printf("\tXattrs are %sstored\n", not_if(f, SQP_SB_NO_XATTRS, 1));
+	printf("\tFilesystem size %.2f Kbytes (%.2f Mbytes)\n", used / 1024,
+	       used / (1024 * 1024));
+	printf("\tBlock size %u\n", ap->info.block_size);
+	printf("\tNumber of fragments %u\n", ap->lay.frag_count);
+	printf("\tNumber of inodes %u\n", ap->info.inode_count);
+	printf("\tNumber of ids %u\n\n", ap->lay.id_count);
+	/* the root is not counted as scanned */
+	printf("Scanning existing filesystem...\n"
+	       "Read existing filesystem, %u inodes scanned\n",
+	       ap->info.inode_count > 0 ? ap->info.inode_count - 1 : 0);
+	printf("Appending to existing 4.0 filesystem on %s, block size %u\n",
+	       dest, ap->info.block_size);
+	printf("All -b, -noI, -noD, -noF, -noX, -noId, -no-duplicates, -no-fragments,\n"
+	       "-always-use-fragments, -exportable and -comp options ignored\n\n"
+	       "If appending is not wanted, please re-run with -noappend specified!\n\n");
+	fflush(stdout);
 }
 
 static int taken(const struct mksq_base *b, char **mine, int n, const char *name)

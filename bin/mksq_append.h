@@ -14,6 +14,8 @@ struct mksq_append {
 	struct mksq_base base;  /* for the second translation */
 	struct sqp_image *img;
 	struct sqp_codec_config codec; /* the image's, options included */
+	struct sqp_image_layout lay;   /* the image's, for mksq_append_tell */
+	struct sqp_image_info info;
 	int fd;
 	const char *under;      /* "" or -root-becomes NAME */
 	char *stage;            /* the directory of renamed sources, or NULL */
@@ -23,6 +25,10 @@ struct mksq_append {
 /* Open DEST as the image to extend and read what the translation needs.
  * 0, or an exit status after mksquashfs's messages on stderr. */
 int mksq_append_open(struct mksq_append *ap, const struct mksq_args *args);
+
+/* Print on stdout what mksquashfs prints when it appends (the image
+ * found, the lines about appending): scripts may read them. */
+void mksq_append_tell(const struct mksq_append *ap, const char *dest);
 
 /* Rename the sources whose top-level names the image's root holds, as
  * mksquashfs does (NAME_1, NAME_2...): each becomes a link of the new

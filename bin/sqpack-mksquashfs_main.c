@@ -93,6 +93,8 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 	tool_set_progname(PROG);
 	ret = mksq_append_open(ap, args);
 	if (ret == 0)
+		mksq_append_tell(ap, args->dest);
+	if (ret == 0)
 		ret = mksq_append_sources(ap, args);
 	if (ret != 0)
 		return ret;

@@ -9,7 +9,10 @@
  * Compression is detected at the first fill from the magic bytes, so the
  * caller never needs to say what the input is. Plain input is read
  * straight into the caller's buffer (no copy of ours); compressed input
- * is decoded into it from a raw buffer.
+ * is decoded into it from a raw buffer. Plain input in a regular file
+ * can also be repositioned (idecode_seek), so that data the caller will
+ * drop is never read; compressed input has no offsets to seek to, and a
+ * pipe none at all, so both are always read through.
  *
  * Invariant: raw_pos <= raw_len <= RAW_SIZE; raw[raw_pos, raw_len) is
  * input read and not yet decoded (or, before detection, not yet passed on).
@@ -20,6 +23,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sqpack/error.h"
@@ -30,6 +34,7 @@
 
 struct idecode {
 	int fd;
+	off_t base;      /* the descriptor's offset at create, or -1: not a file */
 	int cancel_fd;   /* -1, or readable once the reads must stop */
 	const char *name;
 	struct sqp_errbuf *err;
@@ -47,10 +52,15 @@ int idecode_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct idecode **out)
 {
 	struct idecode *s = calloc(1, sizeof(*s));
+	struct stat st;
 
 	if (s == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	s->fd = fd;
+	/* Offsets in a regular file are stable; stdin redirected from one
+	 * may start anywhere in it, so seeks are relative to here. */
+	s->base = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
+		  lseek(fd, 0, SEEK_CUR) : -1;
 	s->cancel_fd = -1;
 	s->name = name != NULL ? name : "input";
 	s->err = err;
@@ -331,6 +341,27 @@ int idecode_finish(struct idecode *s)
 		if ((ret = fill_raw(s)) != 0)
 			return ret;
 	}
+	return 0;
+}
+
+int idecode_seekable(const struct idecode *s)
+{
+	return s->detected && s->dec == NULL && s->base >= 0;
+}
+
+int idecode_seek(struct idecode *s, uint64_t offset)
+{
+	if (s->err->code != 0)
+		return s->err->code;
+	if (!idecode_seekable(s) || offset > (uint64_t)(INT64_MAX - s->base))
+		return sqp_err(s->err, SQP_ERR_INTERNAL, "%s: a seek to %llu on "
+			       "input that cannot seek there", s->name,
+			       (unsigned long long)offset);
+	if (lseek(s->fd, s->base + (off_t)offset, SEEK_SET) < 0)
+		return sqp_err(s->err, sqp_errno_code(errno), "seeking in %s: %s",
+			       s->name, strerror(errno));
+	/* Bytes read for detection lie before any offset a seek goes to. */
+	s->raw_pos = s->raw_len = 0;
 	return 0;
 }
 

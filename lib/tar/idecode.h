@@ -2,8 +2,9 @@
 /*
  * idecode.h - decoded bytes of a tar input descriptor: plain, or gzip,
  * xz, zstd, lz4 (frame and legacy), bzip2, detected from the first bytes
- * (past zstd/lz4 skippable frames). Works on pipes; never seeks. Used by
- * istream.c's reader thread only: one thread at a time.
+ * (past zstd/lz4 skippable frames). Works on pipes; seeks only when
+ * asked, and only plain input in a regular file. Used by istream.c's
+ * reader thread only: one thread at a time.
  */
 #ifndef SQP_TAR_IDECODE_H
 #define SQP_TAR_IDECODE_H
@@ -31,6 +32,13 @@ long idecode_fill(struct idecode *s, uint8_t *dst, size_t cap);
 /* After the end: read what follows a compressed stream, so that a writer
  * into a pipe is not killed by SIGPIPE. */
 int idecode_finish(struct idecode *s);
+
+/* 1 once the first fill found plain input in a regular file, where
+ * idecode_seek() works; 0 otherwise (a pipe, compressed input). */
+int idecode_seekable(const struct idecode *s);
+/* Seekable input only: the next fill gives the decoded byte at offset
+ * (counted from where the descriptor stood at create). */
+int idecode_seek(struct idecode *s, uint64_t offset);
 
 /* "none", "gzip", "xz", ... once the first fill happened. */
 const char *idecode_compression(const struct idecode *s);

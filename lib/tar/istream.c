@@ -14,6 +14,13 @@
  * the caller meets an input error exactly where serial reading would.
  * What follows a compressed stream is read only when the caller drains.
  *
+ * A skip past everything read ahead, on plain input in a regular file,
+ * is a seek: the caller drops its slots and asks the thread to go on
+ * from the target (the data of a replaced or deleted layer entry is
+ * then never read). The thread throws away a slot it was filling when
+ * the request came (seek_gen moved). Anywhere the input might end
+ * first, the skip reads through, so errors are those of serial reading.
+ *
  * Invariant: consumed <= filled <= consumed + SLOTS; slots [consumed,
  * filled) belong to the caller, the others to the thread; the lock
  * orders every hand-over. The caller reads slot cur (= consumed - 1 once
@@ -47,6 +54,7 @@ struct slot {
 	size_t len;              /* 0 with status 0: the input has ended */
 	int status;              /* 0, or the thread's error */
 	const char *compression; /* as detected when the slot was filled */
+	int seekable;            /* idecode_seekable() when it was filled */
 };
 
 struct istream {
@@ -54,15 +62,17 @@ struct istream {
 	struct idecode *dec;     /* the thread's */
 	struct sqp_errbuf thread_err;
 	int whole;               /* fill whole slots: the input is a file */
+	uint64_t size;           /* whole: the file's bytes from where it stood */
 	int cancel[2];           /* a pipe: closing [1] stops a blocked read */
 
 	pthread_t thread;
 	int started;
-	pthread_mutex_t lock;    /* protects everything down to drain_status */
+	pthread_mutex_t lock;    /* protects everything down to seek_done */
 	pthread_cond_t filled_cv, freed_cv;
 	struct slot slots[SLOTS];
 	uint64_t filled, consumed;
 	int stop, drain_asked, drained, drain_status;
+	uint64_t seek_to, seek_gen, seek_done; /* a seek asked when gen > done */
 
 	/* The caller's alone. */
 	struct slot *cur;        /* slots[consumed % SLOTS] while taken */
@@ -90,6 +100,7 @@ static void fill_slot(struct istream *s, struct slot *sl)
 	if (n < 0 && sl->len == 0)
 		sl->status = (int)n;
 	sl->compression = idecode_compression(s->dec);
+	sl->seekable = idecode_seekable(s->dec);
 }
 
 /* With the lock held, after the last slot (the end or an error): on the
@@ -107,10 +118,29 @@ static void finish_input(struct istream *s)
 	pthread_cond_signal(&s->filled_cv);
 }
 
+/* Seek first if the caller asked, then fill; a failed seek is the
+ * slot's error. */
+static void seek_and_fill(struct istream *s, struct slot *sl, int seek,
+			  uint64_t to)
+{
+	int ret = seek ? idecode_seek(s->dec, to) : 0;
+
+	if (ret == 0) {
+		fill_slot(s, sl);
+		return;
+	}
+	sl->len = 0;
+	sl->status = ret;
+	sl->compression = idecode_compression(s->dec);
+	sl->seekable = 0;
+}
+
 static void *reader_main(void *arg)
 {
 	struct istream *s = arg;
 	struct slot *sl;
+	uint64_t gen, to;
+	int seek;
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
@@ -119,9 +149,15 @@ static void *reader_main(void *arg)
 		if (s->stop)
 			break;
 		sl = &s->slots[s->filled % SLOTS];
+		gen = s->seek_gen;
+		seek = gen != s->seek_done;
+		to = s->seek_to;
+		s->seek_done = gen;
 		pthread_mutex_unlock(&s->lock);
-		fill_slot(s, sl);
+		seek_and_fill(s, sl, seek, to);
 		pthread_mutex_lock(&s->lock);
+		if (gen != s->seek_gen)
+			continue; /* bytes before a seek the caller asked since */
 		s->filled++;
 		pthread_cond_signal(&s->filled_cv);
 		if (sl->len == 0) {
@@ -139,8 +175,12 @@ static int setup_input(struct istream *s, int fd)
 	struct stat st;
 
 	s->whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (s->whole)
+	if (s->whole) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		s->size = at >= 0 && at <= st.st_size ? (uint64_t)(st.st_size - at) : 0;
 		return 0;
+	}
 	if (pipe(s->cancel) != 0)
 		return sqp_err(s->err, sqp_errno_code(errno), "creating a pipe: %s",
 			       strerror(errno));
@@ -284,8 +324,44 @@ int istream_read(struct istream *s, void *buf, size_t n)
 	return 0;
 }
 
+/* 1 when the skip of n became a seek (see the top), 0 to read through:
+ * the target is among the bytes read ahead, or the input cannot seek,
+ * or it may end before the target. */
+static int seek_past(struct istream *s, uint64_t n)
+{
+	uint64_t ahead, i, target = s->offset + n;
+
+	if (s->cur == NULL || s->at_end || !s->cur->seekable || target > s->size ||
+	    target < s->offset)
+		return 0;
+	ahead = s->cur->len - s->pos;
+	pthread_mutex_lock(&s->lock);
+	for (i = s->consumed + 1; i < s->filled && ahead < n; ++i) {
+		const struct slot *sl = &s->slots[i % SLOTS];
+
+		if (sl->len == 0) /* the end, or an error: met in order */
+			ahead = n;
+		ahead += sl->len;
+	}
+	if (ahead >= n) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	s->consumed = s->filled; /* every slot back to the thread */
+	s->seek_to = target;
+	s->seek_gen++;
+	pthread_cond_signal(&s->freed_cv);
+	pthread_mutex_unlock(&s->lock);
+	s->cur = NULL;
+	s->pos = 0;
+	s->offset = target;
+	return 1;
+}
+
 int istream_skip(struct istream *s, uint64_t n)
 {
+	if (seek_past(s, n))
+		return 0;
 	while (n > 0) {
 		long avail = available(s);
 

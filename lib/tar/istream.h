@@ -3,7 +3,8 @@
  * istream.h - a forward-only buffered byte stream over a file descriptor
  * that transparently decompresses gzip, xz, zstd, lz4 (frame and legacy)
  * and bzip2 input, detected from the first bytes (past zstd/lz4
- * skippable frames). Works on pipes; never seeks. A reader thread of its
+ * skippable frames). Works on pipes; seeks only to skip, and only plain
+ * input in a regular file. A reader thread of its
  * own reads and decodes ahead (a few MiB); the functions below are for
  * one thread, the caller's.
  */
@@ -26,7 +27,8 @@ void istream_destroy(struct istream *s);
 long istream_read_some(struct istream *s, void *buf, size_t n);
 /* Exactly n bytes or SQP_ERR_TRUNCATED. */
 int istream_read(struct istream *s, void *buf, size_t n);
-/* Drop n bytes; SQP_ERR_TRUNCATED if the input ends first. */
+/* Drop n bytes; SQP_ERR_TRUNCATED if the input ends first. Plain input
+ * in a regular file seeks past what was not read ahead yet. */
 int istream_skip(struct istream *s, uint64_t n);
 /* Consume the rest of the input (so a writer into a pipe is not killed
  * by SIGPIPE), decompressing it to check it is intact. */

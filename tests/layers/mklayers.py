@@ -18,6 +18,11 @@ a directory an upper layer implies must take a lower layer's attributes.
 CASE "sameskip" writes l1.tar (a file and a hard link to it) and l2.tar
 (the file replaced): the link of l1 names a file whose data a topmost
 first pass has skipped.
+
+CASE "bigdead" writes l1.tar with two 24 MiB files among small ones and
+l2.tar, which replaces one and deletes the other by a whiteout: far more
+dead data than tar2img reads ahead, so a reader that seeks past it reads
+much less than the layers hold.
 """
 import io
 import os
@@ -160,11 +165,27 @@ def sameskip(out):
     l2.close()
 
 
+def bigdead(out):
+    l1 = Layer(os.path.join(out, "l1.tar"))
+    l1.dir("data")
+    l1.file("data/first", blob(30, 3_000))
+    l1.file("data/big", blob(31, 24 << 20))
+    l1.file("data/middle", blob(32, 7_000))
+    l1.file("data/gone", blob(33, 24 << 20))
+    l1.file("data/last", blob(34, 5_000))
+    l1.close()
+    l2 = Layer(os.path.join(out, "l2.tar"))
+    l2.dir("data")
+    l2.file("data/big", blob(35, 4_000))
+    l2.whiteout("data/.wh.gone")
+    l2.close()
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     case = sys.argv[2] if len(sys.argv) == 3 else "stack"
-    {"stack": stack, "sameskip": sameskip}[case](sys.argv[1])
+    {"stack": stack, "sameskip": sameskip, "bigdead": bigdead}[case](sys.argv[1])
 
 
 main()
