@@ -41,11 +41,52 @@ void erofs_super_encode(const struct erofs_super *sb,
 	memcpy(raw + 48, x->uuid, 16);
 	memcpy(raw + 64, x->volume_name, label);
 	sqp_put32(raw + 80, sb->feature_incompat);
+	sqp_put16(raw + 84, sb->available_compr_algs);
 	sqp_put16(raw + 86, sb->extra_devices);
 	raw[90] = sb->dirblkbits;
 	raw[91] = sb->xattr_prefix_count;
 	sqp_put32(raw + 92, sb->xattr_prefix_start);
 	sqp_put64(raw + 96, sb->packed_nid);
+}
+
+static unsigned log2_of(uint32_t v)
+{
+	unsigned n = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/* The kernel's records (z_erofs_lzma_cfgs, _deflate_cfgs, _zstd_cfgs):
+ * lzma a 32-bit dictionary size and a 16-bit format (0), 14 bytes;
+ * deflate the window bits, 6 bytes; zstd a format (0) and the window
+ * log less 10 (zstd's smallest), 6 bytes. Reserved bytes zero. */
+size_t erofs_compr_cfg_encode(unsigned alg, uint32_t history, uint8_t *raw)
+{
+	size_t len;
+
+	memset(raw, 0, EROFS_COMPR_CFG_MAX);
+	switch (alg) {
+	case EROFS_ALG_LZMA:
+		len = 14;
+		sqp_put32(raw + 2, history);
+		break;
+	case EROFS_ALG_DEFLATE:
+		len = 6;
+		raw[2] = (uint8_t)log2_of(history);
+		break;
+	case EROFS_ALG_ZSTD:
+		len = 6;
+		raw[3] = (uint8_t)(log2_of(history) - 10);
+		break;
+	default:
+		return 0;
+	}
+	sqp_put16(raw, (uint16_t)len);
+	return 2 + len;
 }
 
 unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,

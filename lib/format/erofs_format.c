@@ -27,6 +27,7 @@ void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw)
 	sb->meta_blkaddr = sqp_get32(raw + 40);
 	sb->xattr_blkaddr = sqp_get32(raw + 44);
 	sb->feature_incompat = sqp_get32(raw + 80);
+	sb->available_compr_algs = sqp_get16(raw + 84);
 	sb->extra_devices = sqp_get16(raw + 86);
 	sb->dirblkbits = raw[90];
 	sb->xattr_prefix_count = raw[91];

@@ -12,6 +12,7 @@
 #ifndef SQP_FORMAT_EROFS_FORMAT_H
 #define SQP_FORMAT_EROFS_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define EROFS_MAGIC           0xE0F5E1E2u
@@ -56,6 +57,10 @@ struct erofs_super {
 	uint32_t meta_blkaddr;
 	uint32_t xattr_blkaddr;
 	uint32_t feature_incompat;
+	/* With EROFS_IN_COMPR_CFGS: bit 1 << EROFS_ALG_* per algorithm
+	 * used, each with a record after the superblock (else the field is
+	 * lz4's max distance, which 0 leaves at its default). */
+	uint16_t available_compr_algs;
 	uint16_t extra_devices;
 	uint8_t dirblkbits;           /* directory blocks: block size << it */
 	uint8_t xattr_prefix_count;
@@ -192,6 +197,20 @@ void erofs_xattr_ibody_header_encode(uint8_t *raw);
 uint16_t erofs_xattr_icount(uint32_t ibody);
 void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
 void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
+/* Compression algorithms (a map header's h_algorithmtype, the bits of
+ * available_compr_algs). */
+enum { EROFS_ALG_LZ4 = 0, EROFS_ALG_LZMA = 1, EROFS_ALG_DEFLATE = 2,
+       EROFS_ALG_ZSTD = 3 };
+/* The compression configuration records begin here, each at a
+ * 4-byte boundary: a 16-bit length, then that many bytes. */
+#define EROFS_COMPR_CFGS_OFFSET (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+#define EROFS_COMPR_CFG_MAX 16u
+/* Algorithm alg's record, for a decoder history of history bytes (the
+ * lzma dictionary; a power of two for deflate's and zstd's window),
+ * length field included, into raw; returns its size (0: an algorithm
+ * without one). */
+size_t erofs_compr_cfg_encode(unsigned alg, uint32_t history, uint8_t *raw);
+
 /* Compressed files (full indexes): after the inode and its xattr area,
  * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
  * index per logical cluster. */

@@ -368,8 +368,10 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
 		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
+	const struct erofs_wstate *e = L->w->erofs;
 	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE];
+	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX];
+	size_t ncfgs = 0;
 	XXH128_canonical_t h;
 	int ret;
 
@@ -389,10 +391,19 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	}
 	if (desc->volume_label != NULL)
 		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
+	/* lz4 needs no record and leaves the image as mkfs.erofs 1.5
+	 * writes it; the others name their algorithm and its history. */
+	if (e->compressed && e->dest->history != NULL) {
+		ncfgs = erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
+					       e->dest->history(&e->cfg), cfgs);
+		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
+		sb.available_compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
+	}
 	erofs_super_encode(&sb, &x, raw);
-	if ((ret = imgout_flush(&L->w->out)) != 0)
+	if ((ret = imgout_flush(&L->w->out)) != 0 ||
+	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
 		return ret;
-	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
+	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }
 
 static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)

@@ -4,7 +4,7 @@
 # bytes as the dir2img (tar2img for --tar=f) line it stands for, the
 # kernel mounts the result with the owners and times asked for, a tar
 # on stdin and in a file give the same image, --quiet prints nothing,
-# and what is not done yet (archiso's -zlzma,109 -E ztailpacking, other
+# and what is not done yet (two algorithms, -E ztailpacking, other
 # cluster sizes, --exclude-regex, unknown options) is refused with exit
 # status 2 and no image.
 . "$top_srcdir/tests/lib/common.sh"
@@ -57,12 +57,13 @@ refused() {
 		pass "refused: $(head -1 "$T/out")" ||
 		fail "$*: expected exit 2, '$what' and no image: exit $rc: $(head -c 200 "$T/out")"
 }
-refused "compressor not written yet" -zlzma,109 -E ztailpacking -U $U
+refused "two algorithms" -zlz4hc:lzma -U $U
+refused "the level is 0..9" -zlzma,110
 refused "extended options not done yet" -E ztailpacking
 refused "extended options not done yet" -Elegacy-compress
 refused "physical clusters are one 4096-byte block" -C65536
 refused "not done yet" --exclude-regex=foo
 refused "unknown option" --bogus
-refused "lz4hc's level is 1..12" -zlz4hc,13
+refused "the level is 1..12" -zlz4hc,13
 refused "give a UUID" -U random
 finish
