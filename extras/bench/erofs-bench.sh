@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # erofs-bench.sh - dir2img --format erofs against mkfs.erofs, same run,
 # same machine: a tree of the corpus (rootfs-big by default) per codec
-# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has), both with one-block
+# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has; lzma, deflate, zstd:
+# ours alone, as that mkfs.erofs has none of them), both with one-block
 # physical clusters and no tail packing (both tools' defaults). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
-# ours/mkfs.erofs, and has fsck.erofs check each of our images. The
+# ours/mkfs.erofs (empty for ours alone), and has fsck.erofs check each
+# of our lz4 images (Debian's 1.5 knows no other codec). The
 # machine is shared and noisy: the two tools run back to back per codec;
 # compare ratios, not times. mkfs.erofs 1.5 has one thread; ours runs
 # with --jobs. Exit status: 0 when every run succeeded, 1 when a tool
@@ -14,7 +16,7 @@ set -u
 prog=${0##*/}
 corpus=/var/tmp/sqfs-bench
 tree=rootfs-big
-codecs="lz4 lz4hc"
+codecs="lz4 lz4hc lzma deflate zstd"
 jobs=2
 dir2img=${top_builddir:-.}/bin/dir2img
 scratch=
@@ -24,7 +26,7 @@ usage() {
 usage: $prog [options]
   --corpus DIR     corpus (default $corpus)
   --tree NAME      tree in DIR to pack (default $tree)
-  --codecs "LIST"  lz4 and/or lz4hc (default "$codecs")
+  --codecs "LIST"  of lz4 lz4hc lzma deflate zstd (default "$codecs")
   --jobs N         our threads (default $jobs)
   --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
   --scratch DIR    where the images go (default DIR/out-erofs)
@@ -73,10 +75,19 @@ for c in $codecs; do
 	case $c in
 	lz4) copt="-c lz4" ;;
 	lz4hc) copt="-c lz4 -X hc" ;;
-	*) echo "$prog: codec $c: lz4 or lz4hc" >&2; exit 2 ;;
+	lzma|deflate|zstd) copt="-c $c" ;;
+	*) echo "$prog: codec $c: lz4, lz4hc, lzma, deflate or zstd" >&2; exit 2 ;;
 	esac
 	ours=$scratch/ours.$c.erofs peer=$scratch/mkfs.$c.erofs
 	rm -f "$ours" "$peer"
+	case $c in lzma|deflate|zstd)
+		# shellcheck disable=SC2086
+		timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" ||
+			{ status=1; continue; }
+		read -r ow oc < "$scratch/ours.$c"
+		echo "| $tree | $c | $ow | | | $oc | | $(stat -c %s "$ours") | | |"
+		continue ;;
+	esac
 	# shellcheck disable=SC2086
 	timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" &&
 	timed "$scratch/mkfs.$c" mkfs.erofs --quiet -z"$c" "$peer" "$src" || { status=1; continue; }
