@@ -69,12 +69,13 @@ static void usage(FILE *f)
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The work\n"
 	      "is done by dir2img (tar2img for --tar=f) with --format erofs; see\n"
 	      "sqpack-mkfs.erofs(1).\n\n"
-	      "Taken: -zlz4 -zlz4hc[,LEVEL] -C# (4096 to 1048576) -b4096 -T#\n"
-	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs) --all-root --force-uid=#\n"
-	      "  --force-gid=# --quiet --tar=f --workers=# --preserve-mtime\n"
-	      "  --exclude-regex=# -Eztailpacking --help --version. Anything\n"
-	      "  else (lzma, deflate, zstd, other -E options, --exclude-path\n"
-	      "  ...) is refused with exit status 2.\n", f);
+	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
+	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576; above 4096 with lz4\n"
+	      "  and lz4hc) -b4096 -T# -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
+	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
+	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
+	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
+	      "  --exclude-path ...) is refused with exit status 2.\n", f);
 }
 
 static int refuse(const char *what, const char *why)
@@ -108,30 +109,60 @@ static int add2(struct argv_out *a, const char *opt, const char *val)
 	return ret != 0 ? ret : add(a, val);
 }
 
-/* -zX[,Y]: lz4, or lz4hc with an optional level 1..12. */
+/* mkfs.erofs's compressors, as dir2img's -c, and the levels each takes
+ * after a comma (lo..hi; none for lz4). lzma's 100 + N is level N with
+ * the extreme preset. */
+static const struct {
+	const char *name, *codec, *opts;
+	long lo, hi;     /* hi < 0: no level */
+	int extreme;     /* 100 + N taken too */
+} compressors[] = {
+	{ "lz4", "lz4", NULL, 0, -1, 0 },
+	{ "lz4hc", "lz4", "hc", 1, 12, 0 },
+	{ "lzma", "lzma", NULL, 0, 9, 1 },
+	{ "deflate", "deflate", NULL, 1, 9, 0 },
+	{ "zstd", "zstd", NULL, 1, 22, 0 },
+	{ "none", "none", NULL, 0, -1, 0 },
+};
+
+/* -zX[,Y]: one compressor, with a level where it takes one. */
 static int compressor(struct argv_out *a, const char *arg)
 {
 	const char *comma = strchr(arg, ',');
-	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-	char *end;
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg), i;
+	char *end, why[80];
 	long level;
-	int ret;
+	int ret, extreme;
 
-	if (len == 3 && strncmp(arg, "lz4", 3) == 0) {
-		if (comma != NULL)
-			return refuse(arg, "lz4 takes no level (lz4hc does)");
-		return add2(a, "-c", "lz4");
-	}
-	if (len != 5 || strncmp(arg, "lz4hc", 5) != 0)
-		return refuse(arg, "compressor not written yet; valid are lz4 and lz4hc");
-	if ((ret = add2(a, "-c", "lz4")) != 0)
+	if (memchr(arg, ':', len) != NULL)
+		return refuse(arg, "two algorithms (-zX:Y, chosen per file by "
+			      "--compress-hints) are not done; give one");
+	for (i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++)
+		if (strlen(compressors[i].name) == len &&
+		    strncmp(arg, compressors[i].name, len) == 0)
+			break;
+	if (i == sizeof(compressors) / sizeof(compressors[0]))
+		return refuse(arg, "unknown compressor; valid are lz4, lz4hc, lzma, "
+			      "deflate, zstd and none");
+	if ((ret = add2(a, "-c", compressors[i].codec)) != 0)
 		return ret;
 	if (comma == NULL)
-		return add2(a, "-X", "hc");
+		return compressors[i].opts ? add2(a, "-X", compressors[i].opts) : 0;
+	if (compressors[i].hi < 0)
+		return refuse(arg, "this compressor takes no level");
 	level = strtol(comma + 1, &end, 10);
-	if (*end != '\0' || end == comma + 1 || level < 1 || level > 12)
-		return refuse(arg, "lz4hc's level is 1..12");
-	snprintf(a->level, sizeof(a->level), "level=%ld", level);
+	extreme = compressors[i].extreme && level >= 100;
+	if (extreme)
+		level -= 100;
+	if (*end != '\0' || end == comma + 1 || level < compressors[i].lo ||
+	    level > compressors[i].hi) {
+		snprintf(why, sizeof(why), "the level is %ld..%ld%s", compressors[i].lo,
+			 compressors[i].hi, compressors[i].extreme ?
+			 " (100 + N: N with the extreme preset)" : "");
+		return refuse(arg, why);
+	}
+	snprintf(a->level, sizeof(a->level), "level=%d%s", (int)level,
+		 extreme ? ",extreme" : "");
 	return add2(a, "-X", a->level);
 }
 

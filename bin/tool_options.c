@@ -410,8 +410,12 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
 		       const char *comp_opts, uint32_t block_size)
 {
 	struct sqp_writer_desc *d = &opt->desc;
+	int id;
 
-	int id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+	/* EROFS's name for the gzip codec's raw deflate. */
+	if (codec != NULL && strcmp(codec, "deflate") == 0)
+		codec = "gzip";
+	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
 
 	if (block_size != 0 && block_size != 4096)
 		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
@@ -420,7 +424,8 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
 	if (codec != NULL && strcmp(codec, "none") != 0 &&
 	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
 		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
-				      "here; valid are none and lz4 (-X hc for lz4hc)", codec);
+				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
+				      "deflate (or gzip) and zstd", codec);
 	if (codec == NULL || strcmp(codec, "none") == 0) {
 		if (comp_opts != NULL)
 			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");

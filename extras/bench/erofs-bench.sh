@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 # erofs-bench.sh - dir2img --format erofs against mkfs.erofs, same run,
 # same machine: a tree of the corpus (rootfs-big by default) per codec
-# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has) and layout (--layouts:
-# a physical cluster size, ours --pcluster-size, theirs -C, default one
-# block; "+z" after it adds tail packing, ours --ztailpacking, theirs
-# -E ztailpacking). Prints
+# (lz4, lz4hc: what Debian 12's mkfs.erofs 1.5 has; lzma, deflate, zstd:
+# ours alone, one-block clusters, as that mkfs.erofs has none of them)
+# and layout (--layouts: a physical cluster size, ours --pcluster-size,
+# theirs -C, default one block; "+z" after it adds tail packing, ours
+# --ztailpacking, theirs -E ztailpacking). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
-# ours/mkfs.erofs, and has fsck.erofs check each of our images. The
+# ours/mkfs.erofs, and has fsck.erofs check our lz4 and lz4hc images. The
 # machine is shared and noisy: the two tools run back to back per codec;
 # compare ratios, not times. mkfs.erofs 1.5 has one thread; ours runs
 # with --jobs. Exit status: 0 when every run succeeded, 1 when a tool
@@ -16,7 +17,7 @@ set -u
 prog=${0##*/}
 corpus=/var/tmp/sqfs-bench
 tree=rootfs-big
-codecs="lz4 lz4hc"
+codecs="lz4 lz4hc lzma deflate zstd"
 layouts=4096
 jobs=2
 dir2img=${top_builddir:-.}/bin/dir2img
@@ -27,7 +28,7 @@ usage() {
 usage: $prog [options]
   --corpus DIR     corpus (default $corpus)
   --tree NAME      tree in DIR to pack (default $tree)
-  --codecs "LIST"  lz4 and/or lz4hc (default "$codecs")
+  --codecs "LIST"  of lz4 lz4hc lzma deflate zstd (default "$codecs")
   --layouts "LIST" cluster sizes in bytes, each with +z for tail packing
                    (default "$layouts"; e.g. "4096 65536 4096+z 65536+z")
   --jobs N         our threads (default $jobs)
@@ -79,7 +80,17 @@ for c in $codecs; do
 	case $c in
 	lz4) copt="-c lz4" ;;
 	lz4hc) copt="-c lz4 -X hc" ;;
-	*) echo "$prog: codec $c: lz4 or lz4hc" >&2; exit 2 ;;
+	lzma|deflate|zstd) copt="-c $c" ;;
+	*) echo "$prog: codec $c: lz4, lz4hc, lzma, deflate or zstd" >&2; exit 2 ;;
+	esac
+	case $c in lzma|deflate|zstd)
+		ours=$scratch/ours.$c.erofs
+		# shellcheck disable=SC2086
+		timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" ||
+			{ status=1; continue; }
+		read -r ow oc < "$scratch/ours.$c"
+		echo "| $tree | $c | 4096 | $ow | | | $oc | | $(stat -c %s "$ours") | | |"
+		continue ;;
 	esac
 	for l in $layouts; do
 		p=${l%+z} oz= mz=

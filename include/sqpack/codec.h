@@ -63,6 +63,10 @@ enum sqp_codec_id {
 /* lz4 flags */
 #define SQP_LZ4_HC            0x0001
 
+/* lzma flags: liblzma's extreme preset (slower, a little smaller);
+ * mkfs.erofs's lzma level 100 + N is level N with it */
+#define SQP_LZMA_EXTREME      0x0001
+
 /* lzo algorithms (as in the lzo options block) */
 enum sqp_lzo_algorithm {
 	SQP_LZO1X_1 = 0,
@@ -86,7 +90,7 @@ struct sqp_codec_config {
 	unsigned filters;    /* xz: SQP_XZ_FILTER_* tried in turn, smallest kept */
 	uint32_t dict_size;  /* xz, lzma: dictionary size in bytes */
 	unsigned algorithm;  /* lzo: enum sqp_lzo_algorithm */
-	unsigned flags;      /* lz4: SQP_LZ4_HC */
+	unsigned flags;      /* lz4: SQP_LZ4_HC; lzma: SQP_LZMA_EXTREME */
 };
 
 /* Table queries. An id outside 1..SQP_CODEC_MAX has no name (NULL). */

@@ -4,8 +4,10 @@
  * whose physical clusters have one (EROFS): the codec takes as much of
  * the input as fits the cluster, and says how much it took.
  *
- * A codec serves EROFS exactly when its ops carry these (ops->dest);
- * the same configuration (level, hc) as for SquashFS applies.
+ * A codec serves EROFS exactly when its ops carry these (ops->dest).
+ * The state is the block codec's own (its create and destroy), so a
+ * level, the HC flag or lzma's extreme flag is read from the parsed
+ * configuration in one place for both modes.
  */
 #ifndef SQP_CODEC_CODEC_DEST_H
 #define SQP_CODEC_CODEC_DEST_H
@@ -22,12 +24,32 @@ struct codec_dest_ops {
 	/* Compress a prefix of in into at most out_cap bytes: *in_len
 	 * (the bytes offered) becomes the bytes taken. Returns the
 	 * compressed size (1..out_cap), or < 0. The output depends only on
-	 * the input, the configuration and out_cap. */
+	 * the input, the configuration and out_cap; 0: nothing worth it
+	 * fits (the caller stores the input as it is). */
 	int (*compress)(void *state, const uint8_t *in, size_t *in_len,
 			uint8_t *out, size_t out_cap);
+	/* The history the decoder must keep for cfg, in bytes (a power of
+	 * two): what the image's compression configuration records (EROFS's
+	 * lzma dictionary, deflate and zstd window). NULL for lz4, whose
+	 * 64 KiB is fixed and whose images need no record. */
+	uint32_t (*history)(const struct sqp_codec_config *cfg);
 };
 
-extern const struct codec_dest_ops sqp_codec_lz4_dest_ops;
+/*
+ * For a codec with no destSize call of its own: compress the longest
+ * prefix of in (*in_len offered) that fits out_cap, found by trying
+ * lengths, and set *in_len to it. try compresses exactly len bytes into
+ * out (cap bytes) and returns the size, 0 when it does not fit, or < 0.
+ * scratch holds 4 * out_cap bytes. The lengths tried depend on the
+ * input alone, so the result does too; it may take up to 1/64 less
+ * than the longest prefix that would fit. Returns the size in out, or
+ * 0 when no prefix longer than out_cap (or the whole input) fits.
+ */
+typedef int (*codec_dest_try)(void *state, const uint8_t *in, size_t len,
+			      uint8_t *out, size_t cap);
+int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
+		      size_t *in_len, uint8_t *out, size_t out_cap,
+		      uint8_t *scratch);
 
 /* Codec id's fixed-output ops: NULL when it has none or is not built. */
 const struct codec_dest_ops *codec_dest_of(int id);

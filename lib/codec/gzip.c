@@ -10,6 +10,14 @@
  * windows and the strategy list, of which each is tried and the smallest
  * result kept, as mksquashfs does. Streams are set up once per
  * compressor and reset per block.
+ *
+ * EROFS's deflate (codec_dest.h) is a raw deflate stream, no zlib
+ * header, ended, that decodes to exactly the cluster's input. Neither
+ * library compresses to a fixed output size, so codec_dest_search tries
+ * lengths: libdeflate where it would serve the block codec, else zlib
+ * with the first strategy listed. A stream that opens with a stored
+ * block begins with a zero byte, which the kernel would take for the
+ * padding in front of the data: such a cluster is stored as it is.
  */
 #include "config.h"
 
@@ -21,6 +29,7 @@
 #include <libdeflate.h>
 #endif
 
+#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 
 #define GZIP_STRATEGY_COUNT 5
@@ -42,6 +51,10 @@ struct gzip_state {
 	z_stream inflate;
 	int inflate_ready;
 	uint8_t *scratch;                      /* second try when several */
+	z_stream raw;                          /* EROFS: raw deflate */
+	int raw_ready;
+	uint8_t *dscratch;                     /* EROFS: 4 clusters */
+	size_t dscratch_cap;
 #ifdef WITH_LIBDEFLATE
 	struct libdeflate_compressor *ld_comp;
 	struct libdeflate_decompressor *ld_decomp;
@@ -117,6 +130,9 @@ static void gzip_destroy(void *p)
 			deflateEnd(&s->deflate[i]);
 	if (s->inflate_ready)
 		inflateEnd(&s->inflate);
+	if (s->raw_ready)
+		deflateEnd(&s->raw);
+	free(s->dscratch);
 #ifdef WITH_LIBDEFLATE
 	if (s->ld_comp != NULL)
 		libdeflate_free_compressor(s->ld_comp);
@@ -245,6 +261,76 @@ static int gzip_decompress(void *p, const uint8_t *in, size_t in_len,
 #endif
 }
 
+/* Raw deflate's window: zlib's raw streams take no 256-byte window. */
+static unsigned deflate_window(const struct sqp_codec_config *cfg)
+{
+	return cfg->window < 9 ? 9 : cfg->window;
+}
+
+/* One raw deflate stream of exactly len bytes; 0 when it does not fit. */
+static int deflate_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
+		       size_t cap)
+{
+	struct gzip_state *s = p;
+	unsigned mask = gzip_strategy_mask(&s->cfg);
+	int i = 0, ret;
+
+#ifdef WITH_LIBDEFLATE
+	if (s->ld_comp != NULL)
+		return (int)libdeflate_deflate_compress(s->ld_comp, in, len, out, cap);
+#endif
+	while (!(mask & (1u << i)))
+		i++;
+	if (!s->raw_ready) {
+		if (deflateInit2(&s->raw, s->cfg.level, Z_DEFLATED,
+				 -(int)deflate_window(&s->cfg), 8,
+				 gzip_zlib_strategy[i]) != Z_OK)
+			return SQP_ERR_NOMEM;
+		s->raw_ready = 1;
+	} else if (deflateReset(&s->raw) != Z_OK) {
+		return SQP_ERR_COMPRESSOR;
+	}
+	s->raw.next_in = (Bytef *)in;
+	s->raw.avail_in = (uInt)len;
+	s->raw.next_out = out;
+	s->raw.avail_out = (uInt)cap;
+	ret = deflate(&s->raw, Z_FINISH);
+	if (ret == Z_STREAM_END)
+		return (int)(cap - s->raw.avail_out);
+	return ret == Z_OK || ret == Z_BUF_ERROR ? 0 : SQP_ERR_COMPRESSOR;
+}
+
+static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+				 uint8_t *out, size_t out_cap)
+{
+	struct gzip_state *s = p;
+	int n;
+
+	if (s->dscratch_cap < 4 * out_cap) {
+		free(s->dscratch);
+		s->dscratch_cap = 0;
+		if ((s->dscratch = malloc(4 * out_cap)) == NULL)
+			return SQP_ERR_NOMEM;
+		s->dscratch_cap = 4 * out_cap;
+	}
+	n = codec_dest_search(deflate_try, s, in, in_len, out, out_cap,
+			      s->dscratch);
+	return n > 0 && out[0] == 0 ? 0 : n;
+}
+
+static uint32_t deflate_history(const struct sqp_codec_config *cfg)
+{
+	return 1u << deflate_window(cfg);
+}
+
+static const struct codec_dest_ops deflate_dest_ops = {
+	.erofs_alg = 2,
+	.create = gzip_create,
+	.destroy = gzip_destroy,
+	.compress = deflate_dest_compress,
+	.history = deflate_history,
+};
+
 static void gzip_library(char *buf, size_t size)
 {
 #ifdef WITH_LIBDEFLATE
@@ -271,4 +357,5 @@ const struct sqp_codec_ops sqp_codec_gzip_ops = {
 	.compress = gzip_compress,
 	.decompress = gzip_decompress,
 	.library = gzip_library,
+	.dest = &deflate_dest_ops,
 };

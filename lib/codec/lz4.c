@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <lz4.h>
 #include <lz4hc.h>
 #include <stdio.h>
@@ -117,6 +118,34 @@ static int lz4_decompress(void *p, const uint8_t *in, size_t in_len,
 	return n < 0 ? SQP_ERR_BAD_DATA : n;
 }
 
+static int lz4_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+			     uint8_t *out, size_t out_cap)
+{
+	struct lz4_state *s = p;
+	int taken, n;
+
+	if (*in_len > INT_MAX || out_cap > INT_MAX)
+		return SQP_ERR_ARG;
+	taken = (int)*in_len;
+	if (s->hc)
+		n = LZ4_compress_HC_destSize(s->work, (const char *)in, (char *)out,
+					     &taken, (int)out_cap, s->level);
+	else
+		n = LZ4_compress_destSize((const char *)in, (char *)out, &taken,
+					  (int)out_cap);
+	if (n <= 0)
+		return SQP_ERR_COMPRESSOR;
+	*in_len = (size_t)taken;
+	return n;
+}
+
+static const struct codec_dest_ops lz4_dest_ops = {
+	.erofs_alg = 0,
+	.create = lz4_create,
+	.destroy = lz4_destroy,
+	.compress = lz4_dest_compress,
+};
+
 static void lz4_library(char *buf, size_t size)
 {
 	snprintf(buf, size, "lz4 %s", LZ4_versionString());
@@ -137,5 +166,5 @@ const struct sqp_codec_ops sqp_codec_lz4_ops = {
 	.compress = lz4_compress,
 	.decompress = lz4_decompress,
 	.library = lz4_library,
-	.dest = &sqp_codec_lz4_dest_ops,
+	.dest = &lz4_dest_ops,
 };

@@ -11,6 +11,15 @@
  * like squashfs-tools does. The decoder therefore accepts a stream that
  * has both a size and an end marker: it reads the header with the size
  * field set to "unknown" and checks the size itself.
+ *
+ * EROFS's lzma is MicroLZMA (codec_dest.h): a raw LZMA stream whose
+ * first byte is the inverted properties byte (never 0, so the kernel's
+ * zero padding in front of it cannot eat it) and whose sizes are the
+ * cluster's, known to the reader from the map. liblzma's MicroLZMA
+ * encoder fills the cluster itself and says how much input it took. Its
+ * dictionary is eight clusters (32 KiB), as mkfs.erofs's default, and
+ * the superblock records it: the dictionary does not outgrow what one
+ * cluster's input can reach, and the kernel allocates it per CPU.
  */
 #include "config.h"
 
@@ -18,14 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 #include "codec/lzma_run.h"
 
 #define LZMA_HEADER_SIZE 13
 #define LZMA_SIZE_OFFSET 5
 
+/* EROFS's MicroLZMA dictionary, in clusters (of the block size). */
+#define LZMA_DEST_DICT_BLOCKS 8
+
 struct lzma_state {
 	lzma_options_lzma opts;
+	uint32_t dest_dict;  /* EROFS: the MicroLZMA dictionary */
 	lzma_stream enc;
 	lzma_stream dec;
 };
@@ -39,6 +53,8 @@ static void lzma_defaults(struct sqp_codec_config *cfg)
 static const struct codec_opt lzma_opts[] = {
 	{ .key = "level", .kind = CODEC_OPT_UINT, .field = CODEC_FIELD_LEVEL,
 	  .lo = 0, .hi = 9 },
+	{ .key = "extreme", .kind = CODEC_OPT_FLAG, .field = CODEC_FIELD_FLAGS,
+	  .lo = SQP_LZMA_EXTREME },
 	{ .key = "dict-size", .kind = CODEC_OPT_SIZE,
 	  .field = CODEC_FIELD_DICT_SIZE, .lo = 4096,
 	  .hi_of = codec_opt_block_size },
@@ -82,11 +98,13 @@ static int lzma_create(const struct sqp_codec_config *cfg, void **out)
 		return SQP_ERR_NOMEM;
 	s->enc = init;
 	s->dec = init;
-	if (lzma_lzma_preset(&s->opts, (uint32_t)cfg->level)) {
+	if (lzma_lzma_preset(&s->opts, (uint32_t)cfg->level |
+			     (cfg->flags & SQP_LZMA_EXTREME ? LZMA_PRESET_EXTREME : 0))) {
 		free(s);
 		return SQP_ERR_ARG;
 	}
 	s->opts.dict_size = cfg->dict_size;
+	s->dest_dict = LZMA_DEST_DICT_BLOCKS * cfg->block_size;
 	*out = s;
 	return 0;
 }
@@ -148,6 +166,45 @@ static int lzma_decompress(void *p, const uint8_t *in, size_t in_len,
 	return (int)size;
 }
 
+static int lzma_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+			      uint8_t *out, size_t out_cap)
+{
+	struct lzma_state *s = p;
+	lzma_options_lzma o = s->opts;
+	lzma_ret r;
+
+	o.dict_size = s->dest_dict;
+	r = lzma_microlzma_encoder(&s->enc, &o);
+	if (r != LZMA_OK)
+		return r == LZMA_MEM_ERROR ? SQP_ERR_NOMEM : SQP_ERR_ARG;
+	s->enc.next_in = in;
+	s->enc.avail_in = *in_len;
+	s->enc.next_out = out;
+	s->enc.avail_out = out_cap;
+	/* One call: it stops when the cluster is full or the input ends;
+	 * total_in is what the stream holds (it may have read ahead). */
+	r = lzma_code(&s->enc, LZMA_FINISH);
+	if (r != LZMA_STREAM_END)
+		return r == LZMA_MEM_ERROR ? SQP_ERR_NOMEM : SQP_ERR_COMPRESSOR;
+	if (s->enc.total_in == 0 || s->enc.total_in > *in_len)
+		return SQP_ERR_COMPRESSOR;
+	*in_len = (size_t)s->enc.total_in;
+	return (int)(out_cap - s->enc.avail_out);
+}
+
+static uint32_t lzma_dest_history(const struct sqp_codec_config *cfg)
+{
+	return LZMA_DEST_DICT_BLOCKS * cfg->block_size;
+}
+
+static const struct codec_dest_ops lzma_dest_ops = {
+	.erofs_alg = 1,
+	.create = lzma_create,
+	.destroy = lzma_destroy,
+	.compress = lzma_dest_compress,
+	.history = lzma_dest_history,
+};
+
 static void lzma_library(char *buf, size_t size)
 {
 	snprintf(buf, size, "liblzma %s", lzma_version_string());
@@ -157,8 +214,10 @@ const struct sqp_codec_ops sqp_codec_lzma_ops = {
 	.id = SQP_CODEC_LZMA,
 	.name = "lzma",
 	.help = "    level=N      preset 0..9 (default 5)\n"
+		"    extreme      the extreme preset (slower, a little smaller)\n"
 		"    dict-size=N  dictionary size, 4K..block size (default: "
-		"block size)\n",
+		"block size;\n"
+		"                 EROFS: 8 blocks, fixed)\n",
 	.opts = lzma_opts,
 	.defaults = lzma_defaults,
 	.encode = lzma_encode_opts,
@@ -168,4 +227,5 @@ const struct sqp_codec_ops sqp_codec_lzma_ops = {
 	.compress = lzma_compress,
 	.decompress = lzma_decompress,
 	.library = lzma_library,
+	.dest = &lzma_dest_ops,
 };

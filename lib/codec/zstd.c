@@ -5,6 +5,13 @@
  * a context up costs more than compressing a small block. The options
  * block (the level) is written only when the level is not mksquashfs's
  * default of 15; readers need it for nothing but display.
+ *
+ * EROFS's zstd (codec_dest.h) is one zstd frame per cluster, decoding to
+ * exactly the cluster's input. zstd cannot compress to a fixed output
+ * size, so codec_dest_search tries lengths. The window is eight clusters
+ * (32 KiB), as mkfs.erofs's default, which the superblock records and
+ * the kernel allocates per CPU; the context's parameters for it are set
+ * on its first EROFS use (the block codec passes its level per call).
  */
 #include "config.h"
 
@@ -13,14 +20,21 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 
 #define ZSTD_DEFAULT_LEVEL 15
+/* EROFS's window, log2 of the clusters (of the block size) it spans. */
+#define ZSTD_DEST_WINDOW_BLOCKS_LOG 3
 
 struct zstd_state {
 	ZSTD_CCtx *cctx;
 	ZSTD_DCtx *dctx;
 	int level;
+	unsigned dest_window_log;  /* EROFS */
+	int dest_ready;            /* cctx set up for it */
+	uint8_t *dscratch;         /* EROFS: 4 clusters */
+	size_t dscratch_cap;
 };
 
 static void zstd_defaults(struct sqp_codec_config *cfg)
@@ -75,6 +89,7 @@ static void zstd_destroy(void *p)
 		return;
 	ZSTD_freeCCtx(s->cctx);
 	ZSTD_freeDCtx(s->dctx);
+	free(s->dscratch);
 	free(s);
 }
 
@@ -85,6 +100,9 @@ static int zstd_create(const struct sqp_codec_config *cfg, void **out)
 	if (s == NULL)
 		return SQP_ERR_NOMEM;
 	s->level = cfg->level;
+	s->dest_window_log = ZSTD_DEST_WINDOW_BLOCKS_LOG;
+	for (uint32_t b = cfg->block_size; b > 1; b >>= 1)
+		s->dest_window_log++;
 	s->cctx = ZSTD_createCCtx();
 	s->dctx = ZSTD_createDCtx();
 	if (s->cctx == NULL || s->dctx == NULL) {
@@ -119,6 +137,58 @@ static int zstd_decompress(void *p, const uint8_t *in, size_t in_len,
 	return ZSTD_isError(n) ? SQP_ERR_BAD_DATA : (int)n;
 }
 
+/* One frame of exactly len bytes; 0 when it does not fit. */
+static int zstd_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
+		    size_t cap)
+{
+	struct zstd_state *s = p;
+	size_t n = ZSTD_compress2(s->cctx, out, cap, in, len);
+
+	if (!ZSTD_isError(n))
+		return (int)n;
+	if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
+		return 0;
+	return ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation ?
+		       SQP_ERR_NOMEM : SQP_ERR_COMPRESSOR;
+}
+
+static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+			      uint8_t *out, size_t out_cap)
+{
+	struct zstd_state *s = p;
+
+	if (!s->dest_ready) {
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_compressionLevel,
+							s->level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_windowLog,
+							(int)s->dest_window_log)))
+			return SQP_ERR_COMPRESSOR;
+		s->dest_ready = 1;
+	}
+	if (s->dscratch_cap < 4 * out_cap) {
+		free(s->dscratch);
+		s->dscratch_cap = 0;
+		if ((s->dscratch = malloc(4 * out_cap)) == NULL)
+			return SQP_ERR_NOMEM;
+		s->dscratch_cap = 4 * out_cap;
+	}
+	return codec_dest_search(zstd_try, s, in, in_len, out, out_cap,
+				 s->dscratch);
+}
+
+static uint32_t zstd_dest_history(const struct sqp_codec_config *cfg)
+{
+	return cfg->block_size << ZSTD_DEST_WINDOW_BLOCKS_LOG;
+}
+
+static const struct codec_dest_ops zstd_dest_ops = {
+	.erofs_alg = 3,
+	.create = zstd_create,
+	.destroy = zstd_destroy,
+	.compress = zstd_dest_compress,
+	.history = zstd_dest_history,
+};
+
 static void zstd_library(char *buf, size_t size)
 {
 	snprintf(buf, size, "zstd %s", ZSTD_versionString());
@@ -137,4 +207,5 @@ const struct sqp_codec_ops sqp_codec_zstd_ops = {
 	.compress = zstd_compress,
 	.decompress = zstd_decompress,
 	.library = zstd_library,
+	.dest = &zstd_dest_ops,
 };

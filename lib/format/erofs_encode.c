@@ -49,11 +49,51 @@ void erofs_super_encode(const struct erofs_super *sb,
 	sqp_put64(raw + 96, sb->packed_nid);
 }
 
-void erofs_lz4_cfgs_encode(uint16_t max_pclusterblks, uint8_t *raw)
+static unsigned log2_of(uint32_t v)
 {
-	memset(raw, 0, EROFS_LZ4_CFGS_SIZE);
-	sqp_put16(raw, EROFS_LZ4_CFGS_SIZE - 2);
-	sqp_put16(raw + 4, max_pclusterblks);
+	unsigned n = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/* The kernel's records (z_erofs_lz4_cfgs, _lzma_, _deflate_, _zstd_):
+ * lz4 a 16-bit largest distance (0: the default) and the most blocks of
+ * a pcluster, 14 bytes;
+ * lzma a 32-bit dictionary size and a 16-bit format (0), 14 bytes;
+ * deflate the window bits, 6 bytes; zstd a format (0) and the window
+ * log less 10 (zstd's smallest), 6 bytes. Reserved bytes zero. */
+size_t erofs_compr_cfg_encode(unsigned alg, uint32_t history,
+			      uint16_t max_pclusterblks, uint8_t *raw)
+{
+	size_t len;
+
+	memset(raw, 0, EROFS_COMPR_CFG_MAX);
+	switch (alg) {
+	case EROFS_ALG_LZ4:
+		len = 14;
+		sqp_put16(raw + 4, max_pclusterblks);
+		break;
+	case EROFS_ALG_LZMA:
+		len = 14;
+		sqp_put32(raw + 2, history);
+		break;
+	case EROFS_ALG_DEFLATE:
+		len = 6;
+		raw[2] = (uint8_t)log2_of(history);
+		break;
+	case EROFS_ALG_ZSTD:
+		len = 6;
+		raw[3] = (uint8_t)(log2_of(history) - 10);
+		break;
+	default:
+		return 0;
+	}
+	sqp_put16(raw, (uint16_t)len);
+	return 2 + len;
 }
 
 unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,

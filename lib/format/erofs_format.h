@@ -12,6 +12,7 @@
 #ifndef SQP_FORMAT_EROFS_FORMAT_H
 #define SQP_FORMAT_EROFS_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define EROFS_MAGIC           0xE0F5E1E2u
@@ -61,8 +62,9 @@ struct erofs_super {
 	uint8_t xattr_prefix_count;
 	uint32_t xattr_prefix_start;  /* long prefixes, in 4-byte units */
 	uint64_t packed_nid;
-	/* u1 at 84 with EROFS_IN_COMPR_CFGS: a bit per algorithm whose
-	 * record follows the superblock (without it: lz4's distance). */
+	/* u1 at 84 with EROFS_IN_COMPR_CFGS: bit 1 << EROFS_ALG_* per
+	 * algorithm used, each with a record after the superblock (else the
+	 * field is lz4's max distance, which 0 leaves at its default). */
 	uint16_t compr_algs;
 };
 
@@ -195,6 +197,22 @@ void erofs_xattr_ibody_header_encode(uint8_t *raw);
 uint16_t erofs_xattr_icount(uint32_t ibody);
 void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
 void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
+/* Compression algorithms (a map header's h_algorithmtype, the bits of
+ * available_compr_algs). */
+enum { EROFS_ALG_LZ4 = 0, EROFS_ALG_LZMA = 1, EROFS_ALG_DEFLATE = 2,
+       EROFS_ALG_ZSTD = 3 };
+/* The compression configuration records begin here, each at a
+ * 4-byte boundary: a 16-bit length, then that many bytes. */
+#define EROFS_COMPR_CFGS_OFFSET (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+#define EROFS_COMPR_CFG_MAX 16u
+/* Algorithm alg's record, length field included, into raw; returns its
+ * size. history: the decoder's history in bytes (the lzma dictionary; a
+ * power of two for deflate's and zstd's window; unused for lz4, whose
+ * distance stays the default); max_pclusterblks: the most blocks of a
+ * pcluster (lz4's record only: big pclusters). */
+size_t erofs_compr_cfg_encode(unsigned alg, uint32_t history,
+			      uint16_t max_pclusterblks, uint8_t *raw);
+
 /* Compressed files (full indexes): after the inode and its xattr area,
  * aligned to 8, an 8-byte map header, 8 reserved bytes, then one 8-byte
  * index per logical cluster. */
@@ -232,11 +250,6 @@ int erofs_z_compact_encode(const uint8_t *full, uint64_t nlc, unsigned mod32,
  * compressed HEAD carries this flag and the pcluster's blocks in place
  * of its distance back (which is then 1). */
 #define EROFS_Z_D0_CBLKCNT 0x0800u
-/* The lz4 record after the superblock: a 16-bit size (14), then the
- * largest LZ77 distance (0: the default) and the most blocks of a
- * pcluster, then reserved bytes. The record's bytes into raw. */
-#define EROFS_LZ4_CFGS_SIZE 16u
-void erofs_lz4_cfgs_encode(uint16_t max_pclusterblks, uint8_t *raw);
 
 /* i_format's layout field, and the extended bit. */
 #define EROFS_I_EXTENDED 1u

@@ -393,8 +393,10 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
 		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
+	const struct erofs_wstate *e = L->w->erofs;
 	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_LZ4_CFGS_SIZE];
+	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX];
+	size_t ncfgs = 0;
 	XXH128_canonical_t h;
 	int ret;
 
@@ -414,20 +416,23 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	}
 	if (desc->volume_label != NULL)
 		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
-	if (big_pclusters(L->w) && L->w->erofs->compressed) {
-		/* The kernel sizes its buffers by the record's largest
-		 * pcluster; it follows the superblock in block 0. */
+	/* One-block lz4 needs no record and leaves the image as mkfs.erofs
+	 * 1.5 writes it; big pclusters need lz4's (the kernel sizes its
+	 * buffers by the largest pcluster), and the other algorithms name
+	 * themselves and their history. */
+	if (e->compressed && (e->dest->history != NULL || big_pclusters(L->w))) {
+		ncfgs = erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
+					       e->dest->history != NULL ?
+					       e->dest->history(&e->cfg) : 0,
+					       (uint16_t)(e->pcluster / BS), cfgs);
 		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
-		sb.compr_algs = (uint16_t)(1u << L->w->erofs->dest->erofs_alg);
-		erofs_lz4_cfgs_encode((uint16_t)(L->w->erofs->pcluster / BS), cfgs);
+		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
 	}
 	erofs_super_encode(&sb, &x, raw);
-	if ((ret = imgout_flush(&L->w->out)) != 0)
+	if ((ret = imgout_flush(&L->w->out)) != 0 ||
+	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
 		return ret;
-	if (sb.compr_algs != 0 && (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET +
-			EROFS_SUPER_SIZE, cfgs, sizeof(cfgs))) != 0)
-		return ret;
-	return imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw));
+	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }
 
 static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)

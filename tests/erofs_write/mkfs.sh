@@ -4,9 +4,10 @@
 # bytes as the dir2img (tar2img for --tar=f) line it stands for, the
 # kernel mounts the result with the owners and times asked for, a tar
 # on stdin and in a file give the same image, --quiet prints nothing,
-# and what is not done yet (archiso's -zlzma,109 -E ztailpacking,
-# --exclude-regex, unknown options) or is wrong (a cluster size not a
-# multiple of 4096) is refused with exit status 2 and no image.
+# and what is not done yet (two algorithms, other -E options,
+# --exclude-path, unknown options) or is wrong (a cluster size not a
+# multiple of 4096, a level out of range) is refused with exit status 2
+# and no image.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
@@ -57,12 +58,13 @@ refused() {
 		pass "refused: $(head -1 "$T/out")" ||
 		fail "$*: expected exit 2, '$what' and no image: exit $rc: $(head -c 200 "$T/out")"
 }
-refused "compressor not written yet" -zlzma,109 -E ztailpacking -U $U
+refused "two algorithms" -zlz4hc:lzma -U $U
+refused "the level is 0..9" -zlzma,110
 refused "extended option not done yet" -Elegacy-compress
 refused "extended option not done yet" -Eztailpacking,fragments
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --exclude-path=foo
 refused "unknown option" --bogus
-refused "lz4hc's level is 1..12" -zlz4hc,13
+refused "the level is 1..12" -zlz4hc,13
 refused "give a UUID" -U random
 finish

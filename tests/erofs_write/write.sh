@@ -128,7 +128,7 @@ refused() {
 	[ $rc -eq 2 ] && grep -q "$what" "$T/out" && pass "refused: $(head -1 "$T/out")" ||
 		fail "expected exit 2 and '$what': exit $rc: $(head -c 200 "$T/out")"
 }
-refused "cannot write EROFS" "$DIR2IMG" --format erofs -c gzip "$T/r.erofs" "$T/src"
+refused "cannot write EROFS" "$DIR2IMG" --format erofs -c xz "$T/r.erofs" "$T/src"
 refused "block size is 4K" "$DIR2IMG" --format erofs -b 64K "$T/r.erofs" "$T/src"
 refused "valid are squashfs and erofs" "$DIR2IMG" --format ext4 "$T/r.erofs" "$T/src"
 refused "is not a UUID" "$DIR2IMG" --format erofs --uuid 0123 "$T/r.erofs" "$T/src"

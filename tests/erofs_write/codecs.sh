@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# codecs.sh - EROFS images compressed with lzma (MicroLZMA), deflate and
+# zstd, from the tree of tests/erofs/mktree.sh plus a file of zeros, one
+# of two 8 MiB segments and one whose stored tail would cross a logical
+# cluster. Per codec: the superblock names the algorithm and carries its
+# configuration record (the kernel refuses the image otherwise); the
+# kernel's mount reads dir2img's, tar2img's and sqpack-mkfs.erofs's
+# images equal to the source (names, types, modes, owners, times,
+# xattrs, hard links, data); img2tar reads them back to the SquashFS
+# image's tar; the same bytes at -j 1, 2 and 3 and with the tree spilled
+# (--mem 1M); sqpack-mkfs.erofs -zCODEC,LEVEL gives dir2img's bytes.
+# Debian 12's fsck.erofs (1.5) knows lz4 only, so it is not asked about
+# these images: the kernel is their judge.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/erofs/mktree.sh"
+need_tool tar "$PYTHON3" od
+DIR2IMG="$top_builddir/bin/dir2img"
+MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+T=$SCRATCH
+SOURCE_DATE_EPOCH=1600000000
+export SOURCE_DATE_EPOCH
+
+more_shapes() {
+	head -c 3000000 /dev/zero > "$1/zeros" &&
+	{ head -c 6000 /dev/zero && head -c 8000 /dev/urandom; } > "$1/crossing" &&
+	$PYTHON3 -c 'import base64, os, sys
+open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(13 << 19)))' "$1/text9m"
+}
+run "make the tree" erofs_tree "$T/src" || finish
+run "add the segment and tail shapes" more_shapes "$T/src" || finish
+run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish
+"$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
+
+# kernel_reads WHAT IMAGE [treecmp options]: mounted, equal to the source.
+kernel_reads() {
+	kr_what=$1 kr_img=$2; shift 2
+	judge_ok "the kernel's EROFS mount" kernel erofs || return 0
+	mkdir -p "$T/m"
+	if mount -t erofs -o loop,ro "$kr_img" "$T/m" 2> "$T/err"; then
+		same_tree "$kr_what: the kernel's mount equals the source" "$T/m" "$T/src" "$@"
+		umount "$T/m"
+	else
+		fail "$kr_what: the kernel does not mount it: $(head -c 200 "$T/err") $(dmesg 2> /dev/null | tail -2)"
+	fi
+}
+# The superblock's feature_incompat (at 1024 + 80) and
+# available_compr_algs (+ 84).
+incompat_of() { od -An -tu4 -j 1104 -N 4 "$1" | tr -d ' '; }
+algs_of() { od -An -tu2 -j 1108 -N 2 "$1" | tr -d ' '; }
+
+# lz4's image, which each codec here must beat.
+if codec_built lz4; then
+	run "the lz4 image" "$DIR2IMG" -q --format erofs -c lz4 "$T/lz4.erofs" "$T/src"
+fi
+
+# codec, its dir2img -c and -X, sqpack-mkfs.erofs -z, EROFS's number.
+while read -r codec lib copt xopt zopt alg; do
+	codec_built "$lib" || { skipc "$codec: $lib not built"; continue; }
+	img=$T/$codec.erofs
+	for j in 1 2 3; do
+		"$DIR2IMG" -q -j $j --format erofs -c "$copt" -X "$xopt" "$T/$codec.$j.erofs" "$T/src" \
+			2> "$T/err" || { fail "$codec: dir2img -j $j: $(head -c 300 "$T/err")"; continue 2; }
+	done
+	cp "$T/$codec.2.erofs" "$img"
+	check "$codec: the same bytes for -j 1 and 2" cmp -s "$T/$codec.1.erofs" "$img"
+	check "$codec: the same bytes for -j 1 and 3" cmp -s "$T/$codec.1.erofs" "$T/$codec.3.erofs"
+	"$DIR2IMG" --mem 1M --format erofs -c "$copt" -X "$xopt" "$T/$codec.mem.erofs" "$T/src" > "$T/mem.out" 2>&1 ||
+		fail "$codec: dir2img --mem 1M: $(head -c 300 "$T/mem.out")"
+	check "$codec: --mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
+	check "$codec: spilling changes no byte" cmp -s "$T/$codec.mem.erofs" "$img"
+	if [ -e "$T/lz4.erofs" ]; then
+		check "$codec: smaller than lz4's" test "$(wc -c < "$img")" -lt "$(wc -c < "$T/lz4.erofs")"
+	fi
+	check "$codec: the superblock has COMPR_CFGS and ZERO_PADDING" \
+		test $(($(incompat_of "$img") & 3)) -eq 3
+	check "$codec: available_compr_algs is algorithm $alg alone" \
+		test "$(algs_of "$img")" -eq $((1 << alg))
+	kernel_reads "$codec" "$img"
+	if "$IMG2TAR" "$img" > "$T/z.tar" 2> "$T/err"; then
+		check "$codec: img2tar gives the SquashFS image's bytes" cmp -s "$T/z.tar" "$T/ref.tar"
+	else
+		fail "$codec: img2tar refuses it: $(head -c 300 "$T/err")"
+	fi
+
+	# tar2img: the same tree but for the socket, which a tar cannot hold.
+	if "$TAR2IMG" -q --format erofs -c "$copt" -X "$xopt" "$T/$codec.t.erofs" "$T/ref.tar" 2> "$T/err"; then
+		kernel_reads "$codec: tar2img" "$T/$codec.t.erofs" --exclude=sock
+		"$IMG2TAR" "$T/$codec.t.erofs" > "$T/t.tar" 2> "$T/err" || fail "$codec: img2tar of tar2img's"
+		check "$codec: tar2img's image gives the tar back" cmp -s "$T/t.tar" "$T/ref.tar"
+	else
+		fail "$codec: tar2img: $(head -c 300 "$T/err")"
+	fi
+
+	if "$MKFS" --quiet -z"$zopt" "$T/k.erofs" "$T/src" 2> "$T/err"; then
+		check "$codec: sqpack-mkfs.erofs -z$zopt gives dir2img's bytes" cmp -s "$T/k.erofs" "$img"
+		kernel_reads "$codec: sqpack-mkfs.erofs -z$zopt" "$T/k.erofs"
+	else
+		fail "$codec: sqpack-mkfs.erofs -z$zopt: $(head -c 300 "$T/err")"
+	fi
+done <<EOF
+lzma lzma lzma level=9,extreme lzma,109 1
+deflate gzip deflate level=6 deflate,6 2
+zstd zstd zstd level=3 zstd,3 3
+EOF
+finish
