@@ -202,13 +202,22 @@ static void print_summary(const struct tool_run *r, const char *what)
 	const struct tool_options *opt = r->opt;
 	struct sqp_writer_stats st = { .struct_size = sizeof(st) };
 
+	const char *codec = sqp_codec_name(opt->desc.codec.id);
+	char erofs[48];
+
+	if (opt->desc.format == SQP_FORMAT_EROFS) {
+		/* Codec 0 is EROFS's stored data; its deflate is the gzip
+		 * codec's raw stream. */
+		snprintf(erofs, sizeof(erofs), "EROFS, %s",
+			 opt->desc.codec.id == 0 ? "uncompressed" :
+			 opt->desc.codec.id == SQP_CODEC_GZIP ? "deflate" : codec);
+		codec = erofs;
+	}
 	(void)sqp_writer_get_stats(r->w, &st); /* fails only for an unsized st */
 	printf("%s: %llu inodes, %llu bytes of file data (%s) -> "
 	       "%llu bytes (%s, block size %u)\n", opt->output,
 	       (unsigned long long)st.inodes, (unsigned long long)st.bytes_in, what,
-	       (unsigned long long)st.image_bytes,
-	       opt->desc.format == SQP_FORMAT_EROFS ? "EROFS, uncompressed" :
-	       sqp_codec_name(opt->desc.codec.id), opt->desc.codec.block_size);
+	       (unsigned long long)st.image_bytes, codec, opt->desc.codec.block_size);
 	printf("  blocks: %llu stored (%llu uncompressed, %llu of them not worth trying), "
 	       "%llu sparse, %llu shared; %llu fragment blocks, %llu tails shared; "
 	       "%llu whole files shared\n",
