@@ -69,6 +69,7 @@ while read -r codec lib copt xopt zopt alg; do
 		fail "$codec: dir2img --mem 1M: $(head -c 300 "$T/mem.out")"
 	check "$codec: --mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
 	check "$codec: spilling changes no byte" cmp -s "$T/$codec.mem.erofs" "$img"
+	check "$codec: the summary names the codec" grep -q "(EROFS, $copt, block size 4096)" "$T/mem.out"
 	if [ -e "$T/lz4.erofs" ]; then
 		check "$codec: smaller than lz4's" test "$(wc -c < "$img")" -lt "$(wc -c < "$T/lz4.erofs")"
 	fi
