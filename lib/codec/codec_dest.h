@@ -40,7 +40,8 @@ struct codec_dest_ops {
  * prefix of in (*in_len offered) that fits out_cap, found by trying
  * lengths, and set *in_len to it. try compresses exactly len bytes into
  * out (cap bytes) and returns the size, 0 when it does not fit, or < 0.
- * scratch holds 4 * out_cap bytes. The lengths tried depend on the
+ * *scratchp (*scratch_cap bytes, the caller's to free) is grown to
+ * 4 * out_cap bytes when smaller. The lengths tried depend on the
  * input alone, so the result does too; it may take up to 1/64 less
  * than the longest prefix that would fit. Returns the size in out, or
  * 0 when no prefix longer than out_cap (or the whole input) fits.
@@ -49,7 +50,7 @@ typedef int (*codec_dest_try)(void *state, const uint8_t *in, size_t len,
 			      uint8_t *out, size_t cap);
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		      size_t *in_len, uint8_t *out, size_t out_cap,
-		      uint8_t *scratch);
+		      uint8_t **scratchp, size_t *scratch_cap);
 
 /* Codec id's fixed-output ops: NULL when it has none or is not built. */
 const struct codec_dest_ops *codec_dest_of(int id);

@@ -170,11 +170,21 @@ unsigned long codec_opt_block_size(const struct sqp_codec_config *cfg)
  */
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		      size_t *in_len, uint8_t *out, size_t out_cap,
-		      uint8_t *scratch)
+		      uint8_t **scratchp, size_t *scratch_cap)
 {
 	const size_t all = *in_len;
 	size_t lo = all > out_cap ? out_cap : 0, hi = all + 1, best = 0;
 	size_t len = all < 2 * out_cap ? all : 2 * out_cap;
+	uint8_t *scratch;
+
+	if (*scratch_cap < 4 * out_cap) {
+		free(*scratchp);
+		*scratch_cap = 0;
+		if ((*scratchp = malloc(4 * out_cap)) == NULL)
+			return SQP_ERR_NOMEM;
+		*scratch_cap = 4 * out_cap;
+	}
+	scratch = *scratchp;
 
 	for (int round = 0; round < 40 && len > lo && len < hi; round++) {
 		uint64_t guess;

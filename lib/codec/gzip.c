@@ -306,15 +306,8 @@ static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 	struct gzip_state *s = p;
 	int n;
 
-	if (s->dscratch_cap < 4 * out_cap) {
-		free(s->dscratch);
-		s->dscratch_cap = 0;
-		if ((s->dscratch = malloc(4 * out_cap)) == NULL)
-			return SQP_ERR_NOMEM;
-		s->dscratch_cap = 4 * out_cap;
-	}
 	n = codec_dest_search(deflate_try, s, in, in_len, out, out_cap,
-			      s->dscratch);
+			      &s->dscratch, &s->dscratch_cap);
 	return n > 0 && out[0] == 0 ? 0 : n;
 }
 

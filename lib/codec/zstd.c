@@ -165,15 +165,8 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 			return SQP_ERR_COMPRESSOR;
 		s->dest_ready = 1;
 	}
-	if (s->dscratch_cap < 4 * out_cap) {
-		free(s->dscratch);
-		s->dscratch_cap = 0;
-		if ((s->dscratch = malloc(4 * out_cap)) == NULL)
-			return SQP_ERR_NOMEM;
-		s->dscratch_cap = 4 * out_cap;
-	}
 	return codec_dest_search(zstd_try, s, in, in_len, out, out_cap,
-				 s->dscratch);
+				 &s->dscratch, &s->dscratch_cap);
 }
 
 static uint32_t zstd_dest_history(const struct sqp_codec_config *cfg)
