@@ -120,17 +120,10 @@ run "another tree" "$DIR2IMG" -q --format erofs "$T/o.erofs" "$T/src/d"
 check "a derived UUID is a version 4 UUID" sh -c 'case $1 in ????????????4???[89ab]*) ;; *) exit 1;; esac' - "$(uuid_of "$img")"
 check "a derived UUID differs for another tree" test "$(uuid_of "$img")" != "$(uuid_of "$T/o.erofs")"
 
-# Refused, saying why.
-refused() {
-	what=$1; shift
-	"$@" > "$T/out" 2>&1
-	rc=$?
-	[ $rc -eq 2 ] && grep -q "$what" "$T/out" && pass "refused: $(head -1 "$T/out")" ||
-		fail "expected exit 2 and '$what': exit $rc: $(head -c 200 "$T/out")"
-}
-refused "cannot write EROFS" "$DIR2IMG" --format erofs -c xz "$T/r.erofs" "$T/src"
-refused "block size is 4K" "$DIR2IMG" --format erofs -b 64K "$T/r.erofs" "$T/src"
-refused "valid are squashfs and erofs" "$DIR2IMG" --format ext4 "$T/r.erofs" "$T/src"
-refused "is not a UUID" "$DIR2IMG" --format erofs --uuid 0123 "$T/r.erofs" "$T/src"
-refused "longer than 16" "$DIR2IMG" --format erofs --label 0123456789abcdefg "$T/r.erofs" "$T/src"
+# Refused as bad usage, saying why.
+usage_refused "cannot write EROFS" "$DIR2IMG" --format erofs -c xz "$T/r.erofs" "$T/src"
+usage_refused "block size is 4K" "$DIR2IMG" --format erofs -b 64K "$T/r.erofs" "$T/src"
+usage_refused "valid are squashfs and erofs" "$DIR2IMG" --format ext4 "$T/r.erofs" "$T/src"
+usage_refused "is not a UUID" "$DIR2IMG" --format erofs --uuid 0123 "$T/r.erofs" "$T/src"
+usage_refused "longer than 16" "$DIR2IMG" --format erofs --label 0123456789abcdefg "$T/r.erofs" "$T/src"
 finish

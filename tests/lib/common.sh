@@ -84,6 +84,18 @@ run() {
 	fail "$run_what: exit status $run_rc"
 	return $run_rc
 }
+# usage_refused WHAT COMMAND...: COMMAND is refused as bad usage: exit
+# status 2 and a message that says WHAT.
+usage_refused() {
+	ur_what=$1; shift
+	"$@" > "$SCRATCH/refused.out" 2>&1
+	ur_rc=$?
+	if [ $ur_rc -eq 2 ] && grep -q -- "$ur_what" "$SCRATCH/refused.out"; then
+		pass "refused: $(head -1 "$SCRATCH/refused.out")"
+	else
+		fail "expected exit 2 and '$ur_what': exit $ur_rc: $(head -c 200 "$SCRATCH/refused.out")"
+	fi
+}
 note() { echo "# $*"; }
 # skipc MESSAGE: one check that cannot run here, counted in the tally.
 skipc() { nskip=$((nskip + 1)); echo "SKIP: $*" >&3; }
