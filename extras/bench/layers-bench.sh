@@ -35,7 +35,8 @@ usage: $prog [options]
   --jobs N         tar2img -j (default $jobs)
   --repeat N       runs of each, the median reported (default $repeat)
   --tar2img PATH   default: \$top_builddir/bin/tar2img, or ./bin/tar2img
-  --scratch DIR    layers and images (default DIR/out-layers, removed after)
+  --scratch DIR    layers and images, in a directory made there and
+                   removed after (default: the corpus directory)
   --results FILE   the table (default DIR/layers-bench-DATE.md)
 USAGE
 }
@@ -60,9 +61,9 @@ imginfo=$(dirname "$tar2img")/imginfo
 [ -x "$tar2img" ] && [ -x "$imginfo" ] || { echo "$prog: no tar2img/imginfo at $tar2img" >&2; exit 1; }
 [ -f "$corpus/$tar.tar" ] || { echo "$prog: no $corpus/$tar.tar (make-corpus.sh)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "$prog: /usr/bin/time missing (package time)" >&2; exit 1; }
-scratch=${scratch:-$corpus/out-layers}
 results=${results:-$corpus/layers-bench-$(date +%Y%m%d-%H%M).md}
-mkdir -p "$scratch" || exit 1
+# a directory of its own inside DIR: the trap removes it, never DIR
+scratch=$(mktemp -d "${scratch:-$corpus}/layers-bench.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 export SOURCE_DATE_EPOCH=1700000000
 

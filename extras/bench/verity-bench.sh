@@ -39,7 +39,8 @@ usage: $prog [options]
   --repeat N        runs per configuration, median reported (default $repeat)
   --tar2img PATH    tar2img to measure (default \$top_builddir/bin/tar2img)
   --compare PATH    another tar2img whose --verity runs in the same rounds
-  --scratch DIR     where images go (default: next to the tar, removed after)
+  --scratch DIR     where images go, in a directory made there and removed
+                    after (default: next to the tar)
   --strict          exit 1 if a floor was missed
 USAGE
 }
@@ -69,8 +70,8 @@ command -v openssl > /dev/null || { echo "$prog: openssl not installed" >&2; exi
 sha_rate=$(openssl speed -evp sha256 -bytes 4096 -seconds 1 2> /dev/null |
 	awk '$1 == "sha256" { sub(/k$/, "", $2); printf "%.0f", $2 * 1000 }')
 [ -n "$sha_rate" ] || { echo "$prog: openssl speed gave no SHA-256 rate" >&2; exit 1; }
-scratch=${scratch:-$(dirname "$tar")/verity-bench.$$}
-mkdir -p "$scratch" || exit 1
+# a directory of its own inside DIR: the trap removes it, never DIR
+scratch=$(mktemp -d "${scratch:-$(dirname "$tar")}/verity-bench.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 
 # seconds CMD...: run, print "WALL CPU" (user + system) in seconds; 1 if
