@@ -59,7 +59,7 @@ for c in xz zstd; do
 	rm -rf "$T/out"
 	rss "$c: -da 4096 -fr 4096 -mem 8G" "$UNSQ" -data-queue 4096 \
 		-frag-queue 4096 -mem 8G -n -d "$T/out" "$T/$c.img"
-	cmp -s "$T/out/f3" "$T/src/f3" || fail "$c: f3 extracted wrong"
+	check "$c: -mem 8G extracts f3 equal" cmp -s "$T/out/f3" "$T/src/f3"
 	rm -rf "$T/out"
 	rss "$c: sqfscat" "$SQFSCAT" "$T/$c.img" f1 f2
 done
