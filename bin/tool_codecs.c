@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_codecs.c - the names of an image's codecs, shared by the two
- * reports that show them (imginfo summary, sqpack-unsquashfs -s), so an
- * EROFS image's algorithms read the same in both.
+ * tool_codecs.c - the names of an image's codecs, shared by the reports
+ * that show them (imginfo summary, sqpack-unsquashfs -s, the packers'
+ * summary line), so an EROFS image's algorithms read the same in all.
  *
  * sqp_image_info maps each EROFS algorithm to the codec id of its kind;
  * the name given back is the one mkfs.erofs and the kernel use, which

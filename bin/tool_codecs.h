@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool_codecs.h - an image's codecs named for a report (imginfo summary,
- * sqpack-unsquashfs -s).
+ * sqpack-unsquashfs -s, the packers' summary).
  */
 #ifndef SQP_BIN_TOOL_CODECS_H
 #define SQP_BIN_TOOL_CODECS_H

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_codecs.h"
 #include "tool_mains.h"
 #include "tool_run.h"
 #include "tool_signals.h"
@@ -206,11 +207,10 @@ static void print_summary(const struct tool_run *r, const char *what)
 	char erofs[48];
 
 	if (opt->desc.format == SQP_FORMAT_EROFS) {
-		/* Codec 0 is EROFS's stored data; its deflate is the gzip
-		 * codec's raw stream. */
+		/* Codec 0 is EROFS's stored data. */
 		snprintf(erofs, sizeof(erofs), "EROFS, %s",
 			 opt->desc.codec.id == 0 ? "uncompressed" :
-			 opt->desc.codec.id == SQP_CODEC_GZIP ? "deflate" : codec);
+			 tool_codec_name(SQP_FORMAT_EROFS, opt->desc.codec.id));
 		codec = erofs;
 	}
 	(void)sqp_writer_get_stats(r->w, &st); /* fails only for an unsized st */
