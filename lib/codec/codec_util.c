@@ -128,7 +128,8 @@ int codec_opt_apply(const struct sqp_codec_ops *ops,
 		    const char *value, char *msg, size_t msg_size)
 {
 	const struct codec_opt *o = find(ops, key);
-	unsigned long v = 0; /* set by row_value on success; gcc -O1 (TSan builds) cannot see that */
+	/* row_value sets v on success; gcc -O1 (TSan builds) cannot see it. */
+	unsigned long v = 0;
 	int ret;
 
 	if (o == NULL)

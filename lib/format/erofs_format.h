@@ -198,7 +198,7 @@ uint16_t erofs_xattr_icount(uint32_t ibody);
 void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
 void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);
 /* Compression algorithms (a map header's h_algorithmtype, the bits of
- * available_compr_algs). */
+ * compr_algs). */
 enum { EROFS_ALG_LZ4 = 0, EROFS_ALG_LZMA = 1, EROFS_ALG_DEFLATE = 2,
        EROFS_ALG_ZSTD = 3 };
 /* The compression configuration records begin here, each at a
