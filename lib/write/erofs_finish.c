@@ -298,6 +298,28 @@ static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
 	return 0;
 }
 
+/* A compressed file's map header at out, from its index record zr. */
+static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
+			   const uint8_t *zr, uint8_t *out)
+{
+	uint64_t off;
+	unsigned kind = erofs_frag_of(L->w->erofs, zr, &off);
+
+	if (kind >= EROFS_FRAG_WHOLE_T) {
+		/* The offset's top bit says the whole file is one. */
+		sqp_put64(out, off | (uint64_t)1 << 63);
+		return;
+	}
+	erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
+				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
+				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
+				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
+				  (uint8_t)L->w->erofs->dest->erofs_alg, 0, out);
+	/* A tail's offset (under 4 GiB) where an inline size goes. */
+	if (kind != 0)
+		sqp_put32(out, (uint32_t)off);
+}
+
 /* One inode record into rec (a block): the inode, its xattr area, its
  * inline tail or a compressed file's map header. */
 static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
@@ -308,8 +330,6 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	struct dirblocks d = { .w = L->w, .dest = tail };
 	struct fs_inode f;
 	uint64_t size;
-	const uint8_t *zr;
-	unsigned kind;
 
 	memset(rec, 0, BS);
 	erofs_inode_encode(&s->ei, ino_number, rec);
@@ -317,22 +337,8 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		fstree_file_get(L->t, r, &f);
-		zr = chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index);
-		kind = erofs_frag_of(L->w->erofs, zr, &size);
-		if (kind >= EROFS_FRAG_WHOLE_T) {
-			/* The offset's top bit says the whole file is one. */
-			sqp_put64(rec + zmap_at(s), size | (uint64_t)1 << 63);
-			return 0;
-		}
-		erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
-					  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
-					  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
-					  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
-					  (uint8_t)L->w->erofs->dest->erofs_alg, 0,
-					  rec + zmap_at(s));
-		/* A tail's offset (under 4 GiB) where an inline size goes. */
-		if (kind != 0)
-			sqp_put32(rec + zmap_at(s), (uint32_t)size);
+		encode_zheader(L, s, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index),
+			       rec + zmap_at(s));
 		return 0;
 	}
 	if (s->inl == 0)
