@@ -74,8 +74,8 @@ static void usage(FILE *f)
 	      "  and lz4hc) -b4096 -T# -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
-	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
-	      "  --exclude-path ...) is refused with exit status 2.\n", f);
+	      "  -Efragments --help --version. Anything else (-zX:Y, other -E\n"
+	      "  options, --exclude-path ...) is refused with exit status 2.\n", f);
 }
 
 static int refuse(const char *what, const char *why)
@@ -166,7 +166,9 @@ static int compressor(struct argv_out *a, const char *arg)
 	return add2(a, "-X", a->level);
 }
 
-/* -E X[,Y...]: ztailpacking; the others are refused by name. */
+/* -E X[,Y...]: ztailpacking, fragments; the others are refused by
+ * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
+ * as every other file's). */
 static int extended(struct argv_out *a, const char *arg)
 {
 	const char *s = arg, *end;
@@ -181,10 +183,16 @@ static int extended(struct argv_out *a, const char *arg)
 		if (len == 12 && strncmp(s, "ztailpacking", 12) == 0) {
 			if ((ret = add(a, "--ztailpacking")) != 0)
 				return ret;
+		} else if (len == 9 && strncmp(s, "fragments", 9) == 0) {
+			if ((ret = add(a, "--erofs-fragments")) != 0)
+				return ret;
+		} else if (len > 9 && strncmp(s, "fragments=", 10) == 0) {
+			return refuse(arg, "a pcluster size of the packed inode's own is "
+				      "not done (its clusters are -C's)");
 		} else {
 			return refuse(arg, "extended option not done yet (sqpack writes "
-				      "compact cluster indexes, no fragments, no dedup; "
-				      "ztailpacking is done)");
+				      "compact cluster indexes, no dedup; ztailpacking "
+				      "and fragments are done)");
 		}
 	}
 	return 0;

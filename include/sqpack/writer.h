@@ -72,6 +72,11 @@ enum sqp_fragment_mode {
  * stored inline after its inode and indexes when they fit one block
  * together (mkfs.erofs -E ztailpacking; Linux 5.17). */
 #define SQP_WRITE_EROFS_ZTAILPACKING 0x0400
+/* EROFS with a codec: compressed files' tails, and whole files of a
+ * pcluster or less, go into one packed inode, itself compressed
+ * (mkfs.erofs -E fragments; Linux 6.1). Without a codec it does
+ * nothing, as mkfs.erofs. */
+#define SQP_WRITE_EROFS_FRAGMENTS 0x0800
 
 struct sqp_policy;
 

@@ -53,6 +53,7 @@ void erofs_w_cleanup(struct sqp_writer *w)
 	if (e == NULL)
 		return;
 	erofs_zip_cleanup(w);
+	erofs_frag_cleanup(w);
 	chunkarr_cleanup(&e->tails);
 	free(e->block);
 	XXH3_freeState(e->hash);
@@ -112,6 +113,8 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
 	int ret;
 
+	if (e->frag.on && !e->frag.packing && size > 0 && size <= e->pcluster)
+		return erofs_frag_whole(w, size, src, f);
 	if (e->dest != NULL && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
 	/* Blocks go after every cluster still being compressed. */

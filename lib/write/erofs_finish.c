@@ -58,6 +58,12 @@ static int big_pclusters(const struct sqp_writer *w)
 	return w->erofs->dest != NULL && w->erofs->pcluster > BS;
 }
 
+/* Inode i's record: the tree's, or the packed inode past its end. */
+static const struct fs_irec *rec_of(const struct erofs_wlayout *L, uint32_t i)
+{
+	return i < L->count ? fstree_inode(L->t, i) : &L->w->erofs->frag.irec;
+}
+
 /* The inode the k-th of the layout order: the root, then the rest. */
 static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
 {
@@ -69,9 +75,9 @@ static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
 static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_time,
 		    struct shape *s)
 {
-	const struct fs_irec *r = fstree_inode(L->t, i);
+	const struct fs_irec *r = rec_of(L, i);
 	struct fs_inode f;
-	uint64_t tail;
+	uint64_t tail, off;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -80,8 +86,8 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	s->ei.xattr_icount = erofs_xattr_icount(s->xsize);
 	s->ei.mode = r->mode;
 	s->ei.nlink = r->nlink;
-	s->ei.uid = fstree_id(L->t, r->uid_idx);
-	s->ei.gid = fstree_id(L->t, r->gid_idx);
+	s->ei.uid = i < L->count ? fstree_id(L->t, r->uid_idx) : 0;
+	s->ei.gid = i < L->count ? fstree_id(L->t, r->gid_idx) : 0;
 	s->ei.mtime = r->mtime;
 	s->ei.layout = EROFS_FLAT_PLAIN;
 	if (S_ISREG(r->mode)) {
@@ -105,6 +111,13 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 		s->ei.u = sqp_get32(zr);
 		s->inl = sqp_get16(zr + 4);
 		s->nlc = (s->ei.size + BS - 1) / BS;
+		/* A whole file in the packed inode: the map header alone,
+		 * in the full form, as mkfs.erofs writes it. */
+		if (erofs_frag_of(L->w->erofs, zr, &off) >= EROFS_FRAG_WHOLE_T) {
+			s->ei.layout = EROFS_COMPRESSED_FULL;
+			s->ei.u = 0;
+			s->nlc = 0;
+		}
 	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.frag_index != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
@@ -128,13 +141,15 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 		 * (erofs_zip.c made sure it fits). */
 		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
 		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
+	} else if (s->ei.layout == EROFS_COMPRESSED_FULL) {
+		s->total = zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
 	}
 	return 0;
 }
 
 static int live(const struct erofs_wlayout *L, uint32_t i)
 {
-	return fstree_inode(L->t, i)->nlink > 0;
+	return rec_of(L, i)->nlink > 0;
 }
 
 /* Parents, listing sizes and symlink lengths. */
@@ -176,10 +191,10 @@ static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
 	uint32_t k, i;
 	int ret;
 
-	for (k = 0; k < L->count; k++) {
+	for (k = 0; k < L->slots; k++) {
 		i = order_at(L, k);
-		if (!live(L, i) || !(S_ISDIR(fstree_inode(L->t, i)->mode) ||
-				     S_ISLNK(fstree_inode(L->t, i)->mode)))
+		if (!live(L, i) || !(S_ISDIR(rec_of(L, i)->mode) ||
+				     S_ISLNK(rec_of(L, i)->mode)))
 			continue;
 		if ((ret = shape_of(L, i, bt, &s)) != 0)
 			return ret;
@@ -205,7 +220,7 @@ static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos,
 
 	memset(&fit, 0, sizeof(fit));
 	*inos = 0;
-	for (k = 0; k < L->count && ret == 0; k++) {
+	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
@@ -266,7 +281,7 @@ static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
 	uint32_t k, i;
 	int ret;
 
-	for (k = 0; k < L->count; k++) {
+	for (k = 0; k < L->slots; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
@@ -283,12 +298,34 @@ static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
 	return 0;
 }
 
+/* A compressed file's map header at out, from its index record zr. */
+static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
+			   const uint8_t *zr, uint8_t *out)
+{
+	uint64_t off;
+	unsigned kind = erofs_frag_of(L->w->erofs, zr, &off);
+
+	if (kind >= EROFS_FRAG_WHOLE_T) {
+		/* The offset's top bit says the whole file is one. */
+		sqp_put64(out, off | (uint64_t)1 << 63);
+		return;
+	}
+	erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
+				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
+				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
+				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
+				  (uint8_t)L->w->erofs->dest->erofs_alg, 0, out);
+	/* A tail's offset (under 4 GiB) where an inline size goes. */
+	if (kind != 0)
+		sqp_put32(out, (uint32_t)off);
+}
+
 /* One inode record into rec (a block): the inode, its xattr area, its
  * inline tail or a compressed file's map header. */
 static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
 			 uint32_t ino_number, uint8_t *rec, uint8_t *scratch)
 {
-	const struct fs_irec *r = fstree_inode(L->t, i);
+	const struct fs_irec *r = rec_of(L, i);
 	uint8_t *tail = rec + s->isize + s->xsize;
 	struct dirblocks d = { .w = L->w, .dest = tail };
 	struct fs_inode f;
@@ -298,12 +335,10 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	erofs_inode_encode(&s->ei, ino_number, rec);
 	if (s->xsize > 0)
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
-	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
-		erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
-					  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
-					  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0), (uint16_t)s->inl,
-					  (uint8_t)L->w->erofs->dest->erofs_alg, 0,
-					  rec + zmap_at(s));
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
+		fstree_file_get(L->t, r, &f);
+		encode_zheader(L, s, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index),
+			       rec + zmap_at(s));
 		return 0;
 	}
 	if (s->inl == 0)
@@ -324,7 +359,8 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
 {
 	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
-	uint32_t head = zip ? zidx_at(s) : s->keep;
+	uint32_t head = zip ? zidx_at(s) : s->ei.layout == EROFS_COMPRESSED_FULL ?
+			(uint32_t)s->total : s->keep;
 	uint8_t *rec = scratch + BS;
 	struct fs_inode f;
 	int ret;
@@ -335,7 +371,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	if (!zip)
 		return 0;
 	/* The full indexes the data path kept, packed. */
-	fstree_file_get(L->t, fstree_inode(L->t, i), &f);
+	fstree_file_get(L->t, rec_of(L, i), &f);
 	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + ZREC_INDEXES),
 				   s->nlc, zidx_at(s) % 32, big_pclusters(L->w),
 				   area + head) != 0)
@@ -363,7 +399,7 @@ static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
 
 	if (area == NULL)
 		return SQP_ERR_NOMEM;
-	for (k = 0; k < L->count && ret == 0; k++) {
+	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
@@ -389,7 +425,8 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	struct erofs_super sb = {
 		.magic = EROFS_MAGIC, .blkszbits = 12,
 		.feature_incompat = (L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0) |
-				    (L->w->erofs->ztail ? EROFS_IN_ZTAILPACKING : 0),
+				    (L->w->erofs->ztail ? EROFS_IN_ZTAILPACKING : 0) |
+				    (L->w->erofs->frag.present ? EROFS_IN_FRAGMENTS : 0),
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
 		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
@@ -428,6 +465,8 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
 		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
 	}
+	if (e->frag.present)
+		sb.packed_nid = L->nid[L->count];
 	erofs_super_encode(&sb, &x, raw);
 	if ((ret = imgout_flush(&L->w->out)) != 0 ||
 	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
@@ -463,8 +502,9 @@ static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *sc
 
 	fstree_finalize(&w->tree, mod_time);
 	L.count = fstree_inode_count(&w->tree);
+	L.slots = L.count + (w->erofs->frag.present ? 1 : 0);
 	L.root = fstree_node(&w->tree, 0)->inode;
-	n = L.count ? L.count : 1;
+	n = L.count + 1;
 	L.nid = sqp_spill_alloc(w->spill, n * sizeof(*L.nid));
 	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
 	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
@@ -484,7 +524,8 @@ int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
 	int ret = SQP_ERR_NOMEM;
 
 	/* The last clusters first: the metadata goes after them. */
-	if (scratch != NULL && (ret = erofs_zip_drain(w)) == 0)
+	if (scratch != NULL && (ret = erofs_zip_drain(w)) == 0 &&
+	    (ret = erofs_frag_finish(w, mod_time)) == 0)
 		ret = layout_and_write(w, mod_time, scratch);
 	free(scratch);
 	w->stats.image_bytes = w->out.pos;

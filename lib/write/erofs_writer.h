@@ -35,16 +35,40 @@
 #define EROFS_W_SEGMENT (8u << 20)
 /* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
  * then its record in the index arena: 8 bytes of the compressed block
- * count (32 bits) and the inline tail pcluster's size (16 bits, 0 for
- * none), 8 of the tail's index in the tail arena, then from
+ * count (32 bits), the inline tail pcluster's size (16 bits, 0 for
+ * none) and the fragment's kind (16 bits, EROFS_FRAG_*), 8 of the
+ * tail's index in the tail arena or the fragment's offset, then from
  * ZREC_INDEXES one index per logical cluster. 0 for every other file. */
 #define EROFS_W_ZIP 1u
 #define ZREC_INDEXES 2u
+
+/* Fragments (erofs_frag.c): the kind of a compressed file's fragment,
+ * in bytes 6-7 of its index record (0: none); the second 8 bytes hold
+ * its offset in the log named. */
+#define EROFS_FRAG_TAIL    1u /* the file's end, in the tail log */
+#define EROFS_FRAG_WHOLE_T 2u /* the whole file, in the tail log */
+#define EROFS_FRAG_WHOLE_W 3u /* the whole file, in the whole files' log */
 
 struct sqp_writer;
 struct sqp_pool;
 struct codec_dest_ops;
 struct erofs_zjob;
+
+/* A log of bytes in 1 MiB chunks of the spill arena. */
+struct erofs_flog {
+	uint8_t **chunk;
+	size_t n, cap;
+	uint64_t len;
+};
+
+struct erofs_frag {
+	int on;                  /* SQP_WRITE_EROFS_FRAGMENTS with a codec */
+	int packing;             /* finish: the packed inode's own data */
+	int present;             /* the packed inode is in the image */
+	struct erofs_flog tails, whole;
+	uint64_t reserved;       /* the most the tail log may hold so far */
+	struct fs_irec irec;     /* the packed inode */
+};
 
 struct erofs_wstate {
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
@@ -70,6 +94,7 @@ struct erofs_wstate {
 		int prev_plain;       /* and whether it is stored as it is */
 		uint32_t blocks;
 	} cur;
+	struct erofs_frag frag;
 };
 
 /* Set up the EROFS back end: block 0 reserved, the arena and buffers. */
@@ -107,6 +132,21 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		  struct fs_inode *f);
 int erofs_zip_drain(struct sqp_writer *w);
 
+/* erofs_frag.c. A compressed file's end from its last segment (len
+ * bytes at data, the whole file when whole) into the tail log, its kind
+ * and offset into rec (its index record). */
+int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
+		    int whole, uint8_t *rec);
+/* A file of a pcluster or less, wholly a fragment, read now. */
+int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
+		     const struct sqp_data_source *src, struct fs_inode *f);
+/* The fragment's kind (0: none) of index record rec, and its offset in
+ * the packed inode (final only once every file is in). */
+unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off);
+/* After the last file's clusters: the packed inode's data stored. */
+int erofs_frag_finish(struct sqp_writer *w, uint32_t mod_time);
+void erofs_frag_cleanup(struct sqp_writer *w);
+
 /* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);
@@ -121,6 +161,7 @@ struct erofs_wlayout {
 	struct sqp_writer *w;
 	struct fstree *t;
 	uint32_t count;
+	uint32_t slots;         /* count, one more with a packed inode (at count) */
 	uint32_t root;          /* the root's inode index */
 	uint64_t *nid;
 	uint32_t *up;

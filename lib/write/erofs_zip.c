@@ -47,6 +47,7 @@ struct erofs_pcl {
 	uint32_t blocks;
 	uint32_t clen;      /* its bytes: compressed, or len when plain */
 	int plain;
+	int frag;           /* the rest of the file, to the packed inode */
 };
 
 struct erofs_zjob {
@@ -55,6 +56,7 @@ struct erofs_zjob {
 	uint64_t size, off;  /* the file's size, the segment's place */
 	uint32_t len, xsize, rec;
 	int first, last;
+	int frag;            /* last segment, fragments: its rest may be one */
 	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
@@ -83,6 +85,22 @@ static uint64_t record_bytes(uint32_t isize, uint32_t xsize, uint64_t nlc)
 	uint64_t idx = ((isize + xsize + 7) & ~7u) + EROFS_Z_HEADER_SIZE;
 
 	return idx + erofs_z_compact_size(nlc, (unsigned)(idx % 32));
+}
+
+/* Fragments: the rest of a file goes to the packed inode when it is a
+ * pcluster or less, or when it compresses whole into one from at most
+ * this many bytes (as mkfs.erofs decides). */
+#define FRAG_TRY (16u * BS)
+
+static uint32_t frag_max(const struct erofs_wstate *e)
+{
+	return e->pcluster > FRAG_TRY ? e->pcluster : FRAG_TRY;
+}
+
+static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
+{
+	*p = (struct erofs_pcl){ .off = pos, .len = left, .frag = 1 };
+	return 0;
 }
 
 /* ztailpacking: a cluster that took the whole rest of the file (n bytes
@@ -126,6 +144,12 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 	int n = 0;
 
 	p->off = pos;
+	p->frag = 0;
+	/* Every cluster before a fragment took more than its blocks' input
+	 * or ended on a block boundary, so the fragment's head starts a
+	 * logical cluster of its own, as an index needs. */
+	if (j->frag && left <= e->pcluster)
+		return frag_rest(p, pos, left);
 	/* ztailpacking: the rest of the file in one cluster small enough
 	 * to go inline, when it compresses that far (as mkfs.erofs tries). */
 	if (j->room > 0 && left <= TAIL_TRY) {
@@ -144,6 +168,8 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 	}
 	if (left > BS || left > room) {
 		n = e->dest->compress(codec, j->in + pos, &take, blk, cap);
+		if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
+			return frag_rest(p, pos, left);
 		if (n > 0)
 			n = shrink_last(e, codec, j, pos, cap, blk, &take, n);
 		if (n < 0)
@@ -203,6 +229,7 @@ int erofs_zip_init(struct sqp_writer *w)
 		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
 				   "compress to a fixed size", sqp_codec_name(w->desc.codec.id));
 	e->cfg = w->desc.codec;
+	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
 	if (e->pcluster > BS && e->dest->erofs_alg != 0)
 		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: pclusters over a block "
@@ -266,7 +293,8 @@ static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsi
 	uint64_t r32 = record_bytes(32, xsize, nlc), r64 = record_bytes(64, xsize, nlc);
 	uint64_t r = r32 > r64 ? r32 : r64;
 
-	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) || r >= BS)
+	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) || r >= BS ||
+	    (w->erofs->frag.on && !w->erofs->frag.packing))
 		return 0;
 	return (uint32_t)(BS - r);
 }
@@ -383,7 +411,9 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		return writer_fail(w, j->pj.status, "EROFS: compressing: %s",
 				   sqp_strerror(j->pj.status));
 	inl = inline_tail(j);
-	if (no_gain(j, inl))
+	/* A file with a fragment is kept so: the packed inode compresses
+	 * its end with the others'. */
+	if (!j->pcl[j->npcl - 1].frag && no_gain(j, inl))
 		return store_flat(w, j);
 	if (j->first) {
 		e->cur.rec = j->rec;
@@ -404,6 +434,9 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.prev = lcn;
 		e->cur.prev_blocks = j->pcl[i].blocks;
 		e->cur.prev_plain = j->pcl[i].plain;
+		if (j->pcl[i].frag)
+			return erofs_frag_tail(w, j->in + j->pcl[i].off, j->pcl[i].len, at == 0,
+					       zrec(e, 0)) != 0 ? w->err.code : finish_file(e);
 		if (inl > 0 && i + 1 == j->npcl)
 			return keep_inline(w, &j->pcl[i], j->out + (size_t)at_blk * BS, inl) != 0 ?
 			       w->err.code : finish_file(e);
@@ -460,6 +493,13 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->first = off == 0;
 		j->last = off + j->len == size;
 		j->room = j->last ? tail_room(w, nlc, xattr_size) : 0;
+		j->frag = j->last && e->frag.on && !e->frag.packing &&
+			  e->frag.reserved + frag_max(e) <= UINT32_MAX;
+		/* Reserved by the most a tail may take, so the tail log stays
+		 * under 4 GiB (a tail's offset has 32 bits) whatever each
+		 * tail turns out to be; past that, files keep their ends. */
+		if (j->frag)
+			e->frag.reserved += frag_max(e);
 		if ((ret = src->read(src->user, j->in, j->len)) != 0)
 			return ret;
 		w->stats.bytes_in += j->len;

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_frag.c - EROFS fragments (--erofs-fragments, mkfs.erofs's
+ * -E fragments): the tails of compressed files, and whole small files,
+ * gathered in one packed inode, itself a compressed file, so that many
+ * small pieces compress together instead of each filling a block.
+ *
+ * Why two logs: a file of a pcluster or less is wholly a fragment and is
+ * read on the caller's thread as it arrives (a pool job per small file
+ * would cost a hand-off each); a larger file's tail is known only when
+ * its last segment comes back from the pool, in submission order. Each
+ * order depends on the input alone, but how the two interleave depends
+ * on -j, so each goes to its own log: tails first in the packed inode,
+ * whole files after them. A tail's offset is then final when it is
+ * written (a tail's map header holds 32 bits of it, and erofs_zip.c
+ * stops making tails before the tail log could pass 4 GiB); a whole
+ * file's (63 bits) is the tail log's length plus its own, known at
+ * finish. Both logs live in 1 MiB chunks of the spill arena, so --mem
+ * bounds them; finish reads them back, in that order, as the packed
+ * inode's data, which goes through the ordinary compressed data path.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/erofs_format.h"
+#include "format/sqfs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "util/spill.h"
+#include "write/erofs_writer.h"
+#include "write/writer_impl.h"
+
+#define CHUNK ((size_t)1 << 20)
+
+static int log_append(struct sqp_writer *w, struct erofs_flog *l, const uint8_t *p,
+		      size_t n)
+{
+	size_t at, k;
+
+	while (n > 0) {
+		at = (size_t)(l->len % CHUNK);
+		if (at == 0 && l->len / CHUNK == l->n) {
+			if (l->n == l->cap) {
+				size_t cap = l->cap ? 2 * l->cap : 16;
+				uint8_t **c = realloc(l->chunk, cap * sizeof(*c));
+
+				if (c == NULL)
+					return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+				l->chunk = c;
+				l->cap = cap;
+			}
+			l->chunk[l->n] = sqp_spill_alloc(w->spill, CHUNK);
+			if (l->chunk[l->n] == NULL)
+				return writer_fail(w, SQP_ERR_NOMEM, "EROFS: fragments: "
+						   "out of memory");
+			l->n++;
+			sqp_spill_check(w->spill);
+		}
+		k = CHUNK - at < n ? CHUNK - at : n;
+		memcpy(l->chunk[l->len / CHUNK] + at, p, k);
+		l->len += k;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static void log_free(struct sqp_writer *w, struct erofs_flog *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		sqp_spill_free(w->spill, l->chunk[i], CHUNK);
+	free(l->chunk);
+	memset(l, 0, sizeof(*l));
+}
+
+void erofs_frag_cleanup(struct sqp_writer *w)
+{
+	log_free(w, &w->erofs->frag.tails);
+	log_free(w, &w->erofs->frag.whole);
+}
+
+/* Records rec[0] (8 bytes) and rec[1] of a file's index record (see
+ * EROFS_W_ZIP): the kind in bytes 6-7 of the first, the offset in its
+ * log in the second. */
+static void mark(uint8_t *rec, unsigned kind, uint64_t off)
+{
+	sqp_put16(rec + 6, (uint16_t)kind);
+	sqp_put64(rec + EROFS_Z_INDEX_SIZE, off);
+}
+
+int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
+		    int whole, uint8_t *rec)
+{
+	struct erofs_frag *fr = &w->erofs->frag;
+
+	mark(rec, whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL, fr->tails.len);
+	if (!whole && fr->tails.len + len > UINT32_MAX)
+		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: a tail fragment past 4 GiB");
+	return log_append(w, &fr->tails, data, len);
+}
+
+int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
+		     const struct sqp_data_source *src, struct fs_inode *f)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t off;
+	uint32_t rec, n;
+	int ret;
+
+	if ((ret = chunkarr_add(&e->zidx, ZREC_INDEXES, &rec)) != 0)
+		return writer_fail(w, ret, "out of memory");
+	memset(chunkarr_at(&e->zidx, rec), 0, ZREC_INDEXES * EROFS_Z_INDEX_SIZE);
+	mark(chunkarr_at(&e->zidx, rec), EROFS_FRAG_WHOLE_W, e->frag.whole.len);
+	for (off = 0; off < size; off += n) {
+		n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
+		if ((ret = src->read(src->user, e->block, n)) != 0)
+			return ret;
+		w->stats.bytes_in += n;
+		if ((ret = log_append(w, &e->frag.whole, e->block, n)) != 0)
+			return ret;
+	}
+	f->u.file.size = size;
+	f->u.file.blocks_start = 0;
+	f->u.file.frag_index = rec;
+	f->u.file.frag_offset = EROFS_W_ZIP;
+	return 0;
+}
+
+unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off)
+{
+	unsigned kind = sqp_get16(rec + 6);
+
+	*off = sqp_get64(rec + EROFS_Z_INDEX_SIZE);
+	if (kind == EROFS_FRAG_WHOLE_W)
+		*off += e->frag.tails.len;
+	return kind;
+}
+
+/* The packed inode's data: the tail log, then the whole files' log. */
+struct packed_src {
+	const struct erofs_frag *fr;
+	uint64_t pos;
+};
+
+static int packed_read(void *user, void *buf, size_t n)
+{
+	struct packed_src *s = user;
+	const struct erofs_flog *l;
+	uint8_t *out = buf;
+	uint64_t at;
+	size_t k;
+
+	while (n > 0) {
+		l = s->pos < s->fr->tails.len ? &s->fr->tails : &s->fr->whole;
+		at = l == &s->fr->tails ? s->pos : s->pos - s->fr->tails.len;
+		if (at >= l->len)
+			return SQP_ERR_INTERNAL;
+		k = CHUNK - (size_t)(at % CHUNK);
+		if (k > n)
+			k = n;
+		if (k > l->len - at)
+			k = (size_t)(l->len - at);
+		memcpy(out, l->chunk[at / CHUNK] + at % CHUNK, k);
+		out += k;
+		n -= k;
+		s->pos += k;
+	}
+	return 0;
+}
+
+int erofs_frag_finish(struct sqp_writer *w, uint32_t mod_time)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_frag *fr = &e->frag;
+	uint64_t size = fr->tails.len + fr->whole.len;
+	struct packed_src ps = { .fr = fr };
+	struct sqp_data_source src = { .read = packed_read, .user = &ps };
+	struct fs_inode f;
+	int ret;
+
+	if (size == 0)
+		return 0;
+	/* A regular file no directory names, stored as any other (it may
+	 * not hold fragments itself: fr->packing turns them off). */
+	memset(&fr->irec, 0, sizeof(fr->irec));
+	fr->irec.mode = S_IFREG | 0600;
+	fr->irec.nlink = 1;
+	fr->irec.mtime = mod_time;
+	fr->irec.xattr_set = SQFS_NO_XATTR;
+	fr->irec.u.file.blocks = FS_NONE;
+	fr->packing = 1;
+	memset(&f, 0, sizeof(f));
+	if ((ret = erofs_w_add_file(w, &fr->irec, size, 0, &src, &f)) != 0 ||
+	    (ret = fstree_file_set(&w->tree, &fr->irec, &f)) != 0 ||
+	    (ret = erofs_zip_drain(w)) != 0)
+		return ret;
+	/* Its bytes were counted once already, as the files' own. */
+	w->stats.bytes_in -= size;
+	fr->present = 1;
+	return 0;
+}
