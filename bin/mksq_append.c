@@ -26,7 +26,10 @@
  *
  * The image's entries enter the writer as they are
  * (SQP_ADD_IMAGE_AS_IS): the line's owner, time and exclude options
- * apply to the new sources only, as in mksquashfs.
+ * apply to the new sources only, as in mksquashfs. Its root directory
+ * does not (SQP_ADD_IMAGE_NEW_ROOT): mksquashfs makes the root anew, from
+ * the one source directory or as a root of its own (mksq_emit.c), so its
+ * time is never the old root's.
  */
 #include "config.h"
 
@@ -312,7 +315,8 @@ int mksq_append_add(struct sqp_writer *w, void *user)
 	 * the sources open: the links can go now, so that a signal during
 	 * the long part of the run leaves none behind. */
 	unstage(ap);
-	return sqp_writer_add_image(w, ap->img, ap->under, SQP_ADD_IMAGE_AS_IS);
+	return sqp_writer_add_image(w, ap->img, ap->under,
+				    SQP_ADD_IMAGE_AS_IS | SQP_ADD_IMAGE_NEW_ROOT);
 }
 
 void mksq_append_close(struct mksq_append *ap)

@@ -211,6 +211,12 @@ struct sqp_image;
  * times, as mksquashfs keeps an image's when it appends; its exclusions,
  * owner and time options then apply to the entries added after only. */
 #define SQP_ADD_IMAGE_AS_IS 0x0001
+/* NEW_ROOT, with under "": the image's root directory is not taken (its
+ * entries are), so the root is the writer's own, as if none had been
+ * added: what is added after and the policy give its attributes, and
+ * its time is the image time unless they do. mksquashfs makes the root
+ * anew when it appends. With another `under` it changes nothing. */
+#define SQP_ADD_IMAGE_NEW_ROOT 0x0002
 
 /*
  * Add every entry of base (an image opened with the reader, reader.h) to

@@ -324,6 +324,9 @@ static int apply_mods(struct sqp_writer *w)
 			attr.mtime = (uint32_t)t;
 			if (attr.mtime > w->newest_mtime)
 				w->newest_mtime = attr.mtime;
+			/* an implied directory (the root of several sources)
+			 * would take the image time when finalized */
+			ino->implied = 0;
 		}
 		if (fstree_set_attr(&w->tree, ino, &attr) != 0)
 			return w->err.code ? w->err.code : writer_fail(w, SQP_ERR_LIMIT,
