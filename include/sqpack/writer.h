@@ -195,6 +195,17 @@ SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
  * the layers below put in it. The current layer's own entries stay. */
 SQP_API int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque);
 
+/*
+ * Entries added after this call whose path's first component is `name`
+ * (hard link targets too) take `new_name` there instead, after the
+ * policy has seen their own paths: mksquashfs's renaming of a source
+ * directory's entry whose name an image's root already has. Both are
+ * one path component; a later rename of the same name wins. The spec's
+ * own entries are not renamed.
+ */
+SQP_API int sqp_writer_rename(struct sqp_writer *w, const char *name,
+			      const char *new_name);
+
 struct sqp_tar_reader;
 
 /*
