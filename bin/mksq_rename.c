@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sqpack/policy.h"
 #include "mksq_append.h"
 #include "tool_run.h"
 
@@ -52,6 +53,7 @@ struct listing {
 	char **name;
 	size_t *pos;     /* pos[i]: where sorted[i] comes in name[] */
 	char **sorted;
+	unsigned char *out; /* out[i]: name[i] is excluded, takes no name */
 	size_t n;
 };
 
@@ -62,6 +64,7 @@ static void listing_free(struct listing *l)
 	free(l->name);
 	free(l->pos);
 	free(l->sorted);
+	free(l->out);
 }
 
 static int read_listing(DIR *d, struct listing *l)
@@ -87,7 +90,8 @@ static int read_listing(DIR *d, struct listing *l)
 		return -1;
 	l->sorted = malloc((l->n + 1) * sizeof(*l->sorted));
 	l->pos = malloc((l->n + 1) * sizeof(*l->pos));
-	if (l->sorted == NULL || l->pos == NULL)
+	l->out = calloc(l->n + 1, 1);
+	if (l->sorted == NULL || l->pos == NULL || l->out == NULL)
 		return -1;
 	memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
 	qsort(l->sorted, l->n, sizeof(*l->sorted), name_cmp);
@@ -100,7 +104,7 @@ static int read_listing(DIR *d, struct listing *l)
 }
 
 /* Taken before entry `cur` comes: the image's root has it, an earlier
- * entry has it as its own, or an earlier entry was renamed to it. */
+ * entry kept has it as its own, or an earlier entry was renamed to it. */
 static int flat_taken(const struct mksq_append *ap, const struct listing *l,
 		      size_t cur, const char *name)
 {
@@ -109,7 +113,7 @@ static int flat_taken(const struct mksq_append *ap, const struct listing *l,
 	if (bsearch(&name, ap->base.names, ap->base.count, sizeof(char *), name_cmp))
 		return 1;
 	at = bsearch(&name, l->sorted, l->n, sizeof(char *), name_cmp);
-	if (at != NULL && l->pos[at - l->sorted] < cur)
+	if (at != NULL && l->pos[at - l->sorted] < cur && !l->out[l->pos[at - l->sorted]])
 		return 1;
 	for (size_t i = 1; i < ap->nren; i += 2)
 		if (strcmp(ap->ren[i], name) == 0)
@@ -118,7 +122,9 @@ static int flat_taken(const struct mksq_append *ap, const struct listing *l,
 }
 
 /* Entry `cur`, whose name is taken: NAME_1, NAME_2... until one is not,
- * told as mksquashfs tells it, and kept as a rename for the writer. */
+ * told as mksquashfs tells it, and kept as a rename for the writer,
+ * unless the entry is excluded: mksquashfs renames it, then leaves it
+ * out, so its new name stays free. */
 static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t cur)
 {
 	const char *orig = l->name[cur];
@@ -134,6 +140,10 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 		free(name);
 		name = next;
 	}
+	if (l->out[cur]) {
+		free(name);
+		return 0;
+	}
 	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL ||
 	    (v[ap->nren] = strdup(orig)) == NULL) {
 		if (v != NULL)
@@ -147,6 +157,26 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 	return 0;
 }
 
+/* Mark the entries the line's excludes leave out, asking a policy with
+ * the same --exclude patterns the packer gets (they name an entry of one
+ * source directory by its path from the root). */
+static int mark_excluded(struct listing *l, const struct mksq_args *args)
+{
+	struct sqp_policy_desc pd = { 0 };
+	struct sqp_policy *p = NULL;
+	int r = sqp_policy_create(&pd, &p);
+
+	for (int i = 0; r == 0 && i < args->argv.n; i++)
+		if (strncmp(args->argv.v[i], "--exclude=", 10) == 0)
+			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
+	for (size_t i = 0; r == 0 && i < l->n; i++)
+		l->out[i] = sqp_policy_excluded(p, l->name[i]) == 1;
+	sqp_policy_destroy(p);
+	if (r != 0)
+		errno = ENOMEM;
+	return r == 0 ? 0 : -1;
+}
+
 /*
  * A single directory without -keep-as-directory: its entries join the
  * root. One whose name is taken (by the image's root, or before it in
@@ -154,15 +184,16 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
  * NAME_2..., as mksquashfs's scan1_single_readdir does, in the same
  * order; the writer renames it as it is added (mksq_append_add).
  */
-static int flat_renames(struct mksq_append *ap, const char *src)
+static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 {
 	struct listing l = { 0 };
+	const char *src = args->src[0];
 	DIR *d = opendir(src);
 	int r = 0;
 
 	if (d == NULL)
 		return 0; /* the packer says why it cannot read it */
-	if (read_listing(d, &l) != 0)
+	if (read_listing(d, &l) != 0 || mark_excluded(&l, args) != 0)
 		r = -1;
 	for (size_t i = 0; r == 0 && i < l.n; i++)
 		if (flat_taken(ap, &l, i, l.name[i]))
@@ -218,7 +249,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 		return 0;
 	if (args->nsrc == 1 && !args->keep_dir &&
 	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
-		return flat_renames(ap, args->src[0]);
+		return flat_renames(ap, args);
 	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
