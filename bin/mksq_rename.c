@@ -159,7 +159,8 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 
 /* Mark the entries the line's excludes leave out, asking a policy with
  * the same --exclude patterns the packer gets (they name an entry of one
- * source directory by its path from the root). */
+ * source directory by its path from the root). 0, or -1 after a
+ * message. */
 static int mark_excluded(struct listing *l, const struct mksq_args *args)
 {
 	struct sqp_policy_desc pd = { 0 };
@@ -171,9 +172,10 @@ static int mark_excluded(struct listing *l, const struct mksq_args *args)
 			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
 	for (size_t i = 0; r == 0 && i < l->n; i++)
 		l->out[i] = sqp_policy_excluded(p, l->name[i]) == 1;
-	sqp_policy_destroy(p);
 	if (r != 0)
-		errno = ENOMEM;
+		fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
+			sqp_policy_error(p) : sqp_strerror(r));
+	sqp_policy_destroy(p);
 	return r == 0 ? 0 : -1;
 }
 
@@ -193,13 +195,17 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 
 	if (d == NULL)
 		return 0; /* the packer says why it cannot read it */
-	if (read_listing(d, &l) != 0 || mark_excluded(&l, args) != 0)
-		r = -1;
-	for (size_t i = 0; r == 0 && i < l.n; i++)
-		if (flat_taken(ap, &l, i, l.name[i]))
-			r = flat_rename(ap, &l, i);
-	if (r != 0)
+	if (read_listing(d, &l) != 0) {
 		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno ? errno : ENOMEM));
+		r = -1;
+	} else {
+		r = mark_excluded(&l, args);
+	}
+	for (size_t i = 0; r == 0 && i < l.n; i++)
+		if (flat_taken(ap, &l, i, l.name[i]) && flat_rename(ap, &l, i) != 0) {
+			fprintf(stderr, PROG ": out of memory\n");
+			r = -1;
+		}
 	listing_free(&l);
 	closedir(d);
 	return r == 0 ? 0 : 1;
