@@ -13,12 +13,9 @@
  * that fails for any reason leaves DEST as it was.
  *
  * Names: mksquashfs keeps the image's entries and renames a new top-level
- * entry whose name is taken (NAME_1, NAME_2...). A source directory is
- * renamed by packing it through a symbolic link of the new name, in a
- * directory of our own (the packer names a top-level source after the
- * path it is given and follows that one link). The entries of a single
- * flat source cannot be renamed that way; a clash there is refused
- * rather than merged into the image's entry.
+ * entry whose name is taken (NAME_1, NAME_2...): mksq_rename.c; the
+ * renames of one source directory's entries are handed to the writer
+ * here, after the image's entries are in.
  *
  * What mksquashfs prints on stdout when it appends is printed the same
  * (mksq_append_tell), -quiet or not, as there, but for its recovery
@@ -26,11 +23,13 @@
  *
  * The image's entries enter the writer as they are
  * (SQP_ADD_IMAGE_AS_IS): the line's owner, time and exclude options
- * apply to the new sources only, as in mksquashfs.
+ * apply to the new sources only, as in mksquashfs. Its root directory
+ * does not (SQP_ADD_IMAGE_NEW_ROOT): mksquashfs makes the root anew, from
+ * the one source directory or as a root of its own (mksq_emit.c), so its
+ * time is never the old root's.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,11 +42,6 @@
 #include "tool_options.h"
 
 #define PROG "sqpack-mksquashfs"
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int names_push(struct mksq_base *b, const char *name)
 {
@@ -164,162 +158,31 @@ void mksq_append_tell(const struct mksq_append *ap, const char *dest)
 	fflush(stdout);
 }
 
-static int taken(const struct mksq_base *b, char **mine, int n, const char *name)
-{
-	if (bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
-		return 1;
-	for (int i = 0; i < n; i++)
-		if (strcmp(mine[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* A single directory without -keep-as-directory: its entries join the
- * root, where none may clash. */
-static int flat_clash(const struct mksq_append *ap, const char *src)
-{
-	DIR *d = opendir(src);
-	struct dirent *e;
-	int r = 0;
-
-	if (d == NULL)
-		return 0; /* the packer says why it cannot read it */
-	for (errno = 0; r == 0 && (e = readdir(d)) != NULL; errno = 0) {
-		const char *n = e->d_name;
-
-		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
-		    !taken(&ap->base, NULL, 0, n))
-			continue;
-		fprintf(stderr, PROG ": %s/%s: the image already has /%s; mksquashfs "
-			"would store this one as %s_1, which sqpack does only for "
-			"top-level sources (several, or -keep-as-directory)\n",
-			src, n, n, n);
-		r = 1;
-	}
-	if (r == 0 && errno != 0) {
-		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno));
-		r = 1;
-	}
-	closedir(d);
-	return r;
-}
-
-/* Link stage/name to source i and make it the path packed. */
-static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
-		      const char *name)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *real = realpath(src, NULL);
-	int r = -1;
-
-	if (ap->stage == NULL) {
-		if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
-			     tmp && tmp[0] ? tmp : "/tmp") < 0) {
-			ap->stage = NULL;
-		} else if (mkdtemp(ap->stage) == NULL) {
-			free(ap->stage);
-			ap->stage = NULL;
-		}
-	}
-	if (ap->base.src == NULL) {
-		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
-		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
-	}
-	if (real != NULL && ap->stage != NULL && ap->base.src != NULL) {
-		if (asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) < 0)
-			ap->base.src[i] = NULL;
-		else
-			r = symlink(real, ap->base.src[i]);
-	}
-	if (r != 0)
-		fprintf(stderr, PROG ": %s: cannot rename it %s: %s\n", src, name,
-			strerror(errno));
-	free(real);
-	return r == 0 ? 0 : 1;
-}
-
-int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
-{
-	struct stat sb;
-	char **mine;
-	int r = 0, n;
-
-	if (args->tar || args->nsrc == 0)
-		return 0;
-	if (args->nsrc == 1 && !args->keep_dir &&
-	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
-		return flat_clash(ap, args->src[0]);
-	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
-	for (n = 0; r == 0 && n < args->nsrc; n++) {
-		char *name = mksq_source_name(args->src[n]), *next;
-		char *orig = name != NULL ? strdup(name) : NULL;
-		int renamed = 0;
-
-		for (int k = 1; orig != NULL && name != NULL &&
-		     taken(&ap->base, mine, n, name); k++) {
-			if (asprintf(&next, "%s_%d", orig, k) < 0)
-				next = NULL;
-			else /* mksquashfs's words */
-				fprintf(stderr, "Source directory entry %s already used! "
-					"- trying %s\n", name, next);
-			free(name);
-			name = next;
-			renamed = 1;
-		}
-		if (orig == NULL || name == NULL) {
-			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
-			free(orig);
-			free(name);
-			r = 1;
-			break;
-		}
-		free(orig);
-		mine[n] = name;
-		if (renamed)
-			r = stage_link(ap, args->nsrc, n, args->src[n], name);
-	}
-	for (int i = 0; i < n; i++)
-		free(mine[i]);
-	free(mine);
-	return r;
-}
-
-/* Remove the links of renamed sources and their directory. */
-static void unstage(struct mksq_append *ap)
-{
-	for (int i = 0; ap->base.src != NULL && i < ap->nsrc; i++) {
-		if (ap->base.src[i] != NULL)
-			unlink(ap->base.src[i]);
-		free(ap->base.src[i]);
-	}
-	if (ap->stage != NULL)
-		rmdir(ap->stage);
-	free(ap->stage);
-	free(ap->base.src);
-	ap->stage = NULL;
-	ap->base.src = NULL;
-	ap->nsrc = 0;
-}
-
 int mksq_append_add(struct sqp_writer *w, void *user)
 {
 	struct mksq_append *ap = user;
 
+	int r;
+
 	/* The packer scans before it makes the writer, and the scan holds
 	 * the sources open: the links can go now, so that a signal during
 	 * the long part of the run leaves none behind. */
-	unstage(ap);
-	return sqp_writer_add_image(w, ap->img, ap->under, SQP_ADD_IMAGE_AS_IS);
+	mksq_rename_cleanup(ap);
+	r = sqp_writer_add_image(w, ap->img, ap->under,
+				 SQP_ADD_IMAGE_AS_IS | SQP_ADD_IMAGE_NEW_ROOT);
+	for (size_t i = 0; r == 0 && i < ap->nren; i += 2)
+		r = sqp_writer_rename(w, ap->ren[i], ap->ren[i + 1]);
+	return r;
 }
 
 void mksq_append_close(struct mksq_append *ap)
 {
-	unstage(ap);
+	mksq_rename_cleanup(ap);
 	for (size_t i = 0; i < ap->base.count; i++)
 		free(ap->base.names[i]);
+	for (size_t i = 0; i < ap->nren; i++)
+		free(ap->ren[i]);
+	free(ap->ren);
 	free(ap->base.names);
 	sqp_image_destroy(ap->img);
 	if (ap->fd >= 0)

@@ -20,6 +20,8 @@ struct mksq_append {
 	const char *under;      /* "" or -root-becomes NAME */
 	char *stage;            /* the directory of renamed sources, or NULL */
 	int nsrc;               /* entries of base.src */
+	char **ren;             /* a flat source's renames: name, new name... */
+	size_t nren;            /* strings in ren (twice the renames) */
 };
 
 /* Open DEST as the image to extend and read what the translation needs.
@@ -32,8 +34,20 @@ void mksq_append_tell(const struct mksq_append *ap, const char *dest);
 
 /* Rename the sources whose top-level names the image's root holds, as
  * mksquashfs does (NAME_1, NAME_2...): each becomes a link of the new
- * name in a directory of our own. 0, or an exit status after a message. */
+ * name in a directory of our own; or, for one source directory, its
+ * entries' renames kept for the writer (mksq_rename.c). 0, or an exit
+ * status after a message. */
 int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args);
+
+/* Without an image to append to: rename sources of the same top-level
+ * name as mksquashfs does (NAME_1...), patching args' translation, and
+ * have the run remove the links once the scan holds the sources. 0, or
+ * an exit status after a message; mksq_append_close(ap) either way. */
+int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args);
+
+/* Removes the links of renamed sources and their directory (at once
+ * when the scan holds the sources, and from mksq_append_close). */
+void mksq_rename_cleanup(struct mksq_append *ap);
 
 /* tool_run_base_fn: the image into the writer, under ap->under. */
 int mksq_append_add(struct sqp_writer *w, void *ap);

@@ -155,12 +155,35 @@ static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_di
 }
 
 /*
+ * The root's time as mksquashfs 4.5.1 and 4.7 give it: -root-time, else
+ * the source directory's (one source) or its clock (a root of its own);
+ * then -all-time replaces it and SOURCE_DATE_EPOCH clamps it, as every
+ * time. NULL where the packer's own rule gives the same: one source
+ * directory without -root-time (--mtime and --clamp-mtime reach it), or
+ * a root of its own without a time option: the clock is not
+ * reproducible, so that root takes the image time, as in dir2img.
+ */
+static const char *root_time(const struct mksq_state *st, int own, const char *sde)
+{
+	if (!own && !st->root_time)
+		return NULL;
+	if (st->all_time)
+		return st->all_time;
+	if (st->root_time && sde != NULL && sde[0] != '\0' &&
+	    strtoull(st->root_time, NULL, 10) > strtoull(sde, NULL, 10))
+		return sde;
+	if (st->root_time)
+		return st->root_time;
+	return sde != NULL && sde[0] != '\0' ? sde : NULL;
+}
+
+/*
  * The root directory's attributes as a spec line, when they are not those
  * of one source directory: mksquashfs makes a root of its own for several
  * sources, -keep-as-directory and -tar, mode 0777 and owned by the user
  * who runs it, and -root-mode, -root-uid, -root-gid, -root-time set them.
- * With SOURCE_DATE_EPOCH that root's time is the image time, as
- * mksquashfs's "now" clamped to it.
+ * Appending, mksquashfs makes the root anew the same way (the image's
+ * root is left out: mksq_append.c).
  */
 static int emit_root(const struct mksq_state *st, const struct mksq_sources *src,
 		     const char *sde, struct mksq_argv *o)
@@ -168,7 +191,7 @@ static int emit_root(const struct mksq_state *st, const struct mksq_sources *src
 	int own = st->tar || !src->flat;
 	unsigned long mode = 0777;
 	long long uid = getuid(), gid = getgid();
-	const char *time = st->root_time;
+	const char *time = root_time(st, own, sde);
 	struct stat sb;
 
 	if (!own && !st->root_mode && st->root_uid < 0 && st->root_gid < 0 && !time)
@@ -184,8 +207,6 @@ static int emit_root(const struct mksq_state *st, const struct mksq_sources *src
 	gid = st->root_gid >= 0 ? st->root_gid : st->gid >= 0 ? st->gid : gid;
 	if (st->root_mode)
 		mode = strtoul(st->root_mode, NULL, 8);
-	if (time == NULL && own && sde != NULL && sde[0] != '\0')
-		time = sde;
 	if (time != NULL)
 		return mksq_argv_pushf(o, "--spec-line=/ M %s %lo %lld %lld", time,
 				       mode, uid, gid);
@@ -287,11 +308,11 @@ static int check_state(const struct mksq_state *st, const char *sde,
 			return mksq_fail(msg, size, 2, "-processors '%s' is not a number "
 				    "between 1 and 1024", st->jobs);
 	}
-	if (sde != NULL && sde[0] != '\0' && (st->mkfs_time || st->all_time || st->root_time))
+	/* -root-time is not among them: SOURCE_DATE_EPOCH clamps it */
+	if (sde != NULL && sde[0] != '\0' && (st->mkfs_time || st->all_time))
 		return mksq_fail(msg, size, 2, "SOURCE_DATE_EPOCH and %s cannot be used "
 			    "together (mksquashfs refuses them too)",
-			    st->mkfs_time ? "-mkfs-time" : st->all_time ? "-all-time" :
-			    "-root-time");
+			    st->mkfs_time ? "-mkfs-time" : "-all-time");
 	if (st->tar && (st->keep_dir || st->one_fs))
 		return mksq_fail(msg, size, 2, "%s has no meaning with -tar",
 			    st->keep_dir ? "-keep-as-directory" : "-one-file-system");

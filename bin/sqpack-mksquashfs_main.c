@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char msg[1024];
 	struct mksq_append ap;
-	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0;
+	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0, staged = 0;
 
 	memset(&f, 0, sizeof(f));
 	/* The buffered stdin is read here, before any thread starts. */
@@ -259,6 +259,10 @@ int main(int argc, char **argv)
 		goto out;
 	} else {
 		tool_set_progname(PROG);
+		/* sources of one name are renamed, as mksquashfs renames them */
+		staged = !append;
+		if (staged && (ret = mksq_rename_sources(&ap, &args)) != 0)
+			goto out;
 		if (f.ps != NULL && (ret = pseudo_start(&f, &th)) != 0)
 			goto out;
 		fed = f.ps != NULL;
@@ -281,7 +285,7 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	if (append > 0)
+	if (append > 0 || staged)
 		mksq_append_close(&ap);
 	mksq_args_free(&args);
 done:

@@ -200,6 +200,17 @@ SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
  * the layers below put in it. The current layer's own entries stay. */
 SQP_API int sqp_writer_whiteout(struct sqp_writer *w, const char *path, int opaque);
 
+/*
+ * Entries added after this call whose path's first component is `name`
+ * (hard link targets too) take `new_name` there instead, after the
+ * policy has seen their own paths: mksquashfs's renaming of a source
+ * directory's entry whose name an image's root already has. Both are
+ * one path component; a later rename of the same name wins. The spec's
+ * own entries are not renamed.
+ */
+SQP_API int sqp_writer_rename(struct sqp_writer *w, const char *name,
+			      const char *new_name);
+
 struct sqp_tar_reader;
 
 /*
@@ -216,6 +227,12 @@ struct sqp_image;
  * times, as mksquashfs keeps an image's when it appends; its exclusions,
  * owner and time options then apply to the entries added after only. */
 #define SQP_ADD_IMAGE_AS_IS 0x0001
+/* NEW_ROOT, with under "": the image's root directory is not taken (its
+ * entries are), so the root is the writer's own, as if none had been
+ * added: what is added after and the policy give its attributes, and
+ * its time is the image time unless they do. mksquashfs makes the root
+ * anew when it appends. With another `under` it changes nothing. */
+#define SQP_ADD_IMAGE_NEW_ROOT 0x0002
 
 /*
  * Add every entry of base (an image opened with the reader, reader.h) to

@@ -14,7 +14,8 @@
  * shadowed entries apply to the base's entries exactly as to a tar's.
  * The walk is the reader's own (its guard against hostile trees); a hard
  * link's later names link to the first of its paths the writer took,
- * kept by inode number.
+ * kept by inode number. SQP_ADD_IMAGE_NEW_ROOT leaves the image's root
+ * directory out, so the writer's own root stands (mksquashfs's append).
  */
 #include "config.h"
 
@@ -188,7 +189,7 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	if (under == NULL || !under_ok(under))
 		return writer_fail(w, SQP_ERR_ARG, "base image: '%s' is not a "
 				   "relative path", under ? under : "(null)");
-	if (flags & ~(unsigned)SQP_ADD_IMAGE_AS_IS)
+	if (flags & ~(unsigned)(SQP_ADD_IMAGE_AS_IS | SQP_ADD_IMAGE_NEW_ROOT))
 		return writer_fail(w, SQP_ERR_ARG, "base image: unknown flags %#x",
 				   flags);
 	if (hchain_init(&l.index, NULL) != 0)
@@ -202,6 +203,10 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	}
 	while ((ret = rd_walk_next(walk, &n)) > 0) {
 		if (ret == RD_WALK_LEAVE)
+			continue;
+		/* the root is the walk's first node, path "" */
+		if ((flags & SQP_ADD_IMAGE_NEW_ROOT) && under[0] == '\0' &&
+		    n.path[0] == '\0')
 			continue;
 		if ((ret = add_node(&rb, &l, &n)) < 0)
 			break;

@@ -200,6 +200,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	free(w->lpath);
 	free(w->ppath);
 	free(w->ptarget);
+	writer_rename_free(w);
 	free((char *)w->desc.prefix);
 	writer_links_free(w);
 	hchain_cleanup(&w->layer_sizes);

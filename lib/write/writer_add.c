@@ -255,6 +255,9 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off &&
 	    sqp_policy_apply(w->desc.policy, &copy))
 		return 0;  /* excluded; a tar reader skips the unread data */
+	if (w->ren_count > 0 && !w->adding_extras &&
+	    (ret = writer_rename_entry(w, &copy)) != 0)
+		return ret;
 	if (w->desc.prefix != NULL && !w->adding_extras) {
 		ret = writer_prefix_entry(w, &copy);
 		if (ret != 0)
@@ -324,6 +327,9 @@ static int apply_mods(struct sqp_writer *w)
 			attr.mtime = (uint32_t)t;
 			if (attr.mtime > w->newest_mtime)
 				w->newest_mtime = attr.mtime;
+			/* an implied directory (the root of several sources)
+			 * would take the image time when finalized */
+			ino->implied = 0;
 		}
 		if (fstree_set_attr(&w->tree, ino, &attr) != 0)
 			return w->err.code ? w->err.code : writer_fail(w, SQP_ERR_LIMIT,

@@ -59,6 +59,10 @@ struct sqp_writer {
 	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
 				       * desc.prefix itself) */
 	size_t ppath_cap, ptarget_cap;
+	char **ren_from, **ren_to;    /* sqp_writer_rename's names (owned) */
+	size_t ren_count;
+	char *rpath, *rtarget;        /* an entry's renamed paths */
+	size_t rpath_cap, rtarget_cap;
 	struct erofs_wstate *erofs;   /* the EROFS back end, NULL for SquashFS */
 };
 
@@ -83,6 +87,10 @@ int writer_path_ok(const char *path);
 /* e moved below desc.prefix (its strings in w's buffers until the next
  * call); *path alone for a whiteout's path. */
 int writer_prefix_entry(struct sqp_writer *w, struct sqp_entry *e);
+/* e's path (and hard link target) under its renamed top-level name
+ * (writer_rename.c; strings in w's buffers until the next entry). */
+int writer_rename_entry(struct sqp_writer *w, struct sqp_entry *e);
+void writer_rename_free(struct sqp_writer *w);
 int writer_prefix_path(struct sqp_writer *w, const char **path);
 /* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
 int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);

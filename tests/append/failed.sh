@@ -5,7 +5,7 @@
 # directory of renamed sources left in TMPDIR: a source that is missing
 # (after a clashing one was renamed), the file size limit reached half
 # way (what a full disk does to a writer), a full file system, a signal
-# while the input is read. And what mksquashfs does before appending:
+# while the input is read and one while the new image is written. And what mksquashfs does before appending:
 # a DEST that is not an image is refused, exit 1, as mksquashfs refuses
 # it; -noappend replaces the image instead.
 COMMON_NEEDS_TAR2IMG=no
@@ -62,6 +62,18 @@ exec 5>&-
 check "SIGTERM: the run fails (exit $rc)" test "$rc" != 0 -a "$waited" -lt 50
 check "SIGTERM: it was the signal" grep -q "interrupted" err
 unchanged "SIGTERM"
+
+# A signal while the new image is being written: an xz image (its codec
+# is the append's), 16 MB of text to compress on one thread, and one
+# entry renamed by the writer (x, which the image has too).
+mkdir -p sig/x && printf 's\n' > sig/x/s || exit 99
+head -c 12000000 /dev/urandom | base64 > sig/big || exit 99
+"$MKSQ" a xz.img -quiet -comp xz -noappend > /dev/null 2>&1 && cp xz.img xz-orig.img || exit 99
+TMPDIR=$T/tmp interrupt TERM err "$MKSQ" sig xz.img -quiet -processors 1
+check "SIGTERM while writing: the run fails (exit $rc)" test "$rc" != 0 -a "$waited" -lt 50
+check "SIGTERM while writing: it was the signal" grep -q "interrupted" err
+check "SIGTERM while writing: the image is unchanged" cmp xz-orig.img xz.img
+check "SIGTERM while writing: no temporary file left" test -z "$(ls -A | grep '\.tmp$')"
 
 # Not an image: refused as mksquashfs refuses it (exit 1), untouched.
 printf 'not squashfs' > text.img

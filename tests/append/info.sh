@@ -32,10 +32,10 @@ kind() {
 	mksquashfs base ref.img -noappend -no-progress -all-time 1 "$@" > /dev/null 2>&1 ||
 		{ skipc "$name: mksquashfs cannot make it"; return; }
 	cp ref.img our.img || exit 99
-	# -all-time 1 for the image and the append: mksquashfs gives the
-	# appended root its clock's time (or -all-time's), ours keeps the
-	# image root's (a known difference, not what this test is about);
-	# without it the two runs may fall in different minutes
+	# -all-time 1 for the image and the append: unpinned, mksquashfs
+	# gives the appended root its clock's time and ours the image time
+	# (the newest of the input: roottime.sh), which may fall in
+	# different minutes
 	step "$name: append" new -keep-as-directory -no-progress -all-time 1
 	lines "$name"
 }

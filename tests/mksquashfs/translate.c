@@ -231,7 +231,24 @@ static void root_dir(const char *tmp)
 	CHECK(run(NULL, "m", tmp, "o", "-root-mode", "0755", "-root-gid", "7",
 		  "-root-time", "5", NULL) == 0 && has(line), "-root-mode -root-gid -root-time");
 	CHECK(run(NULL, "m", tmp, "o", "-root-mode", "9", NULL) == 2, "-root-mode 9");
-	CHECK(run("100", "m", tmp, "o", "-root-time", "5", NULL) == 2, "SDE and -root-time");
+	/* mksquashfs's root time: SOURCE_DATE_EPOCH clamps -root-time,
+	 * -all-time overrides it, and times a root of its own */
+	snprintf(line, sizeof(line), "--spec-line=/ M 5 %o %u %u", (unsigned)(sb.st_mode & 07777),
+		 (unsigned)sb.st_uid, (unsigned)sb.st_gid);
+	CHECK(run("100", "m", tmp, "o", "-root-time", "5", NULL) == 0 && has(line),
+	      "SDE and an older -root-time");
+	snprintf(line, sizeof(line), "--spec-line=/ M 100 %o %u %u", (unsigned)(sb.st_mode & 07777),
+		 (unsigned)sb.st_uid, (unsigned)sb.st_gid);
+	CHECK(run("100", "m", tmp, "o", "-root-time", "200", NULL) == 0 && has(line),
+	      "SDE clamps a newer -root-time");
+	snprintf(line, sizeof(line), "--spec-line=/ M 9 %o %u %u", (unsigned)(sb.st_mode & 07777),
+		 (unsigned)sb.st_uid, (unsigned)sb.st_gid);
+	CHECK(run(NULL, "m", tmp, "o", "-root-time", "5", "-all-time", "9", NULL) == 0 &&
+	      has(line), "-all-time overrides -root-time");
+	snprintf(line, sizeof(line), "--spec-line=/ M 9 777 %u %u", (unsigned)getuid(),
+		 (unsigned)getgid());
+	CHECK(run(NULL, "m", "a", "b", "o", "-all-time", "9", NULL) == 0 && has(line),
+	      "-all-time times a root of its own");
 }
 
 static void excludes(const char *tmp)

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mksq_rename.c - new entries renamed as mksquashfs renames them: a
+ * top-level name already taken becomes NAME_1, NAME_2... (the first not
+ * taken, counting from NAME again each time), with mksquashfs's message
+ * "Source directory entry NAME already used! - trying NAME_1" on stderr.
+ * Taken means: in the image's root when appending, or given to an entry
+ * met before (its own name or the one it was renamed to).
+ *
+ * Two mechanisms, because the packer names entries two ways. A source
+ * directory that becomes a top-level entry (several sources, or
+ * -keep-as-directory) is named after the path it is given, so it is
+ * renamed by packing it through a symbolic link of the new name in a
+ * directory of our own, removed as soon as the scan holds the sources.
+ * The entries of one source directory that join the root are scanned as
+ * they are, so the writer renames them as they come (sqp_writer_rename),
+ * decided here in readdir order, the order mksquashfs decides in.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sqpack/policy.h"
+#include "mksq_append.h"
+#include "tool_run.h"
+
+#define PROG "sqpack-mksquashfs"
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int taken(const struct mksq_base *b, char **mine, int n, const char *name)
+{
+	if (bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(mine[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* One directory's entries, in readdir order, and sorted (by strcmp)
+ * with their places in that order. */
+struct listing {
+	char **name;
+	size_t *pos;     /* pos[i]: where sorted[i] comes in name[] */
+	char **sorted;
+	unsigned char *out; /* out[i]: name[i] is excluded, takes no name */
+	size_t n;
+};
+
+static void listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->name[i]);
+	free(l->name);
+	free(l->pos);
+	free(l->sorted);
+	free(l->out);
+}
+
+static int read_listing(DIR *d, struct listing *l)
+{
+	struct dirent *e;
+	size_t cap = 0;
+
+	for (errno = 0; (e = readdir(d)) != NULL; errno = 0) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (l->n == cap) {
+			char **v = realloc(l->name, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (v == NULL)
+				return -1;
+			l->name = v;
+		}
+		if ((l->name[l->n] = strdup(e->d_name)) == NULL)
+			return -1;
+		l->n++;
+	}
+	if (errno != 0)
+		return -1;
+	l->sorted = malloc((l->n + 1) * sizeof(*l->sorted));
+	l->pos = malloc((l->n + 1) * sizeof(*l->pos));
+	l->out = calloc(l->n + 1, 1);
+	if (l->sorted == NULL || l->pos == NULL || l->out == NULL)
+		return -1;
+	memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
+	qsort(l->sorted, l->n, sizeof(*l->sorted), name_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		char **at = bsearch(&l->name[i], l->sorted, l->n, sizeof(char *), name_cmp);
+
+		l->pos[at - l->sorted] = i;
+	}
+	return 0;
+}
+
+/* Taken before entry `cur` comes: the image's root has it, an earlier
+ * entry kept has it as its own, or an earlier entry was renamed to it. */
+static int flat_taken(const struct mksq_append *ap, const struct listing *l,
+		      size_t cur, const char *name)
+{
+	char **at;
+
+	if (bsearch(&name, ap->base.names, ap->base.count, sizeof(char *), name_cmp))
+		return 1;
+	at = bsearch(&name, l->sorted, l->n, sizeof(char *), name_cmp);
+	if (at != NULL && l->pos[at - l->sorted] < cur && !l->out[l->pos[at - l->sorted]])
+		return 1;
+	for (size_t i = 1; i < ap->nren; i += 2)
+		if (strcmp(ap->ren[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Entry `cur`, whose name is taken: NAME_1, NAME_2... until one is not,
+ * told as mksquashfs tells it, and kept as a rename for the writer,
+ * unless the entry is excluded: mksquashfs renames it, then leaves it
+ * out, so its new name stays free. */
+static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t cur)
+{
+	const char *orig = l->name[cur];
+	char *name = NULL, *next, **v;
+
+	for (int k = 1; flat_taken(ap, l, cur, name ? name : orig); k++) {
+		if (asprintf(&next, "%s_%d", orig, k) < 0) {
+			free(name);
+			return -1;
+		}
+		fprintf(stderr, "Source directory entry %s already used! - trying %s\n",
+			name ? name : orig, next);
+		free(name);
+		name = next;
+	}
+	if (l->out[cur]) {
+		free(name);
+		return 0;
+	}
+	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL ||
+	    (v[ap->nren] = strdup(orig)) == NULL) {
+		if (v != NULL)
+			ap->ren = v;
+		free(name);
+		return -1;
+	}
+	ap->ren = v;
+	v[ap->nren + 1] = name;
+	ap->nren += 2;
+	return 0;
+}
+
+/* Mark the entries the line's excludes leave out, asking a policy with
+ * the same --exclude patterns the packer gets (they name an entry of one
+ * source directory by its path from the root). 0, or -1 after a
+ * message. */
+static int mark_excluded(struct listing *l, const struct mksq_args *args)
+{
+	struct sqp_policy_desc pd = { 0 };
+	struct sqp_policy *p = NULL;
+	int r = sqp_policy_create(&pd, &p);
+
+	for (int i = 0; r == 0 && i < args->argv.n; i++)
+		if (strncmp(args->argv.v[i], "--exclude=", 10) == 0)
+			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
+	for (size_t i = 0; r == 0 && i < l->n; i++)
+		l->out[i] = sqp_policy_excluded(p, l->name[i]) == 1;
+	if (r != 0)
+		fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
+			sqp_policy_error(p) : sqp_strerror(r));
+	sqp_policy_destroy(p);
+	return r == 0 ? 0 : -1;
+}
+
+/*
+ * A single directory without -keep-as-directory: its entries join the
+ * root. One whose name is taken (by the image's root, or before it in
+ * readdir order by another entry, renamed or not) is renamed NAME_1,
+ * NAME_2..., as mksquashfs's scan1_single_readdir does, in the same
+ * order; the writer renames it as it is added (mksq_append_add).
+ */
+static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct listing l = { 0 };
+	const char *src = args->src[0];
+	DIR *d = opendir(src);
+	int r = 0;
+
+	if (d == NULL)
+		return 0; /* the packer says why it cannot read it */
+	if (read_listing(d, &l) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno ? errno : ENOMEM));
+		r = -1;
+	} else {
+		r = mark_excluded(&l, args);
+	}
+	for (size_t i = 0; r == 0 && i < l.n; i++)
+		if (flat_taken(ap, &l, i, l.name[i]) && flat_rename(ap, &l, i) != 0) {
+			fprintf(stderr, PROG ": out of memory\n");
+			r = -1;
+		}
+	listing_free(&l);
+	closedir(d);
+	return r == 0 ? 0 : 1;
+}
+
+/* Link stage/name to source i and make it the path packed. */
+static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
+		      const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *real = realpath(src, NULL);
+	int r = -1;
+
+	if (ap->stage == NULL) {
+		if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
+			     tmp && tmp[0] ? tmp : "/tmp") < 0) {
+			ap->stage = NULL;
+		} else if (mkdtemp(ap->stage) == NULL) {
+			free(ap->stage);
+			ap->stage = NULL;
+		}
+	}
+	if (ap->base.src == NULL) {
+		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
+		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
+	}
+	if (real != NULL && ap->stage != NULL && ap->base.src != NULL) {
+		if (asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) < 0)
+			ap->base.src[i] = NULL;
+		else
+			r = symlink(real, ap->base.src[i]);
+	}
+	if (r != 0)
+		fprintf(stderr, PROG ": %s: cannot rename it %s: %s\n", src, name,
+			strerror(errno));
+	free(real);
+	return r == 0 ? 0 : 1;
+}
+
+int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct stat sb;
+	char **mine;
+	int r = 0, n;
+
+	if (args->tar || args->nsrc == 0)
+		return 0;
+	if (args->nsrc == 1 && !args->keep_dir &&
+	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
+		return flat_renames(ap, args);
+	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (n = 0; r == 0 && n < args->nsrc; n++) {
+		char *name = mksq_source_name(args->src[n]), *next;
+		char *orig = name != NULL ? strdup(name) : NULL;
+		int renamed = 0;
+
+		for (int k = 1; orig != NULL && name != NULL &&
+		     taken(&ap->base, mine, n, name); k++) {
+			if (asprintf(&next, "%s_%d", orig, k) < 0)
+				next = NULL;
+			else /* mksquashfs's words */
+				fprintf(stderr, "Source directory entry %s already used! "
+					"- trying %s\n", name, next);
+			free(name);
+			name = next;
+			renamed = 1;
+		}
+		if (orig == NULL || name == NULL) {
+			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
+			free(orig);
+			free(name);
+			r = 1;
+			break;
+		}
+		free(orig);
+		mine[n] = name;
+		if (renamed)
+			r = stage_link(ap, args->nsrc, n, args->src[n], name);
+	}
+	for (int i = 0; i < n; i++)
+		free(mine[i]);
+	free(mine);
+	return r;
+}
+
+/* tool_run_base_fn for a run without an image. */
+static int unstage(struct sqp_writer *w, void *user)
+{
+	(void)w;
+	/* as in mksq_append_add: the scan holds the sources open */
+	mksq_rename_cleanup(user);
+	return 0;
+}
+
+int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
+{
+	struct mksq_argv *v = &args->argv;
+	int r;
+
+	memset(ap, 0, sizeof(*ap));
+	ap->fd = -1;
+	ap->under = "";
+	if (args->tar || args->nsrc < 2)
+		return 0;
+	r = mksq_append_sources(ap, args);
+	/* the translation ends with "--", DEST and the sources */
+	for (int i = 0; r == 0 && ap->base.src != NULL && i < args->nsrc; i++) {
+		char **slot = &v->v[v->n - args->nsrc + i], *copy;
+
+		if (ap->base.src[i] == NULL)
+			continue;
+		if ((copy = strdup(ap->base.src[i])) == NULL) {
+			fprintf(stderr, PROG ": out of memory\n");
+			r = 1;
+			break;
+		}
+		free(*slot);
+		*slot = copy;
+	}
+	if (r == 0 && ap->base.src != NULL)
+		tool_run_set_base(unstage, ap, NULL);
+	return r;
+}
+
+void mksq_rename_cleanup(struct mksq_append *ap)
+{
+	for (int i = 0; ap->base.src != NULL && i < ap->nsrc; i++) {
+		if (ap->base.src[i] != NULL)
+			unlink(ap->base.src[i]);
+		free(ap->base.src[i]);
+	}
+	if (ap->stage != NULL)
+		rmdir(ap->stage);
+	free(ap->stage);
+	free(ap->base.src);
+	ap->stage = NULL;
+	ap->base.src = NULL;
+	ap->nsrc = 0;
+}

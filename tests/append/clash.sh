@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# clash.sh - appending one source directory whose entries have names the
+# image's root has: mksquashfs renames each such entry NAME_1 (NAME_2...
+# while those are taken, by the image or by an entry before it in readdir
+# order, renamed or not) and says so on stderr. Debian's mksquashfs and
+# ours append to copies of one image: unsquashfs -lln and the extracted
+# trees equal, the same rename lines, the links in renamed trees kept;
+# an entry excluded takes no name.
+. "$top_srcdir/tests/append/both.sh"
+mkdir -p "$T/base/x" "$T/base/y_1" "$T/src/x/sub" "$T/src/x_1" "$T/src/y" \
+	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" || exit 99
+printf 'image x\n' > "$T/base/x/f"
+printf 'image y_1\n' > "$T/base/y_1/b"
+printf 'new x\n' > "$T/src/x/g"
+seq 1 30000 > "$T/src/x/sub/big"
+printf 'new x_1\n' > "$T/src/x_1/h"
+printf 'y\n' > "$T/src/y/i"
+printf 'file x_2\n' > "$T/src/x_2"
+ln "$T/src/x_2" "$T/src/x/hard"            # a link into a renamed tree
+ln "$T/src/x/sub/big" "$T/src/z/big-link"  # and out of one
+printf 'file y_1\n' > "$T/src/y_1"
+ln -s x/g "$T/src/zz"
+printf 'more\n' > "$T/more/x/m"
+printf 'more x_1\n' > "$T/more/x_1/n"
+export SOURCE_DATE_EPOCH=1700000000
+cd "$T" || exit 99
+
+# renames WHAT: both tools told the same renames, and some.
+renames() {
+	grep '^Source directory entry' ref.err > ref.ren
+	grep '^Source directory entry' our.err > our.ren
+	if [ -s ref.ren ] && diff ref.ren our.ren > ren.diff; then
+		pass "$1: the same rename lines ($(wc -l < our.ren))"
+	else
+		fail "$1: the rename lines differ (< mksquashfs, > ours)"; cat ren.diff
+	fi
+}
+# links WHAT: the two hard links of src, one into a renamed tree and one
+# out of it, extracted as links from our image as from mksquashfs's
+# (which names are renamed depends on the readdir order).
+links() {
+	r=$(find ref.d -type f -links 2 | wc -l) o=$(find our.d -type f -links 2 | wc -l)
+	check "$1: the hard links kept ($o files of 2 links, mksquashfs $r)" \
+		test "$o" = 4 -a "$r" = 4
+}
+
+rm -f ref.img our.img
+mksquashfs base ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+step "one source, names the image has" src -no-progress
+renames "one source"
+links "one source"
+step "again: renamed twice over" src -no-progress
+renames "again"
+step "-root-becomes: only NAME is taken" more -root-becomes x_1 -no-progress
+renames "-root-becomes"
+settings "after three appends"
+
+# An entry renamed, then excluded: mksquashfs tells its rename, but the
+# name stays free for an entry read after it (E_1 keeps E_1). That shows
+# only when E comes before E_1 in readdir order: four pairs, each E_1
+# made first (a tmpfs lists the newest first).
+mkdir -p base2 || exit 99
+for e in a b c d; do
+	mkdir -p "base2/$e" "excl/${e}_1" && printf '%s_1\n' $e > "excl/${e}_1/f" &&
+		mkdir -p "excl/$e" && printf 'left out\n' > "excl/$e/o" || exit 99
+done
+rm -f ref.img our.img
+mksquashfs base2 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+order=$(ls -f excl | tr '\n' ' ')
+case " $order" in
+*" a "*"a_1 "*|*" b "*"b_1 "*|*" c "*"c_1 "*|*" d "*"d_1 "*)
+	step "renamed entries excluded ($order)" excl -no-progress -e a b c d
+	renames "renamed entries excluded";;
+*)	skipc "renamed entries excluded: no E before E_1 in readdir order ($order)";;
+esac
+finish

@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# rename.sh - several sources of one name, no image to append to:
+# mksquashfs keeps the first as NAME and renames the others NAME_1,
+# NAME_2... (skipping names taken, by a source's own name too), saying so
+# on stderr; sqpack-mksquashfs did refuse the line. Debian's mksquashfs
+# and ours make the image: unsquashfs -lln and the extracted trees equal,
+# the same rename lines, and the links it renames through are gone.
+. "$top_srcdir/tests/append/both.sh"
+mkdir -p "$T/a/x" "$T/b/x/sub" "$T/c/x" "$T/c/x_1" "$T/tmp" || exit 99
+printf 'a\n' > "$T/a/x/f"
+seq 1 30000 > "$T/b/x/sub/big"
+printf 'c\n' > "$T/c/x/h"
+printf 'c x_1\n' > "$T/c/x_1/i"
+export SOURCE_DATE_EPOCH=1700000000 TMPDIR=$T/tmp
+cd "$T" || exit 99
+
+rm -f ref.img our.img
+step "four sources, three named x" "a/x b/x c/x c/x_1" -noappend -no-progress
+grep '^Source directory entry' ref.err > ref.ren
+grep '^Source directory entry' our.err > our.ren
+if [ -s ref.ren ] && diff ref.ren our.ren > ren.diff; then
+	pass "the same rename lines ($(wc -l < our.ren))"
+else
+	fail "the rename lines differ (< mksquashfs, > ours)"; cat ren.diff
+fi
+check "no renamed source left in TMPDIR" test -z "$(ls -A tmp)"
+step "two sources of one name, -keep-as-directory" "c/x a/x" -noappend -keep-as-directory \
+	-tailends -no-progress
+finish
