@@ -15,23 +15,7 @@ T=$(fast_dir) || exit 99
 # compare NAME: the two images, listing and extracted tree; OFF is
 # where the images start in their files.
 OFF=0
-compare() {
-	unsquashfs -o "$OFF" -lln "$T/ref.img" > "$T/ref.ls" 2>&1
-	unsquashfs -o "$OFF" -lln "$T/our.img" > "$T/our.ls" 2>&1
-	if diff "$T/ref.ls" "$T/our.ls" > "$T/ls.diff"; then
-		pass "$1: same unsquashfs -lln listing"
-	else
-		fail "$1: unsquashfs -lln listings differ (< mksquashfs, > ours)"
-		head -20 "$T/ls.diff"
-	fi
-	rm -rf "$T/ref.d" "$T/our.d"
-	if unsquashfs -o "$OFF" -q -n -d "$T/ref.d" "$T/ref.img" > /dev/null 2>&1 &&
-	   unsquashfs -o "$OFF" -q -n -d "$T/our.d" "$T/our.img" > /dev/null 2>&1; then
-		same_tree "$1: same tree extracted" "$T/our.d" "$T/ref.d"
-	else
-		fail "$1: unsquashfs -d refuses an image"
-	fi
-}
+compare() { unsquashfs_same "$1" "$OFF" "$T"; }
 # step NAME "SOURCES" OPTIONS...: the line with each tool, then compare.
 # A step that mksquashfs itself fails ends the sequence (skipped).
 step() {

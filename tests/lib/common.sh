@@ -324,6 +324,29 @@ unsquashfs_ref() {
 	return 1
 }
 
+# unsquashfs_same WHAT OFFSET DIR: DIR/ref.img (a peer's) and DIR/our.img,
+# images starting at OFFSET in their files, hold the same as unsquashfs
+# sees them: the same `-lln` listing and the same tree extracted
+# (same_tree), for the tests that run one command line with a peer and
+# with ours. The trees stay in DIR/ref.d and DIR/our.d for more checks.
+unsquashfs_same() {
+	unsquashfs -o "$2" -lln "$3/ref.img" > "$3/ref.ls" 2>&1
+	unsquashfs -o "$2" -lln "$3/our.img" > "$3/our.ls" 2>&1
+	if diff "$3/ref.ls" "$3/our.ls" > "$3/ls.diff"; then
+		pass "$1: same unsquashfs -lln listing"
+	else
+		fail "$1: unsquashfs -lln listings differ (< peer, > ours)"
+		head -20 "$3/ls.diff"
+	fi
+	rm -rf "$3/ref.d" "$3/our.d"
+	if unsquashfs -o "$2" -q -n -d "$3/ref.d" "$3/ref.img" > /dev/null 2>&1 &&
+	   unsquashfs -o "$2" -q -n -d "$3/our.d" "$3/our.img" > /dev/null 2>&1; then
+		same_tree "$1: same tree extracted" "$3/our.d" "$3/ref.d"
+	else
+		fail "$1: unsquashfs -d refuses an image"
+	fi
+}
+
 # judge_same_tree WHAT JUDGE CODEC IMAGE REF [treecmp options]: JUDGE
 # (kernel, squashfuse, 7zz, unsquashfs or fsck.erofs) reads IMAGE, a
 # SquashFS image of CODEC or with CODEC "erofs" an EROFS image, and the

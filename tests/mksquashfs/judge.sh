@@ -65,26 +65,12 @@ settings() {
 }
 # compare NAME OFFSET: $T/ref.img (mksquashfs) against $T/our.img.
 compare() {
-	name=$1 off=$2
-	unsquashfs -o "$off" -lln "$T/ref.img" > "$T/ref.ls" 2>&1
-	unsquashfs -o "$off" -lln "$T/our.img" > "$T/our.ls" 2>&1
-	if diff "$T/ref.ls" "$T/our.ls" > "$T/ls.diff"; then
-		pass "$name: same unsquashfs -lln listing"
-	else
-		fail "$name: unsquashfs -lln listings differ (< mksquashfs, > ours)"; head -20 "$T/ls.diff"
-	fi
-	settings "$off" "$T/ref.img" > "$T/ref.s"; settings "$off" "$T/our.img" > "$T/our.s"
+	unsquashfs_same "$1" "$2" "$T"
+	settings "$2" "$T/ref.img" > "$T/ref.s"; settings "$2" "$T/our.img" > "$T/our.s"
 	if diff "$T/ref.s" "$T/our.s" > "$T/s.diff"; then
-		pass "$name: same settings in unsquashfs -s"
+		pass "$1: same settings in unsquashfs -s"
 	else
-		fail "$name: unsquashfs -s settings differ (< mksquashfs, > ours)"; cat "$T/s.diff"
-	fi
-	rm -rf "$T/ref.d" "$T/our.d"
-	if unsquashfs -o "$off" -q -n -d "$T/ref.d" "$T/ref.img" > /dev/null 2>&1 &&
-	   unsquashfs -o "$off" -q -n -d "$T/our.d" "$T/our.img" > /dev/null 2>&1; then
-		same_tree "$name: same tree extracted" "$T/our.d" "$T/ref.d"
-	else
-		fail "$name: unsquashfs -d"
+		fail "$1: unsquashfs -s settings differ (< mksquashfs, > ours)"; cat "$T/s.diff"
 	fi
 }
 # line NAME OFFSET "SOURCES" FLAGS...: both tools, the same arguments.
