@@ -56,26 +56,36 @@ static void totals(struct tool_run *r, const int *fds, size_t n)
 		tool_progress_totals(&r->progress, 0, bytes);
 }
 
-static int feed(struct tool_run *r, int in_fd, const char *name, char *what, size_t len)
+/* The next input into *tr: a new reader for the first, the same one
+ * reset for each later layer (its read-ahead buffers stay mapped). */
+static int open_reader(struct sqp_tar_reader **tr, int in_fd, const char *name)
 {
 	struct sqp_tar_reader_desc rd = { .struct_size = sizeof(rd),
 		.fd = in_fd, .name = name, .warn = tool_warn };
-	struct sqp_tar_reader *tr = NULL;
 	int ret;
 
-	ret = sqp_tar_reader_create(&rd, &tr);
-	if (ret != 0) {
+	if (*tr != NULL)
+		ret = sqp_tar_reader_reset(*tr, in_fd, name);
+	else
+		ret = sqp_tar_reader_create(&rd, tr);
+	if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), name,
-			tr ? sqp_tar_reader_error(tr) : sqp_strerror(ret));
-		sqp_tar_reader_destroy(tr);
+			*tr ? sqp_tar_reader_error(*tr) : sqp_strerror(ret));
+	return ret;
+}
+
+static int feed(struct tool_run *r, struct sqp_tar_reader **tr, int in_fd,
+		const char *name, char *what, size_t len)
+{
+	int ret = open_reader(tr, in_fd, name);
+
+	if (ret != 0)
 		return 1;
-	}
-	ret = sqp_writer_add_tar(r->w, tr);
+	ret = sqp_writer_add_tar(r->w, *tr);
 	if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			sqp_writer_error(r->w));
-	snprintf(what, len, "tar compression: %s", sqp_tar_reader_compression(tr));
-	sqp_tar_reader_destroy(tr);
+	snprintf(what, len, "tar compression: %s", sqp_tar_reader_compression(*tr));
 	return ret == 0 ? 0 : 1;
 }
 
@@ -85,6 +95,7 @@ static int feed(struct tool_run *r, int in_fd, const char *name, char *what, siz
 static int feed_layers(struct tool_run *r, const int *fds, char *what, size_t len)
 {
 	const struct tool_options *opt = r->opt;
+	struct sqp_tar_reader *tr = NULL;
 	size_t i = opt->input_count;
 	int ret = 0;
 
@@ -93,10 +104,12 @@ static int feed_layers(struct tool_run *r, const int *fds, char *what, size_t le
 		if (opt->input_count > 1 && sqp_writer_begin_layer(r->w) != 0) {
 			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
 				sqp_writer_error(r->w));
-			return 1;
+			ret = 1;
+			break;
 		}
-		ret = feed(r, fds[i], input_name(opt->inputs[i]), what, len);
+		ret = feed(r, &tr, fds[i], input_name(opt->inputs[i]), what, len);
 	}
+	sqp_tar_reader_destroy(tr);
 	if (ret == 0 && opt->input_count > 1)
 		snprintf(what, len, "%zu layers", opt->input_count);
 	return ret;

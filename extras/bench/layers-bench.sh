@@ -60,7 +60,6 @@ done
 imginfo=$(dirname "$tar2img")/imginfo
 [ -x "$tar2img" ] && [ -x "$imginfo" ] || { echo "$prog: no tar2img/imginfo at $tar2img" >&2; exit 1; }
 [ -f "$corpus/$tar.tar" ] || { echo "$prog: no $corpus/$tar.tar (make-corpus.sh)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "$prog: /usr/bin/time missing (package time)" >&2; exit 1; }
 results=${results:-$corpus/layers-bench-$(date +%Y%m%d-%H%M).md}
 # a directory of its own inside DIR: the trap removes it, never DIR
 scratch=$(mktemp -d "${scratch:-$corpus}/layers-bench.XXXXXX") || exit 1
@@ -129,19 +128,25 @@ ln -sf "$corpus/$tar.tar" "$scratch/l1.tar"
 cat "$scratch/l1.tar" "$scratch/l2.tar" "$scratch/l3.tar" "$scratch/merged.tar" > /dev/null
 failed=0
 
-# once LABEL CMD...: one timed run; appends "wall rss cpu" to $scratch/LABEL
+# once LABEL CMD...: one timed run; appends "wall rss cpu" to $scratch/LABEL.
+# Timed by wait4()'s rusage, to the microsecond: /usr/bin/time prints
+# hundredths, and an lz4 run of small.tar takes 0.2 s, so one tick was
+# 5% of it and the ratios moved in steps of that.
 once() {
 	local label=$1; shift
-	if ! /usr/bin/time -v -o "$scratch/time" "$@" > /dev/null 2> "$scratch/err"; then
+	if ! python3 -c 'import os, subprocess, sys, time
+t = time.monotonic()
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
+_, st, ru = os.wait4(p.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write("%.4f %.0f %.4f\n" % (time.monotonic() - t, ru.ru_maxrss / 1024,
+                                  ru.ru_utime + ru.ru_stime))
+sys.exit(1 if st else 0)' "$scratch/time" "$@" 2> "$scratch/err"; then
 		echo "$prog: $label failed: $(tail -3 "$scratch/err")" >&2
 		failed=1
 		return 1
 	fi
-	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0;
-		for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
-		/Maximum resident set size/ { r = $2 / 1024 }
-		/(User|System) time \(seconds\)/ { c += $2 }
-		END { printf "%.2f %.0f %.2f\n", w, r, c }' "$scratch/time" >> "$scratch/$label"
+	cat "$scratch/time" >> "$scratch/$label"
 }
 # median LABEL COLUMN
 median() { awk -v c="$2" '{ print $c }' "$scratch/$1" | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
@@ -171,9 +176,9 @@ insize=$(du -bL "$scratch/l1.tar" "$scratch/l2.tar" "$scratch/l3.tar" | awk '{ s
 	echo "| 3 layers ($tar.tar + update + app) | $insize | $lw | $lc | $lr | $ls |"
 	echo "| merged tree's tar | $(stat -c %s "$scratch/merged.tar") | $mw | $mc | $mr | $ms |"
 	echo
-	printf 'layers/merged: wall %.3f, cpu %.3f, size %.5f; same tree: %s\n' \
+	printf 'layers/merged: wall %.3f, cpu %.3f, size %.5f; same tree: %s; load after %s\n' \
 		"$(echo "$lw / $mw" | bc -l)" "$(echo "$lc / $mc" | bc -l)" \
-		"$(echo "$ls / $ms" | bc -l)" "$same"
+		"$(echo "$ls / $ms" | bc -l)" "$same" "$(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$results"
 echo "results: $results"
 exit $failed

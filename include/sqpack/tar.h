@@ -42,6 +42,17 @@ SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 SQP_API void sqp_tar_reader_destroy(struct sqp_tar_reader *r);
 
 /*
+ * Read another archive, from fd (named name in messages; both borrowed
+ * as in the desc), from its first byte, exactly as a new reader with the
+ * same warn callback would, but in this reader's buffers: for a stack of
+ * layers read one after another, a new reader per layer would map and
+ * fault in its read-ahead (8 MiB) again. What was left of the archive
+ * before is dropped unread. A reader that failed keeps its error (0 or a
+ * negative error, as sqp_tar_next).
+ */
+SQP_API int sqp_tar_reader_reset(struct sqp_tar_reader *r, int fd, const char *name);
+
+/*
  * Advance to the next entry. Returns 1 and sets *entry (valid until the
  * next call to sqp_tar_next or destroy), 0 at the end of the archive, or a
  * negative error (see sqp_tar_reader_error). Data of the previous entry

@@ -190,6 +190,47 @@ static int setup_input(struct istream *s, int fd)
 	return 0;
 }
 
+/* Reading fd starts: its decoder, the cancel pipe, the thread. The slots
+ * are the caller's to have allocated; everything else starts afresh. */
+static int start(struct istream *s, int fd, const char *name)
+{
+	int ret = idecode_create(fd, name, &s->thread_err, &s->dec);
+
+	if (ret != 0)
+		return sqp_err(s->err, ret, "%s", sqp_errmsg(&s->thread_err));
+	if ((ret = setup_input(s, fd)) != 0)
+		return ret;
+	if (pthread_create(&s->thread, NULL, reader_main, s) != 0)
+		return sqp_err(s->err, SQP_ERR_NOMEM, "cannot start the input reader thread");
+	s->started = 1;
+	return 0;
+}
+
+/* Undoes start(), whatever part of it was done; the slots stay. */
+static void stop(struct istream *s)
+{
+	int i;
+
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_cond_signal(&s->freed_cv);
+		pthread_mutex_unlock(&s->lock);
+		if (s->cancel[1] >= 0)
+			close(s->cancel[1]); /* a blocked poll() wakes up */
+		s->cancel[1] = -1;
+		pthread_join(s->thread, NULL);
+		s->started = 0;
+	}
+	for (i = 0; i < 2; ++i) {
+		if (s->cancel[i] >= 0)
+			close(s->cancel[i]);
+		s->cancel[i] = -1;
+	}
+	idecode_destroy(s->dec);
+	s->dec = NULL;
+}
+
 int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct istream **out)
 {
@@ -211,23 +252,33 @@ int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 			goto fail;
 		}
 	}
-	ret = idecode_create(fd, name, &s->thread_err, &s->dec);
-	if (ret != 0) {
-		ret = sqp_err(err, ret, "%s", sqp_errmsg(&s->thread_err));
+	if ((ret = start(s, fd, name)) != 0)
 		goto fail;
-	}
-	if ((ret = setup_input(s, fd)) != 0)
-		goto fail;
-	if (pthread_create(&s->thread, NULL, reader_main, s) != 0) {
-		ret = sqp_err(err, SQP_ERR_NOMEM, "cannot start the input reader thread");
-		goto fail;
-	}
-	s->started = 1;
 	*out = s;
 	return 0;
 fail:
 	istream_destroy(s);
 	return ret;
+}
+
+int istream_reset(struct istream *s, int fd, const char *name)
+{
+	stop(s);
+	/* The state create left, but for the slots' buffers, the sync
+	 * objects and what start() sets anyway (whole, size). A seek the
+	 * caller asked that the thread had not served when it stopped must
+	 * not move the next input: seek_gen and seek_done start equal. */
+	s->thread_err.code = 0;
+	s->thread_err.msg[0] = '\0';
+	s->filled = s->consumed = 0;
+	s->stop = s->drain_asked = s->drained = s->drain_status = 0;
+	s->seek_to = s->seek_gen = s->seek_done = 0;
+	s->cur = NULL;
+	s->pos = 0;
+	s->at_end = 0;
+	s->offset = 0;
+	s->compression = "none";
+	return start(s, fd, name);
 }
 
 void istream_destroy(struct istream *s)
@@ -236,20 +287,7 @@ void istream_destroy(struct istream *s)
 
 	if (s == NULL)
 		return;
-	if (s->started) {
-		pthread_mutex_lock(&s->lock);
-		s->stop = 1;
-		pthread_cond_signal(&s->freed_cv);
-		pthread_mutex_unlock(&s->lock);
-		if (s->cancel[1] >= 0)
-			close(s->cancel[1]); /* a blocked poll() wakes up */
-		s->cancel[1] = -1;
-		pthread_join(s->thread, NULL);
-	}
-	for (i = 0; i < 2; ++i)
-		if (s->cancel[i] >= 0)
-			close(s->cancel[i]);
-	idecode_destroy(s->dec);
+	stop(s);
 	for (i = 0; i < SLOTS; ++i)
 		free(s->slots[i].data);
 	pthread_cond_destroy(&s->freed_cv);

@@ -21,6 +21,10 @@ struct istream;
 int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 		   struct istream **out);
 void istream_destroy(struct istream *s);
+/* Read another input, fd, from its start, as a new istream would, in the
+ * same read-ahead buffers (their pages stay mapped: a new stream's 8 MiB
+ * would be faulted in again). On failure the stream only reports it. */
+int istream_reset(struct istream *s, int fd, const char *name);
 
 /* Read up to n bytes; returns the count (0 only at the end of input) or
  * a negative error (latched in err). */

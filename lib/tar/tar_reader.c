@@ -293,6 +293,28 @@ static int extension_header(struct sqp_tar_reader *r, char type,
 	}
 }
 
+/* A reader is a few hundred bytes of state and 8 MiB of read-ahead whose
+ * pages, once faulted in, cost nothing to use again; a new reader per
+ * layer faulted in 2,048 pages afresh, a visible share of the system
+ * time when the codec is fast (tar2img -c lz4). Only the parser state of
+ * the archive before goes; its buffers keep their memory. */
+SQP_API int sqp_tar_reader_reset(struct sqp_tar_reader *r, int fd, const char *name)
+{
+	if (r == NULL)
+		return SQP_ERR_ARG;
+	if (r->err.code != 0)
+		return r->err.code;
+	if (fd < 0)
+		return sqp_err(&r->err, SQP_ERR_ARG, "no input file");
+	reset_entry(r);
+	memset(&r->global, 0, sizeof(r->global));
+	memset(&r->entry, 0, sizeof(r->entry));
+	r->path.len = r->link.len = 0;
+	r->name = name != NULL ? name : "input";
+	r->acl_warned = r->done = r->seen_entry = r->have_held = 0;
+	return istream_reset(r->in, fd, r->name);
+}
+
 SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 			 const struct sqp_entry **out)
 {

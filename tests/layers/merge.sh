@@ -62,6 +62,21 @@ run "tar2img --whiteouts=none" "$TAR2IMG" -q --whiteouts=none "$T/none.img" $L &
 "$IMG2TAR" "$T/none.img" | tar tf - > "$T/none.list" &&
 check "--whiteouts=none keeps the markers as files" grep -qF 'usr/lib/.wh.libbar.so' "$T/none.list"
 
+# The lower layer's entries under an opaque directory, right after the
+# upper layer's last entry (in a subdirectory of it, the directory
+# looked up last): hidden all the same.
+mkdir -p "$T/edge" &&
+run "make the opaque-edge layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T/edge" opaqueedge &&
+run "apply the opaque-edge layers" $PYTHON3 "$top_srcdir/tests/layers/apply.py" "$T/edge/ref" \
+	"$T/edge/l1.tar" "$T/edge/l2.tar" &&
+run "tar2img of the opaque-edge layers" "$TAR2IMG" -q -c gzip --whiteouts=oci "$T/edge.img" \
+	"$T/edge/l1.tar" "$T/edge/l2.tar" &&
+"$IMG2TAR" "$T/edge.img" | tar tf - | sed 's|^\./||; s|/$||; /^$/d' | sort > "$T/edge/list" &&
+(cd "$T/edge/ref" && find . -mindepth 1 | sed 's|^\./||' | sort) > "$T/edge/want" ||
+	fail "listing the opaque-edge image and tree"
+check "an opaque directory hides the next lower layer's entries: $(tr '\n' ' ' < "$T/edge/list")" \
+	cmp -s "$T/edge/list" "$T/edge/want"
+
 # A link to a file its own layer gave, which an upper layer replaced.
 mkdir -p "$T/skip" &&
 run "make the skipped-target layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T/skip" sameskip || finish

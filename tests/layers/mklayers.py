@@ -23,6 +23,11 @@ CASE "bigdead" writes l1.tar with two 24 MiB files among small ones and
 l2.tar, which replaces one and deletes the other by a whiteout: far more
 dead data than tar2img reads ahead, so a reader that seeks past it reads
 much less than the layers hold.
+
+CASE "opaqueedge" writes l1.tar (a directory and files in it, one in a
+subdirectory) and l2.tar, which makes that directory opaque and ends
+with a file in it: the lower layer's entries come right after the
+upper layer's last one, in the directory tar2img looked up last.
 """
 import io
 import os
@@ -181,11 +186,28 @@ def bigdead(out):
     l2.close()
 
 
+def opaqueedge(out):
+    l1 = Layer(os.path.join(out, "l1.tar"))
+    l1.dir("d")
+    l1.file("d/old", blob(40, 2_000))
+    l1.dir("d/sub")
+    l1.file("d/sub/older", blob(41, 2_000))
+    l1.file("kept", blob(42, 2_000))
+    l1.close()
+    l2 = Layer(os.path.join(out, "l2.tar"))
+    l2.dir("d")
+    l2.whiteout("d/.wh..wh..opq")
+    l2.dir("d/sub")
+    l2.file("d/sub/new", blob(43, 2_000))
+    l2.close()
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     case = sys.argv[2] if len(sys.argv) == 3 else "stack"
-    {"stack": stack, "sameskip": sameskip, "bigdead": bigdead}[case](sys.argv[1])
+    {"stack": stack, "sameskip": sameskip, "bigdead": bigdead,
+     "opaqueedge": opaqueedge}[case](sys.argv[1])
 
 
 main()
