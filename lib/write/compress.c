@@ -5,8 +5,10 @@
  *
  * A fixed set of jobs is allocated up front (pool capacity + the open
  * fragment block + one spare); a job is either free, being filled by the
- * orchestrator, in the pool, or queued to the image writer thread. When
- * none is free the orchestrator retires the oldest job in the pool.
+ * orchestrator, in the pool, or queued to the image writer thread (with
+ * --verity, queued and in the pool again to hash its bytes: free when
+ * both are done). When none is free the orchestrator retires the oldest
+ * job in the pool.
  * The pool's ctx is the workers' codec description itself; what else a
  * worker reads comes with each job (blk_job.set), and none of it is
  * written while the pool runs.
