@@ -5,8 +5,10 @@
  *
  * A fixed set of jobs is allocated up front (pool capacity + the open
  * fragment block + one spare); a job is either free, being filled by the
- * orchestrator, in the pool, or queued to the image writer thread. When
- * none is free the orchestrator retires the oldest job in the pool.
+ * orchestrator, in the pool, or queued to the image writer thread (with
+ * --verity, queued and in the pool again to hash its bytes: free when
+ * both are done). When none is free the orchestrator retires the oldest
+ * job in the pool.
  * The pool's ctx is the workers' codec description itself; what else a
  * worker reads comes with each job (blk_job.set), and none of it is
  * written while the pool runs.
@@ -38,6 +40,7 @@ struct compress_settings {
 	uint64_t fail_job;
 	int fd;                        /* the image, for JOB_COPY */
 	uint64_t base;                 /* file offset of image position 0 */
+	int (*hash)(void *span);       /* the image's tap, for a hash job */
 };
 
 struct compress_stage {
@@ -91,6 +94,8 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	(void)ctx;
 	if (s->fail_job != 0 && base->seq + 1 == s->fail_job)
 		return SQP_ERR_COMPRESSOR;
+	if (job->hashing)
+		return s->hash(job->span);
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(s->fd, s->base + job->copy_from,
 				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
@@ -132,6 +137,9 @@ static int alloc_jobs(struct compress_stage *c, size_t count)
 		c->jobs[i].out = sqp_iobuf_alloc(c->block_size);
 		if (c->jobs[i].raw == NULL || c->jobs[i].out == NULL)
 			return SQP_ERR_NOMEM;
+		if (c->set.hash != NULL &&
+		    (c->jobs[i].span = malloc(c->out->tap.span_size)) == NULL)
+			return SQP_ERR_NOMEM;
 		c->jobs[i].next_free = c->free_jobs;
 		c->free_jobs = &c->jobs[i];
 	}
@@ -155,6 +163,7 @@ int compress_create(const struct compress_desc *desc, struct compress_stage **ou
 		.probe = desc->probe, .raw_data = desc->raw_data,
 		.raw_frags = desc->raw_frags, .fail_job = desc->fail_job,
 		.fd = desc->out->fd, .base = desc->out->base,
+		.hash = desc->out->tap.hash,
 	};
 	c->out = desc->out;
 	c->err = desc->err;
@@ -195,6 +204,7 @@ void compress_destroy(struct compress_stage *c)
 	for (i = 0; c->jobs != NULL && i < c->job_count; ++i) {
 		free(c->jobs[i].raw);
 		free(c->jobs[i].out);
+		free(c->jobs[i].span);
 	}
 	free(c->jobs);
 	free(c);
@@ -216,7 +226,7 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	uint32_t disk_len = job->size_word & SQFS_BLOCK_SIZE_MASK;
 	const uint8_t *bytes = job->out;
 	uint64_t pos = c->out->pos;
-	int ret;
+	int ret, placed;
 
 	/* A block stored raw by the codec here (compressed or converted) is
 	 * in raw[]; a base block copied as it is, raw or not, in out[]. */
@@ -227,15 +237,31 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 		c->stats->blocks_raw++;
 		c->stats->blocks_probed_raw += job->probed_raw;
 	}
-	ret = imgout_queue(c->out, bytes, disk_len, job);
+	/* In image order: the tap sees these bytes where they will lie. */
+	placed = job->span != NULL ? c->out->tap.place(c->out->tap.ctx, bytes, disk_len,
+							job->span) : 0;
+	ret = placed < 0 ? placed : imgout_queue(c->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
+	/* Back to the pool to hash what the tap placed: retiring this job
+	 * left its slot free. */
+	job->holds = 1 + placed;
+	job->hashing = placed;
+	if (placed > 0)
+		sqp_pool_submit(c->pool, &job->base);
 	if (job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT)
 		c->stats->fragment_blocks++;
 	else
 		c->stats->blocks_written++;
 	c->written(c->user, job, pos);
 	return 0;
+}
+
+/* The writer thread or the hash is done with job: free once both are. */
+static void release(struct compress_stage *c, struct blk_job *job)
+{
+	if (--job->holds == 0)
+		compress_put_job(c, job);
 }
 
 int compress_retire_one(struct compress_stage *c)
@@ -246,6 +272,14 @@ int compress_retire_one(struct compress_stage *c)
 	if (job == NULL)
 		return sqp_err(c->err, SQP_ERR_INTERNAL, "nothing to retire");
 	ret = job->base.status;
+	if (job->hashing) {
+		job->hashing = 0;
+		if (ret != 0)
+			sqp_err(c->err, ret, "hashing the image for dm-verity: %s",
+				sqp_strerror(ret));
+		release(c, job);
+		return ret != 0 ? ret : c->err->code;
+	}
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(c->err, ret, "reading back a block: %s", sqp_strerror(ret));
 	} else if (ret != 0 && job->kind >= JOB_BASE_BLOCK) {
@@ -277,7 +311,7 @@ static int reclaim(struct compress_stage *c)
 	if (ret == 0)
 		return sqp_err(c->err, SQP_ERR_INTERNAL, "no job to reclaim");
 	if (ret > 0)
-		compress_put_job(c, token);
+		release(c, token);
 	return ret < 0 ? ret : 0;
 }
 

@@ -6,7 +6,10 @@
  * ordered pool that runs them, and retirement: the oldest finished job's
  * bytes go to the image and its owner is told where (the written
  * callback). Retirement is the only way block data reaches the image, so
- * the on-disk order is the submission order.
+ * the on-disk order is the submission order. With --verity a retired
+ * job goes back to the pool to hash the verity blocks its bytes cover
+ * (where they lie is known only once it is retired), so the hash is
+ * spread over the workers.
  */
 #ifndef SQP_WRITE_COMPRESS_H
 #define SQP_WRITE_COMPRESS_H
@@ -49,6 +52,13 @@ struct blk_job {
 	 * then a block's exact length, a fragment block's largest. */
 	const struct sqp_codec_config *recode;
 	struct blk_job *next_free;
+	/* --verity: what the tap left to hash of out[] or raw[] once
+	 * queued (imgout.h), and the job is in the pool again for that;
+	 * free when both the writer thread and the hash are done with it
+	 * (holds, the orchestrator's). */
+	void *span;
+	int hashing;
+	int holds;
 };
 
 struct compress_desc {

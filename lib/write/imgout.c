@@ -86,24 +86,6 @@ int imgout_flush_buffer(struct imgout *o)
 	return ret;
 }
 
-/* Appended bytes follow the queued ones in the image: the writer
- * thread's taps come first. */
-static int tap_append(struct imgout *o, const void *data, size_t len)
-{
-	int ret = 0;
-
-	if (o->tap_behind) {
-		ret = imgout_wait_written(o, UINT64_MAX);
-		o->tap_behind = 0;
-	}
-	if (ret == 0)
-		ret = o->tap_reserve(o->tap_ctx, o->pos + len);
-	if (ret == 0 && (ret = o->tap(o->tap_ctx, data, len)) != 0)
-		ret = sqp_err(o->err, ret, "hashing the image for dm-verity: %s",
-			      sqp_strerror(ret));
-	return ret;
-}
-
 int imgout_append(struct imgout *o, const void *data, size_t len)
 {
 	size_t pending = (size_t)(o->pos - o->flushed);
@@ -111,7 +93,8 @@ int imgout_append(struct imgout *o, const void *data, size_t len)
 
 	if (o->err->code != 0)
 		return o->err->code;
-	if (o->tap != NULL && (ret = tap_append(o, data, len)) != 0)
+	/* The tap latches its own errors. */
+	if (o->tap.feed != NULL && (ret = o->tap.feed(o->tap.ctx, data, len)) != 0)
 		return ret;
 	if (pending + len > o->cap) {
 		ret = imgout_flush_buffer(o);

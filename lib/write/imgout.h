@@ -5,8 +5,8 @@
  * read-back) and one positioned write at the end (the superblock).
  *
  * Only the writer's orchestrator thread calls these (but for
- * imgout_wait_durable); the writer thread below is imgout's own (and
- * calls the tap for the bytes it writes).
+ * imgout_wait_durable and tap.hash); the writer thread below is
+ * imgout's own.
  */
 #ifndef SQP_WRITE_IMGOUT_H
 #define SQP_WRITE_IMGOUT_H
@@ -27,18 +27,24 @@ struct imgout {
 	size_t cap;
 	struct sqp_errbuf *err; /* the owner's; I/O errors are latched there */
 	struct imgout_async *async; /* the writer thread, or NULL */
-	/* --verity's hasher; NULL when off. Every appended or queued byte
-	 * is handed to tap, in image order: appended ones on the owner's
-	 * thread, queued ones on the writer thread once written (its idle
-	 * time, off the orchestrator's critical path). tap latches nothing
-	 * (imgout does); tap_reserve runs on the owner's thread before
-	 * any byte below end is tapped, and latches its own errors. Both
-	 * are set before imgout_start_async. */
-	int (*tap)(void *ctx, const void *data, size_t len);
-	int (*tap_reserve)(void *ctx, uint64_t end);
-	void *tap_ctx;
-	int tap_behind;        /* queued since the last wait: the writer
-	                        * thread may not have tapped it yet */
+	/* --verity's hasher, when tap.feed is set (before
+	 * imgout_start_async): every byte is handed to it in image order,
+	 * on the owner's thread (it latches its own errors there): appended
+	 * ones by imgout, queued ones by the queuer (compress.c), right
+	 * before imgout_queue. */
+	struct imgout_tap {
+		/* Appended bytes: hashed before it returns. */
+		int (*feed)(void *ctx, const void *data, size_t len);
+		/* Queued bytes, whose buffer is kept until span
+		 * (span_size bytes, the queuer's) is hashed: 1 when span
+		 * has something to hash, 0 when not, or an error. */
+		int (*place)(void *ctx, const void *data, size_t len, void *span);
+		/* span's hashing, on any thread, beside other spans: 0 or
+		 * an error for the owner to latch. */
+		int (*hash)(void *span);
+		size_t span_size;
+		void *ctx;
+	} tap;
 };
 
 int imgout_init(struct imgout *o, int fd, uint64_t start, struct sqp_errbuf *err);
@@ -66,14 +72,15 @@ int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len);
  * The ordered writer (imgwriter.c): a thread of its own that writes whole
  * data blocks straight from the caller's buffers, so the write() calls and
  * the kernel's copying leave the orchestrator. imgout_queue() appends len
- * bytes at pos like imgout_append() but only takes note of them (and
- * hands them to the tap once written); the
+ * bytes at pos like imgout_append() but only takes note of them; the
  * caller keeps data untouched until imgout_reap() hands its token back,
- * which happens in queue order. At most max_chunks are queued and not yet
- * reaped. Every other call (append, flush, pread, pwrite) first waits
- * until all queued bytes are written, so below `flushed` everything is
- * with the kernel as before. A write error of the thread (or its tap's)
- * is latched in o->err by the next call that waits for it.
+ * which happens in queue order, and, with a tap, until its span is
+ * hashed (the queuer hands them to tap.place first). At most
+ * max_chunks are queued and not yet reaped. Every other call (append,
+ * flush, pread, pwrite) first waits until all queued bytes are written,
+ * so below `flushed` everything is with the kernel as before. A write
+ * error of the thread is latched in o->err by the next call that waits
+ * for it.
  */
 int imgout_start_async(struct imgout *o, size_t max_chunks);
 /* Stop the thread; queued bytes not yet written are dropped. */

@@ -13,13 +13,6 @@
  * latched error, with the same text as a synchronous write. Adjacent
  * chunks go out in one pwritev().
  *
- * With a tap (--verity's hasher) the thread also hands each written
- * chunk to it, in queue order, before the chunk counts as written: the
- * owner reuses a buffer only after that, and feeds the tap itself only
- * after waiting for every queued chunk (imgout.c), so the tap is never
- * fed by both at once. At lz4 the owner is the critical path and this
- * thread idles about 90% of the run, so the hash costs little there.
- *
  * Waking a sleeping thread costs the owner a context switch, often two:
  * on a busy machine the woken thread takes the owner's core at once. So
  * an idle thread is woken only once WAKE_BATCH chunks wait, or when the
@@ -59,27 +52,12 @@ struct imgout_async {
 	uint64_t base;             /* file offset of image position 0 */
 	int fail_errno;            /* 0, or why the write at fail_off failed */
 	uint64_t fail_off;
-	int tap_err;               /* 0, or the tap's error (sqp_error):
-	                            * the thread stops as after a write's */
-	int (*tap)(void *ctx, const void *data, size_t len); /* o's, fixed */
-	void *tap_ctx;
 };
 
 /* With the lock held: the thread stopped on an error. */
 static int failed(const struct imgout_async *a)
 {
-	return a->fail_errno != 0 || a->tap_err != 0;
-}
-
-/* Without the lock: hand the n written chunks in iov (their unchanged
- * copy) to the tap; 0 or its error. */
-static int tap_run(const struct imgout_async *a, const struct iovec *iov, int n)
-{
-	int i, ret = 0;
-
-	for (i = 0; ret == 0 && i < n; i++)
-		ret = a->tap(a->tap_ctx, iov[i].iov_base, iov[i].iov_len);
-	return ret;
+	return a->fail_errno != 0;
 }
 
 /* Chunks written with one system call at most: blocks are 4 KiB..1 MiB,
@@ -141,9 +119,9 @@ static int next_run(const struct imgout_async *a, struct iovec *iov, uint64_t *o
 static void *writer_main(void *arg)
 {
 	struct imgout_async *a = arg;
-	struct iovec iov[WRITE_BATCH], tapv[WRITE_BATCH];
+	struct iovec iov[WRITE_BATCH];
 	uint64_t off, fail_off = 0;
-	int e, n, t;
+	int e, n;
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
@@ -155,16 +133,12 @@ static void *writer_main(void *arg)
 		if (a->stop)
 			break;
 		n = next_run(a, iov, &off);
-		memcpy(tapv, iov, (size_t)n * sizeof(iov[0]));
 		pthread_mutex_unlock(&a->lock);
 		e = write_run(a->fd, a->base, iov, n, off, &fail_off);
-		t = e == 0 && a->tap != NULL ? tap_run(a, tapv, n) : 0;
 		pthread_mutex_lock(&a->lock);
 		if (e != 0) {
 			a->fail_errno = e;
 			a->fail_off = fail_off;
-		} else if (t != 0) {
-			a->tap_err = t;
 		} else {
 			a->written += (uint64_t)n;
 		}
@@ -188,8 +162,6 @@ int imgout_start_async(struct imgout *o, size_t max_chunks)
 	a->cap = max_chunks;
 	a->fd = o->fd;
 	a->base = o->base;
-	a->tap = o->tap;
-	a->tap_ctx = o->tap_ctx;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	pthread_cond_init(&a->progress, NULL);
@@ -240,9 +212,6 @@ static int need_wake(struct imgout_async *a, uint64_t min)
 /* Called with the lock held after the thread failed: latch its error. */
 static int latch_failure(struct imgout *o, const struct imgout_async *a)
 {
-	if (a->tap_err != 0)
-		return sqp_err(o->err, a->tap_err, "hashing the image for dm-verity: %s",
-			       sqp_strerror(a->tap_err));
 	return sqp_err(o->err, sqp_errno_code(a->fail_errno),
 		       "writing the image at offset %llu: %s",
 		       (unsigned long long)a->fail_off, strerror(a->fail_errno));
@@ -256,8 +225,6 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 
 	/* Buffered bytes come first in the image: write them now. */
 	ret = imgout_flush_buffer(o);
-	if (ret == 0 && o->tap != NULL)
-		ret = o->tap_reserve(o->tap_ctx, o->pos + len);
 	if (ret != 0)
 		return ret;
 	pthread_mutex_lock(&a->lock);
@@ -277,7 +244,6 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 		pthread_cond_signal(&a->wake);
 	o->pos += len;
 	o->flushed = o->pos;
-	o->tap_behind = o->tap != NULL;
 	return 0;
 }
 
@@ -329,9 +295,7 @@ int imgout_wait_durable(struct imgout_async *a, uint64_t end)
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	wait_below(a, end);
-	if (a->tap_err != 0)
-		ret = a->tap_err;
-	else if (a->fail_errno != 0)
+	if (a->fail_errno != 0)
 		ret = sqp_errno_code(a->fail_errno);
 	else if (unwritten_below(a, end))
 		ret = SQP_ERR_INTERNAL; /* stopped first */

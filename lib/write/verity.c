@@ -1,32 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verity.c - hash the image's blocks as imgout takes them, where they
- * already are.
+ * already are, on every core.
  *
- * imgout hands every byte it appends or queues, in image order, to
- * verity_feed(): the data blocks it queues on its writer thread, once
- * they are written (imgwriter.c), the bytes it appends on the
- * orchestrator's. At lz4 the orchestrator is the critical path (see
- * doc/parallelism.md) and the writer thread idles most of the run, so
- * the hash is spent there. Feeds never overlap: imgout waits for the
- * writer thread's feeds before it feeds an append, and its lock orders
- * the hand-overs. The first block is kept aside (it holds the
- * superblock, final only at the end); every other whole block is hashed
- * in the caller's buffer (a compressed job buffer, or a table), and only
- * a block split between two calls is gathered in a one-block carry.
+ * imgout hands every byte it appends or queues to this hasher, in image
+ * order and on the writer's orchestrator alone, so which block a byte
+ * falls in is known at once and the state below is the orchestrator's.
+ * Appended bytes (head, tables, padding) are hashed before the call
+ * returns (verity_feed). Queued bytes are the data path's compressed
+ * blocks: at lz4 on 2 cores the SHA-256 of them is a fifth of the CPU a
+ * run takes, too much for any one thread, so verity_place only notes
+ * the whole blocks they hold in a span and the pool's workers hash it
+ * (compress.c), beside the compression of later blocks. The first block
+ * is kept aside (it holds the superblock, final only at the end); a
+ * block split between two calls is gathered in a one-block carry and,
+ * when the carry fills from queued bytes, copied into that call's span.
  * Block k's digest goes to slot k, so nothing depends on timing.
  *
  * The digests are the tree's lowest level, 32 bytes per block (8 MiB per
  * GiB of image at 4 KiB): they live in 64 KiB chunks of the writer's
  * spill arena, so --mem bounds them like the tree's own tables, and they
- * are written out from there (verity_tree.c). The arena is the
- * orchestrator's alone, so the chunks are allocated there, before the
- * bytes they cover are fed (verity_reserve); the feeding thread only
- * looks its slots up, under the lock that guards the chunk array.
+ * are written out from there (verity_tree.c). The chunks are allocated
+ * before the bytes they cover are placed, and a span carries the
+ * addresses of its chunks, so a worker never reads the chunk array (the
+ * orchestrator grows it); the pool's hand-over of the job orders the
+ * span's fields before the worker's hashing, and the orchestrator's
+ * wait for the job orders the digests before finish reads them.
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,10 +48,10 @@ struct verity {
 	uint8_t *carry;                /* a block split between two feeds */
 	size_t carry_len;
 	uint64_t fed;                  /* bytes fed */
-	uint64_t hashed;               /* blocks whose digest is in its slot */
-	pthread_mutex_t lock;          /* protects dig's chunk array (chunks,
-	                                * count, cap), not the digests */
-	struct verity_digests dig;
+	uint64_t hashed;               /* blocks given their slot: digest in
+	                                * it, or in a span not yet hashed */
+	struct verity_digests dig;     /* the orchestrator's (the chunks'
+	                                * bytes: a span's worker's) */
 	uint8_t *top;                  /* after finish: superblock, upper levels
 	                                * (the arena's, top_len bytes or 1) */
 	size_t top_len;
@@ -57,36 +59,42 @@ struct verity {
 	uint8_t root[SQP_VERITY_DIGEST_SIZE];
 };
 
-int verity_reserve(struct verity *v, uint64_t end)
+/* A span: what one verity_place leaves to hash (see verity.h). */
+struct verity_span {
+	const EVP_MD_CTX *salted;      /* the hasher's, only read */
+	uint32_t bs;
+	const uint8_t *data;           /* `blocks` whole blocks, or NULL */
+	size_t blocks;
+	size_t first;                  /* their first slot, in chunk[0] */
+	uint8_t *chunk[2];             /* their digests' chunks */
+	uint8_t *seam_slot;            /* NULL, or the digest of seam */
+	uint8_t seam[];                /* bs bytes gathered from the carry */
+};
+
+/* Room for the digests of the image's bytes below end, from the arena
+ * (this thread's alone). 0, or an error latched in err. */
+static int reserve(struct verity *v, uint64_t end)
 {
 	struct verity_digests *d = &v->dig;
 	uint64_t blocks = (end + v->desc.block_size - 1) / v->desc.block_size;
 	size_t want = (size_t)((blocks + VERITY_CHUNK_DIGESTS - 1) / VERITY_CHUNK_DIGESTS);
 	uint8_t **p, *c;
-	size_t cap;
 
 	while (d->count < want) {
-		/* Read without the lock: only this thread changes it. */
 		c = sqp_spill_alloc(v->spill, VERITY_CHUNK_BYTES);
 		if (c == NULL)
 			return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
-		pthread_mutex_lock(&v->lock);
-		p = d->chunks;
-		cap = d->cap;
-		if (d->count == cap) {
-			cap = cap ? 2 * cap : 64;
-			p = realloc(d->chunks, cap * sizeof(*p));
-		}
-		if (p != NULL) {
+		if (d->count == d->cap) {
+			p = realloc(d->chunks, (d->cap ? 2 * d->cap : 64) * sizeof(*p));
+			if (p == NULL) {
+				sqp_spill_free(v->spill, c, VERITY_CHUNK_BYTES);
+				return sqp_err(v->err, SQP_ERR_NOMEM,
+					       "out of memory for verity digests");
+			}
 			d->chunks = p;
-			d->cap = cap;
-			p[d->count++] = c;
+			d->cap = d->cap ? 2 * d->cap : 64;
 		}
-		pthread_mutex_unlock(&v->lock);
-		if (p == NULL) {
-			sqp_spill_free(v->spill, c, VERITY_CHUNK_BYTES);
-			return sqp_err(v->err, SQP_ERR_NOMEM, "out of memory for verity digests");
-		}
+		d->chunks[d->count++] = c;
 		/* 64 KiB to be written since the last chunk: past the
 		 * budget's share of mapped file pages, the arena drops them. */
 		sqp_spill_check(v->spill);
@@ -94,32 +102,40 @@ int verity_reserve(struct verity *v, uint64_t end)
 	return 0;
 }
 
-/* Slot of block k, or NULL if verity_reserve did not cover it. */
-static uint8_t *slot(struct verity *v, uint64_t k)
+/* Slot of block k (reserved). */
+static uint8_t *slot(const struct verity *v, uint64_t k)
 {
-	size_t c = (size_t)(k / VERITY_CHUNK_DIGESTS);
-	uint8_t *s = NULL;
-
-	pthread_mutex_lock(&v->lock);
-	if (c < v->dig.count)
-		s = v->dig.chunks[c] + (size_t)(k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE;
-	pthread_mutex_unlock(&v->lock);
-	return s;
+	return v->dig.chunks[k / VERITY_CHUNK_DIGESTS] +
+	       (size_t)(k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE;
 }
 
-/* Hash one whole block into the next slot. Latches nothing: the caller
- * may be the writer thread (see above). */
+/* Hash one whole block into the next slot now. */
 static int hash_block(struct verity *v, const uint8_t *block)
 {
-	uint8_t *s = slot(v, v->hashed);
-	int ret;
+	int ret = verity_hash(v->salted, v->work, block, v->desc.block_size,
+			      slot(v, v->hashed));
 
-	if (s == NULL)
-		return SQP_ERR_INTERNAL;
-	ret = verity_hash(v->salted, v->work, block, v->desc.block_size, s);
-	if (ret == 0)
-		v->hashed++;
-	return ret;
+	if (ret != 0)
+		return sqp_err(v->err, ret, "hashing the image for dm-verity: %s",
+			       sqp_strerror(ret));
+	v->hashed++;
+	return 0;
+}
+
+/* The next n whole blocks at p, left to span: their slots' chunks. */
+static int note_blocks(struct verity *v, const uint8_t *p, size_t n, struct verity_span *s)
+{
+	size_t c = (size_t)(v->hashed / VERITY_CHUNK_DIGESTS);
+
+	s->first = (size_t)(v->hashed % VERITY_CHUNK_DIGESTS);
+	if (s->first + n > 2 * (size_t)VERITY_CHUNK_DIGESTS)
+		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: %zu blocks placed at once", n);
+	s->data = p;
+	s->blocks = n;
+	s->chunk[0] = v->dig.chunks[c];
+	s->chunk[1] = s->first + n > VERITY_CHUNK_DIGESTS ? v->dig.chunks[c + 1] : NULL;
+	v->hashed += n;
+	return 0;
 }
 
 static int resolve_salt(struct verity *v, const void *derive, size_t derive_len)
@@ -168,7 +184,6 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 	*out = v;
 	if (v == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
-	pthread_mutex_init(&v->lock, NULL);
 	v->desc = *desc;
 	v->err = err;
 	v->spill = spill;
@@ -203,7 +218,6 @@ void verity_destroy(struct verity *v)
 	free(v->block0);
 	if (v->top != NULL)
 		sqp_spill_free(v->spill, v->top, v->top_len > 0 ? v->top_len : 1);
-	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
 
@@ -212,13 +226,15 @@ uint32_t verity_block_size(const struct verity *v)
 	return v->desc.block_size;
 }
 
-int verity_feed(struct verity *v, const void *data, size_t len)
+/* Take the next len bytes: the first block's are kept aside, a block
+ * split between calls is gathered in the carry; whole blocks are hashed
+ * now (span NULL) or noted in span, and so is a carry they fill. */
+static int take(struct verity *v, const uint8_t *p, size_t len, struct verity_span *s)
 {
-	const uint8_t *p = data;
 	size_t bs = v->desc.block_size, n;
-	int ret = 0;
+	int ret = reserve(v, v->fed + len);
 
-	if (v->fed < bs) {
+	if (ret == 0 && v->fed < bs) {
 		n = bs - (size_t)v->fed < len ? bs - (size_t)v->fed : len;
 		memcpy(v->block0 + v->fed, p, n);
 		v->fed += n;
@@ -228,7 +244,7 @@ int verity_feed(struct verity *v, const void *data, size_t len)
 			v->hashed = 1; /* slot 0 is filled at finish */
 	}
 	v->fed += len;
-	if (v->carry_len > 0 && len > 0) {
+	if (ret == 0 && v->carry_len > 0 && len > 0) {
 		n = bs - v->carry_len < len ? bs - v->carry_len : len;
 		memcpy(v->carry + v->carry_len, p, n);
 		v->carry_len += n;
@@ -236,8 +252,19 @@ int verity_feed(struct verity *v, const void *data, size_t len)
 		len -= n;
 		if (v->carry_len == bs) {
 			v->carry_len = 0;
-			ret = hash_block(v, v->carry);
+			if (s == NULL) {
+				ret = hash_block(v, v->carry);
+			} else {
+				memcpy(s->seam, v->carry, bs);
+				s->seam_slot = slot(v, v->hashed++);
+			}
 		}
+	}
+	if (ret == 0 && s != NULL && len >= bs) {
+		ret = note_blocks(v, p, len / bs, s);
+		n = len / bs * bs;
+		p += n;
+		len -= n;
 	}
 	for (; ret == 0 && len >= bs; p += bs, len -= bs)
 		ret = hash_block(v, p);
@@ -245,6 +272,47 @@ int verity_feed(struct verity *v, const void *data, size_t len)
 		memcpy(v->carry, p, len);
 		v->carry_len = len;
 	}
+	return ret;
+}
+
+int verity_feed(struct verity *v, const void *data, size_t len)
+{
+	return take(v, data, len, NULL);
+}
+
+size_t verity_span_size(const struct verity *v)
+{
+	return sizeof(struct verity_span) + v->desc.block_size;
+}
+
+int verity_place(struct verity *v, const void *data, size_t len, struct verity_span *span)
+{
+	int ret;
+
+	span->salted = v->salted;
+	span->bs = v->desc.block_size;
+	span->data = NULL;
+	span->blocks = 0;
+	span->seam_slot = NULL;
+	ret = take(v, data, len, span);
+	return ret != 0 ? ret : span->blocks > 0 || span->seam_slot != NULL;
+}
+
+int verity_span_hash(struct verity_span *s)
+{
+	EVP_MD_CTX *work = EVP_MD_CTX_new();
+	size_t i, k;
+	int ret = work != NULL ? 0 : SQP_ERR_NOMEM;
+
+	if (ret == 0 && s->seam_slot != NULL)
+		ret = verity_hash(s->salted, work, s->seam, s->bs, s->seam_slot);
+	for (i = 0; ret == 0 && i < s->blocks; i++) {
+		k = s->first + i;
+		ret = verity_hash(s->salted, work, s->data + i * s->bs, s->bs,
+				  s->chunk[k / VERITY_CHUNK_DIGESTS] +
+				  (k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE);
+	}
+	EVP_MD_CTX_free(work);
 	return ret;
 }
 
@@ -258,8 +326,6 @@ int verity_finish(struct verity *v, const void *head, size_t head_len)
 		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: %llu bytes fed, %llu blocks "
 			       "hashed", (unsigned long long)v->fed, (unsigned long long)v->hashed);
 	s0 = slot(v, 0);
-	if (s0 == NULL)
-		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: no slot for the first block");
 	memcpy(v->block0, head, head_len);
 	ret = verity_hash(v->salted, v->work, v->block0, bs, s0);
 	if (ret != 0)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verity.h - the writer's dm-verity hasher: the image's bytes are fed in
- * image order as imgout takes them (on its writer thread for the data
- * blocks) and each block is hashed in place;
+ * verity.h - the writer's dm-verity hasher: the image's bytes are taken in
+ * image order as imgout takes them, appended bytes hashed at once, the
+ * data blocks' noted in spans that the pool's workers hash in place;
  * finish patches the first block with the final superblock, hashes it
  * and builds the levels above (verity.c, verity_tree.c).
  */
@@ -41,17 +41,26 @@ void verity_destroy(struct verity *v);
 
 uint32_t verity_block_size(const struct verity *v);
 
-/* Make the digests' room for the image's bytes below end, from the
- * arena (the owner's thread only, before those bytes are fed). 0, or an
- * error latched in err. */
-int verity_reserve(struct verity *v, uint64_t end);
-
-/* The next len bytes of the image, hashed before the call returns. Any
- * thread, one at a time, with the hand-over between threads ordered by
- * the caller (imgout's lock); room reserved. Returns 0 or a negative
- * sqp_error and latches nothing: the caller does, on the owner's
- * thread. */
+/* The next len bytes of the image, appended by the writer's
+ * orchestrator (the only thread that feeds or places), hashed before the
+ * call returns. 0, or an error latched in err. */
 int verity_feed(struct verity *v, const void *data, size_t len);
+
+/* The next len bytes of the image, queued from a buffer that stays
+ * untouched until span is hashed: taken in image order like a feed (on
+ * the orchestrator), but the whole blocks they hold are only noted in
+ * span (verity_span_size() bytes, the caller's), and a block that they
+ * complete from the carry is copied there. Returns 1 when span has
+ * blocks to hash, 0 when not (the bytes went to the carry), or an error
+ * latched in err. Up to 2048 blocks at once (1 MiB at 512 bytes). */
+struct verity_span;
+size_t verity_span_size(const struct verity *v);
+int verity_place(struct verity *v, const void *data, size_t len, struct verity_span *span);
+/* Hash what verity_place noted into the blocks' slots, on any thread and
+ * beside other spans (each block has its own slot). 0 or a negative
+ * sqp_error, latched by nobody here: the caller latches it on the
+ * orchestrator. Every span must be hashed before verity_finish. */
+int verity_span_hash(struct verity_span *span);
 
 /* Everything is fed (a whole number of blocks); head: the final bytes of
  * the image's start (the superblock), which replace what was fed there.

@@ -5,7 +5,7 @@
  * for (after the image, or in a file of its own).
  *
  * The hasher is fed by imgout (every appended or queued byte, in image
- * order, the queued ones on its writer thread); the default salt is derived from the writer's description, so
+ * order); the default salt is derived from the writer's description, so
  * that the same input and options give the same root hash on every run
  * and at every -j (jobs is left out of it on purpose).
  */
@@ -26,18 +26,22 @@ int sqp_verity_available(void)
 	return 1;
 }
 
-/* imgout's tap: the hasher sees every byte of the image (the data
- * blocks on imgout's writer thread). */
+/* imgout's tap: the hasher sees every byte of the image, on the
+ * orchestrator; the data blocks' whole verity blocks are hashed where
+ * the spans go (the data path's pool workers). */
 static int feed(void *ctx, const void *data, size_t len)
 {
 	return verity_feed(ctx, data, len);
 }
 
-/* imgout's tap_reserve, on the orchestrator: the digests' room comes
- * from the spill arena, which is the orchestrator's alone. */
-static int reserve(void *ctx, uint64_t end)
+static int place(void *ctx, const void *data, size_t len, void *span)
 {
-	return verity_reserve(ctx, end);
+	return verity_place(ctx, data, len, span);
+}
+
+static int hash(void *span)
+{
+	return verity_span_hash(span);
 }
 
 int writer_verity_start(struct sqp_writer *w)
@@ -68,9 +72,10 @@ int writer_verity_start(struct sqp_writer *w)
 	w->verity_hash_fd = vd.hash_fd;
 	ret = verity_create(&vd, derive, sizeof(derive), w->spill, &w->err, &w->verity);
 	if (ret == 0) {
-		w->out.tap = feed;
-		w->out.tap_reserve = reserve;
-		w->out.tap_ctx = w->verity;
+		w->out.tap = (struct imgout_tap){
+			.feed = feed, .place = place, .hash = hash,
+			.span_size = verity_span_size(w->verity), .ctx = w->verity,
+		};
 	}
 	return ret;
 }
@@ -121,7 +126,8 @@ int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t supe
 
 	if (w->verity == NULL)
 		return 0;
-	w->out.tap = NULL; /* the tree is not part of what it covers */
+	/* the tree is not part of what it covers */
+	w->out.tap = (struct imgout_tap){ .feed = NULL };
 	ret = verity_finish(w->verity, super, super_len);
 	if (ret != 0)
 		return ret;
