@@ -7,7 +7,9 @@
  * bzip2 when built with it) and decodes v7, ustar, GNU (long names, long
  * link targets, base-256 numbers, old GNU sparse) and POSIX pax (local and
  * global headers, GNU sparse 0.0/0.1/1.0, SCHILY.xattr / LIBARCHIVE.xattr)
- * archives in one forward pass. It never seeks.
+ * archives in one forward pass. It never seeks backwards: on an
+ * uncompressed file it seeks forward past the data the caller skips,
+ * and a pipe is read through as it comes.
  *
  * It knows nothing about SquashFS. One object per thread.
  */
