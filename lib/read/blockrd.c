@@ -334,6 +334,23 @@ static int pump(struct rd_blockrd *b)
 	return ret < 0 ? ret : drain_front(b);
 }
 
+/* Make room: sleep until a quarter of the pool's jobs are done, then
+ * retire all that are. Waking for each job instead put this thread on a
+ * core once per block, taking it from a worker each time (with xz,
+ * thousands of switches per extraction); a batch still leaves the
+ * workers three quarters of a pool of work while this thread runs. */
+static int retire_batch(struct rd_blockrd *b)
+{
+	int ret;
+
+	if (b->qhead != NULL && pooled(b->qhead))
+		sqp_pool_wait_ahead(b->pool, b->capacity / 4);
+	ret = rd_blockrd_retire_head(b, 1);
+	while (ret == 1)
+		ret = rd_blockrd_retire_head(b, 0);
+	return ret;
+}
+
 /* A free job, with a buffer when heavy, owned by e. */
 int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 		    struct bjob **out)
@@ -342,7 +359,7 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	int ret;
 
 	while (*list == NULL || (heavy && sqp_pool_full(b->pool)))
-		if ((ret = rd_blockrd_retire_head(b, 1)) < 0)
+		if ((ret = retire_batch(b)) < 0)
 			return ret;
 	*out = *list;
 	*list = (*out)->next;
@@ -479,7 +496,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	/* Entries without data pile up behind a file whose blocks are in
 	 * flight; deliver some before the queue grows long. */
 	while (ret >= 0 && b->entry_count >= b->max_entries && b->qhead != NULL)
-		ret = rd_blockrd_retire_head(b, 1);
+		ret = retire_batch(b);
 	if (b->tail != NULL)
 		b->tail->next = e;
 	else
