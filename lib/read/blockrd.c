@@ -356,18 +356,22 @@ static int pump(struct rd_blockrd *b)
 	return ret < 0 ? ret : drain_front(b);
 }
 
-/* Make room: sleep until a quarter of the pool's jobs are done, then
- * retire all that are. Waking for each job instead put this thread on a
- * core once per block, taking it from a worker each time (with xz,
- * thousands of switches per extraction); a batch still leaves the
- * workers three quarters of a pool of work while this thread runs. */
+/* Make room: retire what is done; when nothing is, sleep until a
+ * quarter of the pool's jobs are, then retire all that are. Waking for
+ * each job instead put this thread on a core once per block, taking it
+ * from a worker each time (with xz, thousands of switches per
+ * extraction); a batch still leaves the workers three quarters of a
+ * pool of work while this thread runs. Done work is never waited past:
+ * with a fast codec this thread is the slower side. */
 static int retire_batch(struct rd_blockrd *b)
 {
-	int ret;
+	int ret = rd_blockrd_retire_head(b, 0);
 
-	if (b->qhead != NULL && pooled(b->qhead))
-		sqp_pool_wait_ahead(b->pool, b->capacity / 4);
-	ret = rd_blockrd_retire_head(b, 1);
+	if (ret == 0) {
+		if (b->qhead != NULL && pooled(b->qhead))
+			sqp_pool_wait_ahead(b->pool, b->capacity / 4);
+		ret = rd_blockrd_retire_head(b, 1);
+	}
 	while (ret == 1)
 		ret = rd_blockrd_retire_head(b, 0);
 	return ret;
