@@ -13,7 +13,8 @@
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
- * within JOB_MEMORY: 32 jobs of 1 MiB blocks, 144 of 128 KiB at -j 2),
+ * within JOB_MEMORY with the workers' scratch and decoders: 28 jobs of
+ * 1 MiB blocks, 144 of 128 KiB at -j 2; see size_pool()),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image.
@@ -90,6 +91,32 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	return 0;
 }
 
+/* Workers and jobs within JOB_MEMORY, the workers' own memory counted:
+ * each holds a scratch block and a decoder (xz's dictionary is as large
+ * as a block), about two blocks, and is worth starting only with two
+ * jobs of its own. At -j 16 on 1 MiB blocks the job budget alone let 16
+ * workers add 30 MiB on top of it; now that is 8 workers and 16 jobs.
+ * 48 jobs per worker (and 48 more) where memory allows: a block
+ * decompresses in about as long as the consumer takes for a few small
+ * files, and a thread on a shared machine may sleep for a time slice
+ * (~3 ms, ~20 blocks); a deep queue keeps the workers busy through both. */
+static void size_pool(unsigned jobs, uint32_t bs, unsigned *workers,
+		      unsigned *capacity)
+{
+	unsigned w = sqp_pipeline_workers(jobs);
+	size_t worker_bytes = 2 * (size_t)bs;
+	size_t most = JOB_MEMORY / (worker_bytes + 2 * (size_t)bs);
+
+	if (w == 0) {
+		sqp_pipeline_size(1, 48, bs, JOB_MEMORY, workers, capacity);
+		return;
+	}
+	if (w > most)
+		w = (unsigned)most;
+	sqp_pipeline_size(w, 48, bs, JOB_MEMORY - w * worker_bytes, workers,
+			  capacity);
+}
+
 static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 {
 	uint32_t bs = b->img->sb.block_size;
@@ -136,12 +163,7 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->sb.block_size + SQP_IOBUF_SKEW;
 	b->wdesc.no_codec = img->ero != NULL;
-	/* 48 jobs per worker (and 48 more): a block decompresses in about
-	 * as long as the consumer takes for a few small files, and a thread
-	 * on a shared machine may sleep for a time slice (~3 ms, ~20
-	 * blocks); a deep queue keeps the workers busy through both. */
-	sqp_pipeline_size(desc->jobs, 48, img->sb.block_size, JOB_MEMORY,
-			  &pd.workers, &pd.capacity);
+	size_pool(desc->jobs, img->sb.block_size, &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
@@ -334,6 +356,27 @@ static int pump(struct rd_blockrd *b)
 	return ret < 0 ? ret : drain_front(b);
 }
 
+/* Make room: retire what is done; when nothing is, sleep until a
+ * quarter of the pool's jobs are, then retire all that are. Waking for
+ * each job instead put this thread on a core once per block, taking it
+ * from a worker each time (with xz, thousands of switches per
+ * extraction); a batch still leaves the workers three quarters of a
+ * pool of work while this thread runs. Done work is never waited past:
+ * with a fast codec this thread is the slower side. */
+static int retire_batch(struct rd_blockrd *b)
+{
+	int ret = rd_blockrd_retire_head(b, 0);
+
+	if (ret == 0) {
+		if (b->qhead != NULL && pooled(b->qhead))
+			sqp_pool_wait_ahead(b->pool, b->capacity / 4);
+		ret = rd_blockrd_retire_head(b, 1);
+	}
+	while (ret == 1)
+		ret = rd_blockrd_retire_head(b, 0);
+	return ret;
+}
+
 /* A free job, with a buffer when heavy, owned by e. */
 int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 		    struct bjob **out)
@@ -342,7 +385,7 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	int ret;
 
 	while (*list == NULL || (heavy && sqp_pool_full(b->pool)))
-		if ((ret = rd_blockrd_retire_head(b, 1)) < 0)
+		if ((ret = retire_batch(b)) < 0)
 			return ret;
 	*out = *list;
 	*list = (*out)->next;
@@ -479,7 +522,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	/* Entries without data pile up behind a file whose blocks are in
 	 * flight; deliver some before the queue grows long. */
 	while (ret >= 0 && b->entry_count >= b->max_entries && b->qhead != NULL)
-		ret = rd_blockrd_retire_head(b, 1);
+		ret = retire_batch(b);
 	if (b->tail != NULL)
 		b->tail->next = e;
 	else

@@ -26,6 +26,7 @@ struct meta_slot {
 	uint64_t next;     /* absolute position of the following block */
 	uint32_t len;      /* uncompressed bytes */
 	int valid;
+	int recent;        /* the way of its set used last */
 	uint8_t data[SQFS_META_SIZE];
 };
 

@@ -32,6 +32,7 @@ struct sqp_pool {
 	struct sqp_pool_job **ring; /* capacity slots, indexed seq % capacity */
 	uint64_t next_seq;          /* seq of the next submitted job */
 	uint64_t oldest;            /* seq of the oldest job not taken back */
+	uint64_t wake_seq;          /* the job whose end wakes the orchestrator */
 
 	struct sqp_pool_job *pending_head;
 	struct sqp_pool_job *pending_tail;
@@ -92,8 +93,8 @@ static void *worker_main(void *arg)
 		job->status = ret;
 		job->done = 1;
 		/* Only the orchestrator waits on job_done, and only for the
-		 * oldest job; waking it for any other job would be wasted. */
-		wake = job->seq == pool->oldest;
+		 * one job it named; waking it for any other would be wasted. */
+		wake = job->seq == pool->wake_seq;
 		pthread_mutex_unlock(&pool->lock);
 		/* Woken after the unlock: a woken thread often runs at once,
 		 * and would otherwise only block again on the lock. */
@@ -229,6 +230,7 @@ static struct sqp_pool_job *take_oldest(struct sqp_pool *pool, int block)
 	if (pool->desc.workers != 0) {
 		pthread_mutex_lock(&pool->lock);
 		job = pool->ring[pool->oldest % pool->desc.capacity];
+		pool->wake_seq = pool->oldest;
 		while (!job->done && block)
 			pthread_cond_wait(&pool->job_done, &pool->lock);
 		if (!job->done)
@@ -252,6 +254,21 @@ struct sqp_pool_job *sqp_pool_wait(struct sqp_pool *pool)
 struct sqp_pool_job *sqp_pool_poll(struct sqp_pool *pool)
 {
 	return take_oldest(pool, 0);
+}
+
+void sqp_pool_wait_ahead(struct sqp_pool *pool, size_t n)
+{
+	uint64_t in = pool->next_seq - pool->oldest;
+	struct sqp_pool_job *job;
+
+	if (pool->desc.workers == 0 || in == 0)
+		return;
+	pthread_mutex_lock(&pool->lock);
+	pool->wake_seq = pool->oldest + (in > n ? n : in - 1);
+	job = pool->ring[pool->wake_seq % pool->desc.capacity];
+	while (!job->done)
+		pthread_cond_wait(&pool->job_done, &pool->lock);
+	pthread_mutex_unlock(&pool->lock);
 }
 
 size_t sqp_pool_in_flight(const struct sqp_pool *pool)

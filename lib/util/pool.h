@@ -18,9 +18,10 @@
  * With workers == 0 the pool is serial: submit runs the job at once in the
  * caller's thread. Same API, same results, handy for -j 1 and debugging.
  *
- * Thread contract: submit, wait, in_flight and destroy are called from
- * the orchestrator thread only. run, worker_init and worker_fini run on
- * worker threads (or on the orchestrator, in serial mode).
+ * Thread contract: submit, wait, wait_ahead, in_flight and destroy are
+ * called from the orchestrator thread only. run, worker_init and
+ * worker_fini run on worker threads (or on the orchestrator, in serial
+ * mode).
  */
 #ifndef SQP_UTIL_POOL_H
 #define SQP_UTIL_POOL_H
@@ -71,6 +72,13 @@ struct sqp_pool_job *sqp_pool_wait(struct sqp_pool *pool);
 
 /* The oldest job if it is already done, NULL otherwise (never blocks). */
 struct sqp_pool_job *sqp_pool_poll(struct sqp_pool *pool);
+
+/* Block until the job n places after the oldest (the newest, when the
+ * pool holds fewer) is done; takes nothing back. Workers start jobs in
+ * order, so the older ones are done too, but for those still running:
+ * the orchestrator then takes back a run of jobs with sqp_pool_wait()
+ * having slept once, where waiting for each would wake it per job. */
+void sqp_pool_wait_ahead(struct sqp_pool *pool, size_t n);
 
 size_t sqp_pool_in_flight(const struct sqp_pool *pool);
 int sqp_pool_full(const struct sqp_pool *pool);

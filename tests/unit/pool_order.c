@@ -2,7 +2,8 @@
 /*
  * pool_order.c - the pool hands jobs back in submission order even when
  * workers finish them in reverse, respects its capacity, keeps each job's
- * status, and behaves the same in serial mode.
+ * status, and behaves the same in serial mode; sqp_pool_wait_ahead()
+ * returns only once the job it names has run.
  */
 #include "config.h"
 
@@ -99,8 +100,42 @@ static void run_case(unsigned workers, unsigned capacity)
 	CHECK(total == NJOBS, "every job ran exactly once (%d)", total);
 }
 
+/* wait_ahead(n) sleeps until the job n places after the oldest has run
+ * (or the newest, when fewer are in the pool), and takes nothing back. */
+static void ahead_case(unsigned workers, unsigned capacity, size_t n)
+{
+	struct test_job jobs[NJOBS];
+	struct sqp_pool_desc desc = {
+		.workers = workers, .capacity = capacity, .run = run_job,
+		.worker_init = worker_init, .worker_fini = worker_fini,
+	};
+	struct sqp_pool *pool;
+	size_t want = n < capacity ? n : capacity - 1;
+	int total = 0;
+
+	desc.ctx = &total;
+	CHECK(sqp_pool_create(&desc, &pool) == 0, "create workers=%u", workers);
+	if (pool == NULL)
+		return;
+	for (unsigned i = 0; i < capacity; i++) {
+		jobs[i] = (struct test_job){ .id = (int)i, .delay_us = 2000,
+					     .result = -1 };
+		sqp_pool_submit(pool, &jobs[i].base);
+	}
+	sqp_pool_wait_ahead(pool, n);
+	CHECK(jobs[want].result == (int)want * 3, "workers=%u: job %zu has run "
+	      "after wait_ahead(%zu)", workers, want, n);
+	CHECK(sqp_pool_in_flight(pool) == capacity, "wait_ahead takes nothing back");
+	for (unsigned i = 0; i < capacity; i++)
+		CHECK(sqp_pool_wait(pool) == &jobs[i].base, "then in order");
+	sqp_pool_destroy(pool);
+}
+
 int main(void)
 {
+	ahead_case(0, 8, 3);
+	ahead_case(2, 16, 5);
+	ahead_case(2, 8, 100);
 	run_case(0, 4);
 	run_case(1, 4);
 	run_case(2, 8);

@@ -4,7 +4,8 @@
 # unsquashfs 4.5.1 takes about 105 MiB on this image) whatever the queue
 # and memory options ask: the snapd line (-da 16 -fr 16), and queues of
 # 4096 MiB with -mem 8G, which sqpack-unsquashfs accepts and does not
-# follow. An image of 110 MB in 1 MiB blocks (the largest block, so the
+# follow; and 16 threads (each has a decoder and a scratch block of its
+# own: xz's 1 MiB dictionary, so the threads must share the budget). An image of 110 MB in 1 MiB blocks (the largest block, so the
 # most bytes per block in flight), xz (the codec with the largest
 # decoder) and zstd, made by dir2img; sqfscat of a 16 MiB file too.
 # Measured with /usr/bin/time's maximum resident set size.
@@ -60,6 +61,9 @@ for c in xz zstd; do
 	rss "$c: -da 4096 -fr 4096 -mem 8G" "$UNSQ" -data-queue 4096 \
 		-frag-queue 4096 -mem 8G -n -d "$T/out" "$T/$c.img"
 	check "$c: -mem 8G extracts f3 equal" cmp -s "$T/out/f3" "$T/src/f3"
+	rm -rf "$T/out"
+	rss "$c: -processors 16" "$UNSQ" -processors 16 -n -d "$T/out" "$T/$c.img"
+	check "$c: -processors 16 extracts f5 equal" cmp -s "$T/out/f5" "$T/src/f5"
 	rm -rf "$T/out"
 	rss "$c: sqfscat" "$SQFSCAT" "$T/$c.img" f1 f2
 done
