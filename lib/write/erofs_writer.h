@@ -69,6 +69,8 @@ struct erofs_wstate {
 		uint32_t prev_blocks; /* its pcluster's blocks */
 		int prev_plain;       /* and whether it is stored as it is */
 		uint32_t blocks;
+		int raw;              /* every segment so far stored as it is */
+		uint64_t start;       /* the block its first segment went to */
 	} cur;
 };
 
