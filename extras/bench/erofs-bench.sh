@@ -20,6 +20,7 @@ tree=rootfs-big
 codecs="lz4 lz4hc lzma deflate zstd"
 layouts=4096
 jobs=2
+runs=3
 dir2img=${top_builddir:-.}/bin/dir2img
 scratch=
 
@@ -32,13 +33,14 @@ usage: $prog [options]
   --layouts "LIST" cluster sizes in bytes, each with +z for tail packing
                    (default "$layouts"; e.g. "4096 65536 4096+z 65536+z")
   --jobs N         our threads (default $jobs)
+  --runs N         runs of each tool per row, interleaved (default $runs)
   --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
   --scratch DIR    where the images go (default DIR/out-erofs)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--codecs|--layouts|--jobs|--dir2img|--scratch)
+	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--dir2img|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--codecs) codecs=$2; shift ;;
 	--layouts) layouts=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
+	--runs) runs=$2; shift ;;
 	--dir2img) dir2img=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -55,6 +58,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
+case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exit 2 ;; esac
+. "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 for t in "$dir2img" mkfs.erofs fsck.erofs /usr/bin/time; do
 	command -v "$t" > /dev/null || { echo "$prog: $t not found" >&2; exit 1; }
 done
@@ -64,17 +69,20 @@ src=$corpus/$tree
 mkdir -p "$scratch" || exit 1
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
 
-# timed OUT CMD...: runs CMD, leaves "wall cpu" in OUT.
+# timed OUT CMD...: runs CMD, adds a line "wall cpu" to OUT.
 timed() {
 	out=$1; shift
 	/usr/bin/time -f '%e %U %S' -o "$out.time" "$@" > /dev/null 2> "$out.err" ||
 		{ echo "$prog: $*: $(head -c 300 "$out.err")" >&2; return 1; }
-	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" > "$out"
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" >> "$out"
 }
+# med OUT FIELD: the median of column FIELD of OUT.
+med() { awk -v f="$2" '{ print $f }' "$1" | bench_median; }
+load() { cut -d' ' -f1 /proc/loadavg; }
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, (b > 0 ? a / b : 0) }'; }
 
-echo "| tree | codec | layout | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| tree | codec | layout | ours s | mkfs s | time ratio | ours cpu s | mkfs cpu s | ours bytes | mkfs bytes | size ratio | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 status=0
 for c in $codecs; do
 	case $c in
@@ -84,31 +92,36 @@ for c in $codecs; do
 	*) echo "$prog: codec $c: lz4, lz4hc, lzma, deflate or zstd" >&2; exit 2 ;;
 	esac
 	case $c in lzma|deflate|zstd)
-		ours=$scratch/ours.$c.erofs
-		# shellcheck disable=SC2086
-		timed "$scratch/ours.$c" "$dir2img" -q -j "$jobs" --format erofs $copt "$ours" "$src" ||
-			{ status=1; continue; }
-		read -r ow oc < "$scratch/ours.$c"
-		echo "| $tree | $c | 4096 | $ow | | | $oc | | $(stat -c %s "$ours") | | |"
+		ours=$scratch/ours.$c.erofs l0=$(load)
+		rm -f "$scratch/ours.$c"
+		for _ in $(seq "$runs"); do
+			# shellcheck disable=SC2086
+			timed "$scratch/ours.$c" "$dir2img" -q -f -j "$jobs" --format erofs $copt "$ours" "$src" ||
+				{ status=1; continue 2; }
+		done
+		echo "| $tree | $c | 4096 | $(med "$scratch/ours.$c" 1) | | | $(med "$scratch/ours.$c" 2) | | $(stat -c %s "$ours") | | | $l0-$(load) |"
 		continue ;;
 	esac
 	for l in $layouts; do
 		p=${l%+z} oz= mz=
 		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z]" >&2; exit 2 ;; esac
 		[ "$p" = "$l" ] || { oz=--ztailpacking; mz=-Eztailpacking; }
-		ours=$scratch/ours.$c.$l.erofs peer=$scratch/mkfs.$c.$l.erofs
-		rm -f "$ours" "$peer"
-		# shellcheck disable=SC2086
-		timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
-			--pcluster-size "$p" $oz "$ours" "$src" &&
-		timed "$scratch/mkfs.$c.$l" mkfs.erofs --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
-			{ status=1; continue; }
+		ours=$scratch/ours.$c.$l.erofs peer=$scratch/mkfs.$c.$l.erofs l0=$(load)
+		rm -f "$scratch/ours.$c.$l" "$scratch/mkfs.$c.$l"
+		for _ in $(seq "$runs"); do
+			rm -f "$ours" "$peer"
+			# shellcheck disable=SC2086
+			timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
+				--pcluster-size "$p" $oz "$ours" "$src" &&
+			timed "$scratch/mkfs.$c.$l" mkfs.erofs --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
+				{ status=1; continue 2; }
+		done
 		fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||
 			{ echo "$prog: fsck.erofs refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
-		read -r ow oc < "$scratch/ours.$c.$l"
-		read -r mw mc < "$scratch/mkfs.$c.$l"
+		ow=$(med "$scratch/ours.$c.$l" 1) oc=$(med "$scratch/ours.$c.$l" 2)
+		mw=$(med "$scratch/mkfs.$c.$l" 1) mc=$(med "$scratch/mkfs.$c.$l" 2)
 		os=$(stat -c %s "$ours") ms=$(stat -c %s "$peer")
-		echo "| $tree | $c | $l | $ow | $mw | $(ratio "$ow" "$mw") | $oc | $mc | $os | $ms | $(ratio "$os" "$ms" 4) |"
+		echo "| $tree | $c | $l | $ow | $mw | $(ratio "$ow" "$mw") | $oc | $mc | $os | $ms | $(ratio "$os" "$ms" 4) | $l0-$(load) |"
 	done
 done
 exit $status

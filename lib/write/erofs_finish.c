@@ -183,7 +183,7 @@ static int measure(struct erofs_wlayout *L)
 }
 
 /* Blocks of directories and symlinks from the first free one; returns
- * meta_blkaddr in *end. */
+ * the metadata area's first block in *end. */
 static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
 {
 	uint64_t cur = L->w->out.pos / BS;
@@ -207,19 +207,54 @@ static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
 	return 0;
 }
 
+/* The compression records that follow the superblock, into cfgs (one-
+ * block lz4 needs none and leaves the image as mkfs.erofs 1.5 writes it;
+ * big pclusters need lz4's, as the kernel sizes its buffers by the
+ * largest pcluster, and the other algorithms name themselves and their
+ * history); returns their bytes. */
+static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
+{
+	const struct erofs_wstate *e = L->w->erofs;
+
+	if (!e->compressed || (e->dest->history == NULL && !big_pclusters(L->w)))
+		return 0;
+	return erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
+				      e->dest->history != NULL ? e->dest->history(&e->cfg) : 0,
+				      (uint16_t)(e->pcluster / BS), cfgs);
+}
+
+/* Block 0's first free byte after the superblock and its records. */
+static uint32_t head_from(const struct erofs_wlayout *L)
+{
+	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
+	size_t end = EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
+
+	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
+}
+
 /* Every inode's nid (erofs_fit.c chooses; the root comes first, so its
- * nid is 0); the area's size in blocks. */
-static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos,
-			uint64_t *blocks)
+ * nid fits 16 bits); the area's size in blocks from block first, and
+ * meta_blkaddr. Block 0's room after the superblock takes the first
+ * records (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's
+ * images) when the root's fits there, which saves most of a block; else
+ * the nids count from the area (the root's 0). */
+static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t first,
+			uint64_t *inos, uint64_t *blocks, uint64_t *meta)
 {
 	struct erofs_fit fit;
+	uint32_t k, i, from = head_from(L);
 	struct shape s;
 	uint64_t at;
-	uint32_t k, i;
-	int ret = 0;
+	int ret;
 
 	memset(&fit, 0, sizeof(fit));
+	fit.blocks = first;
+	*meta = first;
 	*inos = 0;
+	if ((ret = shape_of(L, L->root, bt, &s)) == 0 && s.total <= BS - from) {
+		*meta = 0;
+		ret = erofs_fit_room(&fit, 0, (BS - from) / EROFS_SLOT_SIZE);
+	}
 	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
@@ -227,10 +262,10 @@ static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t *inos,
 		if ((ret = shape_of(L, i, bt, &s)) != 0 ||
 		    (ret = erofs_fit_place(&fit, s.total, &at)) != 0)
 			break;
-		L->nid[i] = at / EROFS_SLOT_SIZE;
+		L->nid[i] = (at - *meta * BS) / EROFS_SLOT_SIZE;
 		++*inos;
 	}
-	*blocks = fit.blocks;
+	*blocks = fit.blocks - first;
 	erofs_fit_cleanup(&fit);
 	return ret;
 }
@@ -386,25 +421,26 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 }
 
 /* The metadata area, built whole (from the spill arena: it may be
- * large) at the places place_inodes chose, then appended in pieces. */
+ * large) at the places place_inodes chose, then appended in pieces;
+ * with meta_blkaddr 0, the records in block 0 written into it. */
 static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
-		      uint8_t *scratch)
+		      uint64_t first, uint64_t meta, uint8_t *scratch)
 {
 	const uint64_t piece = (uint64_t)4 << 20;
-	uint64_t size = blocks * BS, off, n;
+	uint64_t size = blocks * BS, off, n, at;
 	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
-	uint32_t k, i, ino_number = 0;
+	uint8_t *head = calloc(1, BS);
+	uint32_t k, i, ino_number = 0, from = head_from(L);
 	struct shape s;
-	int ret = 0;
+	int ret = area != NULL && head != NULL ? 0 : SQP_ERR_NOMEM;
 
-	if (area == NULL)
-		return SQP_ERR_NOMEM;
 	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
+		at = meta * BS + L->nid[i] * EROFS_SLOT_SIZE;
 		if ((ret = shape_of(L, i, bt, &s)) == 0)
-			ret = put_record(L, i, &s, area + L->nid[i] * EROFS_SLOT_SIZE,
+			ret = put_record(L, i, &s, at < first * BS ? head + at : area + (at - first * BS),
 					 ++ino_number, scratch);
 		sqp_spill_tick(L->w->spill);
 	}
@@ -413,7 +449,14 @@ static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
 		ret = erofs_w_append(L->w, area + off, (size_t)n);
 		sqp_spill_check(L->w->spill);
 	}
-	sqp_spill_free(L->w->spill, area, size ? size : 1);
+	if (ret == 0 && meta == 0) {
+		XXH3_128bits_update(L->w->erofs->hash, head + from, BS - from);
+		if ((ret = imgout_flush(&L->w->out)) == 0)
+			ret = imgout_pwrite(&L->w->out, from, head + from, BS - from);
+	}
+	if (area != NULL)
+		sqp_spill_free(L->w->spill, area, size ? size : 1);
+	free(head);
 	return ret;
 }
 
@@ -433,7 +476,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	const struct erofs_wstate *e = L->w->erofs;
 	struct erofs_super_extra x = { 0 };
 	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX];
-	size_t ncfgs = 0;
+	size_t ncfgs;
 	XXH128_canonical_t h;
 	int ret;
 
@@ -453,15 +496,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	}
 	if (desc->volume_label != NULL)
 		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
-	/* One-block lz4 needs no record and leaves the image as mkfs.erofs
-	 * 1.5 writes it; big pclusters need lz4's (the kernel sizes its
-	 * buffers by the largest pcluster), and the other algorithms name
-	 * themselves and their history. */
-	if (e->compressed && (e->dest->history != NULL || big_pclusters(L->w))) {
-		ncfgs = erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
-					       e->dest->history != NULL ?
-					       e->dest->history(&e->cfg) : 0,
-					       (uint16_t)(e->pcluster / BS), cfgs);
+	if ((ncfgs = compr_cfgs(L, cfgs)) > 0) {
 		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
 		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
 	}
@@ -476,22 +511,22 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 
 static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)
 {
-	uint64_t meta_blkaddr, inos, meta_blocks;
+	uint64_t first, meta, inos, meta_blocks;
 	int ret;
 
-	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &meta_blkaddr)) != 0 ||
-	    (ret = place_inodes(L, bt, &inos, &meta_blocks)) != 0)
+	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &first)) != 0 ||
+	    (ret = place_inodes(L, bt, first, &inos, &meta_blocks, &meta)) != 0)
 		return ret;
 	if (L->nid[L->root] > UINT16_MAX)
 		return SQP_ERR_INTERNAL; /* the root is placed first */
 	if ((ret = write_blocks(L, bt, scratch)) != 0)
 		return ret;
-	if (L->w->out.pos != meta_blkaddr * BS)
+	if (L->w->out.pos != first * BS)
 		return SQP_ERR_INTERNAL;
-	if ((ret = write_meta(L, bt, meta_blocks, scratch)) != 0)
+	if ((ret = write_meta(L, bt, meta_blocks, first, meta, scratch)) != 0)
 		return ret;
 	L->w->stats.inodes = inos;
-	return write_super(L, bt, meta_blkaddr, inos);
+	return write_super(L, bt, meta, inos);
 }
 
 static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *scratch)

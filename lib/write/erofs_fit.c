@@ -11,7 +11,8 @@
  * every choice depends only on the records before, so the layout is the
  * same on every run. A record longer than a block (a compressed file's
  * indexes) starts a run of new blocks of its own, its last block's room
- * offered to later records.
+ * offered to later records. Room outside the area (block 0 after the
+ * superblock) may be offered first, so positions are the image's.
  */
 #include "config.h"
 
@@ -63,6 +64,11 @@ int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at)
 	f->blocks += nb;
 	left = nb * SLOTS - need;
 	return left > 0 ? push(f, (uint32_t)left, f->blocks - 1) : 0;
+}
+
+int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots)
+{
+	return free_slots > 0 && free_slots < SLOTS ? push(f, free_slots, blk) : SQP_ERR_INTERNAL;
 }
 
 void erofs_fit_cleanup(struct erofs_fit *f)

@@ -93,6 +93,8 @@ struct erofs_wstate {
 		uint32_t prev_blocks; /* its pcluster's blocks */
 		int prev_plain;       /* and whether it is stored as it is */
 		uint32_t blocks;
+		int raw;              /* every segment so far stored as it is */
+		uint64_t start;       /* the block its first segment went to */
 	} cur;
 	struct erofs_frag frag;
 };
@@ -178,9 +180,10 @@ typedef int (*erofs_dirblock_fn)(void *user, const uint8_t *blk, uint32_t used,
 int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
 		     erofs_dirblock_fn fn, void *user, uint64_t *size);
 
-/* erofs_fit.c: places in the metadata area (zero the struct to start).
- * A record of bytes whose first block's worth must not cross a block:
- * *at is its byte position. blocks: the area's size so far. */
+/* erofs_fit.c: places in the metadata area (zero the struct, then set
+ * blocks to the area's first block). A record of bytes whose first
+ * block's worth must not cross a block: *at is its byte position in the
+ * image. blocks: the next block a record may start. */
 struct erofs_fit_stack {
 	uint64_t *blk;
 	size_t n, cap;
@@ -190,6 +193,8 @@ struct erofs_fit {
 	uint64_t blocks;
 };
 int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
+/* Offer the last free_slots slots of block blk, outside the area. */
+int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);
 
 /* Everything after the last entry: directories, inodes, superblock. */

@@ -20,8 +20,10 @@
  * try per block, not a whole pcluster's. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
- * that finish packs behind the inode. A file of one segment that did not
- * gain a block is stored uncompressed after all, its tail inline.
+ * that finish packs behind the inode. A segment that did not gain a
+ * block is stored as it is (PLAIN clusters, one per block), and a file
+ * none of whose segments did is stored uncompressed after all, its tail
+ * inline.
  */
 #include "config.h"
 
@@ -103,6 +105,28 @@ static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
 	return 0;
 }
 
+/* A cluster of at most cap bytes from the *take bytes at in, offered to
+ * the codec a window at a time: lz4's destSize scans on for a match past
+ * what fits, so offered the rest of an incompressible 8 MiB segment it
+ * read megabytes per 4 KiB cluster (lz4hc: 7.3 s of CPU for gcc-12's
+ * 19 MB .deb, 0.4 s in windows). A window taken whole may not have been
+ * enough, so it is offered again four times larger, up to all of it:
+ * the cut still depends on the data alone. */
+static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *in,
+		     size_t *take, uint8_t *out, size_t cap)
+{
+	size_t left = *take, w = 4 * cap < left ? 4 * cap : left;
+	int n;
+
+	for (;;) {
+		*take = w;
+		n = e->dest->compress(codec, in, take, out, cap);
+		if (n < 0 || *take < w || w == left)
+			return n;
+		w = 4 * w < left ? 4 * w : left;
+	}
+}
+
 /* ztailpacking: a cluster that took the whole rest of the file (n bytes
  * into blk, *take bytes of input) and uses its last block in part gives
  * that block back: compressed again into one block fewer, it leaves the
@@ -167,7 +191,7 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 		n = 0;
 	}
 	if (left > BS || left > room) {
-		n = e->dest->compress(codec, j->in + pos, &take, blk, cap);
+		n = zcompress(e, codec, j->in + pos, &take, blk, cap);
 		if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
 			return frag_rest(p, pos, left);
 		if (n > 0)
@@ -287,7 +311,10 @@ int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 
 /* With ztailpacking, the bytes free after a compressed file's record in
  * its block, for either inode size (which one it gets is known only at
- * finish); 0 without ztailpacking. */
+ * finish); 0 without ztailpacking. (The kernel would take a pcluster
+ * inline in the block where a longer record's indexes end, as
+ * mkfs.erofs does; on rootfs-big that image was 3 blocks larger: the
+ * room it takes in the metadata costs what the data block saves.) */
 static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
 {
 	uint64_t r32 = record_bytes(32, xsize, nlc), r64 = record_bytes(64, xsize, nlc);
@@ -300,10 +327,8 @@ static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsi
 }
 
 /* With ztailpacking, the bytes of the file's last pcluster that go
- * inline after its indexes (the kernel reads them from the inode's
- * block, so the whole record must fit one, for either inode size:
- * which one the inode gets is known only at finish); 0 when they do not
- * fit or the option is off. */
+ * inline after its indexes (the whole record in one block: tail_room);
+ * 0 when they do not fit or the option is off. */
 static uint32_t inline_tail(const struct erofs_zjob *j)
 {
 	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
@@ -327,10 +352,13 @@ static int no_gain(const struct erofs_zjob *j, uint32_t inl)
 	return j->first && j->last && zip >= flat;
 }
 
-static int store_flat(struct sqp_writer *w, struct erofs_zjob *j)
+/* A file stored as it is after all: the job's full blocks appended
+ * after the start-th block (with the file's earlier segments there
+ * already, when it has several), its tail inline where it fits. */
+static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start)
 {
 	struct fs_inode f;
-	uint32_t full = (uint32_t)(j->size / BS), tail = (uint32_t)(j->size % BS);
+	uint32_t full = j->len / BS, tail = j->len % BS;
 	int ret;
 
 	memset(&f, 0, sizeof(f));
@@ -339,14 +367,13 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j)
 	/* As erofs_w_add_file: the first block if any is appended (with
 	 * ztailpacking a file of less than a block comes here too, its tail
 	 * a block of its own when it does not fit beside the inode). */
-	if (full > 0 || (tail > 0 && 64 + j->xsize + tail > BS))
-		f.u.file.blocks_start = w->out.pos / BS;
+	if (j->size >= BS || (tail > 0 && 64 + j->xsize + tail > BS))
+		f.u.file.blocks_start = start;
 	if ((ret = erofs_w_append(w, j->in, (size_t)full * BS)) != 0)
 		return ret;
 	w->stats.blocks_written += full;
 	w->stats.blocks_raw += full;
-	ret = erofs_w_put_tail(w, j->in + (size_t)full * BS, (uint32_t)(j->size % BS),
-			       j->xsize, &f);
+	ret = erofs_w_put_tail(w, j->in + (size_t)full * BS, tail, j->xsize, &f);
 	if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
 		ret = w->err.code;
 	return ret;
@@ -401,6 +428,48 @@ static int finish_file(struct erofs_wstate *e)
 	return 0;
 }
 
+/* A segment (of a file of several) that gains no block compressed is
+ * stored as it is: its blocks in order, each a PLAIN cluster at its own
+ * logical cluster (segments start on block boundaries), the last one
+ * zero padded. When every segment of the file was, the file is stored
+ * uncompressed after all, its tail inline where it fits, as mkfs.erofs
+ * stores a file that gains no block: no indexes, no padded last block
+ * (rootfs-big's four .deb files over 8 MiB were 1 to 2 blocks and some
+ * 10 KiB of indexes each larger than mkfs.erofs's). */
+static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t n = (j->len + BS - 1) / BS, b, used;
+	uint64_t lcn = j->off / BS;
+	int ret;
+
+	if (j->last && e->cur.raw)
+		return store_flat(w, j, e->cur.start);
+	for (b = 0; b < n; b++, lcn++) {
+		if (w->out.pos / BS > UINT32_MAX)
+			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+		if (lcn > 0)
+			fill_nonheads(e, lcn);
+		erofs_z_head_encode(EROFS_LC_PLAIN, 0, (uint32_t)(w->out.pos / BS),
+				    zrec(e, ZREC_INDEXES + lcn));
+		e->cur.prev = lcn;
+		e->cur.prev_blocks = 1;
+		e->cur.prev_plain = 1;
+		used = b + 1 < n ? BS : j->len - b * BS;
+		if (used < BS) {
+			memcpy(e->block, j->in + (size_t)b * BS, used);
+			memset(e->block + used, 0, BS - used);
+		}
+		ret = erofs_w_append(w, used < BS ? e->block : j->in + (size_t)b * BS, BS);
+		if (ret != 0)
+			return ret;
+	}
+	w->stats.blocks_written += n;
+	w->stats.blocks_raw += n;
+	e->cur.blocks += n;
+	return j->last ? finish_file(e) : 0;
+}
+
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
@@ -414,13 +483,18 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 	/* A file with a fragment is kept so: the packed inode compresses
 	 * its end with the others'. */
 	if (!j->pcl[j->npcl - 1].frag && no_gain(j, inl))
-		return store_flat(w, j);
+		return store_flat(w, j, w->out.pos / BS);
 	if (j->first) {
 		e->cur.rec = j->rec;
 		e->cur.nlc = (j->size + BS - 1) / BS;
 		e->cur.blocks = 0;
+		e->cur.raw = 1;
+		e->cur.start = w->out.pos / BS;
 		e->compressed = 1;
 	}
+	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
+		return store_raw(w, j);
+	e->cur.raw = 0;
 	for (i = 0; i < j->npcl; i++) {
 		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
 
