@@ -29,6 +29,17 @@ step() {
 	fi
 	compare "$name"
 }
+# renames WHAT: the last step's two runs printed the same rename lines
+# ("Source directory entry x already used! - trying x_1"), and some.
+renames() {
+	grep '^Source directory entry' "$T/ref.err" > "$T/ref.ren"
+	grep '^Source directory entry' "$T/our.err" > "$T/our.ren"
+	if [ -s "$T/ref.ren" ] && diff "$T/ref.ren" "$T/our.ren" > "$T/ren.diff"; then
+		pass "$1: the same rename lines ($(wc -l < "$T/our.ren"))"
+	else
+		fail "$1: the rename lines differ (< mksquashfs, > ours)"; cat "$T/ren.diff"
+	fi
+}
 # settings: the codec, its options and the block size both images report.
 settings() {
 	for i in ref our; do

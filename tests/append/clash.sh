@@ -26,16 +26,6 @@ printf 'more x_1\n' > "$T/more/x_1/n"
 export SOURCE_DATE_EPOCH=1700000000
 cd "$T" || exit 99
 
-# renames WHAT: both tools told the same renames, and some.
-renames() {
-	grep '^Source directory entry' ref.err > ref.ren
-	grep '^Source directory entry' our.err > our.ren
-	if [ -s ref.ren ] && diff ref.ren our.ren > ren.diff; then
-		pass "$1: the same rename lines ($(wc -l < our.ren))"
-	else
-		fail "$1: the rename lines differ (< mksquashfs, > ours)"; cat ren.diff
-	fi
-}
 # links WHAT: the two hard links of src, one into a renamed tree and one
 # out of it, extracted as links from our image as from mksquashfs's
 # (which names are renamed depends on the readdir order).
