@@ -13,9 +13,10 @@
 # source; img2tar gives the SquashFS image's tar; the same bytes for
 # -j 1 and 3 and with the tree spilled (--mem 1M); sqpack-mkfs.erofs
 # with mkfs.erofs's spelling gives the same bytes; within 0.2% of
-# Debian's mkfs.erofs's size with the same options (not yet no larger:
-# a block or two more of metadata on this tree), and the files' data
-# blocks no more than in mkfs.erofs's; cluster sizes that are not a multiple of 4K up to 1M are refused.
+# Debian's mkfs.erofs's size with the same options (no larger so far,
+# but a file over 8 MiB may lose a block at a segment seam, and the
+# tree's content is random), and the files' data blocks no more than in
+# mkfs.erofs's; cluster sizes that are not a multiple of 4K up to 1M are refused.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
@@ -109,9 +110,9 @@ for set in "--pcluster-size 65536|-C65536" "--pcluster-size 1048576|-C1048576" \
 		if command -v mkfs.erofs > /dev/null 2>&1 &&
 		   mkfs.erofs --quiet $zopt $peer_opt "$T/peer.erofs" "$T/src" > "$T/err" 2>&1; then
 			ours=$(wc -c < "$img") theirs=$(wc -c < "$T/peer.erofs")
-			# Within 0.2%: our metadata placement still takes a block or
-			# two more than mkfs.erofs's on this tree (the data blocks
-			# of each file are the same).
+			# Within 0.2%: text17m's segments are cut in parallel, and
+			# a seam may end in a partly filled block that mkfs.erofs's
+			# serial cut does not have.
 			check "$name: $ours bytes, within 0.2% of mkfs.erofs's $theirs" \
 				test $((ours * 1000)) -le $((theirs * 1002))
 			# The files' own blocks (st_blocks, as the kernel reports
