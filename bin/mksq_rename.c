@@ -39,7 +39,10 @@ static int name_cmp(const void *a, const void *b)
 
 static int taken(const struct mksq_base *b, char **mine, int n, const char *name)
 {
-	if (bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
+	/* no names (an empty or new root): names is NULL, which bsearch
+	 * must not be given even with a count of 0 */
+	if (b->count > 0 &&
+	    bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
 		return 1;
 	for (int i = 0; i < n; i++)
 		if (strcmp(mine[i], name) == 0)
@@ -93,8 +96,10 @@ static int read_listing(DIR *d, struct listing *l)
 	l->out = calloc(l->n + 1, 1);
 	if (l->sorted == NULL || l->pos == NULL || l->out == NULL)
 		return -1;
-	memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
-	qsort(l->sorted, l->n, sizeof(*l->sorted), name_cmp);
+	if (l->n > 0) { /* an empty directory's name[] is NULL */
+		memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
+		qsort(l->sorted, l->n, sizeof(*l->sorted), name_cmp);
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		char **at = bsearch(&l->name[i], l->sorted, l->n, sizeof(char *), name_cmp);
 
@@ -110,7 +115,8 @@ static int flat_taken(const struct mksq_append *ap, const struct listing *l,
 {
 	char **at;
 
-	if (bsearch(&name, ap->base.names, ap->base.count, sizeof(char *), name_cmp))
+	if (ap->base.count > 0 &&
+	    bsearch(&name, ap->base.names, ap->base.count, sizeof(char *), name_cmp))
 		return 1;
 	at = bsearch(&name, l->sorted, l->n, sizeof(char *), name_cmp);
 	if (at != NULL && l->pos[at - l->sorted] < cur && !l->out[l->pos[at - l->sorted]])
