@@ -103,7 +103,8 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 	for (size_t i = 0; i < o->cat_count && !fatal; i++) {
 		const char *path = o->cat_paths[i];
 		struct sqp_inode_info in = { .struct_size = sizeof(in) };
-		uint64_t ref;
+		/* resolve sets ref on success; gcc -O1 cannot see it */
+		uint64_t ref = 0;
 		int ret;
 
 		while (*path == '/')
