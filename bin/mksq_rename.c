@@ -127,6 +127,19 @@ static int flat_taken(const struct mksq_append *ap, const struct listing *l,
 	return 0;
 }
 
+/* NAME_k, the k-th try for orig after `used` was found taken, told in
+ * mksquashfs's words; NULL when out of memory. */
+static char *try_next(const char *orig, const char *used, int k)
+{
+	char *next;
+
+	if (asprintf(&next, "%s_%d", orig, k) < 0)
+		return NULL;
+	fprintf(stderr, "Source directory entry %s already used! - trying %s\n",
+		used, next);
+	return next;
+}
+
 /* Entry `cur`, whose name is taken: NAME_1, NAME_2... until one is not,
  * told as mksquashfs tells it, and kept as a rename for the writer,
  * unless the entry is excluded: mksquashfs renames it, then leaves it
@@ -137,12 +150,10 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 	char *name = NULL, *next, **v;
 
 	for (int k = 1; flat_taken(ap, l, cur, name ? name : orig); k++) {
-		if (asprintf(&next, "%s_%d", orig, k) < 0) {
+		if ((next = try_next(orig, name ? name : orig, k)) == NULL) {
 			free(name);
 			return -1;
 		}
-		fprintf(stderr, "Source directory entry %s already used! - trying %s\n",
-			name ? name : orig, next);
 		free(name);
 		name = next;
 	}
@@ -273,11 +284,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 
 		for (int k = 1; orig != NULL && name != NULL &&
 		     taken(&ap->base, mine, n, name); k++) {
-			if (asprintf(&next, "%s_%d", orig, k) < 0)
-				next = NULL;
-			else /* mksquashfs's words */
-				fprintf(stderr, "Source directory entry %s already used! "
-					"- trying %s\n", name, next);
+			next = try_next(orig, name, k);
 			free(name);
 			name = next;
 			renamed = 1;
