@@ -32,6 +32,7 @@ struct mksq_args {
 	int tar;                 /* 1: a tar on stdin, for tar2img */
 	int noappend;            /* -noappend: DEST may be replaced */
 	int keep_dir;            /* -keep-as-directory */
+	int wildcards;           /* -wildcards: excludes are globs on names */
 	unsigned long long offset; /* -offset: where the image starts in DEST */
 	const char *root_becomes; /* -root-becomes NAME, or NULL */
 	struct mksq_argv warn;   /* messages for stderr: -p lines dropped */
@@ -45,7 +46,9 @@ struct mksq_args {
  * -root-becomes NAME, just NAME): a -p line whose first component is one
  * of them is dropped with a warning, as mksquashfs does. src, when not
  * NULL, replaces each source path (a link under a clashing name's new
- * name).
+ * name). top and top_as, with -wildcards when an entry of one source
+ * directory is renamed: its entries and the names they take (NAME_1 for
+ * a renamed one), which mksquashfs matches its excludes against.
  */
 struct mksq_base {
 	const char *comp;
@@ -55,6 +58,9 @@ struct mksq_base {
 	char **names;            /* sorted (strcmp) */
 	size_t count;
 	char **src;
+	char **top;
+	char **top_as;
+	size_t ntop;
 };
 
 /* The sources' names as they appear in the image: what exclude paths that
@@ -64,6 +70,9 @@ struct mksq_sources {
 	char **name;             /* the top-level name, "" when flat */
 	int n;
 	int flat;                /* one directory whose contents are the root */
+	char *const *top;        /* mksq_base's top and top_as, or NULL */
+	char *const *top_as;
+	size_t ntop;
 };
 
 /*

@@ -360,6 +360,11 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	if (r != 0)
 		return r;
 	/* an append replaces DEST too, once the extended image is complete */
+	if (st->base != NULL) {
+		src.top = st->base->top;
+		src.top_as = st->base->top_as;
+		src.ntop = st->base->ntop;
+	}
 	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0 ||
 	    mksq_argv_push(o, st->tar ? "tar2img" : "dir2img") != 0 ||
 	    ((st->noappend || st->base) && mksq_argv_push(o, "--force") != 0) ||

@@ -17,10 +17,17 @@
  * no '/' to anchor it; see push_rooted.
  * Invariant: an exact path never turns into a pattern that matches more
  * than that path.
+ *
+ * One source directory appended to an image may have entries renamed
+ * (NAME_1...: mksq_rename.c), and with -wildcards mksquashfs matches the
+ * new name, where the packer meets the entry under its own. Then a
+ * glob's first component is matched here against each entry's new name,
+ * and excludes that entry by its own name (see renamed_top).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +234,42 @@ static int exclude_exact(struct mksq_argv *out, const struct mksq_sources *src,
 	return r;
 }
 
+/*
+ * A glob (from the root, or at any depth when sticky) when the entries of
+ * the source directory are known with the names they take: its first
+ * component, as mksquashfs matches it (fnmatch, FNM_PATHNAME|FNM_PERIOD),
+ * against each entry's name in the image, and the rest of it under that
+ * entry's own name, which the packer sees; a sticky one also below the
+ * top level, where nothing is renamed. 0 or -1 (memory).
+ */
+static int renamed_top(struct mksq_argv *out, const struct mksq_sources *src,
+		       int sticky, const char *pat)
+{
+	const char *slash = strchr(pat, '/');
+	char *first = strndup(pat, slash ? (size_t)(slash - pat) : strlen(pat));
+	int r = first != NULL ? 0 : -1;
+
+	for (size_t i = 0; r == 0 && i < src->ntop; i++) {
+		char *esc, *path;
+
+		if (fnmatch(first, src->top_as[i], FNM_PATHNAME | FNM_PERIOD) != 0)
+			continue;
+		if ((esc = escape(src->top[i])) == NULL ||
+		    asprintf(&path, "%s%s", esc, slash ? slash : "") < 0) {
+			free(esc);
+			r = -1;
+			break;
+		}
+		r = push_rooted(out, path);
+		free(path);
+		free(esc);
+	}
+	free(first);
+	/* below the top level ("*" then any depth: the packer's double
+	 * star before a slash also stands for no directory at all) */
+	return r == 0 && sticky ? mksq_argv_pushf(out, "--exclude=*/**/%s", pat) : r;
+}
+
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		     int wildcards, const char *pattern)
 {
@@ -237,12 +280,16 @@ int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 	if (strncmp(pattern, "... ", 4) == 0) {
 		for (rest = pattern + 4; *rest == ' '; rest++)
 			;
+		if (src->ntop > 0)
+			return renamed_top(out, src, 1, rest);
 		if (strchr(rest, '/') == NULL)
 			return mksq_argv_pushf(out, "--exclude=%s", rest);
 		return mksq_argv_pushf(out, "--exclude=**/%s", rest);
 	}
 	while (pattern[0] == '/' || strncmp(pattern, "./", 2) == 0)
 		pattern += pattern[0] == '/' ? 1 : 2;
+	if (pattern[0] != '\0' && src->ntop > 0)
+		return renamed_top(out, src, 0, pattern);
 	return pattern[0] ? push_anchored(out, NULL, pattern) : 0;
 }
 

@@ -57,17 +57,22 @@ struct listing {
 	size_t *pos;     /* pos[i]: where sorted[i] comes in name[] */
 	char **sorted;
 	unsigned char *out; /* out[i]: name[i] is excluded, takes no name */
+	char **as;       /* as[i]: name[i]'s new name, or NULL */
 	size_t n;
 };
 
 static void listing_free(struct listing *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->name[i]);
+		if (l->as != NULL)
+			free(l->as[i]);
+	}
 	free(l->name);
 	free(l->pos);
 	free(l->sorted);
 	free(l->out);
+	free(l->as);
 }
 
 static int read_listing(DIR *d, struct listing *l)
@@ -94,7 +99,8 @@ static int read_listing(DIR *d, struct listing *l)
 	l->sorted = malloc((l->n + 1) * sizeof(*l->sorted));
 	l->pos = malloc((l->n + 1) * sizeof(*l->pos));
 	l->out = calloc(l->n + 1, 1);
-	if (l->sorted == NULL || l->pos == NULL || l->out == NULL)
+	l->as = calloc(l->n + 1, sizeof(*l->as));
+	if (l->sorted == NULL || l->pos == NULL || l->out == NULL || l->as == NULL)
 		return -1;
 	if (l->n > 0) { /* an empty directory's name[] is NULL */
 		memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
@@ -140,11 +146,16 @@ static char *try_next(const char *orig, const char *used, int k)
 	return next;
 }
 
-/* Entry `cur`, whose name is taken: NAME_1, NAME_2... until one is not,
- * told as mksquashfs tells it, and kept as a rename for the writer,
- * unless the entry is excluded: mksquashfs renames it, then leaves it
- * out, so its new name stays free. */
-static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t cur)
+/*
+ * Entry `cur` as mksquashfs's scan meets it: a taken name becomes NAME_1,
+ * NAME_2... until one is not, told as mksquashfs tells it; then the
+ * excludes decide, on the new name with -wildcards (mksquashfs matches
+ * the name the entry has by then), else on the entry's own path (an
+ * exact exclude names the file). One left out frees its new name; one
+ * kept and renamed is kept as a rename for the writer. 0 or -1 (memory).
+ */
+static int flat_one(struct mksq_append *ap, struct listing *l, size_t cur,
+		    const struct sqp_policy *p, int wildcards)
 {
 	const char *orig = l->name[cur];
 	char *name = NULL, *next, **v;
@@ -157,28 +168,26 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 		free(name);
 		name = next;
 	}
-	if (l->out[cur]) {
-		free(name);
+	l->as[cur] = name;
+	l->out[cur] = sqp_policy_excluded(p, wildcards && name ? name : orig) == 1;
+	if (name == NULL || l->out[cur])
 		return 0;
-	}
-	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL ||
-	    (v[ap->nren] = strdup(orig)) == NULL) {
-		if (v != NULL)
-			ap->ren = v;
-		free(name);
+	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL)
+		return -1;
+	ap->ren = v;
+	if ((v[ap->nren] = strdup(orig)) == NULL ||
+	    (v[ap->nren + 1] = strdup(name)) == NULL) {
+		free(v[ap->nren]);
 		return -1;
 	}
-	ap->ren = v;
-	v[ap->nren + 1] = name;
 	ap->nren += 2;
 	return 0;
 }
 
-/* Mark the entries the line's excludes leave out, asking a policy with
- * the same --exclude patterns the packer gets (they name an entry of one
- * source directory by its path from the root). 0, or -1 after a
- * message. */
-static int mark_excluded(struct listing *l, const struct mksq_args *args)
+/* The excludes of the line, asked by a policy with the same --exclude
+ * patterns the packer gets (they name an entry of one source directory
+ * by its path from the root). NULL after a message. */
+static struct sqp_policy *excludes(const struct mksq_args *args)
 {
 	struct sqp_policy_desc pd = { 0 };
 	struct sqp_policy *p = NULL;
@@ -187,13 +196,33 @@ static int mark_excluded(struct listing *l, const struct mksq_args *args)
 	for (int i = 0; r == 0 && i < args->argv.n; i++)
 		if (strncmp(args->argv.v[i], "--exclude=", 10) == 0)
 			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
-	for (size_t i = 0; r == 0 && i < l->n; i++)
-		l->out[i] = sqp_policy_excluded(p, l->name[i]) == 1;
-	if (r != 0)
-		fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
-			sqp_policy_error(p) : sqp_strerror(r));
+	if (r == 0)
+		return p;
+	fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
+		sqp_policy_error(p) : sqp_strerror(r));
 	sqp_policy_destroy(p);
-	return r == 0 ? 0 : -1;
+	return NULL;
+}
+
+/* With -wildcards and an entry renamed: every entry with the name it
+ * takes, for the translation of the excludes (mksq_exclude.c). */
+static int keep_top(struct mksq_base *b, const struct listing *l)
+{
+	size_t renamed = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		renamed += l->as[i] != NULL;
+	if (renamed == 0)
+		return 0;
+	if ((b->top = calloc(l->n, sizeof(*b->top))) == NULL ||
+	    (b->top_as = calloc(l->n, sizeof(*b->top_as))) == NULL)
+		return -1;
+	b->ntop = l->n;
+	for (size_t i = 0; i < l->n; i++)
+		if ((b->top[i] = strdup(l->name[i])) == NULL ||
+		    (b->top_as[i] = strdup(l->as[i] ? l->as[i] : l->name[i])) == NULL)
+			return -1;
+	return 0;
 }
 
 /*
@@ -207,6 +236,7 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 {
 	struct listing l = { 0 };
 	const char *src = args->src[0];
+	struct sqp_policy *p = NULL;
 	DIR *d = opendir(src);
 	int r = 0;
 
@@ -215,14 +245,16 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 	if (read_listing(d, &l) != 0) {
 		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno ? errno : ENOMEM));
 		r = -1;
-	} else {
-		r = mark_excluded(&l, args);
+	} else if ((p = excludes(args)) == NULL) {
+		r = -1;
 	}
 	for (size_t i = 0; r == 0 && i < l.n; i++)
-		if (flat_taken(ap, &l, i, l.name[i]) && flat_rename(ap, &l, i) != 0) {
-			fprintf(stderr, PROG ": out of memory\n");
-			r = -1;
-		}
+		r = flat_one(ap, &l, i, p, args->wildcards);
+	if (r == 0 && args->wildcards)
+		r = keep_top(&ap->base, &l);
+	if (r != 0 && p != NULL)
+		fprintf(stderr, PROG ": out of memory\n");
+	sqp_policy_destroy(p);
 	listing_free(&l);
 	closedir(d);
 	return r == 0 ? 0 : 1;

@@ -6,10 +6,12 @@
 # order, renamed or not) and says so on stderr. Debian's mksquashfs and
 # ours append to copies of one image: unsquashfs -lln and the extracted
 # trees equal, the same rename lines, the links in renamed trees kept;
-# an entry excluded takes no name.
+# an entry excluded takes no name; with -wildcards, the excludes match a
+# renamed entry's new name.
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/base/x" "$T/base/y_1" "$T/src/x/sub" "$T/src/x_1" "$T/src/y" \
-	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" || exit 99
+	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" "$T/base3/w" \
+	"$T/wild/w/sub" "$T/wild/v" || exit 99
 printf 'image x\n' > "$T/base/x/f"
 printf 'image y_1\n' > "$T/base/y_1/b"
 printf 'new x\n' > "$T/src/x/g"
@@ -23,6 +25,9 @@ printf 'file y_1\n' > "$T/src/y_1"
 ln -s x/g "$T/src/zz"
 printf 'more\n' > "$T/more/x/m"
 printf 'more x_1\n' > "$T/more/x_1/n"
+printf 'w\n' > "$T/wild/w/f"
+printf 'sub\n' > "$T/wild/w/sub/s"
+printf 'v\n' > "$T/wild/v/f"
 export SOURCE_DATE_EPOCH=1700000000
 cd "$T" || exit 99
 
@@ -66,4 +71,14 @@ case " $order" in
 	renames "renamed entries excluded";;
 *)	skipc "renamed entries excluded: no E before E_1 in readdir order ($order)";;
 esac
+
+# -wildcards: mksquashfs renames w to w_1, then matches its excludes
+# against w_1 (and w_1/sub below it), not against w.
+for pat in w w_1 w_1/sub w/sub "... w_1" "... w" "w_?" "... f"; do
+	rm -f ref.img our.img
+	mksquashfs base3 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+		cp ref.img our.img || exit 99
+	step "-wildcards -e '$pat', w renamed" wild -no-progress -wildcards -e "$pat"
+	renames "-wildcards -e '$pat'"
+done
 finish
