@@ -2,8 +2,9 @@
 /*
  * mksq_args.h - mksquashfs's command line translated into dir2img's (or,
  * with -tar, tar2img's). The translation is a pure function of argv, the
- * environment value passed in, the -ef files and the user database, so it
- * can be unit-tested without packing anything.
+ * environment value passed in, the -ef files, the user database and (for
+ * -one-file-system) the mount table, so it can be unit-tested without
+ * packing anything.
  */
 #ifndef MKSQ_ARGS_H
 #define MKSQ_ARGS_H
@@ -33,6 +34,7 @@ struct mksq_args {
 	int noappend;            /* -noappend: DEST may be replaced */
 	int keep_dir;            /* -keep-as-directory */
 	int wildcards;           /* -wildcards: excludes are globs on names */
+	int one_fs;              /* -one-file-system */
 	unsigned long long offset; /* -offset: where the image starts in DEST */
 	const char *root_becomes; /* -root-becomes NAME, or NULL */
 	struct mksq_argv warn;   /* messages for stderr: -p lines dropped */
@@ -101,6 +103,9 @@ void mksq_argv_free(struct mksq_argv *a);
  * -wildcards semantics, 0 for exact paths). Returns 0 or -1 (memory). */
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		     int wildcards, const char *pattern);
+/* -one-file-system: --exclude options for the mount points under each
+ * source that lie on another file system. Returns 0 or -1 (memory). */
+int mksq_exclude_mounts(struct mksq_argv *out, const struct mksq_sources *src);
 /* The same for each line of an -ef file. Returns 0, or 1 with msg set. */
 int mksq_exclude_file(struct mksq_argv *out, const struct mksq_sources *src,
 		      int wildcards, const char *file, char *msg,

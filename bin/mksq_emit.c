@@ -344,6 +344,8 @@ static int emit_excludes(const struct mksq_state *st, const struct mksq_sources 
 		if (mksq_exclude_add(o, src, st->wildcards, argv[i]) != 0)
 			return mksq_fail(msg, size, 1, "out of memory");
 	}
+	if (st->one_fs && !st->tar && mksq_exclude_mounts(o, src) != 0)
+		return mksq_fail(msg, size, 1, "out of memory");
 	return 0;
 }
 

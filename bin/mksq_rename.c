@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,14 +149,16 @@ static char *try_next(const char *orig, const char *used, int k)
 
 /*
  * Entry `cur` as mksquashfs's scan meets it: a taken name becomes NAME_1,
- * NAME_2... until one is not, told as mksquashfs tells it; then the
- * excludes decide, on the new name with -wildcards (mksquashfs matches
- * the name the entry has by then), else on the entry's own path (an
- * exact exclude names the file). One left out frees its new name; one
- * kept and renamed is kept as a rename for the writer. 0 or -1 (memory).
+ * NAME_2... until one is not, told as mksquashfs tells it; then it is
+ * left out when `gone` (it cannot be statted, or lies on another file
+ * system with -one-file-system: mksquashfs ignores it) or excluded, on
+ * the new name with -wildcards (mksquashfs matches the name the entry
+ * has by then), else on the entry's own path (an exact exclude names the
+ * file). One left out frees its new name; one kept and renamed is kept
+ * as a rename for the writer. 0 or -1 (memory).
  */
 static int flat_one(struct mksq_append *ap, struct listing *l, size_t cur,
-		    const struct sqp_policy *p, int wildcards)
+		    int gone, const struct sqp_policy *p, int wildcards)
 {
 	const char *orig = l->name[cur];
 	char *name = NULL, *next, **v;
@@ -169,7 +172,7 @@ static int flat_one(struct mksq_append *ap, struct listing *l, size_t cur,
 		name = next;
 	}
 	l->as[cur] = name;
-	l->out[cur] = sqp_policy_excluded(p, wildcards && name ? name : orig) == 1;
+	l->out[cur] = gone || sqp_policy_excluded(p, wildcards && name ? name : orig) == 1;
 	if (name == NULL || l->out[cur])
 		return 0;
 	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL)
@@ -238,6 +241,7 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 	const char *src = args->src[0];
 	struct sqp_policy *p = NULL;
 	DIR *d = opendir(src);
+	struct stat sd;
 	int r = 0;
 
 	if (d == NULL)
@@ -248,12 +252,22 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 	} else if ((p = excludes(args)) == NULL) {
 		r = -1;
 	}
-	for (size_t i = 0; r == 0 && i < l.n; i++)
-		r = flat_one(ap, &l, i, p, args->wildcards);
-	if (r == 0 && args->wildcards)
-		r = keep_top(&ap->base, &l);
-	if (r != 0 && p != NULL)
+	if (r == 0 && fstat(dirfd(d), &sd) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno));
+		r = -1;
+	}
+	for (size_t i = 0; r == 0 && i < l.n; i++) {
+		struct stat st;
+		int gone = fstatat(dirfd(d), l.name[i], &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			   (args->one_fs && st.st_dev != sd.st_dev);
+
+		if ((r = flat_one(ap, &l, i, gone, p, args->wildcards)) != 0)
+			fprintf(stderr, PROG ": out of memory\n");
+	}
+	if (r == 0 && args->wildcards && keep_top(&ap->base, &l) != 0) {
 		fprintf(stderr, PROG ": out of memory\n");
+		r = -1;
+	}
 	sqp_policy_destroy(p);
 	listing_free(&l);
 	closedir(d);

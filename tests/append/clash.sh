@@ -6,8 +6,10 @@
 # order, renamed or not) and says so on stderr. Debian's mksquashfs and
 # ours append to copies of one image: unsquashfs -lln and the extracted
 # trees equal, the same rename lines, the links in renamed trees kept;
-# an entry excluded takes no name; with -wildcards, the excludes match a
-# renamed entry's new name.
+# an entry excluded takes no name, nor one on another file system with
+# -one-file-system (mksquashfs 4.5.1 leaves it out, a mount point
+# included); with -wildcards, the excludes match a renamed entry's new
+# name.
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/base/x" "$T/base/y_1" "$T/src/x/sub" "$T/src/x_1" "$T/src/y" \
 	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" "$T/base3/w" \
@@ -81,4 +83,32 @@ for pat in w w_1 w_1/sub w/sub "... w_1" "... w" "w_?" "... f"; do
 	step "-wildcards -e '$pat', w renamed" wild -no-progress -wildcards -e "$pat"
 	renames "-wildcards -e '$pat'"
 done
+
+# -one-file-system: m, a mount point, is renamed m_1 and left out, so m_1
+# (read after it) keeps m_1; d/inner, a mount point below, is left out.
+mkdir -p base4/m ofs/m_1 ofs/d/inner && printf 'm_1\n' > ofs/m_1/f &&
+	mkdir -p ofs/m && printf 'd\n' > ofs/d/f || exit 99
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs tmpfs ofs/m 2>/dev/null ||
+	! mount -t tmpfs tmpfs ofs/d/inner 2>/dev/null; then
+	skipc "-one-file-system: no tmpfs can be mounted here (needs root)"
+	finish
+fi
+printf 'on m\n' > ofs/m/f && printf 'on inner\n' > ofs/d/inner/f || exit 99
+order=$(ls -f ofs | tr '\n' ' ')
+rm -f ref.img our.img
+mksquashfs base4 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+step "-one-file-system, mount points renamed and left out ($order)" ofs \
+	-no-progress -one-file-system
+renames "-one-file-system"
+rm -f ref.img our.img
+mksquashfs base4 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+step "-one-file-system -wildcards ($order)" ofs -no-progress -one-file-system \
+	-wildcards -e '... none'
+renames "-one-file-system -wildcards"
+rm -f ref.img our.img
+step "-one-file-system, no image: mount points left out" ofs -noappend \
+	-no-progress -one-file-system
+umount ofs/m ofs/d/inner
 finish
