@@ -48,7 +48,11 @@ struct mksq_args {
  * -root-becomes NAME, just NAME): a -p line whose first component is one
  * of them is dropped with a warning, as mksquashfs does. src, when not
  * NULL, replaces each source path (a link under a clashing name's new
- * name). top and top_as, with -wildcards when an entry of one source
+ * name). drop, when not NULL, marks the sources left out: with
+ * -wildcards, excluded under the name they take (mksquashfs then frees
+ * it); keep_dir then says one source is left of several (it stays a
+ * top-level directory), empty names a directory standing for none. top
+ * and top_as, with -wildcards when an entry of one source
  * directory is renamed: its entries and the names they take (NAME_1 for
  * a renamed one), which mksquashfs matches its excludes against.
  */
@@ -60,6 +64,9 @@ struct mksq_base {
 	char **names;            /* sorted (strcmp) */
 	size_t count;
 	char **src;
+	unsigned char *drop;
+	int keep_dir;
+	const char *empty;
 	char **top;
 	char **top_as;
 	size_t ntop;

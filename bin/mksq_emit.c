@@ -381,9 +381,15 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	r = st->base ? 0 : codec_opts(st, st->comp, o, msg, size);
 	if (r == 0)
 		r = emit_excludes(st, &src, argc, argv, o, msg, size);
+	if (r == 0 && st->base && st->base->keep_dir && mksq_argv_push(o, "--keep-dir") != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
 	if (r == 0 && (mksq_argv_push(o, "--") != 0 || mksq_argv_push(o, a->dest) != 0))
 		r = mksq_fail(msg, size, 1, "out of memory");
+	if (r == 0 && st->base && st->base->empty && mksq_argv_push(o, st->base->empty) != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
 	for (int i = 0; r == 0 && i < nsrc && !st->tar; i++) {
+		if (st->base && st->base->drop && st->base->drop[i])
+			continue;
 		if (mksq_argv_push(o, st->base && st->base->src && st->base->src[i] ?
 				   st->base->src[i] : src_v[i]) != 0)
 			r = mksq_fail(msg, size, 1, "out of memory");

@@ -15,6 +15,12 @@
  * The entries of one source directory that join the root are scanned as
  * they are, so the writer renames them as they come (sqp_writer_rename),
  * decided here in readdir order, the order mksquashfs decides in.
+ *
+ * mksquashfs names an entry first and asks its excludes after (by the
+ * new name with -wildcards), and an entry it leaves out frees the name
+ * it was given. So an entry or a source is decided here the same way,
+ * and one left out takes no name: a source is then not given to the
+ * packer at all (mksq_base.drop).
  */
 #include "config.h"
 
@@ -46,7 +52,7 @@ static int taken(const struct mksq_base *b, char **mine, int n, const char *name
 	    bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
 		return 1;
 	for (int i = 0; i < n; i++)
-		if (strcmp(mine[i], name) == 0)
+		if (mine[i] != NULL && strcmp(mine[i], name) == 0)
 			return 1;
 	return 0;
 }
@@ -274,23 +280,31 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 	return r == 0 ? 0 : 1;
 }
 
+/* The directory of our own in TMPDIR that holds the renamed sources'
+ * links; left NULL when it cannot be made (errno says why). */
+static void make_stage(struct mksq_append *ap)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (ap->stage != NULL)
+		return;
+	if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
+		     tmp && tmp[0] ? tmp : "/tmp") < 0) {
+		ap->stage = NULL;
+	} else if (mkdtemp(ap->stage) == NULL) {
+		free(ap->stage);
+		ap->stage = NULL;
+	}
+}
+
 /* Link stage/name to source i and make it the path packed. */
 static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		      const char *name)
 {
-	const char *tmp = getenv("TMPDIR");
 	char *real = realpath(src, NULL);
 	int r = -1;
 
-	if (ap->stage == NULL) {
-		if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
-			     tmp && tmp[0] ? tmp : "/tmp") < 0) {
-			ap->stage = NULL;
-		} else if (mkdtemp(ap->stage) == NULL) {
-			free(ap->stage);
-			ap->stage = NULL;
-		}
-	}
+	make_stage(ap);
 	if (ap->base.src == NULL) {
 		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
 		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
@@ -308,21 +322,30 @@ static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 	return r == 0 ? 0 : 1;
 }
 
-int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+/* Source n, named `name` in the image, is left out: with -wildcards,
+ * an exclude matches the name it takes (mksquashfs's dir_scan1 asks
+ * excluded() after scan1_encomp_readdir named it), and its name is free
+ * again. 1 when it is. */
+static int source_out(struct mksq_append *ap, const struct mksq_args *args,
+		      const struct sqp_policy *p, int n, const char *name)
 {
-	struct stat sb;
-	char **mine;
-	int r = 0, n;
-
-	if (args->tar || args->nsrc == 0)
+	if (!args->wildcards || sqp_policy_excluded(p, name) != 1)
 		return 0;
-	if (args->nsrc == 1 && !args->keep_dir &&
-	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
-		return flat_renames(ap, args);
-	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
+	if (ap->base.drop == NULL &&
+	    (ap->base.drop = calloc((size_t)args->nsrc, 1)) == NULL)
+		return -1;
+	ap->base.drop[n] = 1;
+	return 1;
+}
+
+/* Several sources, or -keep-as-directory: each a top-level entry named
+ * after its path, renamed NAME_1... when the name is taken, through a
+ * link of the new name (stage_link). */
+static int named_sources(struct mksq_append *ap, const struct mksq_args *args,
+			 char **mine, const struct sqp_policy *p)
+{
+	int r = 0, n, out;
+
 	for (n = 0; r == 0 && n < args->nsrc; n++) {
 		char *name = mksq_source_name(args->src[n]), *next;
 		char *orig = name != NULL ? strdup(name) : NULL;
@@ -335,21 +358,73 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 			name = next;
 			renamed = 1;
 		}
-		if (orig == NULL || name == NULL) {
-			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
-			free(orig);
-			free(name);
-			r = 1;
-			break;
-		}
+		out = orig != NULL && name != NULL ? source_out(ap, args, p, n, name) : -1;
 		free(orig);
+		if (out < 0) {
+			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
+			free(name);
+			return 1;
+		}
+		if (out) {
+			free(name);
+			continue;
+		}
 		mine[n] = name;
 		if (renamed)
 			r = stage_link(ap, args->nsrc, n, args->src[n], name);
 	}
-	for (int i = 0; i < n; i++)
+	return r;
+}
+
+/* Sources left out: the packer gets the others, and when one is left it
+ * stays a top-level directory (mksq_base.keep_dir); none left, an empty
+ * directory of ours stands for them, packed as the root, so the image
+ * has the root mksquashfs makes and nothing in it. 0 or 1 after a
+ * message. */
+static int all_out(struct mksq_append *ap, int nsrc)
+{
+	int kept = 0;
+
+	for (int i = 0; i < nsrc; i++)
+		kept += !ap->base.drop[i];
+	ap->base.keep_dir = kept == 1;
+	if (kept > 0)
+		return 0;
+	make_stage(ap);
+	if (ap->stage == NULL) {
+		fprintf(stderr, PROG ": an empty directory in TMPDIR: %s\n", strerror(errno));
+		return 1;
+	}
+	ap->base.empty = ap->stage;
+	return 0;
+}
+
+int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct sqp_policy *p;
+	struct stat sb;
+	char **mine;
+	int r;
+
+	if (args->tar || args->nsrc == 0)
+		return 0;
+	if (args->nsrc == 1 && !args->keep_dir &&
+	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
+		return flat_renames(ap, args);
+	if ((p = excludes(args)) == NULL)
+		return 1;
+	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		sqp_policy_destroy(p);
+		return 1;
+	}
+	r = named_sources(ap, args, mine, p);
+	if (r == 0 && ap->base.drop != NULL)
+		r = all_out(ap, args->nsrc);
+	for (int i = 0; i < args->nsrc; i++)
 		free(mine[i]);
 	free(mine);
+	sqp_policy_destroy(p);
 	return r;
 }
 
@@ -362,10 +437,30 @@ static int unstage(struct sqp_writer *w, void *user)
 	return 0;
 }
 
+/* The translation v, its sources from index first on after those left
+ * out were taken away: the one left kept a top-level directory, or an
+ * empty directory for none. 0 or 1 after a message. */
+static int patch_kept(const struct mksq_append *ap, struct mksq_argv *v, int first)
+{
+	int dashes = first - 2; /* "--" DEST SOURCE... */
+
+	if (ap->base.empty != NULL && mksq_argv_push(v, ap->base.empty) == 0)
+		return 0;
+	if (ap->base.keep_dir && mksq_argv_push(v, "--keep-dir") == 0) {
+		char *opt = v->v[v->n - 1];
+
+		memmove(&v->v[dashes + 1], &v->v[dashes], (size_t)(v->n - 1 - dashes) * sizeof(char *));
+		v->v[dashes] = opt;
+		return 0;
+	}
+	fprintf(stderr, PROG ": out of memory\n");
+	return 1;
+}
+
 int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 {
 	struct mksq_argv *v = &args->argv;
-	int r;
+	int r, kept = 0;
 
 	memset(ap, 0, sizeof(*ap));
 	ap->fd = -1;
@@ -373,11 +468,18 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 	if (args->tar || args->nsrc < 2)
 		return 0;
 	r = mksq_append_sources(ap, args);
-	/* the translation ends with "--", DEST and the sources */
-	for (int i = 0; r == 0 && ap->base.src != NULL && i < args->nsrc; i++) {
-		char **slot = &v->v[v->n - args->nsrc + i], *copy;
+	/* the translation ends with "--", DEST and the sources; last first,
+	 * so that a source left out moves none still to be patched */
+	for (int i = args->nsrc, first = v->n - args->nsrc; r == 0 && i-- > 0;) {
+		char **slot = &v->v[first + i], *copy;
 
-		if (ap->base.src[i] == NULL)
+		if (ap->base.drop != NULL && ap->base.drop[i]) {
+			free(*slot);
+			memmove(slot, slot + 1, (size_t)(&v->v[v->n] - slot) * sizeof(*slot));
+			v->n--;
+			continue;
+		}
+		if (ap->base.src == NULL || ap->base.src[i] == NULL)
 			continue;
 		if ((copy = strdup(ap->base.src[i])) == NULL) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -387,7 +489,11 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 		free(*slot);
 		*slot = copy;
 	}
-	if (r == 0 && ap->base.src != NULL)
+	for (int i = 0; i < args->nsrc; i++)
+		kept += ap->base.drop == NULL || !ap->base.drop[i];
+	if (r == 0 && (ap->base.keep_dir || ap->base.empty != NULL))
+		r = patch_kept(ap, v, v->n - kept);
+	if (r == 0 && (ap->base.src != NULL || ap->stage != NULL))
 		tool_run_set_base(unstage, ap, NULL);
 	return r;
 }

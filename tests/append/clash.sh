@@ -13,7 +13,7 @@
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/base/x" "$T/base/y_1" "$T/src/x/sub" "$T/src/x_1" "$T/src/y" \
 	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" "$T/base3/w" \
-	"$T/wild/w/sub" "$T/wild/v" || exit 99
+	"$T/wild/w/sub" "$T/wild/v" "$T/two/w" || exit 99
 printf 'image x\n' > "$T/base/x/f"
 printf 'image y_1\n' > "$T/base/y_1/b"
 printf 'new x\n' > "$T/src/x/g"
@@ -30,6 +30,7 @@ printf 'more x_1\n' > "$T/more/x_1/n"
 printf 'w\n' > "$T/wild/w/f"
 printf 'sub\n' > "$T/wild/w/sub/s"
 printf 'v\n' > "$T/wild/v/f"
+printf 'two w\n' > "$T/two/w/f2"
 export SOURCE_DATE_EPOCH=1700000000
 cd "$T" || exit 99
 
@@ -82,6 +83,16 @@ for pat in w w_1 w_1/sub w/sub "... w_1" "... w" "w_?" "... f"; do
 		cp ref.img our.img || exit 99
 	step "-wildcards -e '$pat', w renamed" wild -no-progress -wildcards -e "$pat"
 	renames "-wildcards -e '$pat'"
+done
+# Several sources: w (taken by the image) becomes w_1; excluded as w_1,
+# it frees w_1, so the second w becomes w_1 again (and is excluded too).
+for pat in w_1 w_1/sub '*'; do
+	rm -f ref.img our.img
+	mksquashfs base3 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+		cp ref.img our.img || exit 99
+	step "-wildcards -e '$pat', sources w, v, w" "wild/w wild/v two/w" -no-progress \
+		-wildcards -e "$pat"
+	renames "-wildcards -e '$pat', sources w, v, w"
 done
 
 # -one-file-system: m, a mount point, is renamed m_1 and left out, so m_1
