@@ -381,13 +381,14 @@ static int named_sources(struct mksq_append *ap, const struct mksq_args *args,
  * directory of ours stands for them, packed as the root, so the image
  * has the root mksquashfs makes and nothing in it. 0 or 1 after a
  * message. */
-static int all_out(struct mksq_append *ap, int nsrc)
+static int all_out(struct mksq_append *ap, const struct mksq_args *args)
 {
 	int kept = 0;
 
-	for (int i = 0; i < nsrc; i++)
+	for (int i = 0; i < args->nsrc; i++)
 		kept += !ap->base.drop[i];
-	ap->base.keep_dir = kept == 1;
+	/* -keep-as-directory already says so */
+	ap->base.keep_dir = kept == 1 && !args->keep_dir;
 	if (kept > 0)
 		return 0;
 	make_stage(ap);
@@ -420,7 +421,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 	}
 	r = named_sources(ap, args, mine, p);
 	if (r == 0 && ap->base.drop != NULL)
-		r = all_out(ap, args->nsrc);
+		r = all_out(ap, args);
 	for (int i = 0; i < args->nsrc; i++)
 		free(mine[i]);
 	free(mine);
