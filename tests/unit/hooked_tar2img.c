@@ -4,8 +4,11 @@
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
  *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] [-P]
- *                  OUTPUT INPUT.tar
+ *                  [-V] OUTPUT INPUT.tar
  *
+ * -V appends a dm-verity tree (4 KiB blocks), so that the data path's
+ * jobs include the hash jobs of its spans, which -F counts like the
+ * others (tests/verity/hashfail.sh).
  * -P prints the dedup proofs' counters (read-backs on the proof workers,
  * refuted, files replayed, blocks and tails hashed, runs rerouted) on
  * success.
@@ -27,7 +30,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-V] OUTPUT INPUT\n");
 	return 2;
 }
 
@@ -72,10 +75,11 @@ int main(int argc, char **argv)
 {
 	struct writer_test_hooks hooks = { 0 };
 	struct sqp_writer_desc desc = { .struct_size = sizeof(desc), .jobs = 1 };
+	struct sqp_verity_desc vd = { .struct_size = sizeof(vd), .block_size = 4096 };
 	struct sqp_outfile *of = NULL;
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:M:P")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:PV")) != -1) {
 		switch (c) {
 		case 'c': codec = sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -83,6 +87,7 @@ int main(int argc, char **argv)
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
 		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
 		case 'P': show_proofs = 1; break;
+		case 'V': desc.verity = &vd; break;
 		default: return usage();
 		}
 	}
