@@ -11,8 +11,8 @@
 # - a file that does not fit (a 1 MiB tmpfs): fatal, or with
 #   -ignore-errors removed and still counted, exit 2;
 # - entries already in DEST without -f: a directory is fatal (with
-#   -ignore-errors skipped with what it holds), a regular file written
-#   over, a
+#   -ignore-errors skipped with what it holds), whether it is extracted
+#   or on the way to the PATHs given, a regular file written over, a
 #   hard link's name fatal, a symlink or fifo non-fatal - a fifo even
 #   with -strict-errors.
 # Each case: the same exit status and stdout, and unless fatal (1) the
@@ -161,4 +161,12 @@ same "a symlink in the way, -strict-errors: fatal" o_sym top -n -st
 same "a fifo in the way: non-fatal" o_fifo top -n
 same "a fifo in the way, -strict-errors: still non-fatal" o_fifo top -n -st
 same "a directory in the way, with -f" o_dir top -n -f
+# a directory on the way to the PATHs given (made by sqpack-unsquashfs,
+# not img2dir), after one PATH and before another
+PATHS="f zd/in"
+same "a directory on the way in the way: fatal" o_zdir top -n
+same "a directory on the way in the way: fatal, -i" o_zdir top -n -i
+same "a directory on the way in the way, -ignore-errors" o_zdir top -n -ig
+same "a directory on the way in the way, -ignore-errors -i" o_zdir top -n -ig -i
+same "a directory on the way in the way, with -f" o_zdir top -n -f
 finish
