@@ -8,7 +8,8 @@
  * one block, filled with as much input as the codec fits), so where a
  * cluster ends depends on the data before it. A file is cut into 8 MiB
  * segments, each a job that cuts its own clusters, so the result depends
- * on the segment size alone, never on -j. A cluster of n blocks that
+ * on the segment size alone, never on -j (erofs_seam.c then re-cuts
+ * across each seam, on the data alone too). A cluster of n blocks that
  * does not take more than n blocks of input is stored as it is (PLAIN,
  * one block), so every logical cluster holds at most one cluster's
  * start, as the index needs, and a cluster of two blocks or more spans
