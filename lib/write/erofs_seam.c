@@ -61,8 +61,9 @@ int erofs_seam_init(struct sqp_writer *w)
 	s->blk = malloc(e->pcluster);
 	/* The re-cut covers at most the held input and a segment; each of
 	 * its clusters takes more input than its blocks or a block as it
-	 * is, and the last one cut may write a pcluster past that. */
-	s->out = malloc(most + e->pcluster);
+	 * is, but the last two (a block or less left), and the last one cut
+	 * may write a pcluster past that. */
+	s->out = malloc(most + 2 * BS + e->pcluster);
 	s->pcl = malloc((most / BS + 2) * sizeof(*s->pcl));
 	if (s->in == NULL || s->blk == NULL || s->out == NULL || s->pcl == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
