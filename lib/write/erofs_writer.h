@@ -53,6 +53,7 @@ struct sqp_writer;
 struct sqp_pool;
 struct codec_dest_ops;
 struct erofs_zjob;
+struct erofs_seam;
 
 /* A log of bytes in 1 MiB chunks of the spill arena. */
 struct erofs_flog {
@@ -97,6 +98,7 @@ struct erofs_wstate {
 		uint64_t start;       /* the block its first segment went to */
 	} cur;
 	struct erofs_frag frag;
+	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };
 
 /* Set up the EROFS back end: block 0 reserved, the arena and buffers. */

@@ -8,7 +8,8 @@
  * one block, filled with as much input as the codec fits), so where a
  * cluster ends depends on the data before it. A file is cut into 8 MiB
  * segments, each a job that cuts its own clusters, so the result depends
- * on the segment size alone, never on -j. A cluster of n blocks that
+ * on the segment size alone, never on -j (erofs_seam.c then re-cuts
+ * across each seam, on the data alone too). A cluster of n blocks that
  * does not take more than n blocks of input is stored as it is (PLAIN,
  * one block), so every logical cluster holds at most one cluster's
  * start, as the index needs, and a cluster of two blocks or more spans
@@ -36,6 +37,7 @@
 #include "util/endian.h"
 #include "util/pool.h"
 #include "write/erofs_writer.h"
+#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
@@ -43,27 +45,6 @@
 /* ztailpacking tries the rest of a file inline from this many bytes
  * left: more than a block's room never compresses that far with lz4. */
 #define TAIL_TRY (16u * BS)
-
-struct erofs_pcl {
-	uint32_t off, len;  /* in the segment */
-	uint32_t blocks;
-	uint32_t clen;      /* its bytes: compressed, or len when plain */
-	int plain;
-	int frag;           /* the rest of the file, to the packed inode */
-};
-
-struct erofs_zjob {
-	struct sqp_pool_job pj;
-	struct fs_irec *ino;
-	uint64_t size, off;  /* the file's size, the segment's place */
-	uint32_t len, xsize, rec;
-	int first, last;
-	int frag;            /* last segment, fragments: its rest may be one */
-	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
-	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
-	struct erofs_pcl *pcl;
-	uint32_t npcl, nblk;
-};
 
 static int zworker_init(void *ctx, void **state)
 {
@@ -160,8 +141,8 @@ static int shrink_last(const struct erofs_wstate *e, void *codec, const struct e
  * cluster: the kernel maps a PLAIN cluster up to the end of the logical
  * cluster where the file ends, which must stay within its one block, so
  * they are compressed whole, or cut at the boundary. */
-static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
-		   uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
+int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
+		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
 	size_t take = left, span;
@@ -230,7 +211,7 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	j->nblk = 0;
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
-		ret = cut_one(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
+		ret = erofs_zip_cut(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
 		if (ret != 0)
 			return ret;
 		cap = p->plain ? BS : e->pcluster;
@@ -266,7 +247,8 @@ int erofs_zip_init(struct sqp_writer *w)
 	for (i = 0; i < e->njobs; i++) {
 		struct erofs_zjob *j = &e->jobs[i];
 
-		j->in = malloc(EROFS_W_SEGMENT);
+		j->in_buf = malloc(EROFS_SEAM_HOLD + EROFS_W_SEGMENT);
+		j->in = j->in_buf != NULL ? j->in_buf + EROFS_SEAM_HOLD : NULL;
 		j->out = malloc(EROFS_W_SEGMENT + e->pcluster);
 		j->pcl = malloc(EROFS_W_SEGMENT / BS * sizeof(*j->pcl));
 		if (j->in == NULL || j->out == NULL || j->pcl == NULL)
@@ -278,7 +260,7 @@ int erofs_zip_init(struct sqp_writer *w)
 	};
 	if (sqp_pool_create(&pd, &e->pool) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "starting the compression workers");
-	return 0;
+	return erofs_seam_init(w);
 }
 
 void erofs_zip_cleanup(struct sqp_writer *w)
@@ -290,8 +272,9 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 		return;
 	sqp_pool_destroy(e->pool);
 	e->pool = NULL;
+	erofs_seam_cleanup(w);
 	for (i = 0; e->jobs != NULL && i < e->njobs; i++) {
-		free(e->jobs[i].in);
+		free(e->jobs[i].in_buf);
 		free(e->jobs[i].out);
 		free(e->jobs[i].pcl);
 	}
@@ -428,6 +411,25 @@ static int finish_file(struct erofs_wstate *e)
 	return 0;
 }
 
+/* Cluster p's index at byte at of the current file: the NONHEAD ones
+ * since the last head, then its own. */
+static int put_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t lcn = at / BS;
+
+	if (lcn > 0)
+		fill_nonheads(e, lcn);
+	if (w->out.pos / BS > UINT32_MAX)
+		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
+			    (uint32_t)(w->out.pos / BS), zrec(e, ZREC_INDEXES + lcn));
+	e->cur.prev = lcn;
+	e->cur.prev_blocks = p->blocks;
+	e->cur.prev_plain = p->plain;
+	return 0;
+}
+
 /* A segment (of a file of several) that gains no block compressed is
  * stored as it is: its blocks in order, each a PLAIN cluster at its own
  * logical cluster (segments start on block boundaries), the last one
@@ -439,6 +441,7 @@ static int finish_file(struct erofs_wstate *e)
 static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
+	static const struct erofs_pcl one = { .blocks = 1, .plain = 1 };
 	uint32_t n = (j->len + BS - 1) / BS, b, used;
 	uint64_t lcn = j->off / BS;
 	int ret;
@@ -446,15 +449,8 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 	if (j->last && e->cur.raw)
 		return store_flat(w, j, e->cur.start);
 	for (b = 0; b < n; b++, lcn++) {
-		if (w->out.pos / BS > UINT32_MAX)
-			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-		if (lcn > 0)
-			fill_nonheads(e, lcn);
-		erofs_z_head_encode(EROFS_LC_PLAIN, 0, (uint32_t)(w->out.pos / BS),
-				    zrec(e, ZREC_INDEXES + lcn));
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = 1;
-		e->cur.prev_plain = 1;
+		if ((ret = put_head(w, lcn * BS, &one)) != 0)
+			return ret;
 		used = b + 1 < n ? BS : j->len - b * BS;
 		if (used < BS) {
 			memcpy(e->block, j->in + (size_t)b * BS, used);
@@ -470,10 +466,25 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 	return j->last ? finish_file(e) : 0;
 }
 
+int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		  const uint8_t *blk)
+{
+	struct erofs_wstate *e = w->erofs;
+	int ret;
+
+	if ((ret = put_head(w, at, p)) != 0 ||
+	    (ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
+		return ret;
+	w->stats.blocks_written += p->blocks;
+	w->stats.blocks_raw += p->plain;
+	e->cur.blocks += p->blocks;
+	return 0;
+}
+
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i, at_blk = 0, inl;
+	uint32_t i, at_blk, inl;
 	int ret;
 
 	if (j->pj.status != 0)
@@ -493,34 +504,26 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->compressed = 1;
 	}
 	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
-		return store_raw(w, j);
+		return (ret = erofs_seam_flush(w)) != 0 ? ret : store_raw(w, j);
 	e->cur.raw = 0;
-	for (i = 0; i < j->npcl; i++) {
-		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
+	if ((ret = erofs_seam_join(w, j, &i, &at_blk)) != 0)
+		return ret;
+	for (; i < j->npcl; i++) {
+		const struct erofs_pcl *p = &j->pcl[i];
+		uint64_t at = j->off + p->off;
 
-		if (!(j->first && i == 0))
-			fill_nonheads(e, lcn);
-		if (w->out.pos / BS > UINT32_MAX)
-			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
-				    (uint16_t)(at % BS), (uint32_t)(w->out.pos / BS),
-				    zrec(e, ZREC_INDEXES + lcn));
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = j->pcl[i].blocks;
-		e->cur.prev_plain = j->pcl[i].plain;
-		if (j->pcl[i].frag)
-			return erofs_frag_tail(w, j->in + j->pcl[i].off, j->pcl[i].len, at == 0,
-					       zrec(e, 0)) != 0 ? w->err.code : finish_file(e);
-		if (inl > 0 && i + 1 == j->npcl)
-			return keep_inline(w, &j->pcl[i], j->out + (size_t)at_blk * BS, inl) != 0 ?
-			       w->err.code : finish_file(e);
-		if ((ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
-					  (size_t)j->pcl[i].blocks * BS)) != 0)
+		if (p->frag || (inl > 0 && i + 1 == j->npcl)) {
+			if ((ret = put_head(w, at, p)) != 0)
+				return ret;
+			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, zrec(e, 0)) :
+			      keep_inline(w, p, j->out + (size_t)at_blk * BS, inl);
+			return ret != 0 ? w->err.code : finish_file(e);
+		}
+		if (!j->last && i + 1 == j->npcl && erofs_seam_hold(w, j, at_blk))
+			return 0;
+		if ((ret = erofs_zip_put(w, at, p, j->out + (size_t)at_blk * BS)) != 0)
 			return ret;
-		at_blk += j->pcl[i].blocks;
-		w->stats.blocks_written += j->pcl[i].blocks;
-		w->stats.blocks_raw += j->pcl[i].plain;
-		e->cur.blocks += j->pcl[i].blocks;
+		at_blk += p->blocks;
 	}
 	return j->last ? finish_file(e) : 0;
 }
