@@ -17,9 +17,11 @@
  * 1 MiB blocks, 144 of 128 KiB at -j 2; see size_pool()),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
- * (ENTRIES_MAX) entries waiting; nothing grows with the image.
+ * (ENTRIES_MAX) entries waiting; nothing grows with the image but the
+ * plan of shared blocks, which has its own caps (blockrd_share.c).
  *
- * EROFS files' jobs are made in blockrd_erofs.c.
+ * EROFS files' jobs are made in blockrd_erofs.c; a data block several
+ * files share is decompressed once (blockrd_share.c).
  *
  * With the consumer's put(), a worker hands a data block on itself
  * right after decompressing it; the job is still retired in order, so
@@ -172,6 +174,10 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 		rd_blockrd_destroy(b);
 		return rd_err(img, ret, "out of memory");
 	}
+	if ((ret = rd_share_plan(b)) != 0) {
+		rd_blockrd_destroy(b);
+		return ret;
+	}
 	pd.ctx = b;
 	ret = sqp_pool_create(&pd, &b->pool);
 	if (ret != 0) {
@@ -198,6 +204,7 @@ void rd_blockrd_destroy(struct rd_blockrd *b)
 	free(b->jobs);
 	for (unsigned i = 0; i < FRAG_SLOTS_MAX; i++)
 		free(b->frag[i].buf);
+	rd_share_free(b);
 	for (e = b->head; e != NULL; e = next) {
 		next = e->next;
 		b->ops->drop(b->user, e);
@@ -256,6 +263,14 @@ static int job_bytes(struct rd_blockrd *b, struct bjob *j,
 
 	*data = j->buf;
 	*skip = 0;
+	if (j->keep || j->kind == BJ_DATA_SAME) {
+		/* A shared block: its bytes are the keep slot's. */
+		if (j->keep)
+			rd_share_fill(b, j);
+		else
+			rd_share_take(b, j);
+		*data = b->sh.keep[j->kslot].buf;
+	}
 	if (j->pj.status != 0) {
 		*skip = 1;
 		if (j->kind == BJ_FRAG) {
@@ -324,9 +339,14 @@ int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 		ret = rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: entry order");
 	if (ret == 0)
 		ret = job_bytes(b, j, &data, &skip);
-	/* A block a worker put() is placed already. */
-	if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZEXT) &&
-				   b->ops->put != NULL))
+	/* A block a worker put() is placed already; a kept one is put()
+	 * here, as a worker would have after decompressing it again. */
+	if (ret == 0 && !skip && j->kind == BJ_DATA_SAME && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, data,
+				      j->out_len)) != 0)
+		ret = job_failed(b, j, "");
+	else if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZEXT ||
+				       j->kind == BJ_DATA_SAME) && b->ops->put != NULL))
 		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
 	if (j->zbuf != NULL) {
@@ -393,6 +413,7 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	(*out)->owner = e;
 	(*out)->got = 0;
 	(*out)->put_err = 0;
+	(*out)->keep = 0;
 	(*out)->next = NULL;
 	return 0;
 }
@@ -409,20 +430,31 @@ void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j)
 		sqp_pool_submit(b->pool, &j->pj);
 }
 
+/* Which cache slot to replace first: an empty one, then one whose
+ * block no tail still needs, then the least recently used. */
+static int frag_rank(const struct rd_blockrd *b, unsigned i)
+{
+	if (!b->plan[i].valid)
+		return 0;
+	return rd_share_frag_left(b, b->plan[i].index) == 0 ? 1 : 2;
+}
+
 /* Whether the tail of fragment block index will be in the cache when
  * its job is retired (and in which slot); updates the plan. */
 static int plan_frag(struct rd_blockrd *b, uint32_t index, unsigned *slot)
 {
 	unsigned victim = 0;
 
+	rd_share_frag_ref(b, index);
 	for (unsigned i = 0; i < b->frag_slots; i++) {
+		int r = frag_rank(b, i), v = frag_rank(b, victim);
+
 		if (b->plan[i].valid && b->plan[i].index == index) {
 			b->plan[i].used = ++b->plan_clock;
 			*slot = i;
 			return 1;
 		}
-		if (!b->plan[i].valid ? b->plan[victim].valid :
-		    b->plan[victim].valid && b->plan[i].used < b->plan[victim].used)
+		if (r < v || (r == v && b->plan[i].used < b->plan[victim].used))
 			victim = i;
 	}
 	b->plan[victim].index = index;
@@ -448,6 +480,8 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 
 	for (uint64_t i = 0; i < ino->block_count; i++) {
 		uint32_t sw, disk;
+		unsigned slot = 0;
+		int share;
 
 		if ((ret = meta_read(img, &bl, word, 4)) != 0)
 			return ret;
@@ -458,9 +492,14 @@ static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': block %llu "
 				      "lies outside the image", img->name,
 				      e->name, (unsigned long long)i);
-		if ((ret = rd_blockrd_take_job(b, e, disk != 0, &j)) != 0)
+		share = disk == 0 ? SHARE_NONE : rd_share_block(b, pos, sw, &slot);
+		if ((ret = rd_blockrd_take_job(b, e, disk != 0 &&
+					       share != SHARE_TAKE, &j)) != 0)
 			return ret;
-		j->kind = disk == 0 ? BJ_HOLE : BJ_DATA;
+		j->kind = disk == 0 ? BJ_HOLE : share == SHARE_TAKE ?
+			  BJ_DATA_SAME : BJ_DATA;
+		j->keep = share == SHARE_FILL;
+		j->kslot = slot;
 		j->offset = pos;
 		j->disk_size = disk;
 		j->raw = (sw & SQFS_BLOCK_UNCOMPRESSED) != 0;

@@ -24,8 +24,11 @@
 #define ZMEMORY (64u << 20)
 
 /* BJ_ZEXT: an EROFS extent decoded on the pool; BJ_FILLED: one read
- * on this thread (a fragment in the packed inode). Both own zbuf. */
-enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED };
+ * on this thread (a fragment in the packed inode). Both own zbuf.
+ * BJ_DATA_SAME: a data block another file's job keeps decompressed
+ * (blockrd_share.c). */
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED,
+       BJ_DATA_SAME };
 
 struct bjob {
 	struct sqp_pool_job pj;  /* first: the pool hands this back */
@@ -38,6 +41,8 @@ struct bjob {
 	int put_err;             /* put()'s -errno (set by the worker) */
 	uint32_t frag_index, frag_off;
 	unsigned slot;           /* fragment cache slot it fills or reads */
+	int keep;                /* BJ_DATA: fills keep slot kslot */
+	unsigned kslot;          /* keep slot filled or read (BJ_DATA_SAME) */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
 	struct rd_zext zx;       /* BJ_ZEXT: the extent */
@@ -50,6 +55,31 @@ struct frag_slot {
 	uint8_t *buf;
 	uint32_t index, len;
 	int valid, failed;
+};
+
+/* A stored data block several files reference (blockrd_share.c). */
+struct share_blk {
+	uint64_t offset;
+	uint32_t sw;              /* its size word */
+	uint32_t left;            /* references whose jobs are not made */
+	int slot;                 /* keep slot holding it; -1: none */
+};
+
+struct keep_slot {
+	uint8_t *buf;
+	uint32_t got;             /* bytes it decompressed to; 0: failed */
+	int status;               /* why it failed */
+	int reserved;             /* by a block with referrers to come */
+};
+
+/* The plan of shared blocks: sorted by (offset, sw). */
+struct rd_share {
+	struct share_blk *blk;
+	size_t count;
+	struct keep_slot *keep;
+	unsigned keep_max;
+	uint32_t *frag_left;      /* tails not yet made, per fragment block */
+	uint32_t frag_count;      /* 0: not counted */
 };
 
 struct rd_blockrd {
@@ -76,6 +106,7 @@ struct rd_blockrd {
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count, max_entries;
 	uint64_t zbytes;                   /* in zbufs made, not retired */
+	struct rd_share sh;
 };
 
 /* Deliver the FIFO's head job; wait for it when block is set. Returns
@@ -94,5 +125,25 @@ int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 			   const struct rd_inode *ino);
 int rd_blockrd_zext_run(struct rd_blockrd *b, struct bjob *j);
+
+/* blockrd_share.c: count the references of the image's blocks (before
+ * the first entry); free that plan. */
+int rd_share_plan(struct rd_blockrd *b);
+void rd_share_free(struct rd_blockrd *b);
+/* Tails of fragment block index whose jobs are not made (1: unknown);
+ * one more made. */
+uint32_t rd_share_frag_left(const struct rd_blockrd *b, uint32_t index);
+void rd_share_frag_ref(struct rd_blockrd *b, uint32_t index);
+/* What the job of a file's data block (offset, size word sw) does:
+ * decompress it (SHARE_NONE), also keep it in *slot (SHARE_FILL), or
+ * take it from *slot (SHARE_TAKE). */
+enum { SHARE_NONE, SHARE_FILL, SHARE_TAKE };
+int rd_share_block(struct rd_blockrd *b, uint64_t offset, uint32_t sw,
+		   unsigned *slot);
+/* At retirement, on this thread: a SHARE_FILL job's bytes into its slot
+ * (j->buf swapped with the slot's); a BJ_DATA_SAME job's status from
+ * the slot, as decompressing the block for it would have set it. */
+void rd_share_fill(struct rd_blockrd *b, struct bjob *j);
+void rd_share_take(struct rd_blockrd *b, struct bjob *j);
 
 #endif
