@@ -69,7 +69,7 @@ static int zworker_init(void *ctx, void **state)
 {
 	const struct erofs_wstate *e = ctx;
 
-	return e->dest->create(&e->cfg, state);
+	return e->dest->create(&e->cfg, e->pcluster, state);
 }
 
 static void zworker_fini(void *ctx, void *state)
@@ -255,9 +255,6 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->cfg = w->desc.codec;
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
-	if (e->pcluster > BS && e->dest->erofs_alg != 0)
-		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: pclusters over a block "
-				   "are written for lz4 only");
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
 	e->njobs = 2 * (workers ? workers : 1) + 2;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
