@@ -300,10 +300,12 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 {
 	/* With ztailpacking a file of a block or less may compress inline
-	 * (no_gain decides); without, it cannot gain a block. */
+	 * (no_gain decides); without, it cannot gain a block. Its indexes
+	 * (a chunk holds 4 GiB's) must have 32-bit numbers, as an image's
+	 * blocks do. */
 	uint64_t least = w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING ? 0 : BS;
 
-	return size > least && (size + BS - 1) / BS < ((uint64_t)1 << ZIDX_SHIFT);
+	return size > least && (size + BS - 1) / BS + ZREC_INDEXES < UINT32_MAX;
 }
 
 /* With ztailpacking, the bytes free after a compressed file's record in
