@@ -19,6 +19,10 @@
 
 struct codec_dest_ops {
 	int erofs_alg;  /* EROFS's algorithm number (h_algorithmtype) */
+	/* The codec reads no further than what fills the cluster, so it is
+	 * offered all the input at once (not in windows, which a cluster
+	 * that takes a whole one must compress again). */
+	int reads_what_fits;
 	/* pcluster: the most bytes of one cluster (the image's pcluster
 	 * size, a multiple of the block size up to 1 MiB), which sizes the
 	 * history as history() says. */

@@ -115,7 +115,7 @@ static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
 static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *in,
 		     size_t *take, uint8_t *out, size_t cap)
 {
-	size_t left = *take, w = 4 * cap < left ? 4 * cap : left;
+	size_t left = *take, w = 4 * cap < left && !e->dest->reads_what_fits ? 4 * cap : left;
 	int n;
 
 	for (;;) {
