@@ -19,7 +19,15 @@
 
 struct codec_dest_ops {
 	int erofs_alg;  /* EROFS's algorithm number (h_algorithmtype) */
-	int (*create)(const struct sqp_codec_config *cfg, void **state);
+	/* The codec reads no further than what fills the cluster, so it is
+	 * offered all the input at once (not in windows, which a cluster
+	 * that takes a whole one must compress again). */
+	int reads_what_fits;
+	/* pcluster: the most bytes of one cluster (the image's pcluster
+	 * size, a multiple of the block size up to 1 MiB), which sizes the
+	 * history as history() says. */
+	int (*create)(const struct sqp_codec_config *cfg, uint32_t pcluster,
+		      void **state);
 	void (*destroy)(void *state);
 	/* Compress a prefix of in into at most out_cap bytes: *in_len
 	 * (the bytes offered) becomes the bytes taken. Returns the
@@ -28,11 +36,13 @@ struct codec_dest_ops {
 	 * fits (the caller stores the input as it is). */
 	int (*compress)(void *state, const uint8_t *in, size_t *in_len,
 			uint8_t *out, size_t out_cap);
-	/* The history the decoder must keep for cfg, in bytes (a power of
-	 * two): what the image's compression configuration records (EROFS's
-	 * lzma dictionary, deflate and zstd window). NULL for lz4, whose
+	/* The history the decoder must keep for cfg and pcluster, in bytes:
+	 * what the image's compression configuration records (EROFS's lzma
+	 * dictionary, deflate and zstd window, these two a power of two),
+	 * and what the kernel allocates per CPU. A bigger pcluster takes
+	 * more input, whose matches reach further back. NULL for lz4, whose
 	 * 64 KiB is fixed and whose images need no record. */
-	uint32_t (*history)(const struct sqp_codec_config *cfg);
+	uint32_t (*history)(const struct sqp_codec_config *cfg, uint32_t pcluster);
 };
 
 /*

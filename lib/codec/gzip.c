@@ -311,14 +311,24 @@ static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 	return n > 0 && out[0] == 0 ? 0 : n;
 }
 
-static uint32_t deflate_history(const struct sqp_codec_config *cfg)
+/* Deflate's window is 32 KiB at most, whatever the pcluster. */
+static uint32_t deflate_history(const struct sqp_codec_config *cfg,
+				uint32_t pcluster)
 {
+	(void)pcluster;
 	return 1u << deflate_window(cfg);
+}
+
+static int deflate_dest_create(const struct sqp_codec_config *cfg,
+			       uint32_t pcluster, void **out)
+{
+	(void)pcluster;
+	return gzip_create(cfg, out);
 }
 
 static const struct codec_dest_ops deflate_dest_ops = {
 	.erofs_alg = 2,
-	.create = gzip_create,
+	.create = deflate_dest_create,
 	.destroy = gzip_destroy,
 	.compress = deflate_dest_compress,
 	.history = deflate_history,

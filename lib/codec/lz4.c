@@ -139,9 +139,17 @@ static int lz4_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 	return n;
 }
 
+/* lz4's 64 KiB history is fixed, whatever the pcluster. */
+static int lz4_dest_create(const struct sqp_codec_config *cfg,
+			   uint32_t pcluster, void **out)
+{
+	(void)pcluster;
+	return lz4_create(cfg, out);
+}
+
 static const struct codec_dest_ops lz4_dest_ops = {
 	.erofs_alg = 0,
-	.create = lz4_create,
+	.create = lz4_dest_create,
 	.destroy = lz4_destroy,
 	.compress = lz4_dest_compress,
 };

@@ -17,9 +17,10 @@
  * zero padding in front of it cannot eat it) and whose sizes are the
  * cluster's, known to the reader from the map. liblzma's MicroLZMA
  * encoder fills the cluster itself and says how much input it took. Its
- * dictionary is eight clusters (32 KiB), as mkfs.erofs's default, and
- * the superblock records it: the dictionary does not outgrow what one
- * cluster's input can reach, and the kernel allocates it per CPU.
+ * dictionary is four pclusters, at least eight blocks (32 KiB), as
+ * mkfs.erofs sizes it, and the superblock records it: the dictionary
+ * does not outgrow what one cluster's input can reach, and the kernel
+ * allocates it per CPU (at most 8 MiB; a 1 MiB pcluster asks 4 MiB).
  */
 #include "config.h"
 
@@ -34,7 +35,9 @@
 #define LZMA_HEADER_SIZE 13
 #define LZMA_SIZE_OFFSET 5
 
-/* EROFS's MicroLZMA dictionary, in clusters (of the block size). */
+/* EROFS's MicroLZMA dictionary: this many pclusters, and at least this
+ * many blocks. */
+#define LZMA_DEST_DICT_PCLUSTERS 4
 #define LZMA_DEST_DICT_BLOCKS 8
 
 struct lzma_state {
@@ -104,7 +107,6 @@ static int lzma_create(const struct sqp_codec_config *cfg, void **out)
 		return SQP_ERR_ARG;
 	}
 	s->opts.dict_size = cfg->dict_size;
-	s->dest_dict = LZMA_DEST_DICT_BLOCKS * cfg->block_size;
 	*out = s;
 	return 0;
 }
@@ -192,14 +194,29 @@ static int lzma_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 	return (int)(out_cap - s->enc.avail_out);
 }
 
-static uint32_t lzma_dest_history(const struct sqp_codec_config *cfg)
+static uint32_t lzma_dest_history(const struct sqp_codec_config *cfg,
+				  uint32_t pcluster)
 {
-	return LZMA_DEST_DICT_BLOCKS * cfg->block_size;
+	uint32_t least = LZMA_DEST_DICT_BLOCKS * cfg->block_size;
+
+	return LZMA_DEST_DICT_PCLUSTERS * pcluster > least ?
+	       LZMA_DEST_DICT_PCLUSTERS * pcluster : least;
+}
+
+static int lzma_dest_create(const struct sqp_codec_config *cfg,
+			    uint32_t pcluster, void **out)
+{
+	int ret = lzma_create(cfg, out);
+
+	if (ret == 0)
+		((struct lzma_state *)*out)->dest_dict = lzma_dest_history(cfg, pcluster);
+	return ret;
 }
 
 static const struct codec_dest_ops lzma_dest_ops = {
 	.erofs_alg = 1,
-	.create = lzma_create,
+	.reads_what_fits = 1,
+	.create = lzma_dest_create,
 	.destroy = lzma_destroy,
 	.compress = lzma_dest_compress,
 	.history = lzma_dest_history,
@@ -217,7 +234,7 @@ const struct sqp_codec_ops sqp_codec_lzma_ops = {
 		"    extreme      the extreme preset (slower, a little smaller)\n"
 		"    dict-size=N  dictionary size, 4K..block size (default: "
 		"block size;\n"
-		"                 EROFS: 8 blocks, fixed)\n",
+		"                 EROFS: 4 pclusters, 8 blocks at least)\n",
 	.opts = lzma_opts,
 	.defaults = lzma_defaults,
 	.encode = lzma_encode_opts,

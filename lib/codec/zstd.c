@@ -8,10 +8,12 @@
  *
  * EROFS's zstd (codec_dest.h) is one zstd frame per cluster, decoding to
  * exactly the cluster's input. zstd cannot compress to a fixed output
- * size, so codec_dest_search tries lengths. The window is eight clusters
- * (32 KiB), as mkfs.erofs's default, which the superblock records and
- * the kernel allocates per CPU; the context's parameters for it are set
- * on its first EROFS use (the block codec passes its level per call).
+ * size, so codec_dest_search tries lengths. The window is eight
+ * pclusters (32 KiB for one-block ones) rounded down to a power of two,
+ * at most the 1 MiB the kernel takes, as mkfs.erofs sizes it; the
+ * superblock records it and the kernel allocates it per CPU. The
+ * context's parameters for it are set on its first EROFS use (the block
+ * codec passes its level per call).
  */
 #include "config.h"
 
@@ -24,8 +26,10 @@
 #include "codec/codec_impl.h"
 
 #define ZSTD_DEFAULT_LEVEL 15
-/* EROFS's window, log2 of the clusters (of the block size) it spans. */
-#define ZSTD_DEST_WINDOW_BLOCKS_LOG 3
+/* EROFS's window: log2 of the pclusters it spans, and of the most the
+ * kernel reads (Z_EROFS_ZSTD_MAX_DICT_SIZE, its largest pcluster). */
+#define ZSTD_DEST_WINDOW_PCLUSTERS_LOG 3
+#define ZSTD_DEST_WINDOW_MAX_LOG 20
 
 struct zstd_state {
 	ZSTD_CCtx *cctx;
@@ -100,9 +104,6 @@ static int zstd_create(const struct sqp_codec_config *cfg, void **out)
 	if (s == NULL)
 		return SQP_ERR_NOMEM;
 	s->level = cfg->level;
-	s->dest_window_log = ZSTD_DEST_WINDOW_BLOCKS_LOG;
-	for (uint32_t b = cfg->block_size; b > 1; b >>= 1)
-		s->dest_window_log++;
 	s->cctx = ZSTD_createCCtx();
 	s->dctx = ZSTD_createDCtx();
 	if (s->cctx == NULL || s->dctx == NULL) {
@@ -169,14 +170,36 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 				 &s->dscratch, &s->dscratch_cap);
 }
 
-static uint32_t zstd_dest_history(const struct sqp_codec_config *cfg)
+/* log2 of the window for pcluster (at least a block: 12 and more). */
+static unsigned zstd_dest_window_log(uint32_t pcluster)
 {
-	return cfg->block_size << ZSTD_DEST_WINDOW_BLOCKS_LOG;
+	unsigned log = ZSTD_DEST_WINDOW_PCLUSTERS_LOG;
+
+	for (uint32_t p = pcluster; p > 1; p >>= 1)
+		log++;
+	return log < ZSTD_DEST_WINDOW_MAX_LOG ? log : ZSTD_DEST_WINDOW_MAX_LOG;
+}
+
+static uint32_t zstd_dest_history(const struct sqp_codec_config *cfg,
+				  uint32_t pcluster)
+{
+	(void)cfg;
+	return 1u << zstd_dest_window_log(pcluster);
+}
+
+static int zstd_dest_create(const struct sqp_codec_config *cfg,
+			    uint32_t pcluster, void **out)
+{
+	int ret = zstd_create(cfg, out);
+
+	if (ret == 0)
+		((struct zstd_state *)*out)->dest_window_log = zstd_dest_window_log(pcluster);
+	return ret;
 }
 
 static const struct codec_dest_ops zstd_dest_ops = {
 	.erofs_alg = 3,
-	.create = zstd_create,
+	.create = zstd_dest_create,
 	.destroy = zstd_destroy,
 	.compress = zstd_dest_compress,
 	.history = zstd_dest_history,

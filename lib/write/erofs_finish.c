@@ -219,7 +219,7 @@ static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 	if (!e->compressed || (e->dest->history == NULL && !big_pclusters(L->w)))
 		return 0;
 	return erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
-				      e->dest->history != NULL ? e->dest->history(&e->cfg) : 0,
+				      e->dest->history != NULL ? e->dest->history(&e->cfg, e->pcluster) : 0,
 				      (uint16_t)(e->pcluster / BS), cfgs);
 }
 

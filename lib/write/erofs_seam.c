@@ -55,7 +55,7 @@ int erofs_seam_init(struct sqp_writer *w)
 	e->seam = s;
 	if (s == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	if ((ret = e->dest->create(&e->cfg, &s->codec)) != 0)
+	if ((ret = e->dest->create(&e->cfg, e->pcluster, &s->codec)) != 0)
 		return writer_fail(w, ret, "EROFS: starting the compressor: %s", sqp_strerror(ret));
 	s->in = malloc(EROFS_SEAM_HOLD);
 	s->blk = malloc(e->pcluster);

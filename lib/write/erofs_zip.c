@@ -50,7 +50,7 @@ static int zworker_init(void *ctx, void **state)
 {
 	const struct erofs_wstate *e = ctx;
 
-	return e->dest->create(&e->cfg, state);
+	return e->dest->create(&e->cfg, e->pcluster, state);
 }
 
 static void zworker_fini(void *ctx, void *state)
@@ -96,7 +96,7 @@ static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
 static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *in,
 		     size_t *take, uint8_t *out, size_t cap)
 {
-	size_t left = *take, w = 4 * cap < left ? 4 * cap : left;
+	size_t left = *take, w = 4 * cap < left && !e->dest->reads_what_fits ? 4 * cap : left;
 	int n;
 
 	for (;;) {
@@ -236,9 +236,6 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->cfg = w->desc.codec;
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
-	if (e->pcluster > BS && e->dest->erofs_alg != 0)
-		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: pclusters over a block "
-				   "are written for lz4 only");
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
 	e->njobs = 2 * (workers ? workers : 1) + 2;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
@@ -286,10 +283,12 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 {
 	/* With ztailpacking a file of a block or less may compress inline
-	 * (no_gain decides); without, it cannot gain a block. */
+	 * (no_gain decides); without, it cannot gain a block. Its indexes
+	 * (a chunk holds 4 GiB's) must have 32-bit numbers, as an image's
+	 * blocks do. */
 	uint64_t least = w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING ? 0 : BS;
 
-	return size > least && (size + BS - 1) / BS < ((uint64_t)1 << ZIDX_SHIFT);
+	return size > least && (size + BS - 1) / BS + ZREC_INDEXES < UINT32_MAX;
 }
 
 /* With ztailpacking, the bytes free after a compressed file's record in

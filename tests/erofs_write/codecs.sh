@@ -10,6 +10,12 @@
 # xattrs, hard links, data); img2tar reads them back to the SquashFS
 # image's tar; the same bytes at -j 1, 2 and 3 and with the tree spilled
 # (--mem 1M); sqpack-mkfs.erofs -zCODEC,LEVEL gives dir2img's bytes.
+# Big pclusters (--pcluster-size, -C) of 16 KiB and 64 KiB per codec:
+# the kernel's mount and img2tar read them equal, -j 1 and 3 give the
+# same bytes, the record holds the history the encoder used (lzma's
+# dictionary four pclusters, zstd's window eight, deflate's 32 KiB),
+# 64 KiB clusters give a smaller image than one-block ones, and
+# sqpack-mkfs.erofs -C65536 gives dir2img's bytes.
 # Debian 12's fsck.erofs (1.5) knows lz4 only, so it is not asked about
 # these images: the kernel is their judge.
 . "$top_srcdir/tests/lib/common.sh"
@@ -48,6 +54,49 @@ kernel_reads() {
 # available_compr_algs (+ 84).
 incompat_of() { od -An -tu4 -j 1104 -N 4 "$1" | tr -d ' '; }
 algs_of() { od -An -tu2 -j 1108 -N 2 "$1" | tr -d ' '; }
+# The history in the algorithm's record, which follows the superblock
+# (at 1152, after its 2-byte length): lzma's 32-bit dictionary size,
+# deflate's window bits, zstd's window log less 10 (after its format).
+history_of() {
+	case $1 in
+	lzma) od -An -tu4 -j 1154 -N 4 "$2" ;;
+	deflate) echo $((1 << $(od -An -tu1 -j 1154 -N 1 "$2"))) ;;
+	zstd) echo $((1 << ($(od -An -tu1 -j 1155 -N 1 "$2") + 10))) ;;
+	esac | tr -d ' '
+}
+# big_pclusters CODEC COPT XOPT ZOPT: the checks above, per pcluster size.
+big_pclusters() {
+	for pcl in 16384 65536; do
+		bp=$T/$1.C$pcl
+		for j in 1 3; do
+			"$DIR2IMG" -q -j $j --format erofs -c "$2" -X "$3" --pcluster-size $pcl \
+				"$bp.$j.erofs" "$T/src" 2> "$T/err" ||
+				{ fail "$1 -C $pcl: dir2img -j $j: $(head -c 300 "$T/err")"; continue 2; }
+		done
+		check "$1 -C $pcl: the same bytes for -j 1 and 3" cmp -s "$bp.1.erofs" "$bp.3.erofs"
+		case $1 in
+		lzma) want=$((4 * pcl)) ;;
+		deflate) want=32768 ;;
+		zstd) want=$((8 * pcl)) ;;
+		esac
+		check "$1 -C $pcl: the record's history is $want" \
+			test "$(history_of "$1" "$bp.1.erofs")" -eq $want
+		kernel_reads "$1 -C $pcl" "$bp.1.erofs"
+		if "$IMG2TAR" "$bp.1.erofs" > "$T/z.tar" 2> "$T/err"; then
+			check "$1 -C $pcl: img2tar gives the SquashFS image's bytes" cmp -s "$T/z.tar" "$T/ref.tar"
+		else
+			fail "$1 -C $pcl: img2tar refuses it: $(head -c 300 "$T/err")"
+		fi
+	done
+	check "$1: 64 KiB pclusters give a smaller image than one-block ones" \
+		test "$(wc -c < "$T/$1.C65536.1.erofs")" -lt "$(wc -c < "$T/$1.erofs")"
+	if "$MKFS" --quiet -z"$4" -C65536 "$T/k.erofs" "$T/src" 2> "$T/err"; then
+		check "$1: sqpack-mkfs.erofs -z$4 -C65536 gives dir2img's bytes" \
+			cmp -s "$T/k.erofs" "$T/$1.C65536.1.erofs"
+	else
+		fail "$1: sqpack-mkfs.erofs -z$4 -C65536: $(head -c 300 "$T/err")"
+	fi
+}
 
 # lz4's image, which each codec here must beat.
 if codec_built lz4; then
@@ -99,6 +148,7 @@ while read -r codec lib copt xopt zopt alg; do
 	else
 		fail "$codec: sqpack-mkfs.erofs -z$zopt: $(head -c 300 "$T/err")"
 	fi
+	big_pclusters "$codec" "$copt" "$xopt" "$zopt"
 done <<EOF
 lzma lzma lzma level=9,extreme lzma,109 1
 deflate gzip deflate level=6 deflate,6 2
