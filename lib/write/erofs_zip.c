@@ -151,98 +151,35 @@ static int shrink_last(const struct erofs_wstate *e, void *codec, const struct e
 	return e->dest->compress(codec, j->in + pos, take, blk, cap);
 }
 
-/* The cluster's n compressed bytes (from take bytes of input) moved to
- * the end of its blocks, behind zeros (0padding). */
-static void keep_zip(uint8_t *blk, struct erofs_pcl *p, size_t take, int n)
-{
-	size_t span = (size_t)p->blocks * BS;
-
-	memmove(blk + span - n, blk, (size_t)n);
-	memset(blk, 0, span - (size_t)n);
-	p->len = (uint32_t)take;
-	p->clen = (uint32_t)n;
-	p->plain = 0;
-}
-
-/* The next block (or the file's last bytes, up to room: the end of
- * their block) stored as it is. */
-static void keep_plain(const struct erofs_zjob *j, uint32_t pos, uint32_t room,
-		       uint8_t *blk, struct erofs_pcl *p)
-{
-	uint32_t left = j->len - pos;
-
-	p->blocks = 1;
-	p->len = left > BS ? BS : left < room ? left : room;
-	memcpy(blk, j->in + pos, p->len);
-	memset(blk + p->len, 0, BS - p->len);
-	p->clen = p->len;
-	p->plain = 1;
-}
-
-/* The file's last bytes, within one block: as they are, or with
- * ztailpacking compressed into the inline room when they fit it and
- * shrink (as mkfs.erofs tries). */
-static int last_bytes(const struct erofs_wstate *e, void *codec, const struct erofs_zjob *j,
-		      uint32_t pos, uint8_t *blk, struct erofs_pcl *p)
-{
-	uint32_t left = j->len - pos;
-	size_t take = left;
-	int n = 0;
-
-	if (j->room > 0)
-		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
-	if (n < 0)
-		return n;
-	p->blocks = 1;
-	if (n > 0 && take == left && (uint32_t)n < left)
-		keep_zip(blk, p, take, n);
-	else
-		keep_plain(j, pos, left, blk, p);
-	return 0;
-}
-
-/* ztailpacking with a codec that searches for its cut
- * (codec_dest_search): the search settles within 1/64 of the longest
- * prefix that fits, so a cluster that took nearly all the rest may have
- * left out a rest that fits the inline room whole (deflate and zstd on
- * rootfs-small: 5 and 7 blocks). Such a rest is tried whole into the
- * room; when it does not fit, the first result again (the codec is
- * deterministic). Returns the compressed size kept, or < 0. */
+/* ztailpacking with deflate or zstd, whose search stops within 1/64:
+ * a rest taken all but 1/32 is tried whole into the inline room. */
 static int near_whole(const struct erofs_wstate *e, void *codec, const struct erofs_zjob *j,
 		      uint32_t pos, uint32_t cap, uint8_t *blk, size_t *take, int n)
 {
-	uint32_t left = j->len - pos;
-	size_t t = left;
-	int m;
+	size_t left = j->len - pos, t = left;
 
-	if (j->room == 0 || left - *take > left / 32)
+	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32)
 		return n;
-	m = e->dest->compress(codec, j->in + pos, &t, blk, j->room);
-	if (m < 0 || (m > 0 && t == left)) {
-		*take = t;
-		return m;
-	}
-	return zcompress(e, codec, j->in + pos, take, blk, cap);
+	n = e->dest->compress(codec, j->in + pos, &t, blk, j->room);
+	if (n == 0 || (n > 0 && t < left))
+		return zcompress(e, codec, j->in + pos, take, blk, cap);
+	*take = t;
+	return n;
 }
 
 /* One cluster at pos, of at most cap bytes: compressed if that takes
- * more input than its blocks, else the next block as it is. The file's
- * last bytes (a block or less) are stored as they are unless they cross
- * into another logical cluster: the kernel maps a PLAIN cluster up to
- * the end of the logical cluster where the file ends, which must stay
- * within its one block, so they are compressed whole, or cut at the
- * boundary. With ztailpacking, the cluster that takes the rest of the
- * file into no more than the inline room goes inline (inline_tail, at
- * retire): its own compression answers, as mkfs.erofs's does. Trying
- * the rest into the inline room first, at each cluster of a file's
- * last 64 KiB, cost lz4 a fifth more input on rootfs-big (22,744 of
- * 35,544 tries failed) for the same clusters. */
+ * more input than its blocks, else the next block as it is. The file's last bytes (a block or
+ * less) are stored as they are unless they cross into another logical
+ * cluster: the kernel maps a PLAIN cluster up to the end of the logical
+ * cluster where the file ends, which must stay within its one block, so
+ * they are compressed whole, or cut at the boundary. With ztailpacking
+ * a cluster taking the rest into the inline room goes inline. */
 static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
 		   uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
-	size_t take = left;
-	int n;
+	size_t take = left, span;
+	int n = 0;
 
 	p->off = pos;
 	p->frag = 0;
@@ -251,22 +188,36 @@ static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob 
 	 * logical cluster of its own, as an index needs. */
 	if (j->frag && left <= e->pcluster)
 		return frag_rest(p, pos, left);
-	if (left <= BS && left <= room)
-		return last_bytes(e, codec, j, pos, blk, p);
-	n = zcompress(e, codec, j->in + pos, &take, blk, cap);
-	if (n > 0 && take < left)
+	if (left > BS || left > room) {
+		n = zcompress(e, codec, j->in + pos, &take, blk, cap);
 		n = near_whole(e, codec, j, pos, cap, blk, &take, n);
-	if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
-		return frag_rest(p, pos, left);
-	if (n > 0)
-		n = shrink_last(e, codec, j, pos, cap, blk, &take, n);
+		if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
+			return frag_rest(p, pos, left);
+		if (n > 0)
+			n = shrink_last(e, codec, j, pos, cap, blk, &take, n);
+	} else if (j->room > 0) {
+		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
+		if (n > 0 && (take < left || (uint32_t)n >= left))
+			n = 0;
+	}
 	if (n < 0)
 		return n;
 	p->blocks = ((uint32_t)n + BS - 1) / BS;
-	if (n > 0 && (take > (size_t)p->blocks * BS || (take == left && p->blocks == 1)))
-		keep_zip(blk, p, take, n);
-	else
-		keep_plain(j, pos, room, blk, p);
+	span = (size_t)p->blocks * BS;
+	if (n > 0 && (take > span || (take == left && p->blocks == 1))) {
+		memmove(blk + span - n, blk, (size_t)n);
+		memset(blk, 0, span - (size_t)n);
+		p->len = (uint32_t)take;
+		p->clen = (uint32_t)n;
+		p->plain = 0;
+		return 0;
+	}
+	p->blocks = 1;
+	p->len = left > BS ? BS : left < room ? left : room;
+	memcpy(blk, j->in + pos, p->len);
+	memset(blk + p->len, 0, BS - p->len);
+	p->clen = p->len;
+	p->plain = 1;
 	return 0;
 }
 
