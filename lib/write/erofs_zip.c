@@ -42,9 +42,6 @@
 
 #define BS EROFS_W_BLOCK
 #define ZIDX_SHIFT 20
-/* ztailpacking tries the rest of a file inline from this many bytes
- * left: more than a block's room never compresses that far with lz4. */
-#define TAIL_TRY (16u * BS)
 
 static int zworker_init(void *ctx, void **state)
 {
@@ -135,12 +132,29 @@ static int shrink_last(const struct erofs_wstate *e, void *codec, const struct e
 	return e->dest->compress(codec, j->in + pos, take, blk, cap);
 }
 
+/* ztailpacking with deflate or zstd, whose search stops within 1/64:
+ * a rest taken all but 1/32 is tried whole into the inline room. */
+static int near_whole(const struct erofs_wstate *e, void *codec, const struct erofs_zjob *j,
+		      uint32_t pos, uint32_t cap, uint8_t *blk, size_t *take, int n)
+{
+	size_t left = j->len - pos, t = left;
+
+	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32)
+		return n;
+	n = e->dest->compress(codec, j->in + pos, &t, blk, j->room);
+	if (n == 0 || (n > 0 && t < left))
+		return zcompress(e, codec, j->in + pos, take, blk, cap);
+	*take = t;
+	return n;
+}
+
 /* One cluster at pos, of at most cap bytes: compressed if that takes
  * more input than its blocks, else the next block as it is. The file's last bytes (a block or
  * less) are stored as they are unless they cross into another logical
  * cluster: the kernel maps a PLAIN cluster up to the end of the logical
  * cluster where the file ends, which must stay within its one block, so
- * they are compressed whole, or cut at the boundary. */
+ * they are compressed whole, or cut at the boundary. With ztailpacking
+ * a cluster taking the rest into the inline room goes inline. */
 int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
 		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
@@ -155,31 +169,20 @@ int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *
 	 * logical cluster of its own, as an index needs. */
 	if (j->frag && left <= e->pcluster)
 		return frag_rest(p, pos, left);
-	/* ztailpacking: the rest of the file in one cluster small enough
-	 * to go inline, when it compresses that far (as mkfs.erofs tries). */
-	if (j->room > 0 && left <= TAIL_TRY) {
-		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
-		if (n < 0)
-			return n;
-		if (n > 0 && take == left && (uint32_t)n < left) {
-			memmove(blk + BS - n, blk, (size_t)n);
-			memset(blk, 0, BS - (size_t)n);
-			*p = (struct erofs_pcl){ .off = pos, .len = left, .blocks = 1,
-						 .clen = (uint32_t)n };
-			return 0;
-		}
-		take = left;
-		n = 0;
-	}
 	if (left > BS || left > room) {
 		n = zcompress(e, codec, j->in + pos, &take, blk, cap);
+		n = near_whole(e, codec, j, pos, cap, blk, &take, n);
 		if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
 			return frag_rest(p, pos, left);
 		if (n > 0)
 			n = shrink_last(e, codec, j, pos, cap, blk, &take, n);
-		if (n < 0)
-			return n;
+	} else if (j->room > 0) {
+		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
+		if (n > 0 && (take < left || (uint32_t)n >= left))
+			n = 0;
 	}
+	if (n < 0)
+		return n;
 	p->blocks = ((uint32_t)n + BS - 1) / BS;
 	span = (size_t)p->blocks * BS;
 	if (n > 0 && (take > span || (take == left && p->blocks == 1))) {
