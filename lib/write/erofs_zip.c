@@ -63,6 +63,7 @@ struct erofs_zjob {
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
 	uint32_t npcl, nblk;
+	uint64_t key;        /* dedup: a one-segment file's hash */
 };
 
 static int zworker_init(void *ctx, void **state)
@@ -228,6 +229,8 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 
 	j->npcl = 0;
 	j->nblk = 0;
+	if (e->dd.on && j->first)
+		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
 		ret = cut_one(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
@@ -369,11 +372,19 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	 * a block of its own when it does not fit beside the inode). */
 	if (j->size >= BS || (tail > 0 && 64 + j->xsize + tail > BS))
 		f.u.file.blocks_start = start;
+	/* Dedup: a file of one segment whose blocks an earlier one holds. */
+	if (f.u.file.blocks_start != 0 && w->erofs->dd.on && j->first &&
+	    (ret = erofs_dedup_flat_mem(w, j->in, j->size, j->xsize, &f.u.file.blocks_start)) != 0) {
+		if (ret < 0)
+			return ret;
+		full = 0;
+		tail = 64 + j->xsize + tail > BS ? 0 : tail;
+	}
 	if ((ret = erofs_w_append(w, j->in, (size_t)full * BS)) != 0)
 		return ret;
 	w->stats.blocks_written += full;
 	w->stats.blocks_raw += full;
-	ret = erofs_w_put_tail(w, j->in + (size_t)full * BS, tail, j->xsize, &f);
+	ret = erofs_w_put_tail(w, j->in + j->len / BS * BS, tail, j->xsize, &f);
 	if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
 		ret = w->err.code;
 	return ret;
@@ -470,10 +481,106 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 	return j->last ? finish_file(e) : 0;
 }
 
+/* The heads of j's clusters, their blocks from block base (appended
+ * when append), up to its fragment or inline pcluster if it has one,
+ * whose number goes to *end (j->npcl when none). */
+static int put_heads(struct sqp_writer *w, struct erofs_zjob *j, uint32_t inl,
+		     uint64_t base, int append, uint32_t *end)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t i, at_blk = 0;
+	int ret;
+
+	for (i = 0; i < j->npcl; i++) {
+		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
+
+		if (!(j->first && i == 0))
+			fill_nonheads(e, lcn);
+		if (base + at_blk > UINT32_MAX)
+			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
+				    (uint16_t)(at % BS), (uint32_t)(base + at_blk),
+				    zrec(e, ZREC_INDEXES + lcn));
+		e->cur.prev = lcn;
+		e->cur.prev_blocks = j->pcl[i].blocks;
+		e->cur.prev_plain = j->pcl[i].plain;
+		if (j->pcl[i].frag || (inl > 0 && i + 1 == j->npcl))
+			break;
+		if (append && (ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
+						    (size_t)j->pcl[i].blocks * BS)) != 0)
+			return ret;
+		at_blk += j->pcl[i].blocks;
+		if (append) {
+			w->stats.blocks_written += j->pcl[i].blocks;
+			w->stats.blocks_raw += j->pcl[i].plain;
+		}
+		e->cur.blocks += j->pcl[i].blocks;
+	}
+	*end = i;
+	return 0;
+}
+
+/* Dedup, when the file's blocks so far are an earlier file's: they
+ * are copied to the end after all. */
+static int unshare(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+	int ret;
+
+	if (e->cur.like == FS_NONE)
+		return 0;
+	/* Sharing, the file has its first head at least. */
+	ret = erofs_dedup_unshare(w, e->cur.rec, e->cur.prev + 1, e->cur.like_base,
+				  e->cur.blocks, &e->cur.start);
+	e->cur.like = FS_NONE;
+	return ret;
+}
+
+/* Dedup: j's heads from an earlier file's blocks when that one stored
+ * the same blocks there (nominated by the first segment's hash, then
+ * compared segment by segment), and at the file's end the same map
+ * (then the contents are equal: the same compressed bytes decode
+ * alike). 1 when j's clusters are so, 0 when they are to be stored
+ * (what the file shared so far copied first), < 0 on error. */
+static int try_share(struct sqp_writer *w, struct erofs_zjob *j, uint32_t inl, uint32_t *end)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t i, nblk = 0;
+	int ret;
+
+	for (i = 0; i < j->npcl && !j->pcl[i].frag && !(inl > 0 && i + 1 == j->npcl); i++)
+		nblk += j->pcl[i].blocks;
+	if (j->first)
+		ret = erofs_dedup_zip_find(w, j->key, j->size, j->last, j->out, nblk,
+					   &e->cur.like, &e->cur.like_base);
+	else
+		ret = e->cur.like == FS_NONE ? 0 :
+		      erofs_dedup_zip_more(w, e->cur.like, e->cur.like_base, e->cur.blocks,
+					   j->out, nblk);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return unshare(w);
+	if ((ret = put_heads(w, j, inl, e->cur.like_base + e->cur.blocks, 0, end)) != 0)
+		return ret;
+	if (!j->last)
+		return 1;
+	fill_nonheads(e, e->cur.nlc);
+	if (sqp_get32(chunkarr_at(&e->zidx, e->cur.like)) == e->cur.blocks &&
+	    erofs_dedup_zip_same(w, e->cur.like, j->rec, e->cur.nlc)) {
+		w->stats.files_deduped++;
+		w->stats.blocks_deduped += e->cur.blocks;
+		return 1;
+	}
+	/* Every block stored so far, the last segment's too, is the other
+	 * file's: copied, they are this one's. */
+	return (ret = unshare(w)) != 0 ? ret : 1;
+}
+
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i, at_blk = 0, inl;
+	uint32_t i, inl;
 	int ret;
 
 	if (j->pj.status != 0)
@@ -490,38 +597,28 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.blocks = 0;
 		e->cur.raw = 1;
 		e->cur.start = w->out.pos / BS;
+		e->cur.key = j->key;
+		e->cur.like = FS_NONE;
 		e->compressed = 1;
 	}
 	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
-		return store_raw(w, j);
+		return (ret = unshare(w)) != 0 ? ret : store_raw(w, j);
 	e->cur.raw = 0;
-	for (i = 0; i < j->npcl; i++) {
-		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
-
-		if (!(j->first && i == 0))
-			fill_nonheads(e, lcn);
-		if (w->out.pos / BS > UINT32_MAX)
-			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
-				    (uint16_t)(at % BS), (uint32_t)(w->out.pos / BS),
-				    zrec(e, ZREC_INDEXES + lcn));
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = j->pcl[i].blocks;
-		e->cur.prev_plain = j->pcl[i].plain;
-		if (j->pcl[i].frag)
-			return erofs_frag_tail(w, j->in + j->pcl[i].off, j->pcl[i].len, at == 0,
-					       zrec(e, 0)) != 0 ? w->err.code : finish_file(e);
-		if (inl > 0 && i + 1 == j->npcl)
-			return keep_inline(w, &j->pcl[i], j->out + (size_t)at_blk * BS, inl) != 0 ?
-			       w->err.code : finish_file(e);
-		if ((ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
-					  (size_t)j->pcl[i].blocks * BS)) != 0)
-			return ret;
-		at_blk += j->pcl[i].blocks;
-		w->stats.blocks_written += j->pcl[i].blocks;
-		w->stats.blocks_raw += j->pcl[i].plain;
-		e->cur.blocks += j->pcl[i].blocks;
-	}
+	ret = e->dd.on && !e->frag.packing ? try_share(w, j, inl, &i) : 0;
+	if (ret < 0 || (ret == 0 && (ret = put_heads(w, j, inl, w->out.pos / BS, 1, &i)) != 0))
+		return ret;
+	if (j->last && e->cur.like == FS_NONE && e->dd.on && !e->frag.packing &&
+	    (ret = erofs_dedup_zip_add(w, e->cur.key, j->size, j->rec, e->cur.start)) != 0)
+		return ret;
+	if (i < j->npcl && j->pcl[i].frag)
+		return erofs_frag_tail(w, j->in + j->pcl[i].off, j->pcl[i].len,
+				       j->off + j->pcl[i].off == 0, zrec(e, 0),
+				       e->cur.like == FS_NONE ? NULL :
+				       chunkarr_at(&e->zidx, e->cur.like)) != 0 ?
+		       w->err.code : finish_file(e);
+	if (i < j->npcl)
+		return keep_inline(w, &j->pcl[i], j->out + (size_t)(j->nblk - j->pcl[i].blocks) * BS,
+				   inl) != 0 ? w->err.code : finish_file(e);
 	return j->last ? finish_file(e) : 0;
 }
 
