@@ -204,9 +204,10 @@ int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t siz
  * later segment are that file's from its at-th block on. zip_same:
  * whether index records a and b map nlc logical clusters alike.
  * zip_add records a file stored from start. unshare: a file that
- * shared nblk blocks from base differs after all: they are copied to
- * the image's end (equal, they are read back), *start, and the block
- * addresses of the first heads indexes of record rec moved there. */
+ * shared nblk blocks from base differs after all: those blocks (equal
+ * to its own) are read back and appended from block *start, and the
+ * head indexes among the first heads logical clusters of record rec
+ * moved there. */
 int erofs_dedup_zip_find(struct sqp_writer *w, uint64_t key, uint64_t size, int whole,
 			 const uint8_t *out, uint32_t nblk, uint32_t *rec, uint64_t *base);
 int erofs_dedup_zip_more(struct sqp_writer *w, uint32_t rec, uint64_t base, uint64_t at,
