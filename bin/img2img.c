@@ -111,10 +111,26 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 				 opt->block_size ? opt->block_size : lay.codec.block_size);
 }
 
-static int add_tar(struct tool_run *r, const char *path)
+/* The tar layers' one reader and the input it reads: reset for each
+ * later tar layer (as tar2img does), its read-ahead (8 MiB) mapped and
+ * faulted in once. Its thread may still read ahead in the last input
+ * after the layer is in, so that input closes only once the reader has
+ * moved on (reset) or is gone. */
+struct tar_in {
+	struct sqp_tar_reader *tr;
+	int fd;
+};
+
+static void tar_in_close(struct tar_in *in)
+{
+	sqp_tar_reader_destroy(in->tr);
+	if (in->fd >= 0)
+		close(in->fd);
+}
+
+static int add_tar(struct tool_run *r, struct tar_in *in, const char *path)
 {
 	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn };
-	struct sqp_tar_reader *tr = NULL;
 	int ret;
 
 	d.fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -122,15 +138,19 @@ static int add_tar(struct tool_run *r, const char *path)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, strerror(errno));
 		return 1;
 	}
-	ret = sqp_tar_reader_create(&d, &tr);
+	if (in->tr != NULL)
+		ret = sqp_tar_reader_reset(in->tr, d.fd, path);
+	else
+		ret = sqp_tar_reader_create(&d, &in->tr);
+	if (in->fd >= 0)
+		close(in->fd); /* the reader has stopped reading it */
+	in->fd = d.fd;
 	if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path,
-			tr ? sqp_tar_reader_error(tr) : sqp_strerror(ret));
-	else if ((ret = sqp_writer_add_tar(r->w, tr)) != 0)
+			in->tr ? sqp_tar_reader_error(in->tr) : sqp_strerror(ret));
+	else if ((ret = sqp_writer_add_tar(r->w, in->tr)) != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			sqp_writer_error(r->w));
-	sqp_tar_reader_destroy(tr);
-	close(d.fd);
 	return ret == 0 ? 0 : 1;
 }
 
@@ -161,7 +181,7 @@ static int add_dir(struct tool_run *r, const char *path)
 	return ret == 0 ? 0 : 1;
 }
 
-static int add_layer(struct tool_run *r, const char *layer)
+static int add_layer(struct tool_run *r, struct tar_in *in, const char *layer)
 {
 	struct stat st;
 
@@ -169,7 +189,7 @@ static int add_layer(struct tool_run *r, const char *layer)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer, strerror(errno));
 		return 1;
 	}
-	return S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, layer);
+	return S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, in, layer);
 }
 
 /* --delete: a layer just above the base that whites out each entry of
@@ -237,14 +257,16 @@ static int has_deletes(const struct tool_options *opt)
 static int feed(struct tool_run *r, struct sqp_image *img)
 {
 	int layered = r->opt->dir_count > 0 || has_deletes(r->opt);
+	struct tar_in in = { NULL, -1 };
 	size_t i = r->opt->dir_count;
 	int ret = 0;
 
 	while (ret == 0 && i-- > 0) {
 		ret = begin_layer(r);
 		if (ret == 0)
-			ret = add_layer(r, r->opt->dirs[i]);
+			ret = add_layer(r, &in, r->opt->dirs[i]);
 	}
+	tar_in_close(&in);
 	if (ret == 0 && has_deletes(r->opt) && (ret = begin_layer(r)) == 0)
 		ret = delete_layer(r, img);
 	if (ret == 0 && layered)

@@ -10,6 +10,9 @@
  * only derives ratios and prints. Dedup savings: the files' block lists
  * name block_bytes of data, the image stores data_bytes; the difference
  * is what sharing blocks saved (tails shared in fragments not included).
+ * EROFS has no fragment blocks but one packed inode holding them, which
+ * is shown in its terms (dump.erofs's "packed nid"), with the inode
+ * count of its superblock.
  */
 #include "config.h"
 
@@ -111,6 +114,9 @@ struct report {
 	struct sqp_image_summary s;
 	uint64_t meta;           /* every table's bytes */
 	int64_t dedup;           /* bytes saved by shared blocks */
+	/* EROFS: the superblock's inode count, and the packed inode's
+	 * fragments (bytes, and bytes stored) when there is one */
+	uint64_t inodes, packed, packed_stored;
 };
 
 static void flag_list(const struct report *r, char *buf, size_t size)
@@ -155,9 +161,9 @@ static void print_header(const struct report *r)
 	       (unsigned long long)lo->file_size,
 	       (unsigned long long)lo->bytes_used,
 	       lo->file_size > lo->bytes_used ? "padded" : "not padded");
-	printf("entries:           %llu names, %llu of %u inodes, %llu hard "
+	printf("entries:           %llu names, %llu of %llu inodes, %llu hard "
 	       "links\n", (unsigned long long)s->entries,
-	       (unsigned long long)s->inodes, r->ii.inode_count,
+	       (unsigned long long)s->inodes, (unsigned long long)r->inodes,
 	       (unsigned long long)s->hardlinks);
 	printf("  directories %llu, files %llu, symlinks %llu, block devices "
 	       "%llu, character devices %llu, fifos %llu, sockets %llu\n",
@@ -181,10 +187,20 @@ static void print_sizes(const struct report *r)
 	       "uncompressed)\n", (unsigned long long)lo->data_bytes,
 	       (unsigned long long)s->blocks, (unsigned long long)s->hole_blocks,
 	       (unsigned long long)s->raw_blocks);
-	printf("fragments:         %llu bytes (%u fragment blocks; %llu tails "
-	       "of %llu bytes)\n", (unsigned long long)lo->fragment_bytes,
-	       lo->frag_count, (unsigned long long)s->tails,
-	       (unsigned long long)s->tail_bytes);
+	if (r->ii.format != SQP_FORMAT_EROFS)
+		printf("fragments:         %llu bytes (%u fragment blocks; %llu "
+		       "tails of %llu bytes)\n", (unsigned long long)lo->fragment_bytes,
+		       lo->frag_count, (unsigned long long)s->tails,
+		       (unsigned long long)s->tail_bytes);
+	else if (r->ii.packed_ref != 0)
+		/* dump.erofs's word for it: "packed nid" */
+		printf("packed inode:      nid %llu, %llu bytes of fragments, "
+		       "%llu stored (in data blocks)\n",
+		       (unsigned long long)r->ii.packed_ref,
+		       (unsigned long long)r->packed,
+		       (unsigned long long)r->packed_stored);
+	else
+		printf("packed inode:      none (no fragments)\n");
 	printf("metadata:          %llu bytes (inodes %llu, directories %llu, "
 	       "fragment table %llu, export table %llu, ids %llu, xattrs "
 	       "%llu)\n", (unsigned long long)r->meta,
@@ -271,7 +287,8 @@ static void json_flags(const struct report *r)
 	printf("]");
 	printf(",\n  \"exportable\": %s", r->lo.has_export ? "true" : "false");
 	printf(",\n  \"has_xattrs\": %s", r->lo.xattr_id_count ? "true" : "false");
-	printf(",\n  \"has_fragments\": %s", r->lo.frag_count ? "true" : "false");
+	printf(",\n  \"has_fragments\": %s", r->lo.frag_count ||
+	       r->ii.packed_ref ? "true" : "false");
 	printf(",\n  \"padded\": %s",
 	       r->lo.file_size > r->lo.bytes_used ? "true" : "false");
 }
@@ -289,7 +306,7 @@ static void print_json(const struct report *r)
 	json_flags(r);
 	JNUM("image_size", lo->file_size);
 	JNUM("bytes_used", lo->bytes_used);
-	JNUM("inode_count", r->ii.inode_count);
+	JNUM("inode_count", r->inodes);
 	JNUM("entries", s->entries);
 	JNUM("inodes", s->inodes);
 	JNUM("hardlinks", s->hardlinks);
@@ -315,6 +332,11 @@ static void print_json(const struct report *r)
 	JNUM("inode_table_bytes", lo->inode_bytes);
 	JNUM("directory_table_bytes", lo->dir_bytes);
 	JNUM("fragment_table_bytes", lo->frag_table_bytes);
+	if (r->ii.format == SQP_FORMAT_EROFS) {
+		JNUM("packed_nid", r->ii.packed_ref);
+		JNUM("packed_bytes", r->packed);
+		JNUM("packed_stored_bytes", r->packed_stored);
+	}
 	JNUM("export_table_bytes", lo->export_bytes);
 	JNUM("id_table_bytes", lo->id_bytes);
 	JNUM("xattr_table_bytes", lo->xattr_bytes);
@@ -325,6 +347,27 @@ static void print_json(const struct report *r)
 	else
 		printf("null");
 	printf(",\n  \"dedup_savings\": %lld\n}\n", (long long)r->dedup);
+}
+
+/* The inode count, and EROFS's packed inode: its size, what it stores.
+ * A SquashFS image's count is its inode_count; an EROFS image's is the
+ * superblock's, as inode_count is the range of nids there. */
+static int packed_inode(struct sqp_image *img, struct report *r)
+{
+	struct sqp_inode_info info = { .struct_size = sizeof(info) };
+	struct sqp_file_layout fl;
+	int ret;
+
+	r->inodes = r->ii.format == SQP_FORMAT_EROFS ? r->ii.inodes :
+		    r->ii.inode_count;
+	if (r->ii.packed_ref == 0)
+		return 0;
+	if ((ret = sqp_image_stat(img, r->ii.packed_ref, &info)) != 0 ||
+	    (ret = sqp_image_file_layout(img, r->ii.packed_ref, &fl)) != 0)
+		return ret;
+	r->packed = info.size;
+	r->packed_stored = fl.stored_bytes;
+	return 0;
 }
 
 /* The one option of its own: --json. */
@@ -368,6 +411,8 @@ int imginfo_summary_main(int argc, char **argv)
 		ret = imginfo_fail(r.name, imginfo_why(img, ret));
 	else if ((ret = sqp_image_summarize(img, &r.s, msg, sizeof(msg))) != 0)
 		ret = imginfo_fail(r.name, msg[0] ? msg : sqp_strerror(ret));
+	else if ((ret = packed_inode(img, &r)) != 0)
+		ret = imginfo_fail(r.name, imginfo_why(img, ret));
 	imginfo_close(img, fd);
 	if (ret != 0)
 		return 1;

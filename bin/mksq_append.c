@@ -182,6 +182,13 @@ void mksq_append_close(struct mksq_append *ap)
 		free(ap->base.names[i]);
 	for (size_t i = 0; i < ap->nren; i++)
 		free(ap->ren[i]);
+	for (size_t i = 0; i < ap->base.ntop; i++) {
+		free(ap->base.top[i]);
+		free(ap->base.top_as[i]);
+	}
+	free(ap->base.top);
+	free(ap->base.top_as);
+	free(ap->base.drop);
 	free(ap->ren);
 	free(ap->base.names);
 	sqp_image_destroy(ap->img);

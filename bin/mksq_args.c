@@ -455,6 +455,8 @@ int mksq_translate(int argc, char **argv, const char *sde,
 		args->tar = st.tar;
 		args->noappend = st.noappend;
 		args->keep_dir = st.keep_dir;
+		args->wildcards = st.wildcards;
+		args->one_fs = st.one_fs;
 		args->offset = st.offset;
 		args->root_becomes = st.root_becomes;
 		args->src = argv + 1;

@@ -2,8 +2,9 @@
 /*
  * mksq_args.h - mksquashfs's command line translated into dir2img's (or,
  * with -tar, tar2img's). The translation is a pure function of argv, the
- * environment value passed in, the -ef files and the user database, so it
- * can be unit-tested without packing anything.
+ * environment value passed in, the -ef files, the user database and (for
+ * -one-file-system) the mount table, so it can be unit-tested without
+ * packing anything.
  */
 #ifndef MKSQ_ARGS_H
 #define MKSQ_ARGS_H
@@ -32,6 +33,8 @@ struct mksq_args {
 	int tar;                 /* 1: a tar on stdin, for tar2img */
 	int noappend;            /* -noappend: DEST may be replaced */
 	int keep_dir;            /* -keep-as-directory */
+	int wildcards;           /* -wildcards: excludes are globs on names */
+	int one_fs;              /* -one-file-system */
 	unsigned long long offset; /* -offset: where the image starts in DEST */
 	const char *root_becomes; /* -root-becomes NAME, or NULL */
 	struct mksq_argv warn;   /* messages for stderr: -p lines dropped */
@@ -45,7 +48,13 @@ struct mksq_args {
  * -root-becomes NAME, just NAME): a -p line whose first component is one
  * of them is dropped with a warning, as mksquashfs does. src, when not
  * NULL, replaces each source path (a link under a clashing name's new
- * name).
+ * name). drop, when not NULL, marks the sources left out: with
+ * -wildcards, excluded under the name they take (mksquashfs then frees
+ * it); keep_dir then says one source is left of several (it stays a
+ * top-level directory), empty names a directory standing for none. top
+ * and top_as, with -wildcards when an entry of one source
+ * directory is renamed: its entries and the names they take (NAME_1 for
+ * a renamed one), which mksquashfs matches its excludes against.
  */
 struct mksq_base {
 	const char *comp;
@@ -55,6 +64,12 @@ struct mksq_base {
 	char **names;            /* sorted (strcmp) */
 	size_t count;
 	char **src;
+	unsigned char *drop;
+	int keep_dir;
+	const char *empty;
+	char **top;
+	char **top_as;
+	size_t ntop;
 };
 
 /* The sources' names as they appear in the image: what exclude paths that
@@ -64,6 +79,9 @@ struct mksq_sources {
 	char **name;             /* the top-level name, "" when flat */
 	int n;
 	int flat;                /* one directory whose contents are the root */
+	char *const *top;        /* mksq_base's top and top_as, or NULL */
+	char *const *top_as;
+	size_t ntop;
 };
 
 /*
@@ -92,6 +110,9 @@ void mksq_argv_free(struct mksq_argv *a);
  * -wildcards semantics, 0 for exact paths). Returns 0 or -1 (memory). */
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		     int wildcards, const char *pattern);
+/* -one-file-system: --exclude options for the mount points under each
+ * source that lie on another file system. Returns 0 or -1 (memory). */
+int mksq_exclude_mounts(struct mksq_argv *out, const struct mksq_sources *src);
 /* The same for each line of an -ef file. Returns 0, or 1 with msg set. */
 int mksq_exclude_file(struct mksq_argv *out, const struct mksq_sources *src,
 		      int wildcards, const char *file, char *msg,

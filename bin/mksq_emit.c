@@ -344,6 +344,8 @@ static int emit_excludes(const struct mksq_state *st, const struct mksq_sources 
 		if (mksq_exclude_add(o, src, st->wildcards, argv[i]) != 0)
 			return mksq_fail(msg, size, 1, "out of memory");
 	}
+	if (st->one_fs && !st->tar && mksq_exclude_mounts(o, src) != 0)
+		return mksq_fail(msg, size, 1, "out of memory");
 	return 0;
 }
 
@@ -360,6 +362,11 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	if (r != 0)
 		return r;
 	/* an append replaces DEST too, once the extended image is complete */
+	if (st->base != NULL) {
+		src.top = st->base->top;
+		src.top_as = st->base->top_as;
+		src.ntop = st->base->ntop;
+	}
 	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0 ||
 	    mksq_argv_push(o, st->tar ? "tar2img" : "dir2img") != 0 ||
 	    ((st->noappend || st->base) && mksq_argv_push(o, "--force") != 0) ||
@@ -374,9 +381,15 @@ int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
 	r = st->base ? 0 : codec_opts(st, st->comp, o, msg, size);
 	if (r == 0)
 		r = emit_excludes(st, &src, argc, argv, o, msg, size);
+	if (r == 0 && st->base && st->base->keep_dir && mksq_argv_push(o, "--keep-dir") != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
 	if (r == 0 && (mksq_argv_push(o, "--") != 0 || mksq_argv_push(o, a->dest) != 0))
 		r = mksq_fail(msg, size, 1, "out of memory");
+	if (r == 0 && st->base && st->base->empty && mksq_argv_push(o, st->base->empty) != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
 	for (int i = 0; r == 0 && i < nsrc && !st->tar; i++) {
+		if (st->base && st->base->drop && st->base->drop[i])
+			continue;
 		if (mksq_argv_push(o, st->base && st->base->src && st->base->src[i] ?
 				   st->base->src[i] : src_v[i]) != 0)
 			r = mksq_fail(msg, size, 1, "out of memory");

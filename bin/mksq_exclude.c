@@ -17,13 +17,21 @@
  * no '/' to anchor it; see push_rooted.
  * Invariant: an exact path never turns into a pattern that matches more
  * than that path.
+ *
+ * One source directory appended to an image may have entries renamed
+ * (NAME_1...: mksq_rename.c), and with -wildcards mksquashfs matches the
+ * new name, where the packer meets the entry under its own. Then a
+ * glob's first component is matched here against each entry's new name,
+ * and excludes that entry by its own name (see renamed_top).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mksq_args.h"
 
@@ -227,6 +235,42 @@ static int exclude_exact(struct mksq_argv *out, const struct mksq_sources *src,
 	return r;
 }
 
+/*
+ * A glob (from the root, or at any depth when sticky) when the entries of
+ * the source directory are known with the names they take: its first
+ * component, as mksquashfs matches it (fnmatch, FNM_PATHNAME|FNM_PERIOD),
+ * against each entry's name in the image, and the rest of it under that
+ * entry's own name, which the packer sees; a sticky one also below the
+ * top level, where nothing is renamed. 0 or -1 (memory).
+ */
+static int renamed_top(struct mksq_argv *out, const struct mksq_sources *src,
+		       int sticky, const char *pat)
+{
+	const char *slash = strchr(pat, '/');
+	char *first = strndup(pat, slash ? (size_t)(slash - pat) : strlen(pat));
+	int r = first != NULL ? 0 : -1;
+
+	for (size_t i = 0; r == 0 && i < src->ntop; i++) {
+		char *esc, *path;
+
+		if (fnmatch(first, src->top_as[i], FNM_PATHNAME | FNM_PERIOD) != 0)
+			continue;
+		if ((esc = escape(src->top[i])) == NULL ||
+		    asprintf(&path, "%s%s", esc, slash ? slash : "") < 0) {
+			free(esc);
+			r = -1;
+			break;
+		}
+		r = push_rooted(out, path);
+		free(path);
+		free(esc);
+	}
+	free(first);
+	/* below the top level ("*" then any depth: the packer's double
+	 * star before a slash also stands for no directory at all) */
+	return r == 0 && sticky ? mksq_argv_pushf(out, "--exclude=*/**/%s", pat) : r;
+}
+
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		     int wildcards, const char *pattern)
 {
@@ -237,13 +281,108 @@ int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 	if (strncmp(pattern, "... ", 4) == 0) {
 		for (rest = pattern + 4; *rest == ' '; rest++)
 			;
+		if (src->ntop > 0)
+			return renamed_top(out, src, 1, rest);
 		if (strchr(rest, '/') == NULL)
 			return mksq_argv_pushf(out, "--exclude=%s", rest);
 		return mksq_argv_pushf(out, "--exclude=**/%s", rest);
 	}
 	while (pattern[0] == '/' || strncmp(pattern, "./", 2) == 0)
 		pattern += pattern[0] == '/' ? 1 : 2;
+	if (pattern[0] != '\0' && src->ntop > 0)
+		return renamed_top(out, src, 0, pattern);
 	return pattern[0] ? push_anchored(out, NULL, pattern) : 0;
+}
+
+/* A mountinfo path field in place: "\\ooo" stands for one byte. */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* Mount point mp (absolute, real) lies strictly under source i and on
+ * another device than it: excluded by its path in the source. */
+static int exclude_mount(struct mksq_argv *out, const struct mksq_sources *src,
+			 int i, const char *root, dev_t dev, const char *mp)
+{
+	size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	struct stat st;
+	char *esc;
+	int r;
+
+	if (strncmp(mp, root, n) != 0 || mp[n] != '/' || mp[n + 1] == '\0' ||
+	    lstat(mp, &st) != 0 || st.st_dev == dev)
+		return 0;
+	if ((esc = escape(mp + n + 1)) == NULL)
+		return -1;
+	r = push_anchored(out, src->name[i], esc);
+	free(esc);
+	return r;
+}
+
+/* The mount points in f against each source directory (root[i], on
+ * dev[i]; root[i] NULL for a source that is not one). */
+static int each_mount(struct mksq_argv *out, const struct mksq_sources *src,
+		      char **root, const dev_t *dev, FILE *f)
+{
+	char *line = NULL, *mp;
+	size_t cap = 0;
+	int r = 0;
+
+	while (r == 0 && getline(&line, &cap, f) >= 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		mp = line;
+		for (int k = 0; k < 4 && mp != NULL; k++)
+			mp = strchr(mp, ' ') ? strchr(mp, ' ') + 1 : NULL;
+		if (mp == NULL || strchr(mp, ' ') == NULL)
+			continue;
+		*strchr(mp, ' ') = '\0';
+		unescape_octal(mp);
+		for (int i = 0; r == 0 && i < src->n; i++)
+			if (root[i] != NULL)
+				r = exclude_mount(out, src, i, root[i], dev[i], mp);
+	}
+	free(line);
+	return r;
+}
+
+int mksq_exclude_mounts(struct mksq_argv *out, const struct mksq_sources *src)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char **root = calloc((size_t)src->n + 1, sizeof(*root));
+	dev_t *dev = calloc((size_t)src->n + 1, sizeof(*dev));
+	int r = root != NULL && dev != NULL ? 0 : -1;
+	struct stat st;
+
+	/* no mount table: dir2img still stops at mount points */
+	for (int i = 0; r == 0 && f != NULL && i < src->n; i++) {
+		root[i] = realpath(src->path[i], NULL);
+		if (root[i] != NULL && (stat(root[i], &st) != 0 || !S_ISDIR(st.st_mode))) {
+			free(root[i]);
+			root[i] = NULL;
+		}
+		dev[i] = root[i] != NULL ? st.st_dev : 0;
+	}
+	if (r == 0 && f != NULL)
+		r = each_mount(out, src, root, dev, f);
+	for (int i = 0; root != NULL && i < src->n; i++)
+		free(root[i]);
+	free(root);
+	free(dev);
+	if (f != NULL)
+		fclose(f);
+	return r;
 }
 
 /* One exclude per line; blank lines and lines starting with '#' are

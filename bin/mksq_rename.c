@@ -15,11 +15,18 @@
  * The entries of one source directory that join the root are scanned as
  * they are, so the writer renames them as they come (sqp_writer_rename),
  * decided here in readdir order, the order mksquashfs decides in.
+ *
+ * mksquashfs names an entry first and asks its excludes after (by the
+ * new name with -wildcards), and an entry it leaves out frees the name
+ * it was given. So an entry or a source is decided here the same way,
+ * and one left out takes no name: a source is then not given to the
+ * packer at all (mksq_base.drop).
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +52,7 @@ static int taken(const struct mksq_base *b, char **mine, int n, const char *name
 	    bsearch(&name, b->names, b->count, sizeof(char *), name_cmp) != NULL)
 		return 1;
 	for (int i = 0; i < n; i++)
-		if (strcmp(mine[i], name) == 0)
+		if (mine[i] != NULL && strcmp(mine[i], name) == 0)
 			return 1;
 	return 0;
 }
@@ -57,17 +64,22 @@ struct listing {
 	size_t *pos;     /* pos[i]: where sorted[i] comes in name[] */
 	char **sorted;
 	unsigned char *out; /* out[i]: name[i] is excluded, takes no name */
+	char **as;       /* as[i]: name[i]'s new name, or NULL */
 	size_t n;
 };
 
 static void listing_free(struct listing *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->name[i]);
+		if (l->as != NULL)
+			free(l->as[i]);
+	}
 	free(l->name);
 	free(l->pos);
 	free(l->sorted);
 	free(l->out);
+	free(l->as);
 }
 
 static int read_listing(DIR *d, struct listing *l)
@@ -94,7 +106,8 @@ static int read_listing(DIR *d, struct listing *l)
 	l->sorted = malloc((l->n + 1) * sizeof(*l->sorted));
 	l->pos = malloc((l->n + 1) * sizeof(*l->pos));
 	l->out = calloc(l->n + 1, 1);
-	if (l->sorted == NULL || l->pos == NULL || l->out == NULL)
+	l->as = calloc(l->n + 1, sizeof(*l->as));
+	if (l->sorted == NULL || l->pos == NULL || l->out == NULL || l->as == NULL)
 		return -1;
 	if (l->n > 0) { /* an empty directory's name[] is NULL */
 		memcpy(l->sorted, l->name, l->n * sizeof(*l->sorted));
@@ -140,11 +153,18 @@ static char *try_next(const char *orig, const char *used, int k)
 	return next;
 }
 
-/* Entry `cur`, whose name is taken: NAME_1, NAME_2... until one is not,
- * told as mksquashfs tells it, and kept as a rename for the writer,
- * unless the entry is excluded: mksquashfs renames it, then leaves it
- * out, so its new name stays free. */
-static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t cur)
+/*
+ * Entry `cur` as mksquashfs's scan meets it: a taken name becomes NAME_1,
+ * NAME_2... until one is not, told as mksquashfs tells it; then it is
+ * left out when `gone` (it cannot be statted, or lies on another file
+ * system with -one-file-system: mksquashfs ignores it) or excluded, on
+ * the new name with -wildcards (mksquashfs matches the name the entry
+ * has by then), else on the entry's own path (an exact exclude names the
+ * file). One left out frees its new name; one kept and renamed is kept
+ * as a rename for the writer. 0 or -1 (memory).
+ */
+static int flat_one(struct mksq_append *ap, struct listing *l, size_t cur,
+		    int gone, const struct sqp_policy *p, int wildcards)
 {
 	const char *orig = l->name[cur];
 	char *name = NULL, *next, **v;
@@ -157,28 +177,26 @@ static int flat_rename(struct mksq_append *ap, const struct listing *l, size_t c
 		free(name);
 		name = next;
 	}
-	if (l->out[cur]) {
-		free(name);
+	l->as[cur] = name;
+	l->out[cur] = gone || sqp_policy_excluded(p, wildcards && name ? name : orig) == 1;
+	if (name == NULL || l->out[cur])
 		return 0;
-	}
-	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL ||
-	    (v[ap->nren] = strdup(orig)) == NULL) {
-		if (v != NULL)
-			ap->ren = v;
-		free(name);
+	if ((v = realloc(ap->ren, (ap->nren + 2) * sizeof(*v))) == NULL)
+		return -1;
+	ap->ren = v;
+	if ((v[ap->nren] = strdup(orig)) == NULL ||
+	    (v[ap->nren + 1] = strdup(name)) == NULL) {
+		free(v[ap->nren]);
 		return -1;
 	}
-	ap->ren = v;
-	v[ap->nren + 1] = name;
 	ap->nren += 2;
 	return 0;
 }
 
-/* Mark the entries the line's excludes leave out, asking a policy with
- * the same --exclude patterns the packer gets (they name an entry of one
- * source directory by its path from the root). 0, or -1 after a
- * message. */
-static int mark_excluded(struct listing *l, const struct mksq_args *args)
+/* The excludes of the line, asked by a policy with the same --exclude
+ * patterns the packer gets (they name an entry of one source directory
+ * by its path from the root). NULL after a message. */
+static struct sqp_policy *excludes(const struct mksq_args *args)
 {
 	struct sqp_policy_desc pd = { 0 };
 	struct sqp_policy *p = NULL;
@@ -187,13 +205,33 @@ static int mark_excluded(struct listing *l, const struct mksq_args *args)
 	for (int i = 0; r == 0 && i < args->argv.n; i++)
 		if (strncmp(args->argv.v[i], "--exclude=", 10) == 0)
 			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
-	for (size_t i = 0; r == 0 && i < l->n; i++)
-		l->out[i] = sqp_policy_excluded(p, l->name[i]) == 1;
-	if (r != 0)
-		fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
-			sqp_policy_error(p) : sqp_strerror(r));
+	if (r == 0)
+		return p;
+	fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
+		sqp_policy_error(p) : sqp_strerror(r));
 	sqp_policy_destroy(p);
-	return r == 0 ? 0 : -1;
+	return NULL;
+}
+
+/* With -wildcards and an entry renamed: every entry with the name it
+ * takes, for the translation of the excludes (mksq_exclude.c). */
+static int keep_top(struct mksq_base *b, const struct listing *l)
+{
+	size_t renamed = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		renamed += l->as[i] != NULL;
+	if (renamed == 0)
+		return 0;
+	if ((b->top = calloc(l->n, sizeof(*b->top))) == NULL ||
+	    (b->top_as = calloc(l->n, sizeof(*b->top_as))) == NULL)
+		return -1;
+	b->ntop = l->n;
+	for (size_t i = 0; i < l->n; i++)
+		if ((b->top[i] = strdup(l->name[i])) == NULL ||
+		    (b->top_as[i] = strdup(l->as[i] ? l->as[i] : l->name[i])) == NULL)
+			return -1;
+	return 0;
 }
 
 /*
@@ -207,7 +245,9 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 {
 	struct listing l = { 0 };
 	const char *src = args->src[0];
+	struct sqp_policy *p = NULL;
 	DIR *d = opendir(src);
+	struct stat sd;
 	int r = 0;
 
 	if (d == NULL)
@@ -215,36 +255,56 @@ static int flat_renames(struct mksq_append *ap, const struct mksq_args *args)
 	if (read_listing(d, &l) != 0) {
 		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno ? errno : ENOMEM));
 		r = -1;
-	} else {
-		r = mark_excluded(&l, args);
+	} else if ((p = excludes(args)) == NULL) {
+		r = -1;
 	}
-	for (size_t i = 0; r == 0 && i < l.n; i++)
-		if (flat_taken(ap, &l, i, l.name[i]) && flat_rename(ap, &l, i) != 0) {
+	if (r == 0 && fstat(dirfd(d), &sd) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", src, strerror(errno));
+		r = -1;
+	}
+	for (size_t i = 0; r == 0 && i < l.n; i++) {
+		struct stat st;
+		int gone = fstatat(dirfd(d), l.name[i], &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			   (args->one_fs && st.st_dev != sd.st_dev);
+
+		if ((r = flat_one(ap, &l, i, gone, p, args->wildcards)) != 0)
 			fprintf(stderr, PROG ": out of memory\n");
-			r = -1;
-		}
+	}
+	if (r == 0 && args->wildcards && keep_top(&ap->base, &l) != 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		r = -1;
+	}
+	sqp_policy_destroy(p);
 	listing_free(&l);
 	closedir(d);
 	return r == 0 ? 0 : 1;
+}
+
+/* The directory of our own in TMPDIR that holds the renamed sources'
+ * links; left NULL when it cannot be made (errno says why). */
+static void make_stage(struct mksq_append *ap)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (ap->stage != NULL)
+		return;
+	if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
+		     tmp && tmp[0] ? tmp : "/tmp") < 0) {
+		ap->stage = NULL;
+	} else if (mkdtemp(ap->stage) == NULL) {
+		free(ap->stage);
+		ap->stage = NULL;
+	}
 }
 
 /* Link stage/name to source i and make it the path packed. */
 static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		      const char *name)
 {
-	const char *tmp = getenv("TMPDIR");
 	char *real = realpath(src, NULL);
 	int r = -1;
 
-	if (ap->stage == NULL) {
-		if (asprintf(&ap->stage, "%s/sqpack-mksquashfs.XXXXXX",
-			     tmp && tmp[0] ? tmp : "/tmp") < 0) {
-			ap->stage = NULL;
-		} else if (mkdtemp(ap->stage) == NULL) {
-			free(ap->stage);
-			ap->stage = NULL;
-		}
-	}
+	make_stage(ap);
 	if (ap->base.src == NULL) {
 		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
 		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
@@ -262,21 +322,30 @@ static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 	return r == 0 ? 0 : 1;
 }
 
-int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+/* Source n, named `name` in the image, is left out: with -wildcards,
+ * an exclude matches the name it takes (mksquashfs's dir_scan1 asks
+ * excluded() after scan1_encomp_readdir named it), and its name is free
+ * again. 1 when it is. */
+static int source_out(struct mksq_append *ap, const struct mksq_args *args,
+		      const struct sqp_policy *p, int n, const char *name)
 {
-	struct stat sb;
-	char **mine;
-	int r = 0, n;
-
-	if (args->tar || args->nsrc == 0)
+	if (!args->wildcards || sqp_policy_excluded(p, name) != 1)
 		return 0;
-	if (args->nsrc == 1 && !args->keep_dir &&
-	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
-		return flat_renames(ap, args);
-	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
+	if (ap->base.drop == NULL &&
+	    (ap->base.drop = calloc((size_t)args->nsrc, 1)) == NULL)
+		return -1;
+	ap->base.drop[n] = 1;
+	return 1;
+}
+
+/* Several sources, or -keep-as-directory: each a top-level entry named
+ * after its path, renamed NAME_1... when the name is taken, through a
+ * link of the new name (stage_link). */
+static int named_sources(struct mksq_append *ap, const struct mksq_args *args,
+			 char **mine, const struct sqp_policy *p)
+{
+	int r = 0, n, out;
+
 	for (n = 0; r == 0 && n < args->nsrc; n++) {
 		char *name = mksq_source_name(args->src[n]), *next;
 		char *orig = name != NULL ? strdup(name) : NULL;
@@ -289,21 +358,74 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 			name = next;
 			renamed = 1;
 		}
-		if (orig == NULL || name == NULL) {
-			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
-			free(orig);
-			free(name);
-			r = 1;
-			break;
-		}
+		out = orig != NULL && name != NULL ? source_out(ap, args, p, n, name) : -1;
 		free(orig);
+		if (out < 0) {
+			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
+			free(name);
+			return 1;
+		}
+		if (out) {
+			free(name);
+			continue;
+		}
 		mine[n] = name;
 		if (renamed)
 			r = stage_link(ap, args->nsrc, n, args->src[n], name);
 	}
-	for (int i = 0; i < n; i++)
+	return r;
+}
+
+/* Sources left out: the packer gets the others, and when one is left it
+ * stays a top-level directory (mksq_base.keep_dir); none left, an empty
+ * directory of ours stands for them, packed as the root, so the image
+ * has the root mksquashfs makes and nothing in it. 0 or 1 after a
+ * message. */
+static int all_out(struct mksq_append *ap, const struct mksq_args *args)
+{
+	int kept = 0;
+
+	for (int i = 0; i < args->nsrc; i++)
+		kept += !ap->base.drop[i];
+	/* -keep-as-directory already says so */
+	ap->base.keep_dir = kept == 1 && !args->keep_dir;
+	if (kept > 0)
+		return 0;
+	make_stage(ap);
+	if (ap->stage == NULL) {
+		fprintf(stderr, PROG ": an empty directory in TMPDIR: %s\n", strerror(errno));
+		return 1;
+	}
+	ap->base.empty = ap->stage;
+	return 0;
+}
+
+int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
+{
+	struct sqp_policy *p;
+	struct stat sb;
+	char **mine;
+	int r;
+
+	if (args->tar || args->nsrc == 0)
+		return 0;
+	if (args->nsrc == 1 && !args->keep_dir &&
+	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
+		return flat_renames(ap, args);
+	if ((p = excludes(args)) == NULL)
+		return 1;
+	if ((mine = calloc((size_t)args->nsrc, sizeof(*mine))) == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		sqp_policy_destroy(p);
+		return 1;
+	}
+	r = named_sources(ap, args, mine, p);
+	if (r == 0 && ap->base.drop != NULL)
+		r = all_out(ap, args);
+	for (int i = 0; i < args->nsrc; i++)
 		free(mine[i]);
 	free(mine);
+	sqp_policy_destroy(p);
 	return r;
 }
 
@@ -316,10 +438,30 @@ static int unstage(struct sqp_writer *w, void *user)
 	return 0;
 }
 
+/* The translation v, its sources from index first on after those left
+ * out were taken away: the one left kept a top-level directory, or an
+ * empty directory for none. 0 or 1 after a message. */
+static int patch_kept(const struct mksq_append *ap, struct mksq_argv *v, int first)
+{
+	int dashes = first - 2; /* "--" DEST SOURCE... */
+
+	if (ap->base.empty != NULL && mksq_argv_push(v, ap->base.empty) == 0)
+		return 0;
+	if (ap->base.keep_dir && mksq_argv_push(v, "--keep-dir") == 0) {
+		char *opt = v->v[v->n - 1];
+
+		memmove(&v->v[dashes + 1], &v->v[dashes], (size_t)(v->n - 1 - dashes) * sizeof(char *));
+		v->v[dashes] = opt;
+		return 0;
+	}
+	fprintf(stderr, PROG ": out of memory\n");
+	return 1;
+}
+
 int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 {
 	struct mksq_argv *v = &args->argv;
-	int r;
+	int r, kept = 0;
 
 	memset(ap, 0, sizeof(*ap));
 	ap->fd = -1;
@@ -327,11 +469,18 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 	if (args->tar || args->nsrc < 2)
 		return 0;
 	r = mksq_append_sources(ap, args);
-	/* the translation ends with "--", DEST and the sources */
-	for (int i = 0; r == 0 && ap->base.src != NULL && i < args->nsrc; i++) {
-		char **slot = &v->v[v->n - args->nsrc + i], *copy;
+	/* the translation ends with "--", DEST and the sources; last first,
+	 * so that a source left out moves none still to be patched */
+	for (int i = args->nsrc, first = v->n - args->nsrc; r == 0 && i-- > 0;) {
+		char **slot = &v->v[first + i], *copy;
 
-		if (ap->base.src[i] == NULL)
+		if (ap->base.drop != NULL && ap->base.drop[i]) {
+			free(*slot);
+			memmove(slot, slot + 1, (size_t)(&v->v[v->n] - slot) * sizeof(*slot));
+			v->n--;
+			continue;
+		}
+		if (ap->base.src == NULL || ap->base.src[i] == NULL)
 			continue;
 		if ((copy = strdup(ap->base.src[i])) == NULL) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -341,7 +490,11 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 		free(*slot);
 		*slot = copy;
 	}
-	if (r == 0 && ap->base.src != NULL)
+	for (int i = 0; i < args->nsrc; i++)
+		kept += ap->base.drop == NULL || !ap->base.drop[i];
+	if (r == 0 && (ap->base.keep_dir || ap->base.empty != NULL))
+		r = patch_kept(ap, v, v->n - kept);
+	if (r == 0 && (ap->base.src != NULL || ap->stage != NULL))
 		tool_run_set_base(unstage, ap, NULL);
 	return r;
 }

@@ -219,13 +219,25 @@ static void print_summary(const struct tool_run *r, const char *what)
 	       (unsigned long long)st.inodes, (unsigned long long)st.bytes_in, what,
 	       (unsigned long long)st.image_bytes, codec, opt->desc.codec.block_size);
 	printf("  blocks: %llu stored (%llu uncompressed, %llu of them not worth trying), "
-	       "%llu sparse, %llu shared; %llu fragment blocks, %llu tails shared; "
-	       "%llu whole files shared\n",
+	       "%llu sparse, %llu shared; ",
 	       (unsigned long long)st.blocks_written, (unsigned long long)st.blocks_raw,
 	       (unsigned long long)st.blocks_probed_raw,
-	       (unsigned long long)st.blocks_sparse, (unsigned long long)st.blocks_deduped,
-	       (unsigned long long)st.fragment_blocks, (unsigned long long)st.tails_deduped,
-	       (unsigned long long)st.files_deduped);
+	       (unsigned long long)st.blocks_sparse, (unsigned long long)st.blocks_deduped);
+	/* EROFS has no fragment blocks: its fragments are one packed inode
+	 * (dump.erofs's "packed nid"), made when asked and compressed; with
+	 * dedup, equal tails in it are shared. */
+	if (opt->desc.format == SQP_FORMAT_EROFS) {
+		int packed = opt->desc.codec.id != 0 && (opt->desc.flags & SQP_WRITE_EROFS_FRAGMENTS);
+
+		printf("fragments %s", packed ? "in the packed inode" : "none");
+		if (packed && (opt->desc.flags & SQP_WRITE_EROFS_DEDUPE))
+			printf(", %llu tails shared", (unsigned long long)st.tails_deduped);
+		printf("; ");
+	} else
+		printf("%llu fragment blocks, %llu tails shared; ",
+		       (unsigned long long)st.fragment_blocks,
+		       (unsigned long long)st.tails_deduped);
+	printf("%llu whole files shared\n", (unsigned long long)st.files_deduped);
 	printf("  dedup: %llu blocks and tails hashed, %llu hash matches refuted, "
 	       "%llu runs continued from another copy; %llu read-backs on workers, "
 	       "%llu files replayed\n",

@@ -37,10 +37,16 @@ struct counts {
 struct above {          /* a directory made on the way to the selection */
 	char *path;
 	struct sqp_inode_info info;
+	int there;          /* already in DEST, and no -f: not made */
 };
 
 struct plan {
 	struct counts c;
+	/* Counted in c but not made: on the way to the selection, a
+	 * directory already in DEST (no -f) and what it holds. */
+	struct counts gone;
+	int dest;           /* DEST when it exists already, else -1 */
+	size_t there;       /* the last of dirs there + 1; 0: none yet */
 	char **paths;       /* img2dir's subtrees; none: the whole image */
 	size_t npaths, cap;
 	struct above *dirs;
@@ -92,6 +98,18 @@ static int below(const char *path, const char *top)
 	return top[0] == '\0' || (strncmp(path, top, n) == 0 && path[n] == '/');
 }
 
+/* Whether a directory on the way is in DEST already, which unsquashfs
+ * 4.5.1 does not enter without -f (DEST itself it does). A stat only:
+ * its parents were checked before it, so none is a symlink. */
+static int in_dest(const struct plan *p, const struct unsq_opts *o,
+		   const char *path)
+{
+	struct stat st;
+
+	return p->dest >= 0 && !o->force && path[0] != '\0' &&
+	       fstatat(p->dest, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* One entry of the walk into the plan; -1: out of memory. */
 static int plan_entry(struct plan *p, const struct unsq_opts *o,
 		      const struct sqp_walk_entry *e, uint32_t bs)
@@ -103,6 +121,10 @@ static int plan_entry(struct plan *p, const struct unsq_opts *o,
 	if (s == UNSQ_OUT || (o->max_depth && e->depth >= o->max_depth))
 		return 0;
 	count(&p->c, e, bs);
+	if (p->there > 0 && below(e->path, p->dirs[p->there - 1].path)) {
+		count(&p->gone, e, bs);
+		return 0;
+	}
 	if (p->whole || (p->npaths > 0 && below(e->path, p->paths[p->npaths - 1])))
 		return 0;
 	/* Below -max-depth's last level nothing is taken: directories are
@@ -124,7 +146,12 @@ static int plan_entry(struct plan *p, const struct unsq_opts *o,
 	    (copy = strdup(e->path)) == NULL)
 		return -1;
 	p->dirs[p->ndirs].path = copy;
-	p->dirs[p->ndirs++].info = e->info;
+	p->dirs[p->ndirs].info = e->info;
+	p->dirs[p->ndirs].there = in_dest(p, o, e->path);
+	if (p->dirs[p->ndirs++].there) {
+		p->there = p->ndirs;
+		p->gone.dirs++;
+	}
 	return 0;
 }
 
@@ -261,7 +288,8 @@ fail:
 	return -1;
 }
 
-static void summary(const struct counts *c)
+/* What was made: c, less what was gone already. */
+static void summary(const struct counts *c, const struct counts *gone)
 {
 	static const char *const what[][2] = {
 		{ "file", "files" }, { "directory", "directories" },
@@ -269,8 +297,10 @@ static void summary(const struct counts *c)
 		{ "fifo", "fifos" }, { "socket", "sockets" },
 		{ "hardlink", "hardlinks" },
 	};
-	const unsigned long long n[] = { c->files, c->dirs, c->symlinks,
-		c->devices, c->fifos, c->sockets, c->hardlinks };
+	const unsigned long long n[] = { c->files - gone->files,
+		c->dirs - gone->dirs, c->symlinks - gone->symlinks,
+		c->devices - gone->devices, c->fifos - gone->fifos,
+		c->sockets - gone->sockets, c->hardlinks - gone->hardlinks };
 
 	putchar('\n');
 	for (size_t i = 0; i < 7; i++)
@@ -364,6 +394,33 @@ static void on_skipped(void *user, const char *path, uint32_t mode)
 		c->p->c.sockets--;
 }
 
+/* The directories on the way already in DEST: with -ignore-errors each
+ * is warned about (neither it nor what it holds is made); without, the
+ * first one ends the extraction in its turn, as in unsquashfs 4.5.1.
+ * *stop is that one (p->ndirs: none); returns how many of p->paths come
+ * before it, which are extracted. */
+static size_t before_there(const struct unsq_opts *o, const struct plan *p,
+			   size_t *stop)
+{
+	size_t n = 0;
+
+	*stop = p->ndirs;
+	for (size_t i = 0; i < p->ndirs; i++) {
+		if (!p->dirs[i].there)
+			continue;
+		if (o->ignore_errors) {
+			errno = EEXIST;
+			(void)nonfatal(o, p->dirs[i].path, "making the directory");
+		} else if (*stop == p->ndirs) {
+			*stop = i;
+		}
+	}
+	while (n < p->npaths && (*stop == p->ndirs ||
+	       walk_order(p->paths[n], p->dirs[*stop].path) < 0))
+		n++;
+	return n;
+}
+
 static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	       struct plan *p, struct unsq_progress *pg)
 {
@@ -371,6 +428,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	struct info_ctx ic = { img, o, p, 0, pg, 0 };
 	struct sqp_img2dir_desc xd = { sizeof(xd), o->jobs, 0, NULL, 0, unsq_xattr_keep,
 				       (void *)o, on_entered, on_skipped, &ic };
+	size_t stop = p->ndirs;
 	int ret = 0;
 
 	sqp_image_get_info(img, &ii);
@@ -387,12 +445,21 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 		   (o->ignore_errors ? SQP_IMG2DIR_IGNORE_WRITES : 0);
 	if (!p->whole) {
 		xd.paths = (const char *const *)p->paths;
-		xd.path_count = p->npaths;
+		xd.path_count = before_there(o, p, &stop);
 	}
-	if (p->whole || p->npaths > 0)
+	if (p->whole || xd.path_count > 0)
 		ret = sqp_image_to_dir(img, dest, &xd);
 	if (ret == 0 && o->info)
-		ret = info_above(&ic, NULL);
+		ret = info_above(&ic, stop < p->ndirs ? p->dirs[stop].path : NULL);
+	if (ret == 0 && stop < p->ndirs) {
+		/* Named, as unsquashfs names a directory before making it. */
+		if (o->info)
+			info_line(&ic, p->dirs[stop].path, &p->dirs[stop].info);
+		fflush(stdout);
+		fprintf(stderr, "%s: '%s': already exists (not replaced without "
+			"-f)\n", unsq_prog(o), p->dirs[stop].path);
+		return -1;
+	}
 	if (ret != 0) {
 		fflush(stdout);
 		fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img)[0] ?
@@ -400,7 +467,7 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 		return -1;
 	}
 	for (size_t i = p->ndirs; i-- > 0;)
-		if (fix_dir(img, o, dest, &p->dirs[i]) != 0)
+		if (!p->dirs[i].there && fix_dir(img, o, dest, &p->dirs[i]) != 0)
 			return -1;
 	return 0;
 }
@@ -414,8 +481,13 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
 
 	memset(&p, 0, sizeof(p));
-	if (walk(img, o, &p) != 0)
+	p.dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = walk(img, o, &p) != 0;
+	if (p.dest >= 0)
+		close(p.dest);
+	if (ret != 0)
 		goto out;
+	ret = 1;
 	if (mkdir(o->dest, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
 		goto out;
@@ -439,7 +511,7 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 		if ((!o->no_progress && !o->info) || o->percentage)
 			unsq_progress_end(&pg);
 		if (!o->quiet)
-			summary(&p.c);
+			summary(&p.c, &p.gone);
 		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;
 	} else if (pg.live) {
 		putchar('\n');     /* end the bar's line */

@@ -112,6 +112,7 @@ static void report_erofs(const struct unsq_opts *o, const struct sqp_image_info 
 	common_lines(o, ii);
 	printf("Compression %s\n", codecs);
 	printf("Block size %u\n", (unsigned)ii->block_size);
+	printf("Number of inodes %llu\n", (unsigned long long)ii->inodes);
 }
 
 static void report(const struct unsq_opts *o, const struct sqp_image_info *ii,

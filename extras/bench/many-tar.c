@@ -42,9 +42,18 @@ static unsigned char *out_room(size_t n)
 	return out_buf + out_len - n;
 }
 
-static void octal(unsigned char *field, size_t width, uint64_t value)
+/* VALUE as width - 1 octal digits and a NUL; -1 when it needs more
+ * digits (written by hand: snprintf would cut it short silently). */
+static int octal(unsigned char *field, size_t width, uint64_t value)
 {
-	snprintf((char *)field, width, "%0*llo", (int)width - 1, (unsigned long long)value);
+	size_t i = width - 1;
+
+	field[i] = '\0';
+	while (i-- > 0) {
+		field[i] = (unsigned char)('0' + (value & 7));
+		value >>= 3;
+	}
+	return value == 0 ? 0 : -1;
 }
 
 static int header(const char *name, uint64_t size, char type, unsigned mode)
@@ -57,19 +66,17 @@ static int header(const char *name, uint64_t size, char type, unsigned mode)
 		return -1;
 	memset(h, 0, 512);
 	memcpy(h, name, strlen(name));
-	octal(h + 100, 8, mode);
-	octal(h + 108, 8, 0);
-	octal(h + 116, 8, 0);
-	octal(h + 124, 12, size);
-	octal(h + 136, 12, MTIME);
+	if (octal(h + 100, 8, mode) != 0 || octal(h + 108, 8, 0) != 0 ||
+	    octal(h + 116, 8, 0) != 0 || octal(h + 124, 12, size) != 0 ||
+	    octal(h + 136, 12, MTIME) != 0)
+		return -1;
 	h[156] = (unsigned char)type;
 	memcpy(h + 257, "ustar", 6);
 	memcpy(h + 263, "00", 2);
 	memset(h + 148, ' ', 8);
 	for (i = 0; i < 512; ++i)
 		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	return 0;
+	return octal(h + 148, 7, sum); /* six digits, NUL, the space left */
 }
 
 static int file_entry(uint64_t dir, unsigned f, uint64_t index, uint64_t total,

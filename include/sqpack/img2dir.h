@@ -24,18 +24,33 @@ extern "C" {
 #define SQP_IMG2DIR_STRICT 0x0010    /* what is otherwise only warned
 					about (below) is an error */
 #define SQP_IMG2DIR_IGNORE_WRITES 0x0020  /* a regular file that cannot
-					     be created or written (left
-					     incomplete), a directory or
+					     be created or written (then
+					     removed), a directory or
 					     hard link that cannot be
 					     made (a directory's entries
 					     then skipped) or an xattr
 					     that cannot be set is
 					     warned about, not an error */
-#define SQP_IMG2DIR_LENIENT 0x0040   /* as unsquashfs: a symlink, device,
-					fifo or socket that cannot be
-					made, an owner, mode or time
-					that cannot be set, is warned
-					about, not an error */
+#define SQP_IMG2DIR_LENIENT 0x0040   /* as unsquashfs 4.5.1: a symlink,
+					device, fifo or socket that
+					cannot be made, an owner, mode
+					or time that cannot be set, is
+					warned about, not an error (a
+					fifo or socket even with STRICT),
+					and a symlink or node whose
+					attributes were refused is
+					reported through skipped(). Its
+					xattrs: with NO_OWNER only
+					user.* is tried (the first other
+					one is warned about); a file
+					system without xattrs is warned
+					about once, then none is tried;
+					any other refusal is an error
+					unless IGNORE_WRITES. Without
+					FORCE, an existing directory is
+					an error, an existing regular
+					file replaced (other entries in
+					the way stay errors). */
 
 struct sqp_img2dir_desc {
 	size_t struct_size;  /* sizeof(struct sqp_img2dir_desc): see sqpack/api.h */
@@ -60,8 +75,10 @@ struct sqp_img2dir_desc {
 	/* Optional, on the same thread: an entry that was warned about and
 	 * not made (a device node without privilege; with IGNORE_WRITES or
 	 * LENIENT what they let pass), or one below a directory not made
-	 * (not warned about), so a tool counts what it made. mode is the
-	 * entry's, or 0 for a hard link (a second name of an inode). */
+	 * (not warned about), or with LENIENT a symlink or node made whose
+	 * attributes were refused (unsquashfs does not count it), so a
+	 * tool counts what it made. mode is the entry's, or 0 for a hard
+	 * link (a second name of an inode). */
 	void (*skipped)(void *user, const char *path, uint32_t mode);
 	void *cb_user;                /* for entered() and skipped() */
 	/* Fields are only ever added after this one. */

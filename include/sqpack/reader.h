@@ -63,6 +63,14 @@ struct sqp_image_info {
 	 * (an image of mkfs.erofs -E legacy-compress shows 0). codec, above,
 	 * is the lowest of these ids (0 when none). */
 	uint32_t codecs;
+	/* The superblock's count of inodes: SquashFS's inode count, EROFS's
+	 * inos (inode_count is there the range of slots that inode numbers
+	 * are drawn from, larger). */
+	uint64_t inodes;
+	/* EROFS: the ref of the packed inode (the superblock's packed nid),
+	 * whose data is the fragments: compressed files' tails and small
+	 * files, compressed together; 0 when there is none, and SquashFS. */
+	uint64_t packed_ref;
 };
 /* 0, or SQP_ERR_ARG when info->size is unset (a code only: the image
  * is const). */

@@ -257,11 +257,14 @@ SQP_API int sqp_image_get_info(const struct sqp_image *img,
 		.bytes_used = img->sb.bytes_used,
 		.format = SQP_FORMAT_SQUASHFS,
 		.codecs = 1u << img->sb.compressor,
+		.inodes = img->sb.inode_count,
 	};
 
 	if (img->ero != NULL) {
 		all.format = SQP_FORMAT_EROFS;
 		all.codecs = rd_erofs_codecs(img->ero);
+		all.inodes = img->ero->sb.inos;
+		all.packed_ref = img->ero->sb.packed_nid;
 		/* The lowest id, 0 for none: what a caller of the first
 		 * version, which knows one codec, sees. */
 		all.codec = 0;

@@ -60,7 +60,7 @@ static int on_start(void *user, struct rd_bentry *be)
 		return 0;
 	if (e->kind == D_HARDLINK)
 		return i2d_hard_link(t, e, e->parent);
-	e->fd = dirfs_create(e->parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
+	e->fd = i2d_create(t, e, e->parent);
 	return e->fd < 0 ? i2d_create_failed(t, e) : 0;
 }
 
@@ -136,12 +136,14 @@ static int on_end(void *user, struct rd_bentry *be)
 		else
 			atomic_store(&e->werr, -errno);
 	}
-	/* An incomplete file (IGNORE_WRITES) is left as it is. */
+	/* An incomplete file (IGNORE_WRITES) is removed; one never
+	 * created (fd -1) was warned about then. A file's or directory's
+	 * refused attribute does not change what is counted. */
 	if (e->kind == D_FILE && atomic_load(&e->werr) != 0) {
 		if (e->fd >= 0)
-			r = i2d_warn(t, e, "writing", atomic_load(&e->werr));
-	} else if (r == 0) {
-		r = i2d_apply(t, e, e->fd, -1);
+			r = i2d_drop_file(t, e);
+	} else if (r == 0 && (r = i2d_apply(t, e, e->fd, -1)) > 0) {
+		r = 0;
 	}
 	if (e->fd >= 0 && close(e->fd) != 0 && r == 0)
 		r = i2d_failed(t, e, "closing", -errno);
@@ -316,7 +318,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
 			     desc->xattr_keep, desc->xattr_user, desc, 0,
-			     { 0 } };
+			     { 0 }, 0, 0 };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
 	bd.jobs = desc->jobs;

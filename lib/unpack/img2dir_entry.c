@@ -6,7 +6,9 @@
  * the system says no, and where each refusal is sorted: an error that
  * ends the extraction, or one the caller's flags make a warning (an
  * owner or xattr the system refuses, a device without privilege; with
- * IGNORE_WRITES a file that cannot be created).
+ * IGNORE_WRITES a file that cannot be created). With LENIENT the sorting
+ * is unsquashfs 4.5.1's, entry type by entry type, so that
+ * sqpack-unsquashfs exits as it does and counts what it counts.
  *
  * Invariant: every entry is made by one name relative to a directory
  * descriptor (dirfs.c), and its parent is the one img2dir.c keeps at
@@ -17,6 +19,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,46 +51,92 @@ int i2d_failed(struct todir *t, struct dent *e, const char *what, int neg)
 		      what, strerror(-neg));
 }
 
-int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg)
+/* A refusal told through the image's warn function. */
+static void tell(struct todir *t, struct dent *e, const char *what, int neg)
 {
 	char msg[SQP_ERRMSG_MAX];
 
-	if (t->flags & SQP_IMG2DIR_STRICT)
-		return i2d_failed(t, e, what, neg);
 	if (t->img->warn == NULL)
-		return 0;
+		return;
 	snprintf(msg, sizeof(msg), "'%s': %s: %s", e->path, what,
 		 strerror(-neg));
 	t->img->warn(t->img->warn_user, msg);
+}
+
+int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg)
+{
+	if (t->flags & SQP_IMG2DIR_STRICT)
+		return i2d_failed(t, e, what, neg);
+	tell(t, e, what, neg);
 	return 0;
 }
 
 /* An attribute the system refused: a warning when soft (the error is
- * one the flags let pass), else an error. */
+ * one the flags let pass; then 1), else an error. */
 static int refused(struct todir *t, struct dent *e, const char *what,
 		   int neg, int soft)
 {
-	return soft ? i2d_warn(t, e, what, neg) : i2d_failed(t, e, what, neg);
+	int r = soft ? i2d_warn(t, e, what, neg) : i2d_failed(t, e, what, neg);
+
+	return r != 0 ? r : 1;
+}
+
+/* One xattr, set or refused. Without LENIENT, a file system or user
+ * that may not hold it (EPERM, ENOTSUP, EACCES) is a warning. LENIENT
+ * sorts as unsquashfs 4.5.1 does: without owners (not root) only user.*
+ * is tried, the first other one warned about and the rest passed over
+ * in silence; a file system without xattrs (ENOTSUP) is warned about
+ * once and no xattr set after it; any other refusal (a user.* xattr on
+ * a symlink: EPERM) is an error unless IGNORE_WRITES. 0, 1 (refused,
+ * warned) or an error. */
+static int set_xattr(struct todir *t, struct dent *e, int fd, int parent,
+		     const struct sqp_xattr *x)
+{
+	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r;
+
+	if (lenient && t->xattrs_off)
+		return 0;
+	if (lenient && (t->flags & SQP_IMG2DIR_NO_OWNER) &&
+	    strncmp(x->key, "user.", 5) != 0) {
+		if (t->nonuser_told)
+			return 0;
+		t->nonuser_told = 1;
+		return refused(t, e, x->key, -EPERM, 1);
+	}
+	if ((r = dirfs_xattr(fd, parent, e->name, x)) == 0)
+		return 0;
+	if (!lenient)
+		return refused(t, e, x->key, r, r == -EPERM || r == -ENOTSUP ||
+			       r == -EACCES || (t->flags & SQP_IMG2DIR_IGNORE_WRITES));
+	if (r == -ENOTSUP)
+		t->xattrs_off = 1;
+	return refused(t, e, x->key, r, r == -ENOTSUP ||
+		       (t->flags & SQP_IMG2DIR_IGNORE_WRITES));
 }
 
 /* Owner, mode, xattrs, then times (each later step would change the
  * one before: chown clears set-id bits, writes touch mtime). Without
- * owners, set-id bits would name whoever extracts: dropped. */
+ * owners, set-id bits would name whoever extracts: dropped. Returns 1
+ * when something was refused and only warned about - but a symlink's
+ * times, which unsquashfs 4.5.1 still counts as made. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 {
-	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r;
+	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r = 0, warned = 0;
 	uint32_t mode = t->flags & SQP_IMG2DIR_NO_OWNER ? e->mode & ~06000u :
 			e->mode;
 
 	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
 	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0 &&
 	    (r = refused(t, e, "setting the owner", r,
-			 r == -EPERM || lenient)) != 0)
+			 r == -EPERM || lenient)) < 0)
 		return r;
+	warned = r;
 	if (e->kind != D_SYMLINK &&
-	    (r = dirfs_mode(fd, parent, e->name, mode)) != 0 &&
-	    (r = refused(t, e, "setting the mode", r, lenient)) != 0)
-		return r;
+	    (r = dirfs_mode(fd, parent, e->name, mode)) != 0) {
+		if ((r = refused(t, e, "setting the mode", r, lenient)) < 0)
+			return r;
+		warned = 1;
+	}
 	for (size_t i = 0; i < e->xattrs.count; i++) {
 		if ((t->flags & SQP_IMG2DIR_USER_XATTRS) &&
 		    strncmp(e->xattrs.items[i].key, "user.", 5) != 0)
@@ -95,16 +144,14 @@ int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 		if (t->xattr_keep != NULL &&
 		    !t->xattr_keep(t->xattr_user, e->xattrs.items[i].key))
 			continue;
-		r = dirfs_xattr(fd, parent, e->name, &e->xattrs.items[i]);
-		if (r != 0 && (r = refused(t, e, e->xattrs.items[i].key, r,
-			r == -EPERM || r == -ENOTSUP || r == -EACCES ||
-			(t->flags & SQP_IMG2DIR_IGNORE_WRITES))) != 0)
+		if ((r = set_xattr(t, e, fd, parent, &e->xattrs.items[i])) < 0)
 			return r;
+		warned |= r;
 	}
 	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0 &&
-	    (r = refused(t, e, "setting the times", r, lenient)) != 0)
+	    (r = refused(t, e, "setting the times", r, lenient)) < 0)
 		return r;
-	return 0;
+	return warned || (r == 1 && e->kind != D_SYMLINK);
 }
 
 /* The directory holding e: base at depth 0 (opened here, below the
@@ -131,15 +178,22 @@ static int parent_of(struct todir *t, struct dent *e, int *out)
 	return 0;
 }
 
-/* An entry not made: warned about, and told to the caller (a hard
- * link with mode 0: it is no inode of its own). */
+/* Told to the caller as not made (a hard link with mode 0: it is no
+ * inode of its own), so it does not count it. */
+static void uncounted(struct todir *t, struct dent *e)
+{
+	if (t->desc->skipped != NULL)
+		t->desc->skipped(t->desc->cb_user, e->path,
+				 e->kind == D_HARDLINK ? 0 : e->mode);
+}
+
+/* An entry not made: warned about, and told to the caller. */
 static int skip(struct todir *t, struct dent *e, const char *what, int neg)
 {
 	int r = i2d_warn(t, e, what, neg);
 
-	if (r == 0 && t->desc->skipped != NULL)
-		t->desc->skipped(t->desc->cb_user, e->path,
-				 e->kind == D_HARDLINK ? 0 : e->mode);
+	if (r == 0)
+		uncounted(t, e);
 	return r;
 }
 
@@ -182,31 +236,76 @@ static int mkdir_failed(struct todir *t, struct dent *e, int neg)
 }
 
 /* A symlink or node made (neg 0) or not: then an error, or a warning
- * where the flags let it pass (LENIENT; a device without privilege). */
+ * where the flags let it pass (LENIENT; a device without privilege).
+ * LENIENT goes on as unsquashfs 4.5.1: a fifo or socket not made is a
+ * warning even with STRICT, and a symlink or node whose attributes
+ * were refused is not counted as made. */
 static int node_made(struct todir *t, struct dent *e, int parent,
 		     const char *what, int neg)
 {
-	if (neg == 0)
-		return i2d_apply(t, e, -1, parent);
-	if ((t->flags & SQP_IMG2DIR_LENIENT) || (neg == -EPERM &&
-	    (S_ISCHR(e->mode) || S_ISBLK(e->mode))))
+	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r;
+
+	if (neg == 0) {
+		if ((r = i2d_apply(t, e, -1, parent)) == 1 && lenient)
+			uncounted(t, e);
+		return r < 0 ? r : 0;
+	}
+	if (lenient && (S_ISFIFO(e->mode) || S_ISSOCK(e->mode))) {
+		tell(t, e, what, neg);
+		uncounted(t, e);
+		return 0;
+	}
+	if (lenient || (neg == -EPERM && (S_ISCHR(e->mode) || S_ISBLK(e->mode))))
 		return skip(t, e, what, neg);
 	return i2d_failed(t, e, what, neg);
 }
 
+int i2d_create(struct todir *t, struct dent *e, int parent)
+{
+	int fd = dirfs_create(parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
+	struct stat st;
+
+	if (fd == -EEXIST && (t->flags & SQP_IMG2DIR_LENIENT) &&
+	    fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
+		fd = dirfs_create(parent, e->name, 1);
+	return fd;
+}
+
+int i2d_drop_file(struct todir *t, struct dent *e)
+{
+	size_t dir_len = (size_t)(e->name - e->path);
+	int r = i2d_warn(t, e, "writing", atomic_load(&e->werr)), dir;
+
+	if (r != 0)
+		return r;
+	dir = dirfs_open_dirs(t->root, e->path, dir_len > 0 ? dir_len - 1 : 0);
+	if (dir < 0)
+		return i2d_failed(t, e, "removing the incomplete file", dir);
+	if (unlinkat(dir, e->name, 0) != 0)
+		r = i2d_failed(t, e, "removing the incomplete file", -errno);
+	close(dir);
+	return r;
+}
+
 /* Make e in parent: a directory (entered: its fd on the stack), a file
- * (its fd in e), or a link or node, finished here. */
+ * (its fd in e), or a link or node, finished here. LENIENT without
+ * FORCE refuses a directory that is there already, as unsquashfs 4.5.1
+ * does below DEST; otherwise it is merged. */
 static int make(struct todir *t, struct dent *e, int parent)
 {
 	int force = t->flags & SQP_IMG2DIR_FORCE, r;
 
 	switch (e->kind) {
 	case D_ENTER:
+		if ((t->flags & SQP_IMG2DIR_LENIENT) && !force &&
+		    mkdirat(parent, e->name, 0700) != 0)
+			return mkdir_failed(t, e, -errno);
 		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
 		return t->fds[e->depth] < 0 ?
 			mkdir_failed(t, e, t->fds[e->depth]) : 0;
 	case D_FILE:
-		e->fd = dirfs_create(parent, e->name, force);
+		e->fd = i2d_create(t, e, parent);
 		return e->fd < 0 ? i2d_create_failed(t, e) : 0;
 	case D_HARDLINK:
 		return i2d_hard_link(t, e, parent);

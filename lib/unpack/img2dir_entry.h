@@ -55,6 +55,10 @@ struct todir {
 	 * is left; 0 when none. */
 	unsigned skip_depth;
 	int fds[UNP_DEPTH_MAX + 1];
+	/* LENIENT, as unsquashfs 4.5.1: a file system without xattrs met
+	 * (no more are set), the first xattr not tried without owners
+	 * warned about (the next ones are not). */
+	int xattrs_off, nonuser_told;
 };
 
 void i2d_dent_free(struct dent *e);
@@ -66,7 +70,8 @@ int i2d_failed(struct todir *t, struct dent *e, const char *what, int neg);
 int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg);
 
 /* Owner, mode, xattrs and times of e: by fd when fd >= 0, else by its
- * name in parent. */
+ * name in parent. 0, 1 when something was refused and only warned
+ * about, or an error. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent);
 
 /* The hard link e, to the entry first made at e->target (with
@@ -76,6 +81,17 @@ int i2d_hard_link(struct todir *t, struct dent *e, int parent);
 /* The file e could not be created (e->fd: -errno): an error, or with
  * IGNORE_WRITES a warning, and its data is dropped. */
 int i2d_create_failed(struct todir *t, struct dent *e);
+
+/* A new regular file for e in parent (an fd or -errno). Without FORCE,
+ * LENIENT replaces a regular file standing there, as unsquashfs 4.5.1
+ * writes over one (not keeping the tail of a longer one, as 4.5.1
+ * does); anything else in the way stays EEXIST, a symlink above all,
+ * which 4.5.1 would follow. */
+int i2d_create(struct todir *t, struct dent *e, int parent);
+
+/* The file e, which could not be written whole (IGNORE_WRITES: e->werr),
+ * warned about and removed, as unsquashfs 4.5.1 does. */
+int i2d_drop_file(struct todir *t, struct dent *e);
 
 /* Make e where it belongs: a directory (its fd pushed on t->fds; with
  * IGNORE_WRITES, one that cannot be made sets t->skip_depth), a file

@@ -34,6 +34,7 @@
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "write/erofs_writer.h"
+#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
@@ -254,24 +255,32 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 	return erofs_w_put_tail(w, b, tailblk ? 0 : tail, xsize, f);
 }
 
-int erofs_dedup_zip_find(struct sqp_writer *w, uint64_t key, uint64_t size, int whole,
-			 const uint8_t *out, uint32_t nblk, uint32_t *rec, uint64_t *base)
+/* The blocks the compressed file of index record rec stored. */
+static uint32_t zip_blocks(const struct erofs_wstate *e, uint32_t rec)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
+	return sqp_get32(chunkarr_at(&e->zidx, rec));
+}
+
+/* The current file's first cluster, of n blocks at blk: the first
+ * earlier file of its key and size that stored those blocks first (for
+ * n 0, one that stored none) becomes the one it shares with. */
+static int nominate(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t key = erofs_dedup_key(&e->dd, e->cur.key);
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END, total;
 	int ret;
 
-	key = erofs_dedup_key(d, key);
-	while ((i = erofs_dedup_next(d, i, key, EROFS_DD_ZIP, size, &r)) != HCHAIN_END) {
-		total = sqp_get32(chunkarr_at(&w->erofs->zidx, r.ref));
-		if (whole ? total != nblk : total < nblk)
+	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_ZIP, e->cur.size, &r)) != HCHAIN_END) {
+		total = zip_blocks(e, r.ref);
+		if (n == 0 ? total != 0 : total < n)
 			continue;
-		if ((ret = same_blocks(w, r.aux, out, nblk, 0)) < 0)
+		if ((ret = same_blocks(w, r.aux, blk, n, 0)) < 0)
 			return ret;
 		if (ret == 1) {
-			*rec = r.ref;
-			*base = r.aux;
+			e->cur.like = r.ref;
+			e->cur.like_base = r.aux;
 			return 1;
 		}
 		w->stats.dedup_rejected++;
@@ -279,54 +288,74 @@ int erofs_dedup_zip_find(struct sqp_writer *w, uint64_t key, uint64_t size, int 
 	return 0;
 }
 
-int erofs_dedup_zip_more(struct sqp_writer *w, uint32_t rec, uint64_t base, uint64_t at,
-			 const uint8_t *out, uint32_t nblk)
+int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
-	if (sqp_get32(chunkarr_at(&w->erofs->zidx, rec)) < at + nblk)
-		return 0;
-	return same_blocks(w, base + at, out, nblk, 0);
+	struct erofs_wstate *e = w->erofs;
+	int ret;
+
+	if (e->cur.like == FS_NONE)
+		return e->cur.blocks == 0 ? nominate(w, n, blk) : 0;
+	if (zip_blocks(e, e->cur.like) >= (uint64_t)e->cur.blocks + n &&
+	    (ret = same_blocks(w, e->cur.like_base + e->cur.blocks, blk, n, 0)) != 0)
+		return ret;
+	return erofs_dedup_zip_unshare(w);
 }
 
-int erofs_dedup_unshare(struct sqp_writer *w, uint32_t rec, uint64_t heads, uint64_t base,
-			uint64_t nblk, uint64_t *start)
+int erofs_dedup_zip_unshare(struct sqp_writer *w)
 {
-	uint64_t to = w->out.pos / BS, k;
+	struct erofs_wstate *e = w->erofs;
+	uint64_t to = w->out.pos / BS, base = e->cur.like_base, nblk = e->cur.blocks, k;
 	uint8_t *x;
 	int ret;
 
+	if (e->cur.like == FS_NONE)
+		return 0;
+	e->cur.like = FS_NONE;
 	if (to + nblk > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
 	if ((ret = copy_back(w, base, nblk)) != 0)
 		return ret;
-	/* The heads so far named the blocks where they were. */
-	for (k = 0; k < heads; k++) {
-		x = chunkarr_at(&w->erofs->zidx, rec + ZREC_INDEXES + (uint32_t)k);
+	/* The heads so far (sharing, the file has its first one at least)
+	 * named the blocks where they were. */
+	for (k = 0; k <= e->cur.prev; k++) {
+		x = chunkarr_at(&e->zidx, e->cur.rec + ZREC_INDEXES + (uint32_t)k);
 		if ((sqp_get16(x) & 3u) != EROFS_LC_NONHEAD)
 			sqp_put32(x + 4, (uint32_t)(sqp_get32(x + 4) - base + to));
 	}
-	*start = to;
+	e->cur.start = to;
 	w->stats.blocks_written += nblk;
 	return 0;
 }
 
-int erofs_dedup_zip_same(struct sqp_writer *w, uint32_t a, uint32_t b, uint64_t nlc)
+/* Whether the index records a and b map the current file's logical
+ * clusters alike (a run of records never straddles two chunks). */
+static int same_map(const struct erofs_wstate *e, uint32_t a, uint32_t b)
 {
-	const struct erofs_wstate *e = w->erofs;
 	uint64_t k;
 
-	/* The shapes of both pclusters' maps, index by index (a run of
-	 * records never straddles two chunks). */
-	for (k = ZREC_INDEXES; k < ZREC_INDEXES + nlc; k++)
+	for (k = ZREC_INDEXES; k < ZREC_INDEXES + e->cur.nlc; k++)
 		if (memcmp(chunkarr_at(&e->zidx, a + (uint32_t)k),
 			   chunkarr_at(&e->zidx, b + (uint32_t)k), EROFS_Z_INDEX_SIZE) != 0)
 			return 0;
 	return 1;
 }
 
-int erofs_dedup_zip_add(struct sqp_writer *w, uint64_t key, uint64_t size, uint32_t rec,
-			uint64_t start)
+int erofs_dedup_zip_end(struct sqp_writer *w)
 {
-	struct erofs_ddrec r = { .size = size, .kind = EROFS_DD_ZIP, .ref = rec, .aux = start };
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_ddrec r = { .size = e->cur.size, .kind = EROFS_DD_ZIP, .ref = e->cur.rec };
+	int ret;
 
-	return erofs_dedup_add(w, erofs_dedup_key(&w->erofs->dd, key), &r);
+	if (e->cur.like != FS_NONE && zip_blocks(e, e->cur.like) == e->cur.blocks &&
+	    same_map(e, e->cur.like, e->cur.rec)) {
+		w->stats.files_deduped++;
+		w->stats.blocks_deduped += e->cur.blocks;
+		return 0;
+	}
+	/* Every block stored so far is the other file's: copied, they are
+	 * this one's. */
+	if ((ret = erofs_dedup_zip_unshare(w)) != 0)
+		return ret;
+	r.aux = e->cur.start;
+	return erofs_dedup_add(w, erofs_dedup_key(&e->dd, e->cur.key), &r);
 }

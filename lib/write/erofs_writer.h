@@ -54,6 +54,7 @@ struct sqp_writer;
 struct sqp_pool;
 struct codec_dest_ops;
 struct erofs_zjob;
+struct erofs_seam;
 
 /* A log of bytes in 1 MiB chunks of the spill arena. */
 struct erofs_flog {
@@ -116,12 +117,15 @@ struct erofs_wstate {
 		uint32_t blocks;
 		int raw;              /* every segment so far stored as it is */
 		uint64_t start;       /* the block its first segment went to */
-		uint64_t key;         /* dedup: its first segment's hash */
+		uint64_t size;
+		int dedup;            /* dedup on for this file (not the packed inode) */
+		uint64_t key;         /* its first segment's hash */
 		uint32_t like;        /* the equal file it shares with so far */
 		uint64_t like_base;   /* and that one's first block */
 	} cur;
 	struct erofs_frag frag;
 	struct erofs_dedup dd;
+	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };
 
 /* Set up the EROFS back end: block 0 reserved, the arena and buffers;
@@ -196,28 +200,6 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
  * is stored (recorded for later ones), or < 0. */
 int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 			 uint32_t xsize, uint64_t *start);
-/* A compressed file (key: its first segment's hash) whose first
- * segment would store nblk blocks from out: 1 with *rec and *base an
- * earlier file's index record and first block when that one stored the
- * same blocks first (all its blocks when whole: the file has one
- * segment), else 0 (or < 0). zip_more: whether the nblk blocks of a
- * later segment are that file's from its at-th block on. zip_same:
- * whether index records a and b map nlc logical clusters alike.
- * zip_add records a file stored from start. unshare: a file that
- * shared nblk blocks from base differs after all: those blocks (equal
- * to its own) are read back and appended from block *start, and the
- * head indexes among the first heads logical clusters of record rec
- * moved there. */
-int erofs_dedup_zip_find(struct sqp_writer *w, uint64_t key, uint64_t size, int whole,
-			 const uint8_t *out, uint32_t nblk, uint32_t *rec, uint64_t *base);
-int erofs_dedup_zip_more(struct sqp_writer *w, uint32_t rec, uint64_t base, uint64_t at,
-			 const uint8_t *out, uint32_t nblk);
-int erofs_dedup_unshare(struct sqp_writer *w, uint32_t rec, uint64_t heads, uint64_t base,
-			uint64_t nblk, uint64_t *start);
-int erofs_dedup_zip_same(struct sqp_writer *w, uint32_t a, uint32_t b, uint64_t nlc);
-int erofs_dedup_zip_add(struct sqp_writer *w, uint64_t key, uint64_t size, uint32_t rec,
-			uint64_t start);
-
 /* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);

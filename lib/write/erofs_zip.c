@@ -8,7 +8,8 @@
  * one block, filled with as much input as the codec fits), so where a
  * cluster ends depends on the data before it. A file is cut into 8 MiB
  * segments, each a job that cuts its own clusters, so the result depends
- * on the segment size alone, never on -j. A cluster of n blocks that
+ * on the segment size alone, never on -j (erofs_seam.c then re-cuts
+ * across each seam, on the data alone too). A cluster of n blocks that
  * does not take more than n blocks of input is stored as it is (PLAIN,
  * one block), so every logical cluster holds at most one cluster's
  * start, as the index needs, and a cluster of two blocks or more spans
@@ -36,6 +37,7 @@
 #include "util/endian.h"
 #include "util/pool.h"
 #include "write/erofs_writer.h"
+#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
@@ -43,28 +45,6 @@
 /* ztailpacking tries the rest of a file inline from this many bytes
  * left: more than a block's room never compresses that far with lz4. */
 #define TAIL_TRY (16u * BS)
-
-struct erofs_pcl {
-	uint32_t off, len;  /* in the segment */
-	uint32_t blocks;
-	uint32_t clen;      /* its bytes: compressed, or len when plain */
-	int plain;
-	int frag;           /* the rest of the file, to the packed inode */
-};
-
-struct erofs_zjob {
-	struct sqp_pool_job pj;
-	struct fs_irec *ino;
-	uint64_t size, off;  /* the file's size, the segment's place */
-	uint32_t len, xsize, rec;
-	int first, last;
-	int frag;            /* last segment, fragments: its rest may be one */
-	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
-	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
-	struct erofs_pcl *pcl;
-	uint32_t npcl, nblk;
-	uint64_t key;        /* dedup: a one-segment file's hash */
-};
 
 static int zworker_init(void *ctx, void **state)
 {
@@ -161,8 +141,8 @@ static int shrink_last(const struct erofs_wstate *e, void *codec, const struct e
  * cluster: the kernel maps a PLAIN cluster up to the end of the logical
  * cluster where the file ends, which must stay within its one block, so
  * they are compressed whole, or cut at the boundary. */
-static int cut_one(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
-		   uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
+int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
+		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
 	size_t take = left, span;
@@ -233,7 +213,7 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
-		ret = cut_one(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
+		ret = erofs_zip_cut(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
 		if (ret != 0)
 			return ret;
 		cap = p->plain ? BS : e->pcluster;
@@ -269,7 +249,8 @@ int erofs_zip_init(struct sqp_writer *w)
 	for (i = 0; i < e->njobs; i++) {
 		struct erofs_zjob *j = &e->jobs[i];
 
-		j->in = malloc(EROFS_W_SEGMENT);
+		j->in_buf = malloc(EROFS_SEAM_HOLD + EROFS_W_SEGMENT);
+		j->in = j->in_buf != NULL ? j->in_buf + EROFS_SEAM_HOLD : NULL;
 		j->out = malloc(EROFS_W_SEGMENT + e->pcluster);
 		j->pcl = malloc(EROFS_W_SEGMENT / BS * sizeof(*j->pcl));
 		if (j->in == NULL || j->out == NULL || j->pcl == NULL)
@@ -281,7 +262,7 @@ int erofs_zip_init(struct sqp_writer *w)
 	};
 	if (sqp_pool_create(&pd, &e->pool) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "starting the compression workers");
-	return 0;
+	return erofs_seam_init(w);
 }
 
 void erofs_zip_cleanup(struct sqp_writer *w)
@@ -293,8 +274,9 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 		return;
 	sqp_pool_destroy(e->pool);
 	e->pool = NULL;
+	erofs_seam_cleanup(w);
 	for (i = 0; e->jobs != NULL && i < e->njobs; i++) {
-		free(e->jobs[i].in);
+		free(e->jobs[i].in_buf);
 		free(e->jobs[i].out);
 		free(e->jobs[i].pcl);
 	}
@@ -431,11 +413,36 @@ static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
 	}
 }
 
-/* After a file's last cluster: the indexes to its end, its blocks. */
-static int finish_file(struct erofs_wstate *e)
+/* After a file's last cluster: the indexes to its end, its blocks;
+ * with dedup, shared or recorded. */
+static int finish_file(struct sqp_writer *w)
 {
+	struct erofs_wstate *e = w->erofs;
+
 	fill_nonheads(e, e->cur.nlc);
 	sqp_put32(zrec(e, 0), e->cur.blocks);
+	return e->cur.dedup ? erofs_dedup_zip_end(w) : 0;
+}
+
+/* Cluster p's index at byte at of the current file: the NONHEAD ones
+ * since the last head, then its own, naming the next block appended, or
+ * while the file shares (dedup) the other file's at the same place. */
+static int put_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t lcn = at / BS, blk = w->out.pos / BS;
+
+	if (e->cur.like != FS_NONE)
+		blk = e->cur.like_base + e->cur.blocks;
+	if (lcn > 0)
+		fill_nonheads(e, lcn);
+	if (blk > UINT32_MAX)
+		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
+			    (uint32_t)blk, zrec(e, ZREC_INDEXES + lcn));
+	e->cur.prev = lcn;
+	e->cur.prev_blocks = p->blocks;
+	e->cur.prev_plain = p->plain;
 	return 0;
 }
 
@@ -450,137 +457,53 @@ static int finish_file(struct erofs_wstate *e)
 static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
+	static const struct erofs_pcl one = { .blocks = 1, .plain = 1 };
 	uint32_t n = (j->len + BS - 1) / BS, b, used;
 	uint64_t lcn = j->off / BS;
 	int ret;
 
+	/* Stored flat, the file's blocks are one run from its start: what
+	 * its earlier segments shared (dedup) is copied first. */
 	if (j->last && e->cur.raw)
-		return store_flat(w, j, e->cur.start);
+		return e->cur.dedup && (ret = erofs_dedup_zip_unshare(w)) != 0 ? ret :
+		       store_flat(w, j, e->cur.start);
 	for (b = 0; b < n; b++, lcn++) {
-		if (w->out.pos / BS > UINT32_MAX)
-			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-		if (lcn > 0)
-			fill_nonheads(e, lcn);
-		erofs_z_head_encode(EROFS_LC_PLAIN, 0, (uint32_t)(w->out.pos / BS),
-				    zrec(e, ZREC_INDEXES + lcn));
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = 1;
-		e->cur.prev_plain = 1;
 		used = b + 1 < n ? BS : j->len - b * BS;
 		if (used < BS) {
 			memcpy(e->block, j->in + (size_t)b * BS, used);
 			memset(e->block + used, 0, BS - used);
 		}
-		ret = erofs_w_append(w, used < BS ? e->block : j->in + (size_t)b * BS, BS);
+		ret = erofs_zip_put(w, lcn * BS, &one, used < BS ? e->block : j->in + (size_t)b * BS);
 		if (ret != 0)
 			return ret;
 	}
-	w->stats.blocks_written += n;
-	w->stats.blocks_raw += n;
-	e->cur.blocks += n;
-	return j->last ? finish_file(e) : 0;
+	return j->last ? finish_file(w) : 0;
 }
 
-/* The heads of j's clusters, their blocks from block base (appended
- * when append), up to its fragment or inline pcluster if it has one,
- * whose number goes to *end (j->npcl when none). */
-static int put_heads(struct sqp_writer *w, struct erofs_zjob *j, uint32_t inl,
-		     uint64_t base, int append, uint32_t *end)
+int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		  const uint8_t *blk)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i, at_blk = 0;
-	int ret;
+	int shared = e->cur.dedup ? erofs_dedup_zip_put(w, p->blocks, blk) : 0, ret;
 
-	for (i = 0; i < j->npcl; i++) {
-		uint64_t at = j->off + j->pcl[i].off, lcn = at / BS;
-
-		if (!(j->first && i == 0))
-			fill_nonheads(e, lcn);
-		if (base + at_blk > UINT32_MAX)
-			return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-		erofs_z_head_encode(j->pcl[i].plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1,
-				    (uint16_t)(at % BS), (uint32_t)(base + at_blk),
-				    zrec(e, ZREC_INDEXES + lcn));
-		e->cur.prev = lcn;
-		e->cur.prev_blocks = j->pcl[i].blocks;
-		e->cur.prev_plain = j->pcl[i].plain;
-		if (j->pcl[i].frag || (inl > 0 && i + 1 == j->npcl))
-			break;
-		if (append && (ret = erofs_w_append(w, j->out + (size_t)at_blk * BS,
-						    (size_t)j->pcl[i].blocks * BS)) != 0)
-			return ret;
-		at_blk += j->pcl[i].blocks;
-		if (append) {
-			w->stats.blocks_written += j->pcl[i].blocks;
-			w->stats.blocks_raw += j->pcl[i].plain;
-		}
-		e->cur.blocks += j->pcl[i].blocks;
-	}
-	*end = i;
-	return 0;
-}
-
-/* Dedup, when the file's blocks so far are an earlier file's: they
- * are copied to the end after all. */
-static int unshare(struct sqp_writer *w)
-{
-	struct erofs_wstate *e = w->erofs;
-	int ret;
-
-	if (e->cur.like == FS_NONE)
+	if (shared < 0)
+		return shared;
+	if ((ret = put_head(w, at, p)) != 0)
+		return ret;
+	e->cur.blocks += p->blocks;
+	if (shared)
 		return 0;
-	/* Sharing, the file has its first head at least. */
-	ret = erofs_dedup_unshare(w, e->cur.rec, e->cur.prev + 1, e->cur.like_base,
-				  e->cur.blocks, &e->cur.start);
-	e->cur.like = FS_NONE;
-	return ret;
-}
-
-/* Dedup: j's heads from an earlier file's blocks when that one stored
- * the same blocks there (nominated by the first segment's hash, then
- * compared segment by segment), and at the file's end the same map
- * (then the contents are equal: the same compressed bytes decode
- * alike). 1 when j's clusters are so, 0 when they are to be stored
- * (what the file shared so far copied first), < 0 on error. */
-static int try_share(struct sqp_writer *w, struct erofs_zjob *j, uint32_t inl, uint32_t *end)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint32_t i, nblk = 0;
-	int ret;
-
-	for (i = 0; i < j->npcl && !j->pcl[i].frag && !(inl > 0 && i + 1 == j->npcl); i++)
-		nblk += j->pcl[i].blocks;
-	if (j->first)
-		ret = erofs_dedup_zip_find(w, j->key, j->size, j->last, j->out, nblk,
-					   &e->cur.like, &e->cur.like_base);
-	else
-		ret = e->cur.like == FS_NONE ? 0 :
-		      erofs_dedup_zip_more(w, e->cur.like, e->cur.like_base, e->cur.blocks,
-					   j->out, nblk);
-	if (ret < 0)
+	if ((ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
 		return ret;
-	if (ret == 0)
-		return unshare(w);
-	if ((ret = put_heads(w, j, inl, e->cur.like_base + e->cur.blocks, 0, end)) != 0)
-		return ret;
-	if (!j->last)
-		return 1;
-	fill_nonheads(e, e->cur.nlc);
-	if (sqp_get32(chunkarr_at(&e->zidx, e->cur.like)) == e->cur.blocks &&
-	    erofs_dedup_zip_same(w, e->cur.like, j->rec, e->cur.nlc)) {
-		w->stats.files_deduped++;
-		w->stats.blocks_deduped += e->cur.blocks;
-		return 1;
-	}
-	/* Every block stored so far, the last segment's too, is the other
-	 * file's: copied, they are this one's. */
-	return (ret = unshare(w)) != 0 ? ret : 1;
+	w->stats.blocks_written += p->blocks;
+	w->stats.blocks_raw += p->plain;
+	return 0;
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint32_t i, inl;
+	uint32_t i, at_blk, inl;
 	int ret;
 
 	if (j->pj.status != 0)
@@ -597,29 +520,38 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.blocks = 0;
 		e->cur.raw = 1;
 		e->cur.start = w->out.pos / BS;
+		e->cur.size = j->size;
+		e->cur.dedup = e->dd.on && !e->frag.packing;
 		e->cur.key = j->key;
 		e->cur.like = FS_NONE;
 		e->compressed = 1;
 	}
 	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
-		return (ret = unshare(w)) != 0 ? ret : store_raw(w, j);
+		return (ret = erofs_seam_flush(w)) != 0 ? ret : store_raw(w, j);
 	e->cur.raw = 0;
-	ret = e->dd.on && !e->frag.packing ? try_share(w, j, inl, &i) : 0;
-	if (ret < 0 || (ret == 0 && (ret = put_heads(w, j, inl, w->out.pos / BS, 1, &i)) != 0))
+	if ((ret = erofs_seam_join(w, j, &i, &at_blk)) != 0)
 		return ret;
-	if (j->last && e->cur.like == FS_NONE && e->dd.on && !e->frag.packing &&
-	    (ret = erofs_dedup_zip_add(w, e->cur.key, j->size, j->rec, e->cur.start)) != 0)
-		return ret;
-	if (i < j->npcl && j->pcl[i].frag)
-		return erofs_frag_tail(w, j->in + j->pcl[i].off, j->pcl[i].len,
-				       j->off + j->pcl[i].off == 0, zrec(e, 0),
-				       e->cur.like == FS_NONE ? NULL :
-				       chunkarr_at(&e->zidx, e->cur.like)) != 0 ?
-		       w->err.code : finish_file(e);
-	if (i < j->npcl)
-		return keep_inline(w, &j->pcl[i], j->out + (size_t)(j->nblk - j->pcl[i].blocks) * BS,
-				   inl) != 0 ? w->err.code : finish_file(e);
-	return j->last ? finish_file(e) : 0;
+	for (; i < j->npcl; i++) {
+		const struct erofs_pcl *p = &j->pcl[i];
+		uint64_t at = j->off + p->off;
+
+		if (p->frag || (inl > 0 && i + 1 == j->npcl)) {
+			if ((e->cur.dedup && (ret = erofs_dedup_zip_put(w, 0, NULL)) < 0) ||
+			    (ret = put_head(w, at, p)) != 0)
+				return ret;
+			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, zrec(e, 0),
+							e->cur.like == FS_NONE ? NULL :
+							chunkarr_at(&e->zidx, e->cur.like)) :
+			      keep_inline(w, p, j->out + (size_t)at_blk * BS, inl);
+			return ret != 0 ? w->err.code : finish_file(w);
+		}
+		if (!j->last && i + 1 == j->npcl && erofs_seam_hold(w, j, at_blk))
+			return 0;
+		if ((ret = erofs_zip_put(w, at, p, j->out + (size_t)at_blk * BS)) != 0)
+			return ret;
+		at_blk += p->blocks;
+	}
+	return j->last ? finish_file(w) : 0;
 }
 
 /* A free job: the oldest one taken back (and stored) when all are out. */

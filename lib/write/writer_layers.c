@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "write/writer_impl.h"
 
 /* The marker prefix and the opaque marker's name (OCI image-spec,
@@ -52,16 +53,11 @@ int sqp_writer_begin_layer(struct sqp_writer *w)
 static int below(struct sqp_writer *w, char **buf, size_t *cap, const char *path)
 {
 	size_t plen = strlen(w->desc.prefix), len = strlen(path);
-	size_t need = plen + 1 + len + 1;
+	char *p = sqp_array_grow(*buf, cap, plen + 1 + len + 1, 1, 256);
 
-	if (need > *cap) {
-		char *p = realloc(*buf, need);
-
-		if (p == NULL)
-			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-		*buf = p;
-		*cap = need;
-	}
+	if (p == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	*buf = p;
 	memcpy(*buf, w->desc.prefix, plen);
 	if (len > 0) {
 		(*buf)[plen] = '/';

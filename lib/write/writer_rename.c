@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "util/array.h"
 #include "write/writer_impl.h"
 
 /* One path component: not empty, ".", ".." and without '/'. */
@@ -66,6 +67,7 @@ static int rename_path(struct sqp_writer *w, const char **path, char **buf,
 		       size_t *cap)
 {
 	size_t len = strcspn(*path, "/"), i, to_len, need;
+	char *p;
 
 	for (i = w->ren_count; i-- > 0;)
 		if (strlen(w->ren_from[i]) == len &&
@@ -75,14 +77,9 @@ static int rename_path(struct sqp_writer *w, const char **path, char **buf,
 		return 0;
 	to_len = strlen(w->ren_to[i]);
 	need = to_len + strlen(*path + len) + 1;
-	if (need > *cap) {
-		char *p = realloc(*buf, need);
-
-		if (p == NULL)
-			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-		*buf = p;
-		*cap = need;
-	}
+	if ((p = sqp_array_grow(*buf, cap, need, 1, 256)) == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	*buf = p;
 	memcpy(*buf, w->ren_to[i], to_len);
 	strcpy(*buf + to_len, *path + len);
 	*path = *buf;

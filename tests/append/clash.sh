@@ -6,10 +6,14 @@
 # order, renamed or not) and says so on stderr. Debian's mksquashfs and
 # ours append to copies of one image: unsquashfs -lln and the extracted
 # trees equal, the same rename lines, the links in renamed trees kept;
-# an entry excluded takes no name.
+# an entry excluded takes no name, nor one on another file system with
+# -one-file-system (mksquashfs 4.5.1 leaves it out, a mount point
+# included); with -wildcards, the excludes match a renamed entry's new
+# name.
 . "$top_srcdir/tests/append/both.sh"
 mkdir -p "$T/base/x" "$T/base/y_1" "$T/src/x/sub" "$T/src/x_1" "$T/src/y" \
-	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" || exit 99
+	"$T/src/z" "$T/more/x" "$T/more/x_1" "$T/excl" "$T/base3/w" \
+	"$T/wild/w/sub" "$T/wild/v" "$T/two/w" || exit 99
 printf 'image x\n' > "$T/base/x/f"
 printf 'image y_1\n' > "$T/base/y_1/b"
 printf 'new x\n' > "$T/src/x/g"
@@ -23,6 +27,10 @@ printf 'file y_1\n' > "$T/src/y_1"
 ln -s x/g "$T/src/zz"
 printf 'more\n' > "$T/more/x/m"
 printf 'more x_1\n' > "$T/more/x_1/n"
+printf 'w\n' > "$T/wild/w/f"
+printf 'sub\n' > "$T/wild/w/sub/s"
+printf 'v\n' > "$T/wild/v/f"
+printf 'two w\n' > "$T/two/w/f2"
 export SOURCE_DATE_EPOCH=1700000000
 cd "$T" || exit 99
 
@@ -66,4 +74,52 @@ case " $order" in
 	renames "renamed entries excluded";;
 *)	skipc "renamed entries excluded: no E before E_1 in readdir order ($order)";;
 esac
+
+# -wildcards: mksquashfs renames w to w_1, then matches its excludes
+# against w_1 (and w_1/sub below it), not against w.
+for pat in w w_1 w_1/sub w/sub "... w_1" "... w" "w_?" "... f"; do
+	rm -f ref.img our.img
+	mksquashfs base3 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+		cp ref.img our.img || exit 99
+	step "-wildcards -e '$pat', w renamed" wild -no-progress -wildcards -e "$pat"
+	renames "-wildcards -e '$pat'"
+done
+# Several sources: w (taken by the image) becomes w_1; excluded as w_1,
+# it frees w_1, so the second w becomes w_1 again (and is excluded too).
+for pat in w_1 w_1/sub '*'; do
+	rm -f ref.img our.img
+	mksquashfs base3 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+		cp ref.img our.img || exit 99
+	step "-wildcards -e '$pat', sources w, v, w" "wild/w wild/v two/w" -no-progress \
+		-wildcards -e "$pat"
+	renames "-wildcards -e '$pat', sources w, v, w"
+done
+
+# -one-file-system: m, a mount point, is renamed m_1 and left out, so m_1
+# (read after it) keeps m_1; d/inner, a mount point below, is left out.
+mkdir -p base4/m ofs/m_1 ofs/d/inner && printf 'm_1\n' > ofs/m_1/f &&
+	mkdir -p ofs/m && printf 'd\n' > ofs/d/f || exit 99
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs tmpfs ofs/m 2>/dev/null ||
+	! mount -t tmpfs tmpfs ofs/d/inner 2>/dev/null; then
+	skipc "-one-file-system: no tmpfs can be mounted here (needs root)"
+	finish
+fi
+printf 'on m\n' > ofs/m/f && printf 'on inner\n' > ofs/d/inner/f || exit 99
+order=$(ls -f ofs | tr '\n' ' ')
+rm -f ref.img our.img
+mksquashfs base4 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+step "-one-file-system, mount points renamed and left out ($order)" ofs \
+	-no-progress -one-file-system
+renames "-one-file-system"
+rm -f ref.img our.img
+mksquashfs base4 ref.img -noappend -no-progress -quiet > /dev/null 2>&1 &&
+	cp ref.img our.img || exit 99
+step "-one-file-system -wildcards ($order)" ofs -no-progress -one-file-system \
+	-wildcards -e '... none'
+renames "-one-file-system -wildcards"
+rm -f ref.img our.img
+step "-one-file-system, no image: mount points left out" ofs -noappend \
+	-no-progress -one-file-system
+umount ofs/m ofs/d/inner
 finish

@@ -74,7 +74,13 @@ static void renames(const char *file)
 	struct sqp_writer *w = writer(file);
 	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = file };
 	struct sqp_image *img = NULL;
+	char dir[260], deep[520], deep_new[520];
 	int ret = add(w, "x", S_IFDIR | 0755, NULL);
+
+	/* paths longer than the first capacity of the renamed-path buffers */
+	snprintf(dir, sizeof(dir), "x/%0250d", 0);
+	snprintf(deep, sizeof(deep), "%s/%0250d", dir, 1);
+	snprintf(deep_new, sizeof(deep_new), "x_1/%0250d/%0250d", 0, 1);
 
 	/* before the renames: stays */
 	ret = ret ? ret : add(w, "x/before", S_IFREG | 0644, NULL);
@@ -86,6 +92,9 @@ static void renames(const char *file)
 	ret = ret ? ret : add(w, "xy", S_IFREG | 0644, NULL);
 	ret = ret ? ret : add(w, "y", S_IFREG | 0644, "x/f");
 	ret = ret ? ret : add(w, "z", S_IFREG | 0644, "x/f");
+	ret = ret ? ret : add(w, dir, S_IFDIR | 0755, NULL);
+	ret = ret ? ret : add(w, deep, S_IFREG | 0644, NULL);
+	ret = ret ? ret : add(w, "v", S_IFREG | 0644, deep);
 	CHECK(ret == 0, "entries added: %s", sqp_writer_error(w));
 	CHECK(sqp_writer_finish(w) == 0, "finish: %s", sqp_writer_error(w));
 	CHECK(sqp_writer_rename(w, "a", "b") == SQP_ERR_SEQUENCE, "a rename after finish");
@@ -101,6 +110,8 @@ static void renames(const char *file)
 	CHECK(inode_at(img, "y") == 0 && inode_at(img, "y_1") == inode_at(img, "x_1/f"),
 	      "the link y renamed y_1, to x_1/f");
 	CHECK(inode_at(img, "z") == inode_at(img, "x_1/f"), "the link z's target renamed");
+	CHECK(inode_at(img, deep_new) != 0 && inode_at(img, "v") == inode_at(img, deep_new),
+	      "a path of %zu bytes renamed, and a link's target as long", strlen(deep));
 	sqp_image_destroy(img);
 	if (d.fd >= 0)
 		close(d.fd);

@@ -4,10 +4,15 @@
 # a file equal to an earlier one shares its stored blocks (and, with
 # fragments, its fragment), never on a hash alone. The tree: twins of
 # text (compressed), of random bytes (stored as they are) and of text
-# over two 8 MiB segments; a file equal to a twin's prefix and one of a
+# over two 8 MiB segments and of words over three (whose segments' last
+# clusters are held and re-cut across the seams: erofs_seam.c); a file
+# equal to a twin's prefix and one of a
 # twin's size with its first block and not its last (neither shares);
 # one over two segments equal to the big twins but in its last bytes
-# (it shares its first segment's hash, not its blocks); the random twin
+# (it shares its first segment's hash, not its blocks) and one equal to
+# the three-segment twins but in the cluster held at its first seam
+# (what dedup compares is what is stored, the re-cut's clusters too, so
+# it shares nothing past that cluster and reads as its own); the random twin
 # again with an xattr that leaves its tail no room beside the inode
 # (it needs a tail block the first twin lacks: stored; a third copy
 # with that xattr shares with it); small equal files (whole fragments
@@ -60,6 +65,19 @@ put("d_big3", big[:(17 << 19)] + b"z" * 5000 + big[(17 << 19) + 5000:])
 os.mkdir(d + "/small")
 for i in range(6):
     put("small/s%d" % i, text(1500 + 10 * (i % 2)))
+# Words (as seams.sh makes): clusters of many sizes, so the re-cut at
+# a seam differs from the cut of each segment.
+wr = random.Random(7)
+words = [bytes(wr.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(wr.randint(2, 9)))
+         for _ in range(400)]
+lines, n = [], 0
+while n < (16 << 20) + 3333:
+    lines.append(b" ".join(wr.choice(words) for _ in range(wr.randint(3, 14))) + b"\n")
+    n += len(lines[-1])
+seam = b"".join(lines)[:(16 << 20) + 3333]
+put("f_seam1", seam)
+put("f_seam2", seam)
+put("f_seam3", seam[:(8 << 20) - 100] + b"Z" * 8 + seam[(8 << 20) - 92:])
 # Of one size and all different: a hash cut short makes them collide.
 os.mkdir(d + "/e")
 for i in range(8):
@@ -94,9 +112,11 @@ shares_all() {
 	shares "$1" "$2" /c_rand1 /c_rand2
 	shares "$1" "$2" /c_rand3x /c_rand4x
 	shares "$1" "$2" /d_big1 /d_big2
+	shares "$1" "$2" /f_seam1 /f_seam2
 	apart "$1" "$2" /a_twin1 /b_prefix
 	apart "$1" "$2" /a_twin1 /b_sameblock
 	apart "$1" "$2" /d_big1 /d_big3
+	apart "$1" "$2" /f_seam1 /f_seam3
 	for sh_k in r t; do
 		sh_n=$(for sh_i in 0 1 2 3 4 5 6 7; do
 			echo "$(start "$2" /e/$sh_k$sh_i) $(frag "$2" /e/$sh_k$sh_i)"

@@ -4,8 +4,11 @@
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
  *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] [-P]
- *                  [-E OPTIONS] OUTPUT INPUT.tar
+ *                  [-V] [-E OPTIONS] OUTPUT INPUT.tar
  *
+ * -V appends a dm-verity tree (4 KiB blocks), so that the data path's
+ * jobs include the hash jobs of its spans, which -F counts like the
+ * others (tests/verity/hashfail.sh).
  * -P prints the dedup proofs' counters (read-backs on the proof workers,
  * refuted, files replayed, blocks and tails hashed, runs rerouted) on
  * success. -E writes EROFS (4 KiB blocks) with OPTIONS, words among
@@ -29,7 +32,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-E OPTIONS] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-V] [-E OPTIONS] OUTPUT INPUT\n");
 	return 2;
 }
 
@@ -74,11 +77,12 @@ int main(int argc, char **argv)
 {
 	struct writer_test_hooks hooks = { 0 };
 	struct sqp_writer_desc desc = { .struct_size = sizeof(desc), .jobs = 1 };
+	struct sqp_verity_desc vd = { .struct_size = sizeof(vd), .block_size = 4096 };
 	struct sqp_outfile *of = NULL;
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
 	uint32_t block = 128 * 1024;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:M:PE:")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:PVE:")) != -1) {
 		switch (c) {
 		case 'c': codec = strcmp(optarg, "none") == 0 ? 0 : sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -86,6 +90,7 @@ int main(int argc, char **argv)
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
 		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
 		case 'P': show_proofs = 1; break;
+		case 'V': desc.verity = &vd; break;
 		case 'E':
 			desc.format = SQP_FORMAT_EROFS;
 			block = 4096;

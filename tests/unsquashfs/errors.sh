@@ -8,7 +8,9 @@
 # created counts of the summary included (no device). With -i/-li and
 # -strict-errors the lines end at the entry that failed: each name is
 # printed as its entry is made, not from a walk before the extraction.
-# And -ignore-errors: a file that cannot be created is non-fatal.
+# And -ignore-errors: a file that cannot be created is non-fatal. Not
+# root, only the first xattr outside user.* counts: a symlink holding it
+# is not created, a fifo holding the next one is.
 # Needs root (to make the device and to become nobody with setpriv).
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
@@ -28,8 +30,13 @@ setfattr -n trusted.t -v 1 "$T/src/b/tx" 2> /dev/null ||
 	skip "this file system keeps no trusted.* xattrs"
 echo y > "$T/src/b/z"
 mksquashfs "$T/src" "$T/e.img" -noappend -quiet -no-progress > /dev/null 2>&1 || exit 99
+# n.img: trusted.* on a symlink, then on a fifo
+mkdir -p "$T/src2/a" && ln -s f "$T/src2/a/l" && mkfifo "$T/src2/a/p" || exit 99
+setfattr -h -n trusted.t -v 1 "$T/src2/a/l" && setfattr -n trusted.t -v 1 "$T/src2/a/p" ||
+	skip "no trusted.* xattrs on a symlink or fifo here"
+mksquashfs "$T/src2" "$T/n.img" -noappend -quiet -no-progress > /dev/null 2>&1 || exit 99
 # nobody reaches the image and owns the directory it extracts into
-chmod 755 "$T" && chmod 644 "$T/e.img" && chown 65534 "$T/w" || exit 99
+chmod 755 "$T" && chmod 644 "$T/e.img" "$T/n.img" && chown 65534 "$T/w" || exit 99
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_nobody true || skip "setpriv cannot become nobody here"
 as_nobody unsquashfs -n -d "$T/w/probe" "$T/e.img" > /dev/null 2>&1
@@ -65,6 +72,9 @@ same "-st -li" -n -st -li "$T/e.img"
 same "-i" -n -i "$T/e.img"
 same "-li" -n -li "$T/e.img"
 same "-i with a selection" -n -i "$T/e.img" b
+# not root, xattrs outside user.* are not tried: the first one met is an
+# error (its symlink not counted as created), the next (the fifo's) not
+same "not root: trusted.* on a symlink and a fifo" -n "$T/n.img"
 # -ignore-errors: b/z cannot be created (a directory with a file in it
 # stands there, which -f does not remove): fatal without it, else exit 2
 # and the file left out of the counts

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_seam.c - the seams between the 8 MiB segments of a compressed
+ * EROFS file: the re-cut that lets a cluster run on across one.
+ *
+ * Why: segments are cut in parallel, so segment k's last cluster stops
+ * at the seam, where a serial cut would have filled it further, and
+ * segment k+1 starts a fresh one: about 0.6 block lost per seam (21 on
+ * rootfs-big, whose lz4hc image was 11 blocks larger than mkfs.erofs's).
+ * So k's last cluster is held back, and once k+1 is cut the caller's
+ * thread cuts again from that cluster's start on through k+1's data,
+ * and after each cluster tries to join k+1's own cut: at once where a
+ * cluster start of k+1 is the re-cut's, else through a bridge, the
+ * bytes up to k+1's next cluster start as one cluster. The first way
+ * that takes fewer blocks than the held cluster and k+1's clusters it
+ * replaces is stored, then k+1's clusters from there on. When k+1 ends
+ * the file without an inline tail or a fragment the re-cut may run on
+ * to the end. The invariant: every choice depends on the file's bytes
+ * alone (k's cut, k+1's cut, the re-cut), never on -j or timing, and a
+ * seam never takes more blocks than without the re-cut. Bounded: a held
+ * cluster of at most EROFS_SEAM_HOLD bytes of input, a re-cut of one
+ * segment at most, on buffers allocated once.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_dest.h"
+#include "sqpack/error.h"
+#include "write/erofs_zip.h"
+#include "write/writer_impl.h"
+
+#define BS EROFS_W_BLOCK
+
+struct erofs_seam {
+	void *codec;            /* the caller's thread's own */
+	int held;               /* a cluster is held back */
+	uint64_t at;            /* its place in the file */
+	uint32_t cap;           /* the most bytes its cut was offered */
+	struct erofs_pcl p;
+	uint8_t *in;            /* its input (EROFS_SEAM_HOLD bytes) */
+	uint8_t *blk;           /* its blocks (a pcluster) */
+	uint8_t *out;           /* the re-cut's blocks */
+	struct erofs_pcl *pcl;  /* and clusters */
+};
+
+int erofs_seam_init(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_seam *s = calloc(1, sizeof(*s));
+	size_t most = (size_t)EROFS_SEAM_HOLD + EROFS_W_SEGMENT;
+	int ret;
+
+	e->seam = s;
+	if (s == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	if ((ret = e->dest->create(&e->cfg, &s->codec)) != 0)
+		return writer_fail(w, ret, "EROFS: starting the compressor: %s", sqp_strerror(ret));
+	s->in = malloc(EROFS_SEAM_HOLD);
+	s->blk = malloc(e->pcluster);
+	/* The re-cut covers at most the held input and a segment; each of
+	 * its clusters takes more input than its blocks or a block as it
+	 * is, but the last two (a block or less left), and the last one cut
+	 * may write a pcluster past that. */
+	s->out = malloc(most + 2 * BS + e->pcluster);
+	s->pcl = malloc((most / BS + 2) * sizeof(*s->pcl));
+	if (s->in == NULL || s->blk == NULL || s->out == NULL || s->pcl == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+void erofs_seam_cleanup(struct sqp_writer *w)
+{
+	struct erofs_seam *s = w->erofs->seam;
+
+	if (s == NULL)
+		return;
+	if (s->codec != NULL)
+		w->erofs->dest->destroy(s->codec);
+	free(s->in);
+	free(s->blk);
+	free(s->out);
+	free(s->pcl);
+	free(s);
+	w->erofs->seam = NULL;
+}
+
+int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t at_blk)
+{
+	struct erofs_seam *s = w->erofs->seam;
+	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
+
+	if (p->len > EROFS_SEAM_HOLD)
+		return 0;
+	s->held = 1;
+	s->at = j->off + p->off;
+	/* The most its cut offered: one block after a cluster stored as it
+	 * is, else a pcluster. */
+	s->cap = j->npcl > 1 && j->pcl[j->npcl - 2].plain ? BS : w->erofs->pcluster;
+	s->p = *p;
+	memcpy(s->in, j->in + p->off, p->len);
+	memcpy(s->blk, j->out + (size_t)at_blk * BS, (size_t)p->blocks * BS);
+	return 1;
+}
+
+int erofs_seam_flush(struct sqp_writer *w)
+{
+	struct erofs_seam *s = w->erofs->seam;
+
+	if (!s->held)
+		return 0;
+	s->held = 0;
+	return erofs_zip_put(w, s->at, &s->p, s->blk);
+}
+
+/* A bridge: the bytes from x to y of in as one compressed cluster into
+ * blk; 0 when they do not fit a pcluster in fewer blocks than they
+ * span (so that two cluster starts never share a logical cluster). */
+static int bridge(struct sqp_writer *w, const uint8_t *in, uint32_t x, uint32_t y,
+		  uint8_t *blk, struct erofs_pcl *p)
+{
+	struct erofs_wstate *e = w->erofs;
+	size_t take = y - x, span;
+	int n = e->dest->compress(e->seam->codec, in + x, &take, blk, e->pcluster);
+
+	if (n < 0)
+		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));
+	span = ((size_t)n + BS - 1) / BS * BS;
+	if (n == 0 || take != y - x || take <= span)
+		return 0;
+	memmove(blk + span - n, blk, (size_t)n);
+	memset(blk, 0, span - (size_t)n);
+	*p = (struct erofs_pcl){ .off = x, .len = y - x, .blocks = (uint32_t)(span / BS),
+				 .clen = (uint32_t)n };
+	return 1;
+}
+
+/* Where the re-cut stands: m clusters of nblk blocks up to x (offsets
+ * in the view: the held input, then j's); j's first cluster at or past
+ * x is k, and old the blocks it replaces so far (the held cluster's and
+ * those of j's before k). */
+struct seam_walk {
+	uint32_t m, nblk, x, k, old;
+};
+
+/* Whether the re-cut joins j's cut at k with fewer blocks than it
+ * replaces: at once when k starts at x, else through a bridge to j's
+ * next cluster start a block or more away (then s->pcl[m]). */
+static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
+		 struct seam_walk *a)
+{
+	struct erofs_seam *s = w->erofs->seam;
+	uint32_t h = s->p.len, k, old;
+	int ret;
+
+	for (; a->k < j->npcl && j->pcl[a->k].off + h < a->x; a->k++)
+		a->old += j->pcl[a->k].blocks;
+	if ((a->k < j->npcl && j->pcl[a->k].off + h == a->x) || a->x == h + j->len)
+		return a->nblk < a->old;
+	for (k = a->k, old = a->old; k < j->npcl && j->pcl[k].off + h - a->x <= BS; k++)
+		old += j->pcl[k].blocks;
+	/* A bridge costs a block at least. */
+	if (k == j->npcl || a->nblk + 1 >= old)
+		return 0;
+	ret = bridge(w, in, a->x, j->pcl[k].off + h, s->out + (size_t)a->nblk * BS, &s->pcl[a->m]);
+	if (ret <= 0 || a->nblk + s->pcl[a->m].blocks >= old)
+		return ret < 0 ? ret : 0;
+	a->k = k;
+	a->old = old;
+	a->nblk += s->pcl[a->m].blocks;
+	a->m++;
+	return 1;
+}
+
+/* Whether the re-cut may run on to the file's end, replacing all of j:
+ * when j ends the file without an inline tail or a fragment, whose
+ * cuts are j's own. */
+static int to_end(const struct erofs_zjob *j)
+{
+	return j->last && j->room == 0 && !j->frag;
+}
+
+/* The re-cut from the held cluster's start on through j's data (the
+ * held input put back in front of it) into s->out and s->pcl, a
+ * cluster at a time, until it joins j's cut with a block or more saved
+ * (1), or passes j's last cluster start (0; the file's end for to_end). */
+static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_seam *s = e->seam;
+	uint32_t h = s->p.len, cap = s->cap;
+	struct erofs_zjob v;
+	struct erofs_pcl *p;
+	int ret;
+
+	memcpy(j->in - h, s->in, h);
+	/* j's data with the held input before it, as one segment with no
+	 * inline tail and no fragment: those are tried on j's own cut. */
+	v = (struct erofs_zjob){ .in = j->in - h, .len = h + j->len, .off = s->at };
+	*a = (struct seam_walk){ .old = s->p.blocks };
+	for (;;) {
+		if ((ret = joins(w, j, v.in, a)) != 0)
+			return ret;
+		if (a->x == v.len || (a->k == j->npcl && !to_end(j)))
+			return 0;
+		p = &s->pcl[a->m];
+		ret = erofs_zip_cut(e, s->codec, &v, a->x, cap, s->out + (size_t)a->nblk * BS, p);
+		if (ret < 0)
+			return writer_fail(w, ret, "EROFS: compressing: %s", sqp_strerror(ret));
+		/* A cluster's input stays within a segment's length, as the
+		 * index's count back and the kernel need. */
+		if (p->len > EROFS_W_SEGMENT)
+			return 0;
+		a->m++;
+		a->nblk += p->blocks;
+		a->x += p->len;
+		cap = p->plain ? BS : e->pcluster;
+	}
+}
+
+int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
+		    uint32_t *at_blk)
+{
+	struct erofs_seam *s = w->erofs->seam;
+	struct seam_walk a;
+	uint32_t i, b = 0;
+	int ret;
+
+	*first = 0;
+	*at_blk = 0;
+	if (!s->held)
+		return 0;
+	s->held = 0;
+	if ((ret = recut(w, j, &a)) < 0)
+		return ret;
+	if (ret == 0)
+		return erofs_zip_put(w, s->at, &s->p, s->blk);
+	for (i = 0; i < a.m; i++) {
+		ret = erofs_zip_put(w, s->at + s->pcl[i].off, &s->pcl[i], s->out + (size_t)b * BS);
+		if (ret != 0)
+			return ret;
+		b += s->pcl[i].blocks;
+	}
+	for (i = 0; i < a.k; i++)
+		*at_blk += j->pcl[i].blocks;
+	*first = a.k;
+	return 0;
+}

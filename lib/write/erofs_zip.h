@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_zip.h - what erofs_zip.c (the compressed data path) and
+ * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) share:
+ * a segment's job and its clusters, one cluster's cut, one cluster's
+ * storing; and erofs_dedup.c's part in that storing.
+ */
+#ifndef SQP_WRITE_EROFS_ZIP_H
+#define SQP_WRITE_EROFS_ZIP_H
+
+#include <stdint.h>
+
+#include "util/pool.h"
+#include "write/erofs_writer.h"
+
+/* The most input of a segment's last cluster that is held back for the
+ * next segment's re-cut: each job's input buffer has this much room in
+ * front of the segment, where the held bytes are put back. */
+#define EROFS_SEAM_HOLD (1u << 20)
+
+struct erofs_pcl {
+	uint32_t off, len;  /* in the segment */
+	uint32_t blocks;
+	uint32_t clen;      /* its bytes: compressed, or len when plain */
+	int plain;
+	int frag;           /* the rest of the file, to the packed inode */
+};
+
+struct erofs_zjob {
+	struct sqp_pool_job pj;
+	struct fs_irec *ino;
+	uint64_t size, off;  /* the file's size, the segment's place */
+	uint32_t len, xsize, rec;
+	int first, last;
+	int frag;            /* last segment, fragments: its rest may be one */
+	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
+	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
+	uint8_t *in_buf;     /* in's allocation: EROFS_SEAM_HOLD bytes before in */
+	struct erofs_pcl *pcl;
+	uint32_t npcl, nblk;
+	uint64_t key;        /* dedup: the first segment's hash */
+};
+
+/* One cluster of job j at pos, of at most cap bytes, into blk (see
+ * erofs_zip.c). */
+int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
+		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
+/* Store cluster p that starts at byte at of the current file: its
+ * index, then its blocks from blk. */
+int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		  const uint8_t *blk);
+
+/* erofs_seam.c. init and cleanup: the caller's codec and buffers. hold:
+ * whether segment j's last cluster (not the file's last) was kept back
+ * for the next segment, instead of being stored. join: before the next
+ * segment j's clusters are stored (j compressed), the held one or the
+ * re-cut that replaces it and j's first clusters; *first is the first
+ * of j's clusters still to store, *at_blk its first block in j->out.
+ * flush: the held cluster stored as it is (j is stored as it is). */
+int erofs_seam_init(struct sqp_writer *w);
+void erofs_seam_cleanup(struct sqp_writer *w);
+int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t at_blk);
+int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
+		    uint32_t *at_blk);
+int erofs_seam_flush(struct sqp_writer *w);
+
+/* erofs_dedup.c, for the current file (e->cur) as its clusters are
+ * stored, whichever segment cut them (a seam's re-cut included). put:
+ * whether the n blocks at blk of the cluster about to be stored are
+ * those of the equal earlier file it shares with, at the same place
+ * (1: its head names them and nothing is appended), else 0 (what it
+ * shared so far copied first) or < 0; the file's first cluster
+ * nominates that file, by its first segment's hash, size and blocks;
+ * n 0: its first cluster is its last, a fragment or inline. unshare:
+ * the blocks shared so far (equal to the file's own) read back and
+ * appended, and its heads moved there. end: after the file's last
+ * cluster and indexes: it shares when the other took as many blocks
+ * under the same map (the same stored bytes under the same map decode
+ * alike), else it is unshared and recorded for later files. */
+int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk);
+int erofs_dedup_zip_unshare(struct sqp_writer *w);
+int erofs_dedup_zip_end(struct sqp_writer *w);
+
+#endif

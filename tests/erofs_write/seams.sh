@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# seams.sh - compressed EROFS files of several 8 MiB segments, whose
+# segments are cut in parallel and then re-cut across each seam
+# (lib/write/erofs_seam.c). Files: text of 20 MiB (two seams) and of
+# 9 MiB (one, the re-cut may run to the file's end). Without the
+# re-cut a file took exactly the blocks of its 8 MiB pieces packed as
+# files of their own (each segment's cut is a piece's); with it, for
+# lz4, lz4hc and 64 KiB lz4 clusters, it takes no more for each file
+# and fewer for the two together. With those and with ztailpacking and
+# fragments (whose tails stay the last segment's own): the same bytes
+# for -j 1, 2 and 3, the kernel's mount and fsck.erofs (where it reads
+# mkfs.erofs's own image with the options) read the source, and
+# imginfo check finds nothing wrong.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3"
+codec_built lz4 || skip "lz4 not built"
+DIR2IMG="$top_builddir/bin/dir2img"
+IMGINFO="$top_builddir/bin/imginfo"
+T=$SCRATCH
+SOURCE_DATE_EPOCH=1600000000
+export SOURCE_DATE_EPOCH
+
+# Lines of words from a fixed seed (compressible about 2:1 by lz4, with
+# clusters of many sizes), and the same bytes cut in 8 MiB pieces.
+make_tree() {
+	$PYTHON3 -c 'import random, sys
+d, r = sys.argv[1], random.Random(26)
+words = [bytes(r.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
+         for _ in range(400)]
+def text(n, seed):
+    r, out, size = random.Random(seed), [], 0
+    while size < n:
+        line = b" ".join(r.choice(words) for _ in range(r.randint(3, 14))) + b"\n"
+        out.append(line)
+        size += len(line)
+    return b"".join(out)[:n]
+for name, n, seed in (("text20m", (20 << 20) + 777, 1), ("text9m", (9 << 20) + 123, 2)):
+    data = text(n, seed)
+    open(d + "/big/" + name, "wb").write(data)
+    for k in range(0, n, 8 << 20):
+        open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' "$1"
+}
+mkdir -p "$T/src/big" "$T/src/pieces" || finish
+run "make the tree" make_tree "$T/src" || finish
+
+# fsck.erofs judges an option where it reads mkfs.erofs's own image
+# made with it (fsck_ok OPTIONS...).
+fsck_ok() {
+	command -v mkfs.erofs > /dev/null 2>&1 && judge_can fsck.erofs erofs || return 1
+	rm -rf "$T/probe" "$T/probe.erofs"
+	mkfs.erofs --quiet -zlz4 "$@" "$T/probe.erofs" "$T/src/pieces" > "$T/err" 2>&1 &&
+	fsck.erofs --extract="$T/probe" "$T/probe.erofs" > "$T/err" 2>&1
+}
+
+# stored IMAGE PATH: the bytes of PATH's data in IMAGE (its blocks).
+stored() {
+	"$IMGINFO" stat "$1" "$2" 2> "$T/err" | sed -n 's/.*, \([0-9]*\) bytes stored,.*/\1/p'
+}
+
+# The blocks of big/NAME against those of its pieces in pieces.erofs.
+compare() {
+	cmp_name=$1 cmp_file=$2
+	big=$(stored "$T/big.erofs" "/$cmp_file")
+	sum=0
+	for piece in "$T/src/pieces/$cmp_file".*; do
+		n=$(stored "$T/pieces.erofs" "/${piece##*/}")
+		[ -n "$n" ] || { fail "$cmp_name: imginfo stat ${piece##*/}: $(head -c 200 "$T/err")"; return 1; }
+		sum=$((sum + n))
+	done
+	[ -n "$big" ] || { fail "$cmp_name: imginfo stat $cmp_file: $(head -c 200 "$T/err")"; return 1; }
+	check "$cmp_name: $cmp_file takes $big bytes, no more than its pieces' $sum" \
+		test "$big" -le "$sum"
+	all_big=$((all_big + big)) all_sum=$((all_sum + sum))
+}
+
+for set in "-c lz4|-zlz4|less" "-c lz4 -X hc|-zlz4hc|less" \
+	   "-c lz4 --pcluster-size 65536|-C65536|less" \
+	   "-c lz4 --ztailpacking|-Eztailpacking|" "-c lz4 --erofs-fragments||"; do
+	ours=${set%%|*} rest=${set#*|} peer=${rest%%|*} less=${rest#*|}
+	name=$ours
+	# shellcheck disable=SC2086
+	for j in 1 2 3; do
+		"$DIR2IMG" -q -f -j $j --format erofs $ours "$T/big.$j.erofs" "$T/src/big" \
+			2> "$T/err" || { fail "$name: dir2img -j $j: $(head -c 300 "$T/err")"; continue 2; }
+	done
+	check "$name: the same bytes for -j 1 and 2" cmp -s "$T/big.1.erofs" "$T/big.2.erofs"
+	check "$name: the same bytes for -j 1 and 3" cmp -s "$T/big.1.erofs" "$T/big.3.erofs"
+	cp "$T/big.3.erofs" "$T/big.erofs" || finish
+	judge_same_tree "$name" kernel erofs "$T/big.erofs" "$T/src/big"
+	# Debian's fsck.erofs 1.5 knows no fragments.
+	# shellcheck disable=SC2086
+	[ -z "$peer" ] || ! fsck_ok $peer ||
+		judge_same_tree "$name" fsck.erofs erofs "$T/big.erofs" "$T/src/big" --no-xattrs --no-hardlinks
+	check "$name: imginfo check" "$IMGINFO" check "$T/big.erofs"
+	[ -n "$less" ] || continue
+	# shellcheck disable=SC2086
+	"$DIR2IMG" -q -f --format erofs $ours "$T/pieces.erofs" "$T/src/pieces" 2> "$T/err" ||
+		{ fail "$name: dir2img of the pieces: $(head -c 300 "$T/err")"; continue; }
+	all_big=0 all_sum=0
+	compare "$name" text20m
+	compare "$name" text9m
+	check "$name: the two files take $all_big bytes, fewer than their pieces' $all_sum" \
+		test "$all_big" -lt "$all_sum"
+done
+finish
