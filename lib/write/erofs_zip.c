@@ -21,10 +21,10 @@
  * try per block, not a whole pcluster's. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
- * that finish packs behind the inode. A segment that did not gain a
- * block is stored as it is (PLAIN clusters, one per block), and a file
- * none of whose segments did is stored uncompressed after all, its tail
- * inline.
+ * that finish packs behind the inode (erofs_zidx.c). A segment that
+ * did not gain a block is stored as it is (PLAIN clusters, one per
+ * block), and a file none of whose segments did is stored uncompressed
+ * after all, its tail inline.
  */
 #include "config.h"
 
@@ -34,7 +34,6 @@
 #include "codec/codec_dest.h"
 #include "format/erofs_format.h"
 #include "sqpack/error.h"
-#include "util/endian.h"
 #include "util/pool.h"
 #include "write/erofs_writer.h"
 #include "write/erofs_zip.h"
@@ -372,80 +371,6 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	return ret;
 }
 
-static uint8_t *zrec(const struct erofs_wstate *e, uint64_t k)
-{
-	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
-}
-
-/* The last pcluster's inl bytes (data is its blocks) into the tail
- * arena, and its place and size into the file's record. */
-static int keep_inline(struct sqp_writer *w, const struct erofs_pcl *p,
-		       const uint8_t *data, uint32_t inl)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint32_t index;
-	int ret;
-
-	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
-	if (ret != 0)
-		return writer_fail(w, ret, "out of memory");
-	memcpy(chunkarr_at(&e->tails, index),
-	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
-	sqp_put16(zrec(e, 0) + 4, (uint16_t)inl);
-	sqp_put32(zrec(e, 1), index);
-	e->ztail = 1;
-	return 0;
-}
-
-/* NONHEAD indexes for the logical clusters after the last head up to
- * (not including) next; with big pclusters, the first after a
- * compressed head says its blocks instead of 1. */
-static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
-{
-	uint64_t k;
-	uint16_t back;
-
-	for (k = e->cur.prev + 1; k < next; k++) {
-		back = (uint16_t)(k - e->cur.prev);
-		if (back == 1 && e->pcluster > BS && !e->cur.prev_plain)
-			back = (uint16_t)(EROFS_Z_D0_CBLKCNT | e->cur.prev_blocks);
-		erofs_z_nonhead_encode(back, (uint16_t)(next - k), zrec(e, ZREC_INDEXES + k));
-	}
-}
-
-/* After a file's last cluster: the indexes to its end, its blocks;
- * with dedup, shared or recorded. */
-static int finish_file(struct sqp_writer *w)
-{
-	struct erofs_wstate *e = w->erofs;
-
-	fill_nonheads(e, e->cur.nlc);
-	sqp_put32(zrec(e, 0), e->cur.blocks);
-	return e->cur.dedup ? erofs_dedup_zip_end(w) : 0;
-}
-
-/* Cluster p's index at byte at of the current file: the NONHEAD ones
- * since the last head, then its own, naming the next block appended, or
- * while the file shares (dedup) the other file's at the same place. */
-static int put_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint64_t lcn = at / BS, blk = w->out.pos / BS;
-
-	if (e->cur.like != FS_NONE)
-		blk = e->cur.like_base + e->cur.blocks;
-	if (lcn > 0)
-		fill_nonheads(e, lcn);
-	if (blk > UINT32_MAX)
-		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
-			    (uint32_t)blk, zrec(e, ZREC_INDEXES + lcn));
-	e->cur.prev = lcn;
-	e->cur.prev_blocks = p->blocks;
-	e->cur.prev_plain = p->plain;
-	return 0;
-}
-
 /* A segment (of a file of several) that gains no block compressed is
  * stored as it is: its blocks in order, each a PLAIN cluster at its own
  * logical cluster (segments start on block boundaries), the last one
@@ -477,27 +402,7 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 		if (ret != 0)
 			return ret;
 	}
-	return j->last ? finish_file(w) : 0;
-}
-
-int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
-		  const uint8_t *blk)
-{
-	struct erofs_wstate *e = w->erofs;
-	int shared = e->cur.dedup ? erofs_dedup_zip_put(w, p->blocks, blk) : 0, ret;
-
-	if (shared < 0)
-		return shared;
-	if ((ret = put_head(w, at, p)) != 0)
-		return ret;
-	e->cur.blocks += p->blocks;
-	if (shared)
-		return 0;
-	if ((ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
-		return ret;
-	w->stats.blocks_written += p->blocks;
-	w->stats.blocks_raw += p->plain;
-	return 0;
+	return j->last ? erofs_zip_finish(w) : 0;
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
@@ -537,13 +442,13 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 
 		if (p->frag || (inl > 0 && i + 1 == j->npcl)) {
 			if ((e->cur.dedup && (ret = erofs_dedup_zip_put(w, 0, NULL)) < 0) ||
-			    (ret = put_head(w, at, p)) != 0)
+			    (ret = erofs_zip_head(w, at, p)) != 0)
 				return ret;
-			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, zrec(e, 0),
+			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, erofs_zip_rec(e, 0),
 							e->cur.like == FS_NONE ? NULL :
 							chunkarr_at(&e->zidx, e->cur.like)) :
-			      keep_inline(w, p, j->out + (size_t)at_blk * BS, inl);
-			return ret != 0 ? w->err.code : finish_file(w);
+			      erofs_zip_inline(w, p, j->out + (size_t)at_blk * BS, inl);
+			return ret != 0 ? w->err.code : erofs_zip_finish(w);
 		}
 		if (!j->last && i + 1 == j->npcl && erofs_seam_hold(w, j, at_blk))
 			return 0;
@@ -551,7 +456,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 			return ret;
 		at_blk += p->blocks;
 	}
-	return j->last ? finish_file(w) : 0;
+	return j->last ? erofs_zip_finish(w) : 0;
 }
 
 /* A free job: the oldest one taken back (and stored) when all are out. */

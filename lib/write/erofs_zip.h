@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_zip.h - what erofs_zip.c (the compressed data path) and
- * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) share:
+ * erofs_zip.h - what erofs_zip.c (the compressed data path),
+ * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) and
+ * erofs_zidx.c (a file's index record as its clusters are stored) share:
  * a segment's job and its clusters, one cluster's cut, one cluster's
  * storing; and erofs_dedup.c's part in that storing.
  */
@@ -45,10 +46,22 @@ struct erofs_zjob {
  * erofs_zip.c). */
 int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
 		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
-/* Store cluster p that starts at byte at of the current file: its
- * index, then its blocks from blk. */
+
+/* erofs_zidx.c, for the current file (e->cur). put: store cluster p
+ * that starts at byte at of the file: its index, then its blocks from
+ * blk (with dedup, named where an equal earlier file has them instead).
+ * head: p's index alone (its blocks stored elsewhere: a fragment, an
+ * inline tail). rec: the k-th 8-byte record of the file's index record.
+ * inline: the last pcluster's inl bytes (data is its blocks) into the
+ * tail arena, their place and size into the record. finish: after the
+ * file's last cluster, the indexes to its end and its blocks. */
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *blk);
+int erofs_zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p);
+uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k);
+int erofs_zip_inline(struct sqp_writer *w, const struct erofs_pcl *p,
+		     const uint8_t *data, uint32_t inl);
+int erofs_zip_finish(struct sqp_writer *w);
 
 /* erofs_seam.c. init and cleanup: the caller's codec and buffers. hold:
  * whether segment j's last cluster (not the file's last) was kept back
