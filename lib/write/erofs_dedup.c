@@ -23,7 +23,12 @@
  * blocks are compared with the nominee's as they come, and only when one
  * differs are the blocks matched so far (equal, so read back from the
  * nominee) and the rest appended: nothing is written twice and nothing
- * needs buffering.
+ * needs buffering. A compressed file's clusters are compared the same
+ * way, one at a time as erofs_zip_put (erofs_zidx.c) stores them: what
+ * is compared is what is stored, whichever cut made it (a segment's,
+ * or the re-cut across a seam, erofs_seam.c, which holds a segment's
+ * last cluster back), and twins, cut alike from the same bytes, store
+ * the same clusters in the same order.
  */
 #include "config.h"
 

@@ -117,7 +117,7 @@ struct erofs_wstate {
 		uint32_t blocks;
 		int raw;              /* every segment so far stored as it is */
 		uint64_t start;       /* the block its first segment went to */
-		uint64_t size;
+		uint64_t size;        /* its bytes */
 		int dedup;            /* dedup on for this file (not the packed inode) */
 		uint64_t key;         /* its first segment's hash */
 		uint32_t like;        /* the equal file it shares with so far */
