@@ -74,7 +74,7 @@ static void usage(FILE *f)
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
-	      "  -Efragments --help --version. Anything else (-zX:Y, other -E\n"
+	      "  -Efragments -Ededupe --help --version. Anything else (-zX:Y, other -E\n"
 	      "  options, --exclude-path ...) is refused with exit status 2.\n", f);
 }
 
@@ -166,7 +166,7 @@ static int compressor(struct argv_out *a, const char *arg)
 	return add2(a, "-X", a->level);
 }
 
-/* -E X[,Y...]: ztailpacking, fragments; the others are refused by
+/* -E X[,Y...]: ztailpacking, fragments, dedupe; the others are refused by
  * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
  * as every other file's). */
 static int extended(struct argv_out *a, const char *arg)
@@ -186,13 +186,16 @@ static int extended(struct argv_out *a, const char *arg)
 		} else if (len == 9 && strncmp(s, "fragments", 9) == 0) {
 			if ((ret = add(a, "--erofs-fragments")) != 0)
 				return ret;
+		} else if (len == 6 && strncmp(s, "dedupe", 6) == 0) {
+			if ((ret = add(a, "--erofs-dedupe")) != 0)
+				return ret;
 		} else if (len > 9 && strncmp(s, "fragments=", 10) == 0) {
 			return refuse(arg, "a pcluster size of the packed inode's own is "
 				      "not done (its clusters are -C's)");
 		} else {
 			return refuse(arg, "extended option not done yet (sqpack writes "
-				      "compact cluster indexes, no dedup; ztailpacking "
-				      "and fragments are done)");
+				      "compact cluster indexes; ztailpacking, "
+				      "fragments and dedupe are done)");
 		}
 	}
 	return 0;

@@ -27,6 +27,7 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
+	OPT_EROFS_DEDUPE,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "pcluster-size", required_argument, NULL, OPT_PCLUSTER },
 	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
 	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
+	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -193,6 +195,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_NO_PAD: d->flags |= SQP_WRITE_NO_PAD; return 0;
 	case OPT_ZTAILPACKING: d->flags |= SQP_WRITE_EROFS_ZTAILPACKING; return 0;
 	case OPT_EROFS_FRAGMENTS: d->flags |= SQP_WRITE_EROFS_FRAGMENTS; return 0;
+	case OPT_EROFS_DEDUPE: d->flags |= SQP_WRITE_EROFS_DEDUPE; return 0;
 	case OPT_MEM:
 		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
 			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);

@@ -224,12 +224,16 @@ static void print_summary(const struct tool_run *r, const char *what)
 	       (unsigned long long)st.blocks_probed_raw,
 	       (unsigned long long)st.blocks_sparse, (unsigned long long)st.blocks_deduped);
 	/* EROFS has no fragment blocks: its fragments are one packed inode
-	 * (dump.erofs's "packed nid"), made when asked and compressed. */
-	if (opt->desc.format == SQP_FORMAT_EROFS)
-		printf("fragments %s; ", opt->desc.codec.id != 0 &&
-		       (opt->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) ?
-		       "in the packed inode" : "none");
-	else
+	 * (dump.erofs's "packed nid"), made when asked and compressed; with
+	 * dedup, equal tails in it are shared. */
+	if (opt->desc.format == SQP_FORMAT_EROFS) {
+		int packed = opt->desc.codec.id != 0 && (opt->desc.flags & SQP_WRITE_EROFS_FRAGMENTS);
+
+		printf("fragments %s", packed ? "in the packed inode" : "none");
+		if (packed && (opt->desc.flags & SQP_WRITE_EROFS_DEDUPE))
+			printf(", %llu tails shared", (unsigned long long)st.tails_deduped);
+		printf("; ");
+	} else
 		printf("%llu fragment blocks, %llu tails shared; ",
 		       (unsigned long long)st.fragment_blocks,
 		       (unsigned long long)st.tails_deduped);

@@ -67,6 +67,8 @@ static const char common_help[] =
 	"      --erofs-fragments   EROFS: compressed files' tails, and files of\n"
 	"                          a cluster or less, compressed together in\n"
 	"                          one packed inode\n"
+	"      --erofs-dedupe      EROFS: a file equal to an earlier one shares\n"
+	"                          its blocks (checked byte for byte)\n"
 	"dm-verity:\n"
 	"      --verity[=FILE]     pad the image and append a dm-verity hash tree\n"
 	"                          (or write the tree to FILE); the root hash is\n"

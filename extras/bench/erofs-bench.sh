@@ -6,7 +6,10 @@
 # ours alone, one-block clusters, as that mkfs.erofs has none of them)
 # and layout (--layouts: a physical cluster size, ours --pcluster-size,
 # theirs -C, default one block; "+z" after it adds tail packing, ours
-# --ztailpacking, theirs -E ztailpacking). Prints
+# --ztailpacking, theirs -E ztailpacking; "+d" adds dedup to both, ours
+# --erofs-dedupe, theirs -E dedupe, which needs --mkfs a newer
+# erofs-utils than Debian 12's 1.5; "+D" to ours alone, to compare with
+# a mkfs.erofs that has none). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
 # ours/mkfs.erofs, and has fsck.erofs check our lz4 and lz4hc images. The
 # machine is shared and noisy: the two tools run back to back per codec;
@@ -22,6 +25,7 @@ layouts=4096
 jobs=2
 runs=3
 dir2img=${top_builddir:-.}/bin/dir2img
+mkfs=mkfs.erofs
 scratch=
 
 usage() {
@@ -30,17 +34,19 @@ usage: $prog [options]
   --corpus DIR     corpus (default $corpus)
   --tree NAME      tree in DIR to pack (default $tree)
   --codecs "LIST"  of lz4 lz4hc lzma deflate zstd (default "$codecs")
-  --layouts "LIST" cluster sizes in bytes, each with +z for tail packing
-                   (default "$layouts"; e.g. "4096 65536 4096+z 65536+z")
+  --layouts "LIST" cluster sizes in bytes, each with +z for tail packing,
+                   +d for dedup (+D: ours only) (default "$layouts";
+                   e.g. "4096 65536 4096+z 65536+z 4096+d")
   --jobs N         our threads (default $jobs)
   --runs N         runs of each tool per row, interleaved (default $runs)
   --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
+  --mkfs PATH      mkfs.erofs to compare with (default $mkfs)
   --scratch DIR    where the images go (default DIR/out-erofs)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--dir2img|--scratch)
+	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--dir2img|--mkfs|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -51,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--dir2img) dir2img=$2; shift ;;
+	--mkfs) mkfs=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -60,7 +67,7 @@ done
 case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
 case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exit 2 ;; esac
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
-for t in "$dir2img" mkfs.erofs fsck.erofs /usr/bin/time; do
+for t in "$dir2img" "$mkfs" fsck.erofs /usr/bin/time; do
 	command -v "$t" > /dev/null || { echo "$prog: $t not found" >&2; exit 1; }
 done
 src=$corpus/$tree
@@ -103,9 +110,11 @@ for c in $codecs; do
 		continue ;;
 	esac
 	for l in $layouts; do
-		p=${l%+z} oz= mz=
-		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z]" >&2; exit 2 ;; esac
-		[ "$p" = "$l" ] || { oz=--ztailpacking; mz=-Eztailpacking; }
+		p=${l%%+*} oz= mz=
+		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][+d|+D]" >&2; exit 2 ;; esac
+		case $l in *+z*) oz=--ztailpacking; mz=-Eztailpacking ;; esac
+		case $l in *+[dD]*) oz="$oz --erofs-dedupe" ;; esac
+		case $l in *+d*) if [ -n "$mz" ]; then mz=$mz,dedupe; else mz=-Ededupe; fi ;; esac
 		ours=$scratch/ours.$c.$l.erofs peer=$scratch/mkfs.$c.$l.erofs l0=$(load)
 		rm -f "$scratch/ours.$c.$l" "$scratch/mkfs.$c.$l"
 		for _ in $(seq "$runs"); do
@@ -113,7 +122,8 @@ for c in $codecs; do
 			# shellcheck disable=SC2086
 			timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
 				--pcluster-size "$p" $oz "$ours" "$src" &&
-			timed "$scratch/mkfs.$c.$l" mkfs.erofs --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
+			# shellcheck disable=SC2086
+			timed "$scratch/mkfs.$c.$l" "$mkfs" --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
 				{ status=1; continue 2; }
 		done
 		fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||

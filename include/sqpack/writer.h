@@ -77,6 +77,10 @@ enum sqp_fragment_mode {
  * (mkfs.erofs -E fragments; Linux 6.1). Without a codec it does
  * nothing, as mkfs.erofs. */
 #define SQP_WRITE_EROFS_FRAGMENTS 0x0800
+/* EROFS: a file whose stored data equals an earlier file's shares the
+ * earlier file's blocks (and fragment), proven equal by reading them
+ * back, never on a hash alone (mkfs.erofs -E dedupe, at file level). */
+#define SQP_WRITE_EROFS_DEDUPE 0x1000
 
 struct sqp_policy;
 

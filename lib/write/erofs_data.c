@@ -27,7 +27,7 @@
 /* 2^16 units of 32 bytes: 2 MiB chunks. */
 #define TAIL_CHUNK_SHIFT 16
 
-int erofs_w_init(struct sqp_writer *w)
+int erofs_w_init(struct sqp_writer *w, unsigned hash_bits)
 {
 	struct erofs_wstate *e = calloc(1, sizeof(*e));
 
@@ -40,7 +40,7 @@ int erofs_w_init(struct sqp_writer *w)
 	if (e->block == NULL || e->hash == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	XXH3_128bits_reset(e->hash);
-	if (erofs_zip_init(w) != 0)
+	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hash_bits) != 0)
 		return w->err.code;
 	/* Block 0: zeros, then the superblock at 1024 once finish knows it. */
 	return imgout_append_zeros(&w->out, EROFS_W_BLOCK);
@@ -54,6 +54,7 @@ void erofs_w_cleanup(struct sqp_writer *w)
 		return;
 	erofs_zip_cleanup(w);
 	erofs_frag_cleanup(w);
+	erofs_dedup_cleanup(w);
 	chunkarr_cleanup(&e->tails);
 	free(e->block);
 	XXH3_freeState(e->hash);
@@ -120,6 +121,8 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	/* Blocks go after every cluster still being compressed. */
 	if (appends && e->dest != NULL && (ret = erofs_zip_drain(w)) != 0)
 		return ret;
+	if (appends && e->dd.on && !e->frag.packing)
+		return erofs_dedup_flat_stream(w, size, xattr_size, src, f);
 	f->u.file.size = size;
 	f->u.file.blocks_start = appends ? w->out.pos / EROFS_W_BLOCK : 0;
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)

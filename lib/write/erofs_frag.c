@@ -93,15 +93,88 @@ static void mark(uint8_t *rec, unsigned kind, uint64_t off)
 	sqp_put64(rec + EROFS_Z_INDEX_SIZE, off);
 }
 
+/* The len bytes at off of log l into p; 0 when they are not there. */
+static int log_copy(const struct erofs_flog *l, uint64_t off, uint8_t *p, size_t len)
+{
+	size_t k;
+
+	if (off > l->len || len > l->len - off)
+		return 0;
+	for (; len > 0; off += k, p += k, len -= k) {
+		k = CHUNK - (size_t)(off % CHUNK);
+		if (k > len)
+			k = len;
+		memcpy(p, l->chunk[off / CHUNK] + off % CHUNK, k);
+	}
+	return 1;
+}
+
+/* Whether the len bytes at off of log l are those at p. */
+static int log_same(const struct erofs_flog *l, uint64_t off, const uint8_t *p, size_t len)
+{
+	size_t k;
+
+	if (off > l->len || len > l->len - off)
+		return 0;
+	for (; len > 0; off += k, p += k, len -= k) {
+		k = CHUNK - (size_t)(off % CHUNK);
+		if (k > len)
+			k = len;
+		if (memcmp(l->chunk[off / CHUNK] + off % CHUNK, p, k) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
-		    int whole, uint8_t *rec)
+		    int whole, uint8_t *rec, const uint8_t *like)
 {
 	struct erofs_frag *fr = &w->erofs->frag;
+	unsigned kind = whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL;
 
-	mark(rec, whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL, fr->tails.len);
+	/* Dedup: an equal file's fragment, when its bytes are these. */
+	if (like != NULL && sqp_get16(like + 6) == kind &&
+	    log_same(&fr->tails, sqp_get64(like + EROFS_Z_INDEX_SIZE), data, len)) {
+		mark(rec, kind, sqp_get64(like + EROFS_Z_INDEX_SIZE));
+		w->stats.tails_deduped++;
+		return 0;
+	}
+	mark(rec, kind, fr->tails.len);
 	if (!whole && fr->tails.len + len > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: a tail fragment past 4 GiB");
 	return log_append(w, &fr->tails, data, len);
+}
+
+/* Dedup: the whole file just appended to the whole files' log (size
+ * bytes at its end) given back when an earlier one there is equal,
+ * byte for byte; the file's record rec then names that one's offset. */
+static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_flog *l = &e->frag.whole;
+	uint64_t key = erofs_dedup_key(&e->dd, XXH3_64bits_digest(e->dd.st));
+	uint64_t mine = l->len - size, off;
+	struct erofs_ddrec r;
+	uint32_t i = HCHAIN_END, n;
+	int same;
+
+	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_WHOLE, size, &r)) != HCHAIN_END) {
+		/* Compared a block at a time, ours copied out of the log. */
+		for (off = 0, same = 1; same && off < size; off += n) {
+			n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
+			same = log_copy(l, mine + off, e->dd.buf, n) &&
+			       log_same(l, r.aux + off, e->dd.buf, n);
+		}
+		if (same) {
+			l->len = mine; /* the next file overwrites ours */
+			mark(rec, EROFS_FRAG_WHOLE_W, r.aux);
+			w->stats.files_deduped++;
+			return 0;
+		}
+		w->stats.dedup_rejected++;
+	}
+	r = (struct erofs_ddrec){ .size = size, .kind = EROFS_DD_WHOLE, .aux = mine };
+	return erofs_dedup_add(w, key, &r);
 }
 
 int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
@@ -116,6 +189,8 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		return writer_fail(w, ret, "out of memory");
 	memset(chunkarr_at(&e->zidx, rec), 0, ZREC_INDEXES * EROFS_Z_INDEX_SIZE);
 	mark(chunkarr_at(&e->zidx, rec), EROFS_FRAG_WHOLE_W, e->frag.whole.len);
+	if (e->dd.on)
+		XXH3_64bits_reset_withSeed(e->dd.st, size);
 	for (off = 0; off < size; off += n) {
 		n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
 		if ((ret = src->read(src->user, e->block, n)) != 0)
@@ -123,7 +198,11 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		w->stats.bytes_in += n;
 		if ((ret = log_append(w, &e->frag.whole, e->block, n)) != 0)
 			return ret;
+		if (e->dd.on)
+			XXH3_64bits_update(e->dd.st, e->block, n);
 	}
+	if (e->dd.on && (ret = dedup_whole(w, size, chunkarr_at(&e->zidx, rec))) != 0)
+		return ret;
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
 	f->u.file.frag_index = rec;

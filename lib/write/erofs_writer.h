@@ -20,6 +20,7 @@
 #include "sqpack/entry.h"
 #include "sqpack/codec.h"
 #include "util/chunkarr.h"
+#include "util/hchain.h"
 #include "write/fstree.h"
 
 #define EROFS_W_BLOCK 4096u
@@ -71,6 +72,26 @@ struct erofs_frag {
 	struct fs_irec irec;     /* the packed inode */
 };
 
+/* Dedup (erofs_dedup.c): one record per file that stored its data. */
+#define EROFS_DD_FLAT  1u /* stored as it is: ref its first block, aux 1 with a tail block */
+#define EROFS_DD_ZIP   2u /* compressed: ref its index record, aux its first block */
+#define EROFS_DD_WHOLE 3u /* a whole fragment: aux its offset in the whole files' log */
+
+struct erofs_ddrec {
+	uint64_t size;
+	uint32_t kind, ref;
+	uint64_t aux;
+};
+
+struct erofs_dedup {
+	int on;                  /* SQP_WRITE_EROFS_DEDUPE */
+	unsigned hash_bits;      /* writer_test.h's hook */
+	struct hchain idx;       /* the records by key */
+	struct chunkarr recs;    /* struct erofs_ddrec */
+	XXH3_state_t *st;        /* a whole fragment's hash as it is read */
+	uint8_t *buf;            /* a block read back */
+};
+
 struct erofs_wstate {
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
 	uint8_t *block;          /* one block of file data (heap) */
@@ -96,13 +117,20 @@ struct erofs_wstate {
 		uint32_t blocks;
 		int raw;              /* every segment so far stored as it is */
 		uint64_t start;       /* the block its first segment went to */
+		uint64_t size;        /* its bytes */
+		int dedup;            /* dedup on for this file (not the packed inode) */
+		uint64_t key;         /* its first segment's hash */
+		uint32_t like;        /* the equal file it shares with so far */
+		uint64_t like_base;   /* and that one's first block */
 	} cur;
 	struct erofs_frag frag;
+	struct erofs_dedup dd;
 	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };
 
-/* Set up the EROFS back end: block 0 reserved, the arena and buffers. */
-int erofs_w_init(struct sqp_writer *w);
+/* Set up the EROFS back end: block 0 reserved, the arena and buffers;
+ * dedup hashes cut to hash_bits (writer_test.h; 0: whole). */
+int erofs_w_init(struct sqp_writer *w, unsigned hash_bits);
 void erofs_w_cleanup(struct sqp_writer *w);
 
 /* Append bytes to the image (and to the UUID's hash). */
@@ -138,9 +166,11 @@ int erofs_zip_drain(struct sqp_writer *w);
 
 /* erofs_frag.c. A compressed file's end from its last segment (len
  * bytes at data, the whole file when whole) into the tail log, its kind
- * and offset into rec (its index record). */
+ * and offset into rec (its index record); with like (dedup: an equal
+ * file's index record, or NULL) that file's fragment when its bytes are
+ * the same. */
 int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
-		    int whole, uint8_t *rec);
+		    int whole, uint8_t *rec, const uint8_t *like);
 /* A file of a pcluster or less, wholly a fragment, read now. */
 int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		     const struct sqp_data_source *src, struct fs_inode *f);
@@ -151,6 +181,25 @@ unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_
 int erofs_frag_finish(struct sqp_writer *w, uint32_t mod_time);
 void erofs_frag_cleanup(struct sqp_writer *w);
 
+/* erofs_dedup.c. Keys: a 64-bit hash of a file's first bytes seeded
+ * with its size (cut by the test hook in erofs_dedup_key). next walks
+ * the records of key, kind and size after record after (HCHAIN_END:
+ * from the first). */
+int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits);
+void erofs_dedup_cleanup(struct sqp_writer *w);
+uint64_t erofs_dedup_key(const struct erofs_dedup *d, uint64_t h);
+uint32_t erofs_dedup_next(const struct erofs_dedup *d, uint32_t after, uint64_t key,
+			  unsigned kind, uint64_t size, struct erofs_ddrec *r);
+int erofs_dedup_add(struct sqp_writer *w, uint64_t key, const struct erofs_ddrec *r);
+/* A file stored as it is, read from src, its blocks shared with an
+ * equal earlier one's where there is one (as erofs_w_add_file). */
+int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
+			    const struct sqp_data_source *src, struct fs_inode *f);
+/* A file of size bytes at data about to be stored as it is from block
+ * *start: 1 with *start an equal earlier file's first block, 0 when it
+ * is stored (recorded for later ones), or < 0. */
+int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
+			 uint32_t xsize, uint64_t *start);
 /* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);

@@ -21,10 +21,10 @@
  * try per block, not a whole pcluster's. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
- * that finish packs behind the inode. A segment that did not gain a
- * block is stored as it is (PLAIN clusters, one per block), and a file
- * none of whose segments did is stored uncompressed after all, its tail
- * inline.
+ * that finish packs behind the inode (erofs_zidx.c). A segment that
+ * did not gain a block is stored as it is (PLAIN clusters, one per
+ * block), and a file none of whose segments did is stored uncompressed
+ * after all, its tail inline.
  */
 #include "config.h"
 
@@ -34,7 +34,6 @@
 #include "codec/codec_dest.h"
 #include "format/erofs_format.h"
 #include "sqpack/error.h"
-#include "util/endian.h"
 #include "util/pool.h"
 #include "write/erofs_writer.h"
 #include "write/erofs_zip.h"
@@ -212,6 +211,8 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 
 	j->npcl = 0;
 	j->nblk = 0;
+	if (e->dd.on && j->first)
+		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
 		ret = erofs_zip_cut(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
@@ -354,82 +355,22 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	 * a block of its own when it does not fit beside the inode). */
 	if (j->size >= BS || (tail > 0 && 64 + j->xsize + tail > BS))
 		f.u.file.blocks_start = start;
+	/* Dedup: a file of one segment whose blocks an earlier one holds. */
+	if (f.u.file.blocks_start != 0 && w->erofs->dd.on && j->first &&
+	    (ret = erofs_dedup_flat_mem(w, j->in, j->size, j->xsize, &f.u.file.blocks_start)) != 0) {
+		if (ret < 0)
+			return ret;
+		full = 0;
+		tail = 64 + j->xsize + tail > BS ? 0 : tail;
+	}
 	if ((ret = erofs_w_append(w, j->in, (size_t)full * BS)) != 0)
 		return ret;
 	w->stats.blocks_written += full;
 	w->stats.blocks_raw += full;
-	ret = erofs_w_put_tail(w, j->in + (size_t)full * BS, tail, j->xsize, &f);
+	ret = erofs_w_put_tail(w, j->in + j->len / BS * BS, tail, j->xsize, &f);
 	if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
 		ret = w->err.code;
 	return ret;
-}
-
-static uint8_t *zrec(const struct erofs_wstate *e, uint64_t k)
-{
-	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
-}
-
-/* The last pcluster's inl bytes (data is its blocks) into the tail
- * arena, and its place and size into the file's record. */
-static int keep_inline(struct sqp_writer *w, const struct erofs_pcl *p,
-		       const uint8_t *data, uint32_t inl)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint32_t index;
-	int ret;
-
-	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
-	if (ret != 0)
-		return writer_fail(w, ret, "out of memory");
-	memcpy(chunkarr_at(&e->tails, index),
-	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
-	sqp_put16(zrec(e, 0) + 4, (uint16_t)inl);
-	sqp_put32(zrec(e, 1), index);
-	e->ztail = 1;
-	return 0;
-}
-
-/* NONHEAD indexes for the logical clusters after the last head up to
- * (not including) next; with big pclusters, the first after a
- * compressed head says its blocks instead of 1. */
-static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
-{
-	uint64_t k;
-	uint16_t back;
-
-	for (k = e->cur.prev + 1; k < next; k++) {
-		back = (uint16_t)(k - e->cur.prev);
-		if (back == 1 && e->pcluster > BS && !e->cur.prev_plain)
-			back = (uint16_t)(EROFS_Z_D0_CBLKCNT | e->cur.prev_blocks);
-		erofs_z_nonhead_encode(back, (uint16_t)(next - k), zrec(e, ZREC_INDEXES + k));
-	}
-}
-
-/* After a file's last cluster: the indexes to its end, its blocks. */
-static int finish_file(struct erofs_wstate *e)
-{
-	fill_nonheads(e, e->cur.nlc);
-	sqp_put32(zrec(e, 0), e->cur.blocks);
-	return 0;
-}
-
-/* Cluster p's index at byte at of the current file: the NONHEAD ones
- * since the last head, then its own. */
-static int put_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint64_t lcn = at / BS;
-
-	if (lcn > 0)
-		fill_nonheads(e, lcn);
-	if (w->out.pos / BS > UINT32_MAX)
-		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
-			    (uint32_t)(w->out.pos / BS), zrec(e, ZREC_INDEXES + lcn));
-	e->cur.prev = lcn;
-	e->cur.prev_blocks = p->blocks;
-	e->cur.prev_plain = p->plain;
-	return 0;
 }
 
 /* A segment (of a file of several) that gains no block compressed is
@@ -448,39 +389,22 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 	uint64_t lcn = j->off / BS;
 	int ret;
 
+	/* Stored flat, the file's blocks are one run from its start: what
+	 * its earlier segments shared (dedup) is copied first. */
 	if (j->last && e->cur.raw)
-		return store_flat(w, j, e->cur.start);
+		return e->cur.dedup && (ret = erofs_dedup_zip_unshare(w)) != 0 ? ret :
+		       store_flat(w, j, e->cur.start);
 	for (b = 0; b < n; b++, lcn++) {
-		if ((ret = put_head(w, lcn * BS, &one)) != 0)
-			return ret;
 		used = b + 1 < n ? BS : j->len - b * BS;
 		if (used < BS) {
 			memcpy(e->block, j->in + (size_t)b * BS, used);
 			memset(e->block + used, 0, BS - used);
 		}
-		ret = erofs_w_append(w, used < BS ? e->block : j->in + (size_t)b * BS, BS);
+		ret = erofs_zip_put(w, lcn * BS, &one, used < BS ? e->block : j->in + (size_t)b * BS);
 		if (ret != 0)
 			return ret;
 	}
-	w->stats.blocks_written += n;
-	w->stats.blocks_raw += n;
-	e->cur.blocks += n;
-	return j->last ? finish_file(e) : 0;
-}
-
-int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
-		  const uint8_t *blk)
-{
-	struct erofs_wstate *e = w->erofs;
-	int ret;
-
-	if ((ret = put_head(w, at, p)) != 0 ||
-	    (ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
-		return ret;
-	w->stats.blocks_written += p->blocks;
-	w->stats.blocks_raw += p->plain;
-	e->cur.blocks += p->blocks;
-	return 0;
+	return j->last ? erofs_zip_finish(w) : 0;
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
@@ -503,6 +427,10 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.blocks = 0;
 		e->cur.raw = 1;
 		e->cur.start = w->out.pos / BS;
+		e->cur.size = j->size;
+		e->cur.dedup = e->dd.on && !e->frag.packing;
+		e->cur.key = j->key;
+		e->cur.like = FS_NONE;
 		e->compressed = 1;
 	}
 	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
@@ -515,11 +443,14 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		uint64_t at = j->off + p->off;
 
 		if (p->frag || (inl > 0 && i + 1 == j->npcl)) {
-			if ((ret = put_head(w, at, p)) != 0)
+			if ((e->cur.dedup && (ret = erofs_dedup_zip_put(w, 0, NULL)) < 0) ||
+			    (ret = erofs_zip_head(w, at, p)) != 0)
 				return ret;
-			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, zrec(e, 0)) :
-			      keep_inline(w, p, j->out + (size_t)at_blk * BS, inl);
-			return ret != 0 ? w->err.code : finish_file(e);
+			ret = p->frag ? erofs_frag_tail(w, j->in + p->off, p->len, at == 0, erofs_zip_rec(e, 0),
+							e->cur.like == FS_NONE ? NULL :
+							chunkarr_at(&e->zidx, e->cur.like)) :
+			      erofs_zip_inline(w, p, j->out + (size_t)at_blk * BS, inl);
+			return ret != 0 ? w->err.code : erofs_zip_finish(w);
 		}
 		if (!j->last && i + 1 == j->npcl && erofs_seam_hold(w, j, at_blk))
 			return 0;
@@ -527,7 +458,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 			return ret;
 		at_blk += p->blocks;
 	}
-	return j->last ? finish_file(e) : 0;
+	return j->last ? erofs_zip_finish(w) : 0;
 }
 
 /* A free job: the oldest one taken back (and stored) when all are out. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_zip.h - what erofs_zip.c (the compressed data path) and
- * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) share:
+ * erofs_zip.h - what erofs_zip.c (the compressed data path),
+ * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) and
+ * erofs_zidx.c (a file's index record as its clusters are stored) share:
  * a segment's job and its clusters, one cluster's cut, one cluster's
- * storing.
+ * storing; and erofs_dedup.c's part in that storing.
  */
 #ifndef SQP_WRITE_EROFS_ZIP_H
 #define SQP_WRITE_EROFS_ZIP_H
@@ -38,16 +39,29 @@ struct erofs_zjob {
 	uint8_t *in_buf;     /* in's allocation: EROFS_SEAM_HOLD bytes before in */
 	struct erofs_pcl *pcl;
 	uint32_t npcl, nblk;
+	uint64_t key;        /* dedup: the first segment's hash */
 };
 
 /* One cluster of job j at pos, of at most cap bytes, into blk (see
  * erofs_zip.c). */
 int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
 		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
-/* Store cluster p that starts at byte at of the current file: its
- * index, then its blocks from blk. */
+
+/* erofs_zidx.c, for the current file (e->cur). put: store cluster p
+ * that starts at byte at of the file: its index, then its blocks from
+ * blk (with dedup, named where an equal earlier file has them instead).
+ * head: p's index alone (its blocks stored elsewhere: a fragment, an
+ * inline tail). rec: the k-th 8-byte record of the file's index record.
+ * inline: the last pcluster's inl bytes (data is its blocks) into the
+ * tail arena, their place and size into the record. finish: after the
+ * file's last cluster, the indexes to its end and its blocks. */
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *blk);
+int erofs_zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p);
+uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k);
+int erofs_zip_inline(struct sqp_writer *w, const struct erofs_pcl *p,
+		     const uint8_t *data, uint32_t inl);
+int erofs_zip_finish(struct sqp_writer *w);
 
 /* erofs_seam.c. init and cleanup: the caller's codec and buffers. hold:
  * whether segment j's last cluster (not the file's last) was kept back
@@ -62,5 +76,22 @@ int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t a
 int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		    uint32_t *at_blk);
 int erofs_seam_flush(struct sqp_writer *w);
+
+/* erofs_dedup.c, for the current file (e->cur) as its clusters are
+ * stored, whichever segment cut them (a seam's re-cut included). put:
+ * whether the n blocks at blk of the cluster about to be stored are
+ * those of the equal earlier file it shares with, at the same place
+ * (1: its head names them and nothing is appended), else 0 (what it
+ * shared so far copied first) or < 0; the file's first cluster
+ * nominates that file, by its first segment's hash, size and blocks;
+ * n 0: its first cluster is its last, a fragment or inline. unshare:
+ * the blocks shared so far (equal to the file's own) read back and
+ * appended, and its heads moved there. end: after the file's last
+ * cluster and indexes: it shares when the other took as many blocks
+ * under the same map (the same stored bytes under the same map decode
+ * alike), else it is unshared and recorded for later files. */
+int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk);
+int erofs_dedup_zip_unshare(struct sqp_writer *w);
+int erofs_dedup_zip_end(struct sqp_writer *w);
 
 #endif

@@ -155,7 +155,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	if (ret == 0)
 		ret = xattr_store_init(&w->xattrs, &w->err, desc->warn, desc->warn_user);
 	if (ret == 0 && desc->format == SQP_FORMAT_EROFS)
-		return erofs_w_init(w);
+		return erofs_w_init(w, hooks->hash_bits);
 	if (ret == 0)
 		ret = write_head(w);
 	if (ret != 0)

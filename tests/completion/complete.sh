@@ -66,6 +66,7 @@ check "imginfo diff options" is "imginfo diff --ig" "--ignore-mtime --ignore-own
 check "--progress=: its modes" is "tar2img --progress=" "auto json none tty"
 check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci"
 check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
+check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe
 check "--uncompressed=: its parts" is "dir2img --uncompressed=" "all data fragments inodes xattrs"
 check "-j N: no guess" is "tar2img -j " ""
 

@@ -61,7 +61,7 @@ refused() {
 refused "two algorithms" -zlz4hc:lzma -U $U
 refused "the level is 0..9" -zlzma,110
 refused "extended option not done yet" -Elegacy-compress
-refused "extended option not done yet" -Eztailpacking,dedupe
+refused "extended option not done yet" -Eztailpacking,all-fragments
 refused "the packed inode" -zlz4 -Efragments=65536
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --exclude-path=foo

@@ -4,14 +4,16 @@
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
  *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] [-P]
- *                  [-V] OUTPUT INPUT.tar
+ *                  [-V] [-E OPTIONS] OUTPUT INPUT.tar
  *
  * -V appends a dm-verity tree (4 KiB blocks), so that the data path's
  * jobs include the hash jobs of its spans, which -F counts like the
  * others (tests/verity/hashfail.sh).
  * -P prints the dedup proofs' counters (read-backs on the proof workers,
  * refuted, files replayed, blocks and tails hashed, runs rerouted) on
- * success.
+ * success. -E writes EROFS (4 KiB blocks) with OPTIONS, words among
+ * dedupe, ztailpacking and fragments (tar2img's --erofs-dedupe ...);
+ * with it, -c none stores the data as it is.
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
  * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
@@ -30,7 +32,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-V] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-V] [-E OPTIONS] OUTPUT INPUT\n");
 	return 2;
 }
 
@@ -78,22 +80,32 @@ int main(int argc, char **argv)
 	struct sqp_verity_desc vd = { .struct_size = sizeof(vd), .block_size = 4096 };
 	struct sqp_outfile *of = NULL;
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
+	uint32_t block = 128 * 1024;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:M:PV")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:PVE:")) != -1) {
 		switch (c) {
-		case 'c': codec = sqp_codec_by_name(optarg); break;
+		case 'c': codec = strcmp(optarg, "none") == 0 ? 0 : sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'H': hooks.hash_bits = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
 		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
 		case 'P': show_proofs = 1; break;
 		case 'V': desc.verity = &vd; break;
+		case 'E':
+			desc.format = SQP_FORMAT_EROFS;
+			block = 4096;
+			desc.flags |= (strstr(optarg, "dedupe") ? SQP_WRITE_EROFS_DEDUPE : 0) |
+				      (strstr(optarg, "ztailpacking") ? SQP_WRITE_EROFS_ZTAILPACKING : 0) |
+				      (strstr(optarg, "fragments") ? SQP_WRITE_EROFS_FRAGMENTS : 0);
+			break;
 		default: return usage();
 		}
 	}
 	if (argc - optind != 2 || desc.jobs == 0 || hooks.hash_bits > 63 || codec < 0)
 		return usage();
-	if (sqp_codec_config_init(&desc.codec, codec, 128 * 1024) != 0)
+	if (codec == 0) /* EROFS's data stored as it is */
+		desc.codec.block_size = block;
+	else if (sqp_codec_config_init(&desc.codec, codec, block) != 0)
 		return 1;
 	in_fd = open(argv[optind + 1], O_RDONLY | O_CLOEXEC);
 	if (in_fd < 0) {

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_zidx.c - a compressed EROFS file's index record as its clusters
+ * are stored, on the caller's thread, in file order: each cluster's
+ * head (and the NONHEAD indexes before it), its blocks appended, or,
+ * with dedup, named where an equal earlier file stored them; the inline
+ * tail; the indexes to the file's end.
+ *
+ * Why apart from erofs_zip.c (cutting and taking segments back) and
+ * erofs_seam.c (the re-cut at a seam): all three store clusters, and
+ * every cluster goes through erofs_zip_put here, so what dedup compares
+ * is always what is stored, whoever cut it. The invariant: while the
+ * file shares (e->cur.like), every head names the other file's block at
+ * the same place (like_base + blocks so far), so the two maps compare
+ * equal exactly when the files were cut alike.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "format/erofs_format.h"
+#include "sqpack/error.h"
+#include "util/endian.h"
+#include "write/erofs_writer.h"
+#include "write/erofs_zip.h"
+#include "write/writer_impl.h"
+
+#define BS EROFS_W_BLOCK
+
+uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k)
+{
+	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
+}
+
+/* The last pcluster's inl bytes (data is its blocks) into the tail
+ * arena, and its place and size into the file's record. */
+int erofs_zip_inline(struct sqp_writer *w, const struct erofs_pcl *p,
+		     const uint8_t *data, uint32_t inl)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t index;
+	int ret;
+
+	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
+	if (ret != 0)
+		return writer_fail(w, ret, "out of memory");
+	memcpy(chunkarr_at(&e->tails, index),
+	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
+	sqp_put16(erofs_zip_rec(e, 0) + 4, (uint16_t)inl);
+	sqp_put32(erofs_zip_rec(e, 1), index);
+	e->ztail = 1;
+	return 0;
+}
+
+/* NONHEAD indexes for the logical clusters after the last head up to
+ * (not including) next; with big pclusters, the first after a
+ * compressed head says its blocks instead of 1. */
+static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
+{
+	uint64_t k;
+	uint16_t back;
+
+	for (k = e->cur.prev + 1; k < next; k++) {
+		back = (uint16_t)(k - e->cur.prev);
+		if (back == 1 && e->pcluster > BS && !e->cur.prev_plain)
+			back = (uint16_t)(EROFS_Z_D0_CBLKCNT | e->cur.prev_blocks);
+		erofs_z_nonhead_encode(back, (uint16_t)(next - k), erofs_zip_rec(e, ZREC_INDEXES + k));
+	}
+}
+
+/* After a file's last cluster: the indexes to its end, its blocks;
+ * with dedup, shared or recorded. */
+int erofs_zip_finish(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = w->erofs;
+
+	fill_nonheads(e, e->cur.nlc);
+	sqp_put32(erofs_zip_rec(e, 0), e->cur.blocks);
+	return e->cur.dedup ? erofs_dedup_zip_end(w) : 0;
+}
+
+/* Cluster p's index at byte at of the current file: the NONHEAD ones
+ * since the last head, then its own, naming the next block appended, or
+ * while the file shares (dedup) the other file's at the same place. */
+int erofs_zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t lcn = at / BS, blk = w->out.pos / BS;
+
+	if (e->cur.like != FS_NONE)
+		blk = e->cur.like_base + e->cur.blocks;
+	if (lcn > 0)
+		fill_nonheads(e, lcn);
+	if (blk > UINT32_MAX)
+		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
+	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
+			    (uint32_t)blk, erofs_zip_rec(e, ZREC_INDEXES + lcn));
+	e->cur.prev = lcn;
+	e->cur.prev_blocks = p->blocks;
+	e->cur.prev_plain = p->plain;
+	return 0;
+}
+
+int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		  const uint8_t *blk)
+{
+	struct erofs_wstate *e = w->erofs;
+	int shared = e->cur.dedup ? erofs_dedup_zip_put(w, p->blocks, blk) : 0, ret;
+
+	if (shared < 0)
+		return shared;
+	if ((ret = erofs_zip_head(w, at, p)) != 0)
+		return ret;
+	e->cur.blocks += p->blocks;
+	if (shared)
+		return 0;
+	if ((ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
+		return ret;
+	w->stats.blocks_written += p->blocks;
+	w->stats.blocks_raw += p->plain;
+	return 0;
+}

@@ -1,0 +1,242 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# dedupe.sh - EROFS file dedup (--erofs-dedupe, mkfs.erofs's -E dedupe):
+# a file equal to an earlier one shares its stored blocks (and, with
+# fragments, its fragment), never on a hash alone. The tree: twins of
+# text (compressed), of random bytes (stored as they are) and of text
+# over two 8 MiB segments and of words over three (whose segments' last
+# clusters are held and re-cut across the seams: erofs_seam.c); a file
+# equal to a twin's prefix and one of a
+# twin's size with its first block and not its last (neither shares);
+# one over two segments equal to the big twins but in its last bytes
+# (it shares its first segment's hash, not its blocks) and one equal to
+# the three-segment twins but in the cluster held at its first seam
+# (what dedup compares is what is stored, the re-cut's clusters too, so
+# it shares nothing past that cluster and reads as its own); the random twin
+# again with an xattr that leaves its tail no room beside the inode
+# (it needs a tail block the first twin lacks: stored; a third copy
+# with that xattr shares with it); small equal files (whole fragments
+# with --erofs-fragments). Per layout (none, lz4, lz4 ztailpacking,
+# lz4 fragments, fragments + ztailpacking, 64 KiB pclusters): the twins
+# start at the same block (imginfo stat), the others do not, the
+# fragments of equal small files are one; the same bytes at -j 1 and 3
+# and spilled (--mem 1M); smaller than without dedupe; the kernel's
+# mount reads every file equal; imginfo check finds nothing;
+# fsck.erofs where it reads the layout's mkfs.erofs image. With every
+# hash cut to 1 bit (the writer's test hook), every file is nominated
+# for every other: the image still reads as the source and refutations
+# are counted. sqpack-mkfs.erofs -Ededupe gives dir2img's bytes; tar2img
+# and img2img share too.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool tar "$PYTHON3"
+codec_built lz4 || skip "lz4 not built"
+DIR2IMG="$top_builddir/bin/dir2img"
+IMG2IMG="$top_builddir/bin/img2img"
+IMGINFO="$top_builddir/bin/imginfo"
+MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+HOOKED="$top_builddir/tests/unit/hooked_tar2img"
+T=$SCRATCH
+SOURCE_DATE_EPOCH=1600000000
+export SOURCE_DATE_EPOCH
+
+# Random bytes from a fixed seed, so that a failure can be replayed.
+make_tree() {
+	$PYTHON3 -c 'import os, random, sys
+d, r = sys.argv[1], random.Random(26)
+def rand(n): return r.getrandbits(8 * n).to_bytes(n, "little")
+def text(n, salt=0):
+    lines = (b"%08d line of text, %d\n" % (i, (i + salt) % 89) for i in range(n // 20 + 1))
+    return b"".join(lines)[:n]
+def put(name, data):
+    with open(d + "/" + name, "wb") as f:
+        f.write(data)
+t, rnd, big = text(300000), rand(50000), text((9 << 20) + 5555)
+put("a_twin1", t)
+put("a_twin2", t)
+put("b_prefix", t[:200000])
+put("b_sameblock", t[:4096] + text(len(t) - 4096, 7))
+put("c_rand1", rnd)
+put("c_rand2", rnd)
+put("c_rand3x", rnd)
+put("c_rand4x", rnd)
+put("d_big1", big)
+put("d_big2", big)
+put("d_big3", big[:(17 << 19)] + b"z" * 5000 + big[(17 << 19) + 5000:])
+os.mkdir(d + "/small")
+for i in range(6):
+    put("small/s%d" % i, text(1500 + 10 * (i % 2)))
+# Words (as seams.sh makes): clusters of many sizes, so the re-cut at
+# a seam differs from the cut of each segment.
+wr = random.Random(7)
+words = [bytes(wr.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(wr.randint(2, 9)))
+         for _ in range(400)]
+lines, n = [], 0
+while n < (16 << 20) + 3333:
+    lines.append(b" ".join(wr.choice(words) for _ in range(wr.randint(3, 14))) + b"\n")
+    n += len(lines[-1])
+seam = b"".join(lines)[:(16 << 20) + 3333]
+put("f_seam1", seam)
+put("f_seam2", seam)
+put("f_seam3", seam[:(8 << 20) - 100] + b"Z" * 8 + seam[(8 << 20) - 92:])
+# Of one size and all different: a hash cut short makes them collide.
+os.mkdir(d + "/e")
+for i in range(8):
+    put("e/r%d" % i, rand(20000))
+    put("e/t%d" % i, text(30000, i + 1))
+    put("e/w%d" % i, text(3000, i + 1))
+# The xattr leaves a tail of 848 bytes no room beside a 64-byte inode.
+for n in ("c_rand3x", "c_rand4x"):
+    os.setxattr(d + "/" + n, "user.big", b"x" * 3900)' "$1"
+}
+mkdir -p "$T/src" && run "make the tree" make_tree "$T/src" || finish
+tar -C "$T/src" -cf "$T/src.tar" --xattrs . 2> "$T/err" || fail "tar: $(head -c 200 "$T/err")"
+
+# start IMAGE PATH: the file's first data byte; frag IMAGE PATH: its
+# fragment line.
+start() { "$IMGINFO" stat "$1" "$2" | sed -n 's/^blocks: .*(start \([0-9]*\),.*/\1/p'; }
+frag() { "$IMGINFO" stat "$1" "$2" | sed -n 's/^fragment: //p'; }
+# shares WHAT IMAGE A B: B's data starts where A's does (and with
+# fragments, B's fragment is A's).
+shares() {
+	sh_a=$(start "$2" "$3") sh_b=$(start "$2" "$4")
+	check "$1: $4 shares $3's blocks ($sh_a, $sh_b)" test -n "$sh_a" -a "$sh_a" = "$sh_b"
+	check "$1: $4 has $3's fragment" test "$(frag "$2" "$3")" = "$(frag "$2" "$4")"
+}
+apart() {
+	sh_a=$(start "$2" "$3") sh_b=$(start "$2" "$4")
+	check "$1: $4 does not share $3's blocks ($sh_a, $sh_b)" test "$sh_a" != "$sh_b"
+}
+# the shares a layout must show
+shares_all() {
+	shares "$1" "$2" /a_twin1 /a_twin2
+	shares "$1" "$2" /c_rand1 /c_rand2
+	shares "$1" "$2" /c_rand3x /c_rand4x
+	shares "$1" "$2" /d_big1 /d_big2
+	shares "$1" "$2" /f_seam1 /f_seam2
+	apart "$1" "$2" /a_twin1 /b_prefix
+	apart "$1" "$2" /a_twin1 /b_sameblock
+	apart "$1" "$2" /d_big1 /d_big3
+	apart "$1" "$2" /f_seam1 /f_seam3
+	for sh_k in r t; do
+		sh_n=$(for sh_i in 0 1 2 3 4 5 6 7; do
+			echo "$(start "$2" /e/$sh_k$sh_i) $(frag "$2" /e/$sh_k$sh_i)"
+		done | sort -u | wc -l)
+		check "$1: the 8 files of one size e/$sh_k* share nothing ($sh_n places)" test "$sh_n" -eq 8
+	done
+}
+
+# fsck.erofs judges a layout where it reads mkfs.erofs's own image made
+# with the same options (fsck_ok OPTIONS...).
+fsck_ok() {
+	command -v mkfs.erofs > /dev/null 2>&1 && judge_can fsck.erofs erofs || return 1
+	rm -rf "$T/probe" "$T/probe.erofs"
+	mkfs.erofs --quiet "$@" "$T/probe.erofs" "$T/src/small" > "$T/err" 2>&1 &&
+	fsck.erofs --extract="$T/probe" "$T/probe.erofs" > "$T/err" 2>&1
+}
+
+# ours|mkfs.erofs's options for fsck's probe
+while IFS='|' read -r layout peer; do
+	name="dedupe${layout:+ $layout}"
+	img=$T/cur.erofs
+	# shellcheck disable=SC2086
+	"$DIR2IMG" -q -f -j 1 --format erofs $layout --erofs-dedupe "$T/cur.1.erofs" "$T/src" 2> "$T/err" &&
+	"$DIR2IMG" -q -f -j 3 --format erofs $layout --erofs-dedupe "$img" "$T/src" 2>> "$T/err" &&
+	"$DIR2IMG" -f -j 2 --mem 1M --format erofs $layout --erofs-dedupe "$T/cur.m.erofs" \
+		"$T/src" > "$T/mem.out" 2>> "$T/err" &&
+	"$DIR2IMG" -q -f -j 2 --format erofs $layout "$T/plain.erofs" "$T/src" 2>> "$T/err" ||
+		{ fail "$name: dir2img: $(head -c 300 "$T/err")"; continue; }
+	check "$name: the same bytes for -j 1 and 3" cmp -s "$T/cur.1.erofs" "$img"
+	check "$name: --mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
+	check "$name: the same bytes spilled (--mem 1M)" cmp -s "$T/cur.m.erofs" "$img"
+	ours=$(wc -c < "$img") plain=$(wc -c < "$T/plain.erofs")
+	check "$name: $ours bytes, smaller than $plain without dedupe" test "$ours" -lt "$plain"
+	shares_all "$name" "$img"
+	# With fragments the tails are no inode's: the xattr changes nothing.
+	case $layout in
+	*fragments*) ;;
+	*) apart "$name" "$img" /c_rand1 /c_rand3x;;
+	esac
+	judge_same_tree "$name" kernel erofs "$img" "$T/src"
+	check "$name: imginfo check finds no problem" "$IMGINFO" check "$img"
+	# An empty peer: no mkfs.erofs image shows fsck.erofs reads the
+	# layout (Debian's 1.5 writes no fragments).
+	if [ -n "$peer" ] && fsck_ok $peer; then
+		judge_same_tree "$name" fsck.erofs erofs "$img" "$T/src" --no-xattrs --no-hardlinks
+	else
+		skipc "$name: fsck.erofs: no mkfs.erofs image here shows it reads this layout"
+	fi
+done <<EOF
+|-zlz4
+-c lz4|-zlz4
+-c lz4 --ztailpacking|-zlz4 -Eztailpacking
+-c lz4 --erofs-fragments|
+-c lz4 --erofs-fragments --ztailpacking|
+-c lz4 --pcluster-size 65536|-zlz4 -C65536
+-c lz4 -X hc --pcluster-size 65536 --ztailpacking|-zlz4hc -C65536 -Eztailpacking
+EOF
+
+# Fragments (the reader shows no fragment's offset, the summary counts
+# them): 16 equal files each wholly a fragment, and 16 whose
+# incompressible end is a tail fragment; each shares the first one's.
+make_frags() {
+	$PYTHON3 -c 'import random, sys
+d, r = sys.argv[1], random.Random(5)
+def rand(n): return r.getrandbits(8 * n).to_bytes(n, "little")
+w = rand(4000)
+t = b"".join(b"%08d line of text\n" % i for i in range(300))[:5000] + rand(3000)
+for i in range(16):
+    open(d + "/fw/w%d" % i, "wb").write(w)
+    open(d + "/ft/t%d" % i, "wb").write(t)' "$1"
+}
+mkdir -p "$T/frag/fw" "$T/frag/ft" && run "make the fragment tree" make_frags "$T/frag" || finish
+for sub in fw ft; do
+	name="fragments, $sub"
+	"$DIR2IMG" -f -j 2 --format erofs -c lz4 --erofs-fragments --erofs-dedupe "$T/f.erofs" \
+		"$T/frag/$sub" > "$T/out" 2> "$T/err" || { fail "$name: dir2img: $(head -c 300 "$T/err")"; continue; }
+	case $sub in
+	fw) check "$name: 15 whole fragments shared" grep -q " 0 tails shared; 15 whole files shared" "$T/out";;
+	ft) check "$name: 15 tail fragments shared" grep -q " 15 tails shared; 15 whole files shared" "$T/out";;
+	esac
+	judge_same_tree "$name" kernel erofs "$T/f.erofs" "$T/frag/$sub"
+	check "$name: imginfo check finds no problem" "$IMGINFO" check "$T/f.erofs"
+done
+
+# Collisions: every hash cut to 1 bit, so that every file is nominated
+# for every other of its kind and size; only the bytes decide.
+if [ -x "$HOOKED" ]; then
+	for set in "none|dedupe" "lz4|dedupe" "lz4|dedupe,fragments" "lz4|dedupe,ztailpacking"; do
+		name="1-bit hashes, ${set%|*} ${set#*|}"
+		if "$HOOKED" -P -H 1 -c "${set%|*}" -E "${set#*|}" "$T/h.erofs" "$T/src.tar" \
+			> "$T/out" 2> "$T/err"; then
+			judge_same_tree "$name" kernel erofs "$T/h.erofs" "$T/src"
+			check "$name: imginfo check finds no problem" "$IMGINFO" check "$T/h.erofs"
+			check "$name: hash matches were refuted" grep -q "[1-9][0-9]* refuted" "$T/out"
+			shares_all "$name" "$T/h.erofs"
+		else
+			fail "$name: hooked_tar2img: $(head -c 300 "$T/err")"
+		fi
+	done
+else
+	skipc "tests/unit/hooked_tar2img not built: no collision checks"
+fi
+
+# sqpack-mkfs.erofs's spelling gives dir2img's bytes.
+"$DIR2IMG" -q --format erofs -c lz4 --ztailpacking --erofs-dedupe "$T/d.erofs" "$T/src" 2> "$T/err" ||
+	fail "dir2img --erofs-dedupe: $(head -c 300 "$T/err")"
+if "$MKFS" --quiet -zlz4 -Eztailpacking,dedupe "$T/k.erofs" "$T/src" 2> "$T/err"; then
+	check "sqpack-mkfs.erofs -zlz4 -Eztailpacking,dedupe gives dir2img's bytes" cmp -s "$T/k.erofs" "$T/d.erofs"
+else
+	fail "sqpack-mkfs.erofs -Ededupe: $(head -c 300 "$T/err")"
+fi
+
+# tar2img, and img2img from a SquashFS image without unpacking it.
+for tool in tar2img img2img; do
+	case $tool in
+	tar2img) "$TAR2IMG" -q --format erofs -c lz4 --erofs-dedupe "$T/t.erofs" "$T/src.tar" 2> "$T/err";;
+	img2img) "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" 2> "$T/err" &&
+		 "$IMG2IMG" -q -f --format erofs -c lz4 --erofs-dedupe "$T/t.erofs" "$T/ref.sqfs" 2>> "$T/err";;
+	esac || { fail "$tool --erofs-dedupe: $(head -c 300 "$T/err")"; continue; }
+	shares_all "$tool" "$T/t.erofs"
+	judge_same_tree "$tool" kernel erofs "$T/t.erofs" "$T/src"
+done
+finish
