@@ -52,10 +52,13 @@ struct codec_dest_ops {
  * out (cap bytes) and returns the size, 0 when it does not fit, or < 0.
  * *scratchp (*scratch_cap bytes, the caller's to free) is grown to
  * 4 * out_cap bytes when smaller. The lengths tried depend on the
- * input alone, so the result does too; it may take up to 1/64 less
- * than the longest prefix that would fit. Returns the size in out, or
- * 0 when no prefix longer than out_cap (or the whole input) fits.
+ * input alone, so the result does too; it may take up to 1/64 of a
+ * block's share less than the longest prefix that would fit (the
+ * prefix over the blocks of out_cap, CODEC_DEST_BLOCK each). Returns
+ * the size in out, or 0 when no prefix longer than out_cap (or the
+ * whole input) fits.
  */
+#define CODEC_DEST_BLOCK 4096u
 typedef int (*codec_dest_try)(void *state, const uint8_t *in, size_t len,
 			      uint8_t *out, size_t cap);
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
