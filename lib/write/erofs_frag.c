@@ -93,18 +93,34 @@ static void mark(uint8_t *rec, unsigned kind, uint64_t off)
 	sqp_put64(rec + EROFS_Z_INDEX_SIZE, off);
 }
 
+/* Whether log l holds len bytes at off. */
+static int log_has(const struct erofs_flog *l, uint64_t off, size_t len)
+{
+	return off <= l->len && len <= l->len - off;
+}
+
+/* Where the bytes at off of log l are, and in *k how many of the len
+ * wanted follow there before the chunk ends. */
+static const uint8_t *log_piece(const struct erofs_flog *l, uint64_t off, size_t len,
+				size_t *k)
+{
+	*k = CHUNK - (size_t)(off % CHUNK);
+	if (*k > len)
+		*k = len;
+	return l->chunk[off / CHUNK] + off % CHUNK;
+}
+
 /* The len bytes at off of log l into p; 0 when they are not there. */
 static int log_copy(const struct erofs_flog *l, uint64_t off, uint8_t *p, size_t len)
 {
+	const uint8_t *q;
 	size_t k;
 
-	if (off > l->len || len > l->len - off)
+	if (!log_has(l, off, len))
 		return 0;
 	for (; len > 0; off += k, p += k, len -= k) {
-		k = CHUNK - (size_t)(off % CHUNK);
-		if (k > len)
-			k = len;
-		memcpy(p, l->chunk[off / CHUNK] + off % CHUNK, k);
+		q = log_piece(l, off, len, &k);
+		memcpy(p, q, k);
 	}
 	return 1;
 }
@@ -112,15 +128,14 @@ static int log_copy(const struct erofs_flog *l, uint64_t off, uint8_t *p, size_t
 /* Whether the len bytes at off of log l are those at p. */
 static int log_same(const struct erofs_flog *l, uint64_t off, const uint8_t *p, size_t len)
 {
+	const uint8_t *q;
 	size_t k;
 
-	if (off > l->len || len > l->len - off)
+	if (!log_has(l, off, len))
 		return 0;
 	for (; len > 0; off += k, p += k, len -= k) {
-		k = CHUNK - (size_t)(off % CHUNK);
-		if (k > len)
-			k = len;
-		if (memcmp(l->chunk[off / CHUNK] + off % CHUNK, p, k) != 0)
+		q = log_piece(l, off, len, &k);
+		if (memcmp(q, p, k) != 0)
 			return 0;
 	}
 	return 1;
@@ -230,6 +245,7 @@ static int packed_read(void *user, void *buf, size_t n)
 {
 	struct packed_src *s = user;
 	const struct erofs_flog *l;
+	const uint8_t *src;
 	uint8_t *out = buf;
 	uint64_t at;
 	size_t k;
@@ -239,12 +255,8 @@ static int packed_read(void *user, void *buf, size_t n)
 		at = l == &s->fr->tails ? s->pos : s->pos - s->fr->tails.len;
 		if (at >= l->len)
 			return SQP_ERR_INTERNAL;
-		k = CHUNK - (size_t)(at % CHUNK);
-		if (k > n)
-			k = n;
-		if (k > l->len - at)
-			k = (size_t)(l->len - at);
-		memcpy(out, l->chunk[at / CHUNK] + at % CHUNK, k);
+		src = log_piece(l, at, l->len - at < n ? (size_t)(l->len - at) : n, &k);
+		memcpy(out, src, k);
 		out += k;
 		n -= k;
 		s->pos += k;
