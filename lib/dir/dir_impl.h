@@ -106,6 +106,7 @@ struct sqp_dirscan {
 	size_t consumed;      /* files the feeder has taken */
 	uint64_t inflight;    /* bytes charged by slots not yet freed */
 	unsigned open_streams;
+	unsigned readers_idle; /* readers waiting on wake_readers */
 	int stop;
 };
 
