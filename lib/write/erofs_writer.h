@@ -54,6 +54,7 @@ struct sqp_writer;
 struct sqp_pool;
 struct codec_dest_ops;
 struct erofs_zjob;
+struct erofs_zbuf;
 struct erofs_seam;
 
 /* A log of bytes in 1 MiB chunks of the spill arena. */
@@ -103,6 +104,9 @@ struct erofs_wstate {
 	struct sqp_pool *pool;
 	struct erofs_zjob *jobs;  /* a ring of the pool's capacity */
 	unsigned njobs;
+	struct erofs_zbuf *bigs;  /* the big buffer sets, nbig of them */
+	struct erofs_zbuf *free_bigs;
+	unsigned nbig;
 	uint64_t submitted;
 	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
 	int compressed;           /* some file is: the superblock says 0padding */

@@ -41,6 +41,11 @@
 
 #define BS EROFS_W_BLOCK
 #define ZIDX_SHIFT 20
+/* Jobs in flight beyond the big sets (2 per worker + 2), each with small
+ * buffers of its own: the caller's thread waits for the oldest job only
+ * when this many more are out, so a long file on one worker no longer
+ * idles the other while the ring is full. */
+#define ZIP_MORE_JOBS 12
 
 static int zworker_init(void *ctx, void **state)
 {
@@ -225,6 +230,31 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	return 0;
 }
 
+/* A buffer set for segments of up to len bytes, hold bytes of room in
+ * front of the input. */
+static int zbuf_alloc(struct erofs_zbuf *b, size_t hold, uint32_t len, uint32_t pcluster)
+{
+	b->in_buf = malloc(hold + len);
+	b->in = b->in_buf != NULL ? b->in_buf + hold : NULL;
+	b->out = malloc((size_t)len + pcluster);
+	b->pcl = malloc(len / BS * sizeof(*b->pcl));
+	return b->in == NULL || b->out == NULL || b->pcl == NULL ? SQP_ERR_NOMEM : 0;
+}
+
+static void zbuf_free(struct erofs_zbuf *b)
+{
+	free(b->in_buf);
+	free(b->out);
+	free(b->pcl);
+}
+
+static void zbuf_use(struct erofs_zjob *j, const struct erofs_zbuf *b)
+{
+	j->in = b->in;
+	j->out = b->out;
+	j->pcl = b->pcl;
+}
+
 int erofs_zip_init(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = w->erofs;
@@ -241,19 +271,24 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
-	e->njobs = 2 * (workers ? workers : 1) + 2;
+	e->nbig = 2 * (workers ? workers : 1) + 2;
+	e->njobs = e->nbig + ZIP_MORE_JOBS;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
-	if (e->jobs == NULL)
+	e->bigs = calloc(e->nbig, sizeof(*e->bigs));
+	if (e->jobs == NULL || e->bigs == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	for (i = 0; i < e->njobs; i++) {
 		struct erofs_zjob *j = &e->jobs[i];
 
-		j->in_buf = malloc(EROFS_SEAM_HOLD + EROFS_W_SEGMENT);
-		j->in = j->in_buf != NULL ? j->in_buf + EROFS_SEAM_HOLD : NULL;
-		j->out = malloc(EROFS_W_SEGMENT + e->pcluster);
-		j->pcl = malloc(EROFS_W_SEGMENT / BS * sizeof(*j->pcl));
-		if (j->in == NULL || j->out == NULL || j->pcl == NULL)
+		if (zbuf_alloc(&j->small, 0, EROFS_ZIP_SMALL, e->pcluster) != 0)
 			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+		zbuf_use(j, &j->small);
+	}
+	for (i = 0; i < e->nbig; i++) {
+		if (zbuf_alloc(&e->bigs[i], EROFS_SEAM_HOLD, EROFS_W_SEGMENT, e->pcluster) != 0)
+			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+		e->bigs[i].next = e->free_bigs;
+		e->free_bigs = &e->bigs[i];
 	}
 	pd = (struct sqp_pool_desc){
 		.workers = workers, .capacity = e->njobs, .run = zjob_run,
@@ -274,13 +309,14 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 	sqp_pool_destroy(e->pool);
 	e->pool = NULL;
 	erofs_seam_cleanup(w);
-	for (i = 0; e->jobs != NULL && i < e->njobs; i++) {
-		free(e->jobs[i].in_buf);
-		free(e->jobs[i].out);
-		free(e->jobs[i].pcl);
-	}
+	for (i = 0; e->jobs != NULL && i < e->njobs; i++)
+		zbuf_free(&e->jobs[i].small);
+	for (i = 0; e->bigs != NULL && i < e->nbig; i++)
+		zbuf_free(&e->bigs[i]);
 	free(e->jobs);
+	free(e->bigs);
 	e->jobs = NULL;
+	e->bigs = e->free_bigs = NULL;
 	chunkarr_cleanup(&e->zidx);
 }
 
@@ -461,16 +497,47 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 	return j->last ? erofs_zip_finish(w) : 0;
 }
 
-/* A free job: the oldest one taken back (and stored) when all are out. */
-static int next_job(struct sqp_writer *w, struct erofs_zjob **out)
+/* Take the oldest job back and store it; its big set, if it had one,
+ * is free again. */
+static int retire_oldest(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = w->erofs;
+	struct erofs_zjob *j = (struct erofs_zjob *)sqp_pool_wait(e->pool);
+	int ret = retire(w, j);
+
+	if (j->big != NULL) {
+		j->big->next = e->free_bigs;
+		e->free_bigs = j->big;
+		j->big = NULL;
+		zbuf_use(j, &j->small);
+	}
+	return ret;
+}
+
+/* A free job for a segment of len bytes of a file of size bytes: the
+ * oldest one taken back when all are out, and as many more as it takes
+ * to free a big set when the segment needs one. */
+static int next_job(struct sqp_writer *w, uint64_t size, uint32_t len, struct erofs_zjob **out)
+{
+	struct erofs_wstate *e = w->erofs;
+	struct erofs_zjob *j;
 	int ret;
 
-	if (sqp_pool_full(e->pool) &&
-	    (ret = retire(w, (struct erofs_zjob *)sqp_pool_wait(e->pool))) != 0)
+	if (sqp_pool_full(e->pool) && (ret = retire_oldest(w)) != 0)
 		return ret;
-	*out = &e->jobs[e->submitted++ % e->njobs];
+	j = &e->jobs[e->submitted++ % e->njobs];
+	/* Every segment of a file of several takes a big set: the re-cut
+	 * puts up to EROFS_SEAM_HOLD bytes back in front of its input. */
+	if (len > EROFS_ZIP_SMALL || size > EROFS_W_SEGMENT) {
+		while (e->free_bigs == NULL)
+			if ((ret = sqp_pool_in_flight(e->pool) > 0 ? retire_oldest(w) :
+				   writer_fail(w, SQP_ERR_INTERNAL, "EROFS: no big buffer free")) != 0)
+				return ret;
+		j->big = e->free_bigs;
+		e->free_bigs = j->big->next;
+		zbuf_use(j, j->big);
+	}
+	*out = j;
 	return 0;
 }
 
@@ -481,7 +548,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	struct erofs_wstate *e = w->erofs;
 	uint64_t nlc = (size + BS - 1) / BS, off;
 	struct erofs_zjob *j;
-	uint32_t rec;
+	uint32_t rec, len;
 	int ret;
 
 	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + ZREC_INDEXES, &rec)) != 0)
@@ -491,13 +558,14 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	f->u.file.blocks_start = 0;
 	f->u.file.frag_index = rec;
 	f->u.file.frag_offset = EROFS_W_ZIP;
-	for (off = 0; off < size; off += j->len) {
-		if ((ret = next_job(w, &j)) != 0)
+	for (off = 0; off < size; off += len) {
+		len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
+		if ((ret = next_job(w, size, len, &j)) != 0)
 			return ret;
 		j->ino = ino;
 		j->size = size;
 		j->off = off;
-		j->len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
+		j->len = len;
 		j->xsize = xattr_size;
 		j->rec = rec;
 		j->first = off == 0;
@@ -521,13 +589,12 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 int erofs_zip_drain(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = w->erofs;
-	struct sqp_pool_job *pj;
 	int ret;
 
 	if (e->pool == NULL)
 		return 0;
-	while ((pj = sqp_pool_wait(e->pool)) != NULL)
-		if ((ret = retire(w, (struct erofs_zjob *)pj)) != 0)
+	while (sqp_pool_in_flight(e->pool) > 0)
+		if ((ret = retire_oldest(w)) != 0)
 			return ret;
 	return 0;
 }

@@ -18,6 +18,9 @@
  * next segment's re-cut: each job's input buffer has this much room in
  * front of the segment, where the held bytes are put back. */
 #define EROFS_SEAM_HOLD (1u << 20)
+/* The most a segment takes in a job's own buffers; a larger one borrows
+ * a big set (EROFS_W_SEGMENT bytes). */
+#define EROFS_ZIP_SMALL (256u << 10)
 
 struct erofs_pcl {
 	uint32_t off, len;  /* in the segment */
@@ -25,6 +28,16 @@ struct erofs_pcl {
 	uint32_t clen;      /* its bytes: compressed, or len when plain */
 	int plain;
 	int frag;           /* the rest of the file, to the packed inode */
+};
+
+/* A job's buffers: a small set of its own, or one of the few big sets
+ * that segments of more than EROFS_ZIP_SMALL bytes (and every segment of
+ * a file of several) borrow. */
+struct erofs_zbuf {
+	uint8_t *in_buf;     /* EROFS_SEAM_HOLD bytes (big sets) before in */
+	uint8_t *in, *out;
+	struct erofs_pcl *pcl;
+	struct erofs_zbuf *next; /* free big sets */
 };
 
 struct erofs_zjob {
@@ -36,8 +49,9 @@ struct erofs_zjob {
 	int frag;            /* last segment, fragments: its rest may be one */
 	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
-	uint8_t *in_buf;     /* in's allocation: EROFS_SEAM_HOLD bytes before in */
 	struct erofs_pcl *pcl;
+	struct erofs_zbuf small; /* its own buffers */
+	struct erofs_zbuf *big;  /* or a big set's, while it holds one */
 	uint32_t npcl, nblk;
 	uint64_t key;        /* dedup: the first segment's hash */
 };
