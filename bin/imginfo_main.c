@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: imginfo [--offset N] [--json] IMAGE\n"
 	      "       imginfo [--offset N] COMMAND [OPTIONS] ARGS...\n"
-	      "Show what a SquashFS image holds.\n\n"
+	      "Show what a SquashFS or EROFS image holds.\n\n"
 	      "  --offset N  the image starts N bytes into each file (an AppImage)\n"
 	      "\nCommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
