@@ -38,6 +38,7 @@ struct erofs_seam {
 	int held;               /* a cluster is held back */
 	uint64_t at;            /* its place in the file */
 	uint32_t cap;           /* the most bytes its cut was offered */
+	uint32_t run;           /* plain clusters in a row before it */
 	struct erofs_pcl p;
 	uint8_t *in;            /* its input (EROFS_SEAM_HOLD bytes) */
 	uint8_t *blk;           /* its blocks (a pcluster) */
@@ -95,9 +96,11 @@ int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t a
 		return 0;
 	s->held = 1;
 	s->at = j->off + p->off;
-	/* The most its cut offered: one block after a cluster stored as it
-	 * is, else a pcluster. */
-	s->cap = j->npcl > 1 && j->pcl[j->npcl - 2].plain ? BS : w->erofs->pcluster;
+	/* The most its cut offered, after the plain clusters in a row
+	 * before it in its job (erofs_zip_cap). */
+	for (s->run = 0; s->run + 1 < j->npcl && j->pcl[j->npcl - 2 - s->run].plain; s->run++)
+		;
+	s->cap = erofs_zip_cap(w->erofs, s->run);
 	s->p = *p;
 	memcpy(s->in, j->in + p->off, p->len);
 	memcpy(s->blk, j->out + (size_t)at_blk * BS, (size_t)p->blocks * BS);
@@ -189,7 +192,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 {
 	struct erofs_wstate *e = w->erofs;
 	struct erofs_seam *s = e->seam;
-	uint32_t h = s->p.len, cap = s->cap;
+	uint32_t h = s->p.len, cap = s->cap, run = s->run;
 	struct erofs_zjob v;
 	struct erofs_pcl *p;
 	int ret;
@@ -215,7 +218,8 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		a->m++;
 		a->nblk += p->blocks;
 		a->x += p->len;
-		cap = p->plain ? BS : e->pcluster;
+		run = p->plain ? run + 1 : 0;
+		cap = erofs_zip_cap(e, run);
 	}
 }
 

@@ -17,8 +17,9 @@
  * (CBLKCNT). Compressed data sits at the end of its last block, behind
  * zeros in its first (0padding), where the kernel finds its length.
  * After a cluster stored as it is, the next try asks for one block
- * only, until one compresses: incompressible data costs one block's
- * try per block, not a whole pcluster's. The caller's thread
+ * only, until one compresses, but for a whole pcluster's try at runs of
+ * 1, 2, 4, 8 and every 16 (erofs_zip_cap): incompressible data costs
+ * little more than a block's try per block. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
  * that finish packs behind the inode (erofs_zidx.c). A segment that
@@ -41,10 +42,9 @@
 
 #define BS EROFS_W_BLOCK
 #define ZIDX_SHIFT 20
-/* Jobs in flight beyond the big sets (2 per worker + 2), each with small
- * buffers of its own: the caller's thread waits for the oldest job only
- * when this many more are out, so a long file on one worker no longer
- * idles the other while the ring is full. */
+/* Jobs in flight beyond the big sets (2 per worker + 2), with small
+ * buffers of their own: a long file on one worker no longer idles the
+ * other while the caller's thread waits for the oldest job. */
 #define ZIP_MORE_JOBS 12
 
 static int zworker_init(void *ctx, void **state)
@@ -210,7 +210,7 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
 	struct erofs_zjob *j = (struct erofs_zjob *)pj;
 	const struct erofs_wstate *e = ctx;
-	uint32_t pos = 0, cap = e->pcluster;
+	uint32_t pos = 0, cap = e->pcluster, run = 0;
 	struct erofs_pcl *p;
 	int ret;
 
@@ -223,15 +223,15 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 		ret = erofs_zip_cut(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
 		if (ret != 0)
 			return ret;
-		cap = p->plain ? BS : e->pcluster;
+		run = p->plain ? run + 1 : 0;
+		cap = erofs_zip_cap(e, run);
 		pos += p->len;
 		j->nblk += p->blocks;
 	}
 	return 0;
 }
 
-/* A buffer set for segments of up to len bytes, hold bytes of room in
- * front of the input. */
+/* Buffers for segments of up to len bytes, hold bytes before the input. */
 static int zbuf_alloc(struct erofs_zbuf *b, size_t hold, uint32_t len, uint32_t pcluster)
 {
 	b->in_buf = malloc(hold + len);

@@ -56,6 +56,17 @@ struct erofs_zjob {
 	uint64_t key;        /* dedup: the first segment's hash */
 };
 
+/* The most a cluster's cut is offered after run clusters in a row were
+ * stored as they are: a whole pcluster, but for a run of clusters that
+ * did not compress only a block, so incompressible data costs a block's
+ * try per block; a whole pcluster again when the run reaches a power of
+ * two and every 16 blocks, for data that compresses only in a big
+ * window (mkfs.erofs tries a whole pcluster each time). */
+static inline uint32_t erofs_zip_cap(const struct erofs_wstate *e, uint32_t run)
+{
+	return run == 0 || (run & (run - 1)) == 0 || run % 16 == 0 ? e->pcluster : EROFS_W_BLOCK;
+}
+
 /* One cluster of job j at pos, of at most cap bytes, into blk (see
  * erofs_zip.c). */
 int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
