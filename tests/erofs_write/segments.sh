@@ -6,7 +6,10 @@
 # uncompressed, its tail inline, as mkfs.erofs stores a file that does
 # not gain a block. Files: random data over two segments (stored
 # uncompressed), a random segment then text (PLAIN clusters, then
-# compressed ones), text then a random segment ending in a part block.
+# compressed ones), text then a random segment ending in a part block,
+# and 16 random blocks before data that compresses only in a window of
+# more than a block (a whole pcluster is tried again after a run of
+# plain clusters, as mkfs.erofs tries one at every block).
 # With lz4 and lz4hc, one-block clusters and 64 KiB ones with
 # ztailpacking: the kernel's mount and fsck.erofs (where it reads
 # mkfs.erofs's own image with the options) read the source; the same
@@ -32,7 +35,11 @@ def text(n):
     return b"".join(lines)[:n]
 open(d + "/rand/random9m", "wb").write(rand((9 << 20) + 1000))
 open(d + "/rand/randtext", "wb").write(rand(8 << 20) + text((2 << 20) + 333))
-open(d + "/textrand", "wb").write(text(8 << 20) + rand((1 << 20) + 77))' "$1"
+open(d + "/textrand", "wb").write(text(8 << 20) + rand((1 << 20) + 77))
+# 16 random blocks, then a random 16 KiB repeated: it compresses only in
+# a window larger than a block, so after the random blocks only a whole
+# pcluster'"'"'s try finds it (mkfs.erofs tries one at every block).
+open(d + "/rand/randwindow", "wb").write(rand(64 << 10) + rand(16 << 10) * 16)' "$1"
 }
 mkdir -p "$T/src/rand" || finish
 run "make the tree" make_tree "$T/src" || finish
