@@ -11,7 +11,10 @@
 # erofs-utils than Debian 12's 1.5; "+D" to ours alone, to compare with
 # a mkfs.erofs that has none). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
-# ours/mkfs.erofs, and has fsck.erofs check our lz4 and lz4hc images. The
+# ours/mkfs.erofs, and has fsck.erofs check our lz4 and lz4hc images.
+# mkfs.erofs clamps mtimes to SOURCE_DATE_EPOCH (1700000000 unless set),
+# so ours runs with --clamp-mtime, and imginfo diff checks that the two
+# images hold the same tree: the sizes compare like with like. The
 # machine is shared and noisy: the two tools run back to back per codec;
 # compare ratios, not times. mkfs.erofs 1.5 has one thread; ours runs
 # with --jobs. Exit status: 0 when every run succeeded, 1 when a tool
@@ -67,7 +70,8 @@ done
 case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
 case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exit 2 ;; esac
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
-for t in "$dir2img" "$mkfs" fsck.erofs /usr/bin/time; do
+imginfo=$(dirname "$dir2img")/imginfo
+for t in "$dir2img" "$imginfo" "$mkfs" fsck.erofs /usr/bin/time; do
 	command -v "$t" > /dev/null || { echo "$prog: $t not found" >&2; exit 1; }
 done
 src=$corpus/$tree
@@ -121,13 +125,15 @@ for c in $codecs; do
 			rm -f "$ours" "$peer"
 			# shellcheck disable=SC2086
 			timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
-				--pcluster-size "$p" $oz "$ours" "$src" &&
+				--pcluster-size "$p" $oz --clamp-mtime "$ours" "$src" &&
 			# shellcheck disable=SC2086
 			timed "$scratch/mkfs.$c.$l" "$mkfs" --quiet -z"$c" -C"$p" $mz "$peer" "$src" ||
 				{ status=1; continue 2; }
 		done
 		fsck.erofs "$ours" > "$scratch/fsck.err" 2>&1 ||
 			{ echo "$prog: fsck.erofs refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
+		"$imginfo" diff -q "$ours" "$peer" > "$scratch/diff.err" 2>&1 ||
+			{ echo "$prog: the two images' trees differ: $(head -c 300 "$scratch/diff.err")" >&2; status=1; }
 		ow=$(med "$scratch/ours.$c.$l" 1) oc=$(med "$scratch/ours.$c.$l" 2)
 		mw=$(med "$scratch/mkfs.$c.$l" 1) mc=$(med "$scratch/mkfs.$c.$l" 2)
 		os=$(stat -c %s "$ours") ms=$(stat -c %s "$peer")

@@ -140,6 +140,13 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 		 * reads it in the inode's block, so all of it shares one
 		 * (erofs_zip.c made sure it fits). */
 		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
+		/* erofs_zip.c measured the tail's room after the extended
+		 * inode; 32 bytes earlier it may cross a block boundary. */
+		if (s->inl > 0 && !s->ei.extended && (s->total - s->inl) % BS + s->inl > BS) {
+			s->ei.extended = 1;
+			s->isize = 64;
+			s->total += 32;
+		}
 		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
 	} else if (s->ei.layout == EROFS_COMPRESSED_FULL) {
 		s->total = zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;

@@ -87,24 +87,35 @@ void erofs_seam_cleanup(struct sqp_writer *w)
 	w->erofs->seam = NULL;
 }
 
-int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t at_blk)
+/* Holds the last of n clusters cut in a row (pcl), which starts at byte
+ * at of the file, its input at in and its blocks at blk; 0 when it is
+ * too long to hold. */
+static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, uint32_t n,
+		const uint8_t *in, const uint8_t *blk)
 {
 	struct erofs_seam *s = w->erofs->seam;
-	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
+	const struct erofs_pcl *p = &pcl[n - 1];
 
 	if (p->len > EROFS_SEAM_HOLD)
 		return 0;
 	s->held = 1;
-	s->at = j->off + p->off;
+	s->at = at;
 	/* The most its cut offered, after the plain clusters in a row
-	 * before it in its job (erofs_zip_cap). */
-	for (s->run = 0; s->run + 1 < j->npcl && j->pcl[j->npcl - 2 - s->run].plain; s->run++)
+	 * before it (erofs_zip_cap). */
+	for (s->run = 0; s->run + 1 < n && pcl[n - 2 - s->run].plain; s->run++)
 		;
 	s->cap = erofs_zip_cap(w->erofs, s->run);
 	s->p = *p;
-	memcpy(s->in, j->in + p->off, p->len);
-	memcpy(s->blk, j->out + (size_t)at_blk * BS, (size_t)p->blocks * BS);
+	memcpy(s->in, in, p->len);
+	memcpy(s->blk, blk, (size_t)p->blocks * BS);
 	return 1;
+}
+
+int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t at_blk)
+{
+	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
+
+	return hold(w, j->off + p->off, j->pcl, j->npcl, j->in + p->off, j->out + (size_t)at_blk * BS);
 }
 
 int erofs_seam_flush(struct sqp_writer *w)
@@ -147,9 +158,19 @@ struct seam_walk {
 	uint32_t m, nblk, x, k, old;
 };
 
+/* The bytes that blocks take, the last cluster's (last) inline when j
+ * has room for it. */
+static uint64_t tail_cost(const struct erofs_zjob *j, const struct erofs_pcl *last, uint32_t blocks)
+{
+	uint32_t inl = erofs_pcl_inline(last, j->room);
+
+	return (uint64_t)blocks * BS - (inl > 0 ? (uint64_t)last->blocks * BS - inl : 0);
+}
+
 /* Whether the re-cut joins j's cut at k with fewer blocks than it
  * replaces: at once when k starts at x, else through a bridge to j's
- * next cluster start a block or more away (then s->pcl[m]). */
+ * next cluster start a block or more away (then s->pcl[m]). At the
+ * file's end, with an inline tail either side, fewer bytes. */
 static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
 		 struct seam_walk *a)
 {
@@ -159,6 +180,9 @@ static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t
 
 	for (; a->k < j->npcl && j->pcl[a->k].off + h < a->x; a->k++)
 		a->old += j->pcl[a->k].blocks;
+	if (a->x == h + j->len && a->k == j->npcl && j->last)
+		return tail_cost(j, &s->pcl[a->m - 1], a->nblk) <
+		       tail_cost(j, &j->pcl[j->npcl - 1], a->old);
 	if ((a->k < j->npcl && j->pcl[a->k].off + h == a->x) || a->x == h + j->len)
 		return a->nblk < a->old;
 	for (k = a->k, old = a->old; k < j->npcl && j->pcl[k].off + h - a->x <= BS; k++)
@@ -177,11 +201,13 @@ static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t
 }
 
 /* Whether the re-cut may run on to the file's end, replacing all of j:
- * when j ends the file without an inline tail or a fragment, whose
- * cuts are j's own. */
+ * when j ends the file without a fragment, whose cuts are j's own. An
+ * inline tail the re-cut makes itself: a serial cut's last cluster may
+ * be short enough to go inline where j's filled a block (cc1plus, with
+ * lz4hc in 4 KiB clusters: a block more than mkfs.erofs's). */
 static int to_end(const struct erofs_zjob *j)
 {
-	return j->last && j->room == 0 && !j->frag;
+	return j->last && !j->frag;
 }
 
 /* The re-cut from the held cluster's start on through j's data (the
@@ -199,8 +225,9 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 
 	memcpy(j->in - h, s->in, h);
 	/* j's data with the held input before it, as one segment with no
-	 * inline tail and no fragment: those are tried on j's own cut. */
-	v = (struct erofs_zjob){ .in = j->in - h, .len = h + j->len, .off = s->at };
+	 * fragment (that is tried on j's own cut), and j's inline room. */
+	v = (struct erofs_zjob){ .in = j->in - h, .len = h + j->len, .off = s->at,
+				 .room = to_end(j) ? j->room : 0 };
 	*a = (struct seam_walk){ .old = s->p.blocks };
 	for (;;) {
 		if ((ret = joins(w, j, v.in, a)) != 0)
@@ -227,8 +254,10 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		    uint32_t *at_blk)
 {
 	struct erofs_seam *s = w->erofs->seam;
+	const uint8_t *in = j->in - s->p.len, *blk;
+	uint64_t base = s->at;
 	struct seam_walk a;
-	uint32_t i, b = 0;
+	uint32_t i, b = 0, inl = 0;
 	int ret;
 
 	*first = 0;
@@ -240,11 +269,22 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		return ret;
 	if (ret == 0)
 		return erofs_zip_put(w, s->at, &s->p, s->blk);
-	for (i = 0; i < a.m; i++) {
-		ret = erofs_zip_put(w, s->at + s->pcl[i].off, &s->pcl[i], s->out + (size_t)b * BS);
+	/* Run on through all of j, the re-cut's last cluster goes inline
+	 * when j ends the file and it fits, else is held for the next seam
+	 * as j's own would have been. */
+	if (a.k == j->npcl && j->last)
+		inl = erofs_pcl_inline(&s->pcl[a.m - 1], j->room);
+	for (i = 0; i < a.m; b += s->pcl[i++].blocks) {
+		blk = s->out + (size_t)b * BS;
+		if (i + 1 == a.m && inl > 0)
+			ret = erofs_zip_inline(w, base + s->pcl[i].off, &s->pcl[i], blk, inl);
+		else if (i + 1 == a.m && a.k == j->npcl && !j->last &&
+			 hold(w, base + s->pcl[i].off, s->pcl, a.m, in + s->pcl[i].off, blk))
+			ret = 0;
+		else
+			ret = erofs_zip_put(w, base + s->pcl[i].off, &s->pcl[i], blk);
 		if (ret != 0)
 			return ret;
-		b += s->pcl[i].blocks;
 	}
 	for (i = 0; i < a.k; i++)
 		*at_blk += j->pcl[i].blocks;

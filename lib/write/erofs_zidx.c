@@ -32,26 +32,6 @@ uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k)
 	return chunkarr_at(&e->zidx, e->cur.rec + (uint32_t)k);
 }
 
-/* The last pcluster's inl bytes (data is its blocks) into the tail
- * arena, and its place and size into the file's record. */
-int erofs_zip_inline(struct sqp_writer *w, const struct erofs_pcl *p,
-		     const uint8_t *data, uint32_t inl)
-{
-	struct erofs_wstate *e = w->erofs;
-	uint32_t index;
-	int ret;
-
-	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
-	if (ret != 0)
-		return writer_fail(w, ret, "out of memory");
-	memcpy(chunkarr_at(&e->tails, index),
-	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
-	sqp_put16(erofs_zip_rec(e, 0) + 4, (uint16_t)inl);
-	sqp_put32(erofs_zip_rec(e, 1), index);
-	e->ztail = 1;
-	return 0;
-}
-
 /* NONHEAD indexes for the logical clusters after the last head up to
  * (not including) next; with big pclusters, the first after a
  * compressed head says its blocks instead of 1. */
@@ -82,7 +62,7 @@ int erofs_zip_finish(struct sqp_writer *w)
 /* Cluster p's index at byte at of the current file: the NONHEAD ones
  * since the last head, then its own, naming the next block appended, or
  * while the file shares (dedup) the other file's at the same place. */
-int erofs_zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+static int zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
 {
 	struct erofs_wstate *e = w->erofs;
 	uint64_t lcn = at / BS, blk = w->out.pos / BS;
@@ -101,6 +81,39 @@ int erofs_zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
 	return 0;
 }
 
+/* The index of the file's last cluster, at byte at, whose bytes go
+ * elsewhere (inline, or into the packed inode): dedup's run of shared
+ * blocks ends there. */
+int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+{
+	int ret = w->erofs->cur.dedup ? erofs_dedup_zip_put(w, 0, NULL) : 0;
+
+	return ret < 0 ? ret : zip_head(w, at, p);
+}
+
+/* The last pcluster (at byte at of the file) inline: its index, its
+ * inl bytes (data is its blocks) into the tail arena, and their place
+ * and size into the file's record. */
+int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		     const uint8_t *data, uint32_t inl)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint32_t index;
+	int ret;
+
+	if ((ret = erofs_zip_head_last(w, at, p)) != 0)
+		return ret;
+	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
+	if (ret != 0)
+		return writer_fail(w, ret, "out of memory");
+	memcpy(chunkarr_at(&e->tails, index),
+	       p->plain ? data : data + (size_t)p->blocks * BS - inl, inl);
+	sqp_put16(erofs_zip_rec(e, 0) + 4, (uint16_t)inl);
+	sqp_put32(erofs_zip_rec(e, 1), index);
+	e->ztail = 1;
+	return 0;
+}
+
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *blk)
 {
@@ -109,7 +122,7 @@ int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 
 	if (shared < 0)
 		return shared;
-	if ((ret = erofs_zip_head(w, at, p)) != 0)
+	if ((ret = zip_head(w, at, p)) != 0)
 		return ret;
 	e->cur.blocks += p->blocks;
 	if (shared)
