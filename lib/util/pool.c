@@ -6,6 +6,9 @@
  * (submitted, not yet started) additionally sit on a FIFO that workers
  * take from. The orchestrator only ever takes ring[oldest], so results come
  * back in submission order no matter which worker finishes first.
+ * Background jobs are not in the ring: a FIFO of their own that workers
+ * take from when the ordered one is empty, and a list of the finished
+ * ones for the orchestrator.
  *
  * Invariant: oldest <= every seq in the ring < next_seq, and
  * next_seq - oldest <= capacity.
@@ -36,6 +39,11 @@ struct sqp_pool {
 
 	struct sqp_pool_job *pending_head;
 	struct sqp_pool_job *pending_tail;
+	struct sqp_pool_job *bg_head, *bg_tail; /* background, pending */
+	struct sqp_pool_job *bg_done;           /* background, finished */
+	uint64_t submitted;         /* every job, for sqp_pool_job.nth */
+	size_t bg_out;              /* background jobs not yet reaped */
+	int bg_waiting;             /* the orchestrator waits for one */
 	int stopping;
 
 	pthread_t *threads;
@@ -52,6 +60,24 @@ unsigned sqp_cpu_count(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n < 1 ? 1 : (unsigned)n;
+}
+
+/* With the lock held: the next job for a worker, ordered ones first. */
+static struct sqp_pool_job *take_pending(struct sqp_pool *pool)
+{
+	struct sqp_pool_job *job = pool->pending_head;
+
+	if (job != NULL) {
+		pool->pending_head = job->next;
+		if (pool->pending_head == NULL)
+			pool->pending_tail = NULL;
+		return job;
+	}
+	job = pool->bg_head;
+	pool->bg_head = job->next;
+	if (pool->bg_head == NULL)
+		pool->bg_tail = NULL;
+	return job;
 }
 
 static void *worker_main(void *arg)
@@ -77,14 +103,11 @@ static void *worker_main(void *arg)
 		int wake;
 
 		pthread_mutex_lock(&pool->lock);
-		while (pool->pending_head == NULL && !pool->stopping)
+		while (pool->pending_head == NULL && pool->bg_head == NULL && !pool->stopping)
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
 		if (pool->stopping)
 			break;
-		job = pool->pending_head;
-		pool->pending_head = job->next;
-		if (pool->pending_head == NULL)
-			pool->pending_tail = NULL;
+		job = take_pending(pool);
 		pthread_mutex_unlock(&pool->lock);
 
 		ret = pool->desc.run(pool->desc.ctx, state, job);
@@ -93,8 +116,15 @@ static void *worker_main(void *arg)
 		job->status = ret;
 		job->done = 1;
 		/* Only the orchestrator waits on job_done, and only for the
-		 * one job it named; waking it for any other would be wasted. */
-		wake = job->seq == pool->wake_seq;
+		 * one job it named (or any background one, when it said so);
+		 * waking it for any other would be wasted. */
+		if (job->background) {
+			job->next = pool->bg_done;
+			pool->bg_done = job;
+			wake = pool->bg_waiting;
+		} else {
+			wake = job->seq == pool->wake_seq;
+		}
 		pthread_mutex_unlock(&pool->lock);
 		/* Woken after the unlock: a woken thread often runs at once,
 		 * and would otherwise only block again on the lock. */
@@ -198,9 +228,11 @@ void sqp_pool_destroy(struct sqp_pool *pool)
 void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
 {
 	job->seq = pool->next_seq++;
+	job->nth = pool->submitted++;
 	job->next = NULL;
 	job->status = 0;
 	job->done = 0;
+	job->background = 0;
 
 	if (pool->desc.workers == 0) {
 		pool->ring[job->seq % pool->desc.capacity] = job;
@@ -218,6 +250,55 @@ void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
 	pool->pending_tail = job;
 	pthread_mutex_unlock(&pool->lock);
 	pthread_cond_signal(&pool->work_ready);
+}
+
+void sqp_pool_submit_background(struct sqp_pool *pool, struct sqp_pool_job *job)
+{
+	job->nth = pool->submitted++;
+	job->next = NULL;
+	job->status = 0;
+	job->done = 0;
+	job->background = 1;
+	pool->bg_out++;
+
+	if (pool->desc.workers == 0) {
+		job->status = pool->desc.run(pool->desc.ctx, pool->serial_state, job);
+		job->done = 1;
+		job->next = pool->bg_done;
+		pool->bg_done = job;
+		return;
+	}
+
+	pthread_mutex_lock(&pool->lock);
+	if (pool->bg_tail == NULL)
+		pool->bg_head = job;
+	else
+		pool->bg_tail->next = job;
+	pool->bg_tail = job;
+	pthread_mutex_unlock(&pool->lock);
+	pthread_cond_signal(&pool->work_ready);
+}
+
+struct sqp_pool_job *sqp_pool_reap_background(struct sqp_pool *pool, int block)
+{
+	struct sqp_pool_job *job;
+
+	if (pool->bg_out == 0)
+		return NULL;
+	if (pool->desc.workers != 0)
+		pthread_mutex_lock(&pool->lock);
+	pool->bg_waiting = block;
+	while (block && pool->bg_done == NULL)
+		pthread_cond_wait(&pool->job_done, &pool->lock);
+	pool->bg_waiting = 0;
+	job = pool->bg_done;
+	if (job != NULL) {
+		pool->bg_done = job->next;
+		pool->bg_out--;
+	}
+	if (pool->desc.workers != 0)
+		pthread_mutex_unlock(&pool->lock);
+	return job;
 }
 
 static struct sqp_pool_job *take_oldest(struct sqp_pool *pool, int block)

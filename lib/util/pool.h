@@ -15,11 +15,17 @@
  * see when it takes the job back. The pool itself never stops on a job
  * error; the orchestrator decides (usually: stop submitting, drain, fail).
  *
+ * Background jobs (sqp_pool_submit_background) are outside that order and
+ * outside the capacity: a worker takes one only when no ordered job is
+ * pending, so they fill the gaps the ordered work leaves without delaying
+ * it, and the orchestrator takes them back as they finish, in any order
+ * (sqp_pool_reap_background). The caller bounds how many it submits.
+ *
  * With workers == 0 the pool is serial: submit runs the job at once in the
  * caller's thread. Same API, same results, handy for -j 1 and debugging.
  *
- * Thread contract: submit, wait, wait_ahead, in_flight and destroy are
- * called from the orchestrator thread only. run, worker_init and
+ * Thread contract: submit, wait, wait_ahead, in_flight, the background
+ * calls and destroy are called from the orchestrator thread only. run, worker_init and
  * worker_fini run on worker threads (or on the orchestrator, in serial
  * mode).
  */
@@ -34,8 +40,11 @@ struct sqp_pool;
 struct sqp_pool_job {
 	struct sqp_pool_job *next;  /* pool-private: pending queue link */
 	uint64_t seq;               /* set by submit: 0, 1, 2, ... */
+	uint64_t nth;               /* submissions before it, background
+	                             * ones included (test hooks count it) */
 	int status;                 /* set after run: its return value */
 	int done;                   /* pool-private */
+	int background;             /* pool-private */
 };
 
 struct sqp_pool_desc {
@@ -65,6 +74,13 @@ void sqp_pool_destroy(struct sqp_pool *pool);
 
 /* Queue a job. The pool must not be full (see sqp_pool_full). */
 void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job);
+
+/* Queue a background job (see above); it does not count in_flight. */
+void sqp_pool_submit_background(struct sqp_pool *pool, struct sqp_pool_job *job);
+
+/* A finished background job, any one; NULL when none is (with block: when
+ * none is left in the pool). */
+struct sqp_pool_job *sqp_pool_reap_background(struct sqp_pool *pool, int block);
 
 /* Block until the oldest job in the pool is done and return it; NULL when
  * the pool is empty. */

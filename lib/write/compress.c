@@ -6,9 +6,10 @@
  * A fixed set of jobs is allocated up front (pool capacity + the open
  * fragment block + one spare); a job is either free, being filled by the
  * orchestrator, in the pool, or queued to the image writer thread (with
- * --verity, queued and in the pool again to hash its bytes: free when
- * both are done). When none is free the orchestrator retires the oldest
- * job in the pool.
+ * --verity, queued and in the pool again, as a background job, to hash
+ * its bytes: free when both are done). When none is free the
+ * orchestrator takes back finished hashes, retires the oldest job in the
+ * pool, or waits for the writer thread or a hash.
  * The pool's ctx is the workers' codec description itself; what else a
  * worker reads comes with each job (blk_job.set), and none of it is
  * written while the pool runs.
@@ -92,7 +93,7 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	int n, frag;
 
 	(void)ctx;
-	if (s->fail_job != 0 && base->seq + 1 == s->fail_job)
+	if (s->fail_job != 0 && base->nth + 1 == s->fail_job)
 		return SQP_ERR_COMPRESSOR;
 	if (job->hashing)
 		return s->hash(job->span);
@@ -243,12 +244,14 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	ret = placed < 0 ? placed : imgout_queue(c->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
-	/* Back to the pool to hash what the tap placed: retiring this job
-	 * left its slot free. */
+	/* Back to the pool to hash what the tap placed, in the background:
+	 * a worker takes it when no block waits to be compressed, so the
+	 * hash fills the gaps of the ordered work (and the serial finish)
+	 * instead of queueing before the next blocks. */
 	job->holds = 1 + placed;
 	job->hashing = placed;
 	if (placed > 0)
-		sqp_pool_submit(c->pool, &job->base);
+		sqp_pool_submit_background(c->pool, &job->base);
 	if (job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT)
 		c->stats->fragment_blocks++;
 	else
@@ -264,6 +267,27 @@ static void release(struct compress_stage *c, struct blk_job *job)
 		compress_put_job(c, job);
 }
 
+/* Take back the hashes that are done, after waiting for the first one
+ * (HASHES_ONE) or for all (HASHES_ALL) when any is left: 0, or the first
+ * one's error, latched. */
+enum { HASHES_DONE, HASHES_ONE, HASHES_ALL };
+static int reap_hashes(struct compress_stage *c, int wait)
+{
+	struct blk_job *job;
+	int ret = 0;
+
+	while ((job = (struct blk_job *)sqp_pool_reap_background(c->pool, wait != HASHES_DONE)) != NULL) {
+		if (wait == HASHES_ONE)
+			wait = HASHES_DONE;
+		job->hashing = 0;
+		if (job->base.status != 0 && ret == 0)
+			ret = sqp_err(c->err, job->base.status, "hashing the image for dm-verity: %s",
+				      sqp_strerror(job->base.status));
+		release(c, job);
+	}
+	return ret != 0 ? ret : c->err->code;
+}
+
 int compress_retire_one(struct compress_stage *c)
 {
 	struct blk_job *job = (struct blk_job *)sqp_pool_wait(c->pool);
@@ -272,14 +296,6 @@ int compress_retire_one(struct compress_stage *c)
 	if (job == NULL)
 		return sqp_err(c->err, SQP_ERR_INTERNAL, "nothing to retire");
 	ret = job->base.status;
-	if (job->hashing) {
-		job->hashing = 0;
-		if (ret != 0)
-			sqp_err(c->err, ret, "hashing the image for dm-verity: %s",
-				sqp_strerror(ret));
-		release(c, job);
-		return ret != 0 ? ret : c->err->code;
-	}
 	if (ret != 0 && job->kind == JOB_COPY) {
 		sqp_err(c->err, ret, "reading back a block: %s", sqp_strerror(ret));
 	} else if (ret != 0 && job->kind >= JOB_BASE_BLOCK) {
@@ -302,17 +318,22 @@ int compress_retire_one(struct compress_stage *c)
 static int reclaim(struct compress_stage *c)
 {
 	void *token;
-	int ret = imgout_reap(c->out, 0, &token);
+	int ret = reap_hashes(c, HASHES_DONE);
 
+	if (ret != 0 || c->free_jobs != NULL)
+		return ret;
+	ret = imgout_reap(c->out, 0, &token);
 	if (ret == 0 && sqp_pool_in_flight(c->pool) > 0)
 		return compress_retire_one(c);
 	if (ret == 0)
 		ret = imgout_reap(c->out, 1, &token);
-	if (ret == 0)
-		return sqp_err(c->err, SQP_ERR_INTERNAL, "no job to reclaim");
-	if (ret > 0)
-		release(c, token);
-	return ret < 0 ? ret : 0;
+	/* Every job left waits for its hash. */
+	if (ret == 0 && (ret = reap_hashes(c, HASHES_ONE)) == 0 && c->free_jobs == NULL)
+		ret = sqp_err(c->err, SQP_ERR_INTERNAL, "no job to reclaim");
+	if (ret <= 0)
+		return ret;
+	release(c, token);
+	return 0;
 }
 
 struct blk_job *compress_get_job(struct compress_stage *c)
@@ -359,5 +380,8 @@ int compress_flush(struct compress_stage *c)
 		if (ret != 0)
 			return ret;
 	}
+	/* The digests are all in before finish reads them. */
+	if ((ret = reap_hashes(c, HASHES_ALL)) != 0)
+		return ret;
 	return imgout_wait_written(c->out, UINT64_MAX);
 }

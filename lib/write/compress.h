@@ -55,7 +55,8 @@ struct blk_job {
 	/* --verity: what the tap left to hash of out[] or raw[] once
 	 * queued (imgout.h), and the job is in the pool again for that;
 	 * free when both the writer thread and the hash are done with it
-	 * (holds, the orchestrator's). */
+	 * (holds, the orchestrator's); the hash is a background job
+	 * (util/pool.h). */
 	void *span;
 	int hashing;
 	int holds;
@@ -95,7 +96,8 @@ void compress_put_job(struct compress_stage *c, struct blk_job *job);
 int compress_submit(struct compress_stage *c, struct blk_job *job);
 /* Wait for the oldest job in the pool and append its bytes. */
 int compress_retire_one(struct compress_stage *c);
-/* Retire every job and wait until the image holds their bytes. */
+/* Retire every job, take every hash back, and wait until the image holds
+ * their bytes. */
 int compress_flush(struct compress_stage *c);
 
 #endif

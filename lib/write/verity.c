@@ -11,7 +11,9 @@
  * blocks: at lz4 on 2 cores the SHA-256 of them is a fifth of the CPU a
  * run takes, too much for any one thread, so verity_place only notes
  * the whole blocks they hold in a span and the pool's workers hash it
- * (compress.c), beside the compression of later blocks. The first block
+ * (compress.c) as background jobs, whenever no block waits to be
+ * compressed, and the orchestrator takes them back in any order, all of
+ * them before finish reads the digests. The first block
  * is kept aside (it holds the superblock, final only at the end); a
  * block split between two calls is gathered in a one-block carry and,
  * when the carry fills from queued bytes, copied into that call's span.
@@ -25,7 +27,8 @@
  * addresses of its chunks, so a worker never reads the chunk array (the
  * orchestrator grows it); the pool's hand-over of the job orders the
  * span's fields before the worker's hashing, and the orchestrator's
- * wait for the job orders the digests before finish reads them.
+ * reaping of the job (under the pool's lock) orders the digests before
+ * finish reads them.
  */
 #include "config.h"
 

@@ -3,7 +3,10 @@
  * pool_order.c - the pool hands jobs back in submission order even when
  * workers finish them in reverse, respects its capacity, keeps each job's
  * status, and behaves the same in serial mode; sqp_pool_wait_ahead()
- * returns only once the job it names has run.
+ * returns only once the job it names has run. Background jobs come back
+ * once each, in any order, outside the capacity and the ordered count,
+ * numbered (nth) with the ordered ones; a worker takes an ordered job
+ * before a background one queued earlier.
  */
 #include "config.h"
 
@@ -131,8 +134,106 @@ static void ahead_case(unsigned workers, unsigned capacity, size_t n)
 	sqp_pool_destroy(pool);
 }
 
+/* Ordered jobs 0.. with a background job after every third, taken back
+ * as they come. */
+static void background_case(unsigned workers, unsigned capacity)
+{
+	struct test_job jobs[NJOBS], bg[NJOBS];
+	struct sqp_pool_desc desc = {
+		.workers = workers, .capacity = capacity, .run = run_job,
+		.worker_init = worker_init, .worker_fini = worker_fini,
+	};
+	struct sqp_pool *pool;
+	struct sqp_pool_job *done;
+	int total = 0, next = 0, submitted = 0, nbg = 0, reaped = 0, seen[NJOBS] = { 0 };
+	uint64_t nth = 0;
+
+	desc.ctx = &total;
+	CHECK(sqp_pool_create(&desc, &pool) == 0, "create workers=%u", workers);
+	if (pool == NULL)
+		return;
+	CHECK(sqp_pool_reap_background(pool, 1) == NULL, "nothing to reap at first");
+	while (submitted < NJOBS || sqp_pool_in_flight(pool) > 0) {
+		while ((done = sqp_pool_reap_background(pool, 0)) != NULL) {
+			struct test_job *b = (struct test_job *)done;
+
+			seen[b->id]++;
+			reaped++;
+			CHECK(b->result == b->id * 3 && done->status == (b->id % 7 == 3 ? -1 : 0),
+			      "background job %d: result and status kept", b->id);
+		}
+		if (submitted < NJOBS && !sqp_pool_full(pool)) {
+			jobs[submitted] = (struct test_job){ .id = submitted, .delay_us = 200 };
+			sqp_pool_submit(pool, &jobs[submitted].base);
+			CHECK(jobs[submitted].base.nth == nth++, "ordered job %d numbered", submitted);
+			if (submitted++ % 3 == 0) {
+				bg[nbg] = (struct test_job){ .id = nbg, .delay_us = 300 };
+				sqp_pool_submit_background(pool, &bg[nbg].base);
+				CHECK(bg[nbg].base.nth == nth++, "background job %d numbered", nbg);
+				nbg++;
+			}
+			CHECK(sqp_pool_in_flight(pool) <= capacity, "background outside capacity");
+			continue;
+		}
+		done = sqp_pool_wait(pool);
+		CHECK(done != NULL && ((struct test_job *)done)->id == next,
+		      "ordered jobs in order among background ones (%d)", next);
+		next++;
+	}
+	while ((done = sqp_pool_reap_background(pool, 1)) != NULL) {
+		seen[((struct test_job *)done)->id]++;
+		reaped++;
+	}
+	CHECK(reaped == nbg, "workers=%u: every background job back (%d of %d)", workers, reaped, nbg);
+	for (int i = 0; i < nbg; i++)
+		CHECK(seen[i] == 1, "background job %d back once (%d)", i, seen[i]);
+	sqp_pool_destroy(pool);
+	CHECK(total == NJOBS + nbg, "every job ran exactly once (%d)", total);
+}
+
+static int started;
+
+static int run_noted(void *ctx, void *state, struct sqp_pool_job *base)
+{
+	struct test_job *job = (struct test_job *)base;
+
+	(void)ctx;
+	(void)state;
+	job->result = __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	sleep_us(job->delay_us);
+	return 0;
+}
+
+/* One worker busy with a: b (background) then c (ordered) are queued;
+ * c runs before b. */
+static void priority_case(void)
+{
+	struct sqp_pool_desc desc = { .workers = 1, .capacity = 4, .run = run_noted };
+	struct test_job a = { .delay_us = 20000 }, b = { 0 }, c = { 0 };
+	struct sqp_pool *pool;
+
+	CHECK(sqp_pool_create(&desc, &pool) == 0, "create one worker");
+	if (pool == NULL)
+		return;
+	sqp_pool_submit(pool, &a.base);
+	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) == 0)
+		sleep_us(100);
+	sqp_pool_submit_background(pool, &b.base);
+	sqp_pool_submit(pool, &c.base);
+	CHECK(sqp_pool_wait(pool) == &a.base && sqp_pool_wait(pool) == &c.base, "ordered back");
+	CHECK(sqp_pool_reap_background(pool, 1) == &b.base, "then the background job");
+	CHECK(c.result == 2 && b.result == 3, "the ordered job ran first (c %d, b %d)",
+	      c.result, b.result);
+	sqp_pool_destroy(pool);
+}
+
 int main(void)
 {
+	priority_case();
+	background_case(0, 4);
+	background_case(1, 4);
+	background_case(2, 8);
+	background_case(4, 5);
 	ahead_case(0, 8, 3);
 	ahead_case(2, 16, 5);
 	ahead_case(2, 8, 100);

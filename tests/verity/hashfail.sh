@@ -8,9 +8,10 @@
 # 3 (until the first N that fails nothing): a data job's failure is
 # named as compression, a hash job's as hashing. The number of jobs does
 # not depend on -j (which of them are hash jobs does, on the workers'
-# timing; the last is always the hash job of the last data block). Without the latch of a hash job's error
-# (compress_retire_one) the run would go on and write a tree with a
-# digest missing.
+# timing; the last is always the hash job of the last data block).
+# Hash jobs are the pool's background jobs, taken back in any order:
+# without the latch of their errors (reap_hashes in compress.c) the run
+# would go on and write a tree with a digest missing.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 need_tool timeout
