@@ -24,22 +24,17 @@ export SOURCE_DATE_EPOCH
 # Lines of words from a fixed seed (compressible about 2:1 by lz4, with
 # clusters of many sizes), and the same bytes cut in 8 MiB pieces.
 make_tree() {
-	$PYTHON3 -c 'import random, sys
-d, r = sys.argv[1], random.Random(26)
-words = [bytes(r.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
-         for _ in range(400)]
-def text(n, seed):
-    r, out, size = random.Random(seed), [], 0
-    while size < n:
-        line = b" ".join(r.choice(words) for _ in range(r.randint(3, 14))) + b"\n"
-        out.append(line)
-        size += len(line)
-    return b"".join(out)[:n]
+	$PYTHON3 -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from words import text
+d = sys.argv[1]
 for name, n, seed in (("text20m", (20 << 20) + 777, 1), ("text9m", (9 << 20) + 123, 2)):
     data = text(n, seed)
     open(d + "/big/" + name, "wb").write(data)
     for k in range(0, n, 8 << 20):
-        open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' "$1"
+        open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
+		"$1" "$top_srcdir/tests/lib"
 }
 mkdir -p "$T/src/big" "$T/src/pieces" || finish
 run "make the tree" make_tree "$T/src" || finish

@@ -27,20 +27,14 @@ export SOURCE_DATE_EPOCH
 
 # Lines of words from fixed seeds (lz4 compresses them about 2:1).
 make_tree() {
-	$PYTHON3 -c 'import random, sys
-d, r = sys.argv[1], random.Random(26)
-words = [bytes(r.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
-         for _ in range(400)]
-def text(n, seed):
-    r, out, size = random.Random(seed), [], 0
-    while size < n:
-        line = b" ".join(r.choice(words) for _ in range(r.randint(3, 14))) + b"\n"
-        out.append(line)
-        size += len(line)
-    return b"".join(out)[:n]
+	$PYTHON3 -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from words import text
+d = sys.argv[1]
 for k in range(4):
     open("%s/t%d" % (d, k), "wb").write(text((8 << 20) + 301111 * k + 5, k))
-open(d + "/edge", "wb").write(text(2005 * 4096 + 1520, 7))' "$1"
+open(d + "/edge", "wb").write(text(2005 * 4096 + 1520, 7))' "$1" "$top_srcdir/tests/lib"
 }
 mkdir -p "$T/src" || finish
 run "make the tree" make_tree "$T/src" || finish
