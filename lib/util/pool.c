@@ -62,22 +62,22 @@ unsigned sqp_cpu_count(void)
 	return n < 1 ? 1 : (unsigned)n;
 }
 
+/* With the lock held: the first job of a FIFO (head, tail), taken off. */
+static struct sqp_pool_job *fifo_pop(struct sqp_pool_job **head, struct sqp_pool_job **tail)
+{
+	struct sqp_pool_job *job = *head;
+
+	*head = job->next;
+	if (*head == NULL)
+		*tail = NULL;
+	return job;
+}
+
 /* With the lock held: the next job for a worker, ordered ones first. */
 static struct sqp_pool_job *take_pending(struct sqp_pool *pool)
 {
-	struct sqp_pool_job *job = pool->pending_head;
-
-	if (job != NULL) {
-		pool->pending_head = job->next;
-		if (pool->pending_head == NULL)
-			pool->pending_tail = NULL;
-		return job;
-	}
-	job = pool->bg_head;
-	pool->bg_head = job->next;
-	if (pool->bg_head == NULL)
-		pool->bg_tail = NULL;
-	return job;
+	return pool->pending_head != NULL ? fifo_pop(&pool->pending_head, &pool->pending_tail) :
+	       fifo_pop(&pool->bg_head, &pool->bg_tail);
 }
 
 static void *worker_main(void *arg)
@@ -225,58 +225,48 @@ void sqp_pool_destroy(struct sqp_pool *pool)
 	free(pool);
 }
 
-void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
+/* A job submitted: numbered, and run at once in serial mode (1), else
+ * appended to the FIFO (head, tail) for a worker (0). */
+static int enqueue(struct sqp_pool *pool, struct sqp_pool_job *job, int background,
+		   struct sqp_pool_job **head, struct sqp_pool_job **tail)
 {
-	job->seq = pool->next_seq++;
 	job->nth = pool->submitted++;
 	job->next = NULL;
 	job->status = 0;
 	job->done = 0;
-	job->background = 0;
-
+	job->background = background;
 	if (pool->desc.workers == 0) {
-		pool->ring[job->seq % pool->desc.capacity] = job;
 		job->status = pool->desc.run(pool->desc.ctx, pool->serial_state, job);
 		job->done = 1;
-		return;
+		return 1;
 	}
-
 	pthread_mutex_lock(&pool->lock);
-	pool->ring[job->seq % pool->desc.capacity] = job;
-	if (pool->pending_tail == NULL)
-		pool->pending_head = job;
+	if (*tail == NULL)
+		*head = job;
 	else
-		pool->pending_tail->next = job;
-	pool->pending_tail = job;
+		(*tail)->next = job;
+	*tail = job;
 	pthread_mutex_unlock(&pool->lock);
 	pthread_cond_signal(&pool->work_ready);
+	return 0;
+}
+
+void sqp_pool_submit(struct sqp_pool *pool, struct sqp_pool_job *job)
+{
+	job->seq = pool->next_seq++;
+	/* In the ring before a worker can finish it (the orchestrator
+	 * alone reads the ring outside the lock). */
+	pool->ring[job->seq % pool->desc.capacity] = job;
+	enqueue(pool, job, 0, &pool->pending_head, &pool->pending_tail);
 }
 
 void sqp_pool_submit_background(struct sqp_pool *pool, struct sqp_pool_job *job)
 {
-	job->nth = pool->submitted++;
-	job->next = NULL;
-	job->status = 0;
-	job->done = 0;
-	job->background = 1;
 	pool->bg_out++;
-
-	if (pool->desc.workers == 0) {
-		job->status = pool->desc.run(pool->desc.ctx, pool->serial_state, job);
-		job->done = 1;
+	if (enqueue(pool, job, 1, &pool->bg_head, &pool->bg_tail)) {
 		job->next = pool->bg_done;
 		pool->bg_done = job;
-		return;
 	}
-
-	pthread_mutex_lock(&pool->lock);
-	if (pool->bg_tail == NULL)
-		pool->bg_head = job;
-	else
-		pool->bg_tail->next = job;
-	pool->bg_tail = job;
-	pthread_mutex_unlock(&pool->lock);
-	pthread_cond_signal(&pool->work_ready);
 }
 
 struct sqp_pool_job *sqp_pool_reap_background(struct sqp_pool *pool, int block)
