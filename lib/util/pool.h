@@ -25,9 +25,9 @@
  * caller's thread. Same API, same results, handy for -j 1 and debugging.
  *
  * Thread contract: submit, wait, wait_ahead, in_flight, the background
- * calls and destroy are called from the orchestrator thread only. run, worker_init and
- * worker_fini run on worker threads (or on the orchestrator, in serial
- * mode).
+ * calls and destroy are called from the orchestrator thread only. run,
+ * worker_init and worker_fini run on worker threads (or on the
+ * orchestrator, in serial mode).
  */
 #ifndef SQP_UTIL_POOL_H
 #define SQP_UTIL_POOL_H

@@ -37,8 +37,8 @@ struct erofs_seam {
 	void *codec;            /* the caller's thread's own */
 	int held;               /* a cluster is held back */
 	uint64_t at;            /* its place in the file */
-	uint32_t cap;           /* the most bytes its cut was offered */
-	uint32_t run;           /* plain clusters in a row before it */
+	uint32_t run;           /* plain clusters in a row before it (its
+	                         * cut was offered erofs_zip_cap's bytes) */
 	struct erofs_pcl p;
 	uint8_t *in;            /* its input (EROFS_SEAM_HOLD bytes) */
 	uint8_t *blk;           /* its blocks (a pcluster) */
@@ -100,11 +100,8 @@ static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, 
 		return 0;
 	s->held = 1;
 	s->at = at;
-	/* The most its cut offered, after the plain clusters in a row
-	 * before it (erofs_zip_cap). */
 	for (s->run = 0; s->run + 1 < n && pcl[n - 2 - s->run].plain; s->run++)
 		;
-	s->cap = erofs_zip_cap(w->erofs, s->run);
 	s->p = *p;
 	memcpy(s->in, in, p->len);
 	memcpy(s->blk, blk, (size_t)p->blocks * BS);
@@ -169,8 +166,9 @@ static uint64_t tail_cost(const struct erofs_zjob *j, const struct erofs_pcl *la
 
 /* Whether the re-cut joins j's cut at k with fewer blocks than it
  * replaces: at once when k starts at x, else through a bridge to j's
- * next cluster start a block or more away (then s->pcl[m]). At the
- * file's end, with an inline tail either side, fewer bytes. */
+ * next cluster start a block or more away (then s->pcl[m]). At j's end
+ * fewer bytes, with an inline tail either side where j has room (only
+ * when it ends the file; else the bytes are the blocks). */
 static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
 		 struct seam_walk *a)
 {
@@ -180,10 +178,10 @@ static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t
 
 	for (; a->k < j->npcl && j->pcl[a->k].off + h < a->x; a->k++)
 		a->old += j->pcl[a->k].blocks;
-	if (a->x == h + j->len && a->k == j->npcl && j->last)
+	if (a->x == h + j->len)
 		return tail_cost(j, &s->pcl[a->m - 1], a->nblk) <
 		       tail_cost(j, &j->pcl[j->npcl - 1], a->old);
-	if ((a->k < j->npcl && j->pcl[a->k].off + h == a->x) || a->x == h + j->len)
+	if (a->k < j->npcl && j->pcl[a->k].off + h == a->x)
 		return a->nblk < a->old;
 	for (k = a->k, old = a->old; k < j->npcl && j->pcl[k].off + h - a->x <= BS; k++)
 		old += j->pcl[k].blocks;
@@ -218,7 +216,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 {
 	struct erofs_wstate *e = w->erofs;
 	struct erofs_seam *s = e->seam;
-	uint32_t h = s->p.len, cap = s->cap, run = s->run;
+	uint32_t h = s->p.len, run = s->run, cap = erofs_zip_cap(e, run);
 	struct erofs_zjob v;
 	struct erofs_pcl *p;
 	int ret;

@@ -30,9 +30,6 @@ struct erofs_pcl {
 	int frag;           /* the rest of the file, to the packed inode */
 };
 
-/* A job's buffers: a small set of its own, or one of the few big sets
- * that segments of more than EROFS_ZIP_SMALL bytes (and every segment of
- * a file of several) borrow. */
 /* The bytes of a file's last cluster p that go inline, where room bytes
  * are free after its record: all of them, or none. */
 static inline uint32_t erofs_pcl_inline(const struct erofs_pcl *p, uint32_t room)
@@ -40,6 +37,9 @@ static inline uint32_t erofs_pcl_inline(const struct erofs_pcl *p, uint32_t room
 	return p->clen <= room ? p->clen : 0;
 }
 
+/* A job's buffers: a small set of its own, or one of the few big sets
+ * that segments of more than EROFS_ZIP_SMALL bytes (and every segment of
+ * a file of several) borrow. */
 struct erofs_zbuf {
 	uint8_t *in_buf;     /* EROFS_SEAM_HOLD bytes (big sets) before in */
 	uint8_t *in, *out;
@@ -83,10 +83,11 @@ int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *
  * that starts at byte at of the file: its index, then its blocks from
  * blk (with dedup, named where an equal earlier file has them instead).
  * head_last: the index alone of the file's last cluster, whose bytes
- * go elsewhere (a fragment, an inline tail). rec: the k-th 8-byte record of the file's index record.
- * inline: the last pcluster's index, its inl bytes (data is its blocks)
- * into the tail arena, their place and size into the record. finish: after the
- * file's last cluster, the indexes to its end and its blocks. */
+ * go elsewhere (a fragment, an inline tail). rec: the k-th 8-byte
+ * record of the file's index record. inline: the last pcluster's index,
+ * its inl bytes (data is its blocks) into the tail arena, their place
+ * and size into the record. finish: after the file's last cluster, the
+ * indexes to its end and its blocks. */
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *blk);
 int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p);
