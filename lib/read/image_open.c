@@ -205,6 +205,10 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 	if (fstat(desc->fd, &st) != 0)
 		return rd_err(img, sqp_errno_code(errno), "%s: %s", img->name,
 			      strerror(errno));
+	/* Its size is whatever its file system says, not EISDIR: say it. */
+	if (S_ISDIR(st.st_mode))
+		return rd_err(img, sqp_errno_code(EISDIR), "%s: %s", img->name,
+			      strerror(EISDIR));
 	if ((uint64_t)st.st_size < desc->offset)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the offset %llu lies past "
 			      "the end of the file (%llu bytes)", img->name,

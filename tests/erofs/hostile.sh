@@ -31,8 +31,8 @@ printf abc | dd of="$T/src/sparse" bs=1 seek=2097152 conv=notrunc 2>/dev/null &&
 $PYTHON3 -c 'import os, sys
 os.setxattr(sys.argv[1], "user.x", b"1")' "$T/src/e" || exit 99
 run "mkfs.erofs" mkfs.erofs --quiet -Eforce-inode-extended "$T/plain.erofs" "$T/src" > /dev/null &&
-run "mkfs.erofs --chunksize" mkfs.erofs --quiet -Eforce-inode-extended --chunksize=65536 \
-	-Eforce-chunk-indexes "$T/chunk.erofs" "$T/src" > /dev/null &&
+run "mkfs.erofs --chunksize" peer_mkfs_erofs "--quiet -Eforce-inode-extended --chunksize=65536
+	-Eforce-chunk-indexes" "$T/chunk.erofs" "$T/src" > /dev/null &&
 run "mkfs.erofs -zlz4hc" mkfs.erofs --quiet -zlz4hc -C16384 -Elegacy-compress \
 	"$T/full.erofs" "$T/src" > /dev/null &&
 run "mkfs.erofs -zlz4" mkfs.erofs --quiet -zlz4 -Eztailpacking "$T/compact.erofs" "$T/src" > /dev/null &&

@@ -37,8 +37,7 @@ while read -r name topts mopts; do
 	[ "$topts" = - ] && topts=
 	[ "$mopts" = - ] && mopts=
 	img=$T/$name.erofs
-	# shellcheck disable=SC2086
-	run "mkfs.erofs $mopts" mkfs.erofs --quiet $mopts "$img" "$T/src" > /dev/null || continue
+	run "mkfs.erofs $mopts" peer_mkfs_erofs "--quiet $mopts" "$img" "$T/src" > /dev/null || continue
 	rm -rf "$T/x"
 	if "$IMG2DIR" -j 2 "$img" "$T/x" 2> "$T/err"; then
 		# shellcheck disable=SC2086

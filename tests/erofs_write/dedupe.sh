@@ -89,7 +89,9 @@ for n in ("c_rand3x", "c_rand4x"):
     os.setxattr(d + "/" + n, "user.big", b"x" * 3900)' "$1"
 }
 mkdir -p "$T/src" && run "make the tree" make_tree "$T/src" || finish
-tar -C "$T/src" -cf "$T/src.tar" --xattrs . 2> "$T/err" || fail "tar: $(head -c 200 "$T/err")"
+# in name order, as dir2img reads the tree: twins before near-twins
+# whatever order the directory lists them in
+tar -C "$T/src" -cf "$T/src.tar" --sort=name --xattrs . 2> "$T/err" || fail "tar: $(head -c 200 "$T/err")"
 
 # start IMAGE PATH: the file's first data byte; frag IMAGE PATH: its
 # fragment line.
