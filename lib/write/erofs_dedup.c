@@ -28,7 +28,10 @@
  * is compared is what is stored, whichever cut made it (a segment's,
  * or the re-cut across a seam, erofs_seam.c, which holds a segment's
  * last cluster back), and twins, cut alike from the same bytes, store
- * the same clusters in the same order.
+ * the same clusters in the same order. A nominee refuted late (a file
+ * of the same size and first block that differs further on) gives way
+ * to a later one that stored the same blocks so far and the one that
+ * differed: both read back, so a near-twin met first hides no twin.
  */
 #include "config.h"
 
@@ -54,7 +57,7 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 		return 0;
 	d->hash_bits = hash_bits;
 	chunkarr_init(&d->recs, sizeof(struct erofs_ddrec), REC_SHIFT, w->spill);
-	d->buf = malloc(BS);
+	d->buf = malloc(2 * BS);
 	d->st = XXH3_createState();
 	if (d->buf == NULL || d->st == NULL || hchain_init(&d->idx, w->spill) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
@@ -146,6 +149,24 @@ static int same_blocks(struct sqp_writer *w, uint64_t blk, const uint8_t *data,
 	return 1;
 }
 
+/* Whether the n blocks from a and from b hold the same bytes, both read
+ * back (the second half of d->buf keeps a's block). */
+static int stored_alike(struct sqp_writer *w, uint64_t a, uint64_t b, uint64_t n)
+{
+	uint8_t *keep = w->erofs->dd.buf + BS;
+	uint64_t k;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		if ((ret = read_block(w, a + k)) != 0)
+			return ret;
+		memcpy(keep, w->erofs->dd.buf, BS);
+		if ((ret = same_blocks(w, b + k, keep, 1, 0)) != 1)
+			return ret;
+	}
+	return 1;
+}
+
 /* A flat file's nominee: same size, with a tail block when one is
  * needed (one that has a tail block serves a file whose tail is inline:
  * the kernel never reads it then). */
@@ -203,6 +224,34 @@ static int copy_back(struct sqp_writer *w, uint64_t blk, uint64_t matched)
 	return 0;
 }
 
+/* The streamed file matched nominee *r for matched blocks and differs
+ * in the next, b: a later nominee that stored the same matched blocks
+ * and b after them takes over (*i, *r; 1), so that a file met first
+ * that differs late (one of the same size and first block) hides no
+ * twin after it; 0 when none does. */
+static int renominate_flat(struct sqp_writer *w, uint32_t *i, uint64_t key, uint64_t size,
+			   int tailblk, struct erofs_ddrec *r, uint64_t matched, const uint8_t *b)
+{
+	struct erofs_ddrec c;
+	uint32_t j = *i;
+	int ret;
+
+	while ((j = find_flat(&w->erofs->dd, j, key, size, tailblk, &c)) != HCHAIN_END) {
+		if ((ret = same_blocks(w, c.ref + matched, b, 1, 0)) == 1)
+			ret = stored_alike(w, r->ref, c.ref, matched);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			w->stats.dedup_rejected++; /* *r */
+			*i = j;
+			*r = c;
+			return 1;
+		}
+		w->stats.dedup_rejected++;
+	}
+	return 0;
+}
+
 int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 			    const struct sqp_data_source *src, struct fs_inode *f)
 {
@@ -232,11 +281,12 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 		if (i != HCHAIN_END) {
 			if ((ret = same_blocks(w, r.ref + k, b, 1, 0)) < 0)
 				return ret;
-			if (ret == 1) {
+			if (ret == 1 ||
+			    (ret = renominate_flat(w, &i, key, size, tailblk, &r, matched, b)) == 1) {
 				matched++;
 				continue;
 			}
-			if ((ret = copy_back(w, r.ref, matched)) != 0)
+			if (ret < 0 || (ret = copy_back(w, r.ref, matched)) != 0)
 				return ret;
 			i = HCHAIN_END;
 		}
@@ -293,6 +343,49 @@ static int nominate(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 	return 0;
 }
 
+/* The heads so far (the file has its first one at least) name the
+ * blocks from to where they named them from from. */
+static void rebase_heads(struct erofs_wstate *e, uint64_t from, uint64_t to)
+{
+	uint64_t k;
+	uint8_t *x;
+
+	for (k = 0; k <= e->cur.prev; k++) {
+		x = chunkarr_at(&e->zidx, e->cur.rec + ZREC_INDEXES + (uint32_t)k);
+		if ((sqp_get16(x) & 3u) != EROFS_LC_NONHEAD)
+			sqp_put32(x + 4, (uint32_t)(sqp_get32(x + 4) - from + to));
+	}
+}
+
+/* The file shared e->cur.like's blocks so far and differs in the next
+ * n (blk): as for a streamed flat file (renominate_flat), an earlier
+ * file of its key and size that stored the same blocks so far and blk
+ * after them becomes the one it shares with (1); 0 when none did. */
+static int renominate_zip(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
+{
+	struct erofs_wstate *e = w->erofs;
+	uint64_t key = erofs_dedup_key(&e->dd, e->cur.key), done = e->cur.blocks;
+	struct erofs_ddrec r;
+	uint32_t i = HCHAIN_END;
+	int ret;
+
+	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_ZIP, e->cur.size, &r)) != HCHAIN_END) {
+		if (r.ref == e->cur.like || zip_blocks(e, r.ref) < done + n)
+			continue;
+		if ((ret = same_blocks(w, r.aux + done, blk, n, 0)) == 1)
+			ret = stored_alike(w, e->cur.like_base, r.aux, done);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			rebase_heads(e, e->cur.like_base, r.aux);
+			e->cur.like = r.ref;
+			e->cur.like_base = r.aux;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
 	struct erofs_wstate *e = w->erofs;
@@ -303,14 +396,15 @@ int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 	if (zip_blocks(e, e->cur.like) >= (uint64_t)e->cur.blocks + n &&
 	    (ret = same_blocks(w, e->cur.like_base + e->cur.blocks, blk, n, 0)) != 0)
 		return ret;
+	if ((ret = renominate_zip(w, n, blk)) != 0)
+		return ret;
 	return erofs_dedup_zip_unshare(w);
 }
 
 int erofs_dedup_zip_unshare(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = w->erofs;
-	uint64_t to = w->out.pos / BS, base = e->cur.like_base, nblk = e->cur.blocks, k;
-	uint8_t *x;
+	uint64_t to = w->out.pos / BS, base = e->cur.like_base, nblk = e->cur.blocks;
 	int ret;
 
 	if (e->cur.like == FS_NONE)
@@ -320,13 +414,7 @@ int erofs_dedup_zip_unshare(struct sqp_writer *w)
 		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
 	if ((ret = copy_back(w, base, nblk)) != 0)
 		return ret;
-	/* The heads so far (sharing, the file has its first one at least)
-	 * named the blocks where they were. */
-	for (k = 0; k <= e->cur.prev; k++) {
-		x = chunkarr_at(&e->zidx, e->cur.rec + ZREC_INDEXES + (uint32_t)k);
-		if ((sqp_get16(x) & 3u) != EROFS_LC_NONHEAD)
-			sqp_put32(x + 4, (uint32_t)(sqp_get32(x + 4) - base + to));
-	}
+	rebase_heads(e, base, to);
 	e->cur.start = to;
 	w->stats.blocks_written += nblk;
 	return 0;

@@ -25,8 +25,9 @@
 # fsck.erofs where it reads the layout's mkfs.erofs image. With every
 # hash cut to 1 bit (the writer's test hook), every file is nominated
 # for every other: the image still reads as the source and refutations
-# are counted. sqpack-mkfs.erofs -Ededupe gives dir2img's bytes; tar2img
-# and img2img share too.
+# are counted. Near-twins (a twin's size and first block) listed before
+# both twins hide neither from the other. sqpack-mkfs.erofs -Ededupe
+# gives dir2img's bytes; tar2img and img2img share too.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
@@ -221,6 +222,28 @@ if [ -x "$HOOKED" ]; then
 else
 	skipc "tests/unit/hooked_tar2img not built: no collision checks"
 fi
+
+# Near-twins first: files of a twin's size and first block that differ
+# later (d_big3, f_seam3, b_sameblock), listed before both twins, hide
+# no twin: the second twin shares the first's blocks, found past the
+# near-twin that was nominated first and refuted late.
+tar -C "$T/src" -cf "$T/near.tar" --xattrs d_big3 d_big2 d_big1 f_seam3 f_seam2 f_seam1 \
+	b_sameblock a_twin2 a_twin1 && mkdir "$T/near" && tar -xf "$T/near.tar" -C "$T/near" || exit 99
+for codec in none lz4; do
+	name="near-twins first, -c $codec"
+	if "$TAR2IMG" -q -f --format erofs -c $codec --erofs-dedupe "$T/n.erofs" "$T/near.tar" 2> "$T/err"; then
+		for twin in a_twin d_big f_seam; do
+			shares "$name" "$T/n.erofs" /${twin}2 /${twin}1
+		done
+		apart "$name" "$T/n.erofs" /d_big3 /d_big2
+		apart "$name" "$T/n.erofs" /f_seam3 /f_seam2
+		apart "$name" "$T/n.erofs" /b_sameblock /a_twin2
+		judge_same_tree "$name" kernel erofs "$T/n.erofs" "$T/near"
+		check "$name: imginfo check finds no problem" "$IMGINFO" check "$T/n.erofs"
+	else
+		fail "$name: tar2img: $(head -c 300 "$T/err")"
+	fi
+done
 
 # sqpack-mkfs.erofs's spelling gives dir2img's bytes.
 "$DIR2IMG" -q --format erofs -c lz4 --ztailpacking --erofs-dedupe "$T/d.erofs" "$T/src" 2> "$T/err" ||
