@@ -3,7 +3,8 @@
 # mkfs.sh - sqpack-mkfs.erofs: mkfs.erofs's command line gives the same
 # bytes as the dir2img (tar2img for --tar=f) line it stands for, the
 # kernel mounts the result with the owners and times asked for, a tar
-# on stdin and in a file give the same image, --quiet prints nothing,
+# on stdin and in a file give the same image, -z without a level takes
+# mkfs.erofs's default level, --quiet prints nothing,
 # and what is not done yet (two algorithms, other -E options,
 # --exclude-path, unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
@@ -48,6 +49,19 @@ run "--tar=f on stdin" sh -c '"$1" --quiet --tar=f -zlz4 "$2" < "$3"' - "$MKFS" 
 run "tar2img's line" "$TAR2IMG" -q --format erofs -c lz4 "$T/t3.erofs" "$T/s.tar"
 check "a tar on stdin and in a file: the same image" cmp -s "$T/t1.erofs" "$T/t2.erofs"
 check "--tar=f: the same bytes as tar2img's" cmp -s "$T/t1.erofs" "$T/t3.erofs"
+
+# Without a level, mkfs.erofs's defaults (a script's -zzstd keeps the
+# speed and the image it had), not dir2img's.
+for set in "lzma|lzma|6" "deflate|gzip|1" "zstd|zstd|3"; do
+	alg=${set%%|*} lib=${set#*|}; lib=${lib%|*} level=${set##*|}
+	codec_built "$lib" || { skipc "-z$alg: $lib not built"; continue; }
+	if "$MKFS" --quiet -z$alg "$T/z.erofs" "$T/src" 2> "$T/err" &&
+	   "$DIR2IMG" -q -f --format erofs -c $alg -X level=$level "$T/zd.erofs" "$T/src" 2>> "$T/err"; then
+		check "-z$alg is mkfs.erofs's default level $level" cmp -s "$T/z.erofs" "$T/zd.erofs"
+	else
+		fail "-z$alg: $(head -c 300 "$T/err")"
+	fi
+done
 
 refused() {
 	what=$1; shift
