@@ -111,22 +111,22 @@ static int add2(struct argv_out *a, const char *opt, const char *val)
 
 /* mkfs.erofs's compressors, as dir2img's -c, and the levels each takes
  * after a comma (lo..hi; none for lz4). lzma's 100 + N is level N with
- * the extreme preset. Without a level, mkfs.erofs's own default (its
- * compressors' default_level: the libraries' defaults, and deflate's
- * fastest), not dir2img's: a script that says -zzstd gets the speed
- * and the image it had, where dir2img's level 15 took 40 times as long. */
+ * the extreme preset. bare: dir2img's -X for -zX without a level, which
+ * is mkfs.erofs's own default (its compressors' default_level: the
+ * libraries' defaults, and deflate's fastest), not dir2img's: a script
+ * that says -zzstd gets the speed and the image it had, where dir2img's
+ * level 15 took 40 times as long. */
 static const struct {
-	const char *name, *codec, *opts;
+	const char *name, *codec, *bare;
 	long lo, hi;     /* hi < 0: no level */
 	int extreme;     /* 100 + N taken too */
-	const char *dflt; /* -X for no level, where dir2img's differs */
 } compressors[] = {
-	{ "lz4", "lz4", NULL, 0, -1, 0, NULL },
-	{ "lz4hc", "lz4", "hc", 1, 12, 0, NULL },
-	{ "lzma", "lzma", NULL, 0, 9, 1, "level=6" },
-	{ "deflate", "deflate", NULL, 1, 9, 0, "level=1" },
-	{ "zstd", "zstd", NULL, 1, 22, 0, "level=3" },
-	{ "none", "none", NULL, 0, -1, 0, NULL },
+	{ "lz4", "lz4", NULL, 0, -1, 0 },
+	{ "lz4hc", "lz4", "hc", 1, 12, 0 },
+	{ "lzma", "lzma", "level=6", 0, 9, 1 },
+	{ "deflate", "deflate", "level=1", 1, 9, 0 },
+	{ "zstd", "zstd", "level=3", 1, 22, 0 },
+	{ "none", "none", NULL, 0, -1, 0 },
 };
 
 /* -zX[,Y]: one compressor, with a level where it takes one. */
@@ -150,10 +150,8 @@ static int compressor(struct argv_out *a, const char *arg)
 			      "deflate, zstd and none");
 	if ((ret = add2(a, "-c", compressors[i].codec)) != 0)
 		return ret;
-	if (comma == NULL && compressors[i].dflt != NULL)
-		return add2(a, "-X", compressors[i].dflt);
 	if (comma == NULL)
-		return compressors[i].opts ? add2(a, "-X", compressors[i].opts) : 0;
+		return compressors[i].bare ? add2(a, "-X", compressors[i].bare) : 0;
 	if (compressors[i].hi < 0)
 		return refuse(arg, "this compressor takes no level");
 	level = strtol(comma + 1, &end, 10);

@@ -55,7 +55,7 @@ rss() {
 for c in xz zstd; do
 	codec_built $c || { skipc "$c: codec not built"; continue; }
 	# xz at preset 0: its dictionary is still the block (what the
-	# decoders' memory follows), packed in a second where preset 6 took 15
+	# decoders' memory follows), packed in 9 s where preset 6 took 15
 	lvl=; [ $c != xz ] || lvl="-X level=0"
 	# shellcheck disable=SC2086
 	"$DIR2IMG" -c $c $lvl -b 1M "$T/$c.img" "$T/src" > /dev/null 2>&1 || exit 99
