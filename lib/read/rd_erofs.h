@@ -18,7 +18,7 @@
 #define SQP_READ_RD_EROFS_H
 
 #include "codec/erofs_unz.h"
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "read/rd_image.h"
 
 /* Larger regular files are refused: a chunk index of a few bytes can

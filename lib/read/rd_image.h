@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "sqpack/reader.h"
 #include "util/errbuf.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "write/erofs_writer.h"
 #include "write/writer_impl.h"
 

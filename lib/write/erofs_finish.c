@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "codec/codec_dest.h"
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/spill.h"

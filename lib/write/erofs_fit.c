@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "sqpack/error.h"
 #include "write/erofs_writer.h"
 

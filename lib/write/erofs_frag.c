@@ -25,8 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "format/erofs_format.h"
-#include "format/sqfs_format.h"
+#include "erofs/erofs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/spill.h"

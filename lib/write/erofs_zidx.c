@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "write/erofs_writer.h"

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "codec/codec_dest.h"
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "sqpack/error.h"
 #include "util/pool.h"
 #include "write/erofs_writer.h"

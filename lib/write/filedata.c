@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "write/datapipe.h"
 

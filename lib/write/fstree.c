@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/spill.h"
 #include "write/fstree.h"

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "codec/codec_worker.h"
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "util/errbuf.h"
 #include "util/pool.h"

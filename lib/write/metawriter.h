@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "util/errbuf.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "codec/codec_worker.h"
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "util/pipeline.h"

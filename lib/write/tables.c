@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "write/metawriter.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/policy.h"
 #include "util/abi.h"

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 
 int main(void)
 {

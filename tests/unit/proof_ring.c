@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/sqfs_format.h"
+#include "squashfs/sqfs_format.h"
 #include "write/proof.h"
 #include "check.h"
 

@@ -13,7 +13,7 @@
  */
 #include "config.h"
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "util/endian.h"
 
 /* NONHEAD delta0 with this bit: the pcluster's block count instead. */

@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "util/endian.h"
 
 #define LC_BITS 12u

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "util/endian.h"
 
 void erofs_super_encode(const struct erofs_super *sb,

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "format/erofs_format.h"
+#include "erofs/erofs_format.h"
 #include "util/endian.h"
 
 void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw)
