@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # cat.sh - `sqpack-unsquashfs -cat` and `sqfscat` write the files asked
 # for, byte for byte (a hole, a fragment tail, a file of several blocks,
-# at an offset); what is missing or not a file is named: -cat goes on
-# and exits 2 as unsquashfs 4.5.1 does (the judge's status is checked
+# at an offset, a symlink to one); what is missing or not a file is
+# named: -cat goes on and exits 2 as unsquashfs 4.5.1 does (the judge's
+# status is checked
 # when it runs), sqfscat exits 1. And the exit statuses of the command
 # line: no image or an unknown option 1 (unsquashfs's), a missing image
 # 1; and
@@ -34,8 +35,9 @@ cat "$T/src/d/big" "$T/src/hole" "$T/src/small" > "$T/want"
 "$SQFSCAT" -o 4096 "$T/off.img" d/big hole small > "$T/got" && cmp -s "$T/got" "$T/want" &&
 	pass "sqfscat -o 4096" || fail "sqfscat -o: wrong bytes or status"
 
+cat "$T/src/small" "$T/src/small" > "$T/want2"
 "$UNSQ" -cat "$T/m.img" small nothing d link > "$T/got" 2> "$T/err"; rc=$?
-[ $rc -eq 2 ] && cmp -s "$T/got" "$T/src/small" && grep -q 'no matches for /nothing' "$T/err" &&
+[ $rc -eq 2 ] && cmp -s "$T/got" "$T/want2" && grep -q 'no matches for /nothing' "$T/err" &&
 	grep -q '/d is a directory' "$T/err" &&
 	pass "-cat names what is missing and exits 2" || fail "-cat with missing paths: exit $rc: $(cat "$T/err")"
 if command -v unsquashfs > /dev/null 2>&1; then
