@@ -10,7 +10,9 @@
 # unsquashfs 4.5.1 follows no link at all ("directory loop detected" on
 # each), so it judges only what fails for both: a link loop and a
 # dangling link refused with its message and exit status 2, and with
-# -follow-symlinks the tree it extracts for them.
+# -follow-symlinks the tree it extracts for them; -missing-symlinks
+# alone follows links and ends at one that does not resolve (exit 1,
+# nothing made), as it does.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs
@@ -87,8 +89,9 @@ if command -v unsquashfs > /dev/null 2>&1 &&
 			fail "-cat $p: exit $r2, unsquashfs $r1: $(head -c 300 "$T/err")"
 	done
 	# -follow-symlinks: a PATH that does not resolve stays as given,
-	# none of the links met added.
-	for opts in "-L"; do
+	# none of the links met added; -missing-symlinks alone follows
+	# too, and ends there.
+	for opts in "-L" "-missing"; do
 		for d in ref our; do
 			prog=unsquashfs
 			[ $d = our ] && prog=$UNSQ
