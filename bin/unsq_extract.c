@@ -52,6 +52,11 @@ struct plan {
 	struct above *dirs;
 	size_t ndirs, dcap;
 	int whole;
+	/* A bit per inode number: a selected entry of it was counted, so
+	 * the next is a hard link (the walk's own flag counts the names
+	 * left out too: d/b alone, after an unselected d/a, would be a
+	 * hard link to nothing extracted). */
+	uint8_t *seen;
 };
 
 static int grow(void **items, size_t *cap, size_t n, size_t size)
@@ -70,13 +75,13 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 }
 
 static void count(struct counts *c, const struct sqp_walk_entry *e,
-		  uint32_t bs)
+		  uint32_t bs, int hardlink)
 {
 	uint32_t m = e->info.mode;
 
 	if (S_ISDIR(m))
 		c->dirs++;
-	else if (e->hardlink)
+	else if (hardlink)
 		c->hardlinks++;
 	else if (S_ISREG(m)) {
 		c->files++;
@@ -116,13 +121,20 @@ static int plan_entry(struct plan *p, const struct unsq_opts *o,
 {
 	int isdir = S_ISDIR(e->info.mode);
 	enum unsq_sel s = unsq_select(o, e->path, isdir);
+	uint32_t n = e->info.inode_number;
+	int hardlink = 0;
 	char *copy;
 
 	if (s == UNSQ_OUT || (o->max_depth && e->depth >= o->max_depth))
 		return 0;
-	count(&p->c, e, bs);
+	/* The walk checked n to be 1..inode_count. */
+	if (!isdir && (e->hardlink || e->info.nlink > 1)) {
+		hardlink = p->seen[n / 8] >> (n % 8) & 1;
+		p->seen[n / 8] |= (uint8_t)(1u << (n % 8));
+	}
+	count(&p->c, e, bs, hardlink);
 	if (p->there > 0 && below(e->path, p->dirs[p->there - 1].path)) {
-		count(&p->gone, e, bs);
+		count(&p->gone, e, bs, hardlink);
 		return 0;
 	}
 	if (p->whole || (p->npaths > 0 && below(e->path, p->paths[p->npaths - 1])))
@@ -163,6 +175,7 @@ static void plan_free(struct plan *p)
 		free(p->dirs[i].path);
 	free(p->paths);
 	free(p->dirs);
+	free(p->seen);
 }
 
 /* Walk the metadata once: the plan. */
@@ -176,6 +189,8 @@ static int walk(struct sqp_image *img, const struct unsq_opts *o,
 	int ret;
 
 	ret = sqp_image_get_info(img, &ii);
+	if (ret == 0 && (p->seen = calloc((size_t)ii.inode_count / 8 + 1, 1)) == NULL)
+		ret = SQP_ERR_NOMEM;
 	if (ret == 0)
 		ret = sqp_walk_create(&wd, &w);
 	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
