@@ -135,6 +135,8 @@ void unsq_progress_init(struct unsq_progress *pg, const struct unsq_opts *o,
 void unsq_progress_add(struct unsq_progress *pg, unsigned long long units);
 /* All done: the full bar and a newline, or 100. */
 void unsq_progress_end(struct unsq_progress *pg);
+/* Stopped short: the bar where it stands and a newline. */
+void unsq_progress_halt(struct unsq_progress *pg);
 
 /* Whether -xattrs-include/-xattrs-exclude keep the xattr key. */
 int unsq_xattr_keep(void *user, const char *key);

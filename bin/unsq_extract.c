@@ -487,11 +487,34 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	return 0;
 }
 
+/* DEST made writable (0700) as unsquashfs 4.5.1 makes it, new or not:
+ * its mode is the image root's only once the extraction ends, so one
+ * that stops short leaves it so. 1; 0 when DEST's mode cannot be changed
+ * (not ours) and -ignore-errors lets that pass (nothing is extracted);
+ * -1 when fatal. */
+static int dest_writable(const struct unsq_opts *o, int dest)
+{
+	int err;
+
+	if (fchmod(dest, S_IRWXU) == 0)
+		return 1;
+	err = errno;
+	fflush(stdout);
+	errno = err;
+	if (o->ignore_errors) {
+		(void)nonfatal(o, o->dest, "making it writable");
+		return 0;
+	}
+	fprintf(stderr, "%s: %s: making it writable: %s\n", unsq_prog(o), o->dest,
+		strerror(err));
+	return -1;
+}
+
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 {
 	struct plan p;
 	struct unsq_progress pg;
-	int dest, ret = 1;
+	int dest, writable, ret = 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
 
@@ -503,7 +526,7 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	if (ret != 0)
 		goto out;
 	ret = 1;
-	if (mkdir(o->dest, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(o->dest, S_IRWXU) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
 		goto out;
 	}
@@ -521,10 +544,14 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	fflush(stdout);
 	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
 			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
-	if (run(img, o, dest, &p, &pg) == 0) {
+	if ((writable = dest_writable(o, dest)) < 0) {
+		ret = 1;
+	} else if (!writable || run(img, o, dest, &p, &pg) == 0) {
 		/* -i/-li turn unsquashfs's bar off, as -n does. */
 		if ((!o->no_progress && !o->info) || o->percentage)
-			unsq_progress_end(&pg);
+			(writable ? unsq_progress_end : unsq_progress_halt)(&pg);
+		if (!writable)    /* nothing made */
+			p.gone = p.c;
 		if (!o->quiet)
 			summary(&p.c, &p.gone);
 		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;

@@ -5,7 +5,12 @@
 # - each closing count at one (file, directory, symlink, device, fifo,
 #   socket, hardlink), of a selection that leaves out the first name of
 #   a file with three: the first selected is the file, the next its
-#   hard link.
+#   hard link;
+# - DEST is made (or, already there, set) 0700 and given the root's mode
+#   only when the extraction ends: one that stops (a directory already
+#   there, no -f) leaves it 0700;
+# - as a user who cannot change DEST's mode (root's, 0777): exit 1 with
+#   nothing made, or with -ignore-errors zero counts and exit 2.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs "$PYTHON3"
@@ -62,4 +67,19 @@ same() {
 
 same "each count at one; the first selected name of a file is the file" \
 	: -- -excludes "$T/one.img" a
+same "DEST there, a directory on the way there, no -f: DEST left 0700" \
+	'mkdir -m 0750 "$D" && mkdir "$D/z"' -- "$T/two.img" z/f
+
+if [ "$(id -u)" != 0 ]; then
+	skipc "not root: cannot become nobody to meet a DEST not its own"
+elif ! setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
+	skipc "setpriv cannot become nobody here"
+else
+	chmod 0755 "$T"
+	for opts in "" "-ignore-errors"; do
+		same "a DEST whose mode cannot be changed ${opts:-(fatal)}" \
+			'mkdir -m 0777 "$D"' setpriv --reuid=65534 --regid=65534 \
+			--clear-groups -- $opts "$T/two.img"
+	done
+fi
 finish
