@@ -487,25 +487,47 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	return 0;
 }
 
-/* DEST made writable (0700) as unsquashfs 4.5.1 makes it, new or not:
- * its mode is the image root's only once the extraction ends, so one
- * that stops short leaves it so. 1; 0 when DEST's mode cannot be changed
- * (not ours) and -ignore-errors lets that pass (nothing is extracted);
- * -1 when fatal. */
-static int dest_writable(const struct unsq_opts *o, int dest)
+/* With -i/-li, the line of DEST (the root), which unsquashfs prints
+ * before it makes DEST: for an extraction that ends there. */
+static void dest_line(struct sqp_image *img, const struct unsq_opts *o)
 {
+	struct sqp_walk_entry e = { .struct_size = sizeof(e), .path = "",
+				       .name = "" };
+
+	e.info.struct_size = sizeof(e.info);
+	if (o->info && sqp_image_stat(img, sqp_image_root(img), &e.info) == 0)
+		(void)unsq_print_entry(img, o, &e, o->info - 1);
+	fflush(stdout);
+}
+
+/* DEST opened in *dest, made (or, already there, set) 0700 as unsquashfs
+ * 4.5.1 does: it gets the image root's mode only once the extraction
+ * ends, so one that stops leaves it so. 1; 0 when it cannot be made or
+ * its mode changed (another user's) and -ignore-errors lets that pass
+ * (nothing is then extracted); -1 when fatal. */
+static int make_dest(struct sqp_image *img, const struct unsq_opts *o,
+		     int *dest)
+{
+	const char *what;
 	int err;
 
-	if (fchmod(dest, S_IRWXU) == 0)
+	*dest = -1;
+	if (mkdir(o->dest, S_IRWXU) != 0 && errno != EEXIST)
+		what = "making it";
+	else if ((*dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		what = "opening it";
+	else if (fchmod(*dest, S_IRWXU) != 0)
+		what = "making it writable";
+	else
 		return 1;
 	err = errno;
-	fflush(stdout);
+	dest_line(img, o);
 	errno = err;
 	if (o->ignore_errors) {
-		(void)nonfatal(o, o->dest, "making it writable");
+		(void)nonfatal(o, o->dest, what);
 		return 0;
 	}
-	fprintf(stderr, "%s: %s: making it writable: %s\n", unsq_prog(o), o->dest,
+	fprintf(stderr, "%s: %s: %s: %s\n", unsq_prog(o), o->dest, what,
 		strerror(err));
 	return -1;
 }
@@ -526,14 +548,6 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	if (ret != 0)
 		goto out;
 	ret = 1;
-	if (mkdir(o->dest, S_IRWXU) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
-		goto out;
-	}
-	if ((dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
-		goto out;
-	}
 	if (!o->quiet) {
 		printf("Parallel unsquashfs: Using %u processor%s\n", jobs,
 		       jobs == 1 ? "" : "s");
@@ -544,9 +558,8 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	fflush(stdout);
 	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
 			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
-	if ((writable = dest_writable(o, dest)) < 0) {
-		ret = 1;
-	} else if (!writable || run(img, o, dest, &p, &pg) == 0) {
+	writable = make_dest(img, o, &dest);
+	if (writable == 0 || (writable == 1 && run(img, o, dest, &p, &pg) == 0)) {
 		/* -i/-li turn unsquashfs's bar off, as -n does. */
 		if ((!o->no_progress && !o->info) || o->percentage)
 			(writable ? unsq_progress_end : unsq_progress_halt)(&pg);
@@ -558,7 +571,8 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	} else if (pg.live) {
 		putchar('\n');     /* end the bar's line */
 	}
-	close(dest);
+	if (dest >= 0)
+		close(dest);
 out:
 	plan_free(&p);
 	if (fflush(stdout) != 0 || ferror(stdout))

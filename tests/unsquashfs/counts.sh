@@ -9,8 +9,10 @@
 # - DEST is made (or, already there, set) 0700 and given the root's mode
 #   only when the extraction ends: one that stops (a directory already
 #   there, no -f) leaves it 0700;
-# - as a user who cannot change DEST's mode (root's, 0777): exit 1 with
-#   nothing made, or with -ignore-errors zero counts and exit 2.
+# - DEST is made after the "to write" header and -i's line of it: one
+#   that cannot be made (or, as a user who cannot change its mode,
+#   root's 0777 one) is exit 1 with nothing made, or with
+#   -ignore-errors zero counts and exit 2.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs "$PYTHON3"
@@ -48,7 +50,8 @@ same() {
 	for who in ref our; do
 		prog=unsquashfs
 		[ $who = our ] && prog=$UNSQ
-		D=$T/w/$who
+		# the same name for both: -i's lines print it
+		D=$T/w/d
 		rm -rf "$D"
 		eval "$setup" || exit 99
 		# shellcheck disable=SC2086
@@ -69,6 +72,8 @@ same "each count at one; the first selected name of a file is the file" \
 	: -- -excludes "$T/one.img" a
 same "DEST there, a directory on the way there, no -f: DEST left 0700" \
 	'mkdir -m 0750 "$D" && mkdir "$D/z"' -- "$T/two.img" z/f
+same "DEST cannot be made: the header and -i's line of it, exit 1" \
+	'D=$D/none/x' -- -i "$T/two.img"
 
 if [ "$(id -u)" != 0 ]; then
 	skipc "not root: cannot become nobody to meet a DEST not its own"
@@ -76,7 +81,7 @@ elif ! setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; the
 	skipc "setpriv cannot become nobody here"
 else
 	chmod 0755 "$T"
-	for opts in "" "-ignore-errors"; do
+	for opts in "" "-ignore-errors" "-li -ignore-errors"; do
 		same "a DEST whose mode cannot be changed ${opts:-(fatal)}" \
 			'mkdir -m 0777 "$D"' setpriv --reuid=65534 --regid=65534 \
 			--clear-groups -- $opts "$T/two.img"
