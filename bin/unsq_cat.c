@@ -4,9 +4,9 @@
  * PATH...`: the files' contents, one after another, on stdout.
  *
  * Why its own file: what is not a regular file is named on stderr in
- * unsquashfs's words and the others still written; then unsquashfs -cat
- * exits 2 (a non-fatal error), sqfscat 1, as squashfs-tools 4.6's
- * sqfscat does. An image that does not read is fatal (1) for both.
+ * unsquashfs's words and the others still written; then both exit 2 (a
+ * non-fatal error), as unsquashfs -cat and sqfscat 4.5.1 to 4.7 do. An
+ * image that does not read is fatal (1) for both.
  * The symbolic links on a path are followed (unsq_resolve.c: /bin/true
  * where /bin is a link to usr/bin), and what cannot be resolved is named
  * in the words of squashfs-tools 4.7's unsquashfs, which follows them.
@@ -111,5 +111,5 @@ int unsq_cat(struct sqp_image *img, const struct unsq_opts *o)
 		return 1;
 	/* unsquashfs -cat: a missing path is non-fatal even with
 	 * -strict-errors, and silent in the status with -no-exit-code. */
-	return missing == 0 ? 0 : o->sqfscat ? 1 : o->no_exit_code ? 0 : 2;
+	return missing == 0 || o->no_exit_code ? 0 : 2;
 }
