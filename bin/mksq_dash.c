@@ -10,6 +10,11 @@
  * stands for the sources, its contents (none) the root, whose attributes
  * the "/" line then sets. Without a "/" line the run fails as mksquashfs
  * fails, before anything is written.
+ *
+ * A -pf file of mksquashfs's own definitions (lowercase types: liminix
+ * appends `- DEST -root-becomes nix -p "/ d 0755 0 0" -pf FILE`) is taken
+ * here too; one that unsquashfs -pf wrote, its data inline (uppercase
+ * types), is a stream of its own (mksq_pseudo.c).
  */
 #include "config.h"
 
@@ -22,6 +27,7 @@
 #include "mksq_dash.h"
 
 #define PROG "sqpack-mksquashfs"
+#define MARKER "# START OF DATA - DO NOT MODIFY"
 
 /* A -p definition of "/": its first word is "/". */
 static int defines_root(const char *def)
@@ -31,12 +37,61 @@ static int defines_root(const char *def)
 	return def[0] == '/' && (def[1] == ' ' || def[1] == '\t');
 }
 
-/* What the options say: 1 when a -p line defines "/", -1 with -tar or
- * -cpiostyle (the "-" is stdin's there), else 0. Options end at -e, whose
- * list is names. */
+/*
+ * The first definition of a -pf file: its type letter after the name
+ * (which may hold escaped or quoted blanks), or 0 when there is none or
+ * the file cannot be read (the translation says why). *root tells
+ * whether any definition is of "/".
+ */
+static int pf_first_type(const char *file, int *root)
+{
+	FILE *f = fopen(file, "r");
+	char line[4096];
+	int type = 0;
+
+	*root = 0;
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *p = line, quote = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\0')
+			continue;
+		if (strncmp(line, MARKER, strlen(MARKER)) == 0)
+			break;    /* unsquashfs -pf's data follows */
+		*root |= defines_root(p);
+		for (; *p != '\0' && (quote || (*p != ' ' && *p != '\t')); p++) {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			else if (*p == '"')
+				quote = !quote;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (type == 0)
+			type = (unsigned char)*p;
+	}
+	if (f != NULL)
+		fclose(f);
+	return type;
+}
+
+int mksq_dash_pf_inline(const char *file)
+{
+	int root, type;
+
+	if (strcmp(file, "-") == 0)
+		return 1;
+	type = pf_first_type(file, &root);
+	return type >= 'A' && type <= 'Z';
+}
+
+/* What the options say: 1 when a -p line or a -pf file defines "/", -1
+ * with -tar or -cpiostyle (the "-" is stdin's there), else 0. Options end
+ * at -e, whose list is names. */
 static int options_root(int first, int argc, char **argv)
 {
-	int root = 0;
+	int root = 0, in_pf;
 
 	for (int i = first; i < argc; i++) {
 		if (strcmp(argv[i], "-tar") == 0 || strncmp(argv[i], "-cpiostyle", 10) == 0)
@@ -45,6 +100,11 @@ static int options_root(int first, int argc, char **argv)
 			break;
 		if (strcmp(argv[i], "-p") == 0 && i + 1 < argc && defines_root(argv[++i]))
 			root = 1;
+		if (strcmp(argv[i], "-pf") == 0 && i + 1 < argc &&
+		    strcmp(argv[++i], "-") != 0) {
+			pf_first_type(argv[i], &in_pf);
+			root |= in_pf;
+		}
 	}
 	return root;
 }

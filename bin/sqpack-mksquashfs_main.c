@@ -132,8 +132,8 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-/* With "- DEST ... -pf FILE" and no -tar: FILE's index in argv. 0 when
- * the line is not one. */
+/* With "- DEST ... -pf FILE" and no -tar, FILE unsquashfs -pf's stream:
+ * FILE's index in argv. 0 when the line is not one. */
 static int pseudo_line(int argc, char **argv)
 {
 	int pf = 0;
@@ -146,7 +146,8 @@ static int pseudo_line(int argc, char **argv)
 		if (pf == 0 && strcmp(argv[i], "-pf") == 0 && i + 1 < argc)
 			pf = i + 1;
 	}
-	return pf;
+	/* mksquashfs's own definitions: for the packer (mksq_dash.c) */
+	return pf != 0 && mksq_dash_pf_inline(argv[pf]) ? pf : 0;
 }
 
 /* Read FILE's definitions and rewrite the line: "- DEST -tar", the "/"
