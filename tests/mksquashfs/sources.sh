@@ -7,9 +7,9 @@
 # given through a symlink with a trailing '/', and "-" (no source, only
 # -p definitions, with the "/" one it needs; refused without). Each
 # alone, with -keep-as-directory and beside a directory in first runs;
-# then appended
-# one after another to one image, plain, with -root-becomes, with
-# -keep-as-directory, renamed when their names are taken. After each
+# then appended one after another to one image, plain, with
+# -root-becomes, with -keep-as-directory, renamed when their names are
+# taken. After each
 # run the two images hold the same tree (unsquashfs -lln and the
 # extracted tree); a line mksquashfs refuses must be refused with its
 # exit status, saying why, and an append refused leaves the image as it
