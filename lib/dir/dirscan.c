@@ -83,7 +83,10 @@ static int open_roots(struct sqp_dirscan *s)
 		at = s->roots[i].leaf ? parent_of(dir) : strdup(dir);
 		if (at == NULL)
 			return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
-		s->roots[i].fd = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* a leaf's directory is only searched, never listed: O_PATH
+		 * needs no read permission on it, as mksquashfs needs none */
+		s->roots[i].fd = open(at, (s->roots[i].leaf ? O_PATH : O_RDONLY) |
+				      O_DIRECTORY | O_CLOEXEC);
 		if (s->roots[i].fd < 0 || fstat(s->roots[i].fd, &st) != 0) {
 			free(at);
 			return dir_fail(s, errno == ENOENT ? SQP_ERR_NOT_FOUND :

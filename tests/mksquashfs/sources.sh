@@ -74,6 +74,27 @@ first "- -keep-as-directory" - -no-progress -keep-as-directory -p "/ d 755 0 0"
 first "- with /, other sources ignored" "- f d" -no-progress -p "/ d 755 0 0"
 first "- without /" - -no-progress -p "x d 755 0 0" || refused "- without /"
 
+# Packed by another user: a file in a directory that user may search but
+# not list (mksquashfs needs no read permission there).
+if command -v setpriv > /dev/null; then
+	mkdir -p nolist out && printf 'x\n' > nolist/f && chmod 711 nolist &&
+		chmod 777 out && chmod 711 "$SCRATCH" "$T" || exit 99
+	rm -f ref.img our.img
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	if as_nobody mksquashfs nolist/f out/ref.img -no-progress > ref.out 2>&1; then
+		if run "nolist/f as nobody" as_nobody "$MKSQ" nolist/f out/our.img \
+		       -no-progress > our.out 2>&1; then
+			cp out/ref.img out/our.img . && compare "nolist/f as nobody"
+		else
+			tail -3 our.out
+		fi
+	else
+		skipc "nolist/f as nobody: mksquashfs itself fails: $(tail -1 ref.out)"
+	fi
+else
+	skipc "nolist/f as nobody: no setpriv"
+fi
+
 # Appends, one after another to the image of d.
 rm -f ref.img our.img
 mksquashfs d ref.img -no-progress > ref.out 2>&1 || skip "mksquashfs fails to pack d"
