@@ -29,6 +29,7 @@
 #include "sqpack/sqpack.h"
 #include "mksq_append.h"
 #include "mksq_args.h"
+#include "mksq_dash.h"
 #include "mksq_pseudo.h"
 #include "tool_run.h"
 #include "tool_mains.h"
@@ -131,8 +132,8 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-/* With "- DEST ... -pf FILE" and no -tar: FILE's index in argv. 0 when
- * the line is not one. */
+/* With "- DEST ... -pf FILE" and no -tar, FILE unsquashfs -pf's stream:
+ * FILE's index in argv. 0 when the line is not one. */
 static int pseudo_line(int argc, char **argv)
 {
 	int pf = 0;
@@ -145,7 +146,8 @@ static int pseudo_line(int argc, char **argv)
 		if (pf == 0 && strcmp(argv[i], "-pf") == 0 && i + 1 < argc)
 			pf = i + 1;
 	}
-	return pf;
+	/* mksquashfs's own definitions: for the packer (mksq_dash.c) */
+	return pf != 0 && mksq_dash_pf_inline(argv[pf]) ? pf : 0;
 }
 
 /* Read FILE's definitions and rewrite the line: "- DEST -tar", the "/"
@@ -233,11 +235,15 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char msg[1024];
 	struct mksq_append ap;
+	struct mksq_dash dash = { 0 };
 	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0, staged = 0;
 
 	memset(&f, 0, sizeof(f));
 	/* The buffered stdin is read here, before any thread starts. */
 	if (pf != 0 && (ret = pseudo_prepare(&f, &argc, &argv, pf)) != 0)
+		goto done;
+	/* "-" among the sources otherwise: none, only -p definitions */
+	if (pf == 0 && (ret = mksq_dash_prepare(&dash, &argc, &argv)) != 0)
 		goto done;
 	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), NULL, &args,
 			     msg, sizeof(msg));
@@ -245,7 +251,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", msg);
 		if (ret == 2)
 			fputs("Try '" PROG " -help'.\n", stderr);
-		return ret;
+		goto done;
 	}
 	if (args.action == MKSQ_HELP) {
 		usage(stdout);
@@ -289,6 +295,7 @@ out:
 		mksq_append_close(&ap);
 	mksq_args_free(&args);
 done:
+	mksq_dash_free(&dash);
 	mksq_pseudo_free(f.ps);
 	if (f.in != NULL)
 		fclose(f.in);
