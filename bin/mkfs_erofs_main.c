@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tool_mains.h"
+#include "tool_optvals.h"
 #include "tool_version.h"
 
 #define PROG "sqpack-mkfs.erofs"
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 	      "sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
-	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
+	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
 	      "  -Efragments -Ededupe --help --version. Anything else (-zX:Y, other -E\n"
@@ -207,6 +208,8 @@ static int extended(struct argv_out *a, const char *arg)
 
 static int short_option(struct argv_out *a, int c, const char *arg)
 {
+	uint8_t uuid[16];
+
 	switch (c) {
 	case 'z': return compressor(a, arg);
 	case 'C':
@@ -221,8 +224,15 @@ static int short_option(struct argv_out *a, int c, const char *arg)
 		snprintf(a->time, sizeof(a->time), "%s", arg);
 		return add2(a, "--mtime", a->time) || add2(a, "--image-time", a->time) ? 2 : 0;
 	case 'U':
-		if (strcmp(arg, "clear") == 0 || strcmp(arg, "random") == 0)
-			return refuse(arg, "give a UUID (the default derives one from the image)");
+		/* Stored as given, zero included (archiso's reproducible
+		 * images ask for none so); clear and random as mkfs.erofs
+		 * 1.9 takes them. A bad one exits 1, as mkfs.erofs does. */
+		if (strcmp(arg, "clear") != 0 && strcmp(arg, "random") != 0 &&
+		    tool_parse_uuid(arg, uuid) != 0) {
+			fprintf(stderr, PROG ": -U %s: invalid UUID (xxxxxxxx-xxxx-"
+				"xxxx-xxxx-xxxxxxxxxxxx, clear or random)\n", arg);
+			return 1;
+		}
 		return add2(a, "--uuid", arg);
 	case 'L': return add2(a, "--label", arg);
 	case 'd': return 0; /* message level */
