@@ -75,6 +75,19 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
  */
 SQP_API struct sqp_data_source sqp_tar_data(struct sqp_tar_reader *r);
 
+/*
+ * Where the current regular file's bytes lie in the input, for a caller
+ * that skips them now and may want them later (tar2img's layers: a hard
+ * link further on names a file an upper layer replaced). Returns 1 when
+ * the input is plain (not compressed) in a regular file and none of the
+ * file's data has been read yet: *fd is the descriptor the reader reads
+ * (borrowed) and *offset where pread() finds the file's stored bytes, its
+ * data runs back to back for a sparse file (the entry's sparse map places
+ * them). Returns 0 otherwise (a pipe, compressed input), when the data
+ * must be read as it streams by.
+ */
+SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset);
+
 /* Compression of the input stream as detected: "none", "gzip", "xz", ... */
 SQP_API const char *sqp_tar_reader_compression(const struct sqp_tar_reader *r);
 

@@ -181,7 +181,8 @@ SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
 			   const struct sqp_data_source *data);
 
 /* sqp_writer_add's answer for an entry an upper layer hides: nothing is
- * stored and its data source was not read. */
+ * stored and its data source was not read (but by sqp_writer_add_tar
+ * on a compressed or piped layer, see below). */
 #define SQP_ADD_SHADOWED 1
 
 /*
@@ -200,8 +201,12 @@ SQP_API int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *entry,
  * calls begin_layer before the topmost layer too); finish fails while one
  * waits. The data stored for it is that lower file's, even where an upper
  * layer hides its path. A link that names a file its own layer gave
- * earlier, after an upper layer hid that file, is an error: one pass has
- * skipped its data.
+ * earlier, after an upper layer hid that file, gets that file's data
+ * and attributes when the layer is a tar archive fed by
+ * sqp_writer_add_tar, which keeps the hidden files of a layer within
+ * reach until the next begin_layer (their place in a plain archive
+ * file, else their data, read as the stream passes); from other sources
+ * it is an error: one pass has skipped the data.
  */
 SQP_API int sqp_writer_begin_layer(struct sqp_writer *w);
 

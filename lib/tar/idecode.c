@@ -369,3 +369,12 @@ const char *idecode_compression(const struct idecode *s)
 {
 	return s->compression;
 }
+
+int idecode_origin(const struct idecode *s, int *fd, uint64_t *base)
+{
+	if (s->base < 0)
+		return 0;
+	*fd = s->fd;
+	*base = (uint64_t)s->base;
+	return 1;
+}

@@ -42,5 +42,9 @@ int idecode_seek(struct idecode *s, uint64_t offset);
 
 /* "none", "gzip", "xz", ... once the first fill happened. */
 const char *idecode_compression(const struct idecode *s);
+/* The descriptor and, when it is a regular file, where it stood at
+ * create (1); 0 for a pipe. Fixed for the decoder's life, so any thread
+ * may ask. */
+int idecode_origin(const struct idecode *s, int *fd, uint64_t *base);
 
 #endif

@@ -446,3 +446,14 @@ const char *istream_compression(const struct istream *s)
 {
 	return s->compression;
 }
+
+int istream_file_at(const struct istream *s, int *fd, uint64_t *off)
+{
+	uint64_t base;
+
+	if (s->compression == NULL || strcmp(s->compression, "none") != 0 ||
+	    !idecode_origin(s->dec, fd, &base))
+		return 0;
+	*off = base + s->offset;
+	return 1;
+}

@@ -42,5 +42,9 @@ int istream_drain(struct istream *s);
 uint64_t istream_offset(const struct istream *s);
 /* "none", "gzip", "xz", ... once the first read happened. */
 const char *istream_compression(const struct istream *s);
+/* Plain input in a regular file: 1, with the descriptor and the file
+ * offset of the next byte to consume, where pread() finds it again;
+ * otherwise 0 (compressed input, a pipe, nothing read yet). */
+int istream_file_at(const struct istream *s, int *fd, uint64_t *off);
 
 #endif

@@ -7,7 +7,8 @@
  * over the header fields; local pax records over global ones. A v7
  * header has no type for directories: a name ending in '/' is one. star
  * and xstar headers are ustar with a shorter prefix and their own place
- * for the sparse map.
+ * for the sparse map; star's original format is no ustar at all, and is
+ * read as star reads it (star/star.h, header.c and hole.c of schilytools).
  */
 #include "config.h"
 
@@ -43,6 +44,29 @@ static int copy_str(struct sqp_tar_reader *r, struct tbuf *b, const char *a,
 	return 0;
 }
 
+/*
+ * star's original format: its "tar" signature at the end and, where
+ * ustar has its magic, a version byte ('1' since 1986; older headers are
+ * plain v7 to star too). star itself tells it apart by the signature
+ * alone when the POSIX magic is absent.
+ */
+static int old_star(const uint8_t *h)
+{
+	return memcmp(h + TH_MAGIC, "ustar\0", 6) != 0 &&
+	       memcmp(h + TH_XSTAR_MAGIC, "tar\0", 4) == 0 &&
+	       h[TH_OSTAR_VERSION] >= '1';
+}
+
+/* How many bytes of the prefix field hold a name: none in v7 and GNU
+ * headers, 131 in xstar's, 155 in ustar's and in star's original one. */
+static size_t prefix_len(const uint8_t *h, int ustar)
+{
+	if (ustar)
+		return memcmp(h + TH_XSTAR_MAGIC, "tar\0", 4) == 0 ?
+		       TH_STAR_PREFIX_LEN : 155;
+	return old_star(h) ? TH_OSTAR_PREFIX_LEN : 0;
+}
+
 /* The entry's path; *slash tells whether it ended in '/' before it was
  * normalised (old tars mark directories only that way). A star sparse
  * header has its map where the prefix would be. */
@@ -51,8 +75,8 @@ static int entry_path(struct sqp_tar_reader *r, const uint8_t *h, int ustar,
 {
 	const char *name = (const char *)h + TH_NAME;
 	const char *prefix = (const char *)h + TH_PREFIX;
-	size_t nlen = strnlen(name, 100);
-	int xstar = memcmp(h + TH_XSTAR_MAGIC, "tar\0", 4) == 0, ret;
+	size_t nlen = strnlen(name, 100), plen = prefix_len(h, ustar);
+	int ret;
 
 	if (r->pax.have & PAX_SPARSE_NAME)
 		ret = copy_str(r, &r->path, r->pax.sparse_name,
@@ -63,9 +87,9 @@ static int entry_path(struct sqp_tar_reader *r, const uint8_t *h, int ustar,
 	else if (r->gnu_longname.len > 0)
 		ret = copy_str(r, &r->path, r->gnu_longname.data,
 			       strlen(r->gnu_longname.data), NULL, 0);
-	else if (ustar && prefix[0] != '\0' && h[TH_TYPE] != 'S')
-		ret = copy_str(r, &r->path, prefix, strnlen(prefix, xstar ?
-			       TH_STAR_PREFIX_LEN : 155), name, nlen);
+	else if (plen > 0 && prefix[0] != '\0' && h[TH_TYPE] != 'S')
+		ret = copy_str(r, &r->path, prefix, strnlen(prefix, plen),
+			       name, nlen);
 	else
 		ret = copy_str(r, &r->path, name, nlen, NULL, 0);
 	if (ret != 0)
@@ -132,13 +156,46 @@ static int entry_numbers(struct sqp_tar_reader *r, const uint8_t *h)
 	return 0;
 }
 
+/*
+ * star's original format keeps the device number whole, and after it
+ * '@' plus how many of its low bits are the minor. '@' alone means the
+ * writer's minors were not contiguous bits: star then splits the number
+ * as its own system does, and star on Linux writes Linux's encoding (8
+ * low minor bits, 12 major bits, then the rest of the minor and of the
+ * major), which is how it is read here. A count below '@' comes from
+ * star before the count existed: 8 bits, as star assumes.
+ */
+static int old_star_device(struct sqp_tar_reader *r, const uint8_t *h,
+			   uint64_t *major, uint64_t *minor)
+{
+	int bits = (int)h[TH_OSTAR_MINORBITS] - '@';
+	uint64_t dev;
+	int ret;
+
+	if ((ret = field(r, h, TH_OSTAR_RDEV, 11, "rdev", &dev)) != 0)
+		return ret;
+	if (bits == 0) {
+		*major = (dev >> 8 & 0xfff) | (dev >> 32 & ~(uint64_t)0xfff);
+		*minor = (dev & 0xff) | (dev >> 12 & ~(uint64_t)0xff);
+		return 0;
+	}
+	if (bits < 0 || bits >= 64)
+		bits = 8;
+	*major = dev >> bits;
+	*minor = dev & (((uint64_t)1 << bits) - 1);
+	return 0;
+}
+
 static int entry_device(struct sqp_tar_reader *r, const uint8_t *h)
 {
 	uint64_t major, minor;
 	int ret;
 
-	if ((ret = field(r, h, TH_DEVMAJOR, 8, "devmajor", &major)) != 0 ||
-	    (ret = field(r, h, TH_DEVMINOR, 8, "devminor", &minor)) != 0)
+	if (old_star(h))
+		ret = old_star_device(r, h, &major, &minor);
+	else if ((ret = field(r, h, TH_DEVMAJOR, 8, "devmajor", &major)) == 0)
+		ret = field(r, h, TH_DEVMINOR, 8, "devminor", &minor);
+	if (ret != 0)
 		return ret;
 	if (r->pax.have & PAX_DEVMAJOR)
 		major = r->pax.devmajor;
@@ -160,8 +217,10 @@ static int entry_file(struct sqp_tar_reader *r, const uint8_t *h, int old_sparse
 	int ret;
 
 	if (old_sparse) {
-		/* 'S' is GNU's; star writes it with the POSIX magic. */
-		int star = memcmp(h + TH_MAGIC, "ustar\0", 6) == 0;
+		/* 'S' is GNU's; star writes it with the POSIX magic or in
+		 * its original format, and lays the map out its own way. */
+		int star = memcmp(h + TH_MAGIC, "ustar\0", 6) == 0 ||
+			   old_star(h);
 
 		ret = field(r, h, star ? TH_STAR_REALSIZE : TH_GNU_REALSIZE, 12,
 			    "real size", &real);

@@ -31,6 +31,12 @@ enum {
 	 * size); xstar signs the header with "tar" */
 	TH_STAR_PREFIX_LEN = 131, TH_STAR_ISEXT = 355, TH_STAR_SPARSE = 356,
 	TH_STAR_REALSIZE = 452, TH_XSTAR_MAGIC = 508,
+	/* star's original format (1985): no ustar magic but the "tar"
+	 * signature at 508; a version byte where ustar has its magic, the
+	 * device number whole at 278 with the count of its minor bits after
+	 * it, names where ustar keeps its numbers, a 155-byte prefix */
+	TH_OSTAR_VERSION = 257, TH_OSTAR_RDEV = 278, TH_OSTAR_MINORBITS = 289,
+	TH_OSTAR_PREFIX_LEN = 155,
 };
 
 /* A growable byte buffer; data stays valid until the next reserve. */

@@ -91,6 +91,14 @@ SQP_API struct sqp_data_source sqp_tar_data(struct sqp_tar_reader *r)
 	return src;
 }
 
+SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset)
+{
+	if (r == NULL || fd == NULL || offset == NULL || r->err.code != 0 ||
+	    r->logical_pos != 0 || !S_ISREG(r->entry.mode) || r->entry.is_hardlink)
+		return 0;
+	return istream_file_at(r->in, fd, offset);
+}
+
 static uint64_t padding_of(uint64_t size)
 {
 	return (TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK;

@@ -37,15 +37,20 @@ int sqp_writer_add_tar(struct sqp_writer *w, struct sqp_tar_reader *r)
 
 	if (w->err.code != 0)
 		return w->err.code;
+	/* Hidden files of a layer are kept within reach through it
+	 * (writer_kept.c). */
+	w->layer_tar = r;
 	for (;;) {
 		ret = sqp_tar_next(r, &e);
 		if (ret == 0)
-			return 0;
+			break;
 		if (ret < 0)
-			return take_tar_error(w, r, ret);
+			break;
 		src = sqp_tar_data(r);
 		ret = sqp_writer_add(w, e, S_ISREG(e->mode) && !e->is_hardlink ? &src : NULL);
 		if (ret < 0)
-			return take_tar_error(w, r, ret);
+			break;
 	}
+	w->layer_tar = NULL;
+	return ret < 0 ? take_tar_error(w, r, ret) : 0;
 }

@@ -271,7 +271,7 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		if (writer_links_wanted(w, e->path))
 			ret = writer_add_wanted(w, e, data, ret == SQP_ADD_SHADOWED);
 		else if (ret == SQP_ADD_SHADOWED)
-			return writer_skip(w, e);
+			return writer_skip(w, e, data);
 		else
 			ret = writer_add_entry(w, e, data);
 	} else {

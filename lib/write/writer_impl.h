@@ -54,6 +54,8 @@ struct sqp_writer {
 	uint64_t verity_hash_offset;  /* where the tree went */
 	uint64_t verity_hash_pos;     /* bytes of it written to verity_hash_fd */
 	struct writer_links *links;   /* hard links across layers, or NULL */
+	struct writer_kept *kept;     /* hidden files of this layer (writer_kept.c) */
+	struct sqp_tar_reader *layer_tar; /* the layer sqp_writer_add_tar reads */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
 	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
@@ -77,6 +79,21 @@ int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t supe
 void writer_verity_destroy(struct sqp_writer *w);
 #endif
 
+struct kept_file;
+/* writer_kept.c: a file of a tar layer that an upper layer hides, kept
+ * within reach until the layer ends (src: its data, or NULL); the one
+ * kept for path; it stored at path, unless a link took it already
+ * (kept_linked names where); the link e to it, which takes its data or
+ * links to the link that did; all dropped. */
+int writer_kept_add(struct sqp_writer *w, const struct sqp_entry *e,
+		    const struct sqp_data_source *src);
+struct kept_file *writer_kept_find(struct sqp_writer *w, const char *path);
+int writer_kept_store(struct sqp_writer *w, struct kept_file *k, const char *path);
+const char *writer_kept_linked(const struct kept_file *k);
+int writer_kept_link(struct sqp_writer *w, const struct sqp_entry *e,
+		     struct kept_file *k);
+void writer_kept_clear(struct sqp_writer *w);
+
 /* writer_layers.c: 1 when e is an OCI whiteout marker (now applied), 0
  * when it is an entry, or an error. */
 int writer_oci_marker(struct sqp_writer *w, const struct sqp_entry *e);
@@ -93,7 +110,8 @@ int writer_rename_entry(struct sqp_writer *w, struct sqp_entry *e);
 void writer_rename_free(struct sqp_writer *w);
 int writer_prefix_path(struct sqp_writer *w, const char **path);
 /* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
-int writer_skip(struct sqp_writer *w, const struct sqp_entry *e);
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e,
+		const struct sqp_data_source *data);
 /* writer_add.c: e into the tree, its data from data (no policy, no layer
  * checks). */
 int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,

@@ -180,13 +180,18 @@ int writer_shadowed(struct sqp_writer *w, const struct sqp_entry *e)
 	return ret > 0 ? SQP_ADD_SHADOWED : 0;
 }
 
-int writer_skip(struct sqp_writer *w, const struct sqp_entry *e)
+int writer_skip(struct sqp_writer *w, const struct sqp_entry *e,
+		const struct sqp_data_source *data)
 {
 	int ret = 0;
 
-	/* A later link of this layer to it must not bind to a lower file. */
-	if (S_ISREG(e->mode) && !e->is_hardlink)
+	/* A later link of this layer to it must not bind to a lower file:
+	 * it takes this one's data, kept (writer_kept.c) where it can be. */
+	if (S_ISREG(e->mode) && !e->is_hardlink) {
 		ret = writer_links_skipped(w, e->path);
+		if (ret == 0)
+			ret = writer_kept_add(w, e, data);
+	}
 	w->stats.entries_shadowed++;
 	return ret != 0 ? ret : SQP_ADD_SHADOWED;
 }

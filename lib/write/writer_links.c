@@ -11,11 +11,12 @@
  * path itself: the data is then stored for the link, under its name, and
  * never for the hidden path. finish fails while a link still waits.
  *
- * The one thing a single pass cannot do: a link whose target earlier in
- * its own layer was hidden by an upper layer, so its data was skipped
- * before anything asked for it. The paths of the files skipped in the
- * current layer are remembered (a 64-bit hash each) to say so by name
- * rather than bind the link to a wrong, lower file.
+ * A link whose target earlier in its own layer was hidden by an upper
+ * layer finds that file's data skipped before anything asked for it: a
+ * tar layer keeps such files within reach (writer_kept.c), and the link
+ * takes one from there. Other layers cannot: the paths of the files
+ * skipped in the current layer are remembered (a 64-bit hash each) to
+ * say so by name rather than bind the link to a wrong, lower file.
  */
 #include "config.h"
 
@@ -65,6 +66,7 @@ void writer_links_free(struct sqp_writer *w)
 	struct writer_links *l = w->links;
 	size_t i;
 
+	writer_kept_clear(w);
 	if (l == NULL)
 		return;
 	for (i = 0; i < l->count; i++) {
@@ -218,6 +220,7 @@ void writer_links_next_layer(struct sqp_writer *w)
 		memset(l->skipped, 0, l->skipped_size * sizeof(*l->skipped));
 		l->skipped_used = 0;
 	}
+	writer_kept_clear(w);
 }
 
 /* The first link waiting for target that an entry of the current layer
@@ -268,11 +271,28 @@ static int resolve(struct sqp_writer *w, const char *target, uint32_t ino,
 	return ret;
 }
 
+/* The links waiting for wanted, a hidden link of this layer to the kept
+ * file k, share k's data: stored under the first one's path at, unless
+ * a link of this layer took it already. */
+static int link_kept(struct sqp_writer *w, const char *wanted, const char *at,
+		     struct kept_file *k)
+{
+	struct fs_node *n;
+	int ret = writer_kept_store(w, k, at);
+
+	n = ret == 0 ? fstree_lookup(&w->tree, writer_kept_linked(k)) : NULL;
+	if (n == NULL || n->inode >= FS_DEAD)
+		return ret != 0 ? ret : writer_fail(w, SQP_ERR_INTERNAL, "'%s': lost "
+						    "while linking", at);
+	return resolve(w, wanted, n->inode, NULL);
+}
+
 int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
 		      const struct sqp_data_source *data, int shadowed)
 {
 	struct wait_link *first = first_waiting(w, e->path);
 	struct sqp_entry copy = *e;
+	struct kept_file *kept;
 	struct fs_node *n;
 	int ret = 0;
 
@@ -284,6 +304,12 @@ int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
 		if (!shadowed)
 			ret = writer_add_entry(w, e, NULL);
 		n = ret == 0 ? fstree_current(&w->tree, e->link_target) : NULL;
+		/* One that took a hidden file's data holds it itself; one
+		 * hidden itself leaves that data to the first link waiting. */
+		if (n == NULL && ret == 0 && !shadowed)
+			n = fstree_current(&w->tree, e->path);
+		else if (n == NULL && ret == 0 && (kept = writer_kept_find(w, e->link_target)))
+			return link_kept(w, e->path, first->path, kept);
 		if (ret != 0 || w->err.code != 0)
 			return ret != 0 ? ret : w->err.code;
 		return resolve(w, e->path, n != NULL ? n->inode : FS_NONE, e->link_target);
@@ -317,6 +343,7 @@ int writer_link(struct sqp_writer *w, const struct sqp_entry *e)
 	struct fs_node *tn = fstree_current(&w->tree, target);
 	struct fs_attr attr = { .mode = S_IFREG, .xattr_set = SQFS_NO_XATTR };
 	struct wait_link *chain = NULL;
+	struct kept_file *kept;
 	struct fs_irec *ino;
 	struct fs_node *n;
 	int ret;
@@ -325,6 +352,8 @@ int writer_link(struct sqp_writer *w, const struct sqp_entry *e)
 		return w->err.code;
 	if (tn != NULL && (tn->inode != FS_NONE || (chain = waiting_at(w->links, tn)) == NULL))
 		return fstree_link(&w->tree, e->path, target);
+	if (tn == NULL && (kept = writer_kept_find(w, target)) != NULL)
+		return writer_kept_link(w, e, kept);
 	if (tn == NULL && skipped_has(w->links, target))
 		return writer_fail(w, SQP_ERR_UNSUPPORTED, "hard link '%s' -> '%s': an upper "
 				   "layer replaces '%s', whose data this layer gave before the "

@@ -15,9 +15,16 @@ replaces), symlinks, owners and xattrs (pax SCHILY.xattr). Every layer
 lists the directories it writes into, as image builders do, except where
 a directory an upper layer implies must take a lower layer's attributes.
 
-CASE "sameskip" writes l1.tar (a file and a hard link to it) and l2.tar
-(the file replaced): the link of l1 names a file whose data a topmost
-first pass has skipped.
+CASE "hardlinks" writes l1.tar, l2.tar, l3.tar: hard links of a lower
+layer to a file an upper layer hides, so that a topmost first pass meets
+the file before the link that still needs its data. Each directory is
+one shape: the upper layer replaces the file (hl/), deletes it by a
+whiteout (wh/), replaces the link instead (rb/), makes the file a
+directory (dir/), replaces two of three names (two/), or the chain
+runs across the three layers (chain/: l2 links to l1's link, l3
+replaces the file; up/: l2 links to l1's file, l3 replaces it; hid/: l2
+links to l1's link, l3 replaces both l1 names), and a file hidden twice
+in its layer (twice/: the later one counts).
 
 CASE "bigdead" writes l1.tar with two 24 MiB files among small ones and
 l2.tar, which replaces one and deletes the other by a whiteout: far more
@@ -160,14 +167,55 @@ def stack(out):
     l3.close()
 
 
-def sameskip(out):
+def hardlinks(out):
     l1 = Layer(os.path.join(out, "l1.tar"))
-    l1.file("tool", blob(20, 5_000))
-    l1.link("tool-alias", "tool")
+    for d in ("hl", "wh", "rb", "dir", "two", "chain", "up", "twice", "hid"):
+        l1.dir(d)
+    l1.file("hl/a", blob(20, 5_000), mode=0o755, uid=7, gid=8,
+            xattrs={"user.kept": "old a"})
+    l1.link("hl/b", "hl/a")
+    l1.file("wh/a", blob(21, 70_000))
+    l1.link("wh/b", "wh/a")
+    l1.file("rb/a", blob(22, 3_000))
+    l1.link("rb/b", "rb/a")
+    l1.file("dir/a", blob(23, 3_000))
+    l1.link("dir/b", "dir/a")
+    l1.file("two/a", blob(24, 3_000))
+    l1.link("two/b", "two/a")
+    l1.link("two/c", "two/a")
+    l1.file("chain/a", blob(25, 3_000))
+    l1.link("chain/b", "chain/a")
+    l1.file("up/a", blob(26, 3_000))
+    l1.file("twice/a", blob(27, 3_000))
+    l1.file("twice/a", blob(28, 4_000))
+    l1.link("twice/b", "twice/a")
+    l1.file("hid/a", blob(29, 3_000))
+    l1.link("hid/b", "hid/a")
     l1.close()
     l2 = Layer(os.path.join(out, "l2.tar"))
-    l2.file("tool", blob(21, 5_000))
+    l2.dir("chain")
+    l2.link("chain/d", "chain/b")
+    l2.dir("up")
+    l2.link("up/b", "up/a")
+    l2.dir("hid")
+    l2.link("hid/x", "hid/b")
     l2.close()
+    l3 = Layer(os.path.join(out, "l3.tar"))
+    for d in ("hl", "wh", "rb", "dir", "two", "chain", "up", "twice", "hid"):
+        l3.dir(d)
+    l3.file("hl/a", blob(30, 4_000))
+    l3.whiteout("wh/.wh.a")
+    l3.file("rb/b", blob(31, 2_000))
+    l3.dir("dir/a")
+    l3.file("dir/a/x", blob(32, 1_000))
+    l3.file("two/a", blob(33, 1_000))
+    l3.file("two/b", blob(34, 1_000))
+    l3.file("chain/a", blob(35, 1_000))
+    l3.file("up/a", blob(36, 1_000))
+    l3.file("twice/a", blob(37, 1_000))
+    l3.file("hid/a", blob(38, 1_000))
+    l3.file("hid/b", blob(39, 1_000))
+    l3.close()
 
 
 def bigdead(out):
@@ -206,7 +254,7 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     case = sys.argv[2] if len(sys.argv) == 3 else "stack"
-    {"stack": stack, "sameskip": sameskip, "bigdead": bigdead,
+    {"stack": stack, "hardlinks": hardlinks, "bigdead": bigdead,
      "opaqueedge": opaqueedge}[case](sys.argv[1])
 
 
