@@ -94,28 +94,34 @@ static int feed(struct tool_run *r, struct sqp_dirscan **s, size_t n)
 int dir2img_main(int argc, char **argv)
 {
 	struct tool_options opt;
+	int ret = tool_parse_options(TOOL_DIR2IMG, argc, argv, &opt);
+
+	if (ret != 0) {
+		tool_options_free(&opt);
+		return ret < 0 ? 0 : ret;
+	}
+	return dir2img_run(&opt);
+}
+
+int dir2img_run(struct tool_options *opt)
+{
 	struct sqp_dirscan **s = NULL;
 	struct tool_run run;
 	size_t i, n = 1;
 	char what[64];
 	int ret;
 
-	ret = tool_parse_options(TOOL_DIR2IMG, argc, argv, &opt);
-	if (ret != 0) {
-		tool_options_free(&opt);
-		return ret < 0 ? 0 : ret;
-	}
-	if (opt.layers)
-		n = opt.dir_count;
+	if (opt->layers)
+		n = opt->dir_count;
 	s = calloc(n, sizeof(*s));
 	if (s == NULL) {
 		fprintf(stderr, "%s: out of memory\n", tool_progname());
-		tool_options_free(&opt);
+		tool_options_free(opt);
 		return 1;
 	}
-	ret = tool_run_begin(&run, &opt);
+	ret = tool_run_begin(&run, opt);
 	if (ret == 0)
-		ret = scan_all(&opt, run.policy, s, n);
+		ret = scan_all(opt, run.policy, s, n);
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
@@ -123,8 +129,8 @@ int dir2img_main(int argc, char **argv)
 		if (n > 1)
 			snprintf(what, sizeof(what), "%zu layers", n);
 		else
-			snprintf(what, sizeof(what), "%zu director%s", opt.dir_count,
-				 opt.dir_count == 1 ? "y" : "ies");
+			snprintf(what, sizeof(what), "%zu director%s", opt->dir_count,
+				 opt->dir_count == 1 ? "y" : "ies");
 		ret = tool_run_finish(&run, ret, what);
 	}
 	for (i = 0; i < n; i++)

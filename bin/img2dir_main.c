@@ -32,14 +32,8 @@ struct options {
 	unsigned flags;
 };
 
-static int quiet_warnings;
-
-static void on_warning(void *user, const char *msg)
-{
-	(void)user;
-	if (!quiet_warnings)
-		fprintf(stderr, "img2dir: warning: %s\n", msg);
-}
+/* -q: the library's warnings counted, not printed. */
+static struct tool_warnings warnings;
 
 static const char usage[] =
 	"Usage: img2dir [OPTIONS] IMAGE DIR [PATH...]\n"
@@ -89,7 +83,7 @@ static int parse(int argc, char **argv, struct options *o)
 	if ((ret = tool_args_parse(&o->args, argc, argv)) != 0)
 		return ret;
 	if (argc - optind < 2)
-		return tool_bad_usage("img2dir", "%s", "missing IMAGE or DIR");
+		return tool_bad_usage("%s", "missing IMAGE or DIR");
 	o->image = argv[optind++];
 	o->dir = argv[optind++];
 	o->paths = (const char *const *)argv + optind;
@@ -102,7 +96,7 @@ static int parse(int argc, char **argv, struct options *o)
 static int extract(const struct options *o, int img_fd, int dir_fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = img_fd, .name = o->image,
-				     .warn = on_warning,
+				     .warn = tool_warn, .warn_user = &warnings,
 				     .offset = o->args.offset };
 	struct sqp_img2dir_desc xd = { .struct_size = sizeof(xd),
 		.jobs = o->args.jobs, .flags = o->flags,
@@ -147,7 +141,7 @@ int main(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
-	quiet_warnings = o.args.quiet;
+	warnings.quiet = o.args.quiet;
 	raise_fd_limit();
 	tool_signals_install("img2dir: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);

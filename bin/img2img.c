@@ -206,9 +206,9 @@ static int delete_layer(struct tool_run *r, struct sqp_image *img)
 	int ret;
 
 	ret = sqp_policy_create(&pd, &del);
-	for (i = 0; ret == 0 && i < r->opt->parg_count; i++)
-		if (r->opt->pargs[i].kind == PARG_DELETE)
-			ret = sqp_policy_add_exclude(del, r->opt->pargs[i].arg);
+	for (i = 0; ret == 0 && i < r->opt->pargs.n; i++)
+		if (r->opt->pargs.v[i].kind == PARG_DELETE)
+			ret = sqp_policy_add_exclude(del, r->opt->pargs.v[i].arg);
 	if (ret != 0) {
 		fprintf(stderr, "%s: --delete: %s\n", tool_progname(),
 			del ? sqp_policy_error(del) : sqp_strerror(ret));
@@ -244,8 +244,8 @@ static int begin_layer(struct tool_run *r)
 
 static int has_deletes(const struct tool_options *opt)
 {
-	for (size_t i = 0; i < opt->parg_count; i++)
-		if (opt->pargs[i].kind == PARG_DELETE)
+	for (size_t i = 0; i < opt->pargs.n; i++)
+		if (opt->pargs.v[i].kind == PARG_DELETE)
 			return 1;
 	return 0;
 }

@@ -33,14 +33,8 @@ struct options {
 	int force;
 };
 
-static int quiet_warnings;
-
-static void on_warning(void *user, const char *msg)
-{
-	(void)user;
-	if (!quiet_warnings)
-		fprintf(stderr, "img2tar: warning: %s\n", msg);
-}
+/* -q: the library's warnings counted, not printed. */
+static struct tool_warnings warnings;
 
 static const char usage[] =
 	"Usage: img2tar [OPTIONS] IMAGE [PATH...]\n"
@@ -60,7 +54,7 @@ static const char usage[] =
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	return tool_bad_usage("img2tar", fmt, arg);
+	return tool_bad_usage(fmt, arg);
 }
 
 enum { OPT_SPARSE = TOOL_OPT_OWN, OPT_NO_XATTRS };
@@ -124,10 +118,10 @@ static int parse(int argc, char **argv, struct options *o)
 static int convert(struct options *o, int img_fd, int out_fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = img_fd, .name = o->image,
-				     .warn = on_warning,
+				     .warn = tool_warn, .warn_user = &warnings,
 				     .offset = o->args.offset };
 	struct sqp_tar_writer_desc td = { .struct_size = sizeof(td),
-		.fd = out_fd, .warn = on_warning,
+		.fd = out_fd, .warn = tool_warn, .warn_user = &warnings,
 					  .compression = o->compression };
 	struct sqp_img2tar_desc xd = { .struct_size = sizeof(xd),
 		.jobs = o->args.jobs, .flags = o->flags,
@@ -172,7 +166,7 @@ int main(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
-	quiet_warnings = o.args.quiet;
+	warnings.quiet = o.args.quiet;
 	tool_signals_install("img2tar: interrupted");
 	img_fd = open(o.image, O_RDONLY | O_CLOEXEC);
 	if (img_fd < 0) {

@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 {
 	int operands = 0;
 
+	tool_set_progname("imginfo");
 	if (take_offset(&argc, &argv) != 0)
 		return 2;
 	if (argc < 2)

@@ -34,15 +34,9 @@ uint64_t imginfo_offset(void)
 	return image_offset;
 }
 
-static void on_warning(void *user, const char *msg)
-{
-	(void)user;
-	fprintf(stderr, "imginfo: warning: %s\n", msg);
-}
-
 int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 {
-	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = on_warning,
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn,
 				    .offset = image_offset };
 	int ret;
 
@@ -86,7 +80,7 @@ const char *imginfo_why(const struct sqp_image *img, int ret)
 
 int imginfo_bad_usage(const char *fmt, const char *arg)
 {
-	return tool_bad_usage("imginfo", fmt, arg);
+	return tool_bad_usage(fmt, arg);
 }
 
 int imginfo_each_path(int argc, char **argv, const char *help,

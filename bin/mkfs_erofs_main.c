@@ -2,16 +2,16 @@
 /*
  * mkfs_erofs_main.c - sqpack-mkfs.erofs: mkfs.erofs's command line as
  * image builders pass it (archiso, mkosi, systemd-repart, osbuild,
- * kiwi), translated into dir2img's (tar2img's for --tar=f) with
- * --format erofs and run in this process, so the image, the messages
- * and the exit status are the packer's.
+ * kiwi), read into the packers' options (struct tool_options, with
+ * --format erofs's settings) and packed by dir2img's code (tar2img's for
+ * --tar=f) in this process.
  *
- * Why a translation and not a second tool: the EROFS writer is the
- * library's, shared with tar2img and dir2img; only the spelling differs.
- * Every option either means the same thing here or is refused by name
- * with exit status 2 (never ignored when it would change the image):
- * a build system must not get a different image than it asked for
- * without being told.
+ * Why not a second tool: the EROFS writer is the library's, shared with
+ * tar2img and dir2img; only the spelling differs. Every option either
+ * means the same thing here or is refused by name with exit status 2
+ * (never ignored when it would change the image): a build system must
+ * not get a different image than it asked for without being told. Each
+ * value is checked here, so a message names the option as typed.
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tool_mains.h"
+#include "tool_optvals.h"
 #include "tool_version.h"
 
 #define PROG "sqpack-mkfs.erofs"
@@ -66,9 +67,9 @@ static void usage(FILE *f)
 	fputs("Usage: " PROG " [OPTIONS] IMAGE DIRECTORY\n"
 	      "       " PROG " --tar=f [OPTIONS] IMAGE [TAR]   (stdin without TAR or with -)\n"
 	      "Pack DIRECTORY's contents (or a tar) into an EROFS image, with\n"
-	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The work\n"
-	      "is done by dir2img (tar2img for --tar=f) with --format erofs; see\n"
-	      "sqpack-mkfs.erofs(1).\n\n"
+	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The\n"
+	      "packer is dir2img's (tar2img's for --tar=f) with --format erofs;\n"
+	      "see sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
@@ -80,80 +81,96 @@ static void usage(FILE *f)
 
 static int refuse(const char *what, const char *why)
 {
-	fprintf(stderr, PROG ": %s: %s\nTry '" PROG " --help'.\n", what, why);
+	fprintf(stderr, PROG ": %s: %s\n", what, why);
+	tool_try_help();
 	return 2;
 }
 
-/* The packer's argument vector, built from ours. */
-struct argv_out {
-	char *v[64];
-	int n;
-	int tar;
-	char level[32];
-	char time[32];
-};
-
-static int add(struct argv_out *a, const char *s)
-{
-	if (a->n + 2 >= (int)(sizeof(a->v) / sizeof(a->v[0])))
-		return refuse(s, "too many options");
-	a->v[a->n++] = (char *)s;
-	a->v[a->n] = NULL;
-	return 0;
-}
-
-static int add2(struct argv_out *a, const char *opt, const char *val)
-{
-	int ret = add(a, opt);
-
-	return ret != 0 ? ret : add(a, val);
-}
-
-/* mkfs.erofs's compressors, as dir2img's -c, and the levels each takes
- * after a comma (lo..hi; none for lz4). lzma's 100 + N is level N with
- * the extreme preset. bare: dir2img's -X for -zX without a level, which
- * is mkfs.erofs's own default (its compressors' default_level: the
- * libraries' defaults, and deflate's fastest), not dir2img's: a script
- * that says -zzstd gets the speed and the image it had, where dir2img's
- * level 15 took 40 times as long. */
+/* mkfs.erofs's compressors, as the library names them, and the levels
+ * each takes after a comma (lo..hi; none for lz4). lzma's 100 + N is
+ * level N with the extreme preset. bare: the option for -zX without a
+ * level, which is mkfs.erofs's own default (its compressors'
+ * default_level: the libraries' defaults, and deflate's fastest), not
+ * dir2img's: a script that says -zzstd gets the speed and the image it
+ * had, where dir2img's level 15 took 40 times as long. */
 static const struct {
-	const char *name, *codec, *bare;
+	const char *name, *codec, *bare_key, *bare_value;
 	long lo, hi;     /* hi < 0: no level */
 	int extreme;     /* 100 + N taken too */
 } compressors[] = {
-	{ "lz4", "lz4", NULL, 0, -1, 0 },
-	{ "lz4hc", "lz4", "hc", 1, 12, 0 },
-	{ "lzma", "lzma", "level=6", 0, 9, 1 },
-	{ "deflate", "deflate", "level=1", 1, 9, 0 },
-	{ "zstd", "zstd", "level=3", 1, 22, 0 },
-	{ "none", "none", NULL, 0, -1, 0 },
+	{ "lz4", "lz4", NULL, NULL, 0, -1, 0 },
+	{ "lz4hc", "lz4", "hc", NULL, 1, 12, 0 },
+	{ "lzma", "lzma", "level", "6", 0, 9, 1 },
+	{ "deflate", "gzip", "level", "1", 1, 9, 0 },
+	{ "zstd", "zstd", "level", "3", 1, 22, 0 },
+	{ "none", NULL, NULL, NULL, 0, -1, 0 },
 };
 
-/* -zX[,Y]: one compressor, with a level where it takes one. */
-static int compressor(struct argv_out *a, const char *arg)
+/* The codec of compressors[i]: its defaults for 4 KiB blocks (EROFS's),
+ * refused by name when this build cannot write EROFS with it. */
+static int codec_init(struct sqp_codec_config *cfg, const char *what, size_t i)
+{
+	const char *name = compressors[i].codec;
+	int id = name != NULL ? sqp_codec_by_name(name) : 0;
+	char why[96];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->block_size = 4096;
+	if (name == NULL)
+		return 0;  /* none: data stored as it is */
+	if (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS) ||
+	    sqp_codec_config_init(cfg, id, 4096) != 0) {
+		snprintf(why, sizeof(why), "this build cannot write EROFS with %s",
+			 compressors[i].name);
+		return refuse(what, why);
+	}
+	return 0;
+}
+
+/* One option of the codec, for -zX (what): 0, or the exit status after
+ * a message. */
+static int codec_option(struct sqp_codec_config *cfg, const char *what,
+			const char *key, const char *value)
+{
+	char msg[256];
+	int ret = tool_codec_option(cfg, what, key, value, 0, msg, sizeof(msg));
+
+	if (ret != 0) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		if (ret == 2)
+			tool_try_help();
+	}
+	return ret;
+}
+
+/* -zX[,Y] (what, as typed; arg X[,Y]): one compressor, with a level
+ * where it takes one. */
+static int compressor(struct sqp_codec_config *cfg, const char *what, const char *arg)
 {
 	const char *comma = strchr(arg, ',');
 	size_t len = comma ? (size_t)(comma - arg) : strlen(arg), i;
-	char *end, why[80];
+	char *end, why[80], num[24];
 	long level;
 	int ret, extreme;
 
 	if (memchr(arg, ':', len) != NULL)
-		return refuse(arg, "two algorithms (-zX:Y, chosen per file by "
+		return refuse(what, "two algorithms (-zX:Y, chosen per file by "
 			      "--compress-hints) are not done; give one");
 	for (i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++)
 		if (strlen(compressors[i].name) == len &&
 		    strncmp(arg, compressors[i].name, len) == 0)
 			break;
 	if (i == sizeof(compressors) / sizeof(compressors[0]))
-		return refuse(arg, "unknown compressor; valid are lz4, lz4hc, lzma, "
+		return refuse(what, "unknown compressor; valid are lz4, lz4hc, lzma, "
 			      "deflate, zstd and none");
-	if ((ret = add2(a, "-c", compressors[i].codec)) != 0)
+	if (comma != NULL && compressors[i].hi < 0)
+		return refuse(what, "this compressor takes no level");
+	if ((ret = codec_init(cfg, what, i)) != 0)
 		return ret;
 	if (comma == NULL)
-		return compressors[i].bare ? add2(a, "-X", compressors[i].bare) : 0;
-	if (compressors[i].hi < 0)
-		return refuse(arg, "this compressor takes no level");
+		return compressors[i].bare_key == NULL ? 0 :
+		       codec_option(cfg, what, compressors[i].bare_key,
+				    compressors[i].bare_value);
 	level = strtol(comma + 1, &end, 10);
 	extreme = compressors[i].extreme && level >= 100;
 	if (extreme)
@@ -163,88 +180,136 @@ static int compressor(struct argv_out *a, const char *arg)
 		snprintf(why, sizeof(why), "the level is %ld..%ld%s", compressors[i].lo,
 			 compressors[i].hi, compressors[i].extreme ?
 			 " (100 + N: N with the extreme preset)" : "");
-		return refuse(arg, why);
+		return refuse(what, why);
 	}
-	snprintf(a->level, sizeof(a->level), "level=%d%s", (int)level,
-		 extreme ? ",extreme" : "");
-	return add2(a, "-X", a->level);
+	snprintf(num, sizeof(num), "%ld", level);
+	ret = codec_option(cfg, what, "level", num);
+	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
 }
 
 /* -E X[,Y...]: ztailpacking, fragments, dedupe; the others are refused by
  * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
  * as every other file's). */
-static int extended(struct argv_out *a, const char *arg)
+static int extended(unsigned *flags, const char *what, const char *arg)
 {
+	static const struct { const char *name; unsigned flag; } done[] = {
+		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING },
+		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS },
+		{ "dedupe", SQP_WRITE_EROFS_DEDUPE },
+	};
 	const char *s = arg, *end;
-	size_t len;
-	int ret;
+	size_t len, i;
 
 	for (; *s != '\0'; s = *end ? end + 1 : end) {
 		end = strchr(s, ',');
 		if (end == NULL)
 			end = s + strlen(s);
 		len = (size_t)(end - s);
-		if (len == 12 && strncmp(s, "ztailpacking", 12) == 0) {
-			if ((ret = add(a, "--ztailpacking")) != 0)
-				return ret;
-		} else if (len == 9 && strncmp(s, "fragments", 9) == 0) {
-			if ((ret = add(a, "--erofs-fragments")) != 0)
-				return ret;
-		} else if (len == 6 && strncmp(s, "dedupe", 6) == 0) {
-			if ((ret = add(a, "--erofs-dedupe")) != 0)
-				return ret;
-		} else if (len > 9 && strncmp(s, "fragments=", 10) == 0) {
-			return refuse(arg, "a pcluster size of the packed inode's own is "
+		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
+			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
+				break;
+		if (i < sizeof(done) / sizeof(done[0]))
+			*flags |= done[i].flag;
+		else if (len > 9 && strncmp(s, "fragments=", 10) == 0)
+			return refuse(what, "a pcluster size of the packed inode's own is "
 				      "not done (its clusters are -C's)");
-		} else {
-			return refuse(arg, "extended option not done yet (sqpack writes "
+		else
+			return refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
 				      "fragments and dedupe are done)");
-		}
 	}
 	return 0;
 }
 
-static int short_option(struct argv_out *a, int c, const char *arg)
+/* A number in 0..max for option name (as typed). */
+static int number(const char *name, const char *arg, uint64_t max, uint64_t *out)
 {
-	switch (c) {
-	case 'z': return compressor(a, arg);
-	case 'C':
-		/* dir2img checks it (a multiple of 4096 up to 1 MiB). */
-		return add2(a, "--pcluster-size", arg);
-	case 'b':
-		if (strcmp(arg, "4096") != 0)
-			return refuse(arg, "the block size is 4096");
+	char why[64];
+
+	if (tool_parse_u64(arg, max, out) == 0)
 		return 0;
-	case 'E': return extended(a, arg);
+	snprintf(why, sizeof(why), "'%s' is not a number in 0..%llu", arg,
+		 (unsigned long long)max);
+	return refuse(name, why);
+}
+
+static int short_option(struct tool_options *opt, int c, const char *arg)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	char name[256];   /* the option as typed, value attached */
+	uint64_t v;
+	int ret;
+
+	snprintf(name, sizeof(name), "-%c%s", c, arg);
+	switch (c) {
+	case 'z': return compressor(&d->codec, name, arg);
+	case 'C':
+		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+			return refuse(name, "the cluster size is a multiple of 4K up to 1M");
+		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
+	case 'b':
+		return strcmp(arg, "4096") == 0 ? 0 : refuse(name, "the block size is 4096");
+	case 'E': return extended(&d->flags, name, arg);
 	case 'T':
-		snprintf(a->time, sizeof(a->time), "%s", arg);
-		return add2(a, "--mtime", a->time) || add2(a, "--image-time", a->time) ? 2 : 0;
+		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
+			return ret;
+		opt->policy.flags |= SQP_POLICY_SET_MTIME;
+		opt->policy.mtime = d->mod_time = (int64_t)v;
+		return 0;
 	case 'U':
 		if (strcmp(arg, "clear") == 0 || strcmp(arg, "random") == 0)
-			return refuse(arg, "give a UUID (the default derives one from the image)");
-		return add2(a, "--uuid", arg);
-	case 'L': return add2(a, "--label", arg);
+			return refuse(name, "give a UUID (the default derives one from the image)");
+		if (tool_parse_uuid(arg, d->uuid) != 0)
+			return refuse(name, "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+		return 0;
+	case 'L':
+		if (strlen(arg) > 16)
+			return refuse(name, "the label is longer than 16 bytes");
+		d->volume_label = arg;
+		return 0;
 	case 'd': return 0; /* message level */
-	case 'x': return arg[0] == '-' ? add(a, "--no-xattrs") : 0;
+	case 'x':
+		if (arg[0] == '-') {
+			d->flags |= SQP_WRITE_NO_XATTRS;
+			opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
+		}
+		return 0;
 	default: return -1;
 	}
 }
 
-static int long_option(struct argv_out *a, int c, const char *arg, const char *name)
+static int long_option(struct tool_options *opt, int c, const char *arg, const char *name,
+		       int *tar)
 {
+	struct sqp_policy_desc *p = &opt->policy;
+	uint64_t v;
+	int ret;
+
 	switch (c) {
-	case OPT_ALL_ROOT: return add(a, "--all-root");
-	case OPT_FORCE_UID: return add2(a, "--uid", arg);
-	case OPT_FORCE_GID: return add2(a, "--gid", arg);
-	case OPT_QUIET: return add(a, "-q");
-	case OPT_WORKERS: return add2(a, "-j", arg);
+	case OPT_ALL_ROOT: p->flags |= SQP_POLICY_ALL_ROOT; return 0;
+	case OPT_FORCE_UID: case OPT_FORCE_GID:
+		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
+			return ret;
+		p->flags |= c == OPT_FORCE_UID ? SQP_POLICY_SET_UID : SQP_POLICY_SET_GID;
+		*(c == OPT_FORCE_UID ? &p->uid : &p->gid) = (uint32_t)v;
+		return 0;
+	case OPT_QUIET: opt->quiet = 1; return 0;
+	case OPT_WORKERS:
+		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
+			return refuse(name, "the worker count is a number in 1..1024");
+		opt->desc.jobs = (unsigned)v;
+		return 0;
 	case OPT_PRESERVE_MTIME: return 0; /* what we do anyway */
-	case OPT_EXCLUDE_REGEX: return add2(a, "--exclude-regex", arg);
+	case OPT_EXCLUDE_REGEX:
+		if (tool_pargs_add(&opt->pargs, PARG_EXCLUDE_REGEX, arg, 0) == 0)
+			return 0;
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
 			return refuse(name, "only --tar=f (a whole tar) is done");
-		a->tar = 1;
+		*tar = 1;
 		return 0;
 	case OPT_REFUSED: return refuse(name, "not done yet");
 	default:
@@ -252,19 +317,40 @@ static int long_option(struct argv_out *a, int c, const char *arg, const char *n
 	}
 }
 
-/* Our argv into the packer's; 0, 2 (bad usage) or -1 (help/version
- * printed). */
-static int translate(int argc, char **argv, struct argv_out *a)
+/* IMAGE, and DIRECTORY or TAR (none or "-": stdin). */
+static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 {
-	int c, ret, idx;
+	if (optind >= argc)
+		return refuse("IMAGE", "missing");
+	opt->output = argv[optind++];
+	if (!tar && optind >= argc)
+		return refuse("DIRECTORY", "missing");
+	if (optind + 1 < argc)
+		return refuse(argv[optind + 1], "unexpected argument");
+	if (tar) {
+		opt->tool = TOOL_TAR2IMG;
+		opt->inputs = argv + optind;
+		opt->input_count = optind < argc && strcmp(argv[optind], "-") != 0;
+	} else {
+		opt->dirs = argv + optind;
+		opt->dir_count = 1;
+	}
+	return 0;
+}
 
-	a->n = 0;
-	if ((ret = add(a, PROG)) != 0 || (ret = add2(a, "--format", "erofs")) != 0 ||
-	    (ret = add(a, "-f")) != 0)
-		return ret;
+/* Our argv into the packer's options: 0, 2 (bad usage, reported), 1
+ * (out of memory) or -1 (help or version printed). */
+static int parse(int argc, char **argv, struct tool_options *opt, int *tar)
+{
+	int c, ret;
+
+	tool_options_init(opt, TOOL_DIR2IMG);
+	opt->desc.format = SQP_FORMAT_EROFS;
+	opt->desc.codec.block_size = 4096;  /* -znone's: stored as it is */
+	opt->force = 1;
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":z:C:b:E:T:U:L:d:x:V", long_opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":z:C:b:E:T:U:L:d:x:V", long_opts, NULL)) != -1) {
 		const char *name = argv[optind - 1];
 
 		if (c == OPT_HELP) {
@@ -277,33 +363,25 @@ static int translate(int argc, char **argv, struct argv_out *a)
 		}
 		if (c == '?' || c == ':')
 			return refuse(name, c == '?' ? "unknown option" : "needs a value");
-		ret = c < 256 ? short_option(a, c, optarg) : long_option(a, c, optarg, name);
+		ret = c < 256 ? short_option(opt, c, optarg)
+			      : long_option(opt, c, optarg, name, tar);
 		if (ret != 0)
 			return ret < 0 ? refuse(name, "unknown option") : ret;
 	}
-	if (optind >= argc)
-		return refuse("IMAGE", "missing");
-	if ((ret = add(a, argv[optind++])) != 0)
-		return ret;
-	if (!a->tar && optind >= argc)
-		return refuse("DIRECTORY", "missing");
-	if (optind < argc && !(a->tar && strcmp(argv[optind], "-") == 0) &&
-	    (ret = add(a, argv[optind])) != 0)
-		return ret;
-	if (optind < argc)
-		optind++;
-	if (optind < argc)
-		return refuse(argv[optind], "unexpected argument");
-	return 0;
+	ret = operands(opt, *tar, argc, argv);
+	return ret != 0 ? ret : tool_options_finish(opt);
 }
 
 int main(int argc, char **argv)
 {
-	struct argv_out a;
-	int ret = translate(argc, argv, &a);
+	struct tool_options opt;
+	int tar = 0, ret;
 
-	if (ret != 0)
-		return ret < 0 ? 0 : ret;
 	tool_set_progname(PROG);
-	return a.tar ? tar2img_main(a.n, a.v) : dir2img_main(a.n, a.v);
+	ret = parse(argc, argv, &opt, &tar);
+	if (ret != 0) {
+		tool_options_free(&opt);
+		return ret < 0 ? 0 : ret;
+	}
+	return tar ? tar2img_run(&opt) : dir2img_run(&opt);
 }

@@ -6,7 +6,8 @@
  * sqpack-mksquashfs that does the same: DEST is opened with the reader,
  * its codec (with its options), block size and export table decide the
  * new image's, and the packer gets the whole image as its first input
- * (tool_run_set_base), with -root-becomes NAME putting its root at NAME.
+ * (its options' before_input), with -root-becomes NAME putting its root
+ * at NAME.
  *
  * The image is never written in place: the packer writes a new one beside
  * it and renames it over DEST when complete (tool_run.c), so an append

@@ -49,7 +49,8 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args);
  * when the scan holds the sources, and from mksq_append_close). */
 void mksq_rename_cleanup(struct mksq_append *ap);
 
-/* tool_run_base_fn: the image into the writer, under ap->under. */
+/* For the options' before_input: the image into the writer, under
+ * ap->under. */
 int mksq_append_add(struct sqp_writer *w, void *ap);
 
 /* Removes the links made and closes the image; for any ap that

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mksq_args.c - mksquashfs's options, one table row each, turned into
- * dir2img's. Build systems call mksquashfs with a fixed line; this is what
+ * mksq_args.c - mksquashfs's options, one table row each, read into what
+ * they set (struct mksq_state; mksq_emit.c turns that into the packer's
+ * options). Build systems call mksquashfs with a fixed line; this is what
  * lets them switch by changing the program name. Every option mksquashfs
  * documents is either translated, accepted because our images already do
  * what it asks (-reproducible, -no-recovery, -exit-on-error), or
@@ -253,7 +254,7 @@ static int pseudo_file(struct mksq_state *st, const char *file, char *msg,
 			line[--n] = '\0';
 		r = pseudo_on_base(st, line);
 		if (r == 0)
-			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", line);
+			r = tool_pargs_add(&st->spec, PARG_SPEC_LINE, line, 1);
 		r = r == 1 ? 0 : r;
 	}
 	if (r == 0 && ferror(f))
@@ -302,12 +303,12 @@ static int run_call(struct mksq_state *st, struct mksq_args *args, int id,
 		if (r == 1)
 			return 0;
 		if (r == 0)
-			r = mksq_argv_pushf(&st->spec, "--spec-line=%s", arg);
+			r = tool_pargs_add(&st->spec, PARG_SPEC_LINE, arg, 0);
 		break;
 	case C_PF:
 		if (st->base != NULL && strcmp(arg, "-") != 0)
 			return pseudo_file(st, arg, msg, size);
-		r = mksq_argv_pushf(&st->spec, "--spec=%s", arg);
+		r = tool_pargs_add(&st->spec, PARG_SPEC, arg, 0);
 		break;
 	case C_EF:
 		r = mksq_argv_push(&st->ef, arg);
@@ -334,34 +335,39 @@ static const struct opt *find_opt(const char *name)
 }
 
 /*
- * sqpack's own --verity options (mksquashfs has no dm-verity), passed on
- * to the packer as "--NAME[=VALUE]"; it checks the values. Returns 0 and
+ * sqpack's own --verity options (mksquashfs has no dm-verity), spelled as
+ * dir2img's and given to the packer's options, which check the values
+ * (a bad one is reported on stderr, msg left empty). Returns 0 and
  * advances *i past a separate value, 1 when argv[*i] is not one of them,
- * or an exit status after a message.
+ * or an exit status.
  */
 static int verity_opt(struct mksq_state *st, int argc, char **argv, int *i, char *msg,
 		      size_t size)
 {
-	static const char *const with_value[] = {
-		"--verity-block-size", "--verity-salt", "--verity-roothash",
+	/* in enum tool_verity_opt order; 1: takes a value */
+	static const struct { const char *name; int value; } names[] = {
+		{ "--verity", 0 }, { "--verity-block-size", 1 }, { "--verity-salt", 1 },
+		{ "--verity-no-superblock", 0 }, { "--verity-roothash", 1 },
 	};
-	const char *a = argv[*i];
+	const char *a = argv[*i], *value = NULL;
 	size_t n = strcspn(a, "=");
 
 	if (strncmp(a, "--verity", 8) != 0)
 		return 1;
-	if ((n == 8 && a[n] == '=') || strcmp(a, "--verity") == 0 ||
-	    strcmp(a, "--verity-no-superblock") == 0 || a[n] == '=')
-		return mksq_argv_push(&st->verity, a) == 0 ? 0 :
-		       mksq_fail(msg, size, 1, "out of memory");
-	for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
-		if (strcmp(a, with_value[k]) != 0)
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (strlen(names[k].name) != n || strncmp(a, names[k].name, n) != 0)
 			continue;
-		if (*i + 1 >= argc)
+		if (a[n] == '=')
+			value = a + n + 1;
+		else if (names[k].value && *i + 1 >= argc)
 			return mksq_fail(msg, size, 2, "option '%s' needs a value", a);
-		*i += 1;
-		return mksq_argv_pushf(&st->verity, "%s=%s", a, argv[*i]) == 0 ? 0 :
-		       mksq_fail(msg, size, 1, "out of memory");
+		else if (names[k].value)
+			value = argv[++*i];
+		if (a[n] == '=' && !names[k].value && k != TOOL_VERITY)
+			return mksq_fail(msg, size, 2, "option '%.*s' takes no value",
+					 (int)n, a);
+		msg[0] = '\0';
+		return tool_verity_option(st->verity, (int)k, value);
 	}
 	return mksq_fail(msg, size, 2, "unknown option '%s'", a);
 }
@@ -440,7 +446,9 @@ int mksq_translate(int argc, char **argv, const char *sde,
 	int r;
 
 	memset(args, 0, sizeof(*args));
+	tool_options_init(&args->opt, TOOL_DIR2IMG);
 	memset(&st, 0, sizeof(st));
+	st.verity = &args->opt.verity;
 	st.comp = "gzip";
 	st.block = 128 * 1024;
 	st.uid = st.gid = st.root_uid = st.root_gid = -1;
@@ -463,9 +471,8 @@ int mksq_translate(int argc, char **argv, const char *sde,
 		args->nsrc = npos - 1;
 		r = mksq_emit(&st, args, argv + 1, npos - 1, argc, argv, sde, msg, msg_size);
 	}
-	mksq_argv_free(&st.spec);
+	tool_pargs_free(&st.spec);
 	mksq_argv_free(&st.ef);
-	mksq_argv_free(&st.verity);
 	if (r != 0)
 		mksq_args_free(args);
 	return r;

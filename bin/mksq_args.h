@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mksq_args.h - mksquashfs's command line translated into dir2img's (or,
- * with -tar, tar2img's). The translation is a pure function of argv, the
- * environment value passed in, the -ef files, the user database and (for
- * -one-file-system) the mount table, so it can be unit-tested without
- * packing anything.
+ * mksq_args.h - mksquashfs's command line read into the packers' options
+ * (struct tool_options: dir2img's, or with -tar tar2img's), each value
+ * checked and reported in mksquashfs's words. The translation is a pure
+ * function of argv, the environment value passed in, the -ef files, the
+ * user database and (for -one-file-system) the mount table, so it can be
+ * unit-tested without packing anything.
  */
 #ifndef MKSQ_ARGS_H
 #define MKSQ_ARGS_H
 
 #include <stddef.h>
+
+#include "tool_options.h"
 
 /* A growable argv of owned strings, always NULL-terminated. */
 struct mksq_argv {
@@ -19,14 +22,19 @@ struct mksq_argv {
 };
 
 enum mksq_action {
-	MKSQ_RUN,      /* pack: run dir2img (or tar2img) with argv */
+	MKSQ_RUN,      /* pack: run dir2img (or tar2img) with opt */
 	MKSQ_HELP,     /* -help / -h */
 	MKSQ_VERSION,  /* -version */
 };
 
 struct mksq_args {
 	enum mksq_action action;
-	struct mksq_argv argv;   /* argv[0] is "dir2img" or "tar2img" */
+	/* What the packer is given: opt.tool is TOOL_TAR2IMG for -tar, else
+	 * TOOL_DIR2IMG; OUTPUT is dest; tool_options_finish is the caller's
+	 * (it reads SOURCE_DATE_EPOCH); dirs become opt.dirs (mksq_args_dirs)
+	 * once mksq_rename_sources has patched them. */
+	struct tool_options opt;
+	struct mksq_argv dirs;   /* the packer's DIRs, in order */
 	const char *dest;        /* borrowed from the caller's argv */
 	char **src;              /* the sources, borrowed from argv */
 	int nsrc;
@@ -89,12 +97,15 @@ struct mksq_sources {
  * sde is SOURCE_DATE_EPOCH or NULL; base is NULL unless appending.
  * Returns 0 (args filled; free it with mksq_args_free), 2 for a usage
  * error or 1 for a failure (an -ef or -pf file unreadable, memory); then
- * msg says why, and nothing needs freeing.
+ * msg says why (empty when a --verity option's value was reported on
+ * stderr already), and nothing needs freeing.
  */
 int mksq_translate(int argc, char **argv, const char *sde,
 		   const struct mksq_base *base, struct mksq_args *args,
 		   char *msg, size_t msg_size);
 void mksq_args_free(struct mksq_args *args);
+/* Point args->opt's DIRs at args->dirs, before the packer runs. */
+void mksq_args_dirs(struct mksq_args *args);
 
 /* The top-level name the packer gives source path (malloc'd; NULL: out of
  * memory): its last component, or that of its real path for "." and "..". */
@@ -106,11 +117,12 @@ int mksq_argv_pushf(struct mksq_argv *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mksq_argv_free(struct mksq_argv *a);
 
-/* Add the --exclude options for one mksquashfs exclude (wildcards: 1 for
- * -wildcards semantics, 0 for exact paths). Returns 0 or -1 (memory). */
+/* Add the packer's exclude patterns for one mksquashfs exclude
+ * (wildcards: 1 for -wildcards semantics, 0 for exact paths). Returns 0
+ * or -1 (memory). */
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		     int wildcards, const char *pattern);
-/* -one-file-system: --exclude options for the mount points under each
+/* -one-file-system: exclude patterns for the mount points under each
  * source that lie on another file system. Returns 0 or -1 (memory). */
 int mksq_exclude_mounts(struct mksq_argv *out, const struct mksq_sources *src);
 /* The same for each line of an -ef file. Returns 0, or 1 with msg set. */

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mksq_emit.c - the second half of the translation: mksquashfs's options,
- * parsed into a struct mksq_state, checked as a whole and written out as
- * dir2img's (or tar2img's) argv, compressor options and exclude patterns
- * included.
+ * parsed into a struct mksq_state, checked as a whole and set in the
+ * packer's options (struct tool_options: dir2img's, or tar2img's),
+ * compressor options and exclude patterns included. Every value is
+ * checked here or in mksq_args.c, so a message names the option the
+ * user typed, never a dir2img option.
  *
- * Invariant: mksquashfs's defaults are spelled out in the output (gzip,
- * 128 KiB blocks, exportable, tails not packed into fragments; with -tar
- * not exportable and tails packed), so dir2img's own defaults never leak
+ * Invariant: mksquashfs's defaults are set explicitly (gzip, 128 KiB
+ * blocks, exportable, tails not packed into fragments; with -tar not
+ * exportable and tails packed), so dir2img's own defaults never leak
  * into an image that was asked for with mksquashfs's command line.
  */
 #include "config.h"
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "mksq_state.h"
+#include "tool_optvals.h"
 
 /* -Xdict-size: bytes (K, M suffixes) or a percentage of the block size,
  * which mksquashfs allows with a fraction ("37.5%"); truncated as it does. */
@@ -50,59 +53,59 @@ static int dict_bytes(const char *s, uint64_t block, uint64_t *out)
 	return 0;
 }
 
-/* One compressor option, checked against the compressor it belongs to. */
-static int codec_opt(char *buf, size_t cap, const char *comp, const char *opt,
+/* One compressor option, checked against the compressor it belongs to
+ * and applied by the library's rules; value NULL for a flag. */
+static int codec_opt(struct sqp_codec_config *cfg, const char *comp, const char *opt,
 		     const char *owner, const char *key, const char *value,
 		     char *msg, size_t size)
 {
-	size_t len = strlen(buf);
-	int n;
+	/* mksquashfs's lists: -Xbcj x86,arm and -Xstrategy default,filtered */
+	int list = strcmp(opt, "-Xbcj") == 0 || strcmp(opt, "-Xstrategy") == 0, r;
 
 	if (owner != NULL && strcmp(comp, owner) != 0)
 		return mksq_fail(msg, size, 2, "%s is an option of the %s compressor, "
 			    "and the compressor is %s", opt, owner, comp);
-	n = snprintf(buf + len, cap - len, "%s%s%s%s", len ? "," : "", key,
-		     value ? "=" : "", value ? value : "");
-	if (n < 0 || (size_t)n >= cap - len)
-		return mksq_fail(msg, size, 2, "%s: the compressor options are too long", opt);
-	return 0;
+	r = tool_codec_option(cfg, opt, key, value, list, msg, size);
+	return r == 1 ? mksq_fail(msg, size, 1, "out of memory") : r;
 }
 
-static int codec_opts(const struct mksq_state *st, const char *comp,
-		      struct mksq_argv *o, char *msg, size_t size)
+/* -comp and -b, then the -X options: the codec the packer writes with. */
+static int codec(const struct mksq_state *st, struct sqp_codec_config *cfg,
+		 char *msg, size_t size)
 {
-	char buf[512] = "", num[32];
+	int id = sqp_codec_by_name(st->comp);
+	char num[32];
 	uint64_t dict;
 	int r = 0;
 
+	if (id < 0 || !sqp_codec_available(id) ||
+	    sqp_codec_config_init(cfg, id, (uint32_t)st->block) != 0)
+		return mksq_fail(msg, size, 2, "-comp %s: this build has no %s compressor",
+				 st->comp, st->comp);
 	if (st->level)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xcompression-level", NULL,
-			      "level", st->level, msg, size);
+		r = codec_opt(cfg, st->comp, "-Xcompression-level", NULL, "level",
+			      st->level, msg, size);
 	if (r == 0 && st->bcj)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xbcj", "xz", "filters",
-			      st->bcj, msg, size);
+		r = codec_opt(cfg, st->comp, "-Xbcj", "xz", "filters", st->bcj, msg, size);
 	if (r == 0 && st->dict) {
 		if (dict_bytes(st->dict, st->block, &dict) != 0)
 			return mksq_fail(msg, size, 2, "-Xdict-size '%s' is neither a size "
 				    "nor a percentage of the block size", st->dict);
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)dict);
-		r = codec_opt(buf, sizeof(buf), comp, "-Xdict-size", "xz",
-			      "dict-size", num, msg, size);
+		r = codec_opt(cfg, st->comp, "-Xdict-size", "xz", "dict-size", num,
+			      msg, size);
 	}
 	if (r == 0 && st->hc)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xhc", "lz4", "hc", NULL,
-			      msg, size);
+		r = codec_opt(cfg, st->comp, "-Xhc", "lz4", "hc", NULL, msg, size);
 	if (r == 0 && st->window)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xwindow-size", "gzip",
-			      "window", st->window, msg, size);
+		r = codec_opt(cfg, st->comp, "-Xwindow-size", "gzip", "window", st->window,
+			      msg, size);
 	if (r == 0 && st->strategy)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xstrategy", "gzip",
-			      "strategy", st->strategy, msg, size);
+		r = codec_opt(cfg, st->comp, "-Xstrategy", "gzip", "strategy",
+			      st->strategy, msg, size);
 	if (r == 0 && st->algo)
-		r = codec_opt(buf, sizeof(buf), comp, "-Xalgorithm", "lzo",
-			      "algorithm", st->algo, msg, size);
-	if (r == 0 && buf[0] != '\0' && mksq_argv_pushf(o, "--comp-opt=%s", buf) != 0)
-		r = mksq_fail(msg, size, 1, "out of memory");
+		r = codec_opt(cfg, st->comp, "-Xalgorithm", "lzo", "algorithm", st->algo,
+			      msg, size);
 	return r;
 }
 
@@ -186,8 +189,10 @@ static const char *root_time(const struct mksq_state *st, int own, const char *s
  * root is left out: mksq_append.c).
  */
 static int emit_root(const struct mksq_state *st, const struct mksq_sources *src,
-		     const char *sde, struct mksq_argv *o)
+		     const char *sde, struct tool_pargs *o)
 {
+	char line[128];
+
 	int own = st->tar || !src->flat;
 	unsigned long mode = 0777;
 	long long uid = getuid(), gid = getgid();
@@ -208,66 +213,69 @@ static int emit_root(const struct mksq_state *st, const struct mksq_sources *src
 	if (st->root_mode)
 		mode = strtoul(st->root_mode, NULL, 8);
 	if (time != NULL)
-		return mksq_argv_pushf(o, "--spec-line=/ M %s %lo %lld %lld", time,
-				       mode, uid, gid);
-	return mksq_argv_pushf(o, "--spec-line=/ m %lo %lld %lld", mode, uid, gid);
+		snprintf(line, sizeof(line), "/ M %s %lo %lld %lld", time, mode, uid, gid);
+	else
+		snprintf(line, sizeof(line), "/ m %lo %lld %lld", mode, uid, gid);
+	return tool_pargs_add(o, PARG_SPEC_LINE, line, 1);
 }
 
-/* The simple flags, in dir2img's spelling. On append mksquashfs ignores
- * -no-fragments, -no-duplicates, -noI/-noD/-noF/-noX and the export
- * options: the image has them already. */
-static int emit_flags(const struct mksq_state *st, const char *sde,
-		      struct mksq_argv *o)
+/* The simple flags. On append mksquashfs ignores -no-fragments,
+ * -no-duplicates, -noI/-noD/-noF/-noX and the export options: the image
+ * has them already. The values were checked (check_state). */
+static void set_flags(const struct mksq_state *st, const char *sde,
+		      struct tool_options *opt)
 {
-	const struct mksq_base *base = st->base;
-	static const char *const unc[] = { "inodes", "data", "fragments", "xattrs" };
+	static const unsigned unc[] = { SQP_WRITE_RAW_INODES, SQP_WRITE_RAW_DATA,
+					SQP_WRITE_RAW_FRAGMENTS, SQP_WRITE_RAW_XATTRS };
 	const int unc_on[] = { st->noI, st->noD, st->noF, st->noX };
-	char list[64] = "";
-	int r = 0;
+	const struct mksq_base *base = st->base;
+	struct sqp_writer_desc *d = &opt->desc;
+	struct sqp_policy_desc *p = &opt->policy;
 
-	r |= st->jobs ? mksq_argv_pushf(o, "--jobs=%s", st->jobs) : 0;
-	r |= st->quiet ? mksq_argv_push(o, "--quiet") : 0;
-	r |= st->info ? mksq_argv_push(o, "--verbose") : 0;
-	r |= st->progress ? mksq_argv_push(o, st->progress == 1 ?
-					   "--progress=none" : "--progress=auto") : 0;
+	d->jobs = st->jobs ? (unsigned)strtoul(st->jobs, NULL, 10) : 0;
+	opt->quiet = st->quiet;
+	opt->verbose = st->info;
+	opt->progress = st->progress == 1 ? PROGRESS_NONE : PROGRESS_AUTO;
 	if (st->no_fragments && !base)
-		r |= mksq_argv_push(o, "--no-fragments");
+		d->fragment_mode = SQP_FRAGMENTS_NONE;
 	else
-		r |= mksq_argv_push(o, st->tailends == 1 || (st->tailends < 0 && st->tar) ?
-				    "--always-fragments" : "--no-tailends");
+		d->fragment_mode = st->tailends == 1 || (st->tailends < 0 && st->tar) ?
+				   SQP_FRAGMENTS_ALL : SQP_FRAGMENTS_SMALL;
 	if (base ? base->exportable : st->exports == 1 || (st->exports < 0 && !st->tar))
-		r |= mksq_argv_push(o, "--exportable");
+		d->flags |= SQP_WRITE_EXPORTABLE;
 	/* mksquashfs stores xattrs on append unless the image says it has
 	 * none stored; our images say so whenever they have none, -no-xattrs
 	 * or not, so then the line decides */
-	r |= (base ? base->no_xattrs && st->no_xattrs : st->no_xattrs) ?
-		mksq_argv_push(o, "--no-xattrs") : 0;
-	r |= st->no_pad ? mksq_argv_push(o, "--no-pad") : 0;
-	r |= st->no_dedup && !base ? mksq_argv_push(o, "--no-dedup") : 0;
-	r |= st->no_hardlinks ? mksq_argv_push(o, "--no-hardlinks") : 0;
-	r |= st->keep_dir ? mksq_argv_push(o, "--keep-dir") : 0;
-	r |= st->one_fs ? mksq_argv_push(o, "--one-file-system") : 0;
-	r |= st->uid >= 0 ? mksq_argv_pushf(o, "--uid=%lld", st->uid) : 0;
-	r |= st->gid >= 0 ? mksq_argv_pushf(o, "--gid=%lld", st->gid) : 0;
-	r |= st->all_time ? mksq_argv_pushf(o, "--mtime=%s", st->all_time) : 0;
-	r |= st->mkfs_time ? mksq_argv_pushf(o, "--image-time=%s", st->mkfs_time) : 0;
-	/* mksquashfs clamps newer mtimes to SOURCE_DATE_EPOCH */
-	r |= sde != NULL && sde[0] != '\0' ? mksq_argv_push(o, "--clamp-mtime") : 0;
-	r |= st->offset ? mksq_argv_pushf(o, "--offset=%llu",
-					  (unsigned long long)st->offset) : 0;
-	r |= st->mem ? mksq_argv_pushf(o, "--mem=%llu", (unsigned long long)st->mem) : 0;
-	r |= st->sort ? mksq_argv_pushf(o, "--sort=%s", st->sort) : 0;
-	for (int i = 0; i < 4 && !base; i++) {
-		if (unc_on[i])
-			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s", list[0] ? "," : "", unc[i]);
+	if (base ? base->no_xattrs && st->no_xattrs : st->no_xattrs) {
+		d->flags |= SQP_WRITE_NO_XATTRS;
+		opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
 	}
-	r |= list[0] ? mksq_argv_pushf(o, "--uncompressed=%s", list) : 0;
-	for (int i = 0; i < st->spec.n; i++)
-		r |= mksq_argv_push(o, st->spec.v[i]);
-	for (int i = 0; i < st->verity.n; i++)
-		r |= mksq_argv_push(o, st->verity.v[i]);
-	return r;
+	d->flags |= st->no_pad ? SQP_WRITE_NO_PAD : 0;
+	d->flags |= st->no_dedup && !base ? SQP_WRITE_NO_DEDUP : 0;
+	opt->scan_flags |= st->no_hardlinks ? SQP_DIRSCAN_NO_HARDLINKS : 0;
+	opt->scan_flags |= st->keep_dir ? SQP_DIRSCAN_KEEP_DIR : 0;
+	opt->scan_flags |= st->one_fs ? SQP_DIRSCAN_ONE_FS : 0;
+	if (st->uid >= 0) {
+		p->flags |= SQP_POLICY_SET_UID;
+		p->uid = (uint32_t)st->uid;
+	}
+	if (st->gid >= 0) {
+		p->flags |= SQP_POLICY_SET_GID;
+		p->gid = (uint32_t)st->gid;
+	}
+	if (st->all_time) {
+		p->flags |= SQP_POLICY_SET_MTIME;
+		p->mtime = (int64_t)strtoull(st->all_time, NULL, 10);
+	}
+	if (st->mkfs_time)
+		d->mod_time = (int64_t)strtoull(st->mkfs_time, NULL, 10);
+	/* mksquashfs clamps newer mtimes to SOURCE_DATE_EPOCH */
+	if (sde != NULL && sde[0] != '\0')
+		p->flags |= SQP_POLICY_CLAMP_MTIME;
+	d->offset = st->offset;
+	d->mem_limit = st->mem;
+	for (int i = 0; i < 4 && !base; i++)
+		d->flags |= unc_on[i] ? unc[i] : 0;
 }
 
 /* A time as mksquashfs takes it: an unsigned 32-bit number of seconds. */
@@ -316,6 +324,10 @@ static int check_state(const struct mksq_state *st, const char *sde,
 	if (st->tar && (st->keep_dir || st->one_fs))
 		return mksq_fail(msg, size, 2, "%s has no meaning with -tar",
 			    st->keep_dir ? "-keep-as-directory" : "-one-file-system");
+	/* a stream is stored in stream order, its entries as they come */
+	if (st->tar && (st->sort || st->no_hardlinks || st->info))
+		return mksq_fail(msg, size, 2, "%s is not done with -tar",
+				 st->sort ? "-sort" : st->no_hardlinks ? "-no-hardlinks" : "-info");
 	if (st->root_mode != NULL) {
 		v = strtoul(st->root_mode, &end, 8);
 		if (st->root_mode[0] < '0' || st->root_mode[0] > '7' || *end != '\0' ||
@@ -329,79 +341,114 @@ static int check_state(const struct mksq_state *st, const char *sde,
 	return check_time("-all-time", st->all_time, msg, size);
 }
 
-static int emit_excludes(const struct mksq_state *st, const struct mksq_sources *src,
-			 int argc, char **argv, struct mksq_argv *o,
-			 char *msg, size_t size)
+/* The policy inputs, in the order the packer applied them when they were
+ * its command line: the root's line, -sort, -p and -pf, the excludes. */
+static int set_policy(const struct mksq_state *st, const struct mksq_sources *src,
+		      int argc, char **argv, const char *sde, struct tool_pargs *o,
+		      char *msg, size_t size)
 {
-	int r;
+	struct mksq_argv ex = { 0 };
+	int r = emit_root(st, src, sde, o);
 
-	for (int i = 0; i < st->ef.n; i++) {
-		r = mksq_exclude_file(o, src, st->wildcards, st->ef.v[i], msg, size);
-		if (r != 0)
-			return r;
-	}
-	for (int i = st->first_exclude; i > 0 && i < argc; i++) {
-		if (mksq_exclude_add(o, src, st->wildcards, argv[i]) != 0)
-			return mksq_fail(msg, size, 1, "out of memory");
-	}
-	if (st->one_fs && !st->tar && mksq_exclude_mounts(o, src) != 0)
+	if (r == 0 && st->sort)
+		r = tool_pargs_add(o, PARG_SORT, st->sort, 0);
+	for (size_t i = 0; r == 0 && i < st->spec.n; i++)
+		r = tool_pargs_add(o, st->spec.v[i].kind, st->spec.v[i].arg, 1);
+	if (r != 0)
 		return mksq_fail(msg, size, 1, "out of memory");
+	for (int i = 0; r == 0 && i < st->ef.n; i++)
+		r = mksq_exclude_file(&ex, src, st->wildcards, st->ef.v[i], msg, size);
+	for (int i = st->first_exclude; r == 0 && i > 0 && i < argc; i++)
+		if (mksq_exclude_add(&ex, src, st->wildcards, argv[i]) != 0)
+			r = mksq_fail(msg, size, 1, "out of memory");
+	if (r == 0 && st->one_fs && !st->tar && mksq_exclude_mounts(&ex, src) != 0)
+		r = mksq_fail(msg, size, 1, "out of memory");
+	for (int i = 0; r == 0 && i < ex.n; i++)
+		if (tool_pargs_add(o, PARG_EXCLUDE, ex.v[i], 1) != 0)
+			r = mksq_fail(msg, size, 1, "out of memory");
+	mksq_argv_free(&ex);
+	return r;
+}
+
+/* OUTPUT and the DIRs: the sources (a renamed one's link in its place,
+ * those left out dropped), after the directory standing for none. */
+static int set_operands(const struct mksq_state *st, struct mksq_args *a,
+			char **src_v, int nsrc)
+{
+	const struct mksq_base *base = st->base;
+
+	a->opt.output = a->dest;
+	if (st->tar) {
+		a->opt.tool = TOOL_TAR2IMG;
+		return 0;  /* the tar on stdin */
+	}
+	if (base && base->empty && mksq_argv_push(&a->dirs, base->empty) != 0)
+		return -1;
+	for (int i = 0; i < nsrc; i++) {
+		if (base && base->drop && base->drop[i])
+			continue;
+		if (mksq_argv_push(&a->dirs, base && base->src && base->src[i] ?
+				   base->src[i] : src_v[i]) != 0)
+			return -1;
+	}
+	mksq_args_dirs(a);
 	return 0;
 }
 
-/* Everything after the options are parsed: dir2img's argv. */
-int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
-		int nsrc, int argc, char **argv, const char *sde, char *msg,
-		size_t size)
+/* Everything after the options are parsed: the packer's options. */
+int mksq_emit(struct mksq_state *st, struct mksq_args *a, char **src_v,
+	      int nsrc, int argc, char **argv, const char *sde, char *msg,
+	      size_t size)
 {
-	struct mksq_argv *o = &a->argv;
+	struct tool_options *opt = &a->opt;
 	struct mksq_sources src = { 0 };
 	int r;
 
 	r = check_state(st, sde, msg, size);
 	if (r != 0)
 		return r;
-	/* an append replaces DEST too, once the extended image is complete */
 	if (st->base != NULL) {
+		/* the image's codec, whose options the user's -X... were not
+		 * for (the caller sets the image's own, options block and
+		 * all, once it is open) */
+		st->comp = st->base->comp;
+		st->block = st->base->block;
+		st->level = st->bcj = st->dict = st->window = st->strategy = st->algo = NULL;
+		st->hc = 0;
 		src.top = st->base->top;
 		src.top_as = st->base->top_as;
 		src.ntop = st->base->ntop;
 	}
-	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0 ||
-	    mksq_argv_push(o, st->tar ? "tar2img" : "dir2img") != 0 ||
-	    ((st->noappend || st->base) && mksq_argv_push(o, "--force") != 0) ||
-	    mksq_argv_pushf(o, "--compressor=%s", st->base ? st->base->comp : st->comp) != 0 ||
-	    mksq_argv_pushf(o, "--block-size=%llu", st->base ? st->base->block :
-			    (unsigned long long)st->block) != 0 ||
-	    emit_root(st, &src, sde, o) != 0 || emit_flags(st, sde, o) != 0) {
+	r = codec(st, &opt->desc.codec, msg, size);
+	if (r != 0)
+		return r;
+	/* an append replaces DEST too, once the extended image is complete */
+	opt->force = st->noappend || st->base;
+	set_flags(st, sde, opt);
+	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0) {
 		r = mksq_fail(msg, size, 1, "out of memory");
 		goto out;
 	}
-	/* the image's codec, whose options the user's -X... were not for */
-	r = st->base ? 0 : codec_opts(st, st->comp, o, msg, size);
-	if (r == 0)
-		r = emit_excludes(st, &src, argc, argv, o, msg, size);
-	if (r == 0 && st->base && st->base->keep_dir && mksq_argv_push(o, "--keep-dir") != 0)
+	r = set_policy(st, &src, argc, argv, sde, &opt->pargs, msg, size);
+	if (r == 0 && st->base && st->base->keep_dir)
+		opt->scan_flags |= SQP_DIRSCAN_KEEP_DIR;
+	if (r == 0 && set_operands(st, a, src_v, nsrc) != 0)
 		r = mksq_fail(msg, size, 1, "out of memory");
-	if (r == 0 && (mksq_argv_push(o, "--") != 0 || mksq_argv_push(o, a->dest) != 0))
-		r = mksq_fail(msg, size, 1, "out of memory");
-	if (r == 0 && st->base && st->base->empty && mksq_argv_push(o, st->base->empty) != 0)
-		r = mksq_fail(msg, size, 1, "out of memory");
-	for (int i = 0; r == 0 && i < nsrc && !st->tar; i++) {
-		if (st->base && st->base->drop && st->base->drop[i])
-			continue;
-		if (mksq_argv_push(o, st->base && st->base->src && st->base->src[i] ?
-				   st->base->src[i] : src_v[i]) != 0)
-			r = mksq_fail(msg, size, 1, "out of memory");
-	}
 out:
 	sources_free(&src);
 	return r;
 }
 
+void mksq_args_dirs(struct mksq_args *args)
+{
+	args->opt.dirs = args->dirs.v;
+	args->opt.dir_count = (size_t)args->dirs.n;
+}
+
 void mksq_args_free(struct mksq_args *args)
 {
-	mksq_argv_free(&args->argv);
+	tool_options_free(&args->opt);
+	mksq_argv_free(&args->dirs);
 	mksq_argv_free(&args->warn);
 }
 

@@ -123,17 +123,17 @@ static int push_rooted(struct mksq_argv *out, const char *pat)
 	int r;
 
 	if (strchr(pat, '/') != NULL)
-		return mksq_argv_pushf(out, "--exclude=%s", pat);
+		return mksq_argv_pushf(out, "%s", pat);
 	switch (pat[0]) {
 	case '\0':
 		return 0;
 	case '*':
 		while (*pat == '*')
 			pat++;
-		r = mksq_argv_pushf(out, "--exclude=[!/.]*%s", pat);
+		r = mksq_argv_pushf(out, "[!/.]*%s", pat);
 		return r == 0 && pat[0] != '.' ? push_rooted(out, pat) : r;
 	case '?':
-		return mksq_argv_pushf(out, "--exclude=[!/.]%s", pat + 1);
+		return mksq_argv_pushf(out, "[!/.]%s", pat + 1);
 	case '[':
 		end = bracket_end(pat);
 		if (end == NULL)
@@ -141,14 +141,14 @@ static int push_rooted(struct mksq_argv *out, const char *pat)
 		/* '/' goes after a leading '!' or '^' and a leading ']' */
 		end = pat + 1 + (pat[1] == '!' || pat[1] == '^');
 		end += *end == ']';
-		return mksq_argv_pushf(out, "--exclude=%.*s/%s", (int)(end - pat), pat, end);
+		return mksq_argv_pushf(out, "%.*s/%s", (int)(end - pat), pat, end);
 	case '\\':
 		if (pat[1] != '\0')
 			pat++;
 		break;
 	}
 	rooted_literal(pat[0], first);
-	return mksq_argv_pushf(out, "--exclude=%s%s", first, pat + 1);
+	return mksq_argv_pushf(out, "%s%s", first, pat + 1);
 }
 
 /* dir/rel (or rel when dir is empty), anchored at the image root. */
@@ -268,7 +268,7 @@ static int renamed_top(struct mksq_argv *out, const struct mksq_sources *src,
 	free(first);
 	/* below the top level ("*" then any depth: the packer's double
 	 * star before a slash also stands for no directory at all) */
-	return r == 0 && sticky ? mksq_argv_pushf(out, "--exclude=*/**/%s", pat) : r;
+	return r == 0 && sticky ? mksq_argv_pushf(out, "*/**/%s", pat) : r;
 }
 
 int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
@@ -284,8 +284,8 @@ int mksq_exclude_add(struct mksq_argv *out, const struct mksq_sources *src,
 		if (src->ntop > 0)
 			return renamed_top(out, src, 1, rest);
 		if (strchr(rest, '/') == NULL)
-			return mksq_argv_pushf(out, "--exclude=%s", rest);
-		return mksq_argv_pushf(out, "--exclude=**/%s", rest);
+			return mksq_argv_pushf(out, "%s", rest);
+		return mksq_argv_pushf(out, "**/%s", rest);
 	}
 	while (pattern[0] == '/' || strncmp(pattern, "./", 2) == 0)
 		pattern += pattern[0] == '/' ? 1 : 2;

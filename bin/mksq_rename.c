@@ -193,7 +193,7 @@ static int flat_one(struct mksq_append *ap, struct listing *l, size_t cur,
 	return 0;
 }
 
-/* The excludes of the line, asked by a policy with the same --exclude
+/* The excludes of the line, asked by a policy with the same exclude
  * patterns the packer gets (they name an entry of one source directory
  * by its path from the root). NULL after a message. */
 static struct sqp_policy *excludes(const struct mksq_args *args)
@@ -202,9 +202,9 @@ static struct sqp_policy *excludes(const struct mksq_args *args)
 	struct sqp_policy *p = NULL;
 	int r = sqp_policy_create(&pd, &p);
 
-	for (int i = 0; r == 0 && i < args->argv.n; i++)
-		if (strncmp(args->argv.v[i], "--exclude=", 10) == 0)
-			r = sqp_policy_add_exclude(p, args->argv.v[i] + 10);
+	for (size_t i = 0; r == 0 && i < args->opt.pargs.n; i++)
+		if (args->opt.pargs.v[i].kind == PARG_EXCLUDE)
+			r = sqp_policy_add_exclude(p, args->opt.pargs.v[i].arg);
 	if (r == 0)
 		return p;
 	fprintf(stderr, PROG ": %s\n", p != NULL && sqp_policy_error(p)[0] != '\0' ?
@@ -429,7 +429,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 	return r;
 }
 
-/* tool_run_base_fn for a run without an image. */
+/* The options' before_input for a run without an image. */
 static int unstage(struct sqp_writer *w, void *user)
 {
 	(void)w;
@@ -438,30 +438,23 @@ static int unstage(struct sqp_writer *w, void *user)
 	return 0;
 }
 
-/* The translation v, its sources from index first on after those left
- * out were taken away: the one left kept a top-level directory, or an
- * empty directory for none. 0 or 1 after a message. */
-static int patch_kept(const struct mksq_append *ap, struct mksq_argv *v, int first)
+/* The translation's sources after those left out were taken away: the
+ * one left kept a top-level directory, or an empty directory for none.
+ * 0 or 1 after a message. */
+static int patch_kept(const struct mksq_append *ap, struct mksq_args *args)
 {
-	int dashes = first - 2; /* "--" DEST SOURCE... */
-
-	if (ap->base.empty != NULL && mksq_argv_push(v, ap->base.empty) == 0)
+	if (ap->base.keep_dir)
+		args->opt.scan_flags |= SQP_DIRSCAN_KEEP_DIR;
+	if (ap->base.empty == NULL || mksq_argv_push(&args->dirs, ap->base.empty) == 0)
 		return 0;
-	if (ap->base.keep_dir && mksq_argv_push(v, "--keep-dir") == 0) {
-		char *opt = v->v[v->n - 1];
-
-		memmove(&v->v[dashes + 1], &v->v[dashes], (size_t)(v->n - 1 - dashes) * sizeof(char *));
-		v->v[dashes] = opt;
-		return 0;
-	}
 	fprintf(stderr, PROG ": out of memory\n");
 	return 1;
 }
 
 int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 {
-	struct mksq_argv *v = &args->argv;
-	int r, kept = 0;
+	struct mksq_argv *v = &args->dirs;
+	int r;
 
 	memset(ap, 0, sizeof(*ap));
 	ap->fd = -1;
@@ -469,10 +462,10 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 	if (args->tar || args->nsrc < 2)
 		return 0;
 	r = mksq_append_sources(ap, args);
-	/* the translation ends with "--", DEST and the sources; last first,
-	 * so that a source left out moves none still to be patched */
-	for (int i = args->nsrc, first = v->n - args->nsrc; r == 0 && i-- > 0;) {
-		char **slot = &v->v[first + i], *copy;
+	/* the DIRs are the sources; last first, so that a source left out
+	 * moves none still to be patched */
+	for (int i = args->nsrc; r == 0 && i-- > 0;) {
+		char **slot = &v->v[i], *copy;
 
 		if (ap->base.drop != NULL && ap->base.drop[i]) {
 			free(*slot);
@@ -490,12 +483,13 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 		free(*slot);
 		*slot = copy;
 	}
-	for (int i = 0; i < args->nsrc; i++)
-		kept += ap->base.drop == NULL || !ap->base.drop[i];
 	if (r == 0 && (ap->base.keep_dir || ap->base.empty != NULL))
-		r = patch_kept(ap, v, v->n - kept);
-	if (r == 0 && (ap->base.src != NULL || ap->stage != NULL))
-		tool_run_set_base(unstage, ap, NULL);
+		r = patch_kept(ap, args);
+	mksq_args_dirs(args);
+	if (r == 0 && (ap->base.src != NULL || ap->stage != NULL)) {
+		args->opt.before_input = unstage;
+		args->opt.before_input_user = ap;
+	}
 	return r;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mksq_state.h - what sqpack-mksquashfs's options set, shared by the
- * parser (mksq_args.c) and the writer of dir2img's argv (mksq_emit.c).
+ * parser (mksq_args.c) and what fills the packer's options from it
+ * (mksq_emit.c).
  */
 #ifndef MKSQ_STATE_H
 #define MKSQ_STATE_H
@@ -11,7 +12,7 @@
 
 #include "mksq_args.h"
 
-/* Everything the options set, before it becomes dir2img's argv. */
+/* Everything the options set, before it becomes the packer's options. */
 struct mksq_state {
 	const char *comp, *jobs, *level, *bcj, *dict, *window, *strategy, *algo;
 	const char *mkfs_time, *all_time, *sort, *root_mode, *root_time;
@@ -25,9 +26,9 @@ struct mksq_state {
 	int one_fs, quiet, info, progress, wildcards, tar, noappend;
 	int noI, noD, noF, noX;
 	int first_exclude;           /* argv index after -e, or 0 */
-	struct mksq_argv spec;       /* --spec / --spec-line, in order given */
+	struct tool_pargs spec;      /* -p lines and -pf files, in order given */
 	struct mksq_argv ef;         /* -ef files */
-	struct mksq_argv verity;     /* sqpack's own --verity options, as given */
+	struct tool_verity *verity;  /* sqpack's own --verity options */
 	struct mksq_argv *warn;      /* where dropped -p lines are told */
 };
 
@@ -38,8 +39,8 @@ int mksq_fail(char *msg, size_t size, int status, const char *fmt, ...)
 /* N with an optional K, M (and G when allow_g) suffix. */
 int mksq_parse_size(const char *s, int allow_g, uint64_t *out);
 
-/* Check the options as a whole and append dir2img's argv to a->argv. */
-int mksq_emit(const struct mksq_state *st, struct mksq_args *a, char **src_v,
+/* Check the options as a whole and fill a->opt and a->dirs from them. */
+int mksq_emit(struct mksq_state *st, struct mksq_args *a, char **src_v,
 	      int nsrc, int argc, char **argv, const char *sde, char *msg,
 	      size_t size);
 

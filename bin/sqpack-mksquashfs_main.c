@@ -3,9 +3,10 @@
  * sqpack-mksquashfs_main.c - mksquashfs's command line, for build systems
  * that call mksquashfs: SOURCE... DEST [OPTIONS] [-e LIST].
  *
- * The options are translated (mksq_args.c) into dir2img's, or tar2img's
- * for -tar, and that tool runs in this process, so the image, the
- * messages and the exit status are exactly dir2img's. Decided here: a
+ * The options are read (mksq_args.c, mksq_emit.c) into the packers'
+ * options, dir2img's or tar2img's for -tar, each value checked and
+ * reported in mksquashfs's words; that packer then runs in this process,
+ * so the image is exactly the one dir2img makes. Decided here: a
  * DEST that is not a regular file is refused; an existing one is
  * replaced with -noappend, else appended to as mksquashfs does
  * (mksq_append.c), through a new image renamed over it when complete.
@@ -43,8 +44,8 @@ static void usage(FILE *f)
 	      "       " PROG " - DEST -pf FILE|- [OPTIONS]  (unsquashfs -pf's stream)\n"
 	      "Pack directories (or a tar on stdin) into a SquashFS 4.0 image, with\n"
 	      "mksquashfs's argument order, option names and defaults (gzip, 128K\n"
-	      "blocks, exportable, tails not packed into fragments). The work is\n"
-	      "done by dir2img (tar2img for -tar); see sqpack-mksquashfs(1).\n\n"
+	      "blocks, exportable, tails not packed into fragments). The packer\n"
+	      "is dir2img's (tar2img's for -tar); see sqpack-mksquashfs(1).\n\n"
 	      "Taken: -comp -b -processors -noappend -Xcompression-level -Xbcj\n"
 	      "  -Xdict-size (N, NK, NM or N% of the block size) -Xhc -Xwindow-size\n"
 	      "  -Xstrategy -Xalgorithm -all-root -root-owned -force-uid -force-gid\n"
@@ -90,7 +91,6 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 	char msg[1024];
 	int ret;
 
-	tool_set_progname(PROG);
 	ret = mksq_append_open(ap, args);
 	if (ret == 0)
 		mksq_append_tell(ap, args->dest);
@@ -102,12 +102,15 @@ static int append_prepare(struct mksq_append *ap, struct mksq_args *args,
 	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), &ap->base,
 			     args, msg, sizeof(msg));
 	if (ret != 0) {
-		fprintf(stderr, PROG ": %s\n", msg);
+		if (msg[0] != '\0')
+			fprintf(stderr, PROG ": %s\n", msg);
 		return ret;
 	}
 	for (int i = 0; i < args->warn.n; i++)
-		fprintf(stderr, PROG ": warning: %s\n", args->warn.v[i]);
-	tool_run_set_base(mksq_append_add, ap, &ap->codec);
+		tool_warn(NULL, args->warn.v[i]);
+	args->opt.desc.codec = ap->codec;
+	args->opt.before_input = mksq_append_add;
+	args->opt.before_input_user = ap;
 	return 0;
 }
 
@@ -118,7 +121,7 @@ struct feeder {
 	int fd;              /* the pipe's write end, closed by the thread */
 	int ret;
 	char msg[512];
-	char *argv[32 + 1];  /* the line rewritten: "- DEST -tar" first */
+	char **argv;         /* the line rewritten: "- DEST -tar" first */
 	char root[4][32];    /* values of the -root-* options added */
 };
 
@@ -161,9 +164,12 @@ static int pseudo_prepare(struct feeder *f, int *argc, char ***argv, int pf)
 	int n = 0;
 
 	f->name = (*argv)[pf];
-	if (*argc + 8 > 32) {
-		fprintf(stderr, PROG ": too many options with -pf %s\n", f->name);
-		return 2;
+	/* one more ("-tar") and 8 for the -root-* options, 2 fewer ("-pf
+	 * FILE"), and the NULL */
+	f->argv = calloc((size_t)*argc + 8, sizeof(*f->argv));
+	if (f->argv == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
 	}
 	/* stdin is read through a descriptor of its own, which stays with
 	 * the feeder when fd 0 becomes the pipe to tar2img. */
@@ -236,16 +242,20 @@ int main(int argc, char **argv)
 	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0, staged = 0;
 
 	memset(&f, 0, sizeof(f));
+	tool_set_progname(PROG);
 	/* The buffered stdin is read here, before any thread starts. */
 	if (pf != 0 && (ret = pseudo_prepare(&f, &argc, &argv, pf)) != 0)
 		goto done;
 	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), NULL, &args,
 			     msg, sizeof(msg));
 	if (ret != 0) {
-		fprintf(stderr, PROG ": %s\n", msg);
-		if (ret == 2)
-			fputs("Try '" PROG " -help'.\n", stderr);
-		return ret;
+		/* empty: a --verity value, reported with its own Try line */
+		if (msg[0] != '\0') {
+			fprintf(stderr, PROG ": %s\n", msg);
+			if (ret == 2)
+				tool_try_help();
+		}
+		goto done;
 	}
 	if (args.action == MKSQ_HELP) {
 		usage(stdout);
@@ -258,16 +268,16 @@ int main(int argc, char **argv)
 	} else if (append && (ret = append_prepare(&ap, &args, argc, argv)) != 0) {
 		goto out;
 	} else {
-		tool_set_progname(PROG);
 		/* sources of one name are renamed, as mksquashfs renames them */
 		staged = !append;
 		if (staged && (ret = mksq_rename_sources(&ap, &args)) != 0)
 			goto out;
+		if ((ret = tool_options_finish(&args.opt)) != 0)
+			goto out;
 		if (f.ps != NULL && (ret = pseudo_start(&f, &th)) != 0)
 			goto out;
 		fed = f.ps != NULL;
-		ret = args.tar ? tar2img_main(args.argv.n, args.argv.v)
-			       : dir2img_main(args.argv.n, args.argv.v);
+		ret = args.tar ? tar2img_run(&args.opt) : dir2img_run(&args.opt);
 	}
 	if (fed) {
 		/* A tar2img that stopped early leaves the feeder a pipe
@@ -279,9 +289,10 @@ int main(int argc, char **argv)
 			if (ret == 0)
 				ret = 1;
 		} else if (mksq_pseudo_sockets(f.ps) != 0) {
-			fprintf(stderr, PROG ": warning: %s: %lu socket(s) left out "
-				"(a tar stream cannot hold them)\n", f.name,
-				mksq_pseudo_sockets(f.ps));
+			snprintf(msg, sizeof(msg), "%s: %lu socket(s) left out (a tar "
+				 "stream cannot hold them)", f.name,
+				 mksq_pseudo_sockets(f.ps));
+			tool_warn(NULL, msg);
 		}
 	}
 out:
@@ -289,6 +300,7 @@ out:
 		mksq_append_close(&ap);
 	mksq_args_free(&args);
 done:
+	free(f.argv);
 	mksq_pseudo_free(f.ps);
 	if (f.in != NULL)
 		fclose(f.in);

@@ -153,29 +153,36 @@ static int open_inputs(struct tool_options *opt, int **out)
 int tar2img_main(int argc, char **argv)
 {
 	struct tool_options opt;
-	struct tool_run run;
-	char what[64] = "";
-	int *fds = NULL, ret;
+	int ret = tool_parse_options(TOOL_TAR2IMG, argc, argv, &opt);
 
-	ret = tool_parse_options(TOOL_TAR2IMG, argc, argv, &opt);
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
 	}
-	if (open_inputs(&opt, &fds) != 0) {
-		close_inputs(fds, opt.input_count);
-		tool_options_free(&opt);
+	return tar2img_run(&opt);
+}
+
+int tar2img_run(struct tool_options *opt)
+{
+	struct tool_run run;
+	char what[64] = "";
+	size_t count = opt->input_count;
+	int *fds = NULL, ret;
+
+	if (open_inputs(opt, &fds) != 0) {
+		close_inputs(fds, count);
+		tool_options_free(opt);
 		return 1;
 	}
-	ret = tool_run_begin(&run, &opt);
+	ret = tool_run_begin(&run, opt);
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
-		totals(&run, fds, opt.input_count);
+		totals(&run, fds, count);
 		ret = feed_layers(&run, fds, what, sizeof(what));
 		ret = tool_run_finish(&run, ret, what);
 	}
 	tool_run_end(&run);
-	close_inputs(fds, opt.input_count);
+	close_inputs(fds, count);
 	return ret;
 }

@@ -15,14 +15,6 @@
 #include "tool_args.h"
 #include "tool_version.h"
 
-int tool_bad_usage(const char *prog, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	return 2;
-}
-
 /* A job count, 0..1024; 0, or -1 when arg is not one. */
 static int parse_jobs(const char *arg, unsigned *jobs)
 {
@@ -59,9 +51,9 @@ static int bad_value(const struct tool_args *a, const char *fmt,
 	char buf[128];
 
 	if (a->cmd == NULL)
-		return tool_bad_usage(a->prog, fmt, arg);
+		return tool_bad_usage(fmt, arg);
 	snprintf(buf, sizeof(buf), "%s: %s", a->cmd, fmt);
-	return tool_bad_usage(a->prog, buf, arg);
+	return tool_bad_usage(buf, arg);
 }
 
 /* One option: 0 to go on, else parsing ends with this status. */
@@ -87,10 +79,10 @@ static int one(struct tool_args *a, int c, char **argv)
 					 optarg);
 		return 0;
 	case ':':
-		return tool_bad_usage(a->prog, "option '%s' needs a value",
+		return tool_bad_usage("option '%s' needs a value",
 				      argv[optind - 1]);
 	case '?':
-		return tool_bad_usage(a->prog, "unknown option '%s'",
+		return tool_bad_usage("unknown option '%s'",
 				      argv[optind - 1]);
 	}
 	return a->own(a->user, c, optarg);
@@ -100,6 +92,7 @@ int tool_args_parse(struct tool_args *a, int argc, char **argv)
 {
 	int c, ret;
 
+	tool_set_progname(a->prog);
 	opterr = 0; /* our own messages: argv[0] may be a libtool wrapper */
 	while ((c = getopt_long(argc, argv, a->shorts, a->longs, NULL)) != -1)
 		if ((ret = one(a, c, argv)) != 0)

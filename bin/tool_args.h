@@ -12,6 +12,8 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "tool_msg.h"
+
 /* Codes of the shared options without a short form; a tool's own long
  * options take codes from TOOL_OPT_OWN on. */
 enum { TOOL_OPT_OFFSET = 256, TOOL_OPT_OWN };
@@ -47,9 +49,6 @@ struct tool_args {
  * (or the tool's own exit status). */
 int tool_args_parse(struct tool_args *a, int argc, char **argv);
 
-/* "PROG: <fmt, arg>" and "Try 'PROG --help'." on stderr; returns 2, the
- * exit status for bad usage. */
-int tool_bad_usage(const char *prog, const char *fmt, const char *arg);
 
 /* A byte position (decimal digits only) from arg into *out; 0, or -1
  * when arg is not one. */

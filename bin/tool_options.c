@@ -99,12 +99,44 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+int tool_pargs_add(struct tool_pargs *l, int kind, const char *arg, int copy)
+{
+	struct policy_arg *p;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+
+		p = realloc(l->v, cap * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		l->v = p;
+		l->cap = cap;
+	}
+	p = &l->v[l->n];
+	p->kind = kind;
+	p->own = copy ? strdup(arg) : NULL;
+	if (copy && p->own == NULL)
+		return -1;
+	p->arg = copy ? p->own : arg;
+	l->n++;
+	return 0;
+}
+
+void tool_pargs_free(struct tool_pargs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].own);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A policy input from the command line (argv outlives the options). */
 static int add_parg(struct tool_options *opt, int kind, const char *arg)
 {
-	opt->pargs[opt->parg_count].kind = kind;
-	opt->pargs[opt->parg_count].arg = arg;
-	opt->parg_count++;
-	return 0;
+	if (tool_pargs_add(&opt->pargs, kind, arg, 0) == 0)
+		return 0;
+	fprintf(stderr, "%s: out of memory\n", tool_progname());
+	return 1;
 }
 
 static int id_value(const char *name, const char *arg, uint32_t *out)
@@ -112,8 +144,9 @@ static int id_value(const char *name, const char *arg, uint32_t *out)
 	uint64_t v;
 
 	if (tool_parse_u64(arg, UINT32_MAX, &v) != 0) {
-		fprintf(stderr, "%s: %s '%s' is not a number between 0 and 4294967295\n"
-			"Try '%s --help'.\n", tool_progname(), name, arg, tool_progname());
+		fprintf(stderr, "%s: %s '%s' is not a number between 0 and 4294967295\n",
+			tool_progname(), name, arg);
+		tool_try_help();
 		return 2;
 	}
 	*out = (uint32_t)v;
@@ -124,8 +157,8 @@ static int offset_value(const char *name, const char *arg, int64_t *out)
 {
 	if (tool_parse_i64(arg, -(int64_t)UINT32_MAX, UINT32_MAX, out) != 0) {
 		fprintf(stderr, "%s: %s '%s' is not a number between -4294967295 and "
-			"4294967295\nTry '%s --help'.\n", tool_progname(), name, arg,
-			tool_progname());
+			"4294967295\n", tool_progname(), name, arg);
+		tool_try_help();
 		return 2;
 	}
 	return 0;
@@ -331,13 +364,9 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	case 'f': opt->force = 1; return 0;
 	case 'q': opt->quiet = 1; return 0;
 	case ':':
-		fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n",
-			tool_progname(), name, tool_progname());
-		return 2;
+		return tool_bad_usage("option '%s' needs a value", name);
 	case '?':
-		fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n",
-			tool_progname(), name, tool_progname());
-		return 2;
+		return tool_bad_usage("unknown option '%s'", name);
 	}
 	ret = layout_option(opt, c, optarg);
 	return ret >= 0 ? ret : entry_option(opt, c, optarg, name);
@@ -390,8 +419,9 @@ static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 	return stdin_once(opt);
 }
 
-/* Times that depend on each other: clamping needs the image time. */
-static int finish_times(struct tool_options *opt)
+/* Times that depend on each other: clamping needs the image time; and
+ * the verity options, checked as a whole. */
+int tool_options_finish(struct tool_options *opt)
 {
 	int ret = 0;
 
@@ -405,7 +435,7 @@ static int finish_times(struct tool_options *opt)
 		opt->policy.mtime = opt->desc.mod_time;
 	}
 	opt->policy.warn = tool_warn;
-	return ret;
+	return ret != 0 ? ret : tool_verity_check(&opt->verity);
 }
 
 /* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
@@ -441,12 +471,8 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
 	return tool_finish_codec(d, codec, comp_opts, 4096);
 }
 
-int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
+void tool_options_init(struct tool_options *opt, int tool)
 {
-	const char *codec = NULL, *comp_opts = NULL;
-	uint32_t block_size = 0;
-	int c, ret;
-
 	memset(opt, 0, sizeof(*opt));
 	opt->tool = tool;
 	opt->desc.struct_size = sizeof(opt->desc);
@@ -454,11 +480,15 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 	opt->verity.res.struct_size = sizeof(opt->verity.res);
 	opt->desc.fragment_mode = SQP_FRAGMENTS_ALL;
 	opt->desc.mod_time = SQP_TIME_NEWEST;
-	opt->pargs = calloc((size_t)argc + 1, sizeof(*opt->pargs));
-	if (opt->pargs == NULL) {
-		fprintf(stderr, "%s: out of memory\n", tool_progname());
-		return 1;
-	}
+}
+
+int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
+{
+	const char *codec = NULL, *comp_opts = NULL;
+	uint32_t block_size = 0;
+	int c, ret;
+
+	tool_options_init(opt, tool);
 	opterr = 0;   /* our own messages: argv[0] may be a libtool wrapper path */
 	optind = 0;   /* full restart: another main may have parsed before */
 	while ((c = getopt_long(argc, argv, ":c:X:b:j:fqhV", long_opts, NULL)) != -1) {
@@ -484,15 +514,10 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 	else if (ret == 0)
 		ret = tool_finish_codec(&opt->desc, codec, comp_opts,
 					block_size ? block_size : 128 * 1024);
-	if (ret == 0)
-		ret = finish_times(opt);
-	if (ret == 0)
-		ret = tool_verity_check(&opt->verity);
-	return ret;
+	return ret != 0 ? ret : tool_options_finish(opt);
 }
 
 void tool_options_free(struct tool_options *opt)
 {
-	free(opt->pargs);
-	opt->pargs = NULL;
+	tool_pargs_free(&opt->pargs);
 }

@@ -17,20 +17,6 @@
 #include "tool_mains.h"
 #include "tool_optvals.h"
 
-int tool_bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", tool_progname());
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help'.\n", tool_progname());
-	return 2;
-}
-
-void tool_warn(void *user, const char *msg)
-{
-	(void)user;
-	fprintf(stderr, "%s: warning: %s\n", tool_progname(), msg);
-}
-
 int tool_parse_bytes(const char *s, uint64_t *out)
 {
 	char *end;
@@ -100,8 +86,8 @@ int tool_parse_time(const char *opt, const char *s, int64_t *out)
 		s++;
 	if (tool_parse_u64(s, UINT32_MAX, &v) != 0) {
 		fprintf(stderr, "%s: %s '%s' is not a time in seconds since 1970 "
-			"(0..4294967295)\nTry '%s --help'.\n", tool_progname(), opt, s,
-			tool_progname());
+			"(0..4294967295)\n", tool_progname(), opt, s);
+		tool_try_help();
 		return 2;
 	}
 	*out = (int64_t)v;
@@ -184,6 +170,57 @@ int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
 	return 0;
 }
 
+/* The library's reason, without its own option names: "option 'level':
+ * '99' is not a number in 1..22" and "xz: unknown filter 'foo'; valid
+ * options: <the library's keys>". */
+static const char *library_why(char *msg, const char *codec)
+{
+	char *why = msg, *cut;
+
+	if (strncmp(why, "option '", 8) == 0 && (cut = strstr(why, "': ")) != NULL)
+		why = cut + 3;
+	else if (strncmp(why, codec, strlen(codec)) == 0 && why[strlen(codec)] == ':')
+		why += strlen(codec) + 2;
+	if ((cut = strstr(why, "; valid options")) != NULL)
+		*cut = '\0';
+	return why;
+}
+
+int tool_codec_option(struct sqp_codec_config *cfg, const char *what, const char *key,
+		      const char *value, int list, char *out, size_t size)
+{
+	const char *part = value, *end;
+	char opt[128], msg[512];
+	int ret;
+
+	if (!list && value != NULL && strchr(value, ',') != NULL) {
+		snprintf(out, size, "%s: '%s' is one value, not a list (%s)", what, value,
+			 sqp_codec_name(cfg->id));
+		return 2;
+	}
+	/* A list's parts each on its own, as KEY=PART: each adds to the set
+	 * (the library's own "filters=x86,arm" reads later words as further
+	 * options unless the key is a list). */
+	do {
+		end = part != NULL ? strchr(part, ',') : NULL;
+		if (part == NULL)
+			snprintf(opt, sizeof(opt), "%s", key);
+		else
+			snprintf(opt, sizeof(opt), "%s=%.*s", key,
+				 (int)(end ? (size_t)(end - part) : strlen(part)), part);
+		ret = sqp_codec_config_parse(cfg, opt, msg, sizeof(msg));
+		part = end != NULL ? end + 1 : NULL;
+	} while (ret == 0 && part != NULL);
+	if (ret == SQP_ERR_NOMEM) {
+		snprintf(out, size, "out of memory");
+		return 1;
+	}
+	if (ret != 0)
+		snprintf(out, size, "%s: %s (%s)", what,
+			 library_why(msg, sqp_codec_name(cfg->id)), sqp_codec_name(cfg->id));
+	return ret == 0 ? 0 : 2;
+}
+
 int tool_source_date_epoch(int64_t *out)
 {
 	const char *s = getenv("SOURCE_DATE_EPOCH");
@@ -202,7 +239,7 @@ static int policy_needed(const struct tool_options *opt)
 {
 	const struct sqp_policy_desc *d = &opt->policy;
 
-	return opt->parg_count > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0;
+	return opt->pargs.n > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0;
 }
 
 int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
@@ -215,10 +252,10 @@ int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
 	if (!policy_needed(opt))
 		return 0;
 	ret = sqp_policy_create(&opt->policy, &p);
-	for (i = 0; ret == 0 && i < opt->parg_count; i++) {
-		const char *arg = opt->pargs[i].arg;
+	for (i = 0; ret == 0 && i < opt->pargs.n; i++) {
+		const char *arg = opt->pargs.v[i].arg;
 
-		switch (opt->pargs[i].kind) {
+		switch (opt->pargs.v[i].kind) {
 		case PARG_EXCLUDE: ret = sqp_policy_add_exclude(p, arg); break;
 		case PARG_EXCLUDE_FROM: ret = sqp_policy_load_excludes(p, arg); break;
 		case PARG_EXCLUDE_REGEX: ret = sqp_policy_add_exclude_regex(p, arg); break;

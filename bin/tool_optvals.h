@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include "tool_options.h"
 
-int tool_bad_usage(const char *fmt, const char *arg);
 /* A byte count with an optional K, M or G suffix. */
 int tool_parse_bytes(const char *s, uint64_t *out);
 /* A block size: tool_parse_bytes, a power of two in 4K..1M. */
@@ -25,5 +24,17 @@ int tool_parse_uuid(const char *s, uint8_t out[16]);
 int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
 		      const char *comp_opts, uint32_t block_size);
 int tool_source_date_epoch(int64_t *out);
+/*
+ * One compressor option in a front end's own spelling (what: the option
+ * as the user typed it, "-Xcompression-level"): KEY or KEY=VALUE applied
+ * to cfg with the library's checks; with list set, VALUE may be a comma
+ * separated list, each part added (-Xbcj x86,arm), else a comma in it is
+ * refused (it would read as a second option). On failure "WHAT: why
+ * (CODEC)" in msg, why being the library's reason without the library's
+ * option names (dir2img's spelling, not the user's). Returns 0, 1
+ * (memory) or 2.
+ */
+int tool_codec_option(struct sqp_codec_config *cfg, const char *what, const char *key,
+		      const char *value, int list, char *msg, size_t size);
 
 #endif

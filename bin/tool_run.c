@@ -23,21 +23,6 @@
 #include "tool_run.h"
 #include "tool_signals.h"
 
-/* The image an append extends: the packers run in sqpack-mksquashfs's
- * process (tool_mains.h), one run per process, and their argv cannot
- * carry an open image, so it is handed over here. */
-static tool_run_base_fn base_fn;
-static void *base_user;
-static const struct sqp_codec_config *base_codec;
-
-void tool_run_set_base(tool_run_base_fn fn, void *user,
-		       const struct sqp_codec_config *codec)
-{
-	base_fn = fn;
-	base_user = user;
-	base_codec = codec;
-}
-
 /* The bytes in front of the image: kept from opt->prefix_from (img2img's
  * BASE) or an existing OUTPUT (an AppImage runtime copied there first),
  * else zeros (a hole). */
@@ -159,15 +144,13 @@ int tool_run_writer(struct tool_run *r)
 	}
 	if (d.mem_limit == 0)
 		d.mem_limit = default_mem_limit();
-	if (base_codec != NULL)
-		d.codec = *base_codec;
 	/* The spill file goes where the image goes: the space the user
 	 * chose for it, not a /tmp that may be small or in memory. */
 	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;
 	ret = sqp_writer_create(&d, &r->w);
 	free(dir);
-	if (ret == 0 && base_fn != NULL)
-		ret = base_fn(r->w, base_user);
+	if (ret == 0 && r->opt->before_input != NULL)
+		ret = r->opt->before_input(r->w, r->opt->before_input_user);
 	if (ret != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			r->w ? sqp_writer_error(r->w) : sqp_strerror(ret));

@@ -26,15 +26,6 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt);
 /* Start the progress display and create the writer. Returns 0 or 1. */
 int tool_run_writer(struct tool_run *r);
 
-/* sqpack-mksquashfs's append: fn is called with the new writer before
- * any input, to add the image being appended to (0, or a negative error
- * latched in the writer); codec, the image's compressor settings (its
- * options block's included), replaces the options'. Set before the
- * packer's main runs. */
-typedef int (*tool_run_base_fn)(struct sqp_writer *w, void *user);
-void tool_run_set_base(tool_run_base_fn fn, void *user,
-		       const struct sqp_codec_config *codec);
-
 /* After the input: finish, commit, summary (what: the input's name and
  * kind for the summary line). ret is the input stage's status (0 = fed
  * completely); returns the exit status. */

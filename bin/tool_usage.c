@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_usage.c - the program name used in messages and the --help texts
- * of tar2img, dir2img and img2img, which share most of their options.
- *
- * The name is the one mutable global of the tools: set once by main() (or
- * by sqpack-mksquashfs before it calls a packer in-process), read by every
- * message.
+ * tool_usage.c - the --help texts of tar2img, dir2img and img2img, which
+ * share most of their options.
  */
 #include "config.h"
 
@@ -13,18 +9,6 @@
 #include "tool_mains.h"
 #include "tool_options.h"
 #include "tool_usage.h"
-
-static const char *progname = "sqpack";
-
-void tool_set_progname(const char *name)
-{
-	progname = name;
-}
-
-const char *tool_progname(void)
-{
-	return progname;
-}
 
 static const char common_help[] =
 	"  -c, --compressor NAME   block compressor (default zstd)\n"

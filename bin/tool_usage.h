@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_usage.h - the program name in messages and the --help texts.
+ * tool_usage.h - the --help texts of the packers.
  */
 #ifndef SQP_BIN_TOOL_USAGE_H
 #define SQP_BIN_TOOL_USAGE_H

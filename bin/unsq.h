@@ -15,6 +15,7 @@
 
 #include "sqpack/inspect.h"
 #include "sqpack/reader.h"
+#include "tool_msg.h"
 
 enum unsq_mode {
 	UNSQ_EXTRACT, UNSQ_LIST, UNSQ_STAT, UNSQ_MKFS_TIME, UNSQ_CAT, UNSQ_PF
@@ -114,7 +115,8 @@ int unsq_xattr_keep(void *user, const char *key);
 
 /* "PROG: " prefix for messages: "sqpack-unsquashfs" or "sqfscat". */
 const char *unsq_prog(const struct unsq_opts *o);
-/* Non-fatal problems met so far (warnings from the library). */
-extern unsigned long unsq_nonfatal;
+/* Non-fatal problems met so far (warnings from the library, and
+ * unsq_extract.c's own). */
+extern struct tool_warnings unsq_warnings;
 
 #endif

@@ -88,7 +88,8 @@ static int bad(const struct unsq_opts *o, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", unsq_prog(o));
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s -help'.\n", unsq_prog(o));
+	fputc('\n', stderr);
+	tool_try_help();
 	return 1;
 }
 

@@ -235,7 +235,7 @@ static int nonfatal(const struct unsq_opts *o, const char *path,
 			strerror(errno));
 		return -1;
 	}
-	unsq_nonfatal++;
+	unsq_warnings.count++;
 	if (!o->quiet)
 		fprintf(stderr, "%s: warning: '%s': %s: %s\n", unsq_prog(o), path,
 			what, strerror(errno));
@@ -512,7 +512,7 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 			unsq_progress_end(&pg);
 		if (!o->quiet)
 			summary(&p.c, &p.gone);
-		ret = unsq_nonfatal == 0 || o->no_exit_code ? 0 : 2;
+		ret = unsq_warnings.count == 0 || o->no_exit_code ? 0 : 2;
 	} else if (pg.live) {
 		putchar('\n');     /* end the bar's line */
 	}

@@ -20,22 +20,13 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "tool_msg.h"
 #include "tool_signals.h"
 #include "unsq.h"
 
-unsigned long unsq_nonfatal;
-
-static const struct unsq_opts *warn_opts;
-
 /* The library's warnings (an owner or xattr the system refused, a node
  * skipped) are unsquashfs's non-fatal errors: they set exit status 2. */
-static void on_warning(void *user, const char *msg)
-{
-	(void)user;
-	unsq_nonfatal++;
-	if (!warn_opts->quiet)
-		fprintf(stderr, "%s: warning: %s\n", unsq_prog(warn_opts), msg);
-}
+struct tool_warnings unsq_warnings;
 
 /* img2dir may hold a quarter of the soft descriptor limit; the hard
  * limit is ours to take (a refusal only keeps its window smaller). */
@@ -52,7 +43,7 @@ static void raise_fd_limit(void)
 static int run_mode(struct unsq_opts *o, int fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = fd, .name = o->image,
-				     .warn = on_warning, .offset = o->offset };
+				     .warn = tool_warn, .warn_user = &unsq_warnings, .offset = o->offset };
 	struct sqp_image *img = NULL;
 	int ret = sqp_image_create(&id, &img);
 
@@ -84,12 +75,13 @@ int unsq_main(int argc, char **argv, int sqfscat)
 	struct unsq_opts o;
 	int fd, ret;
 
+	tool_set_progname(sqfscat ? "sqfscat" : "sqpack-unsquashfs");
 	ret = unsq_parse(argc, argv, sqfscat, &o);
 	if (ret >= 0) {
 		unsq_opts_free(&o);
 		return ret;
 	}
-	warn_opts = &o;
+	unsq_warnings.quiet = o.quiet;
 	if (o.mode == UNSQ_EXTRACT) {
 		raise_fd_limit();
 		tool_signals_install("sqpack-unsquashfs: interrupted");
