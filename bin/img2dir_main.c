@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * img2dir_main.c - img2dir: extract a SquashFS image into a directory.
+ * img2dir_main.c - img2dir: extract a SquashFS or EROFS image into a
+ * directory.
  *
  * Option parsing and messages only; the extraction is the library's
  * sqp_image_to_dir(), which makes every entry relative to descriptors of
@@ -37,8 +38,8 @@ static struct tool_warnings warnings;
 
 static const char usage[] =
 	"Usage: img2dir [OPTIONS] IMAGE DIR [PATH...]\n"
-	"Extract a SquashFS image (or the subtrees PATH...) into DIR,\n"
-	"which is created if missing.\n\n"
+	"Extract a SquashFS or EROFS image (or the subtrees PATH...) into\n"
+	"DIR, which is created if missing.\n\n"
 	"  -f, --force           replace existing files (directories are\n"
 	"                        always merged)\n"
 	"  -j, --jobs N          decompression threads (default: CPUs)\n"

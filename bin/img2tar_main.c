@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * img2tar_main.c - img2tar: a SquashFS image in, a POSIX tar stream out.
+ * img2tar_main.c - img2tar: a SquashFS or EROFS image in, a POSIX tar
+ * stream out.
  *
  * Option parsing and messages only; the conversion is the library's
  * sqp_image_to_tar(). With -o the tar goes to a temporary file renamed
@@ -38,8 +39,8 @@ static struct tool_warnings warnings;
 
 static const char usage[] =
 	"Usage: img2tar [OPTIONS] IMAGE [PATH...]\n"
-	"Write a SquashFS image (or the subtrees PATH...) as a POSIX tar\n"
-	"stream to stdout.\n\n"
+	"Write a SquashFS or EROFS image (or the subtrees PATH...) as a\n"
+	"POSIX tar stream to stdout.\n\n"
 	"  -o, --output FILE     write to FILE instead of stdout\n"
 	"  -f, --force           replace FILE if it exists\n"
 	"  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"

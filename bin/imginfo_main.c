@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * imginfo_main.c - imginfo: look inside SquashFS images. This file only
- * dispatches: `imginfo COMMAND ARGS` runs the command of that name from
+ * imginfo_main.c - imginfo: look inside SquashFS and EROFS images. This
+ * file only dispatches: `imginfo COMMAND ARGS` runs the command of that name from
  * the table below, and `imginfo [--json] IMAGE` (one operand, no
  * command) is short for `imginfo summary`. Each command parses its own
  * options; adding one is one line in the table.

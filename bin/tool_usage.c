@@ -113,17 +113,20 @@ void tool_usage(int tool, FILE *f)
 
 	if (tool == TOOL_IMG2IMG)
 		fputs("Usage: img2img [OPTIONS] OUTPUT BASE.img [LAYER...]\n"
-		      "A new SquashFS 4.0 image from BASE.img plus LAYERs (tar archives or\n"
-		      "directories), applied over it in order, as container layers: a later\n"
-		      "layer replaces what an earlier one holds (see --whiteouts).\n"
+		      "A new SquashFS 4.0 or EROFS image (--format) from BASE.img, SquashFS\n"
+		      "or EROFS, plus LAYERs (tar archives or directories), applied over\n"
+		      "it in order, as container layers: a later layer replaces what an\n"
+		      "earlier one holds (see --whiteouts).\n"
 		      "OUTPUT may be BASE.img (with -f): it is replaced when complete.\n\n", f);
 	else if (tool == TOOL_DIR2IMG)
 		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"
-		      "Pack directory trees into a SquashFS 4.0 image.\n\n", f);
+		      "Pack directory trees into a SquashFS 4.0 image, or an EROFS one\n"
+		      "(--format erofs).\n\n", f);
 	else
 		fputs("Usage: tar2img [OPTIONS] OUTPUT [INPUT...]\n"
 		      "Pack a tar archive (a file, or stdin when INPUT is absent or '-'; plain\n"
-		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image.\n"
+		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image, or\n"
+		      "an EROFS one (--format erofs).\n"
 		      "Several INPUTs are container layers, lowest first, merged in one pass:\n"
 		      "what a later layer replaces or deletes is never read into the image.\n\n", f);
 	fputs(common_help, f);
