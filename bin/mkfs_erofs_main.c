@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static void usage(FILE *f)
 	      "see sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
-	      "  -UUUID -LLABEL -d# -x# (< 0: no xattrs)\n"
+	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
 	      "  -Efragments -Ededupe --help --version. Anything else (-zX:Y, other -E\n"
@@ -258,11 +259,22 @@ static int short_option(struct tool_options *opt, int c, const char *arg)
 		opt->policy.mtime = d->mod_time = (int64_t)v;
 		return 0;
 	case 'U':
-		if (strcmp(arg, "clear") == 0 || strcmp(arg, "random") == 0)
-			return refuse(name, "give a UUID (the default derives one from the image)");
-		if (tool_parse_uuid(arg, d->uuid) != 0)
-			return refuse(name, "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
-		return 0;
+		/* Stored as given, zero included (archiso's reproducible
+		 * images ask for none so); clear and random as mkfs.erofs
+		 * 1.9 takes them. A bad one exits 1, as mkfs.erofs does. */
+		switch (tool_uuid_arg(arg, d->uuid)) {
+		case 0:
+			d->flags |= SQP_WRITE_EROFS_UUID;
+			return 0;
+		case -2:
+			fprintf(stderr, PROG ": -U random: no random bytes: %s\n",
+				strerror(errno));
+			return 1;
+		default:
+			fprintf(stderr, PROG ": -U %s: invalid UUID (xxxxxxxx-xxxx-"
+				"xxxx-xxxx-xxxxxxxxxxxx, clear or random)\n", arg);
+			return 1;
+		}
 	case 'L':
 		if (strlen(arg) > 16)
 			return refuse(name, "the label is longer than 16 bytes");

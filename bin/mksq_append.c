@@ -191,6 +191,7 @@ void mksq_append_close(struct mksq_append *ap)
 	free(ap->base.top_as);
 	free(ap->base.drop);
 	free(ap->ren);
+	free(ap->ren_src);
 	free(ap->base.names);
 	sqp_image_destroy(ap->img);
 	if (ap->fd >= 0)

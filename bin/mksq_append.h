@@ -20,8 +20,9 @@ struct mksq_append {
 	const char *under;      /* "" or -root-becomes NAME */
 	char *stage;            /* the directory of renamed sources, or NULL */
 	int nsrc;               /* entries of base.src */
-	char **ren;             /* a flat source's renames: name, new name... */
+	char **ren;             /* renames for the writer: name, new name... */
 	size_t nren;            /* strings in ren (twice the renames) */
+	int *ren_src;           /* with several sources: each rename's source */
 };
 
 /* Open DEST as the image to extend and read what the translation needs.
@@ -48,6 +49,18 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args);
 /* Removes the links of renamed sources and their directory (at once
  * when the scan holds the sources, and from mksq_append_close). */
 void mksq_rename_cleanup(struct mksq_append *ap);
+
+/* Sources that are not directories (mksq_leaf.c). mksq_leaf_is: 1 when
+ * lstat finds path and it is not a directory. mksq_leaf_rename: source n,
+ * packed under its name orig, is renamed name by the writer; 0 or -1
+ * (memory). mksq_leaf_check: after every source is named (mine: their
+ * final names, NULL for one left out), 0 when each such rename's old name
+ * is packed by its source alone, else 1 after a message. */
+int mksq_leaf_is(const char *path);
+int mksq_leaf_rename(struct mksq_append *ap, int n, const char *orig,
+		     const char *name);
+int mksq_leaf_check(const struct mksq_append *ap, const struct mksq_args *args,
+		    char **mine);
 
 /* For the options' before_input: the image into the writer, under
  * ap->under. */

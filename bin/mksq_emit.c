@@ -143,8 +143,10 @@ static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_di
 
 	s->path = paths;
 	s->n = n;
-	/* one source that is not known to be a file: its contents are the root */
-	s->flat = n == 0 || (n == 1 && !keep_dir && (stat(paths[0], &sb) != 0 ||
+	/* one source that is not known to be anything but a directory (lstat,
+	 * as mksquashfs: a symlink to one is a symlink): its contents are
+	 * the root */
+	s->flat = n == 0 || (n == 1 && !keep_dir && (lstat(paths[0], &sb) != 0 ||
 						     S_ISDIR(sb.st_mode)));
 	s->name = calloc((size_t)n + 1, sizeof(*s->name));
 	if (s->name == NULL)

@@ -301,7 +301,7 @@ static void make_stage(struct mksq_append *ap)
 static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		      const char *name)
 {
-	char *real = realpath(src, NULL);
+	char *real = realpath(src, NULL), *link;
 	int r = -1;
 
 	make_stage(ap);
@@ -309,11 +309,15 @@ static int stage_link(struct mksq_append *ap, int nsrc, int i, const char *src,
 		ap->base.src = calloc((size_t)nsrc, sizeof(char *));
 		ap->nsrc = ap->base.src != NULL ? nsrc : 0;
 	}
-	if (real != NULL && ap->stage != NULL && ap->base.src != NULL) {
-		if (asprintf(&ap->base.src[i], "%s/%s", ap->stage, name) < 0)
+	/* the path packed ends in '/': the packer, which takes a symlink
+	 * source as the link (lstat, as mksquashfs), opens the directory */
+	if (real != NULL && ap->stage != NULL && ap->base.src != NULL &&
+	    asprintf(&link, "%s/%s", ap->stage, name) >= 0) {
+		if (asprintf(&ap->base.src[i], "%s/", link) < 0)
 			ap->base.src[i] = NULL;
 		else
-			r = symlink(real, ap->base.src[i]);
+			r = symlink(real, link);
+		free(link);
 	}
 	if (r != 0)
 		fprintf(stderr, PROG ": %s: cannot rename it %s: %s\n", src, name,
@@ -359,21 +363,29 @@ static int named_sources(struct mksq_append *ap, const struct mksq_args *args,
 			renamed = 1;
 		}
 		out = orig != NULL && name != NULL ? source_out(ap, args, p, n, name) : -1;
-		free(orig);
 		if (out < 0) {
 			fprintf(stderr, PROG ": %s: %s\n", args->src[n], strerror(errno));
+			free(orig);
 			free(name);
 			return 1;
 		}
 		if (out) {
+			free(orig);
 			free(name);
 			continue;
 		}
 		mine[n] = name;
-		if (renamed)
+		if (renamed && mksq_leaf_is(args->src[n])) {
+			if (mksq_leaf_rename(ap, n, orig, name) != 0) {
+				fprintf(stderr, PROG ": out of memory\n");
+				r = 1;
+			}
+		} else if (renamed) {
 			r = stage_link(ap, args->nsrc, n, args->src[n], name);
+		}
+		free(orig);
 	}
-	return r;
+	return r != 0 ? r : mksq_leaf_check(ap, args, mine);
 }
 
 /* Sources left out: the packer gets the others, and when one is left it
@@ -410,7 +422,7 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 	if (args->tar || args->nsrc == 0)
 		return 0;
 	if (args->nsrc == 1 && !args->keep_dir &&
-	    (stat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
+	    (lstat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
 		return flat_renames(ap, args);
 	if ((p = excludes(args)) == NULL)
 		return 1;
@@ -496,9 +508,13 @@ int mksq_rename_sources(struct mksq_append *ap, struct mksq_args *args)
 void mksq_rename_cleanup(struct mksq_append *ap)
 {
 	for (int i = 0; ap->base.src != NULL && i < ap->nsrc; i++) {
-		if (ap->base.src[i] != NULL)
-			unlink(ap->base.src[i]);
-		free(ap->base.src[i]);
+		char *p = ap->base.src[i];
+
+		if (p != NULL) { /* the link, without stage_link's '/' */
+			p[strlen(p) - 1] = '\0';
+			unlink(p);
+		}
+		free(p);
 	}
 	if (ap->stage != NULL)
 		rmdir(ap->stage);

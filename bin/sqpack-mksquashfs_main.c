@@ -30,6 +30,7 @@
 #include "sqpack/sqpack.h"
 #include "mksq_append.h"
 #include "mksq_args.h"
+#include "mksq_dash.h"
 #include "mksq_pseudo.h"
 #include "tool_run.h"
 #include "tool_mains.h"
@@ -134,8 +135,8 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-/* With "- DEST ... -pf FILE" and no -tar: FILE's index in argv. 0 when
- * the line is not one. */
+/* With "- DEST ... -pf FILE" and no -tar, FILE unsquashfs -pf's stream:
+ * FILE's index in argv. 0 when the line is not one. */
 static int pseudo_line(int argc, char **argv)
 {
 	int pf = 0;
@@ -148,7 +149,8 @@ static int pseudo_line(int argc, char **argv)
 		if (pf == 0 && strcmp(argv[i], "-pf") == 0 && i + 1 < argc)
 			pf = i + 1;
 	}
-	return pf;
+	/* mksquashfs's own definitions: for the packer (mksq_dash.c) */
+	return pf != 0 && mksq_dash_pf_inline(argv[pf]) ? pf : 0;
 }
 
 /* Read FILE's definitions and rewrite the line: "- DEST -tar", the "/"
@@ -239,12 +241,16 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char msg[1024];
 	struct mksq_append ap;
+	struct mksq_dash dash = { 0 };
 	int ret, pf = pseudo_line(argc, argv), fed = 0, append = 0, staged = 0;
 
 	memset(&f, 0, sizeof(f));
 	tool_set_progname(PROG);
 	/* The buffered stdin is read here, before any thread starts. */
 	if (pf != 0 && (ret = pseudo_prepare(&f, &argc, &argv, pf)) != 0)
+		goto done;
+	/* "-" among the sources otherwise: none, only -p definitions */
+	if (pf == 0 && (ret = mksq_dash_prepare(&dash, &argc, &argv)) != 0)
 		goto done;
 	ret = mksq_translate(argc, argv, getenv("SOURCE_DATE_EPOCH"), NULL, &args,
 			     msg, sizeof(msg));
@@ -301,6 +307,7 @@ out:
 	mksq_args_free(&args);
 done:
 	free(f.argv);
+	mksq_dash_free(&dash);
 	mksq_pseudo_free(f.ps);
 	if (f.in != NULL)
 		fclose(f.in);

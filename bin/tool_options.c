@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,9 +262,17 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--format '%s': valid are squashfs and erofs", arg);
 		return 0;
 	case OPT_UUID:
-		if (tool_parse_uuid(arg, d->uuid) != 0)
-			return tool_bad_usage("--uuid '%s' is not a UUID "
-					      "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", arg);
+		switch (tool_uuid_arg(arg, d->uuid)) {
+		case 0: break;
+		case -2:
+			fprintf(stderr, "%s: --uuid random: no random bytes: %s\n",
+				tool_progname(), strerror(errno));
+			return 1;
+		default:
+			return tool_bad_usage("--uuid '%s' is not a UUID (xxxxxxxx-xxxx-"
+					      "xxxx-xxxx-xxxxxxxxxxxx, clear or random)", arg);
+		}
+		d->flags |= SQP_WRITE_EROFS_UUID;
 		return 0;
 	case OPT_LABEL:
 		if (strlen(arg) > 16)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "tool_hex.h"
 #include "tool_mains.h"
@@ -109,6 +110,23 @@ int tool_parse_uuid(const char *s, uint8_t out[16])
 		s += group[g];
 		out += group[g] / 2;
 	}
+	return 0;
+}
+
+int tool_uuid_arg(const char *s, uint8_t out[16])
+{
+	if (strcmp(s, "clear") == 0) {
+		memset(out, 0, 16);
+		return 0;
+	}
+	if (strcmp(s, "random") != 0)
+		return tool_parse_uuid(s, out);
+	/* The one source of chance in the packers, asked for by name: the
+	 * library takes the bytes as a given UUID. */
+	if (getrandom(out, 16, 0) != 16)
+		return -2;
+	out[6] = (uint8_t)((out[6] & 0x0F) | 0x40);
+	out[8] = (uint8_t)((out[8] & 0x3F) | 0x80);
 	return 0;
 }
 

@@ -21,6 +21,10 @@ int tool_parse_uncompressed(const char *list, unsigned *flags);
 /* A UUID in its 36-character form (hex digits, '-' after 8, 12, 16 and
  * 20 of them) into 16 bytes; 0, or -1 if s is not one. */
 int tool_parse_uuid(const char *s, uint8_t out[16]);
+/* mkfs.erofs's -U: "clear" (all zero), "random" (a version 4 UUID from
+ * the system's random source) or a UUID as tool_parse_uuid takes it;
+ * 0, -1 if s is none of them, -2 if no random bytes came. */
+int tool_uuid_arg(const char *s, uint8_t out[16]);
 int tool_finish_codec(struct sqp_writer_desc *desc, const char *codec,
 		      const char *comp_opts, uint32_t block_size);
 int tool_source_date_epoch(int64_t *out);

@@ -67,6 +67,33 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o);
 void unsq_opts_free(struct unsq_opts *o);
 /* One more PATH (split at '/') into ps; -1: out of memory. */
 int unsq_add_pattern(struct unsq_patterns *ps, const char *path);
+/* A PATH resolved in the image through its symbolic links
+ * (unsq_resolve.c): what unsq_resolve() gives besides the entry. */
+#define UNSQ_PATH_CAP 4096
+enum unsq_res {
+	UNSQ_RES_OK,
+	UNSQ_RES_MISSING,     /* a name of the PATH is not there */
+	UNSQ_RES_NOTDIR,      /* a name of the PATH, not a directory, has more after it */
+	UNSQ_RES_BROKEN,      /* a link of the PATH cannot be resolved */
+	UNSQ_RES_LINK_NOTDIR  /* a link of the PATH, with more after it, leads to
+				 what is not a directory */
+};
+struct unsq_resolved {
+	char path[UNSQ_PATH_CAP];  /* where it stands in the image, "" the root */
+	uint64_t ref;
+	uint32_t mode;
+	size_t at;      /* the end, in the PATH, of the name last resolved (on
+			   failure: of the one that failed) */
+	int via_link;   /* that name was a link */
+	const char *why;  /* on failure: why, for a message */
+};
+/* Resolve path from the image's root: 0 (UNSQ_RES_OK) with the entry in
+ * *res, another enum unsq_res, or a negative error (of the image, or
+ * on_link's). on_link, when not NULL, is told each link met by its path
+ * in the image, before its target is followed. */
+int unsq_resolve(struct sqp_image *img, const char *path,
+		 struct unsq_resolved *res,
+		 int (*on_link)(void *user, const char *path), void *user);
 /* -follow-symlinks: the links on each extract PATH, and where they lead,
  * added to the extract PATHs (unsq_follow.c). 0, else the exit status. */
 int unsq_follow(struct sqp_image *img, struct unsq_opts *o);
@@ -109,6 +136,8 @@ void unsq_progress_init(struct unsq_progress *pg, const struct unsq_opts *o,
 void unsq_progress_add(struct unsq_progress *pg, unsigned long long units);
 /* All done: the full bar and a newline, or 100. */
 void unsq_progress_end(struct unsq_progress *pg);
+/* Stopped short: the bar where it stands and a newline. */
+void unsq_progress_halt(struct unsq_progress *pg);
 
 /* Whether -xattrs-include/-xattrs-exclude keep the xattr key. */
 int unsq_xattr_keep(void *user, const char *key);

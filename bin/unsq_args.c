@@ -292,7 +292,7 @@ static void usage(const struct unsq_opts *o, FILE *f)
 	      "  -L, -follow, -follow-symlinks  resolve the symlinks on each PATH\n"
 	      "                        in the image and extract them and what\n"
 	      "                        they lead to (PATHs are literal names)\n"
-	      "  -missing, -missing-symlinks  with -follow-symlinks, a PATH that\n"
+	      "  -missing, -missing-symlinks  -follow-symlinks, and a PATH that\n"
 	      "                        cannot be resolved is fatal, not a warning\n"
 	      "  -no-exit, -no-exit-code  exit 0 after non-fatal errors\n"
 	      "  -st, -strict-errors   every error is fatal: stop at the first\n"
@@ -440,6 +440,9 @@ int unsq_parse(int argc, char **argv, int sqfscat, struct unsq_opts *o)
 			return ret < 0 ? 0 : ret;
 		i += op->has_arg;
 	}
+	/* As unsquashfs: -missing-symlinks alone follows them too. */
+	if (o->missing_symlinks)
+		o->follow = 1;
 	if (o->follow && o->match == UNSQ_REGEX)
 		return bad(o, "%s", "-follow-symlinks takes literal names: not "
 			   "with -regex");

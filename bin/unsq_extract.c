@@ -52,6 +52,11 @@ struct plan {
 	struct above *dirs;
 	size_t ndirs, dcap;
 	int whole;
+	/* A bit per inode number: a selected entry of it was counted, so
+	 * the next is a hard link (the walk's own flag counts the names
+	 * left out too: d/b alone, after an unselected d/a, would be a
+	 * hard link to nothing extracted). */
+	uint8_t *seen;
 };
 
 static int grow(void **items, size_t *cap, size_t n, size_t size)
@@ -70,13 +75,13 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 }
 
 static void count(struct counts *c, const struct sqp_walk_entry *e,
-		  uint32_t bs)
+		  uint32_t bs, int hardlink)
 {
 	uint32_t m = e->info.mode;
 
 	if (S_ISDIR(m))
 		c->dirs++;
-	else if (e->hardlink)
+	else if (hardlink)
 		c->hardlinks++;
 	else if (S_ISREG(m)) {
 		c->files++;
@@ -116,13 +121,20 @@ static int plan_entry(struct plan *p, const struct unsq_opts *o,
 {
 	int isdir = S_ISDIR(e->info.mode);
 	enum unsq_sel s = unsq_select(o, e->path, isdir);
+	uint32_t n = e->info.inode_number;
+	int hardlink = 0;
 	char *copy;
 
 	if (s == UNSQ_OUT || (o->max_depth && e->depth >= o->max_depth))
 		return 0;
-	count(&p->c, e, bs);
+	/* The walk checked n to be 1..inode_count. */
+	if (!isdir && (e->hardlink || e->info.nlink > 1)) {
+		hardlink = p->seen[n / 8] >> (n % 8) & 1;
+		p->seen[n / 8] |= (uint8_t)(1u << (n % 8));
+	}
+	count(&p->c, e, bs, hardlink);
 	if (p->there > 0 && below(e->path, p->dirs[p->there - 1].path)) {
-		count(&p->gone, e, bs);
+		count(&p->gone, e, bs, hardlink);
 		return 0;
 	}
 	if (p->whole || (p->npaths > 0 && below(e->path, p->paths[p->npaths - 1])))
@@ -163,6 +175,7 @@ static void plan_free(struct plan *p)
 		free(p->dirs[i].path);
 	free(p->paths);
 	free(p->dirs);
+	free(p->seen);
 }
 
 /* Walk the metadata once: the plan. */
@@ -176,6 +189,8 @@ static int walk(struct sqp_image *img, const struct unsq_opts *o,
 	int ret;
 
 	ret = sqp_image_get_info(img, &ii);
+	if (ret == 0 && (p->seen = calloc((size_t)ii.inode_count / 8 + 1, 1)) == NULL)
+		ret = SQP_ERR_NOMEM;
 	if (ret == 0)
 		ret = sqp_walk_create(&wd, &w);
 	while (ret == 0 && (ret = sqp_walk_next(w, &e)) == 1) {
@@ -472,11 +487,56 @@ static int run(struct sqp_image *img, const struct unsq_opts *o, int dest,
 	return 0;
 }
 
+/* With -i/-li, the line of DEST (the root), which unsquashfs prints
+ * before it makes DEST: for an extraction that ends there. */
+static void dest_line(struct sqp_image *img, const struct unsq_opts *o)
+{
+	struct sqp_walk_entry e = { .struct_size = sizeof(e), .path = "",
+				       .name = "" };
+
+	e.info.struct_size = sizeof(e.info);
+	if (o->info && sqp_image_stat(img, sqp_image_root(img), &e.info) == 0)
+		(void)unsq_print_entry(img, o, &e, o->info - 1);
+	fflush(stdout);
+}
+
+/* DEST opened in *dest, made (or, already there, set) 0700 as unsquashfs
+ * 4.5.1 does: it gets the image root's mode only once the extraction
+ * ends, so one that stops leaves it so. 1; 0 when it cannot be made or
+ * its mode changed (another user's) and -ignore-errors lets that pass
+ * (nothing is then extracted); -1 when fatal. */
+static int make_dest(struct sqp_image *img, const struct unsq_opts *o,
+		     int *dest)
+{
+	const char *what;
+	int err;
+
+	*dest = -1;
+	if (mkdir(o->dest, S_IRWXU) != 0 && errno != EEXIST)
+		what = "making it";
+	else if ((*dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		what = "opening it";
+	else if (fchmod(*dest, S_IRWXU) != 0)
+		what = "making it writable";
+	else
+		return 1;
+	err = errno;
+	dest_line(img, o);
+	errno = err;
+	if (o->ignore_errors) {
+		(void)nonfatal(o, o->dest, what);
+		return 0;
+	}
+	fprintf(stderr, "%s: %s: %s: %s\n", unsq_prog(o), o->dest, what,
+		strerror(err));
+	return -1;
+}
+
 int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 {
 	struct plan p;
 	struct unsq_progress pg;
-	int dest, ret = 1;
+	int dest, writable, ret = 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned jobs = o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1;
 
@@ -488,14 +548,6 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	if (ret != 0)
 		goto out;
 	ret = 1;
-	if (mkdir(o->dest, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
-		goto out;
-	}
-	if ((dest = open(o->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", unsq_prog(o), o->dest, strerror(errno));
-		goto out;
-	}
 	if (!o->quiet) {
 		printf("Parallel unsquashfs: Using %u processor%s\n", jobs,
 		       jobs == 1 ? "" : "s");
@@ -506,17 +558,21 @@ int unsq_extract(struct sqp_image *img, const struct unsq_opts *o)
 	fflush(stdout);
 	unsq_progress_init(&pg, o, p.c.blocks + p.c.files + p.c.symlinks +
 			   p.c.devices + p.c.fifos + p.c.sockets + p.c.hardlinks);
-	if (run(img, o, dest, &p, &pg) == 0) {
+	writable = make_dest(img, o, &dest);
+	if (writable == 0 || (writable == 1 && run(img, o, dest, &p, &pg) == 0)) {
 		/* -i/-li turn unsquashfs's bar off, as -n does. */
 		if ((!o->no_progress && !o->info) || o->percentage)
-			unsq_progress_end(&pg);
+			(writable ? unsq_progress_end : unsq_progress_halt)(&pg);
+		if (!writable)    /* nothing made */
+			p.gone = p.c;
 		if (!o->quiet)
 			summary(&p.c, &p.gone);
 		ret = unsq_warnings.count == 0 || o->no_exit_code ? 0 : 2;
 	} else if (pg.live) {
 		putchar('\n');     /* end the bar's line */
 	}
-	close(dest);
+	if (dest >= 0)
+		close(dest);
 out:
 	plan_free(&p);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -1,121 +1,56 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unsq_follow.c - -follow-symlinks (-L) and -missing-symlinks: each
- * extract PATH is resolved inside the image, component by component,
- * and every symlink met on the way, with the entry it leads to, is
- * added to the selection as one more literal PATH. So "usr/lib/x"
- * where lib is a link to "/lib64" extracts usr/lib (the link) and
- * lib64/x, and the tree extracted resolves the PATH as the image does.
+ * extract PATH is resolved inside the image (unsq_resolve.c) and, when
+ * it resolves, every symlink met on the way and the entry it leads to
+ * join the selection as literal PATHs. So "usr/lib/x" where lib is a
+ * link to "/lib64" extracts usr/lib (the link) and lib64/x, and the
+ * tree extracted resolves the PATH as the image does.
  *
  * Why a selection and not a second extraction: the plan, the counts,
  * -i and the exit status then treat the added entries like any other.
- * Resolution never leaves the image: an absolute target starts again
- * at its root, ".." at the root stays there, and a path or target
- * longer than PATH_CAP or more than FOLLOW_MAX links deep is one that
- * cannot be resolved (a warning, or with -missing-symlinks the end),
- * so a hostile image with link loops or huge targets costs little.
+ * A PATH that does not resolve (dangling, a loop) adds nothing: it
+ * stays as given, a warning says so, or with -missing-symlinks nothing
+ * is extracted (exit 1), as unsquashfs does.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sqpack/sqpack.h"
 #include "unsq.h"
 
-#define FOLLOW_MAX 40     /* links on one path, as Linux's ELOOP */
-#define PATH_CAP 4096
-
-/* One resolution in progress: cur is the resolved prefix, todo what is
- * left, both '/'-separated. */
-struct res {
-	char cur[PATH_CAP], todo[PATH_CAP], next[PATH_CAP];
-	unsigned links;
+/* The links met resolving one PATH: added only if it resolves. */
+struct met {
+	char **paths;
+	size_t count, cap;
 };
 
-/* Follow the link at r->next, whose rest is rest: the link joins the
- * selection, its target goes in front of what is left. 0, 1 when it
- * cannot be resolved (why), or an error. */
-static int through_link(struct sqp_image *img, struct unsq_opts *o,
-			struct res *r, uint64_t ref, const char *rest,
-			const char **why)
+static int on_link(void *user, const char *path)
 {
-	char target[PATH_CAP], left[PATH_CAP];
-	int n;
+	struct met *m = user;
 
-	if (++r->links > FOLLOW_MAX) {
-		*why = "too many symbolic links";
-		return 1;
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 8;
+		char **n = realloc(m->paths, cap * sizeof(*n));
+
+		if (n == NULL)
+			return SQP_ERR_NOMEM;
+		m->paths = n;
+		m->cap = cap;
 	}
-	if (unsq_add_pattern(&o->extract, r->next) != 0)
+	if ((m->paths[m->count] = strdup(path)) == NULL)
 		return SQP_ERR_NOMEM;
-	if ((n = sqp_image_readlink(img, ref, target, sizeof(target))) < 0)
-		return n;
-	snprintf(left, sizeof(left), "%s", rest);
-	if ((size_t)n >= sizeof(target) ||
-	    snprintf(r->todo, sizeof(r->todo), "%s/%s", target, left) >=
-	    (int)sizeof(r->todo)) {
-		*why = "a symbolic link's target is too long";
-		return 1;
-	}
-	if (target[0] == '/')
-		r->cur[0] = '\0';
+	m->count++;
 	return 0;
 }
 
-/* Resolve path into r->cur, adding the links met. 0, 1 when it cannot
- * be resolved (why), or an error of the image. */
-static int resolve(struct sqp_image *img, struct unsq_opts *o, struct res *r,
-		   const char *path, const char **why)
+static void met_clear(struct met *m)
 {
-	struct sqp_inode_info info = { .struct_size = sizeof(info) };
-	uint64_t ref;
-	const char *p;
-	int ret;
-
-	r->cur[0] = '\0';
-	r->links = 0;
-	snprintf(r->todo, sizeof(r->todo), "%s", path);
-	for (p = r->todo; *p != '\0';) {
-		size_t len = strcspn(p, "/");
-		const char *comp = p;
-
-		p += len + (p[len] == '/');
-		if (len == 0 || (len == 1 && comp[0] == '.'))
-			continue;
-		if (len == 2 && comp[0] == '.' && comp[1] == '.') {
-			char *slash = strrchr(r->cur, '/');
-
-			*(slash != NULL ? slash : r->cur) = '\0';
-			continue;
-		}
-		if (snprintf(r->next, sizeof(r->next), "%s%s%.*s", r->cur,
-			     r->cur[0] ? "/" : "", (int)len, comp) >= (int)sizeof(r->next)) {
-			*why = "the path is too long";
-			return 1;
-		}
-		ret = sqp_image_lookup(img, r->next, &ref);
-		if (ret == SQP_ERR_NOT_FOUND) {
-			*why = "no such entry";
-			return 1;
-		}
-		if (ret != 0 || (ret = sqp_image_stat(img, ref, &info)) != 0)
-			return ret;
-		if (S_ISLNK(info.mode)) {
-			if ((ret = through_link(img, o, r, ref, p, why)) != 0)
-				return ret;
-			p = r->todo;
-			continue;
-		}
-		if (!S_ISDIR(info.mode) && p[strspn(p, "/")] != '\0') {
-			*why = "not a directory";
-			return 1;
-		}
-		memcpy(r->cur, r->next, strlen(r->next) + 1);
-	}
-	return unsq_add_pattern(&o->extract, r->cur) != 0 ? SQP_ERR_NOMEM : 0;
+	while (m->count > 0)
+		free(m->paths[--m->count]);
 }
 
 /* The PATH a pattern was made from. */
@@ -129,11 +64,32 @@ static void joined(const struct unsq_pattern *pt, char *buf, size_t size)
 				       pt->comp[i]);
 }
 
+/* One PATH: 0, 1 when it does not resolve, or an error. */
+static int follow_one(struct sqp_image *img, struct unsq_opts *o,
+		      const char *path, struct unsq_resolved *r, struct met *m)
+{
+	int ret = unsq_resolve(img, path, r, on_link, m);
+
+	if (ret > 0) {
+		fprintf(stderr, "%s: %s: extract file %s cannot be resolved: %s\n",
+			unsq_prog(o), o->missing_symlinks ? "error" : "warning",
+			path, r->why);
+		return 1;
+	}
+	for (size_t i = 0; ret == 0 && i < m->count; i++)
+		if (unsq_add_pattern(&o->extract, m->paths[i]) != 0)
+			ret = SQP_ERR_NOMEM;
+	if (ret == 0 && unsq_add_pattern(&o->extract, r->path) != 0)
+		ret = SQP_ERR_NOMEM;
+	return ret;
+}
+
 int unsq_follow(struct sqp_image *img, struct unsq_opts *o)
 {
 	size_t given = o->extract.count;
-	struct res *r = malloc(sizeof(*r));
-	char *path = malloc(PATH_CAP);
+	struct unsq_resolved *r = malloc(sizeof(*r));
+	char *path = malloc(UNSQ_PATH_CAP);
+	struct met m = { NULL, 0, 0 };
 	int ret = 0;
 
 	if (r == NULL || path == NULL) {
@@ -142,22 +98,20 @@ int unsq_follow(struct sqp_image *img, struct unsq_opts *o)
 	}
 	/* Only the PATHs given: those added are resolved already. */
 	for (size_t i = 0; ret == 0 && i < given; i++) {
-		const char *why = NULL;
 		int r1;
 
-		joined(&o->extract.items[i], path, PATH_CAP);
-		r1 = resolve(img, o, r, path, &why);
+		joined(&o->extract.items[i], path, UNSQ_PATH_CAP);
+		r1 = follow_one(img, o, path, r, &m);
+		met_clear(&m);
 		if (r1 < 0) {
 			fprintf(stderr, "%s: %s\n", unsq_prog(o), sqp_image_error(img)[0] ?
 				sqp_image_error(img) : sqp_strerror(r1));
 			ret = 1;
 		} else if (r1 == 1) {
-			fprintf(stderr, "%s: %s: extract file %s cannot be resolved: %s\n",
-				unsq_prog(o), o->missing_symlinks ? "error" : "warning",
-				path, why);
 			ret = o->missing_symlinks;
 		}
 	}
+	free(m.paths);
 	free(path);
 	free(r);
 	return ret;

@@ -93,13 +93,19 @@ void unsq_progress_add(struct unsq_progress *pg, unsigned long long units)
 	draw(pg);
 }
 
+void unsq_progress_halt(struct unsq_progress *pg)
+{
+	if (pg->percentage)
+		return;       /* where it stands is printed already */
+	draw(pg);
+	putchar('\n');
+}
+
 void unsq_progress_end(struct unsq_progress *pg)
 {
 	pg->done = pg->total;
-	if (pg->percentage) {
+	if (pg->percentage)
 		unsq_progress_add(pg, 0);
-		return;
-	}
-	draw(pg);
-	putchar('\n');
+	else
+		unsq_progress_halt(pg);
 }

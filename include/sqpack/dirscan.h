@@ -56,7 +56,10 @@ struct sqp_dirscan_desc {
 	/* The trees. One (without KEEP_DIR): its contents are the image root
 	 * and the root takes its owner, mode and time. Several: each is a
 	 * top-level directory named after its last component (the names
-	 * must differ). Borrowed during create. */
+	 * must differ). A path that lstat finds is not a directory (a file,
+	 * a symlink, which is not followed, a device, a fifo) is one
+	 * top-level entry of that name, alone or not, as mksquashfs takes
+	 * such a source. Borrowed during create. */
 	const char *const *dirs;
 	size_t dir_count;
 

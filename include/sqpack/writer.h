@@ -81,6 +81,11 @@ enum sqp_fragment_mode {
  * earlier file's blocks (and fragment), proven equal by reading them
  * back, never on a hash alone (mkfs.erofs -E dedupe, at file level). */
 #define SQP_WRITE_EROFS_DEDUPE 0x1000
+/* EROFS: the superblock's UUID is the descriptor's uuid as it is, all
+ * zero included: no UUID, as mkfs.erofs -U 00000000-... (archiso's
+ * reproducible images) and -U clear write. Without it an all-zero uuid
+ * asks for one derived from the image. */
+#define SQP_WRITE_EROFS_UUID 0x2000
 
 struct sqp_policy;
 
@@ -147,8 +152,9 @@ struct sqp_writer_desc {
 	 * block into one-block clusters (or erofs_pcluster_size's); no verity; fragment_mode and the
 	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
 	int format;
-	/* EROFS: the superblock's UUID; all zero = derived from the image's
-	 * bytes (the same input and options give the same UUID). */
+	/* EROFS: the superblock's UUID; all zero without
+	 * SQP_WRITE_EROFS_UUID = derived from the image's bytes (the same
+	 * input and options give the same UUID). */
 	uint8_t uuid[16];
 	/* EROFS: the volume label (up to 16 bytes), or NULL. Borrowed
 	 * until finish. */

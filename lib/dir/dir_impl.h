@@ -36,9 +36,10 @@ struct dnode {
 };
 
 struct droot {
-	int fd;               /* the tree's directory */
+	int fd;               /* the tree's directory (a leaf's: the one holding it) */
 	char *abs;            /* its absolute path (for l*xattr on non-files) */
 	dev_t dev;
+	int leaf;             /* not a directory: one top-level entry */
 };
 
 /* A hard-link candidate found by the scan (nlink > 1). */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dir/dir_impl.h"
@@ -42,10 +43,30 @@ void dir_warn(struct sqp_dirscan *s, const char *fmt, ...)
 	s->desc.warn(s->desc.warn_user, msg);
 }
 
+/* The directory holding a tree that is not a directory: "." for "f",
+ * "/" for "/f", "a/b" for "a/b/f" (malloc'd, NULL when out of memory). */
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * A tree is what lstat finds at its path, as mksquashfs takes a source: a
+ * directory is opened and walked; anything else (a file, a symlink, which
+ * is not followed, a device, a fifo) is a leaf, reached by its name in
+ * the directory that holds it, which is what the root's fd and abs are.
+ */
 static int open_roots(struct sqp_dirscan *s)
 {
 	struct stat st;
 	size_t i;
+	char *at;
 
 	s->roots = calloc(s->desc.dir_count, sizeof(*s->roots));
 	if (s->roots == NULL)
@@ -53,13 +74,27 @@ static int open_roots(struct sqp_dirscan *s)
 	for (i = 0; i < s->desc.dir_count; i++) {
 		const char *dir = s->desc.dirs[i];
 
-		s->roots[i].fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		s->roots[i].fd = -1;
 		s->root_count++;
-		if (s->roots[i].fd < 0 || fstat(s->roots[i].fd, &st) != 0)
+		if (lstat(dir, &st) != 0)
 			return dir_fail(s, errno == ENOENT ? SQP_ERR_NOT_FOUND :
 					sqp_errno_code(errno), "'%s': %s", dir, strerror(errno));
+		s->roots[i].leaf = !S_ISDIR(st.st_mode);
+		at = s->roots[i].leaf ? parent_of(dir) : strdup(dir);
+		if (at == NULL)
+			return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
+		/* a leaf's directory is only searched, never listed: O_PATH
+		 * needs no read permission on it, as mksquashfs needs none */
+		s->roots[i].fd = open(at, (s->roots[i].leaf ? O_PATH : O_RDONLY) |
+				      O_DIRECTORY | O_CLOEXEC);
+		if (s->roots[i].fd < 0 || fstat(s->roots[i].fd, &st) != 0) {
+			free(at);
+			return dir_fail(s, errno == ENOENT ? SQP_ERR_NOT_FOUND :
+					sqp_errno_code(errno), "'%s': %s", dir, strerror(errno));
+		}
 		s->roots[i].dev = st.st_dev;
-		s->roots[i].abs = realpath(dir, NULL);
+		s->roots[i].abs = realpath(at, NULL);
+		free(at);
 		if (s->roots[i].abs == NULL)
 			return dir_fail(s, sqp_errno_code(errno), "'%s': %s", dir, strerror(errno));
 	}

@@ -199,6 +199,10 @@ static const char *top_name(const char *dir, char *buf, size_t len)
 	return b ? b + 1 : buf;
 }
 
+/* A tree is packed under its name when there are several, with
+ * KEEP_DIR, and when it is a leaf (a file alone is not a root). A leaf's
+ * name is its name on disk in the directory its root fd holds, so its
+ * image path is also its path from there (skip 0). */
 int dir_scan(struct sqp_dirscan *s)
 {
 	int top = s->desc.dir_count > 1 || (s->desc.flags & SQP_DIRSCAN_KEEP_DIR);
@@ -209,17 +213,20 @@ int dir_scan(struct sqp_dirscan *s)
 	int ret = 0;
 
 	for (i = 0; ret == 0 && i < s->root_count; i++) {
-		const char *name = top ? top_name(s->desc.dirs[i], buf, sizeof(buf)) : "";
+		int leaf = s->roots[i].leaf;
+		const char *name = top || leaf ? top_name(s->desc.dirs[i], buf, sizeof(buf)) : "";
 
-		if (fstat(s->roots[i].fd, &st) != 0)
+		if ((leaf ? fstatat(s->roots[i].fd, name, &st, AT_SYMLINK_NOFOLLOW) :
+		     fstat(s->roots[i].fd, &st)) != 0)
 			return dir_fail(s, sqp_errno_code(errno), "'%s': %s", s->desc.dirs[i],
 					strerror(errno));
 		if (strlen(name) > UINT16_MAX || strcmp(name, "..") == 0 || strcmp(name, ".") == 0 ||
-		    (top && name[0] == '\0'))
+		    ((top || leaf) && name[0] == '\0'))
 			return dir_fail(s, SQP_ERR_ARG, "'%s': no name to pack it under",
 					s->desc.dirs[i]);
-		ret = add_node(s, (uint16_t)i, (uint16_t)strlen(name), "", name, &st, &idx);
-		if (ret == 0)
+		ret = add_node(s, (uint16_t)i, leaf ? 0 : (uint16_t)strlen(name), "", name,
+			       &st, &idx);
+		if (ret == 0 && !leaf)
 			ret = walk_children(s, idx, dup(s->roots[i].fd));
 	}
 	return ret;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/erofs_super.h"
 #include "read/rd_erofs.h"
 #include "sqpack/codec.h"
 #include "sqpack/error.h"
@@ -24,7 +25,9 @@
 /* Incompatible features with meaning for uncompressed data: the
  * compression ones only tell how compressed files are stored, which are
  * refused file by file. Anything else (extra devices,
- * a feature this reader has never heard of) refuses the image. */
+ * a feature this reader has never heard of) refuses the image; without
+ * the device table feature the extra device count means nothing, to
+ * the kernel as here. */
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
 			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
@@ -60,10 +63,6 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS directory "
 			      "blocks 2^%u times the block size not "
 			      "supported yet", img->name, sb->dirblkbits);
-	if (sb->extra_devices != 0)
-		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS image on "
-			      "%u extra devices not supported", img->name,
-			      sb->extra_devices);
 	end = (uint64_t)sb->blocks << sb->blkszbits;
 	if (end > img->file_size || end < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the image claims %llu "
@@ -74,7 +73,8 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 	    ((uint64_t)sb->xattr_blkaddr << sb->blkszbits) > end)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS metadata or "
 			      "xattr area outside the image", img->name);
-	return 0;
+	/* What else the kernel refuses at mount (erofs_super.c). */
+	return rd_erofs_super_check(img, sb);
 }
 
 /* n bytes of the prefix table at at: in the packed inode when the
@@ -195,5 +195,7 @@ int rd_erofs_open(struct sqp_image *img)
 	img->sb.frag_count = 0;
 	img->sb.xattr_table = SQFS_NO_TABLE;
 	img->sb.export_table = SQFS_NO_TABLE;
+	if ((ret = rd_erofs_mount_inodes(img)) != 0)
+		return ret;
 	return load_prefixes(img, e);
 }

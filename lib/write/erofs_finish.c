@@ -490,7 +490,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	if (L->w->out.pos / BS > UINT32_MAX)
 		return SQP_ERR_LIMIT;
 	sb.blocks = (uint32_t)(L->w->out.pos / BS);
-	if (memcmp(desc->uuid, zero, 16) != 0) {
+	if ((desc->flags & SQP_WRITE_EROFS_UUID) || memcmp(desc->uuid, zero, 16) != 0) {
 		memcpy(x.uuid, desc->uuid, 16);
 	} else {
 		/* Derived from every byte after block 0: the same input and

@@ -9,13 +9,21 @@
 # algorithm, cluster indexes pointing past the end, back to nothing or
 # nowhere, a pcluster larger than allowed, an inline tail past its
 # block, a size that lies, garbage data; a whole file in the packed
-# inode with a huge size or past its end) are refused with exit 1 by
+# inode with a huge size or past its end; superblocks Linux refuses at
+# mount: a bad checksum with the checksum feature, a root that is not a
+# directory, extension slots past the block, a packed inode past the
+# end, unknown compression algorithms and configurations out of
+# the kernel's bounds) are refused with exit 1 by
 # img2tar (no tar that lists every entry), img2dir (nothing written
 # outside its target: the tree holds a symlink out of it) and imginfo
 # (stat of the entry broken, cat of a broken compressed file, or the
-# summary), and imginfo check reports each with where it is; and an image whose chunks
+# summary), and imginfo check reports each with where it is; a broken
+# superblock by imginfo ls and cat and sqpack-unsquashfs too, and by
+# the kernel, which must refuse to mount the same images (its message
+# noted); and an image whose chunks
 # are holes (79 of 80 chunks of 16 blocks) reads equal to its source,
-# and a long xattr name prefix is read.
+# a long xattr name prefix is read, and so is an extra device count
+# without the device table feature (the kernel mounts it).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mkfs.erofs tar "$PYTHON3"
 IMG2DIR="$top_builddir/bin/img2dir"
@@ -56,7 +64,7 @@ while read -r name path; do
 	rc=$?
 	[ $rc -eq 1 ] && [ -s "$T/err" ] && pass "img2dir $name" ||
 		fail "img2dir $name: exit $rc: $(head -c 200 "$T/err")"
-	if [ "$path" = - ]; then
+	if [ "$path" = - ] || [ "$path" = sb ]; then
 		"$IMGINFO" summary "$img" > /dev/null 2> "$T/err"
 	elif [ "${path#cat:}" != "$path" ]; then
 		"$IMGINFO" cat "$img" "${path#cat:}" > /dev/null 2> "$T/err"
@@ -71,7 +79,8 @@ while read -r name path; do
 	"$IMGINFO" check "$img" > "$T/out" 2>&1
 	rc=$?
 	where='^[a-z]*: '
-	[ "$path" = - ] || where="^[a-z]*: inode [0-9]*: '${path#cat:}': "
+	[ "$path" = - ] || [ "$path" = sb ] ||
+		where="^[a-z]*: inode [0-9]*: '${path#cat:}': "
 	[ $rc -eq 1 ] && grep -q "$where" "$T/out" &&
 		pass "imginfo check $name: $(head -1 "$T/out" | cut -c1-120)" ||
 		fail "imginfo check $name: exit $rc: $(head -c 200 "$T/out")"
@@ -79,9 +88,47 @@ done < "$T/bad/cases.txt"
 [ "$(wc -l < "$T/bad/cases.txt")" -ge 20 ] || fail "mkbad.py made too few cases"
 [ -z "$(ls -A "$T/outside")" ] && pass "nothing written outside" || fail "files appeared in outside/"
 
+# A broken superblock stops every reader before it lists or reads
+# anything, as it stops the kernel's mount.
+UNSQ="$top_builddir/bin/sqpack-unsquashfs"
+while read -r name path; do
+	[ "$path" = sb ] || continue
+	img=$T/bad/$name
+	for cmd in "imginfo ls" "imginfo cat" "sqpack-unsquashfs"; do
+		rm -rf "$T/x"
+		case $cmd in
+		"imginfo ls") "$IMGINFO" ls "$img" > "$T/out" 2> "$T/err";;
+		"imginfo cat") "$IMGINFO" cat "$img" a.txt > "$T/out" 2> "$T/err";;
+		*) "$UNSQ" -n -d "$T/x" "$img" > "$T/out" 2> "$T/err";;
+		esac
+		rc=$?
+		[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ ! -e "$T/x" ] && grep -qF "$name" "$T/err" &&
+			pass "$cmd $name: $(head -c 120 "$T/err")" ||
+			fail "$cmd $name: exit $rc, $(wc -c < "$T/out") bytes out: $(head -c 200 "$T/err")"
+	done
+done < "$T/bad/cases.txt"
+if judge_ok "the kernel's refusals" kernel erofs; then
+	mkdir -p "$T/m"
+	while read -r name; do
+		if mount -t erofs -o loop,ro "$T/bad/$name" "$T/m" 2> "$T/err"; then
+			umount "$T/m"
+			fail "the kernel mounts $name, which we refuse"
+		else
+			pass "the kernel refuses $name too: $(dmesg 2> /dev/null | grep 'erofs' | tail -1 | cut -c1-100)"
+		fi
+	done < "$T/bad/mounts.txt"
+	[ "$(wc -l < "$T/bad/mounts.txt")" -ge 17 ] || fail "mkbad.py made too few superblock cases"
+	if mount -t erofs -o loop,ro "$T/bad/extradev.erofs" "$T/m" 2> "$T/err"; then
+		umount "$T/m"
+		pass "the kernel mounts an extra device count without the device table"
+	else
+		fail "the kernel refuses extradev.erofs: $(head -c 200 "$T/err")"
+	fi
+fi
+
 # The good images: unchanged, and with holes.
 for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
-	   "$T/full.erofs" "$T/compact.erofs"; do
+	   "$T/full.erofs" "$T/compact.erofs" "$T/bad/extradev.erofs"; do
 	rm -rf "$T/x" "$T/t"
 	run "img2dir $img" "$IMG2DIR" "$img" "$T/x" &&
 		same_tree "img2dir $(basename "$img")" "$T/x" "$T/src" --ignore-dir-mtime
@@ -91,7 +138,7 @@ for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
 		fail "img2tar --sparse $img"
 done
 for img in "$T/plain.erofs" "$T/chunk.erofs" "$T/bad/holes.erofs" \
-	   "$T/full.erofs" "$T/compact.erofs"; do
+	   "$T/full.erofs" "$T/compact.erofs" "$T/bad/extradev.erofs"; do
 	check "imginfo check: no problem in $(basename "$img")" "$IMGINFO" check "$img"
 done
 check "a long xattr name prefix is read" sh -c \

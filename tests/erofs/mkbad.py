@@ -14,15 +14,40 @@ tests/erofs/fixtures/lz4frag.img, whose files lie whole in the packed
 inode (its "mixed" is broken). Writes
 OUTDIR/NAME for each case and OUTDIR/cases.txt, one "NAME PATH" a line
 (PATH: the entry the case breaks, for imginfo stat; "-": the tree's
-shape, for imginfo summary). Also writes OUTDIR/holes.erofs, a good
+shape, for imginfo summary; "sb": the superblock, as Linux refuses it
+at mount, which no reader read before), and OUTDIR/mounts.txt, the
+cases Linux refuses at mount. An
+image with the superblock checksum feature (mkfs.erofs 1.5 sets it) is
+given its checksum again after each edit, but in sb_checksum_bad: the
+checksum covers the rest of block 0, inodes too. Also writes OUTDIR/holes.erofs, a good
 image: CHUNK with the all-zero chunks of "sparse" made holes (mkfs.erofs
 1.5 writes no holes), which must read equal to the source; and
 OUTDIR/longprefix.erofs, PLAIN with e's xattr user.x named through a
-long prefix: user.long.x.
+long prefix: user.long.x; and OUTDIR/extradev.erofs, PLAIN with an
+extra device count but not the device table feature.
 """
 import os
 import struct
 import sys
+
+
+def crc32c_raw(crc, data):
+    """CRC32C without the final inversion, as the kernel's crc32c(~0)."""
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc
+
+
+def fix_checksum(b):
+    """The superblock checksum again, when the image has the feature."""
+    if not b[1024 + 8] & 1:
+        return
+    n = 1 << b[1024 + 12]
+    n = n - 1024 if n > 1024 else n
+    struct.pack_into("<I", b, 1024 + 4, 0)
+    struct.pack_into("<I", b, 1024 + 4, crc32c_raw(0xFFFFFFFF, b[1024:1024 + n]))
 
 
 class Img:
@@ -78,12 +103,17 @@ def main():
     plain, chunk, full, compact, frag, out = sys.argv[1:7]
     os.makedirs(out, exist_ok=True)
     cases = []
+    mounts = []
 
-    def case(name, path, src, edit):
+    def case(name, path, src, edit, mount=None):
         img = Img(src)
         edit(img)
+        if name != "sb_checksum_bad":
+            fix_checksum(img.b)
         open(os.path.join(out, name), "wb").write(img.b)
         cases.append("%s %s" % (name, path))
+        if mount if mount is not None else path == "sb":
+            mounts.append(name)
 
     def put(fmt, off, *v):
         return lambda i: struct.pack_into(fmt, i.b, off(i), *v)
@@ -91,12 +121,46 @@ def main():
     def ino(path):
         return lambda i: i.inode(i.find(path)[0])
 
-    # The superblock.
+    # The superblock; all but the first refused by Linux at mount
+    # (fs/erofs/super.c and the decompressors' config loaders), which
+    # reads the block count for statfs only. The first five were refused
+    # here before the "sb" ones.
     case("blocks_past_end", "-", plain, put("<I", lambda i: 1024 + 36, 1 << 30))
-    case("bad_block_size", "-", plain, put("<B", lambda i: 1024 + 12, 30))
-    case("unknown_feature", "-", plain, put("<I", lambda i: 1024 + 80, 1 << 31))
-    case("root_nid_past_end", "-", plain, put("<H", lambda i: 1024 + 14, 0xFFFF))
-    case("dir_block_bits", "-", plain, put("<B", lambda i: 1024 + 90, 1))
+    case("bad_block_size", "-", plain, put("<B", lambda i: 1024 + 12, 30), True)
+    case("unknown_feature", "-", plain, put("<I", lambda i: 1024 + 80, 1 << 31), True)
+    case("root_nid_past_end", "-", plain, put("<H", lambda i: 1024 + 14, 0xFFFF), True)
+    case("dir_block_bits", "-", plain, put("<B", lambda i: 1024 + 90, 1), True)
+    case("sb_checksum_bad", "sb", plain,
+         lambda i: struct.pack_into("<I", i.b, 1024 + 4,
+                                    struct.unpack_from("<I", i.b, 1024 + 4)[0] ^ 1))
+    case("root_not_dir", "sb", plain,
+         lambda i: struct.pack_into("<H", i.b, 1024 + 14, i.find("a.txt")[0]))
+    case("sb_extslots_past_block", "sb", plain, put("<B", lambda i: 1024 + 13, 185))
+    # A packed inode the kernel reads at mount, though no file of PLAIN
+    # lies in it.
+    case("packed_nid_past_end", "sb", plain,
+         lambda i: (i.b.__setitem__(1024 + 80, i.b[1024 + 80] | 0x20),
+                    struct.pack_into("<Q", i.b, 1024 + 96, 1 << 40)))
+    # Compression configurations: FULL has one record, lz4's (big
+    # pclusters), at 1152; the others are put in its place.
+    assert Img(full).b[1024 + 80] & 2, "FULL has no compression configurations"
+
+    def cfg(alg, body):
+        def edit(i):
+            struct.pack_into("<H", i.b, 1024 + 84, 1 << alg)
+            struct.pack_into("<H", i.b, 1152, len(body))
+            i.b[1154:1154 + len(body)] = body
+        return edit
+
+    case("compr_alg_unknown", "sb", full, put("<H", lambda i: 1024 + 84, 0x11))
+    case("lz4_cfg_short", "sb", full, put("<H", lambda i: 1152, 12))
+    case("lz4_pcluster_blocks", "sb", full, put("<H", lambda i: 1154 + 2, 257))
+    case("lzma_dict_huge", "sb", full, cfg(1, struct.pack("<IH8x", (8 << 20) + 1, 0)))
+    case("lzma_dict_tiny", "sb", full, cfg(1, struct.pack("<IH8x", 4095, 0)))
+    case("lzma_format", "sb", full, cfg(1, struct.pack("<IH8x", 1 << 20, 1)))
+    case("deflate_window", "sb", full, cfg(2, struct.pack("<B5x", 16)))
+    case("zstd_window", "sb", full, cfg(3, struct.pack("<BB4x", 0, 11)))
+    case("zstd_format", "sb", full, cfg(3, struct.pack("<BB4x", 1, 10)))
     # Listings: loops, names, counts.
     case("dir_contains_itself", "-", plain,
          lambda i: struct.pack_into("<Q", i.b, i.find("d/sub")[1]["ent"],
@@ -211,8 +275,15 @@ def main():
          lambda i: struct.pack_into("<Q", i.b, (ino("mixed")(i)["pos"] + 32 +
                                                 ino("mixed")(i)["xsz"] + 7) & ~7,
                                     (1 << 63) | (1 << 40)))
+    # Good: an extra device count without the device table feature,
+    # which Linux ignores.
+    img = Img(plain)
+    struct.pack_into("<H", img.b, 1024 + 86, 1)
+    fix_checksum(img.b)
+    open(os.path.join(out, "extradev.erofs"), "wb").write(img.b)
     img = Img(plain)
     long_prefix(img)
+    fix_checksum(img.b)
     open(os.path.join(out, "longprefix.erofs"), "wb").write(img.b)
     # Good: holes where "sparse" is zeros (all but the chunk with "abc").
     img = Img(chunk)
@@ -221,9 +292,12 @@ def main():
     for c in range((n["size"] + 65535) // 65536):
         if c != (2 << 20) // 65536:
             struct.pack_into("<I", img.b, first + 8 * c + 4, 0xFFFFFFFF)
+    fix_checksum(img.b)
     open(os.path.join(out, "holes.erofs"), "wb").write(img.b)
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
+    with open(os.path.join(out, "mounts.txt"), "w") as f:
+        f.write("\n".join(mounts) + "\n")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@
 # bytes as the dir2img (tar2img for --tar=f) line it stands for, the
 # kernel mounts the result with the owners and times asked for, a tar
 # on stdin and in a file give the same image, -z without a level takes
-# mkfs.erofs's default level, --quiet prints nothing,
-# and what is not done yet (two algorithms, other -E options,
+# mkfs.erofs's default level, --quiet prints nothing, a UUID is stored
+# as given (archiso's zero one: none, as blkid sees mkfs.erofs's; -U
+# clear: zeros; -U random: another at each run; a bad one: exit 1, as
+# mkfs.erofs), and what is not done yet (two algorithms, other -E options,
 # --exclude-path, unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
 # and no image.
@@ -63,6 +65,50 @@ for set in "lzma|lzma|6" "deflate|gzip|1" "zstd|zstd|3"; do
 	fi
 done
 
+# The UUID. archiso's whole line (mkarchiso's _mkairootfs_erofs with
+# the baseline profile's options) asks for a zero one, for reproducible
+# images: stored as zeros, which blkid shows as none, as it does for
+# mkfs.erofs's image made with the same -U.
+Z=00000000-0000-0000-0000-000000000000
+uuid_bytes() { od -An -v -tx1 -j1072 -N16 "$1" | tr -d ' \n'; }
+zeros=00000000000000000000000000000000
+if codec_built lzma; then
+	run "archiso's line" env SOURCE_DATE_EPOCH=1600000000 "$MKFS" --quiet -U $Z \
+		-zlzma,109 -E ztailpacking -- "$T/arch.erofs" "$T/src" &&
+		check "archiso's -U $Z: zeros in the superblock" \
+			test "$(uuid_bytes "$T/arch.erofs")" = $zeros
+else
+	skipc "archiso's line: lzma not built"
+fi
+if ! command -v blkid > /dev/null 2>&1; then
+	skipc "blkid not installed: the UUID as it sees it"
+elif [ -f "$T/arch.erofs" ] && run "mkfs.erofs -U $Z" mkfs.erofs --quiet -U $Z \
+		"$T/peer.erofs" "$T/src" > /dev/null; then
+	peer=$(blkid -p -o export "$T/peer.erofs")
+	ours=$(blkid -p -o export "$T/arch.erofs")
+	if echo "$peer" | grep -q '^TYPE=erofs$' && ! echo "$peer" | grep -q '^UUID='; then
+		check "blkid: no UUID on archiso's image, as on mkfs.erofs's" sh -c \
+			'echo "$1" | grep -q "^TYPE=erofs$" && ! echo "$1" | grep -q "^UUID="' - "$ours"
+	else
+		fail "blkid on mkfs.erofs's image: $peer"
+	fi
+fi
+run "-U clear" "$MKFS" --quiet -U clear "$T/c.erofs" "$T/src" &&
+	check "-U clear: zeros" test "$(uuid_bytes "$T/c.erofs")" = $zeros
+run "-U random" "$MKFS" --quiet -U random "$T/r1.erofs" "$T/src" &&
+	run "-U random again" "$MKFS" --quiet -U random "$T/r2.erofs" "$T/src" &&
+	check "-U random: another UUID at each run, none zero" sh -c \
+		'test "$1" != "$2" && test "$1" != "$3" && test "$2" != "$3"' - \
+		"$(uuid_bytes "$T/r1.erofs")" "$(uuid_bytes "$T/r2.erofs")" $zeros
+for bad in bogus 0123abcd-4567-89ef-0123-456789abcdeg 0123abcd4567-89ef-0123-456789abcdef0; do
+	rm -f "$T/r.erofs"
+	"$MKFS" --quiet -U $bad "$T/r.erofs" "$T/src" > "$T/out" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "invalid UUID" "$T/out" && [ ! -e "$T/r.erofs" ] &&
+		pass "-U $bad refused as mkfs.erofs does: $(head -1 "$T/out")" ||
+		fail "-U $bad: expected exit 1, 'invalid UUID' and no image: exit $rc: $(head -c 200 "$T/out")"
+done
+
 refused() {
 	what=$1; shift
 	rm -f "$T/r.erofs"
@@ -81,5 +127,4 @@ refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --exclude-path=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
-refused "give a UUID" -U random
 finish

@@ -12,7 +12,8 @@
 # extraction too) against the source; read back equal by img2dir and
 # img2tar (the same tar bytes as from the SquashFS image of the same
 # tree); the same bytes for -j 1, 2 and 3 and for tar2img from that tar;
-# --uuid and --label land in the superblock, a derived UUID follows the
+# --uuid and --label land in the superblock (a zero UUID and --uuid
+# clear as zeros), a derived UUID follows the
 # content; lz4 and lz4hc images judged alike, the same bytes for -j 1
 # and 3, and with the tree and metadata spilled (--mem 1M); options EROFS
 # cannot take yet are refused with exit 2.
@@ -116,6 +117,11 @@ run "--uuid and --label" "$DIR2IMG" -q --format erofs --uuid 0123abcd-4567-89ef-
 	--label rootfs-A "$T/u.erofs" "$T/src"
 check "--uuid is the superblock's" test "$(uuid_of "$T/u.erofs")" = 0123abcd456789ef0123456789abcdef
 check "--label is the superblock's" test "$(label_of "$T/u.erofs")" = rootfs-A
+for u in 00000000-0000-0000-0000-000000000000 clear; do
+	run "--uuid $u" "$DIR2IMG" -q -f --format erofs --uuid $u "$T/z.erofs" "$T/src" &&
+		check "--uuid $u: zeros (no UUID), not a derived one" \
+			test "$(uuid_of "$T/z.erofs")" = 00000000000000000000000000000000
+done
 run "another tree" "$DIR2IMG" -q --format erofs "$T/o.erofs" "$T/src/d"
 check "a derived UUID is a version 4 UUID" sh -c 'case $1 in ????????????4???[89ab]*) ;; *) exit 1;; esac' - "$(uuid_of "$img")"
 check "a derived UUID differs for another tree" test "$(uuid_of "$img")" != "$(uuid_of "$T/o.erofs")"

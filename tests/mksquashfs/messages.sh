@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # messages.sh - the front ends speak the line the user typed: each bad
 # value given to sqpack-mksquashfs (-X options, -b, -comp, -processors,
-# -mem...) and to sqpack-mkfs.erofs (-z, -C, -T, -U, -L, --force-uid,
+# -mem...) and to sqpack-mkfs.erofs (-z, -C, -T, -L, --force-uid,
 # --workers) is refused with exit status 2, a message that names the
 # option as typed and no dir2img option (the front ends once handed
 # their values to dir2img, which answered "option 'level'" or
@@ -66,7 +66,6 @@ fi
 said -zzstd mkfs -zzstd,99
 said -C mkfs -C65537
 said -T mkfs -Tsoon
-said -U mkfs -Unot-a-uuid
 said -L mkfs -Lthis-label-is-too-long
 said --force-uid mkfs --force-uid=me
 said --workers mkfs --workers=0

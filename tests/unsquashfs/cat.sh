@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # cat.sh - `sqpack-unsquashfs -cat` and `sqfscat` write the files asked
 # for, byte for byte (a hole, a fragment tail, a file of several blocks,
-# at an offset); what is missing or not a file is named: -cat goes on
-# and exits 2 as unsquashfs 4.5.1 does (the judge's status is checked
-# when it runs), sqfscat exits 1. And the exit statuses of the command
+# at an offset, a symlink to one); what is missing or not a file is
+# named: -cat and sqfscat go on and exit 2 as unsquashfs and sqfscat
+# 4.5.1 do (the judges' statuses are checked when they run). And the
+# exit statuses of the command
 # line: no image or an unknown option 1 (unsquashfs's), a missing image
 # 1; and
 # -version/--version: sqpack's lines, then unsquashfs's that scripts
@@ -34,8 +35,9 @@ cat "$T/src/d/big" "$T/src/hole" "$T/src/small" > "$T/want"
 "$SQFSCAT" -o 4096 "$T/off.img" d/big hole small > "$T/got" && cmp -s "$T/got" "$T/want" &&
 	pass "sqfscat -o 4096" || fail "sqfscat -o: wrong bytes or status"
 
+cat "$T/src/small" "$T/src/small" > "$T/want2"
 "$UNSQ" -cat "$T/m.img" small nothing d link > "$T/got" 2> "$T/err"; rc=$?
-[ $rc -eq 2 ] && cmp -s "$T/got" "$T/src/small" && grep -q 'no matches for /nothing' "$T/err" &&
+[ $rc -eq 2 ] && cmp -s "$T/got" "$T/want2" && grep -q 'no matches for /nothing' "$T/err" &&
 	grep -q '/d is a directory' "$T/err" &&
 	pass "-cat names what is missing and exits 2" || fail "-cat with missing paths: exit $rc: $(cat "$T/err")"
 if command -v unsquashfs > /dev/null 2>&1; then
@@ -51,8 +53,17 @@ else
 	note "unsquashfs not installed: its -cat status not compared"
 fi
 "$SQFSCAT" "$T/m.img" small nothing > "$T/got" 2> "$T/err"; rc=$?
-[ $rc -eq 1 ] && cmp -s "$T/got" "$T/src/small" && grep -q 'nothing' "$T/err" &&
-	pass "sqfscat names what is missing and exits 1" || fail "sqfscat missing: exit $rc"
+[ $rc -eq 2 ] && cmp -s "$T/got" "$T/src/small" && grep -q 'nothing' "$T/err" &&
+	pass "sqfscat names what is missing and exits 2" || fail "sqfscat missing: exit $rc"
+if command -v sqfscat > /dev/null 2>&1 &&
+   sqfscat -v 2>&1 | grep -q 'sqfscat version 4\.5\.1'; then
+	sqfscat "$T/m.img" small nothing d > /dev/null 2>&1; ref=$?
+	"$SQFSCAT" "$T/m.img" small nothing d > /dev/null 2>&1; rc=$?
+	[ $ref -eq $rc ] && pass "sqfscat, a path missing: exit $rc as sqfscat 4.5.1" ||
+		fail "sqfscat, a path missing: exit $rc, sqfscat 4.5.1 $ref"
+else
+	skipc "sqfscat 4.5.1 not installed: its status not compared"
+fi
 
 status() { # status WANT DESCRIPTION GREP CMD...
 	want=$1 desc=$2 pat=$3; shift 3
