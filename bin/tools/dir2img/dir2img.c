@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tool_mains.h"
-#include "tool_run.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_run.h"
 
 static void on_entry(void *user, const char *path)
 {

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
-#include "tool_args.h"
-#include "tool_signals.h"
+#include "../common/tool_args.h"
+#include "../common/tool_signals.h"
 
 struct options {
 	struct tool_args args;   /* --offset, -j, -q and the like */

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "sqpack/image_info.h"
-#include "tool_mains.h"
-#include "tool_optvals.h"
-#include "tool_run.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_optvals.h"
+#include "../common/tool_run.h"
 
 static int open_base(const struct tool_options *opt, int *fd,
 		     struct sqp_image **img)

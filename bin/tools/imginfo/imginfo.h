@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "sqpack/sqpack.h"
-#include "tool_args.h"
+#include "../common/tool_args.h"
 
 int imginfo_summary_main(int argc, char **argv);
 int imginfo_ls_main(int argc, char **argv);

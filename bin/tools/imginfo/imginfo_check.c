@@ -18,7 +18,7 @@
 
 #include "imginfo.h"
 #include "imginfo_check.h"
-#include "tool_args.h"
+#include "../common/tool_args.h"
 #include "sqpack/sqpack.h"
 
 static void on_problem(void *user, const struct sqp_check_problem *p)

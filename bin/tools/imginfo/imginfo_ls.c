@@ -19,7 +19,7 @@
 
 #include "imginfo.h"
 #include "sqpack/inspect.h"
-#include "tool_mode.h"
+#include "../common/tool_mode.h"
 
 #define CAT_CHUNK (128u * 1024)
 

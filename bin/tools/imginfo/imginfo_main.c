@@ -13,8 +13,8 @@
 #include "imginfo.h"
 #include "imginfo_check.h"
 #include "imginfo_verity.h"
-#include "tool_args.h"
-#include "tool_version.h"
+#include "../common/tool_args.h"
+#include "../common/tool_version.h"
 
 struct command {
 	const char *name;

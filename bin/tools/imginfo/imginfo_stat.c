@@ -14,7 +14,7 @@
 
 #include "imginfo.h"
 #include "sqpack/image_info.h"
-#include "tool_mode.h"
+#include "../common/tool_mode.h"
 
 static int print_file(struct sqp_image *img, const struct sqp_inode_info *in)
 {

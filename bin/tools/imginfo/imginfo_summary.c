@@ -21,7 +21,7 @@
 #include "imginfo.h"
 #include "sqpack/image_info.h"
 #include "sqpack/inspect.h"
-#include "tool_codecs.h"
+#include "../common/tool_codecs.h"
 
 struct kv {
 	const char *key;

@@ -25,8 +25,8 @@
 
 #include "imginfo.h"
 #include "imginfo_verity.h"
-#include "tool_args.h"
-#include "tool_hex.h"
+#include "../common/tool_args.h"
+#include "../common/tool_hex.h"
 #include "sqpack/image_info.h"
 #include "sqpack/inspect.h"
 #include "sqpack/sqpack.h"

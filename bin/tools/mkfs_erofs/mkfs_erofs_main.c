@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool_mains.h"
-#include "tool_optvals.h"
-#include "tool_version.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_optvals.h"
+#include "../common/tool_version.h"
 
 #define PROG "sqpack-mkfs.erofs"
 

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "mksq_append.h"
-#include "tool_options.h"
+#include "../common/tool_options.h"
 
 #define PROG "sqpack-mksquashfs"
 

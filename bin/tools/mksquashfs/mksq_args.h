@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "tool_options.h"
+#include "../common/tool_options.h"
 
 /* A growable argv of owned strings, always NULL-terminated. */
 struct mksq_argv {

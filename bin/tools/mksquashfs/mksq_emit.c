@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "mksq_state.h"
-#include "tool_optvals.h"
+#include "../common/tool_optvals.h"
 
 /* -Xdict-size: bytes (K, M suffixes) or a percentage of the block size,
  * which mksquashfs allows with a fraction ("37.5%"); truncated as it does. */

@@ -35,7 +35,7 @@
 
 #include "sqpack/policy.h"
 #include "mksq_append.h"
-#include "tool_run.h"
+#include "../common/tool_run.h"
 
 #define PROG "sqpack-mksquashfs"
 

@@ -32,9 +32,9 @@
 #include "mksq_args.h"
 #include "mksq_dash.h"
 #include "mksq_pseudo.h"
-#include "tool_run.h"
-#include "tool_mains.h"
-#include "tool_version.h"
+#include "../common/tool_run.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_version.h"
 
 #define PROG "sqpack-mksquashfs"
 

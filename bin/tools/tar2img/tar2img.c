@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tool_mains.h"
-#include "tool_run.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_run.h"
 
 static const char *input_name(const char *input)
 {

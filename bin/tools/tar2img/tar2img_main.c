@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "tool_mains.h"
+#include "../common/tool_mains.h"
 
 int main(int argc, char **argv)
 {

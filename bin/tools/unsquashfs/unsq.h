@@ -15,7 +15,7 @@
 
 #include "sqpack/inspect.h"
 #include "sqpack/reader.h"
-#include "tool_msg.h"
+#include "../common/tool_msg.h"
 
 enum unsq_mode {
 	UNSQ_EXTRACT, UNSQ_LIST, UNSQ_STAT, UNSQ_MKFS_TIME, UNSQ_CAT, UNSQ_PF

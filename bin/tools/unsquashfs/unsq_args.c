@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "sqpack/sqpack.h"
-#include "tool_version.h"
+#include "../common/tool_version.h"
 #include "unsq.h"
 
 enum opt_id {

@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "sqpack/sqpack.h"
-#include "tool_mode.h"
+#include "../common/tool_mode.h"
 #include "unsq.h"
 
 #define TOTALCHARS 25

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
-#include "tool_msg.h"
-#include "tool_signals.h"
+#include "../common/tool_msg.h"
+#include "../common/tool_signals.h"
 #include "unsq.h"
 
 /* The library's warnings (an owner or xattr the system refused, a node

@@ -16,7 +16,7 @@
 
 #include "sqpack/sqpack.h"
 #include "sqpack/image_info.h"
-#include "tool_codecs.h"
+#include "../common/tool_codecs.h"
 #include "unsq.h"
 
 static void names(unsigned bits, const char *const *table, size_t n)
