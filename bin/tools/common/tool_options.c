@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_options.c - the option table of tar2img and dir2img and the loop
+ * that applies it (img2img's too). Options that only make sense for a
+ * directory are refused by tar2img with a reason, not ignored, and
+ * img2img's own by the others.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tool_mains.h"
+#include "tool_optvals.h"
+#include "tool_usage.h"
+#include "tool_version.h"
+
+enum {
+	OPT_NO_DEDUP = 256, OPT_NO_FRAGMENTS, OPT_ALWAYS_FRAGMENTS, OPT_NO_TAILENDS,
+	OPT_EXPORTABLE, OPT_NO_XATTRS, OPT_NO_PAD, OPT_TRY_ALL,
+	/* entry options (both tools) */
+	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
+	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_EXCLUDE_REGEX, OPT_SPEC,
+	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
+	OPT_WHITEOUTS, OPT_PREFIX,
+	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
+	OPT_EROFS_DEDUPE,
+	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
+	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
+	OPT_VERITY_ROOTHASH,
+	/* dir2img only */
+	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
+	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
+	/* img2img only */
+	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY,
+};
+
+static const struct option long_opts[] = {
+	{ "compressor", required_argument, NULL, 'c' },
+	{ "comp-opt", required_argument, NULL, 'X' },
+	{ "block-size", required_argument, NULL, 'b' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-dedup", no_argument, NULL, OPT_NO_DEDUP },
+	{ "no-fragments", no_argument, NULL, OPT_NO_FRAGMENTS },
+	{ "always-fragments", no_argument, NULL, OPT_ALWAYS_FRAGMENTS },
+	{ "tailends", no_argument, NULL, OPT_ALWAYS_FRAGMENTS },
+	{ "no-tailends", no_argument, NULL, OPT_NO_TAILENDS },
+	{ "exportable", no_argument, NULL, OPT_EXPORTABLE },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "no-pad", no_argument, NULL, OPT_NO_PAD },
+	{ "try-all-blocks", no_argument, NULL, OPT_TRY_ALL },
+	{ "all-root", no_argument, NULL, OPT_ALL_ROOT },
+	{ "uid", required_argument, NULL, OPT_UID },
+	{ "gid", required_argument, NULL, OPT_GID },
+	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
+	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
+	{ "mtime", required_argument, NULL, OPT_MTIME },
+	{ "clamp-mtime", no_argument, NULL, OPT_CLAMP_MTIME },
+	{ "image-time", required_argument, NULL, OPT_IMAGE_TIME },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
+	{ "spec", required_argument, NULL, OPT_SPEC },
+	{ "spec-line", required_argument, NULL, OPT_SPEC_LINE },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "uncompressed", required_argument, NULL, OPT_UNCOMPRESSED },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "uuid", required_argument, NULL, OPT_UUID },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "pcluster-size", required_argument, NULL, OPT_PCLUSTER },
+	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
+	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
+	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
+	{ "verity", optional_argument, NULL, OPT_VERITY },
+	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
+	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
+	{ "verity-no-superblock", no_argument, NULL, OPT_VERITY_NO_SUPERBLOCK },
+	{ "verity-roothash", required_argument, NULL, OPT_VERITY_ROOTHASH },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "keep-dir", no_argument, NULL, OPT_KEEP_DIR },
+	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
+	{ "no-hardlinks", no_argument, NULL, OPT_NO_HARDLINKS },
+	{ "on-change", required_argument, NULL, OPT_ON_CHANGE },
+	{ "skip-unreadable", no_argument, NULL, OPT_SKIP_UNREADABLE },
+	{ "layers", no_argument, NULL, OPT_LAYERS },
+	{ "delete", required_argument, NULL, OPT_DELETE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int tool_pargs_add(struct tool_pargs *l, int kind, const char *arg, int copy)
+{
+	struct policy_arg *p;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+
+		p = realloc(l->v, cap * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		l->v = p;
+		l->cap = cap;
+	}
+	p = &l->v[l->n];
+	p->kind = kind;
+	p->own = copy ? strdup(arg) : NULL;
+	if (copy && p->own == NULL)
+		return -1;
+	p->arg = copy ? p->own : arg;
+	l->n++;
+	return 0;
+}
+
+void tool_pargs_free(struct tool_pargs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].own);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A policy input from the command line (argv outlives the options). */
+static int add_parg(struct tool_options *opt, int kind, const char *arg)
+{
+	if (tool_pargs_add(&opt->pargs, kind, arg, 0) == 0)
+		return 0;
+	fprintf(stderr, "%s: out of memory\n", tool_progname());
+	return 1;
+}
+
+static int id_value(const char *name, const char *arg, uint32_t *out)
+{
+	uint64_t v;
+
+	if (tool_parse_u64(arg, UINT32_MAX, &v) != 0) {
+		fprintf(stderr, "%s: %s '%s' is not a number between 0 and 4294967295\n",
+			tool_progname(), name, arg);
+		tool_try_help();
+		return 2;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int offset_value(const char *name, const char *arg, int64_t *out)
+{
+	if (tool_parse_i64(arg, -(int64_t)UINT32_MAX, UINT32_MAX, out) != 0) {
+		fprintf(stderr, "%s: %s '%s' is not a number between -4294967295 and "
+			"4294967295\n", tool_progname(), name, arg);
+		tool_try_help();
+		return 2;
+	}
+	return 0;
+}
+
+static int progress_value(const char *arg, int *out)
+{
+	static const char *const names[] = { "auto", "none", "tty", "json" };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return tool_bad_usage("--progress '%s': valid are auto, none, tty and json", arg);
+}
+
+/* --prefix DIR: leading and trailing '/' dropped (in argv), no empty,
+ * "." or ".." component left inside. */
+static int prefix_value(char *arg, const char **out)
+{
+	size_t len;
+	char *p;
+
+	while (*arg == '/')
+		arg++;
+	len = strlen(arg);
+	while (len > 0 && arg[len - 1] == '/')
+		arg[--len] = '\0';
+	for (p = arg; len > 0; p++) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return tool_bad_usage("--prefix '%s': a directory path without empty, "
+					      "'.' or '..' components", arg);
+		p += n;
+		if (*p == '\0')
+			break;
+	}
+	*out = arg;
+	return 0;
+}
+
+/* Options about the image layout and codec (both tools). */
+static int layout_option(struct tool_options *opt, int c, const char *arg)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	uint64_t v;
+
+	switch (c) {
+	case 'j':
+		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
+			return tool_bad_usage("jobs '%s' is not a number between 1 and 1024", arg);
+		d->jobs = (unsigned)v;
+		return 0;
+	case OPT_NO_DEDUP: d->flags |= SQP_WRITE_NO_DEDUP; return 0;
+	case OPT_NO_FRAGMENTS: d->fragment_mode = SQP_FRAGMENTS_NONE; return 0;
+	case OPT_ALWAYS_FRAGMENTS: d->fragment_mode = SQP_FRAGMENTS_ALL; return 0;
+	case OPT_NO_TAILENDS: d->fragment_mode = SQP_FRAGMENTS_SMALL; return 0;
+	case OPT_EXPORTABLE: d->flags |= SQP_WRITE_EXPORTABLE; return 0;
+	case OPT_NO_XATTRS:
+		d->flags |= SQP_WRITE_NO_XATTRS;
+		opt->scan_flags |= SQP_DIRSCAN_NO_XATTRS;
+		return 0;
+	case OPT_NO_PAD: d->flags |= SQP_WRITE_NO_PAD; return 0;
+	case OPT_ZTAILPACKING: d->flags |= SQP_WRITE_EROFS_ZTAILPACKING; return 0;
+	case OPT_EROFS_FRAGMENTS: d->flags |= SQP_WRITE_EROFS_FRAGMENTS; return 0;
+	case OPT_EROFS_DEDUPE: d->flags |= SQP_WRITE_EROFS_DEDUPE; return 0;
+	case OPT_MEM:
+		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
+			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);
+		d->mem_limit = v;
+		return 0;
+	case OPT_TRY_ALL: d->flags |= SQP_WRITE_NO_PROBE; return 0;
+	case OPT_PREFIX:
+		return prefix_value(optarg, &d->prefix);
+	case OPT_WHITEOUTS:
+		if (strcmp(arg, "oci") == 0)
+			d->flags |= SQP_WRITE_OCI_WHITEOUTS;
+		else if (strcmp(arg, "none") == 0)
+			d->flags &= ~(unsigned)SQP_WRITE_OCI_WHITEOUTS;
+		else
+			return tool_bad_usage("--whiteouts '%s': valid are oci and none", arg);
+		return 0;
+	case OPT_OFFSET:
+		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)
+			return tool_bad_usage("--offset '%s' is not a byte count", arg);
+		d->offset = v;
+		return 0;
+	case OPT_UNCOMPRESSED:
+		return tool_parse_uncompressed(arg, &d->flags);
+	case OPT_FORMAT:
+		if (strcmp(arg, "squashfs") == 0)
+			d->format = SQP_FORMAT_SQUASHFS;
+		else if (strcmp(arg, "erofs") == 0)
+			d->format = SQP_FORMAT_EROFS;
+		else
+			return tool_bad_usage("--format '%s': valid are squashfs and erofs", arg);
+		return 0;
+	case OPT_UUID:
+		switch (tool_uuid_arg(arg, d->uuid)) {
+		case 0: break;
+		case -2:
+			fprintf(stderr, "%s: --uuid random: no random bytes: %s\n",
+				tool_progname(), strerror(errno));
+			return 1;
+		default:
+			return tool_bad_usage("--uuid '%s' is not a UUID (xxxxxxxx-xxxx-"
+					      "xxxx-xxxx-xxxxxxxxxxxx, clear or random)", arg);
+		}
+		d->flags |= SQP_WRITE_EROFS_UUID;
+		return 0;
+	case OPT_LABEL:
+		if (strlen(arg) > 16)
+			return tool_bad_usage("--label '%s' is longer than 16 bytes", arg);
+		d->volume_label = arg;
+		return 0;
+	case OPT_PCLUSTER:
+		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
+					      "up to 1M", arg);
+		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
+	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
+	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
+		return tool_verity_option(&opt->verity, c - OPT_VERITY, arg);
+	default:
+		return -1;
+	}
+}
+
+/* Options about entries: owners, times, selection (both tools). */
+static int entry_option(struct tool_options *opt, int c, const char *arg,
+			const char *name)
+{
+	struct sqp_policy_desc *p = &opt->policy;
+
+	switch (c) {
+	case OPT_ALL_ROOT: p->flags |= SQP_POLICY_ALL_ROOT; return 0;
+	case OPT_UID: p->flags |= SQP_POLICY_SET_UID; return id_value(name, arg, &p->uid);
+	case OPT_GID: p->flags |= SQP_POLICY_SET_GID; return id_value(name, arg, &p->gid);
+	case OPT_UID_OFFSET: return offset_value(name, arg, &p->uid_offset);
+	case OPT_GID_OFFSET: return offset_value(name, arg, &p->gid_offset);
+	case OPT_MTIME: p->flags |= SQP_POLICY_SET_MTIME; return tool_parse_time(name, arg, &p->mtime);
+	case OPT_CLAMP_MTIME: p->flags |= SQP_POLICY_CLAMP_MTIME; return 0;
+	case OPT_IMAGE_TIME: return tool_parse_time(name, arg, &opt->desc.mod_time);
+	case OPT_EXCLUDE: return add_parg(opt, PARG_EXCLUDE, arg);
+	case OPT_DELETE: return add_parg(opt, PARG_DELETE, arg);
+	case OPT_EXCLUDE_FROM: return add_parg(opt, PARG_EXCLUDE_FROM, arg);
+	case OPT_EXCLUDE_REGEX: return add_parg(opt, PARG_EXCLUDE_REGEX, arg);
+	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
+	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
+	case OPT_PROGRESS: return progress_value(arg, &opt->progress);
+	case OPT_VERBOSE: opt->verbose = 1; return 0;
+	case OPT_SORT: return add_parg(opt, PARG_SORT, arg);
+	case OPT_KEEP_DIR: opt->scan_flags |= SQP_DIRSCAN_KEEP_DIR; return 0;
+	case OPT_ONE_FS: opt->scan_flags |= SQP_DIRSCAN_ONE_FS; return 0;
+	case OPT_NO_HARDLINKS: opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS; return 0;
+	case OPT_SKIP_UNREADABLE: opt->scan_flags |= SQP_DIRSCAN_SKIP_UNREADABLE; return 0;
+	case OPT_LAYERS: opt->layers = 1; return 0;
+	case OPT_ON_CHANGE:
+		if (strcmp(arg, "warn") == 0)
+			opt->scan_flags |= SQP_DIRSCAN_CHANGE_WARN;
+		else if (strcmp(arg, "fail") == 0)
+			opt->scan_flags &= ~(unsigned)SQP_DIRSCAN_CHANGE_WARN;
+		else
+			return tool_bad_usage("--on-change '%s': valid are fail and warn", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* "--name" of a long option, for messages (argv may hold its value). */
+static const char *long_name(int c)
+{
+	static char buf[40];
+	size_t i;
+
+	for (i = 0; long_opts[i].name != NULL; i++) {
+		if (long_opts[i].val == c) {
+			snprintf(buf, sizeof(buf), "--%s", long_opts[i].name);
+			return buf;
+		}
+	}
+	return "?";
+}
+
+static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
+		      const char **comp_opts, uint32_t *block_size)
+{
+	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
+	int ret;
+
+	if (opt->tool != TOOL_IMG2IMG && c >= OPT_FIRST_IMG_ONLY)
+		return tool_bad_usage("%s is an option of img2img", name);
+	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY)
+		return tool_bad_usage(c == OPT_SORT ?
+				      "%s: a stream's data is stored in stream order; sort the "
+				      "tar instead (or use dir2img)" :
+				      "%s is an option of dir2img, not of tar2img", name);
+	switch (c) {
+	case 'c': *codec = optarg; return 0;
+	case 'X': *comp_opts = optarg; return 0;
+	case 'b':
+		if (tool_parse_size(optarg, block_size) != 0)
+			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
+		return 0;
+	case 'f': opt->force = 1; return 0;
+	case 'q': opt->quiet = 1; return 0;
+	case ':':
+		return tool_bad_usage("option '%s' needs a value", name);
+	case '?':
+		return tool_bad_usage("unknown option '%s'", name);
+	}
+	ret = layout_option(opt, c, optarg);
+	return ret >= 0 ? ret : entry_option(opt, c, optarg, name);
+}
+
+/* Layers are read from the top down, each once: stdin can be one of
+ * them, but only one. */
+static int stdin_once(const struct tool_options *opt)
+{
+	size_t i, dashes = 0;
+
+	for (i = 0; i < opt->input_count; i++)
+		dashes += strcmp(opt->inputs[i], "-") == 0;
+	if (dashes > 1)
+		return tool_bad_usage("%s", "'-' (stdin) is given more than once");
+	return 0;
+}
+
+static int operands(int tool, int argc, char **argv, struct tool_options *opt)
+{
+	struct stat st;
+
+	if (optind >= argc)
+		return tool_bad_usage("%s", "missing OUTPUT");
+	opt->output = argv[optind++];
+	if (tool == TOOL_IMG2IMG) {
+		if (optind >= argc)
+			return tool_bad_usage("%s", "missing BASE");
+		opt->base = argv[optind++];
+		opt->prefix_from = opt->base;
+		opt->dirs = argv + optind;
+		opt->dir_count = (size_t)(argc - optind);
+		return 0;
+	}
+	if (tool == TOOL_DIR2IMG) {
+		/* mksquashfs takes the image last: a directory here is most
+		 * likely that habit, and replacing it is never wanted. */
+		if (stat(opt->output, &st) == 0 && S_ISDIR(st.st_mode))
+			return tool_bad_usage("'%s' is a directory; the image comes "
+					      "first: dir2img [OPTION]... OUTPUT DIR...",
+					      opt->output);
+		if (optind >= argc)
+			return tool_bad_usage("%s", "missing DIR");
+		opt->dirs = argv + optind;
+		opt->dir_count = (size_t)(argc - optind);
+		return 0;
+	}
+	opt->inputs = argv + optind;
+	opt->input_count = (size_t)(argc - optind);
+	return stdin_once(opt);
+}
+
+/* Times that depend on each other: clamping needs the image time; and
+ * the verity options, checked as a whole. */
+int tool_options_finish(struct tool_options *opt)
+{
+	int ret = 0;
+
+	if (opt->desc.mod_time == SQP_TIME_NEWEST)
+		ret = tool_source_date_epoch(&opt->desc.mod_time);
+	if (ret == 0 && (opt->policy.flags & SQP_POLICY_CLAMP_MTIME) &&
+	    !(opt->policy.flags & SQP_POLICY_SET_MTIME)) {
+		if (opt->desc.mod_time == SQP_TIME_NEWEST)
+			return tool_bad_usage("%s", "--clamp-mtime needs SOURCE_DATE_EPOCH or "
+					      "--image-time");
+		opt->policy.mtime = opt->desc.mod_time;
+	}
+	opt->policy.warn = tool_warn;
+	return ret != 0 ? ret : tool_verity_check(&opt->verity);
+}
+
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+ * data stored as it is (the default, or -c none) or with a codec that
+ * compresses to a fixed size; everything else refused by name. */
+int tool_erofs_options(struct tool_options *opt, const char *codec,
+		       const char *comp_opts, uint32_t block_size)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	int id;
+
+	/* EROFS's name for the gzip codec's raw deflate. */
+	if (codec != NULL && strcmp(codec, "deflate") == 0)
+		codec = "gzip";
+	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+
+	if (block_size != 0 && block_size != 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (opt->verity.on)
+		return tool_bad_usage("%s", "--format erofs: --verity is for SquashFS images");
+	if (codec != NULL && strcmp(codec, "none") != 0 &&
+	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
+		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
+				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
+				      "deflate (or gzip) and zstd", codec);
+	if (codec == NULL || strcmp(codec, "none") == 0) {
+		if (comp_opts != NULL)
+			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
+		memset(&d->codec, 0, sizeof(d->codec));
+		d->codec.block_size = 4096;
+		return 0;
+	}
+	return tool_finish_codec(d, codec, comp_opts, 4096);
+}
+
+void tool_options_init(struct tool_options *opt, int tool)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->tool = tool;
+	opt->desc.struct_size = sizeof(opt->desc);
+	opt->verity.desc.struct_size = sizeof(opt->verity.desc);
+	opt->verity.res.struct_size = sizeof(opt->verity.res);
+	opt->desc.fragment_mode = SQP_FRAGMENTS_ALL;
+	opt->desc.mod_time = SQP_TIME_NEWEST;
+}
+
+int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt)
+{
+	const char *codec = NULL, *comp_opts = NULL;
+	uint32_t block_size = 0;
+	int c, ret;
+
+	tool_options_init(opt, tool);
+	opterr = 0;   /* our own messages: argv[0] may be a libtool wrapper path */
+	optind = 0;   /* full restart: another main may have parsed before */
+	while ((c = getopt_long(argc, argv, ":c:X:b:j:fqhV", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			tool_usage(tool, stdout);
+			return -1;
+		}
+		if (c == 'V') {
+			tool_print_version(tool_progname());
+			return -1;
+		}
+		ret = one_option(opt, c, argv, &codec, &comp_opts, &block_size);
+		if (ret != 0)
+			return ret;
+	}
+	ret = operands(tool, argc, argv, opt);
+	if (ret == 0 && tool == TOOL_IMG2IMG) {
+		opt->codec_name = codec;
+		opt->comp_opts = comp_opts;
+		opt->block_size = block_size;  /* 0: the base's */
+	} else if (ret == 0 && opt->desc.format == SQP_FORMAT_EROFS)
+		ret = tool_erofs_options(opt, codec, comp_opts, block_size);
+	else if (ret == 0)
+		ret = tool_finish_codec(&opt->desc, codec, comp_opts,
+					block_size ? block_size : 128 * 1024);
+	return ret != 0 ? ret : tool_options_finish(opt);
+}
+
+void tool_options_free(struct tool_options *opt)
+{
+	tool_pargs_free(&opt->pargs);
+}

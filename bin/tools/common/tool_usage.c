@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_usage.c - the --help texts of tar2img, dir2img and img2img, which
+ * share most of their options.
+ */
+#include "config.h"
+
+#include "sqpack/sqpack.h"
+#include "tool_mains.h"
+#include "tool_options.h"
+#include "tool_usage.h"
+
+static const char common_help[] =
+	"  -c, --compressor NAME   block compressor (default zstd)\n"
+	"  -X, --comp-opt OPTS     compressor options, comma separated\n"
+	"  -b, --block-size SIZE   4K .. 1M, a power of two (default 128K)\n"
+	"  -j, --jobs N            compression threads (default: CPUs online)\n"
+	"  -f, --force             replace OUTPUT if it exists\n"
+	"  -q, --quiet             no summary, no progress\n"
+	"      --no-dedup          store duplicate files, blocks and tails again\n"
+	"      --no-fragments      store file tails as short blocks\n"
+	"      --always-fragments  pack the tail of every file into fragments\n"
+	"                          (default; also --tailends)\n"
+	"      --no-tailends       pack only files smaller than a block\n"
+	"      --exportable        add an NFS export table\n"
+	"      --no-xattrs         drop extended attributes\n"
+	"      --no-pad            do not pad the image to 4 KiB\n"
+	"      --try-all-blocks    run the compressor even on blocks that look\n"
+	"                          incompressible (random-looking bytes)\n"
+	"      --uncompressed=PARTS  store these uncompressed: inodes, data,\n"
+	"                          fragments, xattrs (comma list) or all\n"
+	"      --offset N          the image starts N bytes into OUTPUT (bytes\n"
+	"                          before it are kept from an existing OUTPUT)\n"
+	"      --image-time T      superblock time (default SOURCE_DATE_EPOCH,\n"
+	"                          else the newest mtime)\n"
+	"      --mem SIZE          memory for the tree and tables (K, M, G;\n"
+	"                          default a quarter of RAM); past it they\n"
+	"                          spill to a temporary file next to OUTPUT\n"
+	"EROFS:\n"
+	"      --format FMT        squashfs (default) or erofs: an EROFS image\n"
+	"                          (4K blocks; -c none (default), lz4 (-X hc\n"
+	"                          for lz4hc), lzma, deflate or zstd, in\n"
+	"                          clusters of --pcluster-size)\n"
+	"      --uuid UUID         EROFS: the superblock's UUID, stored as given;\n"
+	"                          clear: none (zeros); random: a random one\n"
+	"                          (default: derived from the image's bytes)\n"
+	"      --label LABEL       EROFS: the volume label (16 bytes at most)\n"
+	"      --pcluster-size SIZE  EROFS: compress into clusters of up to SIZE\n"
+	"                          (a multiple of 4K up to 1M; default 4K)\n"
+	"      --ztailpacking      EROFS: a compressed file's last cluster\n"
+	"                          inline after its inode when it fits\n"
+	"      --erofs-fragments   EROFS: compressed files' tails, and files of\n"
+	"                          a cluster or less, compressed together in\n"
+	"                          one packed inode\n"
+	"      --erofs-dedupe      EROFS: a file equal to an earlier one shares\n"
+	"                          its blocks (checked byte for byte)\n"
+	"dm-verity:\n"
+	"      --verity[=FILE]     pad the image and append a dm-verity hash tree\n"
+	"                          (or write the tree to FILE); the root hash is\n"
+	"                          in the summary\n"
+	"      --verity-block-size SIZE  data and hash blocks (default 4K)\n"
+	"      --verity-salt HEX   salt (default: derived from the image time and\n"
+	"                          the options, so rebuilds give the same hash)\n"
+	"      --verity-no-superblock  no verity superblock before the tree\n"
+	"      --verity-roothash FILE  write the root hash there as a hex line\n"
+	"Entries:\n"
+	"      --all-root          every entry owned by 0:0\n"
+	"      --uid N, --gid N    every entry owned by uid / group N\n"
+	"      --uid-offset N, --gid-offset N  add N to every uid / gid\n"
+	"      --mtime T           every entry's mtime is T (seconds)\n"
+	"      --clamp-mtime       mtimes newer than the image time are clamped\n"
+	"      --exclude PATTERN   leave out matching paths (glob; ** crosses /;\n"
+	"                          without / it matches any one component)\n"
+	"      --exclude-from FILE  patterns, one per line\n"
+	"      --exclude-regex RE  leave out paths a POSIX extended regex matches\n"
+	"                          (anywhere in the path, as mkfs.erofs's)\n"
+	"      --spec FILE         mksquashfs pseudo definitions (see the manual)\n"
+	"      --spec-line LINE    one definition\n"
+	"      --progress=MODE     auto (a line on a terminal), none, tty, json\n"
+	"Layers:\n"
+	"      --whiteouts=MODE    oci: '.wh.NAME' deletes NAME from the layers\n"
+	"                          below, '.wh..wh..opq' empties its directory of\n"
+	"                          them; the markers are left out. none (default):\n"
+	"                          they are files like any other\n"
+	"      --prefix PATH       put everything below directory PATH\n";
+
+static const char dir_help[] =
+	"Directory:\n"
+	"      --keep-dir          one DIR becomes a top-level directory too\n"
+	"      --one-file-system   do not cross into other file systems\n"
+	"      --no-hardlinks      every path its own inode\n"
+	"      --sort FILE         mksquashfs sort file: data of higher\n"
+	"                          priorities first\n"
+	"      --on-change=fail|warn  a file changed while read: fail (default)\n"
+	"                          or store it as read with a warning\n"
+	"      --skip-unreadable   warn and leave out unreadable files\n"
+	"      --verbose           list entries on stderr as they are added\n"
+	"      --layers            the DIRs are container layers, lowest first,\n"
+	"                          merged in one pass (not side by side)\n";
+
+static const char img_help[] =
+	"Image:\n"
+	"      --delete PATTERN    leave out the entries of BASE that PATTERN\n"
+	"                          matches (glob, as --exclude), and what is\n"
+	"                          below them; a LAYER may add them again\n"
+	"  Without -c, -X and -b the image keeps BASE's codec, options and block\n"
+	"  size, and BASE's blocks are copied as they are; with them it is\n"
+	"  converted. --offset N: BASE's image starts N bytes into it, and so\n"
+	"  does OUTPUT's, after BASE's first N bytes (an AppImage's runtime).\n";
+
+void tool_usage(int tool, FILE *f)
+{
+	int id;
+
+	if (tool == TOOL_IMG2IMG)
+		fputs("Usage: img2img [OPTIONS] OUTPUT BASE.img [LAYER...]\n"
+		      "A new SquashFS 4.0 or EROFS image (--format) from BASE.img, SquashFS\n"
+		      "or EROFS, plus LAYERs (tar archives or directories), applied over\n"
+		      "it in order, as container layers: a later layer replaces what an\n"
+		      "earlier one holds (see --whiteouts).\n"
+		      "OUTPUT may be BASE.img (with -f): it is replaced when complete.\n\n", f);
+	else if (tool == TOOL_DIR2IMG)
+		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"
+		      "Pack directory trees into a SquashFS 4.0 image, or an EROFS one\n"
+		      "(--format erofs).\n\n", f);
+	else
+		fputs("Usage: tar2img [OPTIONS] OUTPUT [INPUT...]\n"
+		      "Pack a tar archive (a file, or stdin when INPUT is absent or '-'; plain\n"
+		      "or gzip/xz/zstd/lz4/bzip2 compressed) into a SquashFS 4.0 image, or\n"
+		      "an EROFS one (--format erofs).\n"
+		      "Several INPUTs are container layers, lowest first, merged in one pass:\n"
+		      "what a later layer replaces or deletes is never read into the image.\n\n", f);
+	fputs(common_help, f);
+	if (tool != TOOL_TAR2IMG)
+		fputs(dir_help, f);
+	if (tool == TOOL_IMG2IMG)
+		fputs(img_help, f);
+	fputs("  -h, --help              show this help\n"
+	      "  -V, --version           show the version\n\n"
+	      "Compressors in this build:\n", f);
+	for (id = 1; id <= SQP_CODEC_MAX; ++id) {
+		fprintf(f, "  %-5s %s\n", sqp_codec_name(id),
+			sqp_codec_available(id) ? "" : "(not built)");
+		if (sqp_codec_available(id) && sqp_codec_options_help(id) != NULL)
+			fprintf(f, "%s", sqp_codec_options_help(id));
+	}
+}

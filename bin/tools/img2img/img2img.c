@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * img2img.c - img2img: a new image from a base image plus tar or
+ * directory layers, with the packers' entry options applied to the
+ * result, or the same tree in another codec or block size.
+ *
+ * The base is opened with the reader and added by sqp_writer_add_image
+ * (lib/rebuild), which hands the writer the base's blocks as they are
+ * when codec and block size stay. Unless -c, -X or -b say otherwise, the
+ * new image keeps the base's codec, options and block size, so that
+ * nothing is compressed again but what the layers bring. The LAYERs are
+ * container layers over the base (whiteouts, shadowing: writer.h).
+ * tool_run.c writes a temporary file renamed into place, so OUTPUT may
+ * be BASE.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sqpack/image_info.h"
+#include "../common/tool_mains.h"
+#include "../common/tool_optvals.h"
+#include "../common/tool_run.h"
+
+static int open_base(const struct tool_options *opt, int *fd,
+		     struct sqp_image **img)
+{
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = opt->base, .warn = tool_warn,
+				    .offset = opt->desc.offset };
+	int ret;
+
+	*img = NULL;
+	*fd = open(opt->base, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			strerror(errno));
+		return 1;
+	}
+	d.fd = *fd;
+	ret = sqp_image_create(&d, img);
+	if (ret != 0 && *img != NULL)  /* its message names the image */
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_image_error(*img));
+	else if (ret != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			sqp_strerror(ret));
+	return ret == 0 ? 0 : 1;
+}
+
+/* --format erofs: the base's codec when EROFS can write it (kept with
+ * its options, in 4 KiB blocks), else the one -c names; a base whose
+ * codec EROFS cannot write needs -c. */
+static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *lay,
+		       const struct sqp_image_info *ii)
+{
+	const char *name = sqp_codec_name(ii->codec);
+	int ret;
+
+	if (opt->codec_name != NULL || opt->comp_opts != NULL)
+		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
+					  opt->block_size);
+	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) == 0 &&
+	    !(sqp_codec_formats(ii->codec) & SQP_CODEC_FOR_EROFS))
+		return tool_bad_usage("--format erofs: the base's compressor '%s' "
+				      "cannot write EROFS here; give -c", name);
+	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) != 0)
+		return tool_bad_usage("%s", "--format erofs: the base uses several "
+				      "compressors; give -c");
+	ret = tool_erofs_options(opt, ii->codecs ? name : NULL, NULL, opt->block_size);
+	if (ret == 0 && ii->format == SQP_FORMAT_SQUASHFS) {
+		opt->desc.codec = lay->codec;
+		opt->desc.codec.block_size = 4096;
+	}
+	return ret;
+}
+
+/* The new image's codec: the base's, unless -c, -X or -b change it (a
+ * change starts from the codec's defaults, as tar2img's options do).
+ * From an EROFS base to SquashFS: the base's codec (zstd for an
+ * uncompressed one) in 128 KiB blocks unless -b says otherwise. */
+static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
+{
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
+	struct sqp_image_layout lay;
+	const char *name;
+
+	if (sqp_image_get_layout(img, &lay) != 0 || sqp_image_get_info(img, &ii) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->base,
+			sqp_image_error(img));
+		return 1;
+	}
+	if (opt->desc.format == SQP_FORMAT_EROFS)
+		return erofs_codec(opt, &lay, &ii);
+	if (ii.format == SQP_FORMAT_EROFS) {
+		name = opt->codec_name ? opt->codec_name :
+		       ii.codec ? sqp_codec_name(ii.codec) : NULL;
+		return tool_finish_codec(&opt->desc, name, opt->comp_opts,
+					 opt->block_size ? opt->block_size : 128 * 1024);
+	}
+	if (opt->codec_name == NULL && opt->comp_opts == NULL &&
+	    (opt->block_size == 0 || opt->block_size == lay.codec.block_size)) {
+		opt->desc.codec = lay.codec;
+		return 0;
+	}
+	name = opt->codec_name ? opt->codec_name : sqp_codec_name(lay.codec.id);
+	return tool_finish_codec(&opt->desc, name, opt->comp_opts,
+				 opt->block_size ? opt->block_size : lay.codec.block_size);
+}
+
+/* The tar layers' one reader and the input it reads: reset for each
+ * later tar layer (as tar2img does), its read-ahead (8 MiB) mapped and
+ * faulted in once. Its thread may still read ahead in the last input
+ * after the layer is in, so that input closes only once the reader has
+ * moved on (reset) or is gone. */
+struct tar_in {
+	struct sqp_tar_reader *tr;
+	int fd;
+};
+
+static void tar_in_close(struct tar_in *in)
+{
+	sqp_tar_reader_destroy(in->tr);
+	if (in->fd >= 0)
+		close(in->fd);
+}
+
+static int add_tar(struct tool_run *r, struct tar_in *in, const char *path)
+{
+	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn };
+	int ret;
+
+	d.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d.fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, strerror(errno));
+		return 1;
+	}
+	if (in->tr != NULL)
+		ret = sqp_tar_reader_reset(in->tr, d.fd, path);
+	else
+		ret = sqp_tar_reader_create(&d, &in->tr);
+	if (in->fd >= 0)
+		close(in->fd); /* the reader has stopped reading it */
+	in->fd = d.fd;
+	if (ret != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path,
+			in->tr ? sqp_tar_reader_error(in->tr) : sqp_strerror(ret));
+	else if ((ret = sqp_writer_add_tar(r->w, in->tr)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+			sqp_writer_error(r->w));
+	return ret == 0 ? 0 : 1;
+}
+
+static int add_dir(struct tool_run *r, const char *path)
+{
+	const char *dirs[1] = { path };
+	struct sqp_dirscan_desc d = {
+		.dirs = dirs, .dir_count = 1, .flags = r->opt->scan_flags,
+		.policy = r->policy, .readers = r->opt->desc.jobs,
+		.warn = tool_warn,
+	};
+	struct sqp_dirscan *s = NULL;
+	const char *msg;
+	int ret;
+
+	ret = sqp_dirscan_create(&d, &s);
+	if (ret == 0)
+		ret = sqp_dirscan_feed(s, r->w);
+	if (ret != 0) {
+		msg = s ? sqp_dirscan_error(s) : "";
+		if (msg[0] != '\0')
+			fprintf(stderr, "%s: %s\n", tool_progname(), msg);
+		else
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+				r->w ? sqp_writer_error(r->w) : sqp_strerror(ret));
+	}
+	sqp_dirscan_destroy(s);
+	return ret == 0 ? 0 : 1;
+}
+
+static int add_layer(struct tool_run *r, struct tar_in *in, const char *layer)
+{
+	struct stat st;
+
+	if (stat(layer, &st) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer, strerror(errno));
+		return 1;
+	}
+	return S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, in, layer);
+}
+
+/* --delete: a layer just above the base that whites out each entry of
+ * the base a pattern matches (and so what is below it), found by a walk
+ * of the base's metadata; the LAYERs above may add those paths again. */
+static int delete_layer(struct tool_run *r, struct sqp_image *img)
+{
+	struct sqp_policy_desc pd = { .warn = tool_warn };
+	struct sqp_walk_desc wd = { .struct_size = sizeof(wd), .img = img };
+	struct sqp_policy *del = NULL;
+	struct sqp_walk *walk = NULL;
+	struct sqp_walk_entry e = { .struct_size = sizeof(e) };
+	size_t i;
+	int ret;
+
+	ret = sqp_policy_create(&pd, &del);
+	for (i = 0; ret == 0 && i < r->opt->pargs.n; i++)
+		if (r->opt->pargs.v[i].kind == PARG_DELETE)
+			ret = sqp_policy_add_exclude(del, r->opt->pargs.v[i].arg);
+	if (ret != 0) {
+		fprintf(stderr, "%s: --delete: %s\n", tool_progname(),
+			del ? sqp_policy_error(del) : sqp_strerror(ret));
+		sqp_policy_destroy(del);
+		return 1;
+	}
+	if ((ret = sqp_walk_create(&wd, &walk)) == 0) {
+		while ((ret = sqp_walk_next(walk, &e)) > 0) {
+			if (e.path[0] == '\0' || !sqp_policy_excluded(del, e.path))
+				continue;
+			if ((ret = sqp_writer_whiteout(r->w, e.path, 0)) != 0)
+				break;
+			if (S_ISDIR(e.info.mode))
+				sqp_walk_skip(walk);
+		}
+	}
+	if (ret < 0)
+		fprintf(stderr, "%s: %s\n", tool_progname(), r->w && sqp_writer_error(r->w)[0] ?
+			sqp_writer_error(r->w) : walk ? sqp_walk_error(walk) : sqp_strerror(ret));
+	sqp_walk_destroy(walk);
+	sqp_policy_destroy(del);
+	return ret < 0 ? 1 : 0;
+}
+
+static int begin_layer(struct tool_run *r)
+{
+	if (sqp_writer_begin_layer(r->w) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+		sqp_writer_error(r->w));
+	return 1;
+}
+
+static int has_deletes(const struct tool_options *opt)
+{
+	for (size_t i = 0; i < opt->pargs.n; i++)
+		if (opt->pargs.v[i].kind == PARG_DELETE)
+			return 1;
+	return 0;
+}
+
+/* Layers go in topmost first (the last LAYER first), each its own layer,
+ * then --delete's whiteouts, then the base: what an upper layer replaces
+ * or deletes is never read or copied (sqp_writer_begin_layer). Without
+ * either, the base alone needs no layers. */
+static int feed(struct tool_run *r, struct sqp_image *img)
+{
+	int layered = r->opt->dir_count > 0 || has_deletes(r->opt);
+	struct tar_in in = { NULL, -1 };
+	size_t i = r->opt->dir_count;
+	int ret = 0;
+
+	while (ret == 0 && i-- > 0) {
+		ret = begin_layer(r);
+		if (ret == 0)
+			ret = add_layer(r, &in, r->opt->dirs[i]);
+	}
+	tar_in_close(&in);
+	if (ret == 0 && has_deletes(r->opt) && (ret = begin_layer(r)) == 0)
+		ret = delete_layer(r, img);
+	if (ret == 0 && layered)
+		ret = begin_layer(r);
+	if (ret == 0 && sqp_writer_add_image(r->w, img, "", 0) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
+			sqp_writer_error(r->w));
+		ret = 1;
+	}
+	return ret;
+}
+
+int img2img_main(int argc, char **argv)
+{
+	struct sqp_image *img = NULL;
+	struct tool_options opt;
+	struct tool_run run;
+	char what[64];
+	int fd = -1, ret;
+
+	ret = tool_parse_options(TOOL_IMG2IMG, argc, argv, &opt);
+	if (ret != 0) {
+		tool_options_free(&opt);
+		return ret < 0 ? 0 : ret;
+	}
+	ret = open_base(&opt, &fd, &img);
+	if (ret == 0)
+		ret = resolve_codec(&opt, img);
+	if (ret != 0) {
+		sqp_image_destroy(img);
+		if (fd >= 0)
+			close(fd);
+		tool_options_free(&opt);
+		return ret;
+	}
+	ret = tool_run_begin(&run, &opt);
+	if (ret == 0)
+		ret = tool_run_writer(&run);
+	if (ret == 0) {
+		ret = feed(&run, img);
+		snprintf(what, sizeof(what), "an image and %zu layer%s", opt.dir_count,
+			 opt.dir_count == 1 ? "" : "s");
+		ret = tool_run_finish(&run, ret, what);
+	}
+	tool_run_end(&run);
+	sqp_image_destroy(img);
+	close(fd);
+	return ret;
+}
