@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "read/blockrd_impl.h"
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 
 /* An EROFS file's jobs: its data is stored as it is, so each block is a

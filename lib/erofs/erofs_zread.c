@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 
 int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "read/rd_image.h"
-#include "read/rd_sqfs.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"

@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "read/blockrd_impl.h"
-#include "read/rd_sqfs.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 

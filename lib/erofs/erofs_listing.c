@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 

@@ -17,7 +17,7 @@
 
 #include <stdlib.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 
 /* Every extent of a compressed file, in order, without gaps; a

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "sqpack/image_info.h"
 #include "sqpack/reader.h"

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "read/rd_image.h"
-#include "read/rd_sqfs.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/fileio.h"

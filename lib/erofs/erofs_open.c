@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/codec.h"
 #include "sqpack/error.h"
 #include "util/endian.h"

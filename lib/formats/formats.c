@@ -10,9 +10,9 @@
  */
 #include "config.h"
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "read/rd_image.h"
-#include "read/rd_sqfs.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 
 /* The back ends, each tried in turn by the magic at its place; an image

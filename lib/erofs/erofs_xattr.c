@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"

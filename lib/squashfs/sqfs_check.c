@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "read/rd_image.h"
-#include "read/rd_sqfs.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
