@@ -54,7 +54,7 @@ static int zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 {
 	struct sqp_image *img = b->img;
 	struct rd_zwalk w;
-	struct rd_zext x;
+	struct rd_extent x;
 	struct bjob *j;
 	uint8_t *buf;
 	int ret;

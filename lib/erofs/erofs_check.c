@@ -25,7 +25,7 @@
 static int zmap_sound(struct sqp_image *img, const struct rd_inode *ino)
 {
 	struct rd_zwalk w;
-	struct rd_zext x;
+	struct rd_extent x;
 	uint8_t *buf;
 	int ret;
 

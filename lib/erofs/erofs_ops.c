@@ -52,7 +52,7 @@ static int erofs_zlayout(struct sqp_image *img, const struct rd_inode *ino,
 {
 	uint32_t bs = img->block_size;
 	struct rd_zwalk w;
-	struct rd_zext x;
+	struct rd_extent x;
 	int ret;
 
 	if ((ret = rd_erofs_zwalk_init(img, eri(ino), &w)) != 0)
@@ -152,7 +152,7 @@ static void file_close(struct sqp_file *f)
 	f->own = NULL;
 }
 
-static int zdecode(const struct sqp_image *img, const struct rd_zext *x,
+static int zdecode(const struct sqp_image *img, const struct rd_extent *x,
 		   const uint8_t *in, uint8_t *out)
 {
 	return rd_erofs_zdecode(rd_ero(img), x, in, out);

@@ -219,7 +219,7 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 /* A fragment (a whole file may be one) is handed out in pieces of at
  * most RD_Z_FRAG_PIECE bytes, the one holding off: the packed inode
  * is read a piece at a time, so no buffer grows with a file's size. */
-static int frag_piece(struct rd_zext *x, uint64_t off)
+static int frag_piece(struct rd_extent *x, uint64_t off)
 {
 	uint64_t skip = (off - x->la) / RD_Z_FRAG_PIECE * RD_Z_FRAG_PIECE;
 
@@ -232,7 +232,7 @@ static int frag_piece(struct rd_zext *x, uint64_t off)
 }
 
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x)
+		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x)
 {
 	struct rd_erofs *ero = rd_ero(img);
 	struct erofs_lcluster lc, nl;
@@ -241,7 +241,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 	int ret;
 
 	if (z->h.whole_fragment) {
-		*x = (struct rd_zext){ 0, e->size, z->h.fragment_off, 0,
+		*x = (struct rd_extent){ 0, e->size, z->h.fragment_off, 0,
 				       RD_Z_FRAGMENT };
 		return frag_piece(x, off);
 	}
@@ -301,7 +301,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 	return 0;
 }
 
-int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
+int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		     const uint8_t *in, uint8_t *out)
 {
 	uint32_t skip, right;
@@ -337,7 +337,7 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
 }
 
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
-			struct rd_zext *x)
+			struct rd_extent *x)
 {
 	int ret;
 
@@ -356,7 +356,7 @@ int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
 }
 
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
-		   const struct rd_zext *x, int code)
+		   const struct rd_extent *x, int code)
 {
 	if (code == SQP_ERR_NOMEM)
 		return rd_err(img, code, "out of memory");

@@ -65,7 +65,7 @@ static int grow(uint8_t **buf, size_t *cap, uint64_t n)
 /* Make the extent holding off the decoded one. */
 static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 {
-	struct rd_zext x;
+	struct rd_extent x;
 	int ret;
 
 	if (f->x.llen != 0 && off >= f->x.la && off - f->x.la < f->x.llen)

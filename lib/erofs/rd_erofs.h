@@ -76,7 +76,7 @@ struct rd_zmap {
  * rotated in its block, in the packed inode. */
 enum { RD_Z_RAW = SQP_EROFS_ALG_MAX, RD_Z_INTERLACED, RD_Z_FRAGMENT };
 
-/* One extent (struct rd_zext): file bytes la .. la + llen decode from
+/* One extent (struct rd_extent): file bytes la .. la + llen decode from
  * plen bytes at pa (RD_Z_FRAGMENT: from the packed inode's bytes at pa,
  * a piece of at most RD_Z_FRAG_PIECE of the fragment). */
 #define RD_Z_FRAG_PIECE (1u << 20)
@@ -86,7 +86,7 @@ enum { RD_Z_RAW = SQP_EROFS_ALG_MAX, RD_Z_INTERLACED, RD_Z_FRAGMENT };
 struct rd_zfile {
 	struct rd_einode e;
 	struct rd_zmap z;
-	struct rd_zext x;        /* decoded in out (llen 0: none) */
+	struct rd_extent x;        /* decoded in out (llen 0: none) */
 	uint8_t *in, *out;
 	size_t in_cap, out_cap;
 };
@@ -145,7 +145,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 /* The extent holding byte off of the file, whole; its pcluster lies
  * in the image and within the format's bounds. */
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x);
+		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x);
 /* A compressed file's extents in order, each starting where the last
  * ended, from byte 0 to the file's end: the one walk of the block
  * reader's jobs and the checker's map walk. */
@@ -161,16 +161,16 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
  * error latched in img (an extent that does not start where the last
  * ended is corrupt: two extents overlap). */
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
-			struct rd_zext *x);
+			struct rd_extent *x);
 /* x's llen bytes into out from its pcluster's plen bytes in in; any
  * thread (rd_erofs_zext refused what this build cannot decode). 0,
  * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
  * libzstd too old to bound the window. */
-int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
+int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		     const uint8_t *in, uint8_t *out);
 /* A message for zdecode's failure into img (erofs_zmap.c). */
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
-		   const struct rd_zext *x, int code);
+		   const struct rd_extent *x, int code);
 
 /* erofs_zread.c: the reader of any layout, at any offset. */
 int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,

@@ -45,7 +45,7 @@ struct bjob {
 	unsigned kslot;          /* keep slot filled or read (BJ_DATA_SAME) */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
-	struct rd_zext zx;       /* BJ_ZEXT: the extent */
+	struct rd_extent zx;       /* BJ_ZEXT: the extent */
 	uint8_t *zbuf;           /* BJ_ZEXT, BJ_FILLED: its bytes */
 	struct rd_bentry *owner;
 	struct bjob *next;       /* free list or FIFO */

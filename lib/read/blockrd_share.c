@@ -10,9 +10,10 @@
  * and with xz a block's decode is most of what an extraction costs.
  *
  * So the reader plans before its first entry: the back end's one pass
- * over its inodes (rd_format.share_plan: SquashFS's inode table,
- * sqfs_share.c) counts how many files reference each stored data block
- * and each fragment block, through rd_share_ref and rd_share_tail_ref. A data block referenced more than once is kept
+ * over its inodes (rd_format.share_plan; SquashFS reads its inode
+ * table) counts how many files reference each stored data block and
+ * each fragment block, through rd_share_ref and rd_share_tail_ref. A
+ * data block referenced more than once is kept
  * decompressed, in one of at most KEEP_MEMORY's worth of slots, from the
  * retirement of its first referrer's job until its last referrer's job
  * is made; that referrer's job copies nothing from the image, it is

@@ -186,7 +186,7 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 
 /* An extent a back end decodes on a block reader's worker: file bytes
  * la .. la + llen from plen bytes at pa; fmt is the back end's. */
-struct rd_zext {
+struct rd_extent {
 	uint64_t la, llen, pa;
 	uint32_t plen;
 	unsigned fmt;
@@ -286,7 +286,7 @@ struct rd_format {
 	int (*jobs)(struct rd_blockrd *b, struct rd_bentry *e,
 		    const struct rd_inode *ino);
 	int (*share_plan)(struct rd_blockrd *b);
-	int (*zdecode)(const struct sqp_image *img, const struct rd_zext *x,
+	int (*zdecode)(const struct sqp_image *img, const struct rd_extent *x,
 		       const uint8_t *in, uint8_t *out);
 	/* The checker's format part: a file's layout (1 sound, 0
 	 * reported, < 0 the check cannot go on); a directory met (parent:
