@@ -27,6 +27,8 @@
 #define SYMLINK_MAX 4096u
 #define DIR_MAX (1u << 31)
 #define HOLE_RUN_MAX (1u << 30)
+/* Nanoseconds past this are no time: read as 0. */
+#define NSEC_PER_SEC 1000000000u
 
 static int read_target(struct sqp_image *img, struct rd_inode *ino)
 {
@@ -122,8 +124,14 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	ino->mode = di.mode;
 	ino->uid = di.uid;
 	ino->gid = di.gid;
-	di.mtime = di.has_mtime ? di.mtime : ero->sb.build_time;
-	ino->mtime = di.mtime > INT64_MAX ? INT64_MAX : (int64_t)di.mtime;
+	/* Seconds are signed, as the kernel reads them (time64_t): before
+	 * 1970 is negative. A compact inode has the image's build time. */
+	if (!di.has_mtime) {
+		di.mtime = ero->sb.build_time;
+		di.mtime_nsec = ero->build_nsec;
+	}
+	ino->mtime = (int64_t)di.mtime;
+	ino->mtime_nsec = di.mtime_nsec < NSEC_PER_SEC ? di.mtime_nsec : 0;
 	ino->inode_number = (uint32_t)nid + 1;
 	ino->nlink = di.nlink;
 	ino->has_xattrs = di.xattr_icount != 0;

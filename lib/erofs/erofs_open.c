@@ -26,6 +26,8 @@
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
 			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
+/* Where the superblock keeps its build time's nanoseconds. */
+#define BUILD_NSEC_AT 32
 /* A whole xattr name is at most 255 bytes: so is a prefix. */
 #define PREFIX_MAX 255u
 
@@ -172,6 +174,7 @@ int rd_erofs_open(struct sqp_image *img)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	img->back = e;
 	erofs_super_decode(&e->sb, raw);
+	e->build_nsec = sqp_get32(raw + BUILD_NSEC_AT);
 	if ((ret = check_super(img, &e->sb)) != 0)
 		return ret;
 	e->bits = e->sb.blkszbits;

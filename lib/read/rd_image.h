@@ -81,7 +81,7 @@ struct rd_inode {
 	uint32_t mode;              /* full st_mode */
 	uint32_t uid, gid;
 	int64_t mtime;              /* seconds, before 1970 negative */
-	uint32_t mtime_nsec;
+	uint32_t mtime_nsec;        /* 0..999999999 */
 	uint64_t size;              /* files: bytes; symlinks: target bytes;
 				       directories: listing bytes */
 	uint32_t dev_major, dev_minor;  /* devices */

@@ -185,6 +185,7 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	e->uid = ino->uid;
 	e->gid = ino->gid;
 	e->mtime = ino->mtime;
+	e->mtime_nsec = ino->mtime_nsec;
 	if (kind == D_FILE) {
 		e->size = ino->size;
 	} else if (kind == D_SYMLINK) {

@@ -166,6 +166,7 @@ static int entry_attrs(struct totar *t, struct pending *p, struct unp_node *n)
 	e->uid = ino->uid;
 	e->gid = ino->gid;
 	e->mtime = ino->mtime;
+	e->mtime_nsec = ino->mtime_nsec;
 	if (n->first_path != NULL) {
 		p->link = strdup(n->first_path);
 		if (p->link == NULL)
