@@ -63,6 +63,26 @@ int chk_latched(struct chk *c, const char *table, uint32_t inode,
 	return 0;
 }
 
+/* The back end's checks report through these (struct rd_checker). */
+static void back_report(void *user, const char *table, uint32_t inode,
+			const char *path, const char *msg)
+{
+	chk_report(user, table, inode, path, "%s", msg);
+}
+
+static int back_latched(void *user, const char *table, uint32_t inode,
+			const char *path, int any)
+{
+	struct chk *c = user;
+
+	if (!any)
+		return chk_latched(c, table, inode, path);
+	chk_report(c, table, inode, path, "%s",
+		   chk_unnamed(sqp_image_error(c->img), c->img->name));
+	rd_err_clear(c->img);
+	return 0;
+}
+
 static const char *type_name(unsigned t)
 {
 	static const char *const names[] = { "?", "directory", "file",
@@ -76,11 +96,10 @@ static const char *type_name(unsigned t)
 static int entry(struct chk *c, const struct rd_walk_node *e)
 {
 	const struct rd_inode *ino = e->ino;
-	uint32_t n = ino->raw.inode_number, base; /* 1..inode_count */
+	uint32_t n = ino->inode_number; /* 1..inode_count */
+	unsigned base = rd_type_of(ino->mode);
 	int ret;
 
-	base = ino->raw.type > SQFS_EXT_OFFSET ? ino->raw.type - SQFS_EXT_OFFSET :
-		ino->raw.type;
 	if (e->de == NULL && !S_ISDIR(ino->mode)) {
 		chk_report(c, "superblock", 0, NULL, "the root is not a directory");
 		return 0;
@@ -95,7 +114,7 @@ static int entry(struct chk *c, const struct rd_walk_node *e)
 	if (c->refs[n - 1]++ > 0) /* a hard link; the walk refuses a
 				   * directory met again */
 		return 0;
-	c->nlink[n - 1] = S_ISDIR(ino->mode) ? CHK_DIR_NLINK : ino->raw.nlink;
+	c->nlink[n - 1] = S_ISDIR(ino->mode) ? CHK_DIR_NLINK : ino->nlink;
 	c->where[n - 1] = e->ref;
 	c->st.inodes++;
 	if (rd_xattrs_of(c->img, ino, &c->xs) != 0 &&
@@ -103,13 +122,9 @@ static int entry(struct chk *c, const struct rd_walk_node *e)
 		return ret;
 	if (S_ISREG(ino->mode))
 		return chk_file(c, e->path, ino);
-	if (S_ISDIR(ino->mode) && e->de != NULL && c->img->ero != NULL)
-		return chk_erofs_parent(c, e->path, ino, e->parent);
-	if (S_ISDIR(ino->mode) && e->de != NULL &&
-	    ino->raw.u.dir.parent != e->parent)
-		chk_report(c, "inode", n, e->path, "parent is inode %u, but the "
-			   "directory is in inode %u", ino->raw.u.dir.parent,
-			   e->parent);
+	if (S_ISDIR(ino->mode) && e->de != NULL)
+		return c->img->fmt->check_dir(c->img, &c->k, e->path, ino,
+					      e->parent);
 	return 0;
 }
 
@@ -121,11 +136,11 @@ static int leave_dir(struct chk *c, const struct rd_walk_node *d)
 	const struct rd_inode *ino = d->ino;
 
 	c->st.directories++;
-	if (ino->raw.nlink != d->subdirs + 2 && ino->raw.nlink != d->entries + 2)
-		chk_report(c, "links", ino->raw.inode_number, d->path, "a "
+	if (ino->nlink != d->subdirs + 2 && ino->nlink != d->entries + 2)
+		chk_report(c, "links", ino->inode_number, d->path, "a "
 			   "directory with %u subdirectories has link count %u",
-			   d->subdirs, ino->raw.nlink);
-	return chk_dir_index(c, d->path, ino);
+			   d->subdirs, ino->nlink);
+	return c->img->fmt->check_dir_done(c->img, &c->k, d->path, ino);
 }
 
 /* What the walk finds wrong is reported, and the walk goes on. */
@@ -159,17 +174,19 @@ static int walk(struct chk *c)
  * compress 64 times over. */
 static int alloc_counts(struct chk *c)
 {
-	uint64_t n = c->img->sb.inode_count;
+	uint64_t n = c->img->inode_count;
 
-	if (n == 0 || n / 64 > c->img->sb.bytes_used) {
+	if (n == 0 || n / 64 > c->img->end) {
 		chk_report(c, "superblock", 0, NULL, "%llu inodes cannot fit in "
 			   "%llu bytes", (unsigned long long)n,
-			   (unsigned long long)c->img->sb.bytes_used);
+			   (unsigned long long)c->img->end);
 		return SQP_ERR_CORRUPT;
 	}
 	c->refs = calloc(n, sizeof(*c->refs));
 	c->nlink = calloc(n, sizeof(*c->nlink));
 	c->where = calloc(n, sizeof(*c->where));
+	c->k.refs = c->refs;
+	c->k.where = c->where;
 	return c->refs && c->nlink && c->where ? 0 : SQP_ERR_NOMEM;
 }
 
@@ -198,6 +215,9 @@ SQP_API int sqp_image_check(const struct sqp_check_desc *desc,
 	if (desc == NULL)
 		return SQP_ERR_ARG;
 	c.d = desc;
+	c.k.user = &c;
+	c.k.report = back_report;
+	c.k.latched = back_latched;
 	id.fd = desc->fd;
 	id.offset = desc->offset;
 	id.name = desc->name;

@@ -24,6 +24,7 @@ struct chk {
 				   CHK_DIR_NLINK for directories */
 	uint64_t *where;        /* per inode number: its reference */
 	struct rd_xattrs xs;    /* scratch */
+	struct rd_checker k;    /* what the back end's checks report to */
 };
 
 /* Report a problem (printf-style message). */
@@ -41,15 +42,8 @@ const char *chk_unnamed(const char *msg, const char *name);
 
 /* check_items.c */
 int chk_file(struct chk *c, const char *path, const struct rd_inode *ino);
-int chk_dir_index(struct chk *c, const char *path, const struct rd_inode *dir);
 int chk_tables(struct chk *c);
 int chk_links(struct chk *c);
 int chk_data_start(struct chk *c);
-
-/* check_erofs.c: an EROFS file's map, walked to its end (1: sound, 0:
- * reported, < 0: the check cannot go on); a directory's '..'. */
-int chk_erofs_file(struct chk *c, const char *path, const struct rd_inode *ino);
-int chk_erofs_parent(struct chk *c, const char *path,
-		     const struct rd_inode *dir, uint32_t parent);
 
 #endif

@@ -20,8 +20,11 @@
  * (ENTRIES_MAX) entries waiting; nothing grows with the image but the
  * plan of shared blocks, which has its own caps (blockrd_share.c).
  *
- * EROFS files' jobs are made in blockrd_erofs.c; a data block several
- * files share is decompressed once (blockrd_share.c).
+ * Each format's back end makes a file's jobs (rd_format.jobs:
+ * blockrd_sqfs.c, blockrd_erofs.c); an extent job is decoded by the
+ * back end's zdecode on the worker. A data block several files share is
+ * decompressed once, where the back end plans it (rd_format.share_plan,
+ * blockrd_share.c).
  *
  * With the consumer's put(), a worker hands a data block on itself
  * right after decompressing it; the job is still retired in order, so
@@ -42,7 +45,6 @@
 #include "codec/codec_worker.h"
 #include "read/blockrd.h"
 #include "read/blockrd_impl.h"
-#include "read/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/fileio.h"
@@ -56,17 +58,38 @@ static int pooled(const struct bjob *j)
 	return j->kind == BJ_DATA || j->kind == BJ_FRAG || j->kind == BJ_ZEXT;
 }
 
+/* A BJ_ZEXT job on a worker: read its pcluster, decode the extent.
+ * The pcluster was checked to lie in the image when the job was made. */
+static int zext_run(struct rd_blockrd *b, struct bjob *j)
+{
+	uint8_t *in = malloc(j->zx.plen ? j->zx.plen : 1);
+	int ret;
+
+	if (in == NULL)
+		return SQP_ERR_NOMEM;
+	ret = sqp_pread_full(b->img->fd, b->img->base + j->zx.pa, in,
+			     j->zx.plen);
+	if (ret == 0 && (ret = b->img->fmt->zdecode(b->img, &j->zx, in,
+						    j->zbuf)) == SQP_ERR_BAD_DATA)
+		ret = SQP_ERR_CORRUPT;
+	free(in);
+	if (ret == 0 && b->ops->put != NULL &&
+	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->zbuf,
+				      j->out_len)) != 0)
+		return SQP_ERR_IO;
+	return ret;
+}
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
 	struct rd_blockrd *b = ctx;
 	struct sqp_codec_worker *w = state;
 	struct bjob *j = (struct bjob *)pj;
-	uint32_t bs = b->img->sb.block_size;
+	uint32_t bs = b->img->block_size;
 	int n, ret;
 
 	if (j->kind == BJ_ZEXT)
-		return rd_blockrd_zext_run(b, j);
+		return zext_run(b, j);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);
@@ -121,7 +144,7 @@ static void size_pool(unsigned jobs, uint32_t bs, unsigned *workers,
 
 static int alloc_jobs(struct rd_blockrd *b, unsigned heavy)
 {
-	uint32_t bs = b->img->sb.block_size;
+	uint32_t bs = b->img->block_size;
 
 	b->heavy = heavy;
 	b->job_count = heavy + LIGHT_JOBS;
@@ -163,9 +186,9 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->user = desc->user;
 	b->max_entries = desc->max_entries ? desc->max_entries : ENTRIES_MAX;
 	b->wdesc.cfg = img->codec_cfg;
-	b->wdesc.scratch_size = img->sb.block_size + SQP_IOBUF_SKEW;
-	b->wdesc.no_codec = img->ero != NULL;
-	size_pool(desc->jobs, img->sb.block_size, &pd.workers, &pd.capacity);
+	b->wdesc.scratch_size = img->block_size + SQP_IOBUF_SKEW;
+	b->wdesc.no_codec = img->fmt->own_codec;
+	size_pool(desc->jobs, img->block_size, &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
@@ -174,7 +197,8 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 		rd_blockrd_destroy(b);
 		return rd_err(img, ret, "out of memory");
 	}
-	if ((ret = rd_share_plan(b)) != 0) {
+	if (img->fmt->share_plan != NULL &&
+	    (ret = img->fmt->share_plan(b)) != 0) {
 		rd_blockrd_destroy(b);
 		return ret;
 	}
@@ -439,9 +463,8 @@ static int frag_rank(const struct rd_blockrd *b, unsigned i)
 	return rd_share_frag_left(b, b->plan[i].index) == 0 ? 1 : 2;
 }
 
-/* Whether the tail of fragment block index will be in the cache when
- * its job is retired (and in which slot); updates the plan. */
-static int plan_frag(struct rd_blockrd *b, uint32_t index, unsigned *slot)
+int rd_blockrd_plan_frag(struct rd_blockrd *b, uint32_t index,
+			 unsigned *slot)
 {
 	unsigned victim = 0;
 
@@ -461,92 +484,6 @@ static int plan_frag(struct rd_blockrd *b, uint32_t index, unsigned *slot)
 	b->plan[victim].valid = 1;
 	b->plan[victim].used = ++b->plan_clock;
 	*slot = victim;
-	return 0;
-}
-
-/* The jobs of a regular file's blocks, each checked to lie in the image
- * before it is made, so workers only ever read inside it. */
-static int block_jobs(struct rd_blockrd *b, struct rd_bentry *e,
-		      const struct rd_inode *ino)
-{
-	struct sqp_image *img = b->img;
-	const struct sqfs_inode *r = &ino->raw;
-	uint32_t bs = img->sb.block_size;
-	uint64_t pos = r->u.file.blocks_start;
-	struct meta_pos bl = ino->blocks;
-	struct bjob *j;
-	uint8_t word[4];
-	int ret;
-
-	for (uint64_t i = 0; i < ino->block_count; i++) {
-		uint32_t sw, disk;
-		unsigned slot = 0;
-		int share;
-
-		if ((ret = meta_read(img, &bl, word, 4)) != 0)
-			return ret;
-		sw = sqp_get32(word);
-		disk = sw & SQFS_BLOCK_SIZE_MASK;
-		if (disk > bs || pos > img->sb.bytes_used ||
-		    disk > img->sb.bytes_used - pos)
-			return rd_err(img, SQP_ERR_CORRUPT, "%s: '%s': block %llu "
-				      "lies outside the image", img->name,
-				      e->name, (unsigned long long)i);
-		share = disk == 0 ? SHARE_NONE : rd_share_block(b, pos, sw, &slot);
-		if ((ret = rd_blockrd_take_job(b, e, disk != 0 &&
-					       share != SHARE_TAKE, &j)) != 0)
-			return ret;
-		j->kind = disk == 0 ? BJ_HOLE : share == SHARE_TAKE ?
-			  BJ_DATA_SAME : BJ_DATA;
-		j->keep = share == SHARE_FILL;
-		j->kslot = slot;
-		j->offset = pos;
-		j->disk_size = disk;
-		j->raw = (sw & SQFS_BLOCK_UNCOMPRESSED) != 0;
-		j->out_len = i + 1 < ino->block_count ||
-			     r->u.file.frag_index != SQFS_NO_FRAGMENT ||
-			     r->u.file.size % bs == 0 ?
-			     bs : (uint32_t)(r->u.file.size % bs);
-		j->pos = i * bs;
-		pos += disk;
-		rd_blockrd_submit(b, j);
-	}
-	return 0;
-}
-
-/* The job of a file's tail in a fragment block. */
-static int tail_job(struct rd_blockrd *b, struct rd_bentry *e,
-		    const struct rd_inode *ino)
-{
-	struct sqp_image *img = b->img;
-	const struct sqfs_inode *r = &ino->raw;
-	struct sqfs_frag_entry f;
-	unsigned slot;
-	struct bjob *j;
-	uint32_t disk;
-	int hit, ret;
-
-	if ((ret = rd_fragment(img, r->u.file.frag_index, &f)) != 0)
-		return ret;
-	disk = f.size & SQFS_BLOCK_SIZE_MASK;
-	if (disk == 0 || disk > img->sb.block_size ||
-	    f.start > img->sb.bytes_used || disk > img->sb.bytes_used - f.start)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment %u lies "
-			      "outside the image", img->name,
-			      r->u.file.frag_index);
-	hit = plan_frag(b, r->u.file.frag_index, &slot);
-	if ((ret = rd_blockrd_take_job(b, e, !hit, &j)) != 0)
-		return ret;
-	j->kind = hit ? BJ_FRAG_SAME : BJ_FRAG;
-	j->slot = slot;
-	j->offset = f.start;
-	j->disk_size = disk;
-	j->raw = (f.size & SQFS_BLOCK_UNCOMPRESSED) != 0;
-	j->frag_index = r->u.file.frag_index;
-	j->frag_off = r->u.file.frag_offset;
-	j->out_len = (uint32_t)(r->u.file.size % img->sb.block_size);
-	j->pos = r->u.file.size - j->out_len;
-	rd_blockrd_submit(b, j);
 	return 0;
 }
 
@@ -570,13 +507,7 @@ int rd_blockrd_add(struct rd_blockrd *b, struct rd_bentry *e,
 	b->entry_count++;
 	if (ret < 0)
 		return ret;
-	if (ino != NULL && (ret = b->img->ero == NULL ? block_jobs(b, e, ino) :
-				  rd_erofs_compressed(&ino->e) ?
-				  rd_blockrd_erofs_zjobs(b, e, ino) :
-				  rd_blockrd_erofs_jobs(b, e, ino)) != 0)
-		return ret;
-	if (ino != NULL && ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT &&
-	    (ret = tail_job(b, e, ino)) != 0)
+	if (ino != NULL && (ret = b->img->fmt->jobs(b, e, ino)) != 0)
 		return ret;
 	e->all_added = 1;
 	return pump(b);

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blockrd_impl.h - the ordered block reader's state (blockrd.c), shared
- * with blockrd_erofs.c, which makes the jobs of EROFS files: the same
- * FIFO of jobs, the same pool, the same retirement in order.
+ * with the back ends, which make the jobs of their files (rd_format.jobs)
+ * on the same FIFO of jobs, the same pool, the same retirement in order.
  */
 #ifndef SQP_READ_BLOCKRD_IMPL_H
 #define SQP_READ_BLOCKRD_IMPL_H
 
 #include "codec/codec_worker.h"
 #include "read/blockrd.h"
-#include "read/rd_erofs.h"
 #include "util/pool.h"
 
 /* Tails of one directory often span many fragment blocks (a tar packed
@@ -23,8 +22,9 @@
 /* Decoded EROFS extents in flight (one may be 12 MiB). */
 #define ZMEMORY (64u << 20)
 
-/* BJ_ZEXT: an EROFS extent decoded on the pool; BJ_FILLED: one read
- * on this thread (a fragment in the packed inode). Both own zbuf.
+/* BJ_ZEXT: an extent the back end decodes on the pool (zdecode);
+ * BJ_FILLED: one it read on this thread (EROFS: a fragment in the
+ * packed inode). Both own zbuf.
  * BJ_DATA_SAME: a data block another file's job keeps decompressed
  * (blockrd_share.c). */
 enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED,
@@ -45,7 +45,7 @@ struct bjob {
 	unsigned kslot;          /* keep slot filled or read (BJ_DATA_SAME) */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
-	struct rd_zext zx;       /* BJ_ZEXT: the extent */
+	struct rd_extent zx;       /* BJ_ZEXT: the extent */
 	uint8_t *zbuf;           /* BJ_ZEXT, BJ_FILLED: its bytes */
 	struct rd_bentry *owner;
 	struct bjob *next;       /* free list or FIFO */
@@ -118,17 +118,25 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 /* Queue j behind the others (and on the pool when it has work). */
 void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j);
 
-/* blockrd_erofs.c: an EROFS file's jobs, by its block map or its
- * compressed extents; a BJ_ZEXT job's work on a worker. */
-int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
-			  const struct rd_inode *ino);
-int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
-			   const struct rd_inode *ino);
-int rd_blockrd_zext_run(struct rd_blockrd *b, struct bjob *j);
+/* Whether the tail of fragment block index will be in the cache when
+ * its job is retired (and in which slot); updates the plan. */
+int rd_blockrd_plan_frag(struct rd_blockrd *b, uint32_t index,
+			 unsigned *slot);
 
-/* blockrd_share.c: count the references of the image's blocks (before
- * the first entry); free that plan. */
-int rd_share_plan(struct rd_blockrd *b);
+/* blockrd_share.c: the plan a back end's share_plan makes before the
+ * first entry: references to stored blocks gathered in a list, then the
+ * blocks met more than once picked out (the list freed); tail blocks
+ * counted (count: how many the image has; over a cap, none are). */
+struct rd_share_refs {
+	struct share_blk *v;
+	size_t count, cap;
+};
+/* One reference to the stored block (offset, size word sw). 0, or 1
+ * when the list is full (the plan stops there). */
+int rd_share_ref(struct rd_share_refs *l, uint64_t offset, uint32_t sw);
+int rd_share_pick(struct rd_blockrd *b, struct rd_share_refs *l);
+int rd_share_tails(struct rd_blockrd *b, uint32_t count);
+int rd_share_tail_ref(struct rd_blockrd *b, uint32_t index);
 void rd_share_free(struct rd_blockrd *b);
 /* Tails of fragment block index whose jobs are not made (1: unknown);
  * one more made. */

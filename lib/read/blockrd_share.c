@@ -9,9 +9,11 @@
  * 27 fragment blocks too many (6,594 decodes for 6,488 distinct blocks),
  * and with xz a block's decode is most of what an extraction costs.
  *
- * So the reader plans before its first entry: one pass over the inode
- * table counts how many files reference each stored data block and each
- * fragment block. A data block referenced more than once is kept
+ * So the reader plans before its first entry: the back end's one pass
+ * over its inodes (rd_format.share_plan; SquashFS reads its inode
+ * table) counts how many files reference each stored data block and
+ * each fragment block, through rd_share_ref and rd_share_tail_ref. A
+ * data block referenced more than once is kept
  * decompressed, in one of at most KEEP_MEMORY's worth of slots, from the
  * retirement of its first referrer's job until its last referrer's job
  * is made; that referrer's job copies nothing from the image, it is
@@ -53,12 +55,6 @@
 /* Kept data blocks, in bytes, and the slots at least. */
 #define KEEP_MEMORY (8u << 20)
 #define KEEP_MIN 4
-#define SYMLINK_SKIP_MAX (1u << 20)
-
-struct ref_list {
-	struct share_blk *v;
-	size_t count, cap;
-};
 
 static int blk_cmp(const void *a, const void *b)
 {
@@ -69,9 +65,7 @@ static int blk_cmp(const void *a, const void *b)
 	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
-/* One reference to the stored block (offset, size word sw). 0, or 1
- * when the list is full (the plan stops there). */
-static int add_ref(struct ref_list *l, uint64_t offset, uint32_t sw)
+int rd_share_ref(struct rd_share_refs *l, uint64_t offset, uint32_t sw)
 {
 	if (l->count == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 1024;
@@ -89,91 +83,8 @@ static int add_ref(struct ref_list *l, uint64_t offset, uint32_t sw)
 	return 0;
 }
 
-/* A file inode's references: its block list, then its fragment. */
-static int file_refs(struct rd_blockrd *b, struct meta_pos *p,
-		     const struct sqfs_inode *r, struct ref_list *l)
-{
-	struct sqp_image *img = b->img;
-	uint32_t bs = img->sb.block_size;
-	uint64_t n = sqfs_file_block_count(r->u.file.size, bs,
-					   r->u.file.frag_index != SQFS_NO_FRAGMENT);
-	uint64_t pos = r->u.file.blocks_start;
-	uint64_t table = img->sb.dir_table - img->sb.inode_table;
-	uint8_t word[4];
-
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t sw, disk;
-
-		if (p->block >= table || meta_read(img, p, word, 4) != 0)
-			return 1;
-		sw = sqp_get32(word);
-		disk = sw & SQFS_BLOCK_SIZE_MASK;
-		if (disk > bs || pos > img->sb.bytes_used)
-			return 1;
-		if (disk != 0 && add_ref(l, pos, sw) != 0)
-			return 1;
-		pos += disk;
-	}
-	if (r->u.file.frag_index < b->sh.frag_count)
-		b->sh.frag_left[r->u.file.frag_index]++;
-	return 0;
-}
-
-/* Past the rest of a non-file inode: a symlink's target, an extended
- * directory's index. */
-static int skip_tail(struct sqp_image *img, struct meta_pos *p,
-		     const struct sqfs_inode *r)
-{
-	uint8_t entry[12];
-
-	if (r->type == SQFS_SYMLINK || r->type == SQFS_LSYMLINK) {
-		if (r->u.symlink.target_size > SYMLINK_SKIP_MAX)
-			return 1;
-		p->offset += r->u.symlink.target_size +
-			     (r->type == SQFS_LSYMLINK ? 4 : 0);
-	}
-	for (unsigned i = 0; r->type == SQFS_LDIR &&
-	     i < r->u.dir.index_count; i++) {
-		uint32_t name;
-
-		if (meta_read(img, p, entry, sizeof(entry)) != 0)
-			return 1;
-		name = sqp_get32(entry + 8);
-		if (name >= SQFS_NAME_MAX)
-			return 1;
-		p->offset += name + 1;
-	}
-	return 0;
-}
-
-/* Every inode of the table in turn; nonzero where the pass stopped. */
-static int scan(struct rd_blockrd *b, struct ref_list *l)
-{
-	struct sqp_image *img = b->img;
-	struct meta_pos p = { img->sb.inode_table, 0, 0 };
-	uint64_t table = img->sb.dir_table - img->sb.inode_table;
-	uint8_t buf[64];
-
-	for (uint32_t n = 0; n < img->sb.inode_count; n++) {
-		struct sqfs_inode r;
-		size_t fixed;
-
-		if (p.block >= table || meta_read(img, &p, buf, 16) != 0)
-			return 1;
-		fixed = sqfs_inode_fixed_size(sqp_get16(buf));
-		if (fixed == 0 || fixed > sizeof(buf) ||
-		    meta_read(img, &p, buf + 16, fixed - 16) != 0 ||
-		    sqfs_inode_decode_fixed(&r, buf, fixed) != 0)
-			return 1;
-		if ((r.type == SQFS_FILE || r.type == SQFS_LFILE) ?
-		    file_refs(b, &p, &r, l) != 0 : skip_tail(img, &p, &r) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* Keep, of the references, the blocks met more than once, counted. */
-static int shared_only(struct rd_blockrd *b, struct ref_list *l)
+static int shared_only(struct rd_blockrd *b, struct rd_share_refs *l)
 {
 	size_t out = 0;
 
@@ -195,33 +106,37 @@ static int shared_only(struct rd_blockrd *b, struct ref_list *l)
 		return SQP_ERR_NOMEM;
 	l->v = NULL;
 	b->sh.count = out;
-	b->sh.keep_max = KEEP_MEMORY / b->img->sb.block_size;
+	b->sh.keep_max = KEEP_MEMORY / b->img->block_size;
 	if (b->sh.keep_max < KEEP_MIN)
 		b->sh.keep_max = KEEP_MIN;
 	b->sh.keep = calloc(b->sh.keep_max, sizeof(*b->sh.keep));
 	return b->sh.keep == NULL ? SQP_ERR_NOMEM : 0;
 }
 
-int rd_share_plan(struct rd_blockrd *b)
+int rd_share_tails(struct rd_blockrd *b, uint32_t count)
 {
-	struct sqp_image *img = b->img;
-	struct ref_list l = { NULL, 0, 0 };
-	int ret;
-
-	if (img->ero != NULL || img->err.code != 0)
+	if (count == 0 || count > FRAG_PLAN_MAX)
 		return 0;
-	if (img->sb.frag_count <= FRAG_PLAN_MAX && img->sb.frag_count > 0) {
-		b->sh.frag_left = calloc(img->sb.frag_count, sizeof(uint32_t));
-		if (b->sh.frag_left == NULL)
-			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-		b->sh.frag_count = img->sb.frag_count;
-	}
-	/* What the pass could not read is left to the walk to refuse. */
-	if (scan(b, &l) != 0)
-		rd_err_clear(img);
-	ret = shared_only(b, &l);
-	free(l.v);
-	return ret != 0 ? rd_err(img, ret, "out of memory") : 0;
+	if ((b->sh.frag_left = calloc(count, sizeof(uint32_t))) == NULL)
+		return rd_err(b->img, SQP_ERR_NOMEM, "out of memory");
+	b->sh.frag_count = count;
+	return 0;
+}
+
+int rd_share_tail_ref(struct rd_blockrd *b, uint32_t index)
+{
+	if (index < b->sh.frag_count)
+		b->sh.frag_left[index]++;
+	return 0;
+}
+
+int rd_share_pick(struct rd_blockrd *b, struct rd_share_refs *l)
+{
+	int ret = shared_only(b, l);
+
+	free(l->v);
+	l->v = NULL;
+	return ret != 0 ? rd_err(b->img, ret, "out of memory") : 0;
 }
 
 void rd_share_free(struct rd_blockrd *b)
@@ -254,7 +169,7 @@ static int keep_slot(struct rd_blockrd *b)
 		if (k->reserved)
 			continue;
 		if (k->buf == NULL &&
-		    (k->buf = sqp_iobuf_alloc(b->img->sb.block_size)) == NULL)
+		    (k->buf = sqp_iobuf_alloc(b->img->block_size)) == NULL)
 			return -1;
 		k->reserved = 1;
 		return (int)i;

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
 #include "read/rd_image.h"
 #include "sqpack/error.h"
+#include "sqpack/image_info.h"
 #include "util/abi.h"
 
 struct sqp_dir {
@@ -32,13 +32,12 @@ static const uint32_t dirent_types[8] = {
 
 SQP_API uint64_t sqp_image_root(const struct sqp_image *img)
 {
-	return img->sb.root_inode;
+	return img->root;
 }
 
 /* The library's own struct, whole; sqp_image_stat copies it out. */
 int rd_stat(struct sqp_image *img, uint64_t ref, struct sqp_inode_info *info)
 {
-	const struct sqfs_inode *r;
 	struct rd_inode ino;
 	int ret;
 
@@ -46,30 +45,23 @@ int rd_stat(struct sqp_image *img, uint64_t ref, struct sqp_inode_info *info)
 		return img->err.code;
 	if ((ret = rd_inode_read(img, ref, &ino)) != 0)
 		return ret;
-	r = &ino.raw;
 	memset(info, 0, sizeof(*info));
 	info->struct_size = sizeof(*info);
 	info->ref = ref;
-	info->inode_number = r->inode_number;
-	info->nlink = r->nlink;
+	info->inode_number = ino.inode_number;
+	info->nlink = ino.nlink;
 	info->mode = ino.mode;
 	info->uid = ino.uid;
 	info->gid = ino.gid;
 	info->mtime = ino.mtime;
-	info->has_xattrs = r->xattr_idx != SQFS_NO_XATTR;
-	if (S_ISREG(ino.mode))
-		info->size = r->u.file.size;
-	else if (S_ISLNK(ino.mode))
-		info->size = r->u.symlink.target_size;
-	else if (S_ISDIR(ino.mode)) {
-		info->size = r->u.dir.size - SQFS_DIR_SIZE_BIAS;
-		info->parent = r->u.dir.parent;
-		if (img->ero != NULL &&
-		    (ret = rd_erofs_parent(img, &ino, &info->parent)) != 0)
-			return ret;
-	} else if (S_ISCHR(ino.mode) || S_ISBLK(ino.mode))
-		sqfs_decode_rdev(r->u.dev.rdev, &info->dev_major,
-				 &info->dev_minor);
+	info->has_xattrs = ino.has_xattrs;
+	info->size = S_ISREG(ino.mode) || S_ISLNK(ino.mode) ||
+		     S_ISDIR(ino.mode) ? ino.size : 0;
+	info->dev_major = ino.dev_major;
+	info->dev_minor = ino.dev_minor;
+	if (S_ISDIR(ino.mode) &&
+	    (ret = img->fmt->parent(img, &ino, &info->parent)) != 0)
+		return ret;
 	rd_inode_free(&ino);
 	return 0;
 }
@@ -195,7 +187,7 @@ SQP_API int sqp_dir_next(struct sqp_dir *dir, struct sqp_dirent *e)
 	ret = rd_dir_next(dir->img, &dir->it, &de);
 	if (ret != 1)
 		return ret;
-	if (de.type == 0 || de.type > SQFS_SOCKET)
+	if (de.type == 0 || de.type > RD_T_SOCKET)
 		return rd_err(dir->img, SQP_ERR_CORRUPT, "%s: directory entry "
 			      "'%s' has type %u", dir->img->name, de.name,
 			      de.type);
@@ -211,4 +203,86 @@ SQP_API int sqp_dir_next(struct sqp_dir *dir, struct sqp_dirent *e)
 SQP_API void sqp_dir_close(struct sqp_dir *dir)
 {
 	free(dir);
+}
+
+SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
+			  struct sqp_file **out)
+{
+	struct sqp_file *f;
+	int ret;
+
+	*out = NULL;
+	if (img->err.code != 0)
+		return img->err.code;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	f->img = img;
+	if ((ret = rd_inode_read(img, ref, &f->ino)) != 0) {
+		free(f);
+		return ret;
+	}
+	if (!S_ISREG(f->ino.mode)) {
+		sqp_file_close(f);
+		return SQP_ERR_ARG;
+	}
+	if ((ret = img->fmt->file_open(f)) != 0) {
+		sqp_file_close(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+SQP_API void sqp_file_close(struct sqp_file *f)
+{
+	if (f == NULL)
+		return;
+	f->img->fmt->file_close(f);
+	rd_inode_free(&f->ino);
+	free(f);
+}
+
+SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
+			   uint64_t off, size_t *got)
+{
+	int ret;
+
+	*got = 0;
+	if (f->img->err.code != 0)
+		return f->img->err.code;
+	if (off >= f->ino.size)
+		return 0;
+	if (n > f->ino.size - off)
+		n = (size_t)(f->ino.size - off);
+	if ((ret = f->img->fmt->file_pread(f, buf, n, off)) == 0)
+		*got = n;
+	return ret;
+}
+
+/* image_info.h: the layout queries, answered by the back end. */
+SQP_API int sqp_image_get_layout(struct sqp_image *img,
+				 struct sqp_image_layout *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (img->err.code != 0)
+		return img->err.code;
+	return img->fmt->layout(img, o);
+}
+
+SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
+				  struct sqp_file_layout *o)
+{
+	struct rd_inode ino;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (img->err.code != 0)
+		return img->err.code;
+	if ((ret = rd_inode_read(img, ref, &ino)) != 0)
+		return ret;
+	ret = S_ISREG(ino.mode) ? img->fmt->file_layout(img, &ino, o) :
+	      SQP_ERR_ARG;
+	rd_inode_free(&ino);
+	return ret;
 }

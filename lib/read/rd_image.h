@@ -1,37 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rd_image.h - the image reader's internals: the open image, its
- * metadata-block cache, tables, inodes and directories. Files:
- * image.c (tables, metadata cache), image_open.c (superblock checks),
- * inode.c (inodes, directories, xattrs), lookup.c (indexed name lookup,
- * paths, export table), browse.c and file.c (the public browsing API),
- * blockrd.c (file data decompressed on a pool, delivered in order).
- * EROFS images fill the same structures (rd_erofs.h, erofs_*.c).
+ * rd_image.h - the reader's neutral core: the open image, inodes,
+ * listings and xattrs as records that belong to no format, and the
+ * table a format's back end fills them through. Files: records.c (the
+ * calls on records, errors, positioned reads), image_open.c (the image
+ * file), lookup.c (names, paths, numbers), browse.c and image_info.c
+ * (the public browsing API), walk.c (the tree), blockrd.c (file data
+ * decompressed on a pool, delivered in order).
+ *
+ * The records are format-neutral (64-bit times with nanoseconds, 32-bit
+ * owners and device numbers, 64-bit sizes); each back end maps its
+ * on-disk records to them and keeps what only it reads in their own
+ * room. It is reached only through its struct rd_format, chosen once
+ * when the image is opened (by whoever knows the back ends: the core
+ * never names one). Nothing outside a back end asks which format an
+ * image is.
  */
 #ifndef SQP_READ_RD_IMAGE_H
 #define SQP_READ_RD_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/codec.h"
 #include "sqpack/reader.h"
 #include "util/errbuf.h"
 
-#define META_SLOTS 256
+/* Names in a listing are 1 to this many bytes. */
+#define RD_NAME_MAX 256
 
-struct meta_slot {
-	uint64_t pos;      /* absolute position of the block header */
-	uint64_t next;     /* absolute position of the following block */
-	uint32_t len;      /* uncompressed bytes */
-	int valid;
-	int recent;        /* the way of its set used last */
-	uint8_t data[SQFS_META_SIZE];
-};
+/* Room for a back end's own part of an inode or a listing (where it is
+ * and how it is laid out), read by that back end alone: rd_sqfs.h and
+ * rd_erofs.h each check that theirs fits. */
+#define RD_OWN_BYTES 128
 
-/* A set of xattrs as rd_xattrs_read() fills it: items point into blob;
- * both grow as needed and are reused from one read to the next. */
+/* A set of xattrs as a back end fills it: items point into blob; both
+ * grow as needed and are reused from one read to the next. */
 struct rd_xattrs {
 	struct sqp_xattr *items;
 	size_t count, cap;
@@ -39,9 +44,12 @@ struct rd_xattrs {
 	size_t blob_len, blob_cap;
 };
 
-/* Fragment blocks sqp_file keeps decompressed: tails of one directory
- * often lie in several blocks (packed in another order than sorted). */
-#define RD_FRAG_SLOTS 8
+struct rd_format;
+
+/* One piece of a file's data, in file order: len bytes at off, a hole
+ * (zeros) or data. */
+typedef int (*rd_piece_fn)(void *user, uint64_t off, uint64_t len,
+			   int hole);
 
 struct sqp_image {
 	struct sqp_errbuf err;
@@ -51,98 +59,88 @@ struct sqp_image {
 	sqp_warn_fn warn;
 	void *warn_user;
 	uint64_t file_size;
-	struct sqfs_super sb;
+	/* What every format has, set by its back end's open. */
+	const struct rd_format *fmt;   /* the back end, chosen at open */
+	void *back;                    /* its state (fmt->destroy frees it) */
+	uint64_t root;                 /* the root inode's reference */
+	uint32_t inode_count;          /* inode numbers are 1..inode_count */
+	uint32_t block_size;           /* the data block size */
+	uint64_t end;                  /* bytes the image holds (<= file_size) */
+	/* The codec every data block of the image uses, where the format
+	 * has one (the block reader's workers decode with it); else the
+	 * back end decodes (rd_format.own_codec). */
 	struct sqp_codec_config codec_cfg;
-	struct sqp_compressor *codec;  /* the calling thread's */
-	struct meta_slot *cache;
-	uint8_t *cbuf;                 /* one compressed metadata block */
-	uint32_t *ids;
-	uint64_t *frag_locs;
-	size_t frag_loc_count;
-	struct sqfs_xattr_table xattr_hdr;
-	uint64_t *xattr_locs;
-	size_t xattr_loc_count;
-	uint64_t *export_locs;         /* NULL: no export table */
-	size_t export_loc_count;
 	struct rd_xattrs xscratch;     /* what sqp_image_xattrs() returns */
-	/* file.c: decompressed fragment blocks, for the tails that share
-	 * one (len 0: empty; buf allocated on first use). */
-	struct rd_frag_slot {
-		uint8_t *buf;
-		uint32_t index, len;
-		uint64_t used;
-	} frags[RD_FRAG_SLOTS];
-	uint64_t frag_clock;
-	struct rd_erofs *ero;          /* an EROFS image; NULL: SquashFS */
 };
 
-/* A position in a metadata table: block (relative to the table start)
- * and offset into its uncompressed data; advanced by meta_read. */
-struct meta_pos {
-	uint64_t table;
-	uint64_t block;
-	uint32_t offset;
-};
-
-int meta_read(struct sqp_image *img, struct meta_pos *pos, void *dst,
-	      size_t n);
-
-/* An EROFS inode: where it is and how its data is laid out. */
-struct rd_einode {
-	uint64_t pos;               /* the inode's position in the image */
-	uint32_t data_off;          /* from pos: inode and xattr bytes, where
-				       inline data or a chunk index starts */
-	uint16_t xattr_icount;
-	uint8_t layout;             /* enum erofs_layout */
-	uint32_t u;                 /* raw_blkaddr or chunk format */
-	uint64_t size;
-};
-
-/* A decoded inode with what the reader needs of it. For EROFS, raw holds
- * the fields both formats have (type, inode_number, nlink, sizes, rdev,
- * xattr_idx 0 or SQFS_NO_XATTR) and e the rest. */
+/* A decoded inode: the neutral part every reader of it uses, then each
+ * back end's own (read by that back end alone). */
 struct rd_inode {
-	struct sqfs_inode raw;
+	uint32_t inode_number;      /* 1..img->inode_count */
+	uint32_t nlink;
 	uint32_t mode;              /* full st_mode */
 	uint32_t uid, gid;
-	struct meta_pos blocks;     /* files: where the block list starts;
-				       extended dirs: the directory index */
-	uint64_t block_count;
+	int64_t mtime;              /* seconds, before 1970 negative */
+	uint32_t mtime_nsec;        /* 0..999999999 */
+	uint64_t size;              /* files: bytes; symlinks: target bytes;
+				       directories: listing bytes */
+	uint32_t dev_major, dev_minor;  /* devices */
+	int has_xattrs;
 	char *target;               /* symlinks: owned, NUL-ended */
-	int64_t mtime;              /* both formats: EROFS's is 64-bit */
-	struct rd_einode e;         /* EROFS only */
+	/* Files: the blocks their data is read in, a tail that shares a
+	 * block with other files' not counted (0: nothing of its own). */
+	uint64_t block_count;
+	/* The back end's own part. */
+	_Alignas(8) unsigned char own[RD_OWN_BYTES];
 };
 
 int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino);
+/* A regular file's data and holes in file order, to its size, each
+ * piece to fn (pieces of one kind may follow each other); 0, fn's
+ * nonzero return, or an error latched in img. */
+int rd_file_pieces(struct sqp_image *img, const struct rd_inode *ino,
+		   rd_piece_fn fn, void *user);
 /* sqp_image_stat into the library's own, whole struct (browse.c). */
 int rd_stat(struct sqp_image *img, uint64_t ref, struct sqp_inode_info *info);
 void rd_inode_free(struct rd_inode *ino);
 
+/* A listing entry's type as the core's records number them (rd_dirent's
+ * type; SquashFS's basic types happen to be the same numbers). */
+enum rd_type {
+	RD_T_DIR = 1, RD_T_FILE, RD_T_SYMLINK, RD_T_BLKDEV, RD_T_CHRDEV,
+	RD_T_FIFO, RD_T_SOCKET,
+};
+
+/* The rd_type of a full st_mode, 0 for none. */
+static inline unsigned rd_type_of(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return RD_T_DIR;
+	case S_IFREG: return RD_T_FILE;
+	case S_IFLNK: return RD_T_SYMLINK;
+	case S_IFBLK: return RD_T_BLKDEV;
+	case S_IFCHR: return RD_T_CHRDEV;
+	case S_IFIFO: return RD_T_FIFO;
+	case S_IFSOCK: return RD_T_SOCKET;
+	default: return 0;
+	}
+}
+
 /* One directory entry, as iterated. */
 struct rd_dirent {
-	char name[SQFS_NAME_MAX + 1];
+	char name[RD_NAME_MAX + 1];
 	uint64_t inode_ref;
 	uint32_t inode_number;
 	uint16_t type;
 };
 
 struct rd_dir {
-	struct meta_pos pos;
-	uint64_t left;              /* listing bytes not yet read */
-	uint32_t run_left;          /* entries left after the last header */
 	uint32_t inode_number;      /* the directory's, for messages */
-	struct sqfs_dir_header hdr;
 	/* The name before, "" at the start: names must strictly increase
 	 * (strcmp), which refuses unsorted listings and duplicates. */
-	char prev[SQFS_NAME_MAX + 1];
-	/* EROFS: the directory, the block being read and its next entry. */
-	struct rd_einode edir;
-	uint64_t eblk;              /* the next block to read */
-	uint64_t ephys;             /* where the current one is ... */
-	uint32_t elen;              /* ... and its bytes */
-	uint32_t eidx, ecount;
-	unsigned edots;             /* "." (1) and ".." (2) met */
-	uint32_t eparent;           /* what ".." names (its inode number) */
+	char prev[RD_NAME_MAX + 1];
+	/* The back end's own part: where the listing is read. */
+	_Alignas(8) unsigned char own[RD_OWN_BYTES];
 };
 
 int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
@@ -158,8 +156,6 @@ int rd_dir_name(struct sqp_image *img, struct rd_dir *it, const char *name);
 int rd_dir_next(struct sqp_image *img, struct rd_dir *it,
 		struct rd_dirent *e);
 
-/* The xattrs of xattr index idx (SQFS_NO_XATTR: none) into x. */
-int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x);
 void rd_xattrs_free(struct rd_xattrs *x);
 /* The xattrs of an inode, of either format. */
 int rd_xattrs_of(struct sqp_image *img, const struct rd_inode *ino,
@@ -171,25 +167,152 @@ int rd_xattrs_of(struct sqp_image *img, const struct rd_inode *ino,
 int rd_dir_find(struct sqp_image *img, const struct rd_inode *dir,
 		const char *name, size_t len, struct rd_dirent *e);
 int rd_path_lookup(struct sqp_image *img, const char *path, uint64_t *ref);
-/* lookup.c: inode number n (1-based) through the export table. */
+/* lookup.c: inode number n (1-based), as the back end finds it. */
 int rd_export_ref(struct sqp_image *img, uint32_t n, uint64_t *ref);
+/* lookup.c: name (len bytes) against a NUL-terminated entry name, as
+ * strcmp: the order of every listing. */
+int rd_name_cmp(const char *ename, const char *name, size_t len);
 
-int rd_xattr_id(struct sqp_image *img, uint32_t idx, struct sqfs_xattr_id *x);
-int rd_fragment(struct sqp_image *img, uint32_t index,
-		struct sqfs_frag_entry *f);
+/* image_open.c: a new image on desc's file, checked as a file: 0, or an
+ * error with *out NULL or failed (sqp_image_create's convention). Its
+ * back end is chosen and opened by the caller, which sets img->fmt
+ * before the back end's open (whose failure img->fmt->destroy undoes). */
+int rd_image_new(const struct sqp_image_desc *desc, struct sqp_image **out);
 
-/* image.c: a lookup table's block positions (u64 each, at loc_pos) for
- * count entries of size bytes; checked against the file. */
-int rd_read_locations(struct sqp_image *img, uint64_t loc_pos, uint64_t count,
-		      unsigned size, uint64_t **out, size_t *out_count,
-		      const char *what);
-/* image.c: entry idx (size bytes) of a lookup table into dst. */
-int rd_table_entry(struct sqp_image *img, const uint64_t *locs,
-		   size_t loc_count, uint64_t idx, unsigned size, void *dst,
-		   const char *what);
-/* image.c: the positioned read every table access goes through. */
+/* records.c: the positioned read every access to the image goes
+ * through, checked against the file's size. */
 int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 	       const char *what);
+
+/* An extent a back end decodes on a block reader's worker: file bytes
+ * la .. la + llen from plen bytes at pa; fmt is the back end's. */
+struct rd_extent {
+	uint64_t la, llen, pa;
+	uint32_t plen;
+	unsigned fmt;
+};
+
+/* A file as its image stores it, for a writer of the same format to
+ * copy without decoding (lib/rebuild): where its blocks start, each
+ * block's stored-size word in the format's encoding (words, grown by
+ * the back end as needed), and the block its tail shares. */
+struct rd_stored {
+	uint64_t size, blocks_start;
+	uint32_t *words;
+	size_t words_cap;
+	uint64_t count;
+	int has_tail;
+	uint32_t tail_index, tail_offset, tail_word;
+	uint64_t tail_start;
+};
+
+/* What a back end's own checks report through (the checker fills it;
+ * rd_check_report formats a message). */
+struct rd_checker {
+	void *user;
+	void (*report)(void *user, const char *table, uint32_t inode,
+		       const char *path, const char *msg);
+	/* The image's latched error as a problem, cleared: 0 to go on, or
+	 * the error when it is not the image's (memory, I/O); any: report
+	 * whatever the code. */
+	int (*latched)(void *user, const char *table, uint32_t inode,
+		       const char *path, int any);
+	/* Per inode number n, at n - 1: references the walk counted, and
+	 * the reference it found the inode at. */
+	const uint32_t *refs;
+	const uint64_t *where;
+	uint64_t fragments_used;    /* the back end counts */
+};
+void rd_check_report(struct rd_checker *k, const char *table,
+		     uint32_t inode, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+struct rd_blockrd;
+struct rd_bentry;
+struct sqp_file;
+struct sqp_image_info;
+struct sqp_image_layout;
+struct sqp_file_layout;
+
+/*
+ * A format's back end: the one table the core calls, set when the image
+ * is opened. Every operation takes the image and the core's records;
+ * errors are latched in the image (rd_err). Optional ones are NULL.
+ */
+struct rd_format {
+	int format;                 /* enum sqp_image_format */
+	/* Blocks are decoded by zdecode, not with an image-wide codec. */
+	int own_codec;
+	/* Every inode number names an inode (the checker reports one the
+	 * walk never reached). */
+	int dense_numbers;
+	/* Free the back end's state (after a failed open too). */
+	void (*destroy)(struct sqp_image *img);
+	/* info: what the core's fields do not say (format, codec, codecs,
+	 * mod_time, inodes, packed_ref). */
+	void (*info)(const struct sqp_image *img, struct sqp_image_info *all);
+	int (*layout)(struct sqp_image *img, struct sqp_image_layout *o);
+	int (*inode_read)(struct sqp_image *img, uint64_t ref,
+			  struct rd_inode *ino);
+	/* Inode number n's reference; SQP_ERR_UNSUPPORTED: no way to it. */
+	int (*inode_ref)(struct sqp_image *img, uint32_t n, uint64_t *ref);
+	/* The inode number a directory names as its parent (0: none). */
+	int (*parent)(struct sqp_image *img, const struct rd_inode *dir,
+		      uint32_t *parent);
+	int (*dir_open)(struct sqp_image *img, const struct rd_inode *dir,
+			struct rd_dir *it);
+	int (*dir_next)(struct sqp_image *img, struct rd_dir *it,
+			struct rd_dirent *e);
+	/* Optional: move it, just opened on dir, to where an index says
+	 * the entry called name (len bytes) would be; without it a lookup
+	 * reads the listing from its start. */
+	int (*dir_seek)(struct sqp_image *img, const struct rd_inode *dir,
+			const char *name, size_t len, struct rd_dir *it);
+	int (*xattrs)(struct sqp_image *img, const struct rd_inode *ino,
+		      struct rd_xattrs *x);
+	/* A regular file's data and holes, in order, to its size. */
+	int (*pieces)(struct sqp_image *img, const struct rd_inode *ino,
+		      rd_piece_fn fn, void *user);
+	int (*file_layout)(struct sqp_image *img, const struct rd_inode *ino,
+			   struct sqp_file_layout *o);
+	/* sqp_file: the back end's reader of one file (f->own). */
+	int (*file_open)(struct sqp_file *f);
+	int (*file_pread)(struct sqp_file *f, uint8_t *dst, size_t n,
+			  uint64_t off);
+	void (*file_close)(struct sqp_file *f);
+	/* The block reader: a regular file's jobs; optional, a plan of
+	 * what blocks several files share (before the first entry); the
+	 * decoding of an extent job on a worker (own_codec). */
+	int (*jobs)(struct rd_blockrd *b, struct rd_bentry *e,
+		    const struct rd_inode *ino);
+	int (*share_plan)(struct rd_blockrd *b);
+	int (*zdecode)(const struct sqp_image *img, const struct rd_extent *x,
+		       const uint8_t *in, uint8_t *out);
+	/* The checker's format part: a file's layout (1 sound, 0
+	 * reported, < 0 the check cannot go on); a directory met (parent:
+	 * the inode number of the directory listing it); a directory done
+	 * (its index); the tables, once the walk is over. */
+	int (*check_file)(struct sqp_image *img, struct rd_checker *k,
+			  const char *path, const struct rd_inode *ino);
+	int (*check_dir)(struct sqp_image *img, struct rd_checker *k,
+			 const char *path, const struct rd_inode *dir,
+			 uint32_t parent);
+	int (*check_dir_done)(struct sqp_image *img, struct rd_checker *k,
+			      const char *path, const struct rd_inode *dir);
+	int (*check_tables)(struct sqp_image *img, struct rd_checker *k);
+	/* Optional, for lib/rebuild: a file as stored, and how many tail
+	 * blocks the image holds. */
+	int (*stored)(struct sqp_image *img, const struct rd_inode *ino,
+		      struct rd_stored *s);
+	uint32_t (*stored_tails)(const struct sqp_image *img);
+};
+
+/* file.c: an open regular file; the back end keeps its state in own. */
+struct sqp_file {
+	struct sqp_image *img;
+	struct rd_inode ino;
+	void *own;
+};
 
 int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

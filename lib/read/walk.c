@@ -85,7 +85,7 @@ static int path_room(struct rd_walk *w, size_t need)
 static int found(struct rd_walk *w, struct rd_walk_node *n, uint64_t ref,
 		 const struct rd_dirent *de, uint32_t parent)
 {
-	uint32_t num = w->cur.raw.inode_number;
+	uint32_t num = w->cur.inode_number;
 	const char *slash = strrchr(w->path, '/');
 	int dir = S_ISDIR(w->cur.mode), again;
 	uint8_t bit;
@@ -118,7 +118,7 @@ static int found(struct rd_walk *w, struct rd_walk_node *n, uint64_t ref,
  * out. */
 static int descend(struct rd_walk *w)
 {
-	uint32_t num = w->cur.raw.inode_number;
+	uint32_t num = w->cur.inode_number;
 	struct frame *f;
 
 	if (w->depth >= RD_WALK_DEPTH_MAX) {
@@ -199,7 +199,7 @@ static int step(struct rd_walk *w, struct rd_walk_node *n)
 	w->path[f->path_len] = '\0';
 	ret = rd_dir_next(w->img, &f->it, &w->de);
 	if (ret < 0 && (ret = problem(w, "directory",
-				      f->ino.raw.inode_number)) != 0)
+				      f->ino.inode_number)) != 0)
 		return ret;
 	if (ret == 0) { /* the end, or a broken listing left */
 		slash = strrchr(w->path, '/');
@@ -220,7 +220,7 @@ static int step(struct rd_walk *w, struct rd_walk_node *n)
 		return problem(w, "inode", w->de.inode_number);
 	if (S_ISDIR(w->cur.mode))
 		f->subdirs++;
-	return found(w, n, w->de.inode_ref, &w->de, f->ino.raw.inode_number);
+	return found(w, n, w->de.inode_ref, &w->de, f->ino.inode_number);
 }
 
 int rd_walk_next(struct rd_walk *w, struct rd_walk_node *n)
@@ -331,7 +331,7 @@ int rd_walk_create(const struct rd_walk_desc *desc, struct rd_walk **out)
 	w->max_depth = desc->max_depth;
 	w->problem = desc->problem;
 	w->user = desc->user;
-	w->inode_count = desc->img->sb.inode_count;
+	w->inode_count = desc->img->inode_count;
 	w->seen = calloc((size_t)w->inode_count / 8 + 1, 1);
 	if (w->seen == NULL ||
 	    starts(w, desc->paths, desc->paths ? desc->path_count : 0) != 0) {

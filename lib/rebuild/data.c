@@ -2,9 +2,10 @@
 /*
  * data.c - a base file's data into the writer, two ways (three).
  *
- * As it is stored (the rule when the writer's codec configuration,
- * block size and storage flags equal the base's): the file's block list
- * and fragment entry are read from the base's metadata and handed to
+ * As it is stored (the rule when the writer's format, codec
+ * configuration, block size and storage flags equal the base's and the
+ * base's back end describes stored files, SquashFS's): the file's block
+ * list and tail block, from the base's back end (rd_format.stored), go to
  * the writer (writer_add_base, lib/write/basecopy.c), which copies the
  * stored bytes without decompressing them. Data then costs reading and
  * writing, not the codec: an xz image rewritten with one file changed
@@ -32,7 +33,6 @@
 
 #include "rebuild/rebuild.h"
 #include "sqpack/error.h"
-#include "util/endian.h"
 #include "write/basecopy.h"
 #include "write/writer_impl.h"
 
@@ -76,16 +76,16 @@ int rebuild_init(struct rebuild *rb)
 	struct sqp_image *img = rb->img;
 	const struct sqp_codec_config *recode = NULL;
 
-	/* Stored blocks are SquashFS's: copied or recoded only from one
-	 * SquashFS image into another. */
-	if (img->ero != NULL || d->format != SQP_FORMAT_SQUASHFS ||
-	    d->codec.block_size != img->sb.block_size)
+	/* Stored blocks are copied or recoded only into an image of the
+	 * base's format, and only where its back end describes them. */
+	if (img->fmt->stored == NULL || d->format != img->fmt->format ||
+	    d->codec.block_size != img->block_size)
 		return 0;
 	if (!same_codec(&d->codec, &img->codec_cfg) ||
 	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
 		recode = &img->codec_cfg;
-	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->sb.bytes_used,
-			    img->sb.frag_count, recode, &rb->copy) != 0)
+	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->end,
+			    img->fmt->stored_tails(img), recode, &rb->copy) != 0)
 		return rb->w->err.code ? rb->w->err.code :
 			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;
@@ -94,47 +94,25 @@ int rebuild_init(struct rebuild *rb)
 void rebuild_cleanup(struct rebuild *rb)
 {
 	basecopy_destroy(rb->copy);
-	free(rb->words);
+	free(rb->st.words);
 	free(rb->path);
 }
 
-/* f: node's file as the base stores it (block list in rb->words). */
+/* f: node's file as the base stores it (block list in rb->st). */
 static int describe(struct rebuild *rb, const struct rd_walk_node *n,
 		    struct base_file *f)
 {
-	const struct rd_inode *ino = n->ino;
-	struct meta_pos pos = ino->blocks;
-	struct sqfs_frag_entry fe;
-	uint64_t count = ino->block_count, i;
-	uint32_t *w;
-	int ret;
+	struct rd_stored *s = &rb->st;
+	int ret = rb->img->fmt->stored(rb->img, n->ino, s);
 
-	/* The list is in the inode table: longer than the image, corrupt. */
-	if (count > rb->img->file_size / 4)
-		return SQP_ERR_CORRUPT;
-	if (count > rb->words_cap) {
-		if ((w = realloc(rb->words, count * sizeof(*w))) == NULL)
-			return SQP_ERR_NOMEM;
-		rb->words = w;
-		rb->words_cap = count;
-	}
-	if (count > 0 &&
-	    (ret = meta_read(rb->img, &pos, rb->words, count * sizeof(*w))) != 0)
+	if (ret != 0)
 		return ret;
-	for (i = 0; i < count; i++)
-		rb->words[i] = sqp_get32((const uint8_t *)&rb->words[i]);
 	*f = (struct base_file){
-		.size = ino->raw.u.file.size, .blocks_start = ino->raw.u.file.blocks_start,
-		.words = rb->words, .block_count = (uint32_t)count,
-		.frag_index = ino->raw.u.file.frag_index,
-		.frag_offset = ino->raw.u.file.frag_offset,
+		.size = s->size, .blocks_start = s->blocks_start,
+		.words = s->words, .block_count = (uint32_t)s->count,
+		.frag_index = s->tail_index, .frag_offset = s->tail_offset,
+		.frag_start = s->tail_start, .frag_word = s->tail_word,
 	};
-	if (f->frag_index == SQFS_NO_FRAGMENT)
-		return 0;
-	if ((ret = rd_fragment(rb->img, f->frag_index, &fe)) != 0)
-		return ret;
-	f->frag_start = fe.start;
-	f->frag_word = fe.size;
 	return 0;
 }
 

@@ -20,8 +20,7 @@ struct rebuild {
 	size_t path_cap;
 	/* Copying stored blocks (data.c): NULL when the data is decoded. */
 	struct basecopy *copy;
-	uint32_t *words;         /* the current file's block list */
-	size_t words_cap;
+	struct rd_stored st;     /* the current file as the base stores it */
 };
 
 int rebuild_init(struct rebuild *rb);

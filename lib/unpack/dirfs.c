@@ -170,9 +170,10 @@ int dirfs_mode(int fd, int parent, const char *name, uint32_t mode)
 	return r == 0 ? 0 : -errno;
 }
 
-int dirfs_mtime(int fd, int parent, const char *name, int64_t mtime)
+int dirfs_mtime(int fd, int parent, const char *name, int64_t mtime,
+		uint32_t nsec)
 {
-	struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
+	struct timespec ts[2] = { { mtime, nsec }, { mtime, nsec } };
 	int r = fd >= 0 ? futimens(fd, ts) :
 		utimensat(parent, name, ts, AT_SYMLINK_NOFOLLOW);
 

@@ -44,7 +44,8 @@ int dirfs_link(int from_dir, const char *from_name, int parent,
 int dirfs_owner(int fd, int parent, const char *name, uint32_t uid,
 		uint32_t gid);
 int dirfs_mode(int fd, int parent, const char *name, uint32_t mode);
-int dirfs_mtime(int fd, int parent, const char *name, int64_t mtime);
+int dirfs_mtime(int fd, int parent, const char *name, int64_t mtime,
+		uint32_t nsec);
 int dirfs_xattr(int fd, int parent, const char *name,
 		const struct sqp_xattr *x);
 

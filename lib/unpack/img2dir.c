@@ -185,16 +185,14 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 	e->uid = ino->uid;
 	e->gid = ino->gid;
 	e->mtime = ino->mtime;
+	e->mtime_nsec = ino->mtime_nsec;
 	if (kind == D_FILE) {
-		e->size = ino->raw.u.file.size;
+		e->size = ino->size;
 	} else if (kind == D_SYMLINK) {
 		e->target = ino->target;
 		ino->target = NULL;
 	} else if (kind == D_NODE && (S_ISCHR(e->mode) || S_ISBLK(e->mode))) {
-		uint32_t major, minor;
-
-		sqfs_decode_rdev(ino->raw.u.dev.rdev, &major, &minor);
-		e->rdev = makedev(major, minor);
+		e->rdev = makedev(ino->dev_major, ino->dev_minor);
 	}
 	if (kind != D_ENTER && kind != D_HARDLINK &&
 	    !(t->flags & SQP_IMG2DIR_NO_XATTRS))

@@ -148,7 +148,8 @@ int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 			return r;
 		warned |= r;
 	}
-	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime)) != 0 &&
+	if ((r = dirfs_mtime(fd, parent, e->name, e->mtime,
+			     e->mtime_nsec)) != 0 &&
 	    (r = refused(t, e, "setting the times", r, lenient)) < 0)
 		return r;
 	return warned || (r == 1 && e->kind != D_SYMLINK);

@@ -26,6 +26,7 @@ struct dent {
 	unsigned depth;
 	uint32_t mode, uid, gid;
 	int64_t mtime;
+	uint32_t mtime_nsec;
 	uint64_t size;           /* files */
 	int hole;                /* a hole was skipped: extend at the end */
 	dev_t rdev;

@@ -16,12 +16,10 @@
 #include <sys/stat.h>
 
 #include "read/blockrd.h"
-#include "read/rd_erofs.h"
 #include "sqpack/error.h"
 #include "sqpack/img2tar.h"
 #include "unpack/walk.h"
 #include "util/abi.h"
-#include "util/endian.h"
 
 struct pending {
 	struct rd_bentry be;     /* first: the reader hands this back */
@@ -100,99 +98,61 @@ static const struct rd_blockrd_ops tar_ops = {
 	on_start, on_data, on_end, on_drop, NULL, NULL,
 };
 
-/* For sparse output, an EROFS file's data runs from its block map
- * (which gives each hole as one run): counted, then filled. */
-static int erofs_runs(struct sqp_image *img, struct pending *p,
-		      const struct rd_inode *ino)
-{
-	uint64_t size = ino->e.size, phys;
-	size_t n = 0, holes = 0;
-	uint32_t len;
-	int ret;
+/* Sparse output: the data runs of a file, gathered from its pieces
+ * (adjacent data pieces make one run). */
+struct runs {
+	struct sqp_sparse_run *v;
+	size_t n, cap;
+	uint64_t holes;
+};
 
-	/* A compressed file has no holes: all of it is one run. */
-	if (rd_erofs_compressed(&ino->e))
+static int add_piece(void *user, uint64_t off, uint64_t len, int hole)
+{
+	struct runs *r = user;
+
+	if (hole) {
+		r->holes++;
 		return 0;
-	for (int pass = 0; pass < 2; pass++) {
-		n = 0;
-		for (uint64_t off = 0; off < size; off += len) {
-			if ((ret = rd_erofs_map(img, &ino->e, off, &phys, &len)) != 0)
-				return ret;
-			if (phys == UINT64_MAX)
-				holes++;
-			else if (n > 0 && p->runs != NULL &&
-				 p->runs[n - 1].offset + p->runs[n - 1].length == off)
-				p->runs[n - 1].length += len;
-			else if (p->runs != NULL)
-				p->runs[n++] = (struct sqp_sparse_run){ off, len };
-			else
-				n++;
-		}
-		if (holes == 0)
-			return 0;
-		if (pass == 0 && (p->runs = calloc(n + 1, sizeof(*p->runs))) == NULL)
-			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	}
-	if (n == 0 || p->runs[n - 1].offset + p->runs[n - 1].length < size)
-		p->runs[n++] = (struct sqp_sparse_run){ size, 0 };
-	p->e.sparse = p->runs;
-	p->e.sparse_count = n;
+	if (r->n > 0 && r->v[r->n - 1].offset + r->v[r->n - 1].length == off) {
+		r->v[r->n - 1].length += len;
+		return 0;
+	}
+	if (r->n + 1 >= r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		struct sqp_sparse_run *v = realloc(r->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return SQP_ERR_NOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct sqp_sparse_run){ off, len };
 	return 0;
 }
 
-/* For sparse output: the data runs of a file with holes (none: 0). */
+/* The runs of a file with holes (none: no sparse map), ending with an
+ * empty run at its size when the last run ends before it. */
 static int file_runs(struct sqp_image *img, struct pending *p,
 		     const struct rd_inode *ino)
 {
-	uint32_t bs = img->sb.block_size;
-	struct meta_pos bl = ino->blocks;
-	uint64_t size = ino->raw.u.file.size, holes = 0;
-	size_t n = 0;
-	uint8_t word[4];
-	int ret;
+	struct runs r = { NULL, 0, 0, 0 };
+	int ret = rd_file_pieces(img, ino, add_piece, &r);
 
-	for (int pass = 0; pass < 2; pass++) {
-		bl = ino->blocks;
-		for (uint64_t i = 0; i < ino->block_count; i++) {
-			uint64_t off = i * bs, len = size - off < bs ? size - off : bs;
-
-			if ((ret = meta_read(img, &bl, word, 4)) != 0)
-				return ret;
-			if ((sqp_get32(word) & SQFS_BLOCK_SIZE_MASK) == 0) {
-				holes++;
-				continue;
-			}
-			if (pass == 1 && n > 0 &&
-			    p->runs[n - 1].offset + p->runs[n - 1].length == off)
-				p->runs[n - 1].length += len;
-			else if (pass == 1)
-				p->runs[n++] = (struct sqp_sparse_run){ off, len };
-			else
-				n++;
-		}
-		if (holes == 0)
-			return 0;
-		if (pass == 0) {
-			/* + the tail, + an empty run marking the end */
-			p->runs = calloc(n + 2, sizeof(*p->runs));
-			if (p->runs == NULL)
-				return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-			n = 0;
-			holes = 0;
-		}
+	if (ret == SQP_ERR_NOMEM)
+		ret = rd_err(img, ret, "out of memory");
+	if (ret != 0 || r.holes == 0) {
+		free(r.v);
+		return ret;
 	}
-	if (ino->raw.u.file.frag_index != SQFS_NO_FRAGMENT) {
-		uint64_t off = ino->block_count * bs;
-
-		if (n > 0 && p->runs[n - 1].offset + p->runs[n - 1].length == off)
-			p->runs[n - 1].length += size - off;
-		else
-			p->runs[n++] = (struct sqp_sparse_run){ off, size - off };
-	}
-	if (n == 0 || p->runs[n - 1].offset + p->runs[n - 1].length < size)
-		p->runs[n++] = (struct sqp_sparse_run){ size, 0 };
+	/* add_piece leaves room for one more; all holes: none made yet. */
+	if (r.v == NULL && (r.v = malloc(sizeof(*r.v))) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if (r.n == 0 || r.v[r.n - 1].offset + r.v[r.n - 1].length < ino->size)
+		r.v[r.n++] = (struct sqp_sparse_run){ ino->size, 0 };
+	p->runs = r.v;
 	p->e.sparse = p->runs;
-	p->e.sparse_count = n;
+	p->e.sparse_count = r.n;
 	return 0;
 }
 
@@ -206,6 +166,7 @@ static int entry_attrs(struct totar *t, struct pending *p, struct unp_node *n)
 	e->uid = ino->uid;
 	e->gid = ino->gid;
 	e->mtime = ino->mtime;
+	e->mtime_nsec = ino->mtime_nsec;
 	if (n->first_path != NULL) {
 		p->link = strdup(n->first_path);
 		if (p->link == NULL)
@@ -219,12 +180,12 @@ static int entry_attrs(struct totar *t, struct pending *p, struct unp_node *n)
 		ino->target = NULL;
 		e->link_target = p->link;
 	} else if (S_ISCHR(e->mode) || S_ISBLK(e->mode)) {
-		sqfs_decode_rdev(ino->raw.u.dev.rdev, &e->dev_major, &e->dev_minor);
+		e->dev_major = ino->dev_major;
+		e->dev_minor = ino->dev_minor;
 	} else if (S_ISREG(e->mode)) {
-		e->size = ino->raw.u.file.size;
+		e->size = ino->size;
 		if ((t->flags & SQP_IMG2TAR_SPARSE) &&
-		    (ret = (t->img->ero != NULL ? erofs_runs :
-			    file_runs)(t->img, p, ino)) != 0)
+		    (ret = file_runs(t->img, p, ino)) != 0)
 			return ret;
 	}
 	if (!(t->flags & SQP_IMG2TAR_NO_XATTRS)) {

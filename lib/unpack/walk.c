@@ -87,11 +87,11 @@ static int first_path(struct sqp_image *img, struct keyset *links,
 	char **slot;
 	int found;
 
-	if (S_ISDIR(n->ino->mode) || n->ino->raw.nlink <= 1)
+	if (S_ISDIR(n->ino->mode) || n->ino->nlink <= 1)
 		return 0;
 	if (keyset_grow(links) != 0)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	slot = keyset_slot(links, n->ino->raw.inode_number, &found);
+	slot = keyset_slot(links, n->ino->inode_number, &found);
 	if (found)
 		n->first_path = *slot;
 	else if ((*slot = strdup(n->path)) == NULL)

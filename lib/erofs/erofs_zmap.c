@@ -19,14 +19,14 @@
 
 #include <string.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
 static unsigned long long znum(const struct sqp_image *img,
 			       const struct rd_einode *e)
 {
-	return (e->pos - img->ero->meta) / EROFS_SLOT_SIZE + 1;
+	return (e->pos - rd_ero(img)->meta) / EROFS_SLOT_SIZE + 1;
 }
 
 static int zerr(struct sqp_image *img, const struct rd_einode *e,
@@ -78,7 +78,7 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 			return zerr(img, e, "an inconsistent compact index");
 		*next = base + bytes;
 	}
-	if (*next > img->sb.bytes_used)
+	if (*next > img->end)
 		return zerr(img, e, "indexes past the end of the image");
 	if (lc->type != EROFS_LC_NONHEAD && lc->clusterofs >> z->lcbits)
 		return zerr(img, e, "an extent starting past its cluster");
@@ -126,7 +126,7 @@ static int head_of(struct sqp_image *img, const struct rd_einode *e,
 int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 		       struct rd_zmap *z)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	uint64_t at = (e->pos + e->data_off + 7) & ~7ull, next;
 	struct erofs_lcluster lc;
 	uint8_t raw[EROFS_Z_HEADER_SIZE];
@@ -185,7 +185,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 	if ((z->h.advise & EROFS_Z_INLINE_PCLUSTER) &&
 	    (z->h.idata_size == 0 ||
 	     (next & (ero->bs - 1)) + z->h.idata_size > ero->bs ||
-	     next + z->h.idata_size > img->sb.bytes_used))
+	     next + z->h.idata_size > img->end))
 		return zerr(img, e, "a bad inline pcluster");
 	return 0;
 }
@@ -210,7 +210,7 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 	if (lc.type != EROFS_LC_NONHEAD)
 		return 0;
 	if (lc.cblkcnt == 0 || lc.delta0 != 1 ||
-	    ((uint64_t)lc.cblkcnt << img->ero->bits) > EROFS_Z_PCLUSTER_MAX)
+	    ((uint64_t)lc.cblkcnt << rd_ero(img)->bits) > EROFS_Z_PCLUSTER_MAX)
 		return zerr(img, e, "a big pcluster without a valid size");
 	*blocks = lc.cblkcnt;
 	return 0;
@@ -219,7 +219,7 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 /* A fragment (a whole file may be one) is handed out in pieces of at
  * most RD_Z_FRAG_PIECE bytes, the one holding off: the packed inode
  * is read a piece at a time, so no buffer grows with a file's size. */
-static int frag_piece(struct rd_zext *x, uint64_t off)
+static int frag_piece(struct rd_extent *x, uint64_t off)
 {
 	uint64_t skip = (off - x->la) / RD_Z_FRAG_PIECE * RD_Z_FRAG_PIECE;
 
@@ -232,16 +232,16 @@ static int frag_piece(struct rd_zext *x, uint64_t off)
 }
 
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x)
+		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	struct erofs_lcluster lc, nl;
 	uint64_t head, next, end = e->size, n;
 	uint32_t blocks;
 	int ret;
 
 	if (z->h.whole_fragment) {
-		*x = (struct rd_zext){ 0, e->size, z->h.fragment_off, 0,
+		*x = (struct rd_extent){ 0, e->size, z->h.fragment_off, 0,
 				       RD_Z_FRAGMENT };
 		return frag_piece(x, off);
 	}
@@ -292,7 +292,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		x->pa = (uint64_t)lc.blkaddr << ero->bits;
 		x->plen = blocks << ero->bits;
 	}
-	if (x->pa > img->sb.bytes_used || x->plen > img->sb.bytes_used - x->pa)
+	if (x->pa > img->end || x->plen > img->end - x->pa)
 		return zerr(img, e, "a pcluster past the end of the image");
 	if ((x->fmt == RD_Z_RAW && x->llen > x->plen) ||
 	    (x->fmt == RD_Z_INTERLACED && (x->llen > x->plen ||
@@ -301,7 +301,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 	return 0;
 }
 
-int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
+int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		     const uint8_t *in, uint8_t *out)
 {
 	uint32_t skip, right;
@@ -337,7 +337,7 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
 }
 
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
-			struct rd_zext *x)
+			struct rd_extent *x)
 {
 	int ret;
 
@@ -356,7 +356,7 @@ int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
 }
 
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
-		   const struct rd_zext *x, int code)
+		   const struct rd_extent *x, int code)
 {
 	if (code == SQP_ERR_NOMEM)
 		return rd_err(img, code, "out of memory");

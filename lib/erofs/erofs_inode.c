@@ -20,28 +20,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
 #define SYMLINK_MAX 4096u
 #define DIR_MAX (1u << 31)
 #define HOLE_RUN_MAX (1u << 30)
+/* Nanoseconds past this are no time: read as 0. */
+#define NSEC_PER_SEC 1000000000u
 
 static int read_target(struct sqp_image *img, struct rd_inode *ino)
 {
-	uint64_t size = ino->e.size;
+	uint64_t size = eri(ino)->size;
 	struct rd_zfile *f;
 	int ret;
 
 	if (size == 0 || size >= SYMLINK_MAX)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: symlink of "
-			      "%llu bytes", img->name, ino->raw.inode_number,
+			      "%llu bytes", img->name, ino->inode_number,
 			      (unsigned long long)size);
 	if ((ino->target = malloc(size + 1)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	/* Any layout, compressed too; a hole reads as NUL bytes. */
-	if ((ret = rd_zfile_open(img, &ino->e, &f)) == 0)
+	if ((ret = rd_zfile_open(img, eri(ino), &f)) == 0)
 		ret = rd_zfile_pread(img, f, (uint8_t *)ino->target, size, 0);
 	rd_zfile_close(f);
 	if (ret != 0)
@@ -50,48 +52,50 @@ static int read_target(struct sqp_image *img, struct rd_inode *ino)
 	if (strlen(ino->target) != size)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: a symlink "
 			      "holding a NUL byte", img->name,
-			      ino->raw.inode_number);
+			      ino->inode_number);
 	return 0;
 }
 
-/* The type-dependent fields, each size bounded for its type. */
+/* The type-dependent fields, each size bounded for its type. A device
+ * number is the kernel's encoding: 12 bits of major, 20 of minor. */
 static int by_type(struct sqp_image *img, struct rd_inode *ino)
 {
-	struct sqfs_inode *r = &ino->raw;
-	uint64_t size = ino->e.size;
+	uint64_t size = eri(ino)->size;
+	uint32_t rdev = eri(ino)->u;
 
 	switch (ino->mode & S_IFMT) {
 	case S_IFREG:
 		if (size > RD_EROFS_SIZE_MAX)
 			break;
-		r->u.file.size = size;
-		r->u.file.frag_index = SQFS_NO_FRAGMENT;
-		ino->block_count = (size + img->ero->bs - 1) >> img->ero->bits;
+		ino->size = size;
+		ino->block_count = (size + rd_ero(img)->bs - 1) >>
+				   rd_ero(img)->bits;
 		return 0;
 	case S_IFDIR:
 		if (size > DIR_MAX)
 			break;
-		r->u.dir.size = (uint32_t)size + SQFS_DIR_SIZE_BIAS;
+		ino->size = size;
 		return 0;
 	case S_IFLNK:
-		r->u.symlink.target_size = (uint32_t)size;
+		ino->size = size;
 		return read_target(img, ino);
 	case S_IFBLK:
 	case S_IFCHR:
-		r->u.dev.rdev = ino->e.u;
+		ino->dev_major = (rdev & 0xFFF00u) >> 8;
+		ino->dev_minor = (rdev & 0xFFu) | ((rdev >> 12) & 0xFFF00u);
 		return 0;
 	default:
 		return 0;
 	}
 	return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: size %llu too "
-		      "large for its type", img->name, r->inode_number,
+		      "large for its type", img->name, ino->inode_number,
 		      (unsigned long long)size);
 }
 
 int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 			struct rd_inode *ino)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	struct erofs_inode di;
 	uint8_t buf[64];
 	uint64_t pos;
@@ -113,26 +117,28 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	    (ret = rd_read_at(img, pos + 32, buf + 32, 32, "an inode")) != 0)
 		return ret;
 	erofs_inode_decode(&di, buf);
-	ino->raw.type = (uint16_t)sqfs_basic_type(di.mode);
-	if (ino->raw.type == 0 || di.layout > EROFS_CHUNK_BASED)
+	if (rd_type_of(di.mode) == 0 || di.layout > EROFS_CHUNK_BASED)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "type or data layout", img->name,
 			      (unsigned long long)nid + 1);
 	ino->mode = di.mode;
 	ino->uid = di.uid;
 	ino->gid = di.gid;
-	di.mtime = di.has_mtime ? di.mtime : ero->sb.build_time;
-	ino->mtime = di.mtime > INT64_MAX ? INT64_MAX : (int64_t)di.mtime;
-	ino->raw.mode = di.mode & 07777;
-	ino->raw.mtime = ino->mtime > UINT32_MAX ? UINT32_MAX :
-			 (uint32_t)ino->mtime;
-	ino->raw.inode_number = (uint32_t)nid + 1;
-	ino->raw.nlink = di.nlink;
-	ino->raw.xattr_idx = di.xattr_icount ? 0 : SQFS_NO_XATTR;
-	ino->e = (struct rd_einode){ pos, isize +
+	/* Seconds are signed, as the kernel reads them (time64_t): before
+	 * 1970 is negative. A compact inode has the image's build time. */
+	if (!di.has_mtime) {
+		di.mtime = ero->sb.build_time;
+		di.mtime_nsec = ero->build_nsec;
+	}
+	ino->mtime = (int64_t)di.mtime;
+	ino->mtime_nsec = di.mtime_nsec < NSEC_PER_SEC ? di.mtime_nsec : 0;
+	ino->inode_number = (uint32_t)nid + 1;
+	ino->nlink = di.nlink;
+	ino->has_xattrs = di.xattr_icount != 0;
+	*eri(ino) = (struct rd_einode){ pos, isize +
 		erofs_xattr_ibody_size(di.xattr_icount), di.xattr_icount,
 		di.layout, di.u, di.size };
-	if (ino->e.data_off > img->sb.bytes_used - pos)
+	if (eri(ino)->data_off > img->end - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: xattrs "
 			      "past the end of the image", img->name,
 			      (unsigned long long)nid + 1);
@@ -145,7 +151,7 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 static unsigned long long inum(const struct sqp_image *img,
 			       const struct rd_einode *e)
 {
-	return (e->pos - img->ero->meta) / EROFS_SLOT_SIZE + 1;
+	return (e->pos - rd_ero(img)->meta) / EROFS_SLOT_SIZE + 1;
 }
 
 /* The block address of the chunk holding block lblk, with the number
@@ -153,7 +159,7 @@ static unsigned long long inum(const struct sqp_image *img,
 static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 		      uint64_t lblk, uint32_t *addr, uint64_t *per_chunk)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	unsigned extra = e->u & EROFS_CHUNK_BLKBITS_MASK;
 	uint64_t chunk = lblk >> extra, at = e->pos + e->data_off;
 	uint8_t raw[8];
@@ -185,7 +191,7 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 		 uint64_t off, uint64_t *phys, uint32_t *len)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	uint64_t lblk = off >> ero->bits, rest = e->size - off;
 	uint64_t last = (e->size - 1) >> ero->bits, per_chunk = 1, run;
 	uint32_t addr = e->u;
@@ -235,7 +241,7 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 			      "data layout %u", img->name,
 			      inum(img, e), e->layout);
 	}
-	if (*phys > img->sb.bytes_used || *len > img->sb.bytes_used - *phys)
+	if (*phys > img->end || *len > img->end - *phys)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: block "
 			      "%llu lies outside the image", img->name,
 			      inum(img, e),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * inode.c - decoding inodes, iterating directory listings and reading
- * xattrs, all through the metadata reader of image.c.
+ * inode.c - the SquashFS back end's inodes, directory listings and
+ * xattrs, all read through the metadata reader of image.c, into the
+ * core's records.
  *
  * Sizes read from the image bound every loop and allocation here: a
  * listing is read for exactly its stated size, a run has at most 256
@@ -14,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
 #include "read/rd_image.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"
@@ -27,17 +28,11 @@ static const uint32_t type_bits[8] = {
 	0, S_IFDIR, S_IFREG, S_IFLNK, S_IFBLK, S_IFCHR, S_IFIFO, S_IFSOCK,
 };
 
-void rd_inode_free(struct rd_inode *ino)
-{
-	free(ino->target);
-	ino->target = NULL;
-}
-
 static int inode_tail(struct sqp_image *img, struct meta_pos *p,
 		      struct rd_inode *ino)
 {
-	struct sqfs_inode *r = &ino->raw;
-	uint32_t bs = img->sb.block_size;
+	struct sqfs_inode *r = &sqi(ino)->raw;
+	uint32_t bs = sq(img)->sb.block_size;
 	uint8_t word[4];
 	int ret;
 
@@ -51,7 +46,7 @@ static int inode_tail(struct sqp_image *img, struct meta_pos *p,
 				      r->inode_number);
 		ino->block_count = sqfs_file_block_count(r->u.file.size, bs,
 				r->u.file.frag_index != SQFS_NO_FRAGMENT);
-		ino->blocks = *p;
+		sqi(ino)->blocks = *p;
 		return 0;
 	case SQFS_SYMLINK:
 	case SQFS_LSYMLINK:
@@ -83,14 +78,35 @@ static int inode_tail(struct sqp_image *img, struct meta_pos *p,
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: "
 				      "directory size %u", img->name,
 				      r->inode_number, r->u.dir.size);
-		ino->blocks = *p;
+		sqi(ino)->blocks = *p;
 		return 0;
 	default:
 		return 0;
 	}
 }
 
-int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
+/* The neutral fields from the decoded record. */
+static void neutral(struct rd_inode *ino)
+{
+	const struct sqfs_inode *r = &sqi(ino)->raw;
+
+	ino->inode_number = r->inode_number;
+	ino->nlink = r->nlink;
+	ino->mtime = r->mtime;
+	ino->has_xattrs = r->xattr_idx != SQFS_NO_XATTR;
+	if (S_ISREG(ino->mode))
+		ino->size = r->u.file.size;
+	else if (S_ISLNK(ino->mode))
+		ino->size = r->u.symlink.target_size;
+	else if (S_ISDIR(ino->mode))
+		ino->size = r->u.dir.size - SQFS_DIR_SIZE_BIAS;
+	else if (S_ISCHR(ino->mode) || S_ISBLK(ino->mode))
+		sqfs_decode_rdev(r->u.dev.rdev, &ino->dev_major,
+				 &ino->dev_minor);
+}
+
+int rd_sqfs_inode_read(struct sqp_image *img, uint64_t ref,
+		       struct rd_inode *ino)
 {
 	uint8_t buf[64];
 	struct meta_pos p;
@@ -98,14 +114,12 @@ int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
 	unsigned type;
 	int ret;
 
-	if (img->ero != NULL)
-		return rd_erofs_inode_read(img, ref, ino);
 	memset(ino, 0, sizeof(*ino));
-	if (sqfs_ref_block(ref) >= img->sb.dir_table - img->sb.inode_table ||
+	if (sqfs_ref_block(ref) >= sq(img)->sb.dir_table - sq(img)->sb.inode_table ||
 	    sqfs_ref_offset(ref) >= SQFS_META_SIZE)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode reference %llx "
 			      "out of range", img->name, (unsigned long long)ref);
-	p = (struct meta_pos){ img->sb.inode_table, sqfs_ref_block(ref),
+	p = (struct meta_pos){ sq(img)->sb.inode_table, sqfs_ref_block(ref),
 			       sqfs_ref_offset(ref) };
 	if ((ret = meta_read(img, &p, buf, 16)) != 0)
 		return ret;
@@ -116,87 +130,67 @@ int rd_inode_read(struct sqp_image *img, uint64_t ref, struct rd_inode *ino)
 			      img->name, type);
 	if ((ret = meta_read(img, &p, buf + 16, fixed - 16)) != 0)
 		return ret;
-	if (sqfs_inode_decode_fixed(&ino->raw, buf, fixed) != 0)
+	if (sqfs_inode_decode_fixed(&sqi(ino)->raw, buf, fixed) != 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: bad inode", img->name);
-	if (ino->raw.uid_idx >= img->sb.id_count ||
-	    ino->raw.gid_idx >= img->sb.id_count)
+	if (sqi(ino)->raw.uid_idx >= sq(img)->sb.id_count ||
+	    sqi(ino)->raw.gid_idx >= sq(img)->sb.id_count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: owner index "
-			      "out of range", img->name, ino->raw.inode_number);
-	ino->uid = img->ids[ino->raw.uid_idx];
-	ino->gid = img->ids[ino->raw.gid_idx];
+			      "out of range", img->name, sqi(ino)->raw.inode_number);
+	ino->uid = sq(img)->ids[sqi(ino)->raw.uid_idx];
+	ino->gid = sq(img)->ids[sqi(ino)->raw.gid_idx];
 	type = type > SQFS_EXT_OFFSET ? type - SQFS_EXT_OFFSET : type;
-	ino->mode = type_bits[type] | (ino->raw.mode & 07777);
-	ino->mtime = ino->raw.mtime;
+	ino->mode = type_bits[type] | (sqi(ino)->raw.mode & 07777);
 	ret = inode_tail(img, &p, ino);
 	if (ret != 0)
 		rd_inode_free(ino);
+	else
+		neutral(ino);
 	return ret;
 }
 
-int rd_dir_open(struct sqp_image *img, const struct rd_inode *dir,
-		struct rd_dir *it)
+int rd_sqfs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
+		     struct rd_dir *it)
 {
-	if (img->ero != NULL)
-		return rd_erofs_dir_open(img, dir, it);
 	memset(it, 0, sizeof(*it));
 	if (!S_ISDIR(dir->mode))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: not a directory",
 			      img->name);
-	it->pos = (struct meta_pos){ img->sb.dir_table,
-				     dir->raw.u.dir.start_block,
-				     dir->raw.u.dir.offset };
-	it->left = dir->raw.u.dir.size - SQFS_DIR_SIZE_BIAS;
-	it->inode_number = dir->raw.inode_number;
+	sqd(it)->pos = (struct meta_pos){ sq(img)->sb.dir_table,
+				     sqi(dir)->raw.u.dir.start_block,
+				     sqi(dir)->raw.u.dir.offset };
+	sqd(it)->left = sqi(dir)->raw.u.dir.size - SQFS_DIR_SIZE_BIAS;
+	it->inode_number = sqi(dir)->raw.inode_number;
 	return 0;
 }
 
 static int dir_bytes(struct sqp_image *img, struct rd_dir *it, void *dst,
 		     size_t n)
 {
-	if (it->left < n)
+	if (sqd(it)->left < n)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory listing "
 			      "ends inside an entry", img->name);
-	it->left -= n;
-	return meta_read(img, &it->pos, dst, n);
+	sqd(it)->left -= n;
+	return meta_read(img, &sqd(it)->pos, dst, n);
 }
 
-int rd_dir_name(struct sqp_image *img, struct rd_dir *it, const char *name)
-{
-	int ret;
-
-	if (strchr(name, '/') != NULL ||
-	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
-			      "invalid name '%s'", img->name, it->inode_number,
-			      name);
-	if ((ret = strcmp(name, it->prev)) <= 0)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: %s "
-			      "'%s'", img->name, it->inode_number, ret == 0 ?
-			      "holds twice the name" : "listing not sorted at",
-			      name);
-	strcpy(it->prev, name);
-	return 0;
-}
-
-int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
+int rd_sqfs_dir_next(struct sqp_image *img, struct rd_dir *it,
+		     struct rd_dirent *e)
 {
 	uint8_t raw[SQFS_DIR_HEADER_SIZE];
 	struct sqfs_dir_entry de;
 	int ret;
 
-	if (img->ero != NULL)
-		return rd_erofs_dir_next(img, it, e);
-	if (it->left == 0)
+	if (sqd(it)->left == 0)
 		return 0;
-	if (it->run_left == 0) {
+	if (sqd(it)->run_left == 0) {
 		if ((ret = dir_bytes(img, it, raw, SQFS_DIR_HEADER_SIZE)) != 0)
 			return ret;
-		sqfs_dir_header_decode(&it->hdr, raw);
-		if (it->hdr.count == 0 || it->hdr.count > SQFS_DIR_MAX_RUN)
+		sqfs_dir_header_decode(&sqd(it)->hdr, raw);
+		if (sqd(it)->hdr.count == 0 || sqd(it)->hdr.count > SQFS_DIR_MAX_RUN)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: directory header "
 				      "with %u entries", img->name,
-				      it->hdr.count);
-		it->run_left = it->hdr.count;
+				      sqd(it)->hdr.count);
+		sqd(it)->run_left = sqd(it)->hdr.count;
 	}
 	if ((ret = dir_bytes(img, it, raw, SQFS_DIR_ENTRY_SIZE)) != 0)
 		return ret;
@@ -213,18 +207,11 @@ int rd_dir_next(struct sqp_image *img, struct rd_dir *it, struct rd_dirent *e)
 			      it->inode_number);
 	if ((ret = rd_dir_name(img, it, e->name)) != 0)
 		return ret;
-	e->inode_ref = sqfs_ref(it->hdr.start_block, de.offset);
-	e->inode_number = it->hdr.inode_number + (uint32_t)(int32_t)de.inode_delta;
+	e->inode_ref = sqfs_ref(sqd(it)->hdr.start_block, de.offset);
+	e->inode_number = sqd(it)->hdr.inode_number + (uint32_t)(int32_t)de.inode_delta;
 	e->type = de.type;
-	it->run_left--;
+	sqd(it)->run_left--;
 	return 1;
-}
-
-void rd_xattrs_free(struct rd_xattrs *x)
-{
-	free(x->items);
-	free(x->blob);
-	memset(x, 0, sizeof(*x));
 }
 
 /* Append skip bytes of room and n bytes read at p to the blob, and a
@@ -281,7 +268,7 @@ static int xattr_pair(struct sqp_image *img, struct rd_xattrs *x,
 			return ret ? ret : rd_err(img, SQP_ERR_CORRUPT, "%s: bad "
 					      "out-of-line xattr", img->name);
 		ref = sqp_get64(head);
-		vp = (struct meta_pos){ img->xattr_hdr.kv_start,
+		vp = (struct meta_pos){ sq(img)->xattr_hdr.kv_start,
 					sqfs_ref_block(ref), sqfs_ref_offset(ref) };
 		if ((ret = meta_read(img, &vp, head, 4)) != 0)
 			return ret;
@@ -320,7 +307,7 @@ int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x)
 		x->items = it;
 		x->cap = id.count;
 	}
-	p = (struct meta_pos){ img->xattr_hdr.kv_start, sqfs_ref_block(id.ref),
+	p = (struct meta_pos){ sq(img)->xattr_hdr.kv_start, sqfs_ref_block(id.ref),
 			       sqfs_ref_offset(id.ref) };
 	/* Offsets first: the blob may move while it grows. */
 	for (uint32_t i = 0; i < id.count; i++) {
@@ -340,10 +327,8 @@ int rd_xattrs_read(struct sqp_image *img, uint32_t idx, struct rd_xattrs *x)
 	return 0;
 }
 
-int rd_xattrs_of(struct sqp_image *img, const struct rd_inode *ino,
-		 struct rd_xattrs *x)
+int rd_sqfs_xattrs(struct sqp_image *img, const struct rd_inode *ino,
+		   struct rd_xattrs *x)
 {
-	if (img->ero != NULL)
-		return rd_erofs_xattrs(img, &ino->e, x);
-	return rd_xattrs_read(img, ino->raw.xattr_idx, x);
+	return rd_xattrs_read(img, sqi(ino)->raw.xattr_idx, x);
 }

@@ -20,16 +20,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
 /* SquashFS's directory entry type of each EROFS file type (0: bad). */
 static const uint8_t ft_types[EROFS_FT_MAX] = {
-	[EROFS_FT_REG] = SQFS_FILE, [EROFS_FT_DIR] = SQFS_DIR,
-	[EROFS_FT_CHRDEV] = SQFS_CHRDEV, [EROFS_FT_BLKDEV] = SQFS_BLKDEV,
-	[EROFS_FT_FIFO] = SQFS_FIFO, [EROFS_FT_SOCK] = SQFS_SOCKET,
-	[EROFS_FT_SYMLINK] = SQFS_SYMLINK,
+	[EROFS_FT_REG] = RD_T_FILE, [EROFS_FT_DIR] = RD_T_DIR,
+	[EROFS_FT_CHRDEV] = RD_T_CHRDEV, [EROFS_FT_BLKDEV] = RD_T_BLKDEV,
+	[EROFS_FT_FIFO] = RD_T_FIFO, [EROFS_FT_SOCK] = RD_T_SOCKET,
+	[EROFS_FT_SYMLINK] = RD_T_SYMLINK,
 };
 
 int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
@@ -39,29 +39,29 @@ int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 	if (!S_ISDIR(dir->mode))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: not a directory",
 			      img->name);
-	it->edir = dir->e;
-	it->inode_number = dir->raw.inode_number;
+	erd(it)->edir = *eri(dir);
+	it->inode_number = dir->inode_number;
 	return 0;
 }
 
 /* The next block of the listing into the cache, its entry count set. */
 static int next_block(struct sqp_image *img, struct rd_dir *it)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	uint64_t phys;
 	uint32_t len, first;
 	int ret;
 
-	if ((ret = rd_erofs_map(img, &it->edir, it->eblk << ero->bits, &phys,
+	if ((ret = rd_erofs_map(img, &erd(it)->edir, erd(it)->eblk << ero->bits, &phys,
 				&len)) != 0)
 		return ret;
 	if (phys == UINT64_MAX || len < EROFS_DIRENT_SIZE || len > ero->bs)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "block %llu is a hole or too short", img->name,
-			      it->inode_number, (unsigned long long)it->eblk);
-	it->eblk++;
-	it->ephys = phys;
-	it->elen = len;
+			      it->inode_number, (unsigned long long)erd(it)->eblk);
+	erd(it)->eblk++;
+	erd(it)->ephys = phys;
+	erd(it)->elen = len;
 	if (ero->dblk_len == 0 || ero->dblk_pos != phys || ero->dblk_len != len) {
 		ero->dblk_len = 0;
 		if (ero->dblk == NULL && (ero->dblk = malloc(ero->bs)) == NULL)
@@ -77,9 +77,9 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 	    first >= len)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "block %llu has a bad first entry", img->name,
-			      it->inode_number, (unsigned long long)it->eblk - 1);
-	it->ecount = first / EROFS_DIRENT_SIZE;
-	it->eidx = 0;
+			      it->inode_number, (unsigned long long)erd(it)->eblk - 1);
+	erd(it)->ecount = first / EROFS_DIRENT_SIZE;
+	erd(it)->eidx = 0;
 	return 0;
 }
 
@@ -87,19 +87,19 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 static int entry(struct sqp_image *img, struct rd_dir *it,
 		 struct erofs_dirent *d, struct rd_dirent *e)
 {
-	const uint8_t *b = img->ero->dblk;
-	uint32_t end = it->elen, len;
+	const uint8_t *b = rd_ero(img)->dblk;
+	uint32_t end = erd(it)->elen, len;
 
-	erofs_dirent_decode(d, b + it->eidx * EROFS_DIRENT_SIZE);
-	if (it->eidx + 1 < it->ecount)
-		end = sqp_get16(b + (it->eidx + 1) * EROFS_DIRENT_SIZE + 8);
-	if (d->nameoff < it->ecount * EROFS_DIRENT_SIZE || end > it->elen ||
+	erofs_dirent_decode(d, b + erd(it)->eidx * EROFS_DIRENT_SIZE);
+	if (erd(it)->eidx + 1 < erd(it)->ecount)
+		end = sqp_get16(b + (erd(it)->eidx + 1) * EROFS_DIRENT_SIZE + 8);
+	if (d->nameoff < erd(it)->ecount * EROFS_DIRENT_SIZE || end > erd(it)->elen ||
 	    d->nameoff >= end)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "a name outside its block", img->name,
 			      it->inode_number);
 	len = end - d->nameoff;
-	if (it->eidx + 1 == it->ecount) /* the last name: up to a NUL */
+	if (erd(it)->eidx + 1 == erd(it)->ecount) /* the last name: up to a NUL */
 		len = (uint32_t)strnlen((const char *)b + d->nameoff, len);
 	if (len == 0 || len > EROFS_NAME_MAX ||
 	    memchr(b + d->nameoff, 0, len) != NULL)
@@ -108,7 +108,7 @@ static int entry(struct sqp_image *img, struct rd_dir *it,
 			      img->name, it->inode_number, len);
 	memcpy(e->name, b + d->nameoff, len);
 	e->name[len] = '\0';
-	it->eidx++;
+	erd(it)->eidx++;
 	return 0;
 }
 
@@ -122,14 +122,14 @@ static int dots(struct sqp_image *img, struct rd_dir *it,
 
 	if (bit == 0)
 		return 0;
-	if ((it->edots & bit) || d->file_type != EROFS_FT_DIR ||
+	if ((erd(it)->edots & bit) || d->file_type != EROFS_FT_DIR ||
 	    (bit == 1 && d->nid + 1 != it->inode_number))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "a bad '%s' entry", img->name, it->inode_number,
 			      name);
-	it->edots |= bit;
+	erd(it)->edots |= bit;
 	if (bit == 2)
-		it->eparent = (uint32_t)d->nid + 1;
+		erd(it)->eparent = (uint32_t)d->nid + 1;
 	return 1;
 }
 
@@ -140,20 +140,20 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 	int ret;
 
 	for (;;) {
-		if (it->eidx == it->ecount) {
-			if ((it->eblk << img->ero->bits) >= it->edir.size)
+		if (erd(it)->eidx == erd(it)->ecount) {
+			if ((erd(it)->eblk << rd_ero(img)->bits) >= erd(it)->edir.size)
 				return 0;
 			if ((ret = next_block(img, it)) != 0)
 				return ret;
-		} else if (img->ero->dblk_pos != it->ephys ||
-			   img->ero->dblk_len != it->elen) {
+		} else if (rd_ero(img)->dblk_pos != erd(it)->ephys ||
+			   rd_ero(img)->dblk_len != erd(it)->elen) {
 			/* Another listing used the cache: read ours again. */
-			uint32_t idx = it->eidx;
+			uint32_t idx = erd(it)->eidx;
 
-			it->eblk--;
+			erd(it)->eblk--;
 			if ((ret = next_block(img, it)) != 0)
 				return ret;
-			it->eidx = idx;
+			erd(it)->eidx = idx;
 		}
 		if ((ret = entry(img, it, &d, e)) != 0)
 			return ret;
@@ -164,7 +164,7 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		return ret;
 	if ((ret = rd_dir_name(img, it, e->name)) != 0)
 		return ret;
-	if (d.nid >= img->ero->nid_count || d.file_type >= EROFS_FT_MAX ||
+	if (d.nid >= rd_ero(img)->nid_count || d.file_type >= EROFS_FT_MAX ||
 	    ft_types[d.file_type] == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "entry '%s' with a bad inode or type", img->name,
@@ -184,10 +184,10 @@ int rd_erofs_parent(struct sqp_image *img, const struct rd_inode *dir,
 
 	if ((ret = rd_erofs_dir_open(img, dir, &it)) != 0)
 		return ret;
-	while (!(it.edots & 2) && (ret = rd_erofs_dir_next(img, &it, &e)) == 1)
+	while (!(erd(&it)->edots & 2) && (ret = rd_erofs_dir_next(img, &it, &e)) == 1)
 		;
 	if (ret < 0)
 		return ret;
-	*parent = it.eparent;
+	*parent = erd(&it)->eparent;
 	return 0;
 }

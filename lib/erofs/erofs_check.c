@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check_erofs.c - what the checker does differently for EROFS: a file's
+ * erofs_check.c - the checker's EROFS part (rd_format.check_*): a file's
  * map is walked whole before its data goes to the block reader, and a
  * directory's parent is what its ".." entry names.
  *
@@ -17,8 +17,7 @@
 
 #include <stdlib.h>
 
-#include "check/check_impl.h"
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 
 /* Every extent of a compressed file, in order, without gaps; a
@@ -26,11 +25,11 @@
 static int zmap_sound(struct sqp_image *img, const struct rd_inode *ino)
 {
 	struct rd_zwalk w;
-	struct rd_zext x;
+	struct rd_extent x;
 	uint8_t *buf;
 	int ret;
 
-	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
+	if ((ret = rd_erofs_zwalk_init(img, eri(ino), &w)) != 0)
 		return ret;
 	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
 		if (x.fmt != RD_Z_FRAGMENT)
@@ -45,42 +44,40 @@ static int zmap_sound(struct sqp_image *img, const struct rd_inode *ino)
 	return ret;
 }
 
-int chk_erofs_file(struct chk *c, const char *path, const struct rd_inode *ino)
+int rd_erofs_check_file(struct sqp_image *img, struct rd_checker *k,
+			const char *path, const struct rd_inode *ino)
 {
-	struct sqp_image *img = c->img;
 	uint64_t phys;
 	uint32_t len;
 	int ret = 0;
 
-	if (rd_erofs_compressed(&ino->e))
+	if (rd_erofs_compressed(eri(ino)))
 		ret = zmap_sound(img, ino);
-	for (uint64_t off = 0; !rd_erofs_compressed(&ino->e) && ret == 0 &&
-	     off < ino->e.size; off += len)
-		ret = rd_erofs_map(img, &ino->e, off, &phys, &len);
+	for (uint64_t off = 0; !rd_erofs_compressed(eri(ino)) && ret == 0 &&
+	     off < eri(ino)->size; off += len)
+		ret = rd_erofs_map(img, eri(ino), off, &phys, &len);
 	if (ret == 0)
 		return 1;
 	/* A layout or codec this build does not read is this file's
 	 * problem too: the check goes on. */
-	if (ret == SQP_ERR_UNSUPPORTED) {
-		chk_report(c, "inode", ino->raw.inode_number, path, "%s",
-			   chk_unnamed(sqp_image_error(img), img->name));
-		rd_err_clear(img);
-		return 0;
-	}
-	ret = chk_latched(c, "inode", ino->raw.inode_number, path);
+	if (ret == SQP_ERR_UNSUPPORTED)
+		return k->latched(k->user, "inode", ino->inode_number, path, 1);
+	ret = k->latched(k->user, "inode", ino->inode_number, path, 0);
 	return ret < 0 ? ret : 0;
 }
 
-int chk_erofs_parent(struct chk *c, const char *path,
-		     const struct rd_inode *dir, uint32_t parent)
+int rd_erofs_check_dir(struct sqp_image *img, struct rd_checker *k,
+		       const char *path, const struct rd_inode *dir,
+		       uint32_t parent)
 {
 	uint32_t named = 0;
 
-	if (rd_erofs_parent(c->img, dir, &named) != 0)
-		return chk_latched(c, "directory", dir->raw.inode_number, path);
+	if (rd_erofs_parent(img, dir, &named) != 0)
+		return k->latched(k->user, "directory", dir->inode_number, path,
+				  0);
 	if (named != parent)
-		chk_report(c, "directory", dir->raw.inode_number, path, "'..' "
-			   "names inode %u, but the directory is in inode %u",
-			   named, parent);
+		rd_check_report(k, "directory", dir->inode_number, path, "'..' "
+				"names inode %u, but the directory is in inode "
+				"%u", named, parent);
 	return 0;
 }

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "read/erofs_super.h"
+#include "erofs/erofs_super.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 
@@ -187,7 +187,7 @@ static int mount_inode(struct sqp_image *img, uint64_t nid, const char *what,
 	struct rd_inode ino;
 	int ret;
 
-	if (nid >= img->ero->nid_count)
+	if (nid >= rd_ero(img)->nid_count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS %s inode (nid %llu) "
 			      "outside the image", img->name, what,
 			      (unsigned long long)nid);
@@ -200,7 +200,7 @@ static int mount_inode(struct sqp_image *img, uint64_t nid, const char *what,
 
 int rd_erofs_mount_inodes(struct sqp_image *img)
 {
-	const struct erofs_super *sb = &img->ero->sb;
+	const struct erofs_super *sb = &rd_ero(img)->sb;
 	uint16_t mode;
 	int ret;
 

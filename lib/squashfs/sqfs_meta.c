@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image.c - opening an image: the superblock checks, the compressor from
- * the options block, the id, fragment and xattr lookup tables, and the
- * metadata-block reader with its cache.
+ * sqfs_meta.c - the SquashFS back end's metadata: the metadata-block
+ * reader with its cache, and entries of the lookup tables (id,
+ * fragment, xattr, export).
  *
  * Every offset taken from the image is checked against the file size
  * before it is read, and every count against the bytes that would have
@@ -21,43 +21,10 @@
 #include <sys/stat.h>
 
 #include "read/rd_image.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/fileio.h"
-
-int rd_err(struct sqp_image *img, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = sqp_verr(&img->err, code, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-void rd_err_clear(struct sqp_image *img)
-{
-	img->err.code = 0;
-	img->err.msg[0] = '\0';
-}
-
-int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
-		   const char *what)
-{
-	int ret;
-
-	if (off > img->file_size || len > img->file_size - off)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: %s at offset %llu lies "
-			      "past the end of the image", img->name, what,
-			      (unsigned long long)off);
-	ret = sqp_pread_full(img->fd, img->base + off, buf, len);
-	if (ret != 0)
-		return rd_err(img, ret, "%s: reading %s: %s", img->name, what,
-			      ret == SQP_ERR_TRUNCATED ? "unexpected end of file" :
-			      strerror(errno));
-	return 0;
-}
 
 /* The metadata block at absolute position pos, from the cache: two
  * ways per set, the one not used last replaced. Direct-mapped, two hot
@@ -67,7 +34,7 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 static int meta_block(struct sqp_image *img, uint64_t pos,
 		      struct meta_slot **out)
 {
-	struct meta_slot *set = &img->cache[(pos >> 1) % (META_SLOTS / 2) * 2];
+	struct meta_slot *set = &sq(img)->cache[(pos >> 1) % (META_SLOTS / 2) * 2];
 	struct meta_slot *s = set;
 	uint8_t head[2];
 	uint32_t size;
@@ -94,9 +61,9 @@ static int meta_block(struct sqp_image *img, uint64_t pos,
 			return ret;
 		n = (int)size;
 	} else {
-		if ((ret = rd_read_at(img, pos + 2, img->cbuf, size, "metadata")) != 0)
+		if ((ret = rd_read_at(img, pos + 2, sq(img)->cbuf, size, "metadata")) != 0)
 			return ret;
-		n = sqp_decompress(img->codec, img->cbuf, size, s->data,
+		n = sqp_decompress(sq(img)->codec, sq(img)->cbuf, size, s->data,
 				   SQFS_META_SIZE);
 		if (n <= 0)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: metadata block "
@@ -196,10 +163,10 @@ int rd_fragment(struct sqp_image *img, uint32_t index, struct sqfs_frag_entry *f
 	uint8_t raw[SQFS_FRAG_ENTRY_SIZE];
 	int ret;
 
-	if (index >= img->sb.frag_count)
+	if (index >= sq(img)->sb.frag_count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: fragment %u of %u",
-			      img->name, index, img->sb.frag_count);
-	ret = rd_table_entry(img, img->frag_locs, img->frag_loc_count, index,
+			      img->name, index, sq(img)->sb.frag_count);
+	ret = rd_table_entry(img, sq(img)->frag_locs, sq(img)->frag_loc_count, index,
 			  SQFS_FRAG_ENTRY_SIZE, raw, "fragment");
 	if (ret != 0)
 		return ret;
@@ -212,10 +179,10 @@ int rd_xattr_id(struct sqp_image *img, uint32_t idx, struct sqfs_xattr_id *x)
 	uint8_t raw[SQFS_XATTR_ID_SIZE];
 	int ret;
 
-	if (img->xattr_locs == NULL || idx >= img->xattr_hdr.count)
+	if (sq(img)->xattr_locs == NULL || idx >= sq(img)->xattr_hdr.count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr index %u out of "
 			      "range", img->name, idx);
-	ret = rd_table_entry(img, img->xattr_locs, img->xattr_loc_count, idx,
+	ret = rd_table_entry(img, sq(img)->xattr_locs, sq(img)->xattr_loc_count, idx,
 			  SQFS_XATTR_ID_SIZE, raw, "xattr");
 	if (ret != 0)
 		return ret;

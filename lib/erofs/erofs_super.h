@@ -3,10 +3,10 @@
  * erofs_super.h - the EROFS superblock checks Linux makes at mount
  * (erofs_super.c), for rd_erofs_open.
  */
-#ifndef SQP_READ_EROFS_SUPER_H
-#define SQP_READ_EROFS_SUPER_H
+#ifndef SQP_EROFS_EROFS_SUPER_H
+#define SQP_EROFS_EROFS_SUPER_H
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 
 /* Each extension slot after the 128-byte superblock. */
 #define EROFS_SB_EXTSLOT_SIZE 16u

@@ -17,8 +17,8 @@
  * once per tail (imginfo diff, cat). Invariant: every
  * block is checked to lie inside the image and to decompress to exactly
  * the length the file size implies before any byte of it is returned.
- * An EROFS file is read by its own reader (erofs_zread.c), compressed
- * or not, without these buffers.
+ * This is the SquashFS back end's file reader (rd_format.file_*); the
+ * public calls are in browse.c.
  */
 #include "config.h"
 
@@ -26,17 +26,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
 #include "read/rd_image.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/fileio.h"
 
 #define NO_BLOCK UINT64_MAX
 
-struct sqp_file {
+struct sq_file {
 	struct sqp_image *img;
-	struct rd_inode ino;
+	const struct rd_inode *ino;  /* the sqp_file's */
 	uint64_t size;
 	int has_frag;
 	uint64_t next;          /* cursor: block index ... */
@@ -45,76 +45,57 @@ struct sqp_file {
 	uint64_t cached;        /* block in blk; block_count = the tail */
 	uint32_t cached_len;
 	uint8_t *blk, *cbuf;
-	struct rd_zfile *z;     /* EROFS: its reader */
 };
 
-SQP_API int sqp_file_open(struct sqp_image *img, uint64_t ref,
-			  struct sqp_file **out)
+void rd_sqfs_file_close(struct sqp_file *pub)
 {
-	struct sqp_file *f;
-	int ret;
+	struct sq_file *f = pub->own;
 
-	*out = NULL;
-	if (img->err.code != 0)
-		return img->err.code;
-	f = calloc(1, sizeof(*f));
-	if (f == NULL)
-		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	if ((ret = rd_inode_read(img, ref, &f->ino)) != 0) {
-		free(f);
-		return ret;
-	}
-	if (!S_ISREG(f->ino.mode)) {
-		sqp_file_close(f);
-		return SQP_ERR_ARG;
-	}
-	f->img = img;
-	f->size = f->ino.raw.u.file.size;
-	f->has_frag = f->ino.raw.u.file.frag_index != SQFS_NO_FRAGMENT;
-	f->next = 0;
-	f->disk = f->ino.raw.u.file.blocks_start;
-	f->word = f->ino.blocks;
-	f->cached = NO_BLOCK;
-	if (img->ero != NULL &&
-	    (ret = rd_zfile_open(img, &f->ino.e, &f->z)) != 0) {
-		sqp_file_close(f);
-		return ret;
-	}
-	f->blk = malloc(img->sb.block_size);
-	f->cbuf = malloc(img->sb.block_size);
-	if (f->blk == NULL || f->cbuf == NULL) {
-		sqp_file_close(f);
-		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	}
-	*out = f;
-	return 0;
-}
-
-SQP_API void sqp_file_close(struct sqp_file *f)
-{
 	if (f == NULL)
 		return;
-	rd_inode_free(&f->ino);
-	rd_zfile_close(f->z);
 	free(f->blk);
 	free(f->cbuf);
 	free(f);
+	pub->own = NULL;
+}
+
+int rd_sqfs_file_open(struct sqp_file *pub)
+{
+	struct sqp_image *img = pub->img;
+	struct sq_file *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	pub->own = f;
+	f->img = img;
+	f->ino = &pub->ino;
+	f->size = sqi(f->ino)->raw.u.file.size;
+	f->has_frag = sqi(f->ino)->raw.u.file.frag_index != SQFS_NO_FRAGMENT;
+	f->next = 0;
+	f->disk = sqi(f->ino)->raw.u.file.blocks_start;
+	f->word = sqi(f->ino)->blocks;
+	f->cached = NO_BLOCK;
+	f->blk = malloc(img->block_size);
+	f->cbuf = malloc(img->block_size);
+	if (f->blk == NULL || f->cbuf == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	return 0;
 }
 
 /* Read disk bytes at pos (stored raw or not) into dst (a block): at
  * least want bytes. */
-static int load(struct sqp_file *f, uint8_t *dst, uint64_t pos,
+static int load(struct sq_file *f, uint8_t *dst, uint64_t pos,
 		uint32_t word, uint32_t want, const char *what)
 {
 	struct sqp_image *img = f->img;
 	uint32_t disk = word & SQFS_BLOCK_SIZE_MASK;
 	int n, ret;
 
-	if (disk > img->sb.block_size || pos > img->sb.bytes_used ||
-	    disk > img->sb.bytes_used - pos)
+	if (disk > img->block_size || pos > img->end ||
+	    disk > img->end - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: %s at %llu "
 			      "lies outside the image", img->name,
-			      f->ino.raw.inode_number, what,
+			      sqi(f->ino)->raw.inode_number, what,
 			      (unsigned long long)pos);
 	if (word & SQFS_BLOCK_UNCOMPRESSED) {
 		if ((ret = rd_read_at(img, pos, dst, disk, what)) != 0)
@@ -123,20 +104,20 @@ static int load(struct sqp_file *f, uint8_t *dst, uint64_t pos,
 	} else {
 		if ((ret = rd_read_at(img, pos, f->cbuf, disk, what)) != 0)
 			return ret;
-		n = sqp_decompress(img->codec, f->cbuf, disk, dst,
-				   img->sb.block_size);
+		n = sqp_decompress(sq(img)->codec, f->cbuf, disk, dst,
+				   img->block_size);
 	}
 	if (n < 0 || (uint32_t)n < want)
 		return rd_err(img, n < 0 ? SQP_ERR_BAD_DATA : SQP_ERR_CORRUPT,
 			      "%s: inode %u: %s at %llu %s", img->name,
-			      f->ino.raw.inode_number, what,
+			      sqi(f->ino)->raw.inode_number, what,
 			      (unsigned long long)pos, n < 0 ?
 			      "does not decompress" : "is too short");
 	return n;
 }
 
 /* Block idx (< block_count) into blk. */
-static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
+static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
 {
 	struct sqp_image *img = f->img;
 	uint8_t raw[4];
@@ -145,17 +126,17 @@ static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
 
 	if (idx < f->next) {
 		f->next = 0;
-		f->disk = f->ino.raw.u.file.blocks_start;
-		f->word = f->ino.blocks;
+		f->disk = sqi(f->ino)->raw.u.file.blocks_start;
+		f->word = sqi(f->ino)->blocks;
 	}
 	for (;;) {
 		if ((ret = meta_read(img, &f->word, raw, 4)) != 0)
 			return ret;
 		word = sqp_get32(raw);
-		if ((word & SQFS_BLOCK_SIZE_MASK) > img->sb.block_size)
+		if ((word & SQFS_BLOCK_SIZE_MASK) > img->block_size)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
 				      "of %u bytes", img->name,
-				      f->ino.raw.inode_number,
+				      sqi(f->ino)->raw.inode_number,
 				      word & SQFS_BLOCK_SIZE_MASK);
 		if (f->next++ == idx)
 			break;
@@ -169,7 +150,7 @@ static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
 		if (ret >= 0 && (uint32_t)ret != want)
 			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
 				     "%llu holds %d bytes, not %u", img->name,
-				     f->ino.raw.inode_number,
+				     sqi(f->ino)->raw.inode_number,
 				     (unsigned long long)idx, ret, want);
 	}
 	f->disk += word & SQFS_BLOCK_SIZE_MASK;
@@ -177,19 +158,19 @@ static int load_block(struct sqp_file *f, uint64_t idx, uint32_t want)
 }
 
 /* Fragment block index, decompressed, from the image's cache. */
-static int frag_block(struct sqp_file *f, uint32_t index,
+static int frag_block(struct sq_file *f, uint32_t index,
 		      struct rd_frag_slot **out)
 {
 	struct sqp_image *img = f->img;
-	struct rd_frag_slot *s = &img->frags[0];
+	struct rd_frag_slot *s = &sq(img)->frags[0];
 	struct sqfs_frag_entry fe;
 	int n;
 
 	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++) {
-		struct rd_frag_slot *c = &img->frags[i];
+		struct rd_frag_slot *c = &sq(img)->frags[i];
 
 		if (c->len > 0 && c->index == index) {
-			c->used = ++img->frag_clock;
+			c->used = ++sq(img)->frag_clock;
 			*out = c;
 			return 0;
 		}
@@ -198,22 +179,22 @@ static int frag_block(struct sqp_file *f, uint32_t index,
 	}
 	if ((n = rd_fragment(img, index, &fe)) != 0)
 		return n;
-	if (s->buf == NULL && (s->buf = malloc(img->sb.block_size)) == NULL)
+	if (s->buf == NULL && (s->buf = malloc(img->block_size)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	s->len = 0;
 	if ((n = load(f, s->buf, fe.start, fe.size, 0, "fragment block")) < 0)
 		return n;
 	s->index = index;
 	s->len = (uint32_t)n;
-	s->used = ++img->frag_clock;
+	s->used = ++sq(img)->frag_clock;
 	*out = s;
 	return 0;
 }
 
 /* The tail (want bytes) from its fragment block into blk. */
-static int load_tail(struct sqp_file *f, uint32_t want)
+static int load_tail(struct sq_file *f, uint32_t want)
 {
-	const struct sqfs_inode *r = &f->ino.raw;
+	const struct sqfs_inode *r = &sqi(f->ino)->raw;
 	struct rd_frag_slot *s = NULL;
 	int ret;
 
@@ -229,9 +210,9 @@ static int load_tail(struct sqp_file *f, uint32_t want)
 }
 
 /* Make block idx (the tail when idx == block_count) the cached one. */
-static int fetch(struct sqp_file *f, uint64_t idx)
+static int fetch(struct sq_file *f, uint64_t idx)
 {
-	uint32_t bs = f->img->sb.block_size;
+	uint32_t bs = f->img->block_size;
 	uint64_t rest = f->size - idx * bs;
 	uint32_t want = rest < bs ? (uint32_t)rest : bs;
 	int ret;
@@ -239,13 +220,13 @@ static int fetch(struct sqp_file *f, uint64_t idx)
 	if (f->cached == idx)
 		return 0;
 	f->cached = NO_BLOCK;
-	if (idx < f->ino.block_count)
+	if (idx < f->ino->block_count)
 		ret = load_block(f, idx, want);
-	else if (f->has_frag && idx == f->ino.block_count)
+	else if (f->has_frag && idx == f->ino->block_count)
 		ret = load_tail(f, want);
 	else
 		ret = rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: no block "
-			     "%llu", f->img->name, f->ino.raw.inode_number,
+			     "%llu", f->img->name, sqi(f->ino)->raw.inode_number,
 			     (unsigned long long)idx);
 	if (ret != 0)
 		return ret;
@@ -254,25 +235,13 @@ static int fetch(struct sqp_file *f, uint64_t idx)
 	return 0;
 }
 
-SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
-			   uint64_t off, size_t *got)
+int rd_sqfs_file_pread(struct sqp_file *pub, uint8_t *d, size_t n,
+		       uint64_t off)
 {
-	uint32_t bs = f->img->sb.block_size;
-	uint8_t *d = buf;
+	struct sq_file *f = pub->own;
+	uint32_t bs = f->img->block_size;
 	int ret;
 
-	*got = 0;
-	if (f->img->err.code != 0)
-		return f->img->err.code;
-	if (off >= f->size)
-		return 0;
-	if (n > f->size - off)
-		n = (size_t)(f->size - off);
-	if (f->img->ero != NULL) {
-		if ((ret = rd_zfile_pread(f->img, f->z, d, n, off)) == 0)
-			*got = n;
-		return ret;
-	}
 	while (n > 0) {
 		uint64_t idx = off / bs;
 		uint32_t in = (uint32_t)(off % bs);
@@ -287,7 +256,6 @@ SQP_API int sqp_file_pread(struct sqp_file *f, void *buf, size_t n,
 		d += take;
 		off += take;
 		n -= take;
-		*got += take;
 	}
 	return 0;
 }

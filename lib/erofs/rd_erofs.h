@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rd_erofs.h - the reader's EROFS side: the same struct sqp_image,
- * rd_inode and rd_dir as SquashFS's, filled from an EROFS image, so the
- * walk, the browsing API and the conversions run unchanged on top.
- * Files: erofs_open.c (superblock, detection), erofs_inode.c (inodes,
- * where a file's blocks are), erofs_dir.c (directory blocks),
- * erofs_xattr.c (inline and shared xattrs).
+ * rd_erofs.h - the reader's EROFS back end: the core's struct sqp_image,
+ * rd_inode and rd_dir filled from an EROFS image, reached by the core
+ * only through rd_erofs_format (erofs_ops.c). Files: erofs_open.c
+ * (superblock, detection), erofs_inode.c (inodes, where a file's blocks
+ * are), erofs_dir.c (directory blocks), erofs_xattr.c (inline and
+ * shared xattrs), erofs_zmap.c and erofs_zread.c (compressed files),
+ * blockrd_erofs.c (block reader jobs), erofs_ops.c (the table, layouts,
+ * runs), erofs_check.c (the checker's EROFS part).
  *
- * The shape, for what comes later: the SquashFS entry points (rd_inode_
- * read, rd_dir_open, rd_dir_next, rd_xattrs_of, file and block reading)
- * test img->ero once and hand EROFS images to these functions; nothing
- * on the SquashFS path changes. An inode's reference is its nid and its
- * number nid + 1, so the walk's one bit per inode number works as it
- * does for SquashFS, over the nids the image can hold.
+ * An inode's reference is its nid and its number nid + 1, so the walk's
+ * one bit per inode number works over the nids the image can hold.
  */
 #ifndef SQP_READ_RD_EROFS_H
 #define SQP_READ_RD_EROFS_H
@@ -21,12 +19,32 @@
 #include "erofs/erofs_format.h"
 #include "read/rd_image.h"
 
+/* An inode's own part (rd_inode.own): where it is and how its data is
+ * laid out. may_alias: the room is bytes of the core's record. */
+struct __attribute__((may_alias)) rd_einode {
+	uint64_t pos;               /* the inode's position in the image */
+	uint32_t data_off;          /* from pos: inode and xattr bytes, where
+				       inline data or a chunk index starts */
+	uint16_t xattr_icount;
+	uint8_t layout;             /* enum erofs_layout */
+	uint32_t u;                 /* raw_blkaddr or chunk format */
+	uint64_t size;
+};
+_Static_assert(sizeof(struct rd_einode) <= RD_OWN_BYTES,
+	       "an EROFS inode's part fits in rd_inode.own");
+
+static inline struct rd_einode *eri(const struct rd_inode *ino)
+{
+	return (struct rd_einode *)(uintptr_t)ino->own;
+}
+
 /* Larger regular files are refused: a chunk index of a few bytes can
  * claim a hole of 2^43 bytes, and no file system holds 2^48. */
 #define RD_EROFS_SIZE_MAX (1ull << 48)
 
 struct rd_erofs {
 	struct erofs_super sb;
+	uint32_t build_nsec;    /* the build time's nanoseconds */
 	unsigned bits;          /* block size, log2 */
 	uint32_t bs;
 	uint64_t meta;          /* where nid 0 is */
@@ -59,32 +77,53 @@ struct rd_zmap {
  * rotated in its block, in the packed inode. */
 enum { RD_Z_RAW = SQP_EROFS_ALG_MAX, RD_Z_INTERLACED, RD_Z_FRAGMENT };
 
-/* One extent: file bytes la .. la + llen decode from plen bytes at pa
- * (RD_Z_FRAGMENT: from the packed inode's bytes at pa, a piece of at
- * most RD_Z_FRAG_PIECE of the fragment). */
+/* One extent (struct rd_extent): file bytes la .. la + llen decode from
+ * plen bytes at pa (RD_Z_FRAGMENT: from the packed inode's bytes at pa,
+ * a piece of at most RD_Z_FRAG_PIECE of the fragment). */
 #define RD_Z_FRAG_PIECE (1u << 20)
-struct rd_zext {
-	uint64_t la, llen, pa;
-	uint32_t plen;
-	unsigned fmt;
-};
 
 /* A file read at any offset, compressed or not, one extent kept
  * decoded: for the browsing API, symlinks and fragments. */
 struct rd_zfile {
 	struct rd_einode e;
 	struct rd_zmap z;
-	struct rd_zext x;        /* decoded in out (llen 0: none) */
+	struct rd_extent x;        /* decoded in out (llen 0: none) */
 	uint8_t *in, *out;
 	size_t in_cap, out_cap;
 };
 
-/* The superblock at 1024 holds EROFS's magic (a SquashFS image's
- * check failed first): 1 yes, 0 no, < 0 error. */
+/* A listing's own part (rd_dir.own): the directory, the block being
+ * read and its next entry. */
+struct __attribute__((may_alias)) er_dir {
+	struct rd_einode edir;
+	uint64_t eblk;              /* the next block to read */
+	uint64_t ephys;             /* where the current one is ... */
+	uint32_t elen;              /* ... and its bytes */
+	uint32_t eidx, ecount;
+	unsigned edots;             /* "." (1) and ".." (2) met */
+	uint32_t eparent;           /* what ".." names (its inode number) */
+};
+_Static_assert(sizeof(struct er_dir) <= RD_OWN_BYTES,
+	       "an EROFS listing's part fits in rd_dir.own");
+
+static inline struct er_dir *erd(const struct rd_dir *it)
+{
+	return (struct er_dir *)(uintptr_t)it->own;
+}
+
+extern const struct rd_format rd_erofs_format;
+
+/* The back end's state. */
+static inline struct rd_erofs *rd_ero(const struct sqp_image *img)
+{
+	return img->back;
+}
+
+/* The superblock at 1024 holds EROFS's magic: 1 yes, 0 no, < 0 error. */
 int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
-void rd_erofs_free(struct rd_erofs *e);
+void rd_erofs_free(struct sqp_image *img);
 /* The codecs the image may use, as sqp_image_info.codecs says. */
 uint32_t rd_erofs_codecs(const struct rd_erofs *e);
 
@@ -107,7 +146,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 /* The extent holding byte off of the file, whole; its pcluster lies
  * in the image and within the format's bounds. */
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_zext *x);
+		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x);
 /* A compressed file's extents in order, each starting where the last
  * ended, from byte 0 to the file's end: the one walk of the block
  * reader's jobs and the checker's map walk. */
@@ -123,16 +162,16 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
  * error latched in img (an extent that does not start where the last
  * ended is corrupt: two extents overlap). */
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
-			struct rd_zext *x);
+			struct rd_extent *x);
 /* x's llen bytes into out from its pcluster's plen bytes in in; any
  * thread (rd_erofs_zext refused what this build cannot decode). 0,
  * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
  * libzstd too old to bound the window. */
-int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_zext *x,
+int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		     const uint8_t *in, uint8_t *out);
 /* A message for zdecode's failure into img (erofs_zmap.c). */
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
-		   const struct rd_zext *x, int code);
+		   const struct rd_extent *x, int code);
 
 /* erofs_zread.c: the reader of any layout, at any offset. */
 int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
@@ -153,5 +192,18 @@ int rd_erofs_parent(struct sqp_image *img, const struct rd_inode *dir,
 		    uint32_t *parent);
 int rd_erofs_xattrs(struct sqp_image *img, const struct rd_einode *e,
 		    struct rd_xattrs *x);
+
+/* blockrd_erofs.c: a file's block reader jobs. */
+int rd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		  const struct rd_inode *ino);
+/* erofs_ops.c: layouts. */
+int rd_erofs_file_layout(struct sqp_image *img, const struct rd_inode *ino,
+			 struct sqp_file_layout *o);
+/* erofs_check.c: the checker's part. */
+int rd_erofs_check_file(struct sqp_image *img, struct rd_checker *k,
+			const char *path, const struct rd_inode *ino);
+int rd_erofs_check_dir(struct sqp_image *img, struct rd_checker *k,
+		       const char *path, const struct rd_inode *dir,
+		       uint32_t parent);
 
 #endif

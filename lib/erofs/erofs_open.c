@@ -3,21 +3,19 @@
  * erofs_open.c - recognising an EROFS image and checking its superblock
  * before anything else of it is read.
  *
- * Why the image's SquashFS superblock fields are filled in: the walk,
- * the browsing API and the unpackers read the root reference, the inode
- * number range, the block size and the image's end from there. For
- * EROFS the root is the root nid, the range is every nid whose 32-byte
- * slot lies inside the image (so the walk's bitmap is bounded by the
- * file's size, not by a count the image claims), and the end is what the
- * superblock's block count says, which must fit in the file.
+ * The core's image fields: the root is the root nid, the inode number
+ * range is every nid whose 32-byte slot lies inside the image (so the
+ * walk's bitmap is bounded by the file's size, not by a count the image
+ * claims), and the end is what the superblock's block count says,
+ * which must fit in the file.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/erofs_super.h"
-#include "read/rd_erofs.h"
+#include "erofs/erofs_super.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/codec.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
@@ -31,6 +29,8 @@
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
 			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
+/* Where the superblock keeps its build time's nanoseconds. */
+#define BUILD_NSEC_AT 32
 /* A whole xattr name is at most 255 bytes: so is a prefix. */
 #define PREFIX_MAX 255u
 
@@ -82,7 +82,7 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 static int prefix_read(struct sqp_image *img, uint64_t at, uint8_t *buf,
 		       size_t n)
 {
-	if (img->ero->sb.packed_nid != 0)
+	if (rd_ero(img)->sb.packed_nid != 0)
 		return rd_erofs_packed_read(img, buf, n, at);
 	return rd_read_at(img, at, buf, n, "an xattr prefix");
 }
@@ -146,8 +146,10 @@ uint32_t rd_erofs_codecs(const struct rd_erofs *e)
 	return out;
 }
 
-void rd_erofs_free(struct rd_erofs *e)
+void rd_erofs_free(struct sqp_image *img)
 {
+	struct rd_erofs *e = rd_ero(img);
+
 	if (e == NULL)
 		return;
 	for (unsigned i = 0; i < e->prefix_count; i++)
@@ -170,8 +172,9 @@ int rd_erofs_open(struct sqp_image *img)
 		return ret;
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	img->ero = e;
+	img->back = e;
 	erofs_super_decode(&e->sb, raw);
+	e->build_nsec = sqp_get32(raw + BUILD_NSEC_AT);
 	if ((ret = check_super(img, &e->sb)) != 0)
 		return ret;
 	e->bits = e->sb.blkszbits;
@@ -186,15 +189,10 @@ int rd_erofs_open(struct sqp_image *img)
 	if (e->sb.root_nid >= e->nid_count)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: root inode %u outside "
 			      "the image", img->name, e->sb.root_nid);
-	img->sb.root_inode = e->sb.root_nid;
-	img->sb.inode_count = (uint32_t)e->nid_count;
-	img->sb.block_size = e->bs;
-	img->sb.bytes_used = end;
-	img->sb.mod_time = (uint32_t)(e->sb.build_time > UINT32_MAX ?
-				      UINT32_MAX : e->sb.build_time);
-	img->sb.frag_count = 0;
-	img->sb.xattr_table = SQFS_NO_TABLE;
-	img->sb.export_table = SQFS_NO_TABLE;
+	img->root = e->sb.root_nid;
+	img->inode_count = (uint32_t)e->nid_count;
+	img->block_size = e->bs;
+	img->end = end;
 	if ((ret = rd_erofs_mount_inodes(img)) != 0)
 		return ret;
 	return load_prefixes(img, e);

@@ -13,44 +13,22 @@
 #include <stdlib.h>
 
 #include "read/blockrd_impl.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
-#include "util/fileio.h"
-
-/* A BJ_ZEXT job on a worker: read its pcluster, decode the extent.
- * The pcluster was checked to lie in the image when the job was made. */
-int rd_blockrd_zext_run(struct rd_blockrd *b, struct bjob *j)
-{
-	uint8_t *in = malloc(j->zx.plen ? j->zx.plen : 1);
-	int ret;
-
-	if (in == NULL)
-		return SQP_ERR_NOMEM;
-	ret = sqp_pread_full(b->img->fd, b->img->base + j->zx.pa, in,
-			     j->zx.plen);
-	if (ret == 0 && (ret = rd_erofs_zdecode(b->img->ero, &j->zx, in,
-						j->zbuf)) == SQP_ERR_BAD_DATA)
-		ret = SQP_ERR_CORRUPT;
-	free(in);
-	if (ret == 0 && b->ops->put != NULL &&
-	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->zbuf,
-				      j->out_len)) != 0)
-		return SQP_ERR_IO;
-	return ret;
-}
 
 /* An EROFS file's jobs: its data is stored as it is, so each block is a
  * raw read on the pool and a hole run a light job, both where
  * rd_erofs_map says (which checks they lie in the image). */
-int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
-		      const struct rd_inode *ino)
+static int flat_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		     const struct rd_inode *ino)
 {
 	uint64_t off = 0;
 
-	while (off < ino->e.size) {
+	while (off < eri(ino)->size) {
 		uint64_t phys;
 		uint32_t len;
 		struct bjob *j;
-		int ret = rd_erofs_map(b->img, &ino->e, off, &phys, &len);
+		int ret = rd_erofs_map(b->img, eri(ino), off, &phys, &len);
 
 		if (ret != 0 ||
 		    (ret = rd_blockrd_take_job(b, e, phys != UINT64_MAX, &j)) != 0)
@@ -71,17 +49,17 @@ int rd_blockrd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
  * into a buffer of its own, or read here from the packed inode (a
  * fragment). Decoded bytes in flight stay under ZMEMORY: an extent is
  * made only once the older ones leave room (or none is left). */
-int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
-		       const struct rd_inode *ino)
+static int zjobs(struct rd_blockrd *b, struct rd_bentry *e,
+		 const struct rd_inode *ino)
 {
 	struct sqp_image *img = b->img;
 	struct rd_zwalk w;
-	struct rd_zext x;
+	struct rd_extent x;
 	struct bjob *j;
 	uint8_t *buf;
 	int ret;
 
-	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
+	if ((ret = rd_erofs_zwalk_init(img, eri(ino), &w)) != 0)
 		return ret;
 	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
 		while (b->qhead != NULL && (sqp_pool_full(b->pool) ||
@@ -106,4 +84,11 @@ int rd_blockrd_erofs_zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 		rd_blockrd_submit(b, j);
 	}
 	return ret;
+}
+
+int rd_erofs_jobs(struct rd_blockrd *b, struct rd_bentry *e,
+		  const struct rd_inode *ino)
+{
+	return rd_erofs_compressed(eri(ino)) ? zjobs(b, e, ino) :
+	       flat_jobs(b, e, ino);
 }

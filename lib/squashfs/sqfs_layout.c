@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image_info.c - the layout queries of image_info.h: what each part of an
- * image takes on disk, and where one regular file's data is stored.
+ * sqfs_layout.c - the SquashFS back end's answers to the layout queries
+ * of image_info.h: what each part of an image takes on disk, and where
+ * one regular file's data is stored.
  *
  * Why here and not in the tools: the sizes come from the reader's private
  * tables (fragment, export, id and xattr location lists) and from inodes
  * the public API decodes only partly. Everything is computed from the
  * positions the superblock and tables state, each checked to lie inside
  * the image before it is used; memory stays constant (the fragment table
- * and block lists are streamed, never loaded whole). An EROFS image has
- * none of SquashFS's tables: all of it counts as data, and a file's
- * layout comes from its block map.
+ * and block lists are streamed, never loaded whole).
  */
 #include "config.h"
 
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
 #include "read/rd_image.h"
+#include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "sqpack/image_info.h"
 #include "util/endian.h"
@@ -40,7 +39,7 @@ static int table_span(struct sqp_image *img, uint64_t loc_pos, uint64_t count,
 	if ((ret = rd_read_at(img, loc_pos, raw, 8, what)) != 0)
 		return ret;
 	*begin = sqp_get64(raw);
-	if (*begin > loc_pos || *begin < img->sb.dir_table)
+	if (*begin > loc_pos || *begin < sq(img)->sb.dir_table)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the %s table's first "
 			      "block lies outside its place", img->name, what);
 	*bytes = loc_pos + 8 * blocks - *begin;
@@ -54,7 +53,7 @@ static int fragment_bytes(struct sqp_image *img, uint64_t *out)
 	int ret;
 
 	*out = 0;
-	for (uint32_t i = 0; i < img->sb.frag_count; i++) {
+	for (uint32_t i = 0; i < sq(img)->sb.frag_count; i++) {
 		if ((ret = rd_fragment(img, i, &f)) != 0)
 			return ret;
 		*out += f.size & SQFS_BLOCK_SIZE_MASK;
@@ -64,7 +63,7 @@ static int fragment_bytes(struct sqp_image *img, uint64_t *out)
 
 static int table_sizes(struct sqp_image *img, struct sqp_image_layout *o)
 {
-	const struct sqfs_super *sb = &img->sb;
+	const struct sqfs_super *sb = &sq(img)->sb;
 	uint64_t b[4], dir_end = sb->bytes_used;
 	int ret;
 
@@ -80,12 +79,12 @@ static int table_sizes(struct sqp_image *img, struct sqp_image_layout *o)
 		return ret;
 	b[3] = UINT64_MAX;
 	if (sb->xattr_table != SQFS_NO_TABLE) {
-		b[3] = img->xattr_hdr.kv_start;
+		b[3] = sq(img)->xattr_hdr.kv_start;
 		if (b[3] < sb->dir_table || b[3] > sb->xattr_table)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: xattr pairs "
 				      "outside their place", img->name);
 		o->xattr_bytes = sb->xattr_table + SQFS_XATTR_TABLE_SIZE +
-			8 * sqfs_table_blocks(img->xattr_hdr.count,
+			8 * sqfs_table_blocks(sq(img)->xattr_hdr.count,
 					      SQFS_XATTR_ID_SIZE) - b[3];
 	}
 	for (int i = 0; i < 4; i++)
@@ -96,30 +95,19 @@ static int table_sizes(struct sqp_image *img, struct sqp_image_layout *o)
 	return 0;
 }
 
-SQP_API int sqp_image_get_layout(struct sqp_image *img,
-				 struct sqp_image_layout *o)
+int rd_sqfs_layout(struct sqp_image *img, struct sqp_image_layout *o)
 {
-	const struct sqfs_super *sb = &img->sb;
+	const struct sqfs_super *sb = &sq(img)->sb;
 	uint64_t data_start;
 	uint8_t hdr[2];
 	int ret;
 
-	memset(o, 0, sizeof(*o));
-	if (img->err.code != 0)
-		return img->err.code;
-	if (img->ero != NULL) {
-		/* EROFS: no SquashFS tables; all of it counts as data. */
-		o->file_size = img->file_size;
-		o->bytes_used = sb->bytes_used;
-		o->data_bytes = sb->bytes_used;
-		return 0;
-	}
 	o->flags = sb->flags;
 	o->frag_count = sb->frag_count;
 	o->id_count = sb->id_count;
 	o->has_export = sb->export_table != SQFS_NO_TABLE;
 	o->has_xattr_table = sb->xattr_table != SQFS_NO_TABLE;
-	o->xattr_id_count = o->has_xattr_table ? img->xattr_hdr.count : 0;
+	o->xattr_id_count = o->has_xattr_table ? sq(img)->xattr_hdr.count : 0;
 	o->file_size = img->file_size;
 	o->bytes_used = sb->bytes_used;
 	o->codec = img->codec_cfg;
@@ -142,10 +130,10 @@ SQP_API int sqp_image_get_layout(struct sqp_image *img,
 }
 
 /* Sum the block list's size words, a chunk at a time. */
-static int walk_blocks(struct sqp_image *img, struct rd_inode *ino,
+static int walk_blocks(struct sqp_image *img, const struct rd_inode *ino,
 		       struct sqp_file_layout *o)
 {
-	struct meta_pos p = ino->blocks;
+	struct meta_pos p = sqi(ino)->blocks;
 	uint8_t raw[4 * 64];
 	uint64_t left = ino->block_count;
 	int ret;
@@ -167,97 +155,27 @@ static int walk_blocks(struct sqp_image *img, struct rd_inode *ino,
 	return 0;
 }
 
-/* A compressed EROFS file's blocks: its pclusters, their bytes stored;
- * a fragment's (in the packed inode) count as none. */
-static int erofs_zlayout(struct sqp_image *img, const struct rd_inode *ino,
-			 struct sqp_file_layout *o)
-{
-	uint32_t bs = img->sb.block_size;
-	struct rd_zwalk w;
-	struct rd_zext x;
-	int ret;
-
-	if ((ret = rd_erofs_zwalk_init(img, &ino->e, &w)) != 0)
-		return ret;
-	o->block_count = (ino->e.size + bs - 1) / bs;
-	while ((ret = rd_erofs_zwalk_next(img, &w, &x)) > 0) {
-		if (x.fmt == RD_Z_FRAGMENT)
-			continue;
-		if (o->stored_bytes == 0)
-			o->blocks_start = x.pa;
-		o->stored_bytes += x.plen;
-		o->raw_blocks += x.fmt == RD_Z_RAW || x.fmt == RD_Z_INTERLACED;
-	}
-	return ret;
-}
-
-/* An EROFS file's blocks from its block map: every stored block is
- * uncompressed, a hole run counts its blocks, nothing is a fragment. */
-static int erofs_layout(struct sqp_image *img, const struct rd_inode *ino,
+int rd_sqfs_file_layout(struct sqp_image *img, const struct rd_inode *ino,
 			struct sqp_file_layout *o)
 {
-	uint32_t bs = img->sb.block_size, len;
-	uint64_t phys;
-	int ret;
-
-	o->frag_index = SQP_NO_FRAGMENT;
-	o->xattr_index = ino->raw.xattr_idx;
-	if (rd_erofs_compressed(&ino->e))
-		return erofs_zlayout(img, ino, o);
-	for (uint64_t off = 0; off < ino->e.size; off += len) {
-		if ((ret = rd_erofs_map(img, &ino->e, off, &phys, &len)) != 0)
-			return ret;
-		o->block_count += (len + bs - 1) / bs;
-		if (phys == UINT64_MAX) {
-			o->hole_blocks += (len + bs - 1) / bs;
-			o->sparse += len;
-			continue;
-		}
-		if (o->raw_blocks++ == 0)
-			o->blocks_start = phys;
-		o->stored_bytes += len;
-	}
-	return 0;
-}
-
-SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
-				  struct sqp_file_layout *o)
-{
-	const struct sqfs_inode *r;
+	const struct sqfs_inode *r = &sqi(ino)->raw;
 	struct sqfs_frag_entry f;
-	struct rd_inode ino;
 	int ret;
 
-	memset(o, 0, sizeof(*o));
-	if (img->err.code != 0)
-		return img->err.code;
-	if ((ret = rd_inode_read(img, ref, &ino)) != 0)
-		return ret;
-	r = &ino.raw;
-	if (!S_ISREG(ino.mode)) {
-		rd_inode_free(&ino);
-		return SQP_ERR_ARG;
-	}
-	if (img->ero != NULL) {
-		ret = erofs_layout(img, &ino, o);
-		rd_inode_free(&ino);
-		return ret;
-	}
 	o->blocks_start = r->u.file.blocks_start;
-	o->block_count = ino.block_count;
+	o->block_count = ino->block_count;
 	o->sparse = r->u.file.sparse;
 	o->frag_index = r->u.file.frag_index;
 	o->xattr_index = r->xattr_idx;
-	ret = walk_blocks(img, &ino, o);
+	ret = walk_blocks(img, ino, o);
 	if (ret == 0 && o->frag_index != SQFS_NO_FRAGMENT) {
 		o->frag_offset = r->u.file.frag_offset;
-		o->tail_bytes = (uint32_t)(r->u.file.size % img->sb.block_size);
+		o->tail_bytes = (uint32_t)(r->u.file.size % img->block_size);
 		if ((ret = rd_fragment(img, o->frag_index, &f)) == 0) {
 			o->frag_start = f.start;
 			o->frag_size = f.size & SQFS_BLOCK_SIZE_MASK;
 			o->frag_raw = (f.size & SQFS_BLOCK_UNCOMPRESSED) != 0;
 		}
 	}
-	rd_inode_free(&ino);
 	return ret;
 }

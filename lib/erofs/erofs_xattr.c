@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"
@@ -78,11 +78,11 @@ static int one(struct sqp_image *img, struct rd_xattrs *x, const uint8_t *p,
 	if (h.name_index & EROFS_XATTR_LONG_PREFIX) {
 		unsigned i = h.name_index & ~EROFS_XATTR_LONG_PREFIX;
 
-		if (i >= img->ero->prefix_count)
+		if (i >= rd_ero(img)->prefix_count)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: an xattr with "
 				      "long prefix %u of %u", img->name, i,
-				      img->ero->prefix_count);
-		pre = img->ero->prefixes[i];
+				      rd_ero(img)->prefix_count);
+		pre = rd_ero(img)->prefixes[i];
 	} else {
 		pre = erofs_xattr_prefix(h.name_index);
 	}
@@ -100,7 +100,7 @@ static int one(struct sqp_image *img, struct rd_xattrs *x, const uint8_t *p,
 static int shared(struct sqp_image *img, struct rd_xattrs *x, uint32_t id,
 		  uint8_t *buf)
 {
-	uint64_t at = img->ero->xattrs + (uint64_t)id * 4;
+	uint64_t at = rd_ero(img)->xattrs + (uint64_t)id * 4;
 	size_t len, size;
 	int ret;
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/rd_erofs.h"
+#include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 
 int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
@@ -65,7 +65,7 @@ static int grow(uint8_t **buf, size_t *cap, uint64_t n)
 /* Make the extent holding off the decoded one. */
 static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 {
-	struct rd_zext x;
+	struct rd_extent x;
 	int ret;
 
 	if (f->x.llen != 0 && off >= f->x.la && off - f->x.la < f->x.llen)
@@ -80,7 +80,7 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 		ret = rd_erofs_packed_read(img, f->out, x.llen, x.pa);
 	else if ((ret = rd_read_at(img, x.pa, f->in, x.plen,
 				     "a pcluster")) == 0 &&
-		   (ret = rd_erofs_zdecode(img->ero, &x, f->in, f->out)) != 0) {
+		   (ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, f->out)) != 0) {
 		ret = rd_erofs_zfail(img, &f->e, &x, ret);
 	}
 	if (ret == 0)
@@ -91,7 +91,7 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
 		   size_t n, uint64_t off)
 {
-	uint64_t mask = img->ero->bs - 1, phys;
+	uint64_t mask = rd_ero(img)->bs - 1, phys;
 	uint32_t len;
 	size_t take;
 	int ret;
@@ -125,7 +125,7 @@ int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
 int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
 			 uint64_t off)
 {
-	struct rd_erofs *ero = img->ero;
+	struct rd_erofs *ero = rd_ero(img);
 	struct rd_zfile *p = NULL;
 	struct rd_inode ino;
 	int ret;
@@ -137,7 +137,7 @@ int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
 		if ((ret = rd_erofs_inode_read(img, ero->sb.packed_nid,
 					       &ino)) != 0)
 			return ret;
-		ret = S_ISREG(ino.mode) ? rd_zfile_open(img, &ino.e, &p) :
+		ret = S_ISREG(ino.mode) ? rd_zfile_open(img, eri(&ino), &p) :
 		      rd_err(img, SQP_ERR_CORRUPT, "%s: the packed inode is not "
 			     "a regular file", img->name);
 		rd_inode_free(&ino);
