@@ -52,21 +52,26 @@ static int check_erofs(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	return 0;
 }
 
-static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
+static int check_squashfs(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 {
 	uint32_t bs = d->codec.block_size;
 
-	if (d->format == SQP_FORMAT_EROFS && d->fd >= 0)
-		return check_erofs(d, err);
-	if (d->format != SQP_FORMAT_SQUASHFS && d->format != SQP_FORMAT_EROFS)
-		return sqp_err(err, SQP_ERR_ARG, "unknown image format %d", d->format);
 	if (bs < SQFS_BLOCK_SIZE_MIN || bs > SQFS_BLOCK_SIZE_MAX || (bs & (bs - 1)) != 0)
 		return sqp_err(err, SQP_ERR_ARG, "block size %u is not a power of two "
 			       "between 4 KiB and 1 MiB", bs);
-	if (d->fragment_mode < SQP_FRAGMENTS_ALL || d->fragment_mode > SQP_FRAGMENTS_NONE)
-		return sqp_err(err, SQP_ERR_ARG, "unknown fragment mode %d", d->fragment_mode);
+	return 0;
+}
+
+/* What does not depend on the format first, for every format alike; then
+ * the format's own limits. */
+static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
+{
+	if (d->format != SQP_FORMAT_SQUASHFS && d->format != SQP_FORMAT_EROFS)
+		return sqp_err(err, SQP_ERR_ARG, "unknown image format %d", d->format);
 	if (d->fd < 0)
 		return sqp_err(err, SQP_ERR_ARG, "no output file");
+	if (d->fragment_mode < SQP_FRAGMENTS_ALL || d->fragment_mode > SQP_FRAGMENTS_NONE)
+		return sqp_err(err, SQP_ERR_ARG, "unknown fragment mode %d", d->fragment_mode);
 	if (d->prefix != NULL && !writer_path_ok(d->prefix))
 		return sqp_err(err, SQP_ERR_ARG, "prefix '%s' is not a normalised relative "
 			       "path", d->prefix);
@@ -75,7 +80,9 @@ static int check_desc(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 		return sqp_err(err, SQP_ERR_UNSUPPORTED,
 			       "dm-verity is not built in (configure found no libcrypto)");
 #endif
-	return 0;
+	if (d->format == SQP_FORMAT_EROFS)
+		return check_erofs(d, err);
+	return check_squashfs(d, err);
 }
 
 /* Placeholder for the superblock, then the options block. */

@@ -247,6 +247,14 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	e = &copy; /* the caller's struct only up to its size */
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	/* entry.h's contract, checked here for every format: a path of
+	 * ".." parts would name something outside the image's root. */
+	if (!writer_path_ok(e->path))
+		return writer_fail(w, SQP_ERR_ARG, "'%s': not a normalised relative path",
+				   e->path);
+	if (e->is_hardlink && e->link_target != NULL && !writer_path_ok(e->link_target))
+		return writer_fail(w, SQP_ERR_ARG, "hard link '%s' -> '%s': the target is "
+				   "not a normalised relative path", e->path, e->link_target);
 	if ((w->desc.flags & SQP_WRITE_OCI_WHITEOUTS) && !w->adding_extras) {
 		ret = writer_oci_marker(w, e);
 		if (ret != 0)
