@@ -61,6 +61,7 @@ void erofs_inode_decode(struct erofs_inode *ino, const uint8_t *raw)
 		ino->gid = sqp_get16(raw + 26);
 		ino->has_mtime = 0;
 		ino->mtime = 0;
+		ino->mtime_nsec = 0;
 		return;
 	}
 	ino->size = sqp_get64(raw + 8);
@@ -68,6 +69,7 @@ void erofs_inode_decode(struct erofs_inode *ino, const uint8_t *raw)
 	ino->gid = sqp_get32(raw + 28);
 	ino->has_mtime = 1;
 	ino->mtime = sqp_get64(raw + 32);
+	ino->mtime_nsec = sqp_get32(raw + 40);
 	ino->nlink = sqp_get32(raw + 44);
 }
 

@@ -81,6 +81,7 @@ struct erofs_inode {
 	uint32_t uid, gid;
 	int has_mtime;
 	uint64_t mtime;
+	uint32_t mtime_nsec;     /* extended inodes */
 };
 
 /* The superblock from its 128 bytes (at EROFS_SUPER_OFFSET). */
