@@ -124,6 +124,7 @@ unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
 	sqp_put32(raw + 24, ino->uid);
 	sqp_put32(raw + 28, ino->gid);
 	sqp_put64(raw + 32, ino->mtime);
+	sqp_put32(raw + 40, ino->mtime_nsec);
 	sqp_put32(raw + 44, ino->nlink);
 	return 64;
 }

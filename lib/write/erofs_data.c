@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_data.c - the EROFS back end's data path and inline xattrs.
+ * erofs_data.c - the EROFS back end's set-up, limits, data path and
+ * inline xattrs (its struct writer_format).
+ *
+ * Its limits, met when an entry comes: none on owners (32-bit, as the
+ * tree's) or times (64-bit seconds and nanoseconds: an extended inode
+ * holds them, as mkfs.erofs keeps them); a 12-bit major and 20-bit minor
+ * device number (the kernel's new_decode_dev form).
  *
  * Why its own path: an uncompressed EROFS file is one run of whole
  * blocks named by its first block, with the tail either inline after the
@@ -16,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "erofs/erofs_format.h"
 #include "squashfs/sqfs_format.h"
@@ -23,15 +30,35 @@
 #include "util/endian.h"
 #include "write/erofs_writer.h"
 #include "write/writer_impl.h"
+#include "write/writer_test.h"
 
 /* 2^16 units of 32 bytes: 2 MiB chunks. */
 #define TAIL_CHUNK_SHIFT 16
 
-int erofs_w_init(struct sqp_writer *w, unsigned hash_bits)
+static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
+{
+	if (d->codec.block_size != EROFS_W_BLOCK)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 4096",
+			       d->codec.block_size);
+	if (d->verity != NULL)
+		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: no dm-verity tree");
+	if (d->erofs_pcluster_size % EROFS_W_BLOCK != 0 ||
+	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
+			       "multiple of 4096 up to 1 MiB", d->erofs_pcluster_size);
+	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
+			       "than 16 bytes", d->volume_label);
+	return 0;
+}
+
+/* Block 0 reserved, the arena and buffers; dedup hashes cut to the
+ * hook's hash_bits (writer_test.h; 0: whole). */
+static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 {
 	struct erofs_wstate *e = calloc(1, sizeof(*e));
 
-	w->erofs = e;
+	w->fmt_state = e;
 	if (e == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	chunkarr_init(&e->tails, EROFS_W_TAIL_UNIT, TAIL_CHUNK_SHIFT, w->spill);
@@ -40,15 +67,15 @@ int erofs_w_init(struct sqp_writer *w, unsigned hash_bits)
 	if (e->block == NULL || e->hash == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	XXH3_128bits_reset(e->hash);
-	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hash_bits) != 0)
+	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hooks->hash_bits) != 0)
 		return w->err.code;
 	/* Block 0: zeros, then the superblock at 1024 once finish knows it. */
 	return imgout_append_zeros(&w->out, EROFS_W_BLOCK);
 }
 
-void erofs_w_cleanup(struct sqp_writer *w)
+static void cleanup(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 
 	if (e == NULL)
 		return;
@@ -59,12 +86,12 @@ void erofs_w_cleanup(struct sqp_writer *w)
 	free(e->block);
 	XXH3_freeState(e->hash);
 	free(e);
-	w->erofs = NULL;
+	w->fmt_state = NULL;
 }
 
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
 {
-	XXH3_128bits_update(w->erofs->hash, data, len);
+	XXH3_128bits_update(erofs_of(w)->hash, data, len);
 	return imgout_append(&w->out, data, len);
 }
 
@@ -81,7 +108,7 @@ static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint32_t units, index;
 	int ret;
 
@@ -108,7 +135,7 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		     uint32_t xattr_size, const struct sqp_data_source *src,
 		     struct fs_inode *f)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t full = size / EROFS_W_BLOCK, i;
 	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
 	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
@@ -204,3 +231,51 @@ void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out)
 
 	walk_set(&w->xattrs.sets[id], out, &bad);
 }
+
+static int check_owners(struct sqp_writer *w, const char *path, uint32_t uid, uint32_t gid)
+{
+	(void)w, (void)path, (void)uid, (void)gid;
+	return 0; /* an extended inode holds 32-bit owners, as the tree */
+}
+
+static int check_entry(struct sqp_writer *w, const struct sqp_entry *e,
+		       const struct fs_attr *a)
+{
+	(void)a;
+	if ((S_ISBLK(e->mode) || S_ISCHR(e->mode)) &&
+	    (e->dev_major > 0xFFF || e->dev_minor > 0xFFFFF))
+		return writer_fail(w, SQP_ERR_LIMIT, "'%s': device %u:%u does not fit "
+				   "EROFS's 12-bit major, 20-bit minor", e->path,
+				   e->dev_major, e->dev_minor);
+	return 0;
+}
+
+static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_irec *ino,
+		    const struct sqp_data_source *data, struct fs_inode *file)
+{
+	uint32_t xsize;
+
+	if (erofs_w_xattr_size(w, ino->xattr_set, &xsize) != 0)
+		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
+				   "inline area (names up to 255 bytes, values up to "
+				   "65535, about 4000 bytes in all)", e->path);
+	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
+}
+
+/* The build time: desc.mod_time, else the newest entry's; a compact
+ * inode has it. */
+static int finish(struct sqp_writer *w)
+{
+	return erofs_w_finish(w, w->desc.mod_time >= 0 ? w->desc.mod_time : w->newest_mtime);
+}
+
+const struct writer_format writer_erofs = {
+	.name = "EROFS",
+	.check = check,
+	.init = init,
+	.cleanup = cleanup,
+	.check_entry = check_entry,
+	.check_owners = check_owners,
+	.add_file = add_file,
+	.finish = finish,
+};

@@ -51,7 +51,7 @@
 
 int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
+	struct erofs_dedup *d = &erofs_of(w)->dd;
 
 	if (!(w->desc.flags & SQP_WRITE_EROFS_DEDUPE))
 		return 0;
@@ -67,7 +67,7 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 
 void erofs_dedup_cleanup(struct sqp_writer *w)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
+	struct erofs_dedup *d = &erofs_of(w)->dd;
 
 	if (d->buf == NULL && d->st == NULL)
 		return;
@@ -102,7 +102,7 @@ uint32_t erofs_dedup_next(const struct erofs_dedup *d, uint32_t after, uint64_t 
 
 int erofs_dedup_add(struct sqp_writer *w, uint64_t key, const struct erofs_ddrec *r)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
+	struct erofs_dedup *d = &erofs_of(w)->dd;
 	uint32_t i;
 	int ret;
 
@@ -120,7 +120,7 @@ static int read_block(struct sqp_writer *w, uint64_t blk)
 
 	if ((blk + 1) * BS > w->out.flushed && (ret = imgout_flush(&w->out)) != 0)
 		return ret;
-	if ((ret = imgout_pread(&w->out, blk * BS, w->erofs->dd.buf, BS)) != 0)
+	if ((ret = imgout_pread(&w->out, blk * BS, erofs_of(w)->dd.buf, BS)) != 0)
 		return writer_fail(w, ret, "EROFS: dedup: reading back block %llu",
 				   (unsigned long long)blk);
 	return 0;
@@ -131,7 +131,7 @@ static int read_block(struct sqp_writer *w, uint64_t blk)
 static int same_blocks(struct sqp_writer *w, uint64_t blk, const uint8_t *data,
 		       uint64_t n, uint32_t tail)
 {
-	uint8_t *b = w->erofs->dd.buf;
+	uint8_t *b = erofs_of(w)->dd.buf;
 	uint64_t k;
 	uint32_t used;
 	int ret;
@@ -153,14 +153,14 @@ static int same_blocks(struct sqp_writer *w, uint64_t blk, const uint8_t *data,
  * back (the second half of d->buf keeps a's block). */
 static int stored_alike(struct sqp_writer *w, uint64_t a, uint64_t b, uint64_t n)
 {
-	uint8_t *keep = w->erofs->dd.buf + BS;
+	uint8_t *keep = erofs_of(w)->dd.buf + BS;
 	uint64_t k;
 	int ret;
 
 	for (k = 0; k < n; k++) {
 		if ((ret = read_block(w, a + k)) != 0)
 			return ret;
-		memcpy(keep, w->erofs->dd.buf, BS);
+		memcpy(keep, erofs_of(w)->dd.buf, BS);
 		if ((ret = same_blocks(w, b + k, keep, 1, 0)) != 1)
 			return ret;
 	}
@@ -184,7 +184,7 @@ static uint32_t find_flat(const struct erofs_dedup *d, uint32_t from, uint64_t k
 int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 			 uint32_t xsize, uint64_t *start)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
+	struct erofs_dedup *d = &erofs_of(w)->dd;
 	uint32_t tail = (uint32_t)(size % BS);
 	int tailblk = tail > 0 && 64 + xsize + tail > BS;
 	uint64_t key, n = size / BS + (uint64_t)tailblk;
@@ -219,7 +219,7 @@ static int copy_back(struct sqp_writer *w, uint64_t blk, uint64_t matched)
 	w->stats.dedup_rejected++;
 	for (k = 0; k < matched; k++)
 		if ((ret = read_block(w, blk + k)) != 0 ||
-		    (ret = erofs_w_append(w, w->erofs->dd.buf, BS)) != 0)
+		    (ret = erofs_w_append(w, erofs_of(w)->dd.buf, BS)) != 0)
 			return ret;
 	return 0;
 }
@@ -236,7 +236,7 @@ static int renominate_flat(struct sqp_writer *w, uint32_t *i, uint64_t key, uint
 	uint32_t j = *i;
 	int ret;
 
-	while ((j = find_flat(&w->erofs->dd, j, key, size, tailblk, &c)) != HCHAIN_END) {
+	while ((j = find_flat(&erofs_of(w)->dd, j, key, size, tailblk, &c)) != HCHAIN_END) {
 		if ((ret = same_blocks(w, c.ref + matched, b, 1, 0)) == 1)
 			ret = stored_alike(w, r->ref, c.ref, matched);
 		if (ret < 0)
@@ -255,8 +255,8 @@ static int renominate_flat(struct sqp_writer *w, uint32_t *i, uint64_t key, uint
 int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 			    const struct sqp_data_source *src, struct fs_inode *f)
 {
-	struct erofs_dedup *d = &w->erofs->dd;
-	uint8_t *b = w->erofs->block;
+	struct erofs_dedup *d = &erofs_of(w)->dd;
+	uint8_t *b = erofs_of(w)->block;
 	uint32_t tail = (uint32_t)(size % BS), i = HCHAIN_END, n;
 	int tailblk = tail > 0 && 64 + xsize + tail > BS, ret;
 	uint64_t full = size / BS, nstore = full + (uint64_t)tailblk, k, matched = 0;
@@ -321,7 +321,7 @@ static uint32_t zip_blocks(const struct erofs_wstate *e, uint32_t rec)
  * n 0, one that stored none) becomes the one it shares with. */
 static int nominate(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t key = erofs_dedup_key(&e->dd, e->cur.key);
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END, total;
@@ -363,7 +363,7 @@ static void rebase_heads(struct erofs_wstate *e, uint64_t from, uint64_t to)
  * after them becomes the one it shares with (1); 0 when none did. */
 static int renominate_zip(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t key = erofs_dedup_key(&e->dd, e->cur.key), done = e->cur.blocks;
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END;
@@ -388,7 +388,7 @@ static int renominate_zip(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 
 int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	int ret;
 
 	if (e->cur.like == FS_NONE)
@@ -403,7 +403,7 @@ int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 
 int erofs_dedup_zip_unshare(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t to = w->out.pos / BS, base = e->cur.like_base, nblk = e->cur.blocks;
 	int ret;
 
@@ -435,7 +435,7 @@ static int same_map(const struct erofs_wstate *e, uint32_t a, uint32_t b)
 
 int erofs_dedup_zip_end(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_ddrec r = { .size = e->cur.size, .kind = EROFS_DD_ZIP, .ref = e->cur.rec };
 	int ret;
 

@@ -55,13 +55,13 @@ static uint32_t zidx_at(const struct shape *s)
  * file's map header says so and the superblock has a record of it). */
 static int big_pclusters(const struct sqp_writer *w)
 {
-	return w->erofs->dest != NULL && w->erofs->pcluster > BS;
+	return erofs_of(w)->dest != NULL && erofs_of(w)->pcluster > BS;
 }
 
 /* Inode i's record: the tree's, or the packed inode past its end. */
 static const struct fs_irec *rec_of(const struct erofs_wlayout *L, uint32_t i)
 {
-	return i < L->count ? fstree_inode(L->t, i) : &L->w->erofs->frag.irec;
+	return i < L->count ? fstree_inode(L->t, i) : &erofs_of(L->w)->frag.irec;
 }
 
 /* The inode the k-th of the layout order: the root, then the rest. */
@@ -72,7 +72,7 @@ static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
 	return k - 1 < L->root ? k - 1 : k;
 }
 
-static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_time,
+static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time,
 		    struct shape *s)
 {
 	const struct fs_irec *r = rec_of(L, i);
@@ -86,9 +86,10 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	s->ei.xattr_icount = erofs_xattr_icount(s->xsize);
 	s->ei.mode = r->mode;
 	s->ei.nlink = r->nlink;
-	s->ei.uid = i < L->count ? fstree_id(L->t, r->uid_idx) : 0;
-	s->ei.gid = i < L->count ? fstree_id(L->t, r->gid_idx) : 0;
-	s->ei.mtime = r->mtime;
+	s->ei.uid = r->uid;
+	s->ei.gid = r->gid;
+	s->ei.mtime = (uint64_t)r->mtime;
+	s->ei.mtime_nsec = r->mtime_nsec;
 	s->ei.layout = EROFS_FLAT_PLAIN;
 	if (S_ISREG(r->mode)) {
 		fstree_file_get(L->t, r, &f);
@@ -97,15 +98,17 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
 		s->ei.size = L->dsize[i];
 	} else if (S_ISCHR(r->mode) || S_ISBLK(r->mode)) {
-		s->ei.u = r->u.dev.rdev; /* SquashFS's form is the kernel's too */
+		s->ei.u = erofs_rdev(r->u.dev.major, r->u.dev.minor);
 	}
+	/* A compact inode has the build time (its nanoseconds 0), as
+	 * mkfs.erofs decides: any other time needs the extended one. */
 	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
 			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX ||
-			 s->ei.mtime != build_time;
+			 r->mtime != build_time || r->mtime_nsec != 0;
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
 	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
-		const uint8_t *zr = chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index);
+		const uint8_t *zr = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index);
 
 		s->ei.layout = EROFS_COMPRESSED_COMPACT;
 		s->ei.u = sqp_get32(zr);
@@ -113,7 +116,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, uint32_t build_ti
 		s->nlc = (s->ei.size + BS - 1) / BS;
 		/* A whole file in the packed inode: the map header alone,
 		 * in the full form, as mkfs.erofs writes it. */
-		if (erofs_frag_of(L->w->erofs, zr, &off) >= EROFS_FRAG_WHOLE_T) {
+		if (erofs_frag_of(erofs_of(L->w), zr, &off) >= EROFS_FRAG_WHOLE_T) {
 			s->ei.layout = EROFS_COMPRESSED_FULL;
 			s->ei.u = 0;
 			s->nlc = 0;
@@ -191,7 +194,7 @@ static int measure(struct erofs_wlayout *L)
 
 /* Blocks of directories and symlinks from the first free one; returns
  * the metadata area's first block in *end. */
-static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
+static int place_blocks(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
 {
 	uint64_t cur = L->w->out.pos / BS;
 	struct shape s;
@@ -221,7 +224,7 @@ static int place_blocks(struct erofs_wlayout *L, uint32_t bt, uint64_t *end)
  * history); returns their bytes. */
 static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 {
-	const struct erofs_wstate *e = L->w->erofs;
+	const struct erofs_wstate *e = erofs_of(L->w);
 
 	if (!e->compressed || (e->dest->history == NULL && !big_pclusters(L->w)))
 		return 0;
@@ -245,7 +248,7 @@ static uint32_t head_from(const struct erofs_wlayout *L)
  * records (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's
  * images) when the root's fits there, which saves most of a block; else
  * the nids count from the area (the root's 0). */
-static int place_inodes(struct erofs_wlayout *L, uint32_t bt, uint64_t first,
+static int place_inodes(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 			uint64_t *inos, uint64_t *blocks, uint64_t *meta)
 {
 	struct erofs_fit fit;
@@ -315,7 +318,7 @@ static int put_target(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	return 0;
 }
 
-static int write_blocks(struct erofs_wlayout *L, uint32_t bt, uint8_t *buf)
+static int write_blocks(struct erofs_wlayout *L, int64_t bt, uint8_t *buf)
 {
 	struct dirblocks d = { .w = L->w };
 	struct shape s;
@@ -345,7 +348,7 @@ static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
 			   const uint8_t *zr, uint8_t *out)
 {
 	uint64_t off;
-	unsigned kind = erofs_frag_of(L->w->erofs, zr, &off);
+	unsigned kind = erofs_frag_of(erofs_of(L->w), zr, &off);
 
 	if (kind >= EROFS_FRAG_WHOLE_T) {
 		/* The offset's top bit says the whole file is one. */
@@ -356,7 +359,7 @@ static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
 				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
 				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
 				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
-				  (uint8_t)L->w->erofs->dest->erofs_alg, 0, out);
+				  (uint8_t)erofs_of(L->w)->dest->erofs_alg, 0, out);
 	/* A tail's offset (under 4 GiB) where an inline size goes. */
 	if (kind != 0)
 		sqp_put32(out, (uint32_t)off);
@@ -379,7 +382,7 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		fstree_file_get(L->t, r, &f);
-		encode_zheader(L, s, chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index),
+		encode_zheader(L, s, chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index),
 			       rec + zmap_at(s));
 		return 0;
 	}
@@ -392,7 +395,7 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 		return 0;
 	}
 	fstree_file_get(L->t, r, &f);
-	memcpy(tail, chunkarr_at(&L->w->erofs->tails, f.u.file.frag_index), s->inl);
+	memcpy(tail, chunkarr_at(&erofs_of(L->w)->tails, f.u.file.frag_index), s->inl);
 	return 0;
 }
 
@@ -414,15 +417,15 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 		return 0;
 	/* The full indexes the data path kept, packed. */
 	fstree_file_get(L->t, rec_of(L, i), &f);
-	if (erofs_z_compact_encode(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + ZREC_INDEXES),
+	if (erofs_z_compact_encode(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index + ZREC_INDEXES),
 				   s->nlc, zidx_at(s) % 32, big_pclusters(L->w),
 				   area + head) != 0)
 		return SQP_ERR_INTERNAL;
 	/* The inline tail pcluster right after the indexes, where the
 	 * kernel looks for it (the end of the last pack). */
 	if (s->inl > 0)
-		memcpy(area + s->total - s->inl, chunkarr_at(&L->w->erofs->tails,
-		       sqp_get32(chunkarr_at(&L->w->erofs->zidx, f.u.file.frag_index + 1))),
+		memcpy(area + s->total - s->inl, chunkarr_at(&erofs_of(L->w)->tails,
+		       sqp_get32(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index + 1))),
 		       s->inl);
 	return 0;
 }
@@ -430,7 +433,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 /* The metadata area, built whole (from the spill arena: it may be
  * large) at the places place_inodes chose, then appended in pieces;
  * with meta_blkaddr 0, the records in block 0 written into it. */
-static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
+static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 		      uint64_t first, uint64_t meta, uint8_t *scratch)
 {
 	const uint64_t piece = (uint64_t)4 << 20;
@@ -457,7 +460,7 @@ static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
 		sqp_spill_check(L->w->spill);
 	}
 	if (ret == 0 && meta == 0) {
-		XXH3_128bits_update(L->w->erofs->hash, head + from, BS - from);
+		XXH3_128bits_update(erofs_of(L->w)->hash, head + from, BS - from);
 		if ((ret = imgout_flush(&L->w->out)) == 0)
 			ret = imgout_pwrite(&L->w->out, from, head + from, BS - from);
 	}
@@ -467,20 +470,20 @@ static int write_meta(struct erofs_wlayout *L, uint32_t bt, uint64_t blocks,
 	return ret;
 }
 
-static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkaddr,
+static int write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
 		       uint64_t inos)
 {
 	const struct sqp_writer_desc *desc = &L->w->desc;
 	static const uint8_t zero[16];
 	struct erofs_super sb = {
 		.magic = EROFS_MAGIC, .blkszbits = 12,
-		.feature_incompat = (L->w->erofs->compressed ? EROFS_IN_ZERO_PADDING : 0) |
-				    (L->w->erofs->ztail ? EROFS_IN_ZTAILPACKING : 0) |
-				    (L->w->erofs->frag.present ? EROFS_IN_FRAGMENTS : 0),
+		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
+				    (erofs_of(L->w)->ztail ? EROFS_IN_ZTAILPACKING : 0) |
+				    (erofs_of(L->w)->frag.present ? EROFS_IN_FRAGMENTS : 0),
 		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
-		.build_time = bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
+		.build_time = (uint64_t)bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
-	const struct erofs_wstate *e = L->w->erofs;
+	const struct erofs_wstate *e = erofs_of(L->w);
 	struct erofs_super_extra x = { 0 };
 	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX];
 	size_t ncfgs;
@@ -496,7 +499,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 		/* Derived from every byte after block 0: the same input and
 		 * options give the same UUID, a different image another. A
 		 * version 4 (random) UUID's marks, as the hash is as good. */
-		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(L->w->erofs->hash));
+		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(erofs_of(L->w)->hash));
 		memcpy(x.uuid, h.digest, 16);
 		x.uuid[6] = (uint8_t)((x.uuid[6] & 0x0F) | 0x40);
 		x.uuid[8] = (uint8_t)((x.uuid[8] & 0x3F) | 0x80);
@@ -516,7 +519,7 @@ static int write_super(struct erofs_wlayout *L, uint32_t bt, uint64_t meta_blkad
 	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }
 
-static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)
+static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 {
 	uint64_t first, meta, inos, meta_blocks;
 	int ret;
@@ -536,7 +539,7 @@ static int run(struct erofs_wlayout *L, uint32_t bt, uint8_t *scratch)
 	return write_super(L, bt, meta, inos);
 }
 
-static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *scratch)
+static int layout_and_write(struct sqp_writer *w, int64_t mod_time, uint8_t *scratch)
 {
 	struct erofs_wlayout L = { .w = w, .t = &w->tree };
 	size_t n;
@@ -544,7 +547,7 @@ static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *sc
 
 	fstree_finalize(&w->tree, mod_time);
 	L.count = fstree_inode_count(&w->tree);
-	L.slots = L.count + (w->erofs->frag.present ? 1 : 0);
+	L.slots = L.count + (erofs_of(w)->frag.present ? 1 : 0);
 	L.root = fstree_node(&w->tree, 0)->inode;
 	n = L.count + 1;
 	L.nid = sqp_spill_alloc(w->spill, n * sizeof(*L.nid));
@@ -560,7 +563,7 @@ static int layout_and_write(struct sqp_writer *w, uint32_t mod_time, uint8_t *sc
 	return ret;
 }
 
-int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time)
+int erofs_w_finish(struct sqp_writer *w, int64_t mod_time)
 {
 	uint8_t *scratch = malloc(2 * BS);
 	int ret = SQP_ERR_NOMEM;

@@ -80,8 +80,8 @@ static void log_free(struct sqp_writer *w, struct erofs_flog *l)
 
 void erofs_frag_cleanup(struct sqp_writer *w)
 {
-	log_free(w, &w->erofs->frag.tails);
-	log_free(w, &w->erofs->frag.whole);
+	log_free(w, &erofs_of(w)->frag.tails);
+	log_free(w, &erofs_of(w)->frag.whole);
 }
 
 /* Records rec[0] (8 bytes) and rec[1] of a file's index record (see
@@ -144,7 +144,7 @@ static int log_same(const struct erofs_flog *l, uint64_t off, const uint8_t *p, 
 int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 		    int whole, uint8_t *rec, const uint8_t *like)
 {
-	struct erofs_frag *fr = &w->erofs->frag;
+	struct erofs_frag *fr = &erofs_of(w)->frag;
 	unsigned kind = whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL;
 
 	/* Dedup: an equal file's fragment, when its bytes are these. */
@@ -165,7 +165,7 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
  * byte for byte; the file's record rec then names that one's offset. */
 static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_flog *l = &e->frag.whole;
 	uint64_t key = erofs_dedup_key(&e->dd, XXH3_64bits_digest(e->dd.st));
 	uint64_t mine = l->len - size, off;
@@ -195,7 +195,7 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		     const struct sqp_data_source *src, struct fs_inode *f)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t off;
 	uint32_t rec, n;
 	int ret;
@@ -264,9 +264,9 @@ static int packed_read(void *user, void *buf, size_t n)
 	return 0;
 }
 
-int erofs_frag_finish(struct sqp_writer *w, uint32_t mod_time)
+int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_frag *fr = &e->frag;
 	uint64_t size = fr->tails.len + fr->whole.len;
 	struct packed_src ps = { .fr = fr };

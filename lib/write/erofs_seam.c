@@ -48,7 +48,7 @@ struct erofs_seam {
 
 int erofs_seam_init(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_seam *s = calloc(1, sizeof(*s));
 	size_t most = (size_t)EROFS_SEAM_HOLD + EROFS_W_SEGMENT;
 	int ret;
@@ -73,18 +73,18 @@ int erofs_seam_init(struct sqp_writer *w)
 
 void erofs_seam_cleanup(struct sqp_writer *w)
 {
-	struct erofs_seam *s = w->erofs->seam;
+	struct erofs_seam *s = erofs_of(w)->seam;
 
 	if (s == NULL)
 		return;
 	if (s->codec != NULL)
-		w->erofs->dest->destroy(s->codec);
+		erofs_of(w)->dest->destroy(s->codec);
 	free(s->in);
 	free(s->blk);
 	free(s->out);
 	free(s->pcl);
 	free(s);
-	w->erofs->seam = NULL;
+	erofs_of(w)->seam = NULL;
 }
 
 /* Holds the last of n clusters cut in a row (pcl), which starts at byte
@@ -93,7 +93,7 @@ void erofs_seam_cleanup(struct sqp_writer *w)
 static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, uint32_t n,
 		const uint8_t *in, const uint8_t *blk)
 {
-	struct erofs_seam *s = w->erofs->seam;
+	struct erofs_seam *s = erofs_of(w)->seam;
 	const struct erofs_pcl *p = &pcl[n - 1];
 
 	if (p->len > EROFS_SEAM_HOLD)
@@ -117,7 +117,7 @@ int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t a
 
 int erofs_seam_flush(struct sqp_writer *w)
 {
-	struct erofs_seam *s = w->erofs->seam;
+	struct erofs_seam *s = erofs_of(w)->seam;
 
 	if (!s->held)
 		return 0;
@@ -131,7 +131,7 @@ int erofs_seam_flush(struct sqp_writer *w)
 static int bridge(struct sqp_writer *w, const uint8_t *in, uint32_t x, uint32_t y,
 		  uint8_t *blk, struct erofs_pcl *p)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
 	int n = e->dest->compress(e->seam->codec, in + x, &take, blk, e->pcluster);
 
@@ -172,7 +172,7 @@ static uint64_t tail_cost(const struct erofs_zjob *j, const struct erofs_pcl *la
 static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
 		 struct seam_walk *a)
 {
-	struct erofs_seam *s = w->erofs->seam;
+	struct erofs_seam *s = erofs_of(w)->seam;
 	uint32_t h = s->p.len, k, old;
 	int ret;
 
@@ -214,7 +214,7 @@ static int to_end(const struct erofs_zjob *j)
  * (1), or passes j's last cluster start (0; the file's end for to_end). */
 static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_seam *s = e->seam;
 	uint32_t h = s->p.len, run = s->run, cap = erofs_zip_cap(e, run);
 	struct erofs_zjob v;
@@ -251,7 +251,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		    uint32_t *at_blk)
 {
-	struct erofs_seam *s = w->erofs->seam;
+	struct erofs_seam *s = erofs_of(w)->seam;
 	const uint8_t *in = j->in - s->p.len, *blk;
 	uint64_t base = s->at;
 	struct seam_walk a;

@@ -22,6 +22,7 @@
 #include "util/chunkarr.h"
 #include "util/hchain.h"
 #include "write/fstree.h"
+#include "write/writer_impl.h"
 
 #define EROFS_W_BLOCK 4096u
 /* The tail arena's unit: an inode slot, so that a 32-bit index reaches
@@ -132,10 +133,17 @@ struct erofs_wstate {
 	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };
 
-/* Set up the EROFS back end: block 0 reserved, the arena and buffers;
- * dedup hashes cut to hash_bits (writer_test.h; 0: whole). */
-int erofs_w_init(struct sqp_writer *w, unsigned hash_bits);
-void erofs_w_cleanup(struct sqp_writer *w);
+static inline struct erofs_wstate *erofs_of(const struct sqp_writer *w)
+{
+	return w->fmt_state;
+}
+
+/* A device number as the kernel's EROFS reads it (new_decode_dev's
+ * form: 12-bit major, 20-bit minor; check_entry refused wider ones). */
+static inline uint32_t erofs_rdev(uint32_t major, uint32_t minor)
+{
+	return (minor & 0xFFu) | (major << 8) | ((minor & ~0xFFu) << 12);
+}
 
 /* Append bytes to the image (and to the UUID's hash). */
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
@@ -182,7 +190,7 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
  * the packed inode (final only once every file is in). */
 unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off);
 /* After the last file's clusters: the packed inode's data stored. */
-int erofs_frag_finish(struct sqp_writer *w, uint32_t mod_time);
+int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time);
 void erofs_frag_cleanup(struct sqp_writer *w);
 
 /* erofs_dedup.c. Keys: a 64-bit hash of a file's first bytes seeded
@@ -253,6 +261,6 @@ int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);
 
 /* Everything after the last entry: directories, inodes, superblock. */
-int erofs_w_finish(struct sqp_writer *w, uint32_t mod_time);
+int erofs_w_finish(struct sqp_writer *w, int64_t mod_time);
 
 #endif

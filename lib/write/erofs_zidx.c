@@ -52,7 +52,7 @@ static void fill_nonheads(struct erofs_wstate *e, uint64_t next)
  * with dedup, shared or recorded. */
 int erofs_zip_finish(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 
 	fill_nonheads(e, e->cur.nlc);
 	sqp_put32(erofs_zip_rec(e, 0), e->cur.blocks);
@@ -64,7 +64,7 @@ int erofs_zip_finish(struct sqp_writer *w)
  * while the file shares (dedup) the other file's at the same place. */
 static int zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t lcn = at / BS, blk = w->out.pos / BS;
 
 	if (e->cur.like != FS_NONE)
@@ -86,7 +86,7 @@ static int zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p
  * blocks ends there. */
 int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
 {
-	int ret = w->erofs->cur.dedup ? erofs_dedup_zip_put(w, 0, NULL) : 0;
+	int ret = erofs_of(w)->cur.dedup ? erofs_dedup_zip_put(w, 0, NULL) : 0;
 
 	return ret < 0 ? ret : zip_head(w, at, p);
 }
@@ -97,7 +97,7 @@ int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pc
 int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		     const uint8_t *data, uint32_t inl)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint32_t index;
 	int ret;
 
@@ -117,7 +117,7 @@ int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *blk)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	int shared = e->cur.dedup ? erofs_dedup_zip_put(w, p->blocks, blk) : 0, ret;
 
 	if (shared < 0)

@@ -257,7 +257,7 @@ static void zbuf_use(struct erofs_zjob *j, const struct erofs_zbuf *b)
 
 int erofs_zip_init(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	unsigned workers = w->desc.jobs > 1 ? w->desc.jobs : 0, i;
 	struct sqp_pool_desc pd;
 
@@ -301,7 +301,7 @@ int erofs_zip_init(struct sqp_writer *w)
 
 void erofs_zip_cleanup(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	unsigned i;
 
 	if (e->dest == NULL)
@@ -343,7 +343,7 @@ int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
 {
 	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) ||
-	    (w->erofs->frag.on && !w->erofs->frag.packing))
+	    (erofs_of(w)->frag.on && !erofs_of(w)->frag.packing))
 		return 0;
 	return BS - (uint32_t)(record_bytes(64, xsize, nlc) % BS);
 }
@@ -396,7 +396,7 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	if (j->size >= BS || (tail > 0 && 64 + j->xsize + tail > BS))
 		f.u.file.blocks_start = start;
 	/* Dedup: a file of one segment whose blocks an earlier one holds. */
-	if (f.u.file.blocks_start != 0 && w->erofs->dd.on && j->first &&
+	if (f.u.file.blocks_start != 0 && erofs_of(w)->dd.on && j->first &&
 	    (ret = erofs_dedup_flat_mem(w, j->in, j->size, j->xsize, &f.u.file.blocks_start)) != 0) {
 		if (ret < 0)
 			return ret;
@@ -423,7 +423,7 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
  * 10 KiB of indexes each larger than mkfs.erofs's). */
 static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	static const struct erofs_pcl one = { .blocks = 1, .plain = 1 };
 	uint32_t n = (j->len + BS - 1) / BS, b, used;
 	uint64_t lcn = j->off / BS;
@@ -449,7 +449,7 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint32_t i, at_blk, inl;
 	int ret;
 
@@ -506,7 +506,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
  * is free again. */
 static int retire_oldest(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_zjob *j = (struct erofs_zjob *)sqp_pool_wait(e->pool);
 	int ret = retire(w, j);
 
@@ -524,7 +524,7 @@ static int retire_oldest(struct sqp_writer *w)
  * to free a big set when the segment needs one. */
 static int next_job(struct sqp_writer *w, uint64_t size, uint32_t len, struct erofs_zjob **out)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_zjob *j;
 	int ret;
 
@@ -550,7 +550,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		  uint32_t xattr_size, const struct sqp_data_source *src,
 		  struct fs_inode *f)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t nlc = (size + BS - 1) / BS, off;
 	struct erofs_zjob *j;
 	uint32_t rec, len;
@@ -593,7 +593,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 
 int erofs_zip_drain(struct sqp_writer *w)
 {
-	struct erofs_wstate *e = w->erofs;
+	struct erofs_wstate *e = erofs_of(w);
 	int ret;
 
 	if (e->pool == NULL)

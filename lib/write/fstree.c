@@ -188,17 +188,14 @@ int fstree_child(struct fstree *t, uint32_t parent, const char *name,
 	return 0;
 }
 
-/* Take attr into ino; SQP_ERR_LIMIT past 65536 distinct uids and gids. */
-static int set_attr(struct fstree *t, struct fs_irec *ino, const struct fs_attr *attr)
+void fstree_set_attr(struct fs_irec *ino, const struct fs_attr *attr)
 {
-	if (idtable_index(&t->ids, attr->uid, &ino->uid_idx) != 0 ||
-	    idtable_index(&t->ids, attr->gid, &ino->gid_idx) != 0)
-		return sqp_err(t->err, SQP_ERR_LIMIT, "more than %d distinct uids and gids",
-			       SQFS_MAX_IDS);
 	ino->mode = (uint16_t)attr->mode;
+	ino->uid = attr->uid;
+	ino->gid = attr->gid;
 	ino->mtime = attr->mtime;
+	ino->mtime_nsec = attr->mtime_nsec;
 	ino->xattr_set = attr->xattr_set;
-	return 0;
 }
 
 /* A new inode with attr, at *index; NULL on failure (latched). */
@@ -212,8 +209,7 @@ static struct fs_irec *new_inode(struct fstree *t, const struct fs_attr *attr,
 		return NULL;
 	}
 	ino = fstree_inode(t, *index);
-	if (set_attr(t, ino, attr) != 0)
-		return NULL;
+	fstree_set_attr(ino, attr);
 	if (S_ISDIR(attr->mode)) {
 		ino->u.dir.first = ino->u.dir.last = FS_NONE;
 		ino->u.dir.pending = FS_NONE;
@@ -299,7 +295,7 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	chunkarr_init(&t->lrecs, sizeof(struct fs_lrec), NODE_CHUNK_SHIFT, spill);
 	t->bare_start = FS_BARE_UNSET;
 	t->last_node = FS_NONE;
-	if (idtable_init(&t->ids) != 0 || map_grow(t) != 0)
+	if (map_grow(t) != 0)
 		return nomem(t);
 	ino = new_inode(t, &attr, &ino_index);
 	if (ino == NULL)
@@ -331,7 +327,6 @@ void fstree_cleanup(struct fstree *t)
 	chunkarr_cleanup(&t->names);
 	chunkarr_cleanup(&t->blocks);
 	chunkarr_cleanup(&t->lrecs);
-	idtable_cleanup(&t->ids);
 	map_free(t->spill, t->map, t->map_tags, t->map_size);
 	free(t->last_path);
 	memset(t, 0, sizeof(*t));
@@ -518,7 +513,8 @@ int fstree_add(struct fstree *t, const char *path, const struct fs_attr *attr,
 	if (old != NULL && S_ISDIR(old->mode) && S_ISDIR(attr->mode)) {
 		old->implied = 0;
 		*out = old;
-		return set_attr(t, old, attr);
+		fstree_set_attr(old, attr);
+		return 0;
 	}
 	replace_inode(t, n, path);
 	ino = new_inode(t, attr, &node->inode);
@@ -563,10 +559,6 @@ struct fs_irec *fstree_find(struct fstree *t, const char *path)
 	return fstree_inode(t, n->inode);
 }
 
-int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr)
-{
-	return set_attr(t, r, attr);
-}
 
 int fstree_link(struct fstree *t, const char *path, const char *target)
 {

@@ -29,7 +29,6 @@
 #include "sqpack/entry.h"
 #include "util/chunkarr.h"
 #include "util/errbuf.h"
-#include "write/idtable.h"
 
 struct sqp_spill;
 
@@ -70,14 +69,20 @@ struct fs_blocks {
 	uint32_t size_hi;
 };
 
-/* An inode in the tree: 48 bytes, whatever its type. */
+/*
+ * An inode in the tree: 64 bytes, whatever its type. Its attributes are
+ * the entry's, in no format's ranges (32-bit owners and device numbers,
+ * 64-bit times with nanoseconds): each back end maps them to its own
+ * records and refuses, when the entry comes, what its format cannot hold.
+ */
 struct fs_irec {
 	uint16_t mode;          /* st_mode: file type and permission bits */
 	uint8_t implied;        /* directory made up for a missing parent */
 	uint8_t written;
-	uint16_t uid_idx;       /* index into the tree's ids (see fstree_id) */
-	uint16_t gid_idx;
-	uint32_t mtime;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mtime_nsec;
+	int64_t mtime;          /* seconds since the epoch */
 	uint32_t xattr_set;     /* xattr set index, or SQFS_NO_XATTR */
 	uint32_t nlink;         /* counted before serialisation */
 	uint32_t inode_number;  /* assigned before serialisation */
@@ -100,7 +105,8 @@ struct fs_irec {
 			uint32_t target;       /* in the name arena */
 		} symlink;
 		struct {
-			uint32_t rdev;
+			uint32_t major;
+			uint32_t minor;
 		} dev;
 	} u;
 };
@@ -113,12 +119,13 @@ struct fs_node {
 	uint32_t next;          /* next sibling, FS_NONE at the end */
 };
 
-/* Attributes of a new entry, already converted to SquashFS ranges. */
+/* Attributes of a new entry, in the tree's ranges (see fs_irec). */
 struct fs_attr {
 	uint32_t mode;
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t mtime;
+	uint32_t mtime_nsec;
+	int64_t mtime;
 	uint32_t xattr_set;
 };
 
@@ -143,7 +150,6 @@ struct fstree {
 	struct chunkarr names;  /* bytes: names and link targets, NUL-terminated */
 	struct chunkarr blocks; /* struct fs_blocks */
 	uint64_t bare_start;    /* blocks_start of every file without a side record */
-	struct idtable ids;     /* every uid and gid, in order of arrival */
 	struct chunkarr lrecs;  /* struct fs_lrec by node, when layered */
 	int layered;            /* lrecs kept (a layer or a whiteout came) */
 	uint32_t layer;         /* the layer entries now belong to */
@@ -179,12 +185,6 @@ static inline struct fs_irec *fstree_inode(const struct fstree *t, uint32_t i)
 static inline const char *fstree_name(const struct fstree *t, const struct fs_node *n)
 {
 	return chunkarr_at(&t->names, n->name);
-}
-
-/* The uid or gid behind an inode's uid_idx or gid_idx. */
-static inline uint32_t fstree_id(const struct fstree *t, uint16_t idx)
-{
-	return t->ids.ids[idx];
 }
 
 static inline uint32_t fstree_inode_count(const struct fstree *t)
@@ -238,9 +238,8 @@ struct fs_node *fstree_lookup(struct fstree *t, const char *path);
  * fstree_lookup, only before fstree_finalize. */
 struct fs_irec *fstree_find(struct fstree *t, const char *path);
 
-/* Give r attr's mode, owners, mtime and xattr set (owners through the
- * tree's id table: SQP_ERR_LIMIT past 65536 distinct ids). */
-int fstree_set_attr(struct fstree *t, struct fs_irec *r, const struct fs_attr *attr);
+/* Give r attr's mode, owners, mtime and xattr set. */
+void fstree_set_attr(struct fs_irec *r, const struct fs_attr *attr);
 
 /* Building blocks for fstree_layers.c. The node (live or dead) named
  * name[0..len) under directory node parent, or FS_NONE. */
@@ -277,7 +276,8 @@ struct fs_node *fstree_current(struct fstree *t, const char *path);
 void fstree_drop_lookups(struct fstree *t);
 
 /* Sort every directory's children by name (byte order), count links and
- * stamp implied directories with mtime. Nothing can be added after it. */
-void fstree_finalize(struct fstree *t, uint32_t implied_mtime);
+ * stamp implied directories with mtime (no nanoseconds). Nothing can be
+ * added after it. */
+void fstree_finalize(struct fstree *t, int64_t implied_mtime);
 
 #endif

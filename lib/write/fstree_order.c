@@ -98,7 +98,7 @@ static void sort_children(const struct fstree *t, struct fs_irec *dir)
 	}
 }
 
-void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
+void fstree_finalize(struct fstree *t, int64_t implied_mtime)
 {
 	uint32_t i;
 
@@ -108,8 +108,10 @@ void fstree_finalize(struct fstree *t, uint32_t implied_mtime)
 		struct fs_irec *ino = fstree_inode(t, i);
 
 		ino->nlink = 0;
-		if (ino->implied)
+		if (ino->implied) {
 			ino->mtime = implied_mtime;
+			ino->mtime_nsec = 0;
+		}
 		sqp_spill_tick(t->spill);
 	}
 	/* Only live directories are sorted: the stale list of a replaced

@@ -39,6 +39,7 @@
 #include "util/endian.h"
 #include "util/spill.h"
 #include "write/serialize.h"
+#include "write/sqfs_writer.h"
 
 /* Where a directory inode keeps its listing's block (see sqfs_inode_encode:
  * after the 16-byte common header), and a directory index entry its
@@ -77,10 +78,10 @@ static int number_children(struct serializer *s, uint32_t node)
 static int ids_of(struct serializer *s, const struct fs_irec *ino,
 		  struct sqfs_inode *out)
 {
-	if (idtable_index(s->ids, fstree_id(s->tree, ino->uid_idx), &out->uid_idx) != 0 ||
-	    idtable_index(s->ids, fstree_id(s->tree, ino->gid_idx), &out->gid_idx) != 0)
-		return sqp_err(s->err, SQP_ERR_LIMIT,
-			       "more than %d distinct uids and gids", SQFS_MAX_IDS);
+	if (idtable_index(s->ids, ino->uid, &out->uid_idx) != 0 ||
+	    idtable_index(s->ids, ino->gid, &out->gid_idx) != 0)
+		return sqp_err(s->err, SQP_ERR_LIMIT, "more than %d distinct uids and "
+			       "gids (SquashFS's id table holds no more)", SQFS_MAX_IDS);
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static int write_leaf(struct serializer *s, struct fs_irec *ino)
 	/* sqp_writer_add refused a mode of no type: never 0 here. */
 	rec.type = (uint16_t)sqfs_basic_type(ino->mode);
 	rec.mode = (uint16_t)(ino->mode & 07777);
-	rec.mtime = ino->mtime;
+	rec.mtime = sqfs_time(ino->mtime);
 	rec.inode_number = ino->inode_number;
 	rec.nlink = ino->nlink;
 	rec.xattr_idx = ino->xattr_set;
@@ -175,7 +176,7 @@ static int write_leaf(struct serializer *s, struct fs_irec *ino)
 		break;
 	case SQFS_BLKDEV:
 	case SQFS_CHRDEV:
-		rec.u.dev.rdev = ino->u.dev.rdev;
+		rec.u.dev.rdev = sqfs_encode_rdev(ino->u.dev.major, ino->u.dev.minor);
 		break;
 	default:
 		break;
@@ -384,7 +385,7 @@ static int write_dir(struct serializer *s, uint32_t node)
 	if (ret != 0)
 		return ret;
 	rec.mode = (uint16_t)(ino->mode & 07777);
-	rec.mtime = ino->mtime;
+	rec.mtime = sqfs_time(ino->mtime);
 	rec.inode_number = ino->inode_number;
 	rec.nlink = ino->nlink;
 	rec.xattr_idx = ino->xattr_set;

@@ -2,11 +2,10 @@
 /*
  * writer_add.c - taking one entry into the image.
  *
- * Attributes are checked against what SquashFS can hold (32-bit owners,
- * unsigned 32-bit times, 12-bit major and 20-bit minor device numbers)
- * before anything is stored, so a bad entry fails with its own name in the
- * message. Times outside 1970..2106 are clamped with a warning rather than
- * refused: the rest of the entry is still worth keeping.
+ * Attributes are checked against what the tree can hold (32-bit owners,
+ * 64-bit times with nanoseconds, 32-bit device numbers), then against the
+ * format's own limits (the back end's check_entry), before anything is
+ * stored, so a bad entry fails with its own name in the message.
  *
  * A policy (policy.h), when given, sees every entry here, in the one place
  * both packers go through; only the policy's own spec entries, added by
@@ -39,21 +38,23 @@ static void warn(struct sqp_writer *w, const char *fmt, const char *path)
 static int convert_attrs(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_attr *a)
 {
-	int64_t t = e->mtime;
+	int ret;
 
 	if (e->uid > UINT32_MAX || e->gid > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_LIMIT, "'%s': uid/gid %llu/%llu does not fit "
 				   "in 32 bits", e->path, (unsigned long long)e->uid,
 				   (unsigned long long)e->gid);
-	if (t < 0 || t > (int64_t)UINT32_MAX) {
-		warn(w, "'%s': modification time outside 1970..2106, clamped", e->path);
-		t = t < 0 ? 0 : (int64_t)UINT32_MAX;
-	}
+	if (e->mtime_nsec >= 1000000000u)
+		return writer_fail(w, SQP_ERR_ARG, "'%s': %u nanoseconds is more than a "
+				   "second", e->path, e->mtime_nsec);
 	a->mode = e->mode;
 	a->uid = (uint32_t)e->uid;
 	a->gid = (uint32_t)e->gid;
-	a->mtime = (uint32_t)t;
+	a->mtime = e->mtime;
+	a->mtime_nsec = e->mtime_nsec;
 	a->xattr_set = SQFS_NO_XATTR;
+	if ((ret = w->fmt->check_entry(w, e, a)) != 0)
+		return ret;
 	if (a->mtime > w->newest_mtime)
 		w->newest_mtime = a->mtime;
 	if (e->xattr_count > 0 && !(w->desc.flags & SQP_WRITE_NO_XATTRS))
@@ -73,11 +74,8 @@ static int fill_special(struct sqp_writer *w, const struct sqp_entry *e,
 		return fstree_set_target(&w->tree, ino, e->link_target);
 	case S_IFBLK:
 	case S_IFCHR:
-		if (e->dev_major > 0xFFF || e->dev_minor > 0xFFFFF)
-			return writer_fail(w, SQP_ERR_LIMIT, "'%s': device %u:%u does not fit "
-					   "SquashFS's 12-bit major, 20-bit minor", e->path,
-					   e->dev_major, e->dev_minor);
-		ino->u.dev.rdev = sqfs_encode_rdev(e->dev_major, e->dev_minor);
+		ino->u.dev.major = e->dev_major;
+		ino->u.dev.minor = e->dev_minor;
 		return 0;
 	case S_IFDIR:
 	case S_IFIFO:
@@ -141,19 +139,6 @@ static int note_size(struct sqp_writer *w, uint64_t size)
 	return 0;
 }
 
-static int add_erofs_file(struct sqp_writer *w, const struct sqp_entry *e,
-			  struct fs_irec *ino, const struct sqp_data_source *data,
-			  struct fs_inode *file)
-{
-	uint32_t xsize;
-
-	if (erofs_w_xattr_size(w, ino->xattr_set, &xsize) != 0)
-		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
-				   "inline area (names up to 255 bytes, values up to "
-				   "65535, about 4000 bytes in all)", e->path);
-	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
-}
-
 static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_irec *ino, const struct sqp_data_source *data)
 {
@@ -172,10 +157,7 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 		data = &wrapped;
 	/* The pipe fills in the full record; the tree keeps it packed. */
 	memset(&file, 0, sizeof(file));
-	if (w->erofs != NULL)
-		ret = add_erofs_file(w, e, ino, data, &file);
-	else
-		ret = datapipe_add_file(&w->pipe, &file, e->size, data);
+	ret = w->fmt->add_file(w, e, ino, data, &file);
 	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
 		ret = w->err.code;
 	if (ret != 0 && w->err.code == 0)
@@ -247,6 +229,14 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 	e = &copy; /* the caller's struct only up to its size */
 	if (e->path == NULL)
 		return writer_fail(w, SQP_ERR_ARG, "entry without a path");
+	/* entry.h's contract, checked here for every format: a path of
+	 * ".." parts would name something outside the image's root. */
+	if (!writer_path_ok(e->path))
+		return writer_fail(w, SQP_ERR_ARG, "'%s': not a normalised relative path",
+				   e->path);
+	if (e->is_hardlink && e->link_target != NULL && !writer_path_ok(e->link_target))
+		return writer_fail(w, SQP_ERR_ARG, "hard link '%s' -> '%s': the target is "
+				   "not a normalised relative path", e->path, e->link_target);
 	if ((w->desc.flags & SQP_WRITE_OCI_WHITEOUTS) && !w->adding_extras) {
 		ret = writer_oci_marker(w, e);
 		if (ret != 0)
@@ -303,7 +293,6 @@ static int apply_mods(struct sqp_writer *w)
 	const struct sqp_entry *m;
 	struct fs_irec *ino;
 	struct fs_attr attr;
-	int64_t t;
 
 	for (i = 0; i < n; i++) {
 		m = sqp_policy_mod(w->desc.policy, i);
@@ -321,19 +310,20 @@ static int apply_mods(struct sqp_writer *w)
 		attr.uid = (uint32_t)m->uid;
 		attr.gid = (uint32_t)m->gid;
 		attr.mtime = ino->mtime;
+		attr.mtime_nsec = ino->mtime_nsec;
 		attr.xattr_set = ino->xattr_set;
+		if (w->fmt->check_owners(w, m->path, attr.uid, attr.gid) != 0)
+			return w->err.code;
 		if (m->mtime != SQP_POLICY_IMAGE_TIME) {
-			t = m->mtime < 0 ? 0 : m->mtime > (int64_t)UINT32_MAX ? UINT32_MAX : m->mtime;
-			attr.mtime = (uint32_t)t;
+			attr.mtime = m->mtime;
+			attr.mtime_nsec = 0;
 			if (attr.mtime > w->newest_mtime)
 				w->newest_mtime = attr.mtime;
 			/* an implied directory (the root of several sources)
 			 * would take the image time when finalized */
 			ino->implied = 0;
 		}
-		if (fstree_set_attr(&w->tree, ino, &attr) != 0)
-			return w->err.code ? w->err.code : writer_fail(w, SQP_ERR_LIMIT,
-						"spec: '%s': too many uids and gids", m->path);
+		fstree_set_attr(ino, &attr);
 	}
 	return 0;
 }

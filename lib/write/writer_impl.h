@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer_impl.h - the image writer's state, shared by writer.c (life
- * cycle), writer_add.c (entries), writer_finish.c (tables) and tar2img.c.
+ * writer_impl.h - the image writer's state, shared by the format-neutral
+ * core (writer.c: life cycle; writer_add.c: entries; the layers, links
+ * and renames; tar2img.c) and the format back ends it calls through
+ * struct writer_format: SquashFS's (sqfs_writer.c, sqfs_finish.c) and
+ * EROFS's (erofs_*.c). The back ends include this header; the core
+ * includes none of theirs.
  */
 #ifndef SQP_WRITE_WRITER_IMPL_H
 #define SQP_WRITE_WRITER_IMPL_H
@@ -14,11 +18,45 @@
 #include "util/errbuf.h"
 #include "util/hchain.h"
 #include "write/datapipe.h"
-#include "write/erofs_writer.h"
 #include "write/fstree.h"
-#include "write/idtable.h"
 #include "write/imgout.h"
 #include "write/xattrs.h"
+
+struct sqp_writer;
+struct writer_test_hooks;
+
+/*
+ * A format's back end, chosen once by sqp_writer_create from desc.format
+ * and never asked again: everything the core needs of a format goes
+ * through these. Each keeps its own state in w->fmt_state.
+ */
+struct writer_format {
+	const char *name;       /* for messages: "SquashFS", "EROFS" */
+	/* The desc fields only this format reads (the format-neutral ones
+	 * are checked before). */
+	int (*check)(const struct sqp_writer_desc *d, struct sqp_errbuf *err);
+	/* Its state (w->fmt_state) and whatever goes first in the image. */
+	int (*init)(struct sqp_writer *w, const struct writer_test_hooks *hooks);
+	void (*cleanup)(struct sqp_writer *w);
+	/* An entry (attributes a, in the tree's ranges) against the
+	 * format's limits, before the tree takes it: a refusal names the
+	 * format's limit; what it only narrows it may warn about. */
+	int (*check_entry)(struct sqp_writer *w, const struct sqp_entry *e,
+			   const struct fs_attr *a);
+	/* A spec "m" line's new owners for path's inode, likewise. */
+	int (*check_owners)(struct sqp_writer *w, const char *path, uint32_t uid,
+			    uint32_t gid);
+	/* A regular file's data, from data, into *file. */
+	int (*add_file)(struct sqp_writer *w, const struct sqp_entry *e,
+			struct fs_irec *ino, const struct sqp_data_source *data,
+			struct fs_inode *file);
+	/* Everything after the last entry (the spec's entries are in). */
+	int (*finish)(struct sqp_writer *w);
+};
+
+/* The back ends (sqfs_writer.c, erofs_data.c). */
+extern const struct writer_format writer_squashfs;
+extern const struct writer_format writer_erofs;
 
 struct sqp_writer {
 	struct sqp_writer_desc desc;  /* copy; jobs resolved */
@@ -26,15 +64,14 @@ struct sqp_writer {
 	struct sqp_spill *spill;      /* the tree's and tables' memory (NULL = heap) */
 	struct imgout out;
 	struct fstree tree;
-	struct datapipe pipe;
+	struct datapipe pipe;         /* SquashFS's data path (its init) */
 	int pipe_ready;
-	struct idtable ids;
 	struct xattr_store xattrs;
 	struct sqp_writer_stats stats;
+	const struct writer_format *fmt; /* the back end */
+	void *fmt_state;              /* its own state, its init's */
 
-	size_t opts_len;              /* compressor options payload, 0 = none */
-	uint64_t data_start;          /* first byte after superblock + options */
-	uint32_t newest_mtime;
+	int64_t newest_mtime;         /* of the entries, at least 0 */
 	int finished;
 	int adding_extras;            /* the policy's spec entries: not transformed */
 	int policy_off;               /* a base image's entries added as they are
@@ -65,7 +102,6 @@ struct sqp_writer {
 	size_t ren_count;
 	char *rpath, *rtarget;        /* an entry's renamed paths */
 	size_t rpath_cap, rtarget_cap;
-	struct erofs_wstate *erofs;   /* the EROFS back end, NULL for SquashFS */
 };
 
 #ifdef WITH_OPENSSL

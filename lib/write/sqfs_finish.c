@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer_finish.c - everything after the last entry: flush the data path,
+ * sqfs_finish.c - the SquashFS back end after the last entry: flush the
+ * data path,
  * write the tables in the order the kernel expects, pad, and only then the
  * superblock, so an interrupted run never leaves a valid-looking header.
  */
@@ -15,15 +16,11 @@
 #include "util/spill.h"
 #include "write/serialize.h"
 #include "write/tables.h"
-#include "write/writer_impl.h"
+#include "write/sqfs_writer.h"
 
 static uint32_t image_time(const struct sqp_writer *w)
 {
-	if (w->desc.mod_time < 0)
-		return w->newest_mtime;
-	if (w->desc.mod_time > (int64_t)UINT32_MAX)
-		return UINT32_MAX;
-	return (uint32_t)w->desc.mod_time;
+	return sqfs_time(w->desc.mod_time < 0 ? w->newest_mtime : w->desc.mod_time);
 }
 
 /* The codec for the inode, directory and lookup tables; NULL stores them
@@ -71,15 +68,16 @@ static int write_export_table(struct sqp_writer *w, uint64_t *refs, size_t n,
 
 static int write_id_table(struct sqp_writer *w, uint64_t *pos)
 {
-	uint8_t *buf = malloc(w->ids.count * 4 + 1);
+	const struct idtable *ids = &sqfs_of(w)->ids;
+	uint8_t *buf = malloc(ids->count * 4 + 1);
 	size_t i;
 	int ret;
 
 	if (buf == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	for (i = 0; i < w->ids.count; ++i)
-		sqp_put32(buf + i * 4, w->ids.ids[i]);
-	ret = table_write(&w->out, meta_codec(w), buf, w->ids.count * 4, NULL, 0, NULL, pos);
+	for (i = 0; i < ids->count; ++i)
+		sqp_put32(buf + i * 4, ids->ids[i]);
+	ret = table_write(&w->out, meta_codec(w), buf, ids->count * 4, NULL, 0, NULL, pos);
 	free(buf);
 	return ret;
 }
@@ -98,7 +96,7 @@ static uint16_t super_flags(const struct sqp_writer *w)
 		flags |= SQFS_FLAG_EXPORTABLE;
 	if (w->xattrs.count == 0)
 		flags |= SQFS_FLAG_NO_XATTRS;
-	if (w->opts_len > 0)
+	if (sqfs_of(w)->opts_len > 0)
 		flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
 	if (w->desc.flags & SQP_WRITE_RAW_INODES)
 		flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_IDS;
@@ -138,7 +136,7 @@ static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
 	struct serializer_desc sd = {
 		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &w->desc.codec,
 		.workers = workers, .fail_job = w->fail_meta_job,
-		.ids = &w->ids, .err = &w->err,
+		.ids = &sqfs_of(w)->ids, .err = &w->err,
 		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
 		.spill = w->spill,
 	};
@@ -175,30 +173,16 @@ static void resolve_file(void *user, struct fs_inode *ino)
 {
 	struct sqp_writer *w = user;
 
-	datapipe_resolve(&w->pipe, ino, w->data_start);
+	datapipe_resolve(&w->pipe, ino, sqfs_of(w)->data_start);
 }
 
-int sqp_writer_finish(struct sqp_writer *w)
+int sqfs_w_finish(struct sqp_writer *w)
 {
 	struct sqfs_super sb = { 0 };
 	uint8_t raw[SQFS_SUPER_SIZE];
-	uint32_t mod_time;
+	uint32_t mod_time = image_time(w);
 	unsigned workers;
 	int ret;
-
-	if (w->err.code != 0)
-		return w->err.code;
-	if (w->finished)
-		return writer_fail(w, SQP_ERR_SEQUENCE, "finish called twice");
-	ret = writer_links_check(w, NULL);
-	if (ret == 0)
-		ret = writer_add_extras(w);
-	if (ret != 0)
-		return ret;
-	mod_time = image_time(w);
-	w->finished = 1;
-	if (w->erofs != NULL)
-		return erofs_w_finish(w, mod_time);
 
 	ret = datapipe_flush(&w->pipe);
 	if (ret != 0)
@@ -221,7 +205,7 @@ int sqp_writer_finish(struct sqp_writer *w)
 	for (sb.block_log = 0; (1u << sb.block_log) < sb.block_size; sb.block_log++)
 		;
 	sb.flags = super_flags(w);
-	sb.id_count = (uint16_t)w->ids.count;
+	sb.id_count = (uint16_t)sqfs_of(w)->ids.count;
 	sb.version_major = SQFS_VERSION_MAJOR;
 	sb.version_minor = SQFS_VERSION_MINOR;
 	sb.bytes_used = w->out.pos;
