@@ -195,7 +195,7 @@ sets() {
 	pack i-b64K sh -c 'tar2img -q base "$1" && img2img -q -b 64K img base' - "$I/mix.tar"
 	pack i-layer sh -c 'tar2img -q base "$1" && img2img -q img base "$2"' - "$I/mix.tar" "$I/words"
 	for j in 1 2; do
-		pack "i-erofs-j$j" sh -c 'tar2img -q -c xz base "$2" && img2img -q -j "$1" --format erofs img base' - $j "$I/mix.tar"
+		pack "i-erofs-j$j" sh -c 'tar2img -q base "$2" && img2img -q -j "$1" --format erofs img base' - $j "$I/mix.tar"
 	done
 	pack i-erofs-lz4 sh -c 'tar2img -q base "$1" &&
 		img2img -q --format erofs -c lz4 --ztailpacking --erofs-fragments img base' - "$I/mix.tar"
