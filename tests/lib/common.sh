@@ -33,6 +33,18 @@ TREECMP="$PYTHON3 $top_srcdir/tests/lib/treecmp.py"
 # scripts compare trees with the times they made, and set it themselves
 # where they test it.
 unset SOURCE_DATE_EPOCH
+# The locale is the suite's, not the caller's: rpmbuild runs %check in
+# the C locale, where bsdtar refuses to write or read the UTF-8 names
+# the scripts pack ("Pathname can't be converted from UTF-8 to current
+# locale"), and sort, grep and ls order and match bytes by LC_COLLATE
+# and LC_CTYPE. C.UTF-8 (glibc has it built in since 2.35; Fedora's in
+# glibc-minimal-langpack) orders bytes as C does and reads UTF-8; a
+# system without it gets its first UTF-8 locale, else stays in C.
+suite_locale=$(locale -a 2>/dev/null | grep -ixE 'c\.utf-?8' | head -1)
+[ -n "$suite_locale" ] || suite_locale=$(locale -a 2>/dev/null | grep -iE '\.utf-?8$' | head -1)
+LC_ALL=${suite_locale:-C}
+export LC_ALL
+unset LANGUAGE suite_locale
 
 npass=0
 nfail=0
