@@ -42,6 +42,7 @@ open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(13 << 19)))' "$1/text9
 }
 run "make the tree" erofs_tree "$T/src" || finish
 run "add the segment and tail shapes" more_shapes "$T/src" || finish
+run "whole seconds" whole_seconds "$T/src" || finish
 run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish
 "$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
 

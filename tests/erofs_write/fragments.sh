@@ -50,6 +50,7 @@ for i in range(80):
 }
 run "make the tree" erofs_tree "$T/src" || finish
 run "add the fragment shapes" more_shapes "$T/src" || finish
+run "whole seconds" whole_seconds "$T/src" || finish
 run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish
 "$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
 

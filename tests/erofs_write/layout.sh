@@ -51,6 +51,7 @@ for i in range(60):
 }
 run "make the tree" erofs_tree "$T/src" || finish
 run "add files of long clusters" long_clusters "$T/src" || finish
+run "whole seconds" whole_seconds "$T/src" || finish
 run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish
 "$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
 
