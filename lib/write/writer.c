@@ -125,13 +125,15 @@ void sqp_writer_destroy(struct sqp_writer *w)
 #ifdef WITH_OPENSSL
 	writer_verity_destroy(w);
 #endif
+	/* The kept files of a hidden layer (writer_kept.c) hold bytes in
+	 * the spill arena: the links go before it. */
+	writer_links_free(w);
 	sqp_spill_destroy(w->spill);
 	free(w->lpath);
 	free(w->ppath);
 	free(w->ptarget);
 	writer_rename_free(w);
 	free((char *)w->desc.prefix);
-	writer_links_free(w);
 	hchain_cleanup(&w->layer_sizes);
 	free(w);
 }
