@@ -51,6 +51,7 @@ struct sqp_policy;
 #define SQP_DIRSCAN_NO_XATTRS       0x0008 /* do not read xattrs */
 #define SQP_DIRSCAN_SKIP_UNREADABLE 0x0010 /* warn and leave out unreadable entries */
 #define SQP_DIRSCAN_CHANGE_WARN     0x0020 /* a file changed while read: warn, store as read */
+#define SQP_DIRSCAN_KEEP_PATH       0x0040 /* each DIR packed at its own path */
 
 struct sqp_dirscan_desc {
 	/* The trees. One (without KEEP_DIR): its contents are the image root
@@ -59,7 +60,19 @@ struct sqp_dirscan_desc {
 	 * must differ). A path that lstat finds is not a directory (a file,
 	 * a symlink, which is not followed, a device, a fifo) is one
 	 * top-level entry of that name, alone or not, as mksquashfs takes
-	 * such a source. Borrowed during create. */
+	 * such a source. Borrowed during create.
+	 *
+	 * With KEEP_PATH (mksquashfs -no-strip) each DIR is packed at its
+	 * path instead, KEEP_DIR or not: a leading '/', "./" and "../" are
+	 * dropped, the directories it names on the way become directories
+	 * of the image with the attributes those have on disk (only they
+	 * are read, none of their other entries), and the last component is
+	 * packed whole. A '.' or '..' later in the path, a path that is
+	 * nothing but those, or a component on the way that is not a
+	 * directory (a symlink is not followed) is an error. Paths may
+	 * share leading directories; one inside another's last component
+	 * adds nothing. When every DIR starts in the same directory, that
+	 * directory is the root. */
 	const char *const *dirs;
 	size_t dir_count;
 

@@ -127,6 +127,17 @@ static inline const char *dnode_disk_path(const struct sqp_dirscan *s, const str
 }
 
 int dir_scan(struct sqp_dirscan *s);
+/* Record one entry; its image path is parent/name (or name at the top),
+ * its index in *index (scan.c). */
+int dir_add_node(struct sqp_dirscan *s, uint16_t root, uint16_t skip, const char *parent,
+		 const char *name, const struct stat *st, uint32_t *index);
+/* The children of directory node dir, open as fd (closed here), then its
+ * subdirectories, walked (scan.c). */
+int dir_walk_children(struct sqp_dirscan *s, uint32_t dir, int fd);
+/* KEEP_PATH (keep.c): open each tree's starting directory, then scan the
+ * trees at their paths. */
+int dir_keep_open(struct sqp_dirscan *s);
+int dir_keep_scan(struct sqp_dirscan *s);
 /* Feed order, hard links and the file list (order.c). */
 int dir_make_order(struct sqp_dirscan *s);
 

@@ -71,6 +71,8 @@ static int open_roots(struct sqp_dirscan *s)
 	s->roots = calloc(s->desc.dir_count, sizeof(*s->roots));
 	if (s->roots == NULL)
 		return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
+	if (s->desc.flags & SQP_DIRSCAN_KEEP_PATH)
+		return dir_keep_open(s);
 	for (i = 0; i < s->desc.dir_count; i++) {
 		const char *dir = s->desc.dirs[i];
 
@@ -147,7 +149,8 @@ int sqp_dirscan_create(const struct sqp_dirscan_desc *desc, struct sqp_dirscan *
 	ret = open_roots(s);
 	if (ret == 0)
 		ret = dir_scan(s);
-	if (ret == 0 && s->root_count > 1)
+	/* at their paths, trees share leading directories */
+	if (ret == 0 && s->root_count > 1 && !(s->desc.flags & SQP_DIRSCAN_KEEP_PATH))
 		ret = check_top_names(s);
 	if (ret == 0)
 		ret = dir_make_order(s);

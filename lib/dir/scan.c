@@ -33,8 +33,8 @@ int dir_grow(struct sqp_dirscan *s, void **arr, size_t *cap, size_t need, size_t
 	return 0;
 }
 
-/* Record one entry; its image path is parent/name (or name at the top). */
-static int add_node(struct sqp_dirscan *s, uint16_t root, uint16_t skip, const char *parent,
+/* dir_impl.h */
+int dir_add_node(struct sqp_dirscan *s, uint16_t root, uint16_t skip, const char *parent,
 		    const char *name, const struct stat *st, uint32_t *index)
 {
 	size_t plen = strlen(parent), nlen = strlen(name);
@@ -133,8 +133,8 @@ static void free_names(char **names, size_t count)
 
 static int walk(struct sqp_dirscan *s, uint32_t dir);
 
-/* The children of node dir, already open as fd; then its subdirectories. */
-static int walk_children(struct sqp_dirscan *s, uint32_t dir, int fd)
+/* dir_impl.h */
+int dir_walk_children(struct sqp_dirscan *s, uint32_t dir, int fd)
 {
 	struct dnode d = s->nodes[dir];
 	char *path = strdup(dnode_path(s, &d));
@@ -161,7 +161,7 @@ static int walk_children(struct sqp_dirscan *s, uint32_t dir, int fd)
 			ret = errno == ENOENT ? 0 : unreadable(s, full, errno);
 			continue;
 		}
-		ret = add_node(s, d.root, d.skip, path, names[i], &st, &idx);
+		ret = dir_add_node(s, d.root, d.skip, path, names[i], &st, &idx);
 		if (ret == 0 && S_ISDIR(st.st_mode) &&
 		    !((s->desc.flags & SQP_DIRSCAN_ONE_FS) && st.st_dev != s->roots[d.root].dev))
 			subdirs[nsub++] = idx;
@@ -183,7 +183,7 @@ static int walk(struct sqp_dirscan *s, uint32_t dir)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : unreadable(s, dnode_path(s, d), errno);
-	return walk_children(s, dir, fd);
+	return dir_walk_children(s, dir, fd);
 }
 
 /* The last component of a DIR argument: the top-level name it packs to. */
@@ -212,6 +212,8 @@ int dir_scan(struct sqp_dirscan *s)
 	size_t i;
 	int ret = 0;
 
+	if (s->desc.flags & SQP_DIRSCAN_KEEP_PATH)
+		return dir_keep_scan(s);
 	for (i = 0; ret == 0 && i < s->root_count; i++) {
 		int leaf = s->roots[i].leaf;
 		const char *name = top || leaf ? top_name(s->desc.dirs[i], buf, sizeof(buf)) : "";
@@ -224,10 +226,10 @@ int dir_scan(struct sqp_dirscan *s)
 		    ((top || leaf) && name[0] == '\0'))
 			return dir_fail(s, SQP_ERR_ARG, "'%s': no name to pack it under",
 					s->desc.dirs[i]);
-		ret = add_node(s, (uint16_t)i, leaf ? 0 : (uint16_t)strlen(name), "", name,
+		ret = dir_add_node(s, (uint16_t)i, leaf ? 0 : (uint16_t)strlen(name), "", name,
 			       &st, &idx);
 		if (ret == 0 && !leaf)
-			ret = walk_children(s, idx, dup(s->roots[i].fd));
+			ret = dir_walk_children(s, idx, dup(s->roots[i].fd));
 	}
 	return ret;
 }

@@ -164,6 +164,11 @@ static void defaults_and_tar(void)
 	      strstr(msg, "-no-hardlinks"), "-tar -no-hardlinks: %s", msg);
 	CHECK(run(NULL, "mksquashfs", "o", "-tar", "-sort", "s", NULL) == 2 &&
 	      strstr(msg, "-sort"), "-tar -sort: %s", msg);
+	/* -no-strip: the scan keeps each path; a tar keeps its own */
+	CHECK(run(NULL, "mksquashfs", "a/b", "o", "-no-strip", NULL) == 0 &&
+	      sflag(SQP_DIRSCAN_KEEP_PATH) && args.no_strip, "-no-strip: %s", msg);
+	CHECK(run(NULL, "mksquashfs", "o", "-tar", "-no-strip", NULL) == 0 &&
+	      !sflag(SQP_DIRSCAN_KEEP_PATH) && !args.no_strip, "-tar -no-strip: %s", msg);
 }
 
 /* A usage error whose message names the option typed (opt) and no

@@ -40,6 +40,11 @@ void mksq_append_tell(const struct mksq_append *ap, const char *dest);
  * status after a message. */
 int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args);
 
+/* -no-strip: 0 when no source's first component is in the image's
+ * root (nothing is renamed then), else 1 after a message
+ * (mksq_nostrip.c). */
+int mksq_nostrip_append(const struct mksq_append *ap, const struct mksq_args *args);
+
 /* Without an image to append to: rename sources of the same top-level
  * name as mksquashfs does (NAME_1...), patching args' translation, and
  * have the run remove the links once the scan holds the sources. 0, or

@@ -77,6 +77,7 @@ static const struct opt opts[] = {
 	{ "-all-time", STR, 1, F(all_time), 0 },
 	{ "-no-hardlinks", SET, 0, F(no_hardlinks), 1 },
 	{ "-keep-as-directory", SET, 0, F(keep_dir), 1 },
+	{ "-no-strip", SET, 0, F(no_strip), 1 },
 	{ "-root-mode", STR, 1, F(root_mode), 0 },
 	{ "-root-time", STR, 1, F(root_time), 0 },
 	{ "-root-uid", CALL, 1, 0, C_RUID },
@@ -463,6 +464,7 @@ int mksq_translate(int argc, char **argv, const char *sde,
 		args->tar = st.tar;
 		args->noappend = st.noappend;
 		args->keep_dir = st.keep_dir;
+		args->no_strip = st.no_strip && !st.tar;
 		args->wildcards = st.wildcards;
 		args->one_fs = st.one_fs;
 		args->offset = st.offset;

@@ -41,6 +41,7 @@ struct mksq_args {
 	int tar;                 /* 1: a tar on stdin, for tar2img */
 	int noappend;            /* -noappend: DEST may be replaced */
 	int keep_dir;            /* -keep-as-directory */
+	int no_strip;            /* -no-strip: each source at its path */
 	int wildcards;           /* -wildcards: excludes are globs on names */
 	int one_fs;              /* -one-file-system */
 	unsigned long long offset; /* -offset: where the image starts in DEST */
@@ -110,6 +111,16 @@ void mksq_args_dirs(struct mksq_args *args);
 /* The top-level name the packer gives source path (malloc'd; NULL: out of
  * memory): its last component, or that of its real path for "." and "..". */
 char *mksq_source_name(const char *path);
+
+/* -no-strip (mksq_nostrip.c). mksq_nostrip_name: the path source path
+ * is packed at, its leading '/', "./" and "../" dropped, "//" and a
+ * trailing '/' too (malloc'd; NULL: out of memory). mksq_nostrip_root:
+ * 1 when the n paths start in one directory (*st: its attributes), 0
+ * when they do not, -1 when one cannot be statted (the packer says
+ * why). */
+char *mksq_nostrip_name(const char *path);
+struct stat;
+int mksq_nostrip_root(char *const *paths, int n, struct stat *st);
 
 /* Helpers shared with mksq_exclude.c. */
 int mksq_argv_push(struct mksq_argv *a, const char *s);

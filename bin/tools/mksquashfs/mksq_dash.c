@@ -122,6 +122,13 @@ int mksq_dash_prepare(struct mksq_dash *d, int *argc, char ***argv)
 	/* only the first: a later "-" is a path mksquashfs cannot stat */
 	if (npos < 3 || strcmp(v[1], "-") != 0 || (root = options_root(npos, *argc, v)) < 0)
 		return 0;
+	/* mksquashfs then ignores the "/" line: a root of its own, 0777 */
+	for (int i = npos; i < *argc && strcmp(v[i], "-e") != 0; i++)
+		if (strcmp(v[i], "-no-strip") == 0) {
+			fprintf(stderr, PROG ": -no-strip with \"-\" as the source "
+				"is not done\n");
+			return 2;
+		}
 	if (root == 0) {
 		fprintf(stderr, PROG ": the source is \"-\", but no pseudo definition "
 			"for \"/\" (-p \"/ d MODE UID GID\"); did you forget -tar?\n");

@@ -137,7 +137,8 @@ static void sources_free(struct mksq_sources *s)
 	free(s->name);
 }
 
-static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_dir)
+static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_dir,
+			int no_strip)
 {
 	struct stat sb;
 
@@ -145,14 +146,15 @@ static int sources_init(struct mksq_sources *s, char **paths, int n, int keep_di
 	s->n = n;
 	/* one source that is not known to be anything but a directory (lstat,
 	 * as mksquashfs: a symlink to one is a symlink): its contents are
-	 * the root */
-	s->flat = n == 0 || (n == 1 && !keep_dir && (lstat(paths[0], &sb) != 0 ||
-						     S_ISDIR(sb.st_mode)));
+	 * the root; with -no-strip every source is at its path */
+	s->flat = n == 0 || (n == 1 && !keep_dir && !no_strip &&
+			     (lstat(paths[0], &sb) != 0 || S_ISDIR(sb.st_mode)));
 	s->name = calloc((size_t)n + 1, sizeof(*s->name));
 	if (s->name == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		s->name[i] = s->flat ? strdup("") : mksq_source_name(paths[i]);
+		s->name[i] = s->flat ? strdup("") : no_strip ? mksq_nostrip_name(paths[i]) :
+			     mksq_source_name(paths[i]);
 		if (s->name[i] == NULL)
 			return -1;
 	}
@@ -188,23 +190,28 @@ static const char *root_time(const struct mksq_state *st, int own, const char *s
  * sources, -keep-as-directory and -tar, mode 0777 and owned by the user
  * who runs it, and -root-mode, -root-uid, -root-gid, -root-time set them.
  * Appending, mksquashfs makes the root anew the same way (the image's
- * root is left out: mksq_append.c).
+ * root is left out: mksq_append.c). With -no-strip the root is the
+ * directory the paths start in, or one of its own when they start in
+ * different ones.
  */
 static int emit_root(const struct mksq_state *st, const struct mksq_sources *src,
 		     const char *sde, struct tool_pargs *o)
 {
 	char line[128];
+	struct stat sb;
 
-	int own = st->tar || !src->flat;
+	/* -no-strip: the directory the paths start in, when they start in
+	 * one (the packer's root then, as one source directory's) */
+	int keep = st->no_strip && !st->tar ? mksq_nostrip_root(src->path, src->n, &sb) : -1;
+	int own = keep >= 0 ? !keep : st->tar || !src->flat;
 	unsigned long mode = 0777;
 	long long uid = getuid(), gid = getgid();
 	const char *time = root_time(st, own, sde);
-	struct stat sb;
 
 	if (!own && !st->root_mode && st->root_uid < 0 && st->root_gid < 0 && !time)
 		return 0;
 	if (!own) {
-		if (stat(src->path[0], &sb) != 0)
+		if (keep < 0 && stat(src->path[0], &sb) != 0)
 			return 0; /* dir2img says why it cannot read it */
 		mode = sb.st_mode & 07777;
 		uid = sb.st_uid;
@@ -256,6 +263,8 @@ static void set_flags(const struct mksq_state *st, const char *sde,
 	d->flags |= st->no_dedup && !base ? SQP_WRITE_NO_DEDUP : 0;
 	opt->scan_flags |= st->no_hardlinks ? SQP_DIRSCAN_NO_HARDLINKS : 0;
 	opt->scan_flags |= st->keep_dir ? SQP_DIRSCAN_KEEP_DIR : 0;
+	/* a tar's paths are its own: mksquashfs ignores -no-strip there */
+	opt->scan_flags |= st->no_strip && !st->tar ? SQP_DIRSCAN_KEEP_PATH : 0;
 	opt->scan_flags |= st->one_fs ? SQP_DIRSCAN_ONE_FS : 0;
 	if (st->uid >= 0) {
 		p->flags |= SQP_POLICY_SET_UID;
@@ -427,7 +436,8 @@ int mksq_emit(struct mksq_state *st, struct mksq_args *a, char **src_v,
 	/* an append replaces DEST too, once the extended image is complete */
 	opt->force = st->noappend || st->base;
 	set_flags(st, sde, opt);
-	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir) != 0) {
+	if (sources_init(&src, src_v, st->tar ? 0 : nsrc, st->keep_dir,
+			 st->no_strip) != 0) {
 		r = mksq_fail(msg, size, 1, "out of memory");
 		goto out;
 	}

@@ -421,6 +421,8 @@ int mksq_append_sources(struct mksq_append *ap, const struct mksq_args *args)
 
 	if (args->tar || args->nsrc == 0)
 		return 0;
+	if (args->no_strip)
+		return mksq_nostrip_append(ap, args);
 	if (args->nsrc == 1 && !args->keep_dir &&
 	    (lstat(args->src[0], &sb) != 0 || S_ISDIR(sb.st_mode)))
 		return flat_renames(ap, args);

@@ -23,7 +23,7 @@ struct mksq_state {
 	long long root_uid, root_gid; /* -1: not set */
 	int hc, exports, tailends;   /* -1: mksquashfs's default */
 	int no_fragments, no_xattrs, no_pad, no_dedup, no_hardlinks, keep_dir;
-	int one_fs, quiet, info, progress, wildcards, tar, noappend;
+	int no_strip, one_fs, quiet, info, progress, wildcards, tar, noappend;
 	int noI, noD, noF, noX;
 	int first_exclude;           /* argv index after -e, or 0 */
 	struct tool_pargs spec;      /* -p lines and -pf files, in order given */
