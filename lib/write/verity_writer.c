@@ -18,13 +18,8 @@
 #include "sqpack/error.h"
 #include "util/abi.h"
 #include "util/endian.h"
-#include "write/verity.h"
+#include "verity/verity.h"
 #include "write/writer_impl.h"
-
-int sqp_verity_available(void)
-{
-	return 1;
-}
 
 /* imgout's tap: the hasher sees every byte of the image, on the
  * orchestrator; the data blocks' whole verity blocks are hashed where

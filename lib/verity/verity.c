@@ -37,8 +37,13 @@
 
 #include "sqpack/error.h"
 #include "util/spill.h"
-#include "write/verity.h"
-#include "write/verity_geom.h"
+#include "verity/verity.h"
+#include "verity/verity_geom.h"
+
+int sqp_verity_available(void)
+{
+	return 1;
+}
 
 struct verity {
 	struct sqp_verity_desc desc;   /* block_size and salt resolved */

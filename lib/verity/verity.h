@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verity.h - the writer's dm-verity hasher: the image's bytes are taken in
- * image order as imgout takes them, appended bytes hashed at once, the
+ * verity.h - the dm-verity hasher: the image's bytes, whatever its format,
+ * are taken in image order as the writer's imgout takes them, appended bytes hashed at once, the
  * data blocks' noted in spans that the pool's workers hash in place;
  * finish patches the first block with the final superblock, hashes it
  * and builds the levels above (verity.c, verity_tree.c).
  */
-#ifndef SQP_WRITE_VERITY_H
-#define SQP_WRITE_VERITY_H
+#ifndef SQP_VERITY_VERITY_H
+#define SQP_VERITY_VERITY_H
 
 #include <stddef.h>
 #include <stdint.h>
