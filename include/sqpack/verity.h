@@ -6,9 +6,9 @@
  * Format: dm-verity version 1 as `veritysetup format` writes it: SHA-256,
  * the salt hashed before each block, equal data and hash block sizes, the
  * levels top level first, each hash block zero-padded, and by default a
- * 512-byte verity superblock in the first hash block. The image is padded
- * to the block size; the tree follows it in the same file, or goes to a
- * file of its own at offset 0.
+ * 512-byte verity superblock in the first hash block. The image, SquashFS
+ * or EROFS, is padded to the block size; the tree follows it in the same
+ * file, or goes to a file of its own at offset 0.
  *
  * The default salt is SHA-256 over the writer's description (image time
  * as given, codec, block sizes, flags, offset), never random: the same

@@ -149,8 +149,9 @@ struct sqp_writer_desc {
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
 	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
-	 * block into one-block clusters (or erofs_pcluster_size's); no verity; fragment_mode and the
-	 * SQP_WRITE_* flags other than NO_XATTRS change nothing. */
+	 * block into one-block clusters (or erofs_pcluster_size's);
+	 * fragment_mode and the SQP_WRITE_* flags other than NO_XATTRS
+	 * change nothing. verity works for both formats. */
 	int format;
 	/* EROFS: the superblock's UUID; all zero without
 	 * SQP_WRITE_EROFS_UUID = derived from the image's bytes (the same

@@ -40,8 +40,6 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->codec.block_size != EROFS_W_BLOCK)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 4096",
 			       d->codec.block_size);
-	if (d->verity != NULL)
-		return sqp_err(err, SQP_ERR_UNSUPPORTED, "EROFS: no dm-verity tree");
 	if (d->erofs_pcluster_size % EROFS_W_BLOCK != 0 ||
 	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
@@ -266,7 +264,16 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
  * inode has it. */
 static int finish(struct sqp_writer *w)
 {
-	return erofs_w_finish(w, w->desc.mod_time >= 0 ? w->desc.mod_time : w->newest_mtime);
+	int ret = erofs_w_finish(w, w->desc.mod_time >= 0 ? w->desc.mod_time
+						   : w->newest_mtime);
+
+#ifdef WITH_OPENSSL
+	/* --verity: block 0 was written last; the tree covers its final
+	 * bytes, read back from the file. */
+	if (ret == 0)
+		ret = writer_verity_seal(w);
+#endif
+	return ret;
 }
 
 const struct writer_format writer_erofs = {

@@ -2,7 +2,9 @@
 /*
  * verity_writer.c - the writer's side of --verity: start the hasher with
  * the image, and after the superblock write the tree where it was asked
- * for (after the image, or in a file of its own).
+ * for (after the image, or in a file of its own). The same for both
+ * formats: the hasher takes bytes, and each back end hands it, at its
+ * finish, the final bytes of the start it rewrote last.
  *
  * The hasher is fed by imgout (every appended or queued byte, in image
  * order); the default salt is derived from the writer's description, so
@@ -18,13 +20,15 @@
 #include "sqpack/error.h"
 #include "util/abi.h"
 #include "util/endian.h"
-#include "write/verity.h"
+#include "verity/verity.h"
 #include "write/writer_impl.h"
 
-int sqp_verity_available(void)
-{
-	return 1;
-}
+/* What the back ends rewrite after it was fed, all within the image's
+ * first 4 KiB: SquashFS its 96-byte superblock at 0, EROFS its block 0
+ * (superblock at 1024, compression configurations after it, and the
+ * inodes that meta_blkaddr 0 puts there). The hasher keeps that much
+ * aside and hashes it only at finish. */
+#define VERITY_HEAD 4096
 
 /* imgout's tap: the hasher sees every byte of the image, on the
  * orchestrator; the data blocks' whole verity blocks are hashed where
@@ -48,7 +52,8 @@ int writer_verity_start(struct sqp_writer *w)
 {
 	const struct sqp_writer_desc *d = &w->desc;
 	struct sqp_verity_desc vd;
-	uint8_t derive[40];
+	uint8_t derive[44];
+	size_t derive_len = 40;
 	int ret;
 
 	if (d->verity == NULL)
@@ -68,9 +73,16 @@ int writer_verity_start(struct sqp_writer *w)
 	sqp_put32(derive + 24, (uint32_t)d->fragment_mode);
 	sqp_put32(derive + 28, vd.block_size | (uint32_t)!!vd.no_superblock << 31);
 	sqp_put64(derive + 32, d->offset);
+	/* The format too, but SquashFS's salt (and so its root hashes) as
+	 * before EROFS had verity. */
+	if (d->format != SQP_FORMAT_SQUASHFS) {
+		sqp_put32(derive + 40, (uint32_t)d->format);
+		derive_len = 44;
+	}
 	w->verity_separate = vd.separate;
 	w->verity_hash_fd = vd.hash_fd;
-	ret = verity_create(&vd, derive, sizeof(derive), w->spill, &w->err, &w->verity);
+	ret = verity_create(&vd, derive, derive_len, VERITY_HEAD, w->spill, &w->err,
+			    &w->verity);
 	if (ret == 0) {
 		w->out.tap = (struct imgout_tap){
 			.feed = feed, .place = place, .hash = hash,
@@ -136,6 +148,26 @@ int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t supe
 		return verity_write_tree(w->verity, put_separate, w);
 	ret = verity_write_tree(w->verity, put_appended, w);
 	return ret != 0 ? ret : imgout_flush(&w->out);
+}
+
+int writer_verity_seal(struct sqp_writer *w)
+{
+	uint8_t head[VERITY_HEAD];
+	size_t n;
+	int ret;
+
+	if (w->verity == NULL)
+		return 0;
+	if ((ret = writer_verity_pad(w)) != 0 || (ret = imgout_flush(&w->out)) != 0)
+		return ret;
+	w->stats.image_bytes = w->out.pos;
+	/* Read back, not rebuilt: what the kernel will read is what the
+	 * tree must cover, whatever the back end patched there. */
+	n = w->out.pos < VERITY_HEAD ? (size_t)w->out.pos : VERITY_HEAD;
+	if ((ret = imgout_pread(&w->out, 0, head, n)) != 0)
+		return writer_fail(w, ret, "reading back the image's start for dm-verity: %s",
+				   sqp_strerror(ret));
+	return writer_verity_finish(w, head, n);
 }
 
 int sqp_writer_get_verity(const struct sqp_writer *w, struct sqp_verity_result *r)

@@ -112,6 +112,10 @@ struct sqp_writer {
 int writer_verity_start(struct sqp_writer *w);
 int writer_verity_pad(struct sqp_writer *w);
 int writer_verity_finish(struct sqp_writer *w, const uint8_t *super, size_t super_len);
+/* finish for a back end that rewrote its image's first 4 KiB after
+ * writing on (EROFS's block 0): pad, flush, and hand the hasher those
+ * bytes as they are now in the file. */
+int writer_verity_seal(struct sqp_writer *w);
 void writer_verity_destroy(struct sqp_writer *w);
 #endif
 

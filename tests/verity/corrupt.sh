@@ -4,7 +4,7 @@
 # makes both `veritysetup verify` and `imginfo verity` fail; imginfo
 # names the block, its offset and, for file data, the file. The clean
 # image passes both first, so a verifier that refuses everything fails
-# here too.
+# here too. SquashFS and EROFS images alike.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 need_tool veritysetup
@@ -81,4 +81,30 @@ check "separate: imginfo verity --hash-file accepts the clean pair" \
 	"$IMGINFO" verity --hash-file "$T/s.hash" "$T/s.img" "$ROOT" &&
 both_refuse "separate: a byte of the tree file" "$T/s.img" "$T/s.hash" 4200 &&
 check "imginfo names the tree file" grep -q "of $T/c.hash does not match" "$T/ii.out"
+
+# EROFS: a byte of its superblock (written last), of a file's data, of
+# the tree, and spread over both
+img=$T/e.img
+run "erofs: tar2img --verity" "$TAR2IMG" --format erofs -c lz4 --verity "$img" "$T/src.tar" \
+	> "$T/sum" && vfields "$T/sum" || exit 1
+check "erofs clean: veritysetup verify accepts it" \
+	"$VERITYSETUP" verify "$img" "$img" "$ROOT" --hash-offset="$HOFF"
+check "erofs clean: imginfo verity accepts it" "$IMGINFO" verity "$img" "$ROOT"
+both_refuse "erofs: a byte of the superblock" "$img" "" 1030
+check "imginfo names block 0" grep -q "^$T/c.img: data block 0 at offset 0 " "$T/ii.out"
+run "erofs: tar2img --verity, stored" "$TAR2IMG" --format erofs --verity "$T/es.img" \
+	"$T/src.tar" > "$T/sum" && vfields "$T/sum" || exit 1
+start=$("$IMGINFO" stat "$T/es.img" d/random | sed -n 's/^blocks: .*(start \([0-9]*\),.*/\1/p')
+pos=$((start + 70000))
+both_refuse "erofs: a byte of d/random's data" "$T/es.img" "" "$pos"
+check "erofs: imginfo names the data block and its offset" \
+	grep -q "^$T/c.img: data block $((pos / 4096)) at offset $((pos / 4096 * 4096)) " "$T/ii.out"
+check "erofs: imginfo names the file" grep -q "holds data of 'd/random'" "$T/ii.out"
+size=$(stat -c %s "$T/es.img")
+both_refuse "erofs: a byte of the tree's lowest level" "$T/es.img" "" $((size - 3000))
+for i in 1 3 5; do
+	pos=$((i * size / 7 + 11))
+	[ "$pos" -ge "$HOFF" ] && [ "$pos" -lt $((HOFF + 4096)) ] && pos=$((HOFF + 4096 + 5))
+	both_refuse "erofs: byte $pos of $size" "$T/es.img" "" "$pos"
+done
 finish

@@ -6,7 +6,8 @@
 # root hash and `veritysetup format` with the same salt prints it; the
 # root hash is the same at -j 1 and -j 2; a flipped byte of a copied
 # file's data makes both verifiers fail and `imginfo verity` names the
-# block and the file.
+# block and the file. To EROFS (from a SquashFS and an EROFS base) the
+# same verifiers and the same root hash at -j 1 and -j 2.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 need_tool veritysetup
@@ -60,4 +61,20 @@ check "a flipped byte: imginfo verity refuses it" test $? = 1
 check "imginfo names the data block and its offset" \
 	grep -q "^$T/c.img: data block $((pos / 4096)) at offset $((pos / 4096 * 4096)) " "$T/ii.out"
 check "imginfo names the file" grep -q "holds data of 'd/random'" "$T/ii.out"
+
+# EROFS from the SquashFS base (every file rewritten) and from an EROFS
+# base (its stored blocks copied), with the tar layer
+run "the EROFS base" "$TAR2IMG" -q --format erofs "$T/ebase.img" "$T/src.tar" || exit 1
+for base in base ebase; do
+	run "img2img $base to erofs --verity" "$IMG2IMG" --format erofs -j 2 --verity \
+		"$T/e-$base.img" "$T/$base.img" "$T/layer.tar" > "$T/e.sum" || continue
+	verified "$T/e-$base.img" "$T/e.sum" "erofs from $base"
+	root2=$ROOT
+	run "img2img $base to erofs -j 1 --verity" "$IMG2IMG" -q -f --format erofs -j 1 \
+		--verity --verity-roothash "$T/j1.rh" "$T/j1.img" "$T/$base.img" "$T/layer.tar" &&
+	check "erofs from $base: -j 1 gives the same root hash as -j 2" \
+		test "$(cat "$T/j1.rh")" = "$root2"
+	check "erofs from $base: the layer's file reads back" \
+		sh -c "'$IMGINFO' cat '$T/e-$base.img' d/added | cmp -s - '$T/layer/d/added'"
+done
 finish

@@ -7,8 +7,9 @@
 # squashfuse, which can skip them. The kernel's dm-verity itself is a
 # judge where it opens a tree veritysetup made for our plain image: then
 # `veritysetup open` of our image with the printed root hash must work,
-# and the device mount read equal to the source. A judge that cannot run
-# here is a counted skip with its reason.
+# and the device mount read equal to the source. An EROFS --verity image
+# likewise: the kernel's loop mount, and its mount over dm-verity. A
+# judge that cannot run here is a counted skip with its reason.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: loop mounts, and owners 0:0 in the reference tree"
@@ -127,5 +128,38 @@ elif "$VERITYSETUP" open "$T/v.img" "$name" "$T/v.img" "$VROOT" --hash-offset="$
 	"$VERITYSETUP" close "$name"
 else
 	fail "veritysetup open refuses the image with its printed root hash"; head -3 "$T/err"
+fi
+
+# EROFS: the kernel reads the image with its tree appended, and mounts
+# it through dm-verity
+run "erofs: tar2img --verity" "$TAR2IMG" --format erofs -c lz4 --verity "$T/e.img" \
+	"$T/src.tar" > "$T/sum" && vfields "$T/sum" || exit 1
+if ! grep -qw erofs /proc/filesystems && ! modprobe -q erofs 2> /dev/null; then
+	judge_skip "erofs: kernel mounts: the kernel has no EROFS"
+else
+	if [ -n "$no_loop" ]; then
+		judge_skip "erofs: kernel loop mount: $no_loop"
+	elif mount -t erofs -o loop,ro "$T/e.img" "$T/mnt" 2> "$T/err"; then
+		same_tree "erofs: kernel loop mount equals the source" "$T/mnt" "$T/src"
+		umount "$T/mnt"
+	else
+		fail "erofs: the kernel refuses to mount it"; head -3 "$T/err"
+	fi
+	if [ -n "$why" ]; then
+		judge_skip "erofs: dm-verity (veritysetup open): $why"
+	elif "$VERITYSETUP" open "$T/e.img" "$name" "$T/e.img" "$ROOT" --hash-offset="$HOFF" \
+		2> "$T/err"; then
+		if mount -t erofs -o ro "/dev/mapper/$name" "$T/mnt" 2> "$T/err"; then
+			same_tree "erofs: dm-verity device mounts and equals the source" \
+				"$T/mnt" "$T/src"
+			umount "$T/mnt"
+		else
+			fail "erofs: mount of the dm-verity device"; head -3 "$T/err"
+		fi
+		"$VERITYSETUP" close "$name"
+	else
+		fail "erofs: veritysetup open refuses the image with its root hash"
+		head -3 "$T/err"
+	fi
 fi
 finish

@@ -463,8 +463,6 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
 
 	if (block_size != 0 && block_size != 4096)
 		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
-	if (opt->verity.on)
-		return tool_bad_usage("%s", "--format erofs: --verity is for SquashFS images");
 	if (codec != NULL && strcmp(codec, "none") != 0 &&
 	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
 		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "

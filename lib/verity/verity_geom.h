@@ -5,8 +5,8 @@
  * the tree lies, the 512-byte verity superblock, and the salted SHA-256
  * of one block. No I/O.
  */
-#ifndef SQP_WRITE_VERITY_GEOM_H
-#define SQP_WRITE_VERITY_GEOM_H
+#ifndef SQP_VERITY_VERITY_GEOM_H
+#define SQP_VERITY_VERITY_GEOM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,7 +19,7 @@
 
 #include "sqpack/error.h"
 #include "util/endian.h"
-#include "write/verity_geom.h"
+#include "verity/verity_geom.h"
 
 static const uint8_t sb_magic[8] = { 'v', 'e', 'r', 'i', 't', 'y', 0, 0 };
 

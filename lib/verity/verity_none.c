@@ -6,10 +6,11 @@
  * The exported functions are the same whatever configure found, so that
  * a program linked against libsqpack.so.0 runs with either build and the
  * symbols file holds for both; here each answers that dm-verity is not
- * built in. Nothing else of dm-verity is compiled: the writer refuses
- * desc.verity in its own argument check (writer.c) and has no hasher,
- * and the tools ask sqp_verity_available() first, to refuse --verity
- * and `imginfo verity` as bad usage.
+ * built in (the writer's sqp_writer_get_verity answers in writer.c).
+ * Nothing else of dm-verity is compiled: the writer refuses desc.verity
+ * in its own argument check (writer.c) and has no hasher, and the tools
+ * ask sqp_verity_available() first, to refuse --verity and `imginfo
+ * verity` as bad usage.
  */
 #include "config.h"
 
@@ -17,18 +18,10 @@
 
 #include "sqpack/error.h"
 #include "sqpack/verity.h"
-#include "sqpack/writer.h"
 
 int sqp_verity_available(void)
 {
 	return 0;
-}
-
-int sqp_writer_get_verity(const struct sqp_writer *w, struct sqp_verity_result *r)
-{
-	(void)w;
-	(void)r;
-	return SQP_ERR_SEQUENCE; /* no writer here was given desc.verity */
 }
 
 int sqp_verity_check(const struct sqp_verity_check_desc *desc,

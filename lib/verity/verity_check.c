@@ -4,8 +4,9 @@
  * hash in user space, as the kernel would on reading every block, and
  * say which block is the first that does not match.
  *
- * It lives with the writer because it reads the tree, not the SquashFS:
- * the same geometry (verity_geom.c) that wrote the tree walks it here.
+ * It lives beside the hasher because it reads the tree, not the image's
+ * format (SquashFS or EROFS alike): the same geometry (verity_geom.c)
+ * that wrote the tree walks it here.
  * The walk goes from the root down: the top block against the root hash,
  * then each level against the one above, then the data blocks against
  * the lowest level. So a flipped byte in the tree is named where it is,
@@ -21,7 +22,7 @@
 #include "sqpack/error.h"
 #include "util/abi.h"
 #include "util/fileio.h"
-#include "write/verity_geom.h"
+#include "verity/verity_geom.h"
 
 #define DATA_CHUNK ((size_t)1 << 20)
 

@@ -20,8 +20,8 @@
 
 #include "sqpack/error.h"
 #include "util/spill.h"
-#include "write/verity.h"
-#include "write/verity_geom.h"
+#include "verity/verity.h"
+#include "verity/verity_geom.h"
 
 /* Hash block k of the lowest level, in its chunk. */
 static const uint8_t *low_block(const struct verity_digests *d, uint32_t bs, uint64_t k)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verity.h - the writer's dm-verity hasher: the image's bytes are taken in
- * image order as imgout takes them, appended bytes hashed at once, the
- * data blocks' noted in spans that the pool's workers hash in place;
- * finish patches the first block with the final superblock, hashes it
- * and builds the levels above (verity.c, verity_tree.c).
+ * verity.h - the dm-verity hasher: the image's bytes, whatever its
+ * format, taken in image order as the writer's imgout takes them,
+ * appended bytes hashed at once, the data blocks' noted in spans that
+ * the pool's workers hash in place; finish patches the image's first
+ * blocks with their final bytes (the superblock), hashes them and
+ * builds the levels above (verity.c, verity_tree.c).
  */
-#ifndef SQP_WRITE_VERITY_H
-#define SQP_WRITE_VERITY_H
+#ifndef SQP_VERITY_VERITY_H
+#define SQP_VERITY_VERITY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +34,13 @@ struct verity_digests {
 };
 
 /* Start the hasher. derive: bytes that name the image's options, hashed
- * into the salt when desc gives none. The digests are allocated from
+ * into the salt when desc gives none. hold: how many of the image's
+ * first bytes may still change until finish (kept aside, rounded up to
+ * whole blocks, at least one; hashed only there). The digests are allocated from
  * spill (NULL: the heap). Errors are latched in err. */
 int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t derive_len,
-		  struct sqp_spill *spill, struct sqp_errbuf *err, struct verity **out);
+		  size_t hold, struct sqp_spill *spill, struct sqp_errbuf *err,
+		  struct verity **out);
 void verity_destroy(struct verity *v);
 
 uint32_t verity_block_size(const struct verity *v);
@@ -63,7 +67,9 @@ int verity_place(struct verity *v, const void *data, size_t len, struct verity_s
 int verity_span_hash(struct verity_span *span);
 
 /* Everything is fed (a whole number of blocks); head: the final bytes of
- * the image's start (the superblock), which replace what was fed there.
+ * the image's start (the superblock, or a format's whole first block),
+ * which replace what was fed there; at most hold bytes, and no more than
+ * were fed.
  * Builds the levels above the digests and the root hash. */
 int verity_finish(struct verity *v, const void *head, size_t head_len);
 

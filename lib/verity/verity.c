@@ -13,8 +13,10 @@
  * the whole blocks they hold in a span and the pool's workers hash it
  * (compress.c) as background jobs, whenever no block waits to be
  * compressed, and the orchestrator takes them back in any order, all of
- * them before finish reads the digests. The first block
- * is kept aside (it holds the superblock, final only at the end); a
+ * them before finish reads the digests. The image's first
+ * bytes are kept aside, as many whole blocks as the caller's hold asks
+ * (a format writes its superblock there last: SquashFS's at 0, EROFS's
+ * in its block 0, 4 KiB, which is 8 verity blocks at 512 bytes); a
  * block split between two calls is gathered in a one-block carry and,
  * when the carry fills from queued bytes, copied into that call's span.
  * Block k's digest goes to slot k, so nothing depends on timing.
@@ -37,8 +39,13 @@
 
 #include "sqpack/error.h"
 #include "util/spill.h"
-#include "write/verity.h"
-#include "write/verity_geom.h"
+#include "verity/verity.h"
+#include "verity/verity_geom.h"
+
+int sqp_verity_available(void)
+{
+	return 1;
+}
 
 struct verity {
 	struct sqp_verity_desc desc;   /* block_size and salt resolved */
@@ -47,7 +54,8 @@ struct verity {
 	uint8_t uuid[16];
 	EVP_MD_CTX *salted;            /* the salt hashed, copied per block */
 	EVP_MD_CTX *work;
-	uint8_t *block0;
+	uint8_t *head;                 /* the first head_cap bytes fed */
+	size_t head_cap;               /* hold rounded up to whole blocks */
 	uint8_t *carry;                /* a block split between two feeds */
 	size_t carry_len;
 	uint64_t fed;                  /* bytes fed */
@@ -179,9 +187,11 @@ static int check_desc(const struct sqp_verity_desc *d, struct sqp_errbuf *err)
 }
 
 int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t derive_len,
-		  struct sqp_spill *spill, struct sqp_errbuf *err, struct verity **out)
+		  size_t hold, struct sqp_spill *spill, struct sqp_errbuf *err,
+		  struct verity **out)
 {
 	struct verity *v = calloc(1, sizeof(*v));
+	size_t bs;
 	int ret;
 
 	*out = v;
@@ -197,11 +207,13 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 		ret = resolve_salt(v, derive, derive_len);
 	if (ret != 0)
 		return ret;
-	v->block0 = malloc(v->desc.block_size);
+	bs = v->desc.block_size;
+	v->head_cap = hold > bs ? (hold + bs - 1) / bs * bs : bs;
+	v->head = malloc(v->head_cap);
 	v->carry = malloc(v->desc.block_size);
 	v->salted = verity_salted_ctx(v->desc.salt, v->desc.salt_len);
 	v->work = EVP_MD_CTX_new();
-	if (v->block0 == NULL || v->carry == NULL || v->salted == NULL || v->work == NULL)
+	if (v->head == NULL || v->carry == NULL || v->salted == NULL || v->work == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	return 0;
 }
@@ -218,7 +230,7 @@ void verity_destroy(struct verity *v)
 	EVP_MD_CTX_free(v->work);
 	EVP_MD_CTX_free(v->salted);
 	free(v->carry);
-	free(v->block0);
+	free(v->head);
 	if (v->top != NULL)
 		sqp_spill_free(v->spill, v->top, v->top_len > 0 ? v->top_len : 1);
 	free(v);
@@ -229,7 +241,7 @@ uint32_t verity_block_size(const struct verity *v)
 	return v->desc.block_size;
 }
 
-/* Take the next len bytes: the first block's are kept aside, a block
+/* Take the next len bytes: the head's are kept aside, a block
  * split between calls is gathered in the carry; whole blocks are hashed
  * now (span NULL) or noted in span, and so is a carry they fill. */
 static int take(struct verity *v, const uint8_t *p, size_t len, struct verity_span *s)
@@ -237,14 +249,14 @@ static int take(struct verity *v, const uint8_t *p, size_t len, struct verity_sp
 	size_t bs = v->desc.block_size, n;
 	int ret = reserve(v, v->fed + len);
 
-	if (ret == 0 && v->fed < bs) {
-		n = bs - (size_t)v->fed < len ? bs - (size_t)v->fed : len;
-		memcpy(v->block0 + v->fed, p, n);
+	if (ret == 0 && v->fed < v->head_cap) {
+		n = v->head_cap - (size_t)v->fed < len ? v->head_cap - (size_t)v->fed : len;
+		memcpy(v->head + v->fed, p, n);
 		v->fed += n;
 		p += n;
 		len -= n;
-		if (v->fed == bs)
-			v->hashed = 1; /* slot 0 is filled at finish */
+		if (v->fed == v->head_cap)
+			v->hashed = v->head_cap / bs; /* their slots filled at finish */
 	}
 	v->fed += len;
 	if (ret == 0 && v->carry_len > 0 && len > 0) {
@@ -322,18 +334,21 @@ int verity_span_hash(struct verity_span *s)
 int verity_finish(struct verity *v, const void *head, size_t head_len)
 {
 	uint32_t bs = v->desc.block_size;
-	uint8_t *s0;
-	int ret;
+	/* An image shorter than the head has only its own blocks there. */
+	size_t held = v->fed < v->head_cap ? (size_t)v->fed : v->head_cap, k;
+	int ret = 0;
 
-	if (v->fed % bs != 0 || v->fed == 0 || head_len > bs || v->hashed != v->fed / bs)
+	if (v->fed % bs != 0 || v->fed == 0 || head_len > held ||
+	    v->hashed != (v->fed < v->head_cap ? 0 : v->fed / bs))
 		return sqp_err(v->err, SQP_ERR_INTERNAL, "verity: %llu bytes fed, %llu blocks "
 			       "hashed", (unsigned long long)v->fed, (unsigned long long)v->hashed);
-	s0 = slot(v, 0);
-	memcpy(v->block0, head, head_len);
-	ret = verity_hash(v->salted, v->work, v->block0, bs, s0);
+	memcpy(v->head, head, head_len);
+	for (k = 0; ret == 0 && k < held / bs; k++)
+		ret = verity_hash(v->salted, v->work, v->head + k * bs, bs, slot(v, k));
 	if (ret != 0)
-		return sqp_err(v->err, ret, "hashing the image's first block: %s",
+		return sqp_err(v->err, ret, "hashing the image's first blocks: %s",
 			       sqp_strerror(ret));
+	v->hashed = v->fed / bs;
 	verity_geom_init(&v->geom, bs, v->hashed, !v->desc.no_superblock);
 	return verity_tree_top(&v->geom, &v->dig, v->salted, v->work, &v->desc, v->uuid,
 			       v->spill, &v->top, &v->top_len, v->root, v->err);
