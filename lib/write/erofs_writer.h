@@ -212,7 +212,7 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
  * is stored (recorded for later ones), or < 0. */
 int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 			 uint32_t xsize, uint64_t *start);
-/* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
+/* The bytes of xattr set id's inline area (0 for WR_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);
 /* Encode set id's area (size from erofs_w_xattr_size) into out. */

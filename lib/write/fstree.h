@@ -83,7 +83,7 @@ struct fs_irec {
 	uint32_t gid;
 	uint32_t mtime_nsec;
 	int64_t mtime;          /* seconds since the epoch */
-	uint32_t xattr_set;     /* xattr set index, or SQFS_NO_XATTR */
+	uint32_t xattr_set;     /* xattr set index, or WR_NO_XATTR */
 	uint32_t nlink;         /* counted before serialisation */
 	uint32_t inode_number;  /* assigned before serialisation */
 	uint64_t ref;           /* inode table reference once written */
