@@ -263,4 +263,7 @@ void erofs_fit_cleanup(struct erofs_fit *f);
 /* Everything after the last entry: directories, inodes, superblock. */
 int erofs_w_finish(struct sqp_writer *w, int64_t mod_time);
 
+/* erofs_data.c: the back end's table, for lib/formats to pick. */
+extern const struct writer_format writer_erofs;
+
 #endif

@@ -36,6 +36,9 @@ static inline uint32_t sqfs_time(int64_t t)
 	return t < 0 ? 0 : t > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
+/* sqfs_writer.c: the back end's table, for lib/formats to pick. */
+extern const struct writer_format writer_squashfs;
+
 /* sqfs_finish.c: everything after the last entry. */
 int sqfs_w_finish(struct sqp_writer *w);
 
