@@ -8,11 +8,11 @@
 
 #include <stdlib.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
-#include "write/metawriter.h"
-#include "write/sqfs_writer.h"
-#include "write/tables.h"
+#include "squashfs/metawriter.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/sqfs_writer.h"
+#include "squashfs/tables.h"
 
 int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
 		      struct imgout *out, uint64_t *pos)

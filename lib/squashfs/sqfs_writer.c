@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/sqfs_writer.h"
 #include "util/endian.h"
-#include "write/sqfs_writer.h"
 #include "write/words.h"
 #include "write/writer_test.h"
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "write/idtable.h"
+#include "squashfs/idtable.h"
 #include "write/writer_impl.h"
 
 struct sqfs_wstate {
