@@ -8,9 +8,9 @@
  */
 #include "config.h"
 
+#include "erofs/erofs_writer.h"
 #include "sqpack/writer.h"
 #include "squashfs/sqfs_writer.h"
-#include "write/erofs_writer.h"
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
 

@@ -22,10 +22,10 @@
 
 #include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/erofs_writer.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK

@@ -25,9 +25,9 @@
 #include <sys/stat.h>
 
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
-#include "write/erofs_writer.h"
 #include "write/words.h"
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
