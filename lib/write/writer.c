@@ -3,7 +3,9 @@
  * writer.c - the public image writer's life cycle: entries in, an image
  * out, in the format desc.format names. What does not depend on the
  * format is checked and set up here; the rest is the back end's
- * (struct writer_format: sqfs_writer.c, erofs_data.c), picked once.
+ * (struct writer_format, in lib/squashfs and lib/erofs), which the
+ * caller picks: lib/formats (sqp_writer_create) knows the back ends,
+ * the core none.
  */
 #include "config.h"
 

@@ -3,8 +3,8 @@
  * writer_impl.h - the image writer's state, shared by the format-neutral
  * core (writer.c: life cycle; writer_add.c: entries; the layers, links
  * and renames; tar2img.c) and the format back ends it calls through
- * struct writer_format: SquashFS's (sqfs_writer.c, sqfs_finish.c) and
- * EROFS's (erofs_*.c). The back ends include this header; the core
+ * struct writer_format: SquashFS's (lib/squashfs/write.am) and EROFS's
+ * (lib/erofs/write.am). The back ends include this header; the core
  * includes none of theirs.
  */
 #ifndef SQP_WRITE_WRITER_IMPL_H
