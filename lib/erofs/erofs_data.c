@@ -112,7 +112,7 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 	uint32_t units, index;
 	int ret;
 
-	f->u.file.frag_index = FS_NONE;
+	f->u.file.ero_rec = FS_NONE;
 	if (tail == 0)
 		return 0;
 	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
@@ -127,7 +127,7 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
 		return ret;
 	memcpy(chunkarr_at(&e->tails, index), data, tail);
-	f->u.file.frag_index = index;
+	f->u.file.ero_rec = index;
 	return 0;
 }
 

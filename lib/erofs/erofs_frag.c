@@ -220,8 +220,8 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		return ret;
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
-	f->u.file.frag_index = rec;
-	f->u.file.frag_offset = EROFS_W_ZIP;
+	f->u.file.ero_rec = rec;
+	f->u.file.ero_zip = EROFS_W_ZIP;
 	return 0;
 }
 

@@ -28,6 +28,9 @@
 #include "write/fstree.h"
 #include "write/words.h"
 
+/* A new file's tail word says "none" to both back ends (fstree.h). */
+_Static_assert(WR_NO_FRAGMENT == FS_NONE, "no fragment and no EROFS tail differ");
+
 /* Records per chunk: a few hundred KiB each. */
 #define NODE_CHUNK_SHIFT 14
 #define INODE_CHUNK_SHIFT 12
@@ -214,6 +217,8 @@ static struct fs_irec *new_inode(struct fstree *t, const struct fs_attr *attr,
 		ino->u.dir.first = ino->u.dir.last = FS_NONE;
 		ino->u.dir.pending = FS_NONE;
 	} else if (S_ISREG(attr->mode)) {
+		/* no tail, in either back end's words (ero_rec FS_NONE:
+		 * asserted above) */
 		ino->u.file.frag_index = WR_NO_FRAGMENT;
 		ino->u.file.blocks = FS_NONE;
 	}
