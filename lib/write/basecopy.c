@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/hchain.h"
 #include "write/basecopy.h"
+#include "write/words.h"
 
 struct copied {
 	uint64_t pos;          /* in the base */
@@ -85,7 +85,7 @@ void basecopy_destroy(struct basecopy *bc)
 
 int basecopy_fits(const struct datapipe *p, const struct base_file *f)
 {
-	if (f->frag_index == SQFS_NO_FRAGMENT)
+	if (f->frag_index == WR_NO_FRAGMENT)
 		return 1;
 	return p->fragment_mode == SQP_FRAGMENTS_ALL ||
 	       (p->fragment_mode == SQP_FRAGMENTS_SMALL && f->block_count == 0);
@@ -105,21 +105,21 @@ static int check(struct basecopy *bc, const struct base_file *f)
 	const uint32_t bs = bc->p->block_size;
 	uint64_t full = f->size / bs, pos = f->blocks_start;
 	uint32_t tail = (uint32_t)(f->size % bs), i, len, flen;
-	int frag = f->frag_index != SQFS_NO_FRAGMENT;
+	int frag = f->frag_index != WR_NO_FRAGMENT;
 
 	if (f->block_count != full + (tail > 0 && !frag) || (frag && tail == 0))
 		return SQP_ERR_CORRUPT;
 	for (i = 0; i < f->block_count; i++) {
-		len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+		len = f->words[i] & WR_BLOCK_SIZE_MASK;
 		if (len > bs || pos > bc->end || len > bc->end - pos ||
-		    ((f->words[i] & SQFS_BLOCK_UNCOMPRESSED) && len != 0 &&
+		    ((f->words[i] & WR_BLOCK_RAW) && len != 0 &&
 		     len != block_len(bc->p, f, i)))
 			return SQP_ERR_CORRUPT;
 		pos += len;
 	}
 	if (!frag)
 		return 0;
-	flen = f->frag_word & SQFS_BLOCK_SIZE_MASK;
+	flen = f->frag_word & WR_BLOCK_SIZE_MASK;
 	if (f->frag_index >= bc->frag_count || flen == 0 || flen > bs ||
 	    f->frag_start > bc->end || flen > bc->end - f->frag_start ||
 	    f->frag_offset > bs - tail)
@@ -136,7 +136,7 @@ static uint32_t find_copy(const struct basecopy *bc, const struct base_file *f)
 	const struct copied *c;
 
 	for (i = 0; i < f->block_count; i++) {
-		uint32_t len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+		uint32_t len = f->words[i] & WR_BLOCK_SIZE_MASK;
 
 		if (len == 0)
 			continue;
@@ -207,7 +207,7 @@ static int copy_blocks(struct basecopy *bc, struct fs_inode *ino,
 	int ret;
 
 	for (i = 0; i < f->block_count; i++) {
-		len = f->words[i] & SQFS_BLOCK_SIZE_MASK;
+		len = f->words[i] & WR_BLOCK_SIZE_MASK;
 		if (len == 0) {
 			ino->u.file.block_sizes[i] = 0;
 			ino->u.file.sparse += block_len(p, f, i);
@@ -243,7 +243,7 @@ static void share_blocks(struct basecopy *bc, struct fs_inode *ino,
 
 	ino->u.file.blocks_start = first;
 	for (i = 0; i < f->block_count; i++) {
-		if ((f->words[i] & SQFS_BLOCK_SIZE_MASK) == 0) {
+		if ((f->words[i] & WR_BLOCK_SIZE_MASK) == 0) {
 			ino->u.file.block_sizes[i] = 0;
 			ino->u.file.sparse += block_len(bc->p, f, i);
 			bc->p->stats->blocks_sparse++;
@@ -282,7 +282,7 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 
 	ino->u.file.size = f->size;
 	ino->u.file.blocks_start = PHYS_NONE;
-	ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+	ino->u.file.frag_index = WR_NO_FRAGMENT;
 	if (check(bc, f) != 0)
 		return SQP_ERR_CORRUPT;
 	if (f->block_count > 0) {
@@ -296,9 +296,9 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 		share_blocks(bc, ino, f, first);
 	else if ((ret = copy_blocks(bc, ino, f)) != 0)
 		return ret;
-	if (f->frag_index != SQFS_NO_FRAGMENT && (ret = copy_tail(bc, ino, f)) != 0)
+	if (f->frag_index != WR_NO_FRAGMENT && (ret = copy_tail(bc, ino, f)) != 0)
 		return ret;
-	if (first != PHYS_NONE && f->frag_index == SQFS_NO_FRAGMENT)
+	if (first != PHYS_NONE && f->frag_index == WR_NO_FRAGMENT)
 		p->stats->files_deduped++;
 	p->stats->bytes_in += f->size;
 	return 0;

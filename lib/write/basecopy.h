@@ -27,7 +27,7 @@ struct base_file {
 	uint64_t blocks_start;
 	const uint32_t *words;
 	uint32_t block_count;
-	uint32_t frag_index;      /* the base's; SQFS_NO_FRAGMENT: no tail */
+	uint32_t frag_index;      /* the base's; WR_NO_FRAGMENT: no tail */
 	uint32_t frag_offset;
 	uint64_t frag_start;      /* that fragment block's place and word */
 	uint32_t frag_word;

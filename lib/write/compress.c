@@ -20,12 +20,12 @@
 #include <string.h>
 
 #include "codec/codec_worker.h"
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "util/pipeline.h"
 #include "write/compress.h"
 #include "write/probe.h"
+#include "write/words.h"
 
 /* All job buffers (2 x block size each) fit in this, whatever -j: 24 jobs
  * of 1 MiB blocks, 192 of 128 KiB. */
@@ -65,13 +65,13 @@ struct compress_stage {
  * length, or a fragment block to at most raw_len bytes, is corrupt. */
 static int base_job(struct blk_job *job, struct sqp_codec_worker *w)
 {
-	uint32_t len = job->size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t len = job->size_word & WR_BLOCK_SIZE_MASK;
 	struct sqp_compressor *dec;
 	int n, ret = sqp_pread_full(job->copy_fd, job->copy_from, job->out, len);
 
 	if (ret != 0 || job->recode == NULL)
 		return ret;
-	if (job->size_word & SQFS_BLOCK_UNCOMPRESSED) {
+	if (job->size_word & WR_BLOCK_RAW) {
 		memcpy(job->raw, job->out, len);
 		n = (int)len;
 	} else {
@@ -99,7 +99,7 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 		return s->hash(job->span);
 	if (job->kind == JOB_COPY)
 		return sqp_pread_full(s->fd, s->base + job->copy_from,
-				      job->out, job->size_word & SQFS_BLOCK_SIZE_MASK);
+				      job->out, job->size_word & WR_BLOCK_SIZE_MASK);
 	if (job->kind == JOB_BASE_BLOCK || job->kind == JOB_BASE_FRAGMENT) {
 		n = base_job(job, w);
 		if (n <= 0)
@@ -108,19 +108,19 @@ static int run_job(void *ctx, void *state, struct sqp_pool_job *base)
 	frag = job->kind == JOB_FRAGMENT || job->kind == JOB_BASE_FRAGMENT;
 	if (frag ? s->raw_frags : s->raw_data) {
 		job->probed_raw = 0;
-		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
+		job->size_word = job->raw_len | WR_BLOCK_RAW;
 		return 0;
 	}
 	job->probed_raw = s->probe && probe_incompressible(job->raw, job->raw_len,
 							   (struct probe_scratch *)w->scratch);
 	if (job->probed_raw) {
-		job->size_word = job->raw_len | SQFS_BLOCK_UNCOMPRESSED;
+		job->size_word = job->raw_len | WR_BLOCK_RAW;
 		return 0;
 	}
 	n = sqp_compress(w->codec, job->raw, job->raw_len, job->out, job->raw_len);
 	if (n < 0)
 		return sqp_compress_status(n);
-	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | SQFS_BLOCK_UNCOMPRESSED);
+	job->size_word = n > 0 ? (uint32_t)n : (job->raw_len | WR_BLOCK_RAW);
 	return 0;
 }
 
@@ -224,14 +224,14 @@ size_t compress_job_count(const struct compress_stage *c)
 /* Queue a finished job's bytes to the image and tell its owner where. */
 static int write_job(struct compress_stage *c, struct blk_job *job)
 {
-	uint32_t disk_len = job->size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t disk_len = job->size_word & WR_BLOCK_SIZE_MASK;
 	const uint8_t *bytes = job->out;
 	uint64_t pos = c->out->pos;
 	int ret, placed;
 
 	/* A block stored raw by the codec here (compressed or converted) is
 	 * in raw[]; a base block copied as it is, raw or not, in out[]. */
-	if ((job->size_word & SQFS_BLOCK_UNCOMPRESSED) &&
+	if ((job->size_word & WR_BLOCK_RAW) &&
 	    (job->kind == JOB_BLOCK || job->kind == JOB_FRAGMENT ||
 	     (job->kind >= JOB_BASE_BLOCK && job->recode != NULL))) {
 		bytes = job->raw;

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "write/datapipe.h"

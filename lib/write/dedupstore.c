@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "util/hchain.h"
 #include "write/dedupstore.h"
+#include "write/words.h"
 
 /* Candidates tried per lookup: bounds the work a flood of colliding
  * hashes (only possible with a weakened hash) can cause. */
@@ -253,7 +253,7 @@ int dedup_store_wait(struct dedup_store *s, uint32_t phys, struct dedup_where *w
 	}
 	ret = block_at(s, phys, w);
 	if (ret == 0)
-		ret = flush_to(s, w->offset + (w->size_word & SQFS_BLOCK_SIZE_MASK));
+		ret = flush_to(s, w->offset + (w->size_word & WR_BLOCK_SIZE_MASK));
 	return ret;
 }
 
@@ -272,7 +272,7 @@ int dedup_store_follows(const struct dedup_store *s, uint32_t b, int *yes)
 	if (ret == 0)
 		ret = block_at(s, b, &cur);
 	if (ret == 0)
-		*yes = prev.offset + (prev.size_word & SQFS_BLOCK_SIZE_MASK) == cur.offset;
+		*yes = prev.offset + (prev.size_word & WR_BLOCK_SIZE_MASK) == cur.offset;
 	return ret;
 }
 
@@ -281,12 +281,12 @@ int dedup_store_follows(const struct dedup_store *s, uint32_t b, int *yes)
 static int read_back(struct dedup_store *s, uint64_t offset, uint32_t size_word,
 		     uint8_t *dst)
 {
-	uint32_t disk_len = size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t disk_len = size_word & WR_BLOCK_SIZE_MASK;
 	int ret;
 
 	if (disk_len > s->d.block_size)
 		return sqp_err(s->d.err, SQP_ERR_INTERNAL, "stored block larger than a block");
-	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
+	if (size_word & WR_BLOCK_RAW) {
 		ret = imgout_pread(s->d.out, offset, dst, disk_len);
 		return ret != 0 ? ret : (int)disk_len;
 	}
@@ -347,7 +347,7 @@ int dedup_store_same(struct dedup_store *s, uint32_t a, uint32_t b, int *equal)
 		return ret;
 	if (wa.size_word != wb.size_word)
 		return 0;
-	len = wa.size_word & SQFS_BLOCK_SIZE_MASK;
+	len = wa.size_word & WR_BLOCK_SIZE_MASK;
 	if (deciding(s)) {
 		*equal = 1;
 		return proof_submit(s->d.ring, PROOF_SAME, wa.offset, wa.size_word,
@@ -489,7 +489,7 @@ static int fragment_bytes(struct dedup_store *s, struct fragpack *pk, uint32_t i
 	slot = cache_victim(s, PHYS_NONE);
 	ret = fragpack_wait(pk, index, &start, &size_word);
 	if (ret == 0)
-		ret = flush_to(s, start + (size_word & SQFS_BLOCK_SIZE_MASK));
+		ret = flush_to(s, start + (size_word & WR_BLOCK_SIZE_MASK));
 	if (ret != 0)
 		return ret;
 	slot->index = PHYS_NONE;

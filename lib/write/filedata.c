@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "write/datapipe.h"
+#include "write/words.h"
 
 /* Earlier runs tried when a run breaks (see dedupstore.c). */
 #define MAX_START_CANDIDATES 16
@@ -418,7 +418,7 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 
 	ino->u.file.size = size;
 	ino->u.file.blocks_start = PHYS_NONE;
-	ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+	ino->u.file.frag_index = WR_NO_FRAGMENT;
 	if (count > UINT32_MAX / 4)
 		return sqp_err(p->err, SQP_ERR_LIMIT, "file too large for SquashFS");
 	if (count > 0) {

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "write/fragpack.h"
+#include "write/words.h"
 
 struct frag_rec {
 	uint64_t start;        /* once retired */
@@ -67,7 +67,7 @@ int fragpack_reserve(struct fragpack *pk, uint32_t *index)
 			return sqp_err(pk->err, SQP_ERR_NOMEM, "out of memory");
 		pk->frags = f;
 	}
-	if (pk->frag_count >= SQFS_NO_FRAGMENT - 1)
+	if (pk->frag_count >= WR_NO_FRAGMENT - 1)
 		return sqp_err(pk->err, SQP_ERR_LIMIT, "too many fragment blocks");
 	memset(&pk->frags[pk->frag_count], 0, sizeof(pk->frags[0]));
 	*index = (uint32_t)pk->frag_count++;

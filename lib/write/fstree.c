@@ -23,10 +23,13 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/spill.h"
 #include "write/fstree.h"
+#include "write/words.h"
+
+/* A new file's tail word says "none" to both back ends (fstree.h). */
+_Static_assert(WR_NO_FRAGMENT == FS_NONE, "no fragment and no EROFS tail differ");
 
 /* Records per chunk: a few hundred KiB each. */
 #define NODE_CHUNK_SHIFT 14
@@ -214,7 +217,9 @@ static struct fs_irec *new_inode(struct fstree *t, const struct fs_attr *attr,
 		ino->u.dir.first = ino->u.dir.last = FS_NONE;
 		ino->u.dir.pending = FS_NONE;
 	} else if (S_ISREG(attr->mode)) {
-		ino->u.file.frag_index = SQFS_NO_FRAGMENT;
+		/* no tail, in either back end's words (ero_rec FS_NONE:
+		 * asserted above) */
+		ino->u.file.frag_index = WR_NO_FRAGMENT;
 		ino->u.file.blocks = FS_NONE;
 	}
 	return ino;
@@ -279,7 +284,7 @@ int fstree_add_node(struct fstree *t, uint32_t parent, const char *name,
 int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 		sqp_warn_fn warn, void *warn_user, struct sqp_spill *spill)
 {
-	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
+	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = WR_NO_XATTR };
 	struct fs_irec *ino;
 	uint32_t root, ino_index;
 
@@ -389,7 +394,7 @@ static void remember_dir(struct fstree *t, const char *path, size_t len, uint32_
 static int as_dir(struct fstree *t, uint32_t i, const char *path, size_t len,
 		  const char *entry)
 {
-	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = SQFS_NO_XATTR };
+	struct fs_attr attr = { .mode = S_IFDIR | 0755, .xattr_set = WR_NO_XATTR };
 	struct fs_node *n = fstree_node(t, i);
 	struct fs_irec *ino;
 
@@ -461,9 +466,9 @@ static int prepare_node(struct fstree *t, const char *path, uint32_t *out)
 	uint32_t dir, i;
 	int ret;
 
-	if (name_len > SQFS_NAME_MAX)
+	if (name_len > WR_NAME_MAX)
 		return sqp_err(t->err, SQP_ERR_LIMIT,
-			       "entry '%s': name longer than %d bytes", path, SQFS_NAME_MAX);
+			       "entry '%s': name longer than %d bytes", path, WR_NAME_MAX);
 	if (len == 0) {
 		*out = 0;
 		return 0;

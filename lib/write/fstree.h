@@ -54,8 +54,18 @@ struct fs_inode {
 			uint64_t sparse;       /* bytes in holes */
 			uint32_t *block_sizes; /* on-disk size words (owned) */
 			uint32_t block_count;
-			uint32_t frag_index;
-			uint32_t frag_offset;
+			/* Where the tail went, in its back end's words (see
+			 * fs_irec's: the same two, kept there as they are). */
+			union {
+				struct { /* the data pipe's, SquashFS's */
+					uint32_t frag_index;
+					uint32_t frag_offset;
+				};
+				struct { /* EROFS's */
+					uint32_t ero_rec;
+					uint32_t ero_zip;
+				};
+			};
 		} file;
 	} u;
 };
@@ -83,7 +93,7 @@ struct fs_irec {
 	uint32_t gid;
 	uint32_t mtime_nsec;
 	int64_t mtime;          /* seconds since the epoch */
-	uint32_t xattr_set;     /* xattr set index, or SQFS_NO_XATTR */
+	uint32_t xattr_set;     /* xattr set index, or WR_NO_XATTR */
 	uint32_t nlink;         /* counted before serialisation */
 	uint32_t inode_number;  /* assigned before serialisation */
 	uint64_t ref;           /* inode table reference once written */
@@ -97,8 +107,24 @@ struct fs_irec {
 		} dir;
 		struct {
 			uint32_t size_lo;
-			uint32_t frag_index;
-			uint32_t frag_offset;
+			/* Where the tail went: two words, named by the back
+			 * end that fills them, so that none means two things.
+			 * The tree copies them as they are (fstree_file.c); a
+			 * new file has no tail in either's words
+			 * (WR_NO_FRAGMENT and FS_NONE are one value). */
+			union {
+				struct { /* the data pipe's, SquashFS's */
+					uint32_t frag_index;  /* fragment block, or
+							       * WR_NO_FRAGMENT */
+					uint32_t frag_offset; /* the tail's offset in it */
+				};
+				struct { /* EROFS's (its back end's header) */
+					uint32_t ero_rec;     /* tail arena index (FS_NONE:
+							       * none), or with ero_zip
+							       * the index record */
+					uint32_t ero_zip;     /* compressed: its mark, else 0 */
+				};
+			};
 			uint32_t blocks;       /* side record, FS_NONE if none */
 		} file;
 		struct {

@@ -28,6 +28,7 @@ void fstree_file_get(const struct fstree *t, const struct fs_irec *r,
 
 	memset(out, 0, sizeof(*out));
 	out->u.file.size = r->u.file.size_lo;
+	/* the tail's two words, whichever back end's names they bear */
 	out->u.file.frag_index = r->u.file.frag_index;
 	out->u.file.frag_offset = r->u.file.frag_offset;
 	out->u.file.blocks_start = t->bare_start;

@@ -16,12 +16,12 @@
 #include <string.h>
 
 #include "codec/codec_worker.h"
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/fileio.h"
 #include "util/pipeline.h"
 #include "util/pool.h"
 #include "write/proof.h"
+#include "write/words.h"
 
 /* Proofs in flight: a long run that reroutes submits one per block. */
 #define PROOF_JOBS 64
@@ -91,9 +91,9 @@ static int plain_bytes(const struct proof_io *io, struct sqp_codec_worker *w,
 		       uint32_t size_word, const uint8_t *disk, uint8_t *out,
 		       const uint8_t **plain)
 {
-	uint32_t disk_len = size_word & SQFS_BLOCK_SIZE_MASK;
+	uint32_t disk_len = size_word & WR_BLOCK_SIZE_MASK;
 
-	if (size_word & SQFS_BLOCK_UNCOMPRESSED) {
+	if (size_word & WR_BLOCK_RAW) {
 		*plain = disk;
 		return (int)disk_len;
 	}
@@ -106,7 +106,7 @@ static int run_proof(void *ctx, void *state, struct sqp_pool_job *base)
 	struct proof_job *j = (struct proof_job *)base;
 	const struct proof_io *io = j->io;
 	struct sqp_codec_worker *w = state;
-	uint32_t disk_len = j->size_a & SQFS_BLOCK_SIZE_MASK;
+	uint32_t disk_len = j->size_a & WR_BLOCK_SIZE_MASK;
 	uint64_t end = j->off_a + disk_len;
 	uint8_t *disk = w->scratch + sqp_iobuf_skew(io->base + j->off_a);
 	uint8_t *other = w->scratch + io->block_size + SQP_IOBUF_SKEW;

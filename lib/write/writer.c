@@ -3,7 +3,9 @@
  * writer.c - the public image writer's life cycle: entries in, an image
  * out, in the format desc.format names. What does not depend on the
  * format is checked and set up here; the rest is the back end's
- * (struct writer_format: sqfs_writer.c, erofs_data.c), picked once.
+ * (struct writer_format, in lib/squashfs and lib/erofs), which the
+ * caller picks: lib/formats (sqp_writer_create) knows the back ends,
+ * the core none.
  */
 #include "config.h"
 
@@ -19,12 +21,6 @@
 #include "util/spill.h"
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
-
-/* The one place that asks which format: the back end, once. */
-static const struct writer_format *writer_format_of(const struct sqp_writer_desc *d)
-{
-	return d->format == SQP_FORMAT_EROFS ? &writer_erofs : &writer_squashfs;
-}
 
 /* What does not depend on the format first, for every format alike; then
  * the format's own limits. */
@@ -61,14 +57,8 @@ static int open_spill(struct sqp_writer *w)
 	return 0;
 }
 
-int sqp_writer_create(const struct sqp_writer_desc *desc, struct sqp_writer **out)
-{
-	return writer_create_hooked(desc, NULL, out);
-}
-
-int writer_create_hooked(const struct sqp_writer_desc *desc,
-			 const struct writer_test_hooks *hooks,
-			 struct sqp_writer **out)
+int writer_new(const struct sqp_writer_desc *desc, writer_pick_fn pick,
+	       const struct writer_test_hooks *hooks, struct sqp_writer **out)
 {
 	static const struct writer_test_hooks no_hooks;
 	struct sqp_writer *w = calloc(1, sizeof(*w));
@@ -86,7 +76,7 @@ int writer_create_hooked(const struct sqp_writer_desc *desc,
 	desc = &w->desc; /* the caller's struct only up to its size */
 	if (w->desc.jobs == 0)
 		w->desc.jobs = sqp_cpu_count();
-	w->fmt = writer_format_of(desc);
+	w->fmt = pick(desc->format);
 	if (ret == 0)
 		ret = check_desc(desc, w->fmt, &w->err);
 	prefix = w->desc.prefix; /* the caller's: copied, owned from here */

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "sqpack/policy.h"
 #include "util/abi.h"
 #include "write/basecopy.h"
+#include "write/words.h"
 #include "write/writer_impl.h"
 
 static void warn(struct sqp_writer *w, const char *fmt, const char *path)
@@ -52,7 +52,7 @@ static int convert_attrs(struct sqp_writer *w, const struct sqp_entry *e,
 	a->gid = (uint32_t)e->gid;
 	a->mtime = e->mtime;
 	a->mtime_nsec = e->mtime_nsec;
-	a->xattr_set = SQFS_NO_XATTR;
+	a->xattr_set = WR_NO_XATTR;
 	if ((ret = w->fmt->check_entry(w, e, a)) != 0)
 		return ret;
 	if (a->mtime > w->newest_mtime)

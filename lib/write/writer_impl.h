@@ -3,8 +3,8 @@
  * writer_impl.h - the image writer's state, shared by the format-neutral
  * core (writer.c: life cycle; writer_add.c: entries; the layers, links
  * and renames; tar2img.c) and the format back ends it calls through
- * struct writer_format: SquashFS's (sqfs_writer.c, sqfs_finish.c) and
- * EROFS's (erofs_*.c). The back ends include this header; the core
+ * struct writer_format: SquashFS's (lib/squashfs/write.am) and EROFS's
+ * (lib/erofs/write.am). The back ends include this header; the core
  * includes none of theirs.
  */
 #ifndef SQP_WRITE_WRITER_IMPL_H
@@ -26,9 +26,10 @@ struct sqp_writer;
 struct writer_test_hooks;
 
 /*
- * A format's back end, chosen once by sqp_writer_create from desc.format
- * and never asked again: everything the core needs of a format goes
- * through these. Each keeps its own state in w->fmt_state.
+ * A format's back end, chosen once from desc.format (lib/formats:
+ * sqp_writer_create) and never asked again: everything the core needs
+ * of a format goes through these. Each keeps its own state in
+ * w->fmt_state.
  */
 struct writer_format {
 	const char *name;       /* for messages: "SquashFS", "EROFS" */
@@ -54,9 +55,15 @@ struct writer_format {
 	int (*finish)(struct sqp_writer *w);
 };
 
-/* The back ends (sqfs_writer.c, erofs_data.c). */
-extern const struct writer_format writer_squashfs;
-extern const struct writer_format writer_erofs;
+/* The back end for an image format (desc.format, known or not: the core
+ * refuses an unknown one after). lib/formats holds the one that knows
+ * them; the core calls it once. */
+typedef const struct writer_format *(*writer_pick_fn)(int format);
+
+/* writer.c: a writer for desc, the back end pick's; *out is set even on
+ * failure (sqp_writer_create's convention), hooks NULL for none. */
+int writer_new(const struct sqp_writer_desc *desc, writer_pick_fn pick,
+	       const struct writer_test_hooks *hooks, struct sqp_writer **out);
 
 struct sqp_writer {
 	struct sqp_writer_desc desc;  /* copy; jobs resolved */

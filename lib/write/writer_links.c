@@ -25,8 +25,8 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "write/words.h"
 #include "write/writer_impl.h"
 
 struct wait_link {
@@ -341,7 +341,7 @@ int writer_link(struct sqp_writer *w, const struct sqp_entry *e)
 {
 	const char *target = e->link_target ? e->link_target : "";
 	struct fs_node *tn = fstree_current(&w->tree, target);
-	struct fs_attr attr = { .mode = S_IFREG, .xattr_set = SQFS_NO_XATTR };
+	struct fs_attr attr = { .mode = S_IFREG, .xattr_set = WR_NO_XATTR };
 	struct wait_link *chain = NULL;
 	struct kept_file *kept;
 	struct fs_irec *ino;

@@ -27,7 +27,8 @@ struct writer_test_hooks {
 	uint64_t fail_meta_job;
 };
 
-/* sqp_writer_create() with hooks (NULL = none); same failure convention. */
+/* sqp_writer_create() with hooks (NULL = none); same failure convention.
+ * Beside it in lib/formats, which picks the back end. */
 int writer_create_hooked(const struct sqp_writer_desc *desc,
 			 const struct writer_test_hooks *hooks,
 			 struct sqp_writer **out);

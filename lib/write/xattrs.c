@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xattrs.c - interning xattr sets and writing the xattr table.
+ * xattrs.c - interning xattr sets.
  *
- * A set is serialised once, in the on-disk record format, sorted by full
- * key name (a later duplicate key wins, as setting it twice would); the
- * serialised bytes are both the interning key and what is written.
+ * A set is serialised once, in SquashFS's key/value record form (the
+ * writer's own: see xattrs.h), sorted by full key name (a later duplicate
+ * key wins, as setting it twice would); the serialised bytes are both the
+ * interning key and what the back ends write or re-encode.
  */
 #include "config.h"
 
@@ -13,12 +14,9 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
 #include "util/array.h"
 #include "util/endian.h"
-#include "write/metawriter.h"
-#include "write/tables.h"
 #include "write/xattrs.h"
 
 int xattr_store_init(struct xattr_store *s, struct sqp_errbuf *err,
@@ -40,6 +38,29 @@ void xattr_store_cleanup(struct xattr_store *s)
 	free(s->sets);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The prefixes a set keeps, at their WR_XATTR_* index. */
+static const char *const prefixes[] = {
+	[WR_XATTR_USER] = "user.",
+	[WR_XATTR_TRUSTED] = "trusted.",
+	[WR_XATTR_SECURITY] = "security.",
+};
+
+/* key's prefix id, the length of its prefix in *name_off; -1 for a
+ * prefix the store does not keep. */
+static int prefix_id(const char *key, size_t *name_off)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); ++i) {
+		n = strlen(prefixes[i]);
+		if (strncmp(key, prefixes[i], n) == 0) {
+			*name_off = n;
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 static int cmp_xattr(const void *a, const void *b)
@@ -80,7 +101,7 @@ static int serialise(struct xattr_store *s, const char *path,
 
 		if (i + 1 < n && strcmp(x->key, sorted[i + 1]->key) == 0)
 			continue;
-		type = sqfs_xattr_prefix_id(x->key, &name_off);
+		type = prefix_id(x->key, &name_off);
 		name_len = strlen(x->key) - name_off;
 		if (type < 0 || name_len == 0 || name_len > UINT16_MAX ||
 		    x->value_len > UINT32_MAX - 8) {
@@ -137,7 +158,7 @@ int xattr_store_intern(struct xattr_store *s, const char *path,
 	size_t j;
 	int ret;
 
-	*id = SQFS_NO_XATTR;
+	*id = WR_NO_XATTR;
 	if (count == 0)
 		return 0;
 	ret = serialise(s, path, xattrs, count, &set);
@@ -174,49 +195,4 @@ int xattr_store_intern(struct xattr_store *s, const char *path,
 nomem:
 	free(set.blob);
 	return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
-}
-
-int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
-		      struct imgout *out, uint64_t *pos)
-{
-	struct sqfs_xattr_table hdr;
-	uint8_t hdr_bytes[SQFS_XATTR_TABLE_SIZE];
-	struct metawriter kv;
-	uint8_t *ids = NULL;
-	size_t i;
-	int ret;
-
-	*pos = SQFS_NO_TABLE;
-	if (s->count == 0)
-		return 0;
-	ret = meta_init(&kv, codec, s->err);
-	ids = malloc(s->count * SQFS_XATTR_ID_SIZE);
-	if (ret != 0 || ids == NULL)
-		goto fail;
-	for (i = 0; i < s->count && ret == 0; ++i) {
-		struct sqfs_xattr_id xid = {
-			.ref = meta_ref(&kv), .count = s->sets[i].count,
-			.size = s->sets[i].len,
-		};
-
-		sqfs_xattr_id_encode(&xid, ids + i * SQFS_XATTR_ID_SIZE);
-		ret = meta_append(&kv, s->sets[i].blob, s->sets[i].len);
-	}
-	if (ret == 0)
-		ret = meta_finish(&kv);
-	if (ret != 0)
-		goto fail;
-	hdr.kv_start = out->pos;
-	hdr.count = (uint32_t)s->count;
-	sqfs_xattr_table_encode(&hdr, hdr_bytes);
-	ret = imgout_append(out, kv.out, kv.out_len);
-	if (ret == 0)
-		ret = table_write(out, codec, ids, s->count * SQFS_XATTR_ID_SIZE,
-				  hdr_bytes, sizeof(hdr_bytes), NULL, pos);
-fail:
-	if (ids == NULL && ret == 0)
-		ret = sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
-	meta_cleanup(&kv);
-	free(ids);
-	return ret;
 }

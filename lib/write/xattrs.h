@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xattrs.h - extended attribute sets, deduplicated, and the xattr table.
+ * xattrs.h - extended attribute sets, deduplicated.
  *
  * Each inode's attributes are put in a canonical order and interned: equal
  * sets (common for SELinux labels or capabilities) are stored once and
- * share one xattr id.
+ * share one xattr id. A set's blob is a run of records: a u16 prefix id
+ * (WR_XATTR_*), a u16 name size, the name without its prefix, a u32 value
+ * size and the value, little-endian: SquashFS's own form, which its back
+ * end writes as it is and EROFS's re-encodes.
  */
 #ifndef SQP_WRITE_XATTRS_H
 #define SQP_WRITE_XATTRS_H
@@ -16,6 +19,13 @@
 #include "sqpack/entry.h"
 #include "util/errbuf.h"
 #include "write/imgout.h"
+#include "write/words.h"
+
+/* The prefix ids of the records: SquashFS's (its back end checks that
+ * they agree), the only prefixes both formats can store. */
+#define WR_XATTR_USER     0
+#define WR_XATTR_TRUSTED  1
+#define WR_XATTR_SECURITY 2
 
 struct xattr_set {
 	uint8_t *blob;          /* key/value records as stored */
@@ -39,15 +49,9 @@ int xattr_store_init(struct xattr_store *s, struct sqp_errbuf *err,
 		     sqp_warn_fn warn, void *warn_user);
 void xattr_store_cleanup(struct xattr_store *s);
 
-/* Intern the attributes of the entry at path; *id is SQFS_NO_XATTR when
+/* Intern the attributes of the entry at path; *id is WR_NO_XATTR when
  * none are left after dropping prefixes SquashFS cannot store (warned). */
 int xattr_store_intern(struct xattr_store *s, const char *path,
 		       const struct sqp_xattr *xattrs, size_t count, uint32_t *id);
-
-/* Append the key/value blocks, the id table and its header; *pos is the
- * superblock's xattr_table field. Nothing is written without sets (*pos
- * becomes SQFS_NO_TABLE). */
-int xattr_store_write(struct xattr_store *s, struct sqp_compressor *codec,
-		      struct imgout *out, uint64_t *pos);
 
 #endif

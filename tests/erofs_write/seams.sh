@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # seams.sh - compressed EROFS files of several 8 MiB segments, whose
 # segments are cut in parallel and then re-cut across each seam
-# (lib/write/erofs_seam.c). Files: text of 20 MiB (two seams) and of
+# (lib/erofs/erofs_seam.c). Files: text of 20 MiB (two seams) and of
 # 9 MiB (one, the re-cut may run to the file's end). Without the
 # re-cut a file took exactly the blocks of its 8 MiB pieces packed as
 # files of their own (each segment's cut is a piece's); with it, for

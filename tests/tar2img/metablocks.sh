@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # metablocks.sh - the inode and directory tables compressed on the pool
-# (lib/write/metapool.c): on a tree whose tables span some 470 metadata
+# (lib/squashfs/metapool.c): on a tree whose tables span some 470 metadata
 # blocks (more than the window of 256 blocks in flight), with directory
 # indexes, the image is byte-identical for -j 1, 2 and 8, with and without
 # --exportable, and readers agree with the generator: unsquashfs lists

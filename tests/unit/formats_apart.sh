@@ -1,19 +1,20 @@
 #!/bin/sh
 # The format cut (doc/architecture.md): only a format's back end knows
-# that format. The reader's core (lib/read), the jobs over it (lib/unpack,
-# lib/check, lib/inspect, lib/rebuild) and the tools (bin) name nothing
-# of the back ends: no include of lib/squashfs or lib/erofs, no name
-# those folders' headers declare (records, functions, the back ends'
-# tables, their accessors), no access to a back end's part of the core's
-# records. They reach an image's format only through the table its open
-# chose (img->fmt). The check then proves itself: a test of the format
+# that format. The reader's core (lib/read), the writer's (lib/write),
+# the jobs over them (lib/unpack, lib/check, lib/inspect, lib/rebuild)
+# and the tools (bin) name nothing of the back ends: no include of
+# lib/squashfs or lib/erofs, no name those folders' headers declare
+# (records, functions, the back ends' tables, their accessors), no
+# access to a back end's part of the core's records. They reach an
+# image's format only through the table its open chose (img->fmt), or
+# the writer's that lib/formats picked (w->fmt). The check then proves itself: a test of the format
 # planted into a copy of img2tar.c and of check.c must be found.
 top_srcdir=${top_srcdir:-$(dirname "$0")/../..}
 cd "$top_srcdir" || exit 1
 passed=0 failed=0 skipped=0
 
 backs="lib/squashfs lib/erofs"
-neutral="lib/read lib/unpack lib/check lib/inspect lib/rebuild bin"
+neutral="lib/read lib/write lib/unpack lib/check lib/inspect lib/rebuild bin"
 for d in $backs $neutral; do
 	[ -d "$d" ] || { echo "FAIL: no folder $d"; exit 1; }
 done

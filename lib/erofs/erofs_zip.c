@@ -34,10 +34,10 @@
 
 #include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
+#include "erofs/erofs_zip.h"
 #include "sqpack/error.h"
 #include "util/pool.h"
-#include "write/erofs_writer.h"
-#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
@@ -389,7 +389,7 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 
 	memset(&f, 0, sizeof(f));
 	f.u.file.size = j->size;
-	f.u.file.frag_index = FS_NONE;
+	f.u.file.ero_rec = FS_NONE;
 	/* As erofs_w_add_file: the first block if any is appended (with
 	 * ztailpacking a file of less than a block comes here too, its tail
 	 * a block of its own when it does not fit beside the inode). */
@@ -561,8 +561,8 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	memset(chunkarr_at(&e->zidx, rec), 0, 2 * EROFS_Z_INDEX_SIZE);
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
-	f->u.file.frag_index = rec;
-	f->u.file.frag_offset = EROFS_W_ZIP;
+	f->u.file.ero_rec = rec;
+	f->u.file.ero_zip = EROFS_W_ZIP;
 	for (off = 0; off < size; off += len) {
 		len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
 		if ((ret = next_job(w, size, len, &j)) != 0)

@@ -33,13 +33,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "squashfs/serialize.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/sqfs_writer.h"
 #include "util/array.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/serialize.h"
-#include "write/sqfs_writer.h"
 
 /* Where a directory inode keeps its listing's block (see sqfs_inode_encode:
  * after the 16-byte common header), and a directory index entry its

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "squashfs/serialize.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/sqfs_writer.h"
+#include "squashfs/tables.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/serialize.h"
-#include "write/tables.h"
-#include "write/sqfs_writer.h"
 
 static uint32_t image_time(const struct sqp_writer *w)
 {

@@ -35,8 +35,8 @@
  * cluster's logical clusters under the 2048 an index can count back
  * and its data under the kernel's 12 MiB. */
 #define EROFS_W_SEGMENT (8u << 20)
-/* fs_inode.u.file.frag_offset of a compressed file: its frag_index is
- * then its record in the index arena: 8 bytes of the compressed block
+/* fs_inode.u.file.ero_zip of a compressed file: its ero_rec is then
+ * its record in the index arena: 8 bytes of the compressed block
  * count (32 bits), the inline tail pcluster's size (16 bits, 0 for
  * none) and the fragment's kind (16 bits, EROFS_FRAG_*), 8 of the
  * tail's index in the tail arena or the fragment's offset, then from
@@ -151,7 +151,7 @@ int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
 /* A regular file's data: full blocks appended now, the tail kept for
  * its inode when it fits there with the inode and its xattr area of
  * xattr_size bytes, else stored as a last block. Fills *f: size,
- * blocks_start (first block, 0 for none) and frag_index (the tail's
+ * blocks_start (first block, 0 for none) and ero_rec (the tail's
  * arena index, FS_NONE when none is kept). */
 int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		     uint32_t xattr_size, const struct sqp_data_source *src,
@@ -159,7 +159,7 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 
 /* Keep a file's tail of tail bytes (data) for its inode if it fits
  * there beside xattr_size bytes of xattrs, else append it as a block;
- * sets f's frag_index. */
+ * sets f's ero_rec. */
 int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f);
 
@@ -212,7 +212,7 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
  * is stored (recorded for later ones), or < 0. */
 int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 			 uint32_t xsize, uint64_t *start);
-/* The bytes of xattr set id's inline area (0 for SQFS_NO_XATTR), or a
+/* The bytes of xattr set id's inline area (0 for WR_NO_XATTR), or a
  * negative error for a set EROFS cannot hold inline. */
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size);
 /* Encode set id's area (size from erofs_w_xattr_size) into out. */
@@ -262,5 +262,8 @@ void erofs_fit_cleanup(struct erofs_fit *f);
 
 /* Everything after the last entry: directories, inodes, superblock. */
 int erofs_w_finish(struct sqp_writer *w, int64_t mod_time);
+
+/* erofs_data.c: the back end's table, for lib/formats to pick. */
+extern const struct writer_format writer_erofs;
 
 #endif

@@ -25,10 +25,10 @@
 #include <sys/stat.h>
 
 #include "erofs/erofs_format.h"
-#include "squashfs/sqfs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
-#include "write/erofs_writer.h"
+#include "write/words.h"
 #include "write/writer_impl.h"
 #include "write/writer_test.h"
 
@@ -110,7 +110,7 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 	uint32_t units, index;
 	int ret;
 
-	f->u.file.frag_index = FS_NONE;
+	f->u.file.ero_rec = FS_NONE;
 	if (tail == 0)
 		return 0;
 	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
@@ -125,7 +125,7 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
 		return ret;
 	memcpy(chunkarr_at(&e->tails, index), data, tail);
-	f->u.file.frag_index = index;
+	f->u.file.ero_rec = index;
 	return 0;
 }
 
@@ -163,13 +163,13 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	return erofs_w_put_tail(w, e->block, tail, xattr_size, f);
 }
 
-/* EROFS's name index of a SquashFS xattr type (user, trusted, security:
- * the only ones the store keeps). */
+/* EROFS's name index of a store record's prefix id (user, trusted,
+ * security: the only ones the store keeps). */
 static uint8_t name_index(uint16_t type)
 {
 	static const uint8_t map[] = {
-		[SQFS_XATTR_USER] = 1, [SQFS_XATTR_TRUSTED] = 4,
-		[SQFS_XATTR_SECURITY] = 6,
+		[WR_XATTR_USER] = 1, [WR_XATTR_TRUSTED] = 4,
+		[WR_XATTR_SECURITY] = 6,
 	};
 	return map[type & 0xFF];
 }
@@ -213,7 +213,7 @@ int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size)
 	int bad;
 
 	*size = 0;
-	if (id == SQFS_NO_XATTR)
+	if (id == WR_NO_XATTR)
 		return 0;
 	n = walk_set(&w->xattrs.sets[id], NULL, &bad);
 	/* The area must fit one block beside a 64-byte inode. */

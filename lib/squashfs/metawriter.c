@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "squashfs/metawriter.h"
 #include "util/array.h"
 #include "util/endian.h"
-#include "write/metawriter.h"
 
 int meta_init(struct metawriter *m, struct sqp_compressor *codec,
 	      struct sqp_errbuf *err)

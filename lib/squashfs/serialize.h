@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 #include "sqpack/codec.h"
+#include "squashfs/idtable.h"
+#include "squashfs/metapool.h"
 #include "util/errbuf.h"
 #include "write/fstree.h"
-#include "write/idtable.h"
-#include "write/metapool.h"
 
 struct dir_rec;
 

@@ -22,10 +22,10 @@
 
 #include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/erofs_writer.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
@@ -107,8 +107,8 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 			 r->mtime != build_time || r->mtime_nsec != 0;
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
-	if (S_ISREG(r->mode) && f.u.file.frag_offset == EROFS_W_ZIP) {
-		const uint8_t *zr = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index);
+	if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_ZIP) {
+		const uint8_t *zr = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec);
 
 		s->ei.layout = EROFS_COMPRESSED_COMPACT;
 		s->ei.u = sqp_get32(zr);
@@ -122,7 +122,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 			s->nlc = 0;
 		}
 	} else if (S_ISREG(r->mode)) {
-		if (f.u.file.frag_index != FS_NONE) {
+		if (f.u.file.ero_rec != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
 			s->inl = (uint32_t)tail;
 		}
@@ -382,7 +382,7 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		fstree_file_get(L->t, r, &f);
-		encode_zheader(L, s, chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index),
+		encode_zheader(L, s, chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec),
 			       rec + zmap_at(s));
 		return 0;
 	}
@@ -395,7 +395,7 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 		return 0;
 	}
 	fstree_file_get(L->t, r, &f);
-	memcpy(tail, chunkarr_at(&erofs_of(L->w)->tails, f.u.file.frag_index), s->inl);
+	memcpy(tail, chunkarr_at(&erofs_of(L->w)->tails, f.u.file.ero_rec), s->inl);
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 		return 0;
 	/* The full indexes the data path kept, packed. */
 	fstree_file_get(L->t, rec_of(L, i), &f);
-	if (erofs_z_compact_encode(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index + ZREC_INDEXES),
+	if (erofs_z_compact_encode(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES),
 				   s->nlc, zidx_at(s) % 32, big_pclusters(L->w),
 				   area + head) != 0)
 		return SQP_ERR_INTERNAL;
@@ -425,7 +425,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	 * kernel looks for it (the end of the last pack). */
 	if (s->inl > 0)
 		memcpy(area + s->total - s->inl, chunkarr_at(&erofs_of(L->w)->tails,
-		       sqp_get32(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.frag_index + 1))),
+		       sqp_get32(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + 1))),
 		       s->inl);
 	return 0;
 }

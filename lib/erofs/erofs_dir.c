@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "erofs/erofs_format.h"
-#include "write/erofs_writer.h"
+#include "erofs/erofs_writer.h"
 #include "write/writer_impl.h"
 
 struct dir_it {

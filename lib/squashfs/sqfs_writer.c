@@ -16,11 +16,24 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/sqfs_writer.h"
 #include "util/endian.h"
-#include "write/sqfs_writer.h"
+#include "write/words.h"
 #include "write/writer_test.h"
+
+/* The core's words (write/words.h, write/xattrs.h) are written into the
+ * image as they are: they must stay SquashFS's. */
+_Static_assert(WR_BLOCK_RAW == SQFS_BLOCK_UNCOMPRESSED &&
+	       WR_BLOCK_SIZE_MASK == SQFS_BLOCK_SIZE_MASK &&
+	       WR_NO_FRAGMENT == SQFS_NO_FRAGMENT && WR_NO_XATTR == SQFS_NO_XATTR &&
+	       WR_NAME_MAX == SQFS_NAME_MAX,
+	       "the writer's words are no longer SquashFS's");
+_Static_assert(WR_XATTR_USER == SQFS_XATTR_USER &&
+	       WR_XATTR_TRUSTED == SQFS_XATTR_TRUSTED &&
+	       WR_XATTR_SECURITY == SQFS_XATTR_SECURITY,
+	       "the xattr store's prefix ids are no longer SquashFS's");
 
 /* The probe saves time only where the codec is slower than the probe:
  * LZ4 gives up on random bytes faster than the probe can look at them

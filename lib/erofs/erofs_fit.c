@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
-#include "write/erofs_writer.h"
 
 #define SLOTS (EROFS_W_BLOCK / EROFS_SLOT_SIZE)
 

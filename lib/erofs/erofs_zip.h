@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
+#include "erofs/erofs_writer.h"
 #include "util/pool.h"
-#include "write/erofs_writer.h"
 
 /* The most input of a segment's last cluster that is held back for the
  * next segment's re-cut: each job's input buffer has this much room in

@@ -39,10 +39,10 @@
 #include <string.h>
 
 #include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
+#include "erofs/erofs_zip.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
-#include "write/erofs_writer.h"
-#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK

@@ -11,11 +11,11 @@
 
 #include <stdlib.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
+#include "squashfs/metawriter.h"
+#include "squashfs/sqfs_format.h"
+#include "squashfs/tables.h"
 #include "util/endian.h"
-#include "write/metawriter.h"
-#include "write/tables.h"
 
 int table_write(struct imgout *out, struct sqp_compressor *codec,
 		const uint8_t *data, size_t len, const uint8_t *header,

@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "codec/codec_dest.h"
+#include "erofs/erofs_zip.h"
 #include "sqpack/error.h"
-#include "write/erofs_zip.h"
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squashfs/sqfs_format.h"
 #include "sqpack/error.h"
-#include "write/idtable.h"
+#include "squashfs/idtable.h"
+#include "squashfs/sqfs_format.h"
 
 int idtable_init(struct idtable *t)
 {

@@ -23,11 +23,11 @@
 #include <string.h>
 
 #include "sqpack/error.h"
+#include "squashfs/metapool.h"
+#include "squashfs/metawriter.h"
 #include "util/array.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/metapool.h"
-#include "write/metawriter.h"
 
 /* Blocks cut and not yet appended: 256 x 16 KiB = 4 MiB at most. */
 #define META_POOL_WINDOW 256

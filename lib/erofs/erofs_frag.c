@@ -26,11 +26,11 @@
 #include <sys/stat.h>
 
 #include "erofs/erofs_format.h"
-#include "squashfs/sqfs_format.h"
+#include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
 #include "util/spill.h"
-#include "write/erofs_writer.h"
+#include "write/words.h"
 #include "write/writer_impl.h"
 
 #define CHUNK ((size_t)1 << 20)
@@ -220,8 +220,8 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		return ret;
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
-	f->u.file.frag_index = rec;
-	f->u.file.frag_offset = EROFS_W_ZIP;
+	f->u.file.ero_rec = rec;
+	f->u.file.ero_zip = EROFS_W_ZIP;
 	return 0;
 }
 
@@ -282,7 +282,7 @@ int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 	fr->irec.mode = S_IFREG | 0600;
 	fr->irec.nlink = 1;
 	fr->irec.mtime = mod_time;
-	fr->irec.xattr_set = SQFS_NO_XATTR;
+	fr->irec.xattr_set = WR_NO_XATTR;
 	fr->irec.u.file.blocks = FS_NONE;
 	fr->packing = 1;
 	memset(&f, 0, sizeof(f));
