@@ -86,6 +86,19 @@ enum sqp_fragment_mode {
  * reproducible images) and -U clear write. Without it an all-zero uuid
  * asks for one derived from the image. */
 #define SQP_WRITE_EROFS_UUID 0x2000
+/* overlayfs whiteouts, as mkfs.erofs --aufs writes them for a layer to
+ * be mounted as an overlay's lower directory: ".wh.NAME" is stored as
+ * NAME, a character device 0/0 keeping the marker's permissions, owner
+ * and time, and its directory gets "trusted.overlay.origin" (empty) so
+ * that overlayfs does not show the whiteouts; ".wh..wh..opq" is not
+ * stored, its directory gets "trusted.overlay.opaque" = "y". No layer
+ * is hidden by either (that is SQP_WRITE_OCI_WHITEOUTS, which wins when
+ * both are set). */
+#define SQP_WRITE_OVERLAY_WHITEOUTS 0x4000
+/* EROFS: an uncompressed file's last partial block goes in a block of
+ * its own, never inline after its inode (mkfs.erofs -E noinline_data:
+ * every block of the file is block aligned, as FSDAX wants). */
+#define SQP_WRITE_EROFS_NO_INLINE 0x8000
 
 struct sqp_policy;
 

@@ -30,7 +30,7 @@
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
-	OPT_REFUSED,
+	OPT_AUFS, OPT_SORT, OPT_REFUSED,
 };
 
 static const struct option long_opts[] = {
@@ -55,11 +55,11 @@ static const struct option long_opts[] = {
 	{ "mount-point", required_argument, NULL, OPT_REFUSED },
 	{ "product-out", required_argument, NULL, OPT_REFUSED },
 	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
-	{ "aufs", no_argument, NULL, OPT_REFUSED },
+	{ "aufs", no_argument, NULL, OPT_AUFS },
+	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
 	{ "gzip", no_argument, NULL, OPT_REFUSED },
 	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
-	{ "sort", required_argument, NULL, OPT_REFUSED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -75,9 +75,10 @@ static void usage(FILE *f)
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
-	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
-	      "  -Efragments -Ededupe --help --version. Anything else (-zX:Y, other -E\n"
-	      "  options, --exclude-path ...) is refused with exit status 2.\n", f);
+	      "  --workers=# --preserve-mtime --exclude-regex=# --aufs --sort=none|path\n"
+	      "  -Eztailpacking -Efragments -Ededupe -E[^]inline_data -Enoinline_data\n"
+	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
+	      "  --exclude-path ...) is refused with exit status 2.\n", f);
 }
 
 static int refuse(const char *what, const char *why)
@@ -188,28 +189,40 @@ static int compressor(struct sqp_codec_config *cfg, const char *what, const char
 	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
 }
 
-/* -E X[,Y...]: ztailpacking, fragments, dedupe; the others are refused by
- * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
- * as every other file's). */
+/* -E X[,Y...]: ztailpacking, fragments, dedupe, [^]inline_data and
+ * noinline_data; the others are refused by name, and so is
+ * fragments=SIZE (the packed inode's clusters are -C's, as every other
+ * file's). ^X clears X, as mkfs.erofs reads it. */
 static int extended(unsigned *flags, const char *what, const char *arg)
 {
-	static const struct { const char *name; unsigned flag; } done[] = {
-		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING },
-		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS },
-		{ "dedupe", SQP_WRITE_EROFS_DEDUPE },
+	static const struct {
+		const char *name;
+		unsigned flag;
+		int clears;   /* X (not ^X) clears flag */
+	} done[] = {
+		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING, 0 },
+		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS, 0 },
+		{ "dedupe", SQP_WRITE_EROFS_DEDUPE, 0 },
+		{ "noinline_data", SQP_WRITE_EROFS_NO_INLINE, 0 },
+		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
 	};
 	const char *s = arg, *end;
 	size_t len, i;
+	int clear;
 
 	for (; *s != '\0'; s = *end ? end + 1 : end) {
 		end = strchr(s, ',');
 		if (end == NULL)
 			end = s + strlen(s);
+		clear = *s == '^';
+		s += clear;
 		len = (size_t)(end - s);
 		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
 			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
 				break;
-		if (i < sizeof(done) / sizeof(done[0]))
+		if (i < sizeof(done) / sizeof(done[0]) && clear != done[i].clears)
+			*flags &= ~done[i].flag;
+		else if (i < sizeof(done) / sizeof(done[0]))
 			*flags |= done[i].flag;
 		else if (len > 9 && strncmp(s, "fragments=", 10) == 0)
 			return refuse(what, "a pcluster size of the packed inode's own is "
@@ -217,7 +230,7 @@ static int extended(unsigned *flags, const char *what, const char *arg)
 		else
 			return refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
-				      "fragments and dedupe are done)");
+				      "fragments, dedupe and [^]inline_data are done)");
 	}
 	return 0;
 }
@@ -322,6 +335,19 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		if (arg != NULL && strcmp(arg, "f") != 0)
 			return refuse(name, "only --tar=f (a whole tar) is done");
 		*tar = 1;
+		return 0;
+	case OPT_AUFS:
+		/* The layer is written to be an overlay's lower directory,
+		 * as containerd's EROFS snapshotter mounts it. */
+		opt->desc.flags |= SQP_WRITE_OVERLAY_WHITEOUTS;
+		return 0;
+	case OPT_SORT:
+		/* mkfs.erofs's order of file data in the image. Ours is
+		 * the tar's always (data is stored as it is read, which is
+		 * what none asks for): the same tar, the same bytes. path
+		 * (the default here too) changes no file's contents. */
+		if (strcmp(arg, "none") != 0 && strcmp(arg, "path") != 0)
+			return refuse(name, "valid are none and path");
 		return 0;
 	case OPT_REFUSED: return refuse(name, "not done yet");
 	default:
