@@ -30,7 +30,15 @@
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
-	OPT_AUFS, OPT_SORT, OPT_REFUSED,
+	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
+	OPT_HARD_DEREF, OPT_REFUSED,
+};
+
+/* What is resolved once every option is read: mkfs.erofs adds the
+ * offsets to the forced owners whatever the options' order. */
+struct mkfs_args {
+	int tar;
+	uint64_t uid_offset, gid_offset;
 };
 
 static const struct option long_opts[] = {
@@ -44,7 +52,10 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	/* mkfs.erofs's, not done yet: refused by name. */
-	{ "exclude-path", required_argument, NULL, OPT_REFUSED },
+	{ "exclude-path", required_argument, NULL, OPT_EXCLUDE_PATH },
+	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
+	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
+	{ "hard-dereference", no_argument, NULL, OPT_HARD_DEREF },
 	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
 	{ "ignore-mtime", no_argument, NULL, OPT_REFUSED },
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
@@ -75,10 +86,11 @@ static void usage(FILE *f)
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
-	      "  --workers=# --preserve-mtime --exclude-regex=# --aufs --sort=none|path\n"
+	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
+	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
 	      "  -Eztailpacking -Efragments -Ededupe -E[^]inline_data -Enoinline_data\n"
 	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
-	      "  --exclude-path ...) is refused with exit status 2.\n", f);
+	      "  --chunksize ...) is refused with exit status 2.\n", f);
 }
 
 static int refuse(const char *what, const char *why)
@@ -304,8 +316,37 @@ static int short_option(struct tool_options *opt, int c, const char *arg)
 	}
 }
 
+/* --exclude-path=PATH: mkfs.erofs compares PATH, as it is, with each
+ * path relative to the source; the same test as a regex anchored at
+ * both ends with every character literal. */
+static int exclude_path(struct tool_options *opt, const char *arg)
+{
+	char *re = malloc(2 * strlen(arg) + 3), *p = re;
+	int ret;
+
+	if (re == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	*p++ = '^';
+	for (; *arg != '\0'; arg++) {
+		if (strchr(".[]()*+?{}|^$\\", *arg) != NULL)
+			*p++ = '\\';
+		*p++ = *arg;
+	}
+	*p++ = '$';
+	*p = '\0';
+	ret = tool_pargs_add(&opt->pargs, PARG_EXCLUDE_REGEX, re, 1);
+	free(re);
+	if (ret != 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
 static int long_option(struct tool_options *opt, int c, const char *arg, const char *name,
-		       int *tar)
+		       struct mkfs_args *a)
 {
 	struct sqp_policy_desc *p = &opt->policy;
 	uint64_t v;
@@ -334,7 +375,15 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
 			return refuse(name, "only --tar=f (a whole tar) is done");
-		*tar = 1;
+		a->tar = 1;
+		return 0;
+	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
+	case OPT_UID_OFFSET: return number(name, arg, UINT32_MAX, &a->uid_offset);
+	case OPT_GID_OFFSET: return number(name, arg, UINT32_MAX, &a->gid_offset);
+	case OPT_HARD_DEREF:
+		/* Each name its own inode; a tar's hard links are its
+		 * entries', kept, as mkfs.erofs --tar keeps them. */
+		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
 		return 0;
 	case OPT_AUFS:
 		/* The layer is written to be an overlay's lower directory,
@@ -353,6 +402,35 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	default:
 		return refuse(name, "unknown option");
 	}
+}
+
+/* The offsets: added to every owner, the forced ones included
+ * (--all-root's 0:0 too), as mkfs.erofs adds them. A forced owner that
+ * overflows 32 bits is refused (mkfs.erofs wraps it around). */
+static int offsets(struct tool_options *opt, const struct mkfs_args *a)
+{
+	struct sqp_policy_desc *p = &opt->policy;
+
+	if (a->uid_offset == 0 && a->gid_offset == 0)
+		return 0;
+	if (p->flags & SQP_POLICY_ALL_ROOT) {
+		p->flags &= ~(unsigned)SQP_POLICY_ALL_ROOT;
+		p->flags |= SQP_POLICY_SET_UID | SQP_POLICY_SET_GID;
+		p->uid = p->gid = 0;
+	}
+	if (!(p->flags & SQP_POLICY_SET_UID))
+		p->uid_offset = (int64_t)a->uid_offset;
+	else if (p->uid + a->uid_offset > UINT32_MAX)
+		return refuse("--uid-offset", "the forced uid plus the offset passes 2^32 - 1");
+	else
+		p->uid += (uint32_t)a->uid_offset;
+	if (!(p->flags & SQP_POLICY_SET_GID))
+		p->gid_offset = (int64_t)a->gid_offset;
+	else if (p->gid + a->gid_offset > UINT32_MAX)
+		return refuse("--gid-offset", "the forced gid plus the offset passes 2^32 - 1");
+	else
+		p->gid += (uint32_t)a->gid_offset;
+	return 0;
 }
 
 /* IMAGE, and DIRECTORY or TAR (none or "-": stdin). */
@@ -378,7 +456,7 @@ static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 
 /* Our argv into the packer's options: 0, 2 (bad usage, reported), 1
  * (out of memory) or -1 (help or version printed). */
-static int parse(int argc, char **argv, struct tool_options *opt, int *tar)
+static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_args *a)
 {
 	int c, ret;
 
@@ -402,24 +480,27 @@ static int parse(int argc, char **argv, struct tool_options *opt, int *tar)
 		if (c == '?' || c == ':')
 			return refuse(name, c == '?' ? "unknown option" : "needs a value");
 		ret = c < 256 ? short_option(opt, c, optarg)
-			      : long_option(opt, c, optarg, name, tar);
+			      : long_option(opt, c, optarg, name, a);
 		if (ret != 0)
 			return ret < 0 ? refuse(name, "unknown option") : ret;
 	}
-	ret = operands(opt, *tar, argc, argv);
+	if ((ret = offsets(opt, a)) != 0)
+		return ret;
+	ret = operands(opt, a->tar, argc, argv);
 	return ret != 0 ? ret : tool_options_finish(opt);
 }
 
 int main(int argc, char **argv)
 {
 	struct tool_options opt;
-	int tar = 0, ret;
+	struct mkfs_args a = { 0 };
+	int ret;
 
 	tool_set_progname(PROG);
-	ret = parse(argc, argv, &opt, &tar);
+	ret = parse(argc, argv, &opt, &a);
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
 	}
-	return tar ? tar2img_run(&opt) : dir2img_run(&opt);
+	return a.tar ? tar2img_run(&opt) : dir2img_run(&opt);
 }
