@@ -99,6 +99,16 @@ enum sqp_fragment_mode {
  * its own, never inline after its inode (mkfs.erofs -E noinline_data:
  * every block of the file is block aligned, as FSDAX wants). */
 #define SQP_WRITE_EROFS_NO_INLINE 0x8000
+/* EROFS inode forms (mkfs.erofs --ignore-mtime, -E force-inode-compact,
+ * -E force-inode-extended). IGNORE_MTIME: a time other than the build
+ * time no longer asks for an extended inode; a compact one reads as the
+ * build time. INODE_EXTENDED: every inode extended (64 bytes).
+ * INODE_COMPACT: every inode compact (32 bytes), times ignored as with
+ * IGNORE_MTIME; an owner or link count over 65535, a size over 4 GiB or
+ * an inline compressed tail that needs the extended form fails. */
+#define SQP_WRITE_EROFS_IGNORE_MTIME    0x10000
+#define SQP_WRITE_EROFS_INODE_EXTENDED  0x20000
+#define SQP_WRITE_EROFS_INODE_COMPACT   0x40000
 
 struct sqp_policy;
 

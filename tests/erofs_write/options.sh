@@ -6,7 +6,13 @@
 # contents), as Debian's mkfs.erofs does; --uid-offset/--gid-offset add
 # to every owner, forced ones (--force-uid, --all-root) included;
 # --hard-dereference makes each name of a hard-linked file its own
-# inode. An option still not done is refused by name.
+# inode; -T sets every file's time with --all-time (the default), the
+# build time alone with --mkfs-time, --all-time without -T is refused;
+# --ignore-mtime stores compact inodes that read as the build time
+# where only the time asked for an extended one (--preserve-mtime
+# undoes it); -E force-inode-extended and -E force-inode-compact give
+# every inode that form (compact failing for an owner over 65535). An
+# option still not done is refused by name.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
@@ -99,6 +105,72 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	ours --hard-dereference && listing "$T/o.erofs" > "$T/got" &&
 		check "--hard-dereference: d/a and hl two inodes" sh -c \
 			'grep -q "^\./hl 7:8 1 \./hl$" "$1" && grep -q "^\./d/a 7:8 1 \./d/a$" "$1"' - "$T/got"
+
+	# Times and inode forms. d/a and e/c are older than the build time;
+	# e/c's owner (70000) needs an extended inode whatever is asked.
+	touch -d @1500000000 "$S/d/a" "$S/e/c"
+	# forms IMAGE: "path version" for every path (i_format bit 0: 1
+	# extended), at meta_blkaddr * 4096 + nid * 32, the nid the mount's
+	# inode number.
+	forms() {
+		mount -t erofs -o loop,ro "$1" "$T/m" 2> "$T/err" || return 1
+		fo_meta=$(od -An -tu4 -j1064 -N4 "$1" | tr -d ' ')
+		(cd "$T/m" && find . | sort) | while read -r p; do
+			fo_nid=$(stat -c %i "$T/m/$p")
+			echo "$p $(($(od -An -tu2 -j$((fo_meta * 4096 + fo_nid * 32)) -N2 "$1") & 1))"
+		done
+		umount "$T/m"
+	}
+	mtimes() {
+		mount -t erofs -o loop,ro "$1" "$T/m" 2> "$T/err" || return 1
+		(cd "$T/m" && find . -printf '%p %T@\n' | sort)
+		umount "$T/m"
+	}
+	le64() { od -An -v -tu8 -j1048 -N8 "$1" | tr -d ' '; }
+	ours -T 1600000000 && cp "$T/o.erofs" "$T/t.erofs" && mtimes "$T/o.erofs" > "$T/got" &&
+		check "-T: every file at -T (--all-time, the default)" sh -c \
+			'! grep -v " 1600000000\.0*$" "$1"' - "$T/got"
+	ours --all-time -T 1600000000 &&
+		check "--all-time -T: -T's bytes" cmp -s "$T/o.erofs" "$T/t.erofs"
+	ours -T 1600000000 --mkfs-time && cp "$T/o.erofs" "$T/mk.erofs" &&
+		mtimes "$T/o.erofs" > "$T/got" &&
+		check "--mkfs-time: the files keep their times, the build time is -T's" sh -c \
+			'grep -q "^\./d/a 1500000000\.0*$" "$1" && grep -q "^\./e/c 1500000000\.0*$" "$1" &&
+			 test "$2" = 1600000000' - "$T/got" "$(le64 "$T/o.erofs")"
+	ours --mkfs-time -T 1600000000 &&
+		check "--mkfs-time before -T: the same bytes" cmp -s "$T/o.erofs" "$T/mk.erofs"
+	usage_refused "give -T" "$MKFS" --all-time "$T/r.erofs" "$S"
+
+	ours -T 1600000000 --mkfs-time --ignore-mtime && mtimes "$T/o.erofs" > "$T/got" &&
+		check "--ignore-mtime: d/a compact at the build time, e/c extended keeps its own" sh -c \
+			'grep -q "^\./d/a 1600000000\.0*$" "$1" && grep -q "^\./e/c 1500000000\.0*$" "$1"' \
+			- "$T/got" &&
+		forms "$T/o.erofs" > "$T/got" &&
+		check "--ignore-mtime: d/a compact, e/c extended" sh -c \
+			'grep -q "^\./d/a 0$" "$1" && grep -q "^\./e/c 1$" "$1"' - "$T/got"
+	ours -T 1600000000 --mkfs-time --ignore-mtime --preserve-mtime &&
+		check "--preserve-mtime undoes --ignore-mtime" cmp -s "$T/o.erofs" "$T/mk.erofs"
+
+	ours -T 1600000000 -E force-inode-extended && forms "$T/o.erofs" > "$T/got" &&
+		check "-E force-inode-extended: every inode extended" sh -c '! grep " 0$" "$1"' - "$T/got" &&
+		listing "$T/o.erofs" > "$T/o.ls" && listing "$T/t.erofs" > "$T/t.ls" &&
+		check "-E force-inode-extended: -T's tree" cmp -s "$T/o.ls" "$T/t.ls"
+	ours -T 1600000000 --mkfs-time -E force-inode-compact --exclude-path=e/c &&
+		forms "$T/o.erofs" > "$T/got" &&
+		check "-E force-inode-compact: every inode compact" sh -c '! grep " 1$" "$1"' - "$T/got" &&
+		mtimes "$T/o.erofs" > "$T/got" &&
+		check "-E force-inode-compact: every time the build time" sh -c \
+			'! grep -v " 1600000000\.0*$" "$1"' - "$T/got"
+	ours -E force-inode-compact,force-inode-extended -T 1600000000 &&
+		forms "$T/o.erofs" > "$T/got" &&
+		check "-E force-inode-compact,force-inode-extended: the last one" sh -c \
+			'! grep " 0$" "$1"' - "$T/got"
+	rm -f "$T/r.erofs"
+	"$MKFS" -E force-inode-compact "$T/r.erofs" "$S" > "$T/err" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "cannot be in compact form" "$T/err" && [ ! -e "$T/r.erofs" ] &&
+		pass "-E force-inode-compact: e/c's owner 70000 fails: $(head -1 "$T/err")" ||
+		fail "-E force-inode-compact with a uid of 70000: exit $rc: $(head -c 200 "$T/err")"
 fi
 usage_refused "not done yet" "$MKFS" --blobdev=x "$T/r.erofs" "$S"
 finish

@@ -31,14 +31,18 @@ enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
-	OPT_HARD_DEREF, OPT_REFUSED,
+	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
 };
+
+enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
 
 /* What is resolved once every option is read: mkfs.erofs adds the
  * offsets to the forced owners whatever the options' order. */
 struct mkfs_args {
 	int tar;
 	uint64_t uid_offset, gid_offset;
+	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
+	uint64_t time;
 };
 
 static const struct option long_opts[] = {
@@ -57,7 +61,9 @@ static const struct option long_opts[] = {
 	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
 	{ "hard-dereference", no_argument, NULL, OPT_HARD_DEREF },
 	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
-	{ "ignore-mtime", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-mtime", no_argument, NULL, OPT_IGNORE_MTIME },
+	{ "all-time", no_argument, NULL, OPT_ALL_TIME },
+	{ "mkfs-time", no_argument, NULL, OPT_MKFS_TIME },
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
@@ -88,7 +94,9 @@ static void usage(FILE *f)
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
-	      "  -Eztailpacking -Efragments -Ededupe -E[^]inline_data -Enoinline_data\n"
+	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
+	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
+	      "  -Eforce-inode-extended\n"
 	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
 	      "  --chunksize ...) is refused with exit status 2.\n", f);
 }
@@ -217,7 +225,10 @@ static int extended(unsigned *flags, const char *what, const char *arg)
 		{ "dedupe", SQP_WRITE_EROFS_DEDUPE, 0 },
 		{ "noinline_data", SQP_WRITE_EROFS_NO_INLINE, 0 },
 		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
+		{ "force-inode-compact", SQP_WRITE_EROFS_INODE_COMPACT, 0 },
+		{ "force-inode-extended", SQP_WRITE_EROFS_INODE_EXTENDED, 0 },
 	};
+	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
 	const char *s = arg, *end;
 	size_t len, i;
 	int clear;
@@ -235,14 +246,16 @@ static int extended(unsigned *flags, const char *what, const char *arg)
 		if (i < sizeof(done) / sizeof(done[0]) && clear != done[i].clears)
 			*flags &= ~done[i].flag;
 		else if (i < sizeof(done) / sizeof(done[0]))
-			*flags |= done[i].flag;
+			/* one inode form: the last given, as mkfs.erofs */
+			*flags = (done[i].flag & forms ? *flags & ~forms : *flags) | done[i].flag;
 		else if (len > 9 && strncmp(s, "fragments=", 10) == 0)
 			return refuse(what, "a pcluster size of the packed inode's own is "
 				      "not done (its clusters are -C's)");
 		else
 			return refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
-				      "fragments, dedupe and [^]inline_data are done)");
+				      "fragments, dedupe, [^]inline_data and "
+				      "force-inode-* are done)");
 	}
 	return 0;
 }
@@ -259,12 +272,12 @@ static int number(const char *name, const char *arg, uint64_t max, uint64_t *out
 	return refuse(name, why);
 }
 
-static int short_option(struct tool_options *opt, int c, const char *arg)
+static int short_option(struct tool_options *opt, int c, const char *arg,
+			struct mkfs_args *a)
 {
 	struct sqp_writer_desc *d = &opt->desc;
 	char name[256];   /* the option as typed, value attached */
 	uint64_t v;
-	int ret;
 
 	snprintf(name, sizeof(name), "-%c%s", c, arg);
 	switch (c) {
@@ -278,11 +291,8 @@ static int short_option(struct tool_options *opt, int c, const char *arg)
 		return strcmp(arg, "4096") == 0 ? 0 : refuse(name, "the block size is 4096");
 	case 'E': return extended(&d->flags, name, arg);
 	case 'T':
-		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
-			return ret;
-		opt->policy.flags |= SQP_POLICY_SET_MTIME;
-		opt->policy.mtime = d->mod_time = (int64_t)v;
-		return 0;
+		a->has_time = 1;
+		return number(name, arg, UINT32_MAX, &a->time);
 	case 'U':
 		/* Stored as given, zero included (archiso's reproducible
 		 * images ask for none so); clear and random as mkfs.erofs
@@ -366,7 +376,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 			return refuse(name, "the worker count is a number in 1..1024");
 		opt->desc.jobs = (unsigned)v;
 		return 0;
-	case OPT_PRESERVE_MTIME: return 0; /* what we do anyway */
+	case OPT_PRESERVE_MTIME:
+		/* per-file times are kept anyway; it undoes --ignore-mtime */
+		opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_IGNORE_MTIME;
+		return 0;
+	case OPT_IGNORE_MTIME:
+		opt->desc.flags |= SQP_WRITE_EROFS_IGNORE_MTIME;
+		return 0;
+	case OPT_ALL_TIME: case OPT_MKFS_TIME:
+		a->time_mode = c == OPT_ALL_TIME ? TIME_ALL : TIME_MKFS;
+		return 0;
 	case OPT_EXCLUDE_REGEX:
 		if (tool_pargs_add(&opt->pargs, PARG_EXCLUDE_REGEX, arg, 0) == 0)
 			return 0;
@@ -433,6 +452,24 @@ static int offsets(struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
+/* -T with --all-time (the default) or --mkfs-time, whatever the order:
+ * every file's time and the build time, or the build time alone.
+ * --all-time without -T gives mkfs.erofs's files the time of the run,
+ * which no reproducible build asks for: refused, not guessed. */
+static int times(struct tool_options *opt, const struct mkfs_args *a)
+{
+	if (!a->has_time)
+		return a->time_mode != TIME_ALL ? 0 :
+		       refuse("--all-time", "without -T (every file at the time of "
+			      "the run) is not done; give -T");
+	opt->desc.mod_time = (int64_t)a->time;
+	if (a->time_mode != TIME_MKFS) {
+		opt->policy.flags |= SQP_POLICY_SET_MTIME;
+		opt->policy.mtime = (int64_t)a->time;
+	}
+	return 0;
+}
+
 /* IMAGE, and DIRECTORY or TAR (none or "-": stdin). */
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 {
@@ -479,12 +516,12 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 		}
 		if (c == '?' || c == ':')
 			return refuse(name, c == '?' ? "unknown option" : "needs a value");
-		ret = c < 256 ? short_option(opt, c, optarg)
+		ret = c < 256 ? short_option(opt, c, optarg, a)
 			      : long_option(opt, c, optarg, name, a);
 		if (ret != 0)
 			return ret < 0 ? refuse(name, "unknown option") : ret;
 	}
-	if ((ret = offsets(opt, a)) != 0)
+	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0)
 		return ret;
 	ret = operands(opt, a->tar, argc, argv);
 	return ret != 0 ? ret : tool_options_finish(opt);
