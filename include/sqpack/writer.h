@@ -88,9 +88,10 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_EROFS_UUID 0x2000
 /* overlayfs whiteouts, as mkfs.erofs --aufs writes them for a layer to
  * be mounted as an overlay's lower directory: ".wh.NAME" is stored as
- * NAME, a character device 0/0 keeping the marker's permissions, owner
- * and time, and its directory gets "trusted.overlay.origin" (empty) so
- * that overlayfs does not show the whiteouts; ".wh..wh..opq" is not
+ * NAME, a character device 0/0 without permission bits, with the
+ * marker's owner and time, and its directory gets an empty
+ * "trusted.overlay.origin" so that overlayfs does not show the
+ * whiteouts; ".wh..wh..opq" is not
  * stored, its directory gets "trusted.overlay.opaque" = "y". No layer
  * is hidden by either (that is SQP_WRITE_OCI_WHITEOUTS, which wins when
  * both are set). */

@@ -105,11 +105,12 @@ int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e)
 	strcpy(w->opath + dir_len + (dir_len > 0), name);
 	if (dir_len > 0)
 		w->opath[dir_len] = '/';
-	/* The marker's permissions, owner, time and xattrs stay, as
-	 * mkfs.erofs keeps them; a marker stored as a hard link is one
-	 * whiteout more, not a link. */
+	/* No permission bits, as overlayfs makes its own whiteouts and
+	 * mkfs.erofs 1.9 stores them; the marker's owner, time and xattrs
+	 * stay. A marker stored as a hard link is one whiteout more, not
+	 * a link. */
 	e->path = w->opath;
-	e->mode = S_IFCHR | (e->mode & 07777);
+	e->mode = S_IFCHR;
 	e->size = 0;
 	e->dev_major = e->dev_minor = 0;
 	e->link_target = NULL;

@@ -6,7 +6,7 @@
 # on a layer tar with OCI whiteouts (a file's, an opaque directory's, one
 # whose directory the tar never lists), a hard link, xattrs, a device
 # and a sparse file. The kernel's mount shows the whiteouts as 0/0
-# character devices (the marker's mode, owner and time), their
+# character devices (mode 0000, the marker's owner and time), their
 # directories with an empty trusted.overlay.origin, the opaque ones with
 # trusted.overlay.opaque=y, everything else as in the tar; overlayfs,
 # with the image as the upper of two lower layers, hides what they
@@ -134,7 +134,7 @@ dev/null 20666 0:0 1:3 0 1600000000 =dev/null
 etc 40755 0:0 0:0 0 1600000000 =etc trusted.overlay.origin=b''
 etc/hl 100644 0:0 0:0 26 1600000000 =etc/hl user.note=b'kept' $PW
 etc/passwd 100644 0:0 0:0 26 1600000000 =etc/hl user.note=b'kept' $PW
-etc/shadow 20600 5:6 0:0 0 1600000000 =etc/shadow 
+etc/shadow 20000 5:6 0:0 0 1600000000 =etc/shadow 
 holey 100644 0:0 0:0 1048580 1600000000 =holey  $SUM
 implied 40755 0:0 0:0 0 1600000000 =implied trusted.overlay.opaque=b'y'
 opt 40750 0:0 0:0 0 1600000000 =opt trusted.overlay.opaque=b'y'
