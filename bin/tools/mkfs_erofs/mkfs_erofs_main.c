@@ -24,8 +24,8 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_version.h"
+#include "mkfs_erofs.h"
 
-#define PROG "sqpack-mkfs.erofs"
 
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
@@ -101,163 +101,11 @@ static void usage(FILE *f)
 	      "  --chunksize ...) is refused with exit status 2.\n", f);
 }
 
-static int refuse(const char *what, const char *why)
+int mkfs_refuse(const char *what, const char *why)
 {
 	fprintf(stderr, PROG ": %s: %s\n", what, why);
 	tool_try_help();
 	return 2;
-}
-
-/* mkfs.erofs's compressors, as the library names them, and the levels
- * each takes after a comma (lo..hi; none for lz4). lzma's 100 + N is
- * level N with the extreme preset. bare: the option for -zX without a
- * level, which is mkfs.erofs's own default (its compressors'
- * default_level: the libraries' defaults, and deflate's fastest), not
- * dir2img's: a script that says -zzstd gets the speed and the image it
- * had, where dir2img's level 15 took 40 times as long. */
-static const struct {
-	const char *name, *codec, *bare_key, *bare_value;
-	long lo, hi;     /* hi < 0: no level */
-	int extreme;     /* 100 + N taken too */
-} compressors[] = {
-	{ "lz4", "lz4", NULL, NULL, 0, -1, 0 },
-	{ "lz4hc", "lz4", "hc", NULL, 1, 12, 0 },
-	{ "lzma", "lzma", "level", "6", 0, 9, 1 },
-	{ "deflate", "gzip", "level", "1", 1, 9, 0 },
-	{ "zstd", "zstd", "level", "3", 1, 22, 0 },
-	{ "none", NULL, NULL, NULL, 0, -1, 0 },
-};
-
-/* The codec of compressors[i]: its defaults for 4 KiB blocks (EROFS's),
- * refused by name when this build cannot write EROFS with it. */
-static int codec_init(struct sqp_codec_config *cfg, const char *what, size_t i)
-{
-	const char *name = compressors[i].codec;
-	int id = name != NULL ? sqp_codec_by_name(name) : 0;
-	char why[96];
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->block_size = 4096;
-	if (name == NULL)
-		return 0;  /* none: data stored as it is */
-	if (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS) ||
-	    sqp_codec_config_init(cfg, id, 4096) != 0) {
-		snprintf(why, sizeof(why), "this build cannot write EROFS with %s",
-			 compressors[i].name);
-		return refuse(what, why);
-	}
-	return 0;
-}
-
-/* One option of the codec, for -zX (what): 0, or the exit status after
- * a message. */
-static int codec_option(struct sqp_codec_config *cfg, const char *what,
-			const char *key, const char *value)
-{
-	char msg[256];
-	int ret = tool_codec_option(cfg, what, key, value, 0, msg, sizeof(msg));
-
-	if (ret != 0) {
-		fprintf(stderr, PROG ": %s\n", msg);
-		if (ret == 2)
-			tool_try_help();
-	}
-	return ret;
-}
-
-/* -zX[,Y] (what, as typed; arg X[,Y]): one compressor, with a level
- * where it takes one. */
-static int compressor(struct sqp_codec_config *cfg, const char *what, const char *arg)
-{
-	const char *comma = strchr(arg, ',');
-	size_t len = comma ? (size_t)(comma - arg) : strlen(arg), i;
-	char *end, why[80], num[24];
-	long level;
-	int ret, extreme;
-
-	if (memchr(arg, ':', len) != NULL)
-		return refuse(what, "two algorithms (-zX:Y, chosen per file by "
-			      "--compress-hints) are not done; give one");
-	for (i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++)
-		if (strlen(compressors[i].name) == len &&
-		    strncmp(arg, compressors[i].name, len) == 0)
-			break;
-	if (i == sizeof(compressors) / sizeof(compressors[0]))
-		return refuse(what, "unknown compressor; valid are lz4, lz4hc, lzma, "
-			      "deflate, zstd and none");
-	if (comma != NULL && compressors[i].hi < 0)
-		return refuse(what, "this compressor takes no level");
-	if ((ret = codec_init(cfg, what, i)) != 0)
-		return ret;
-	if (comma == NULL)
-		return compressors[i].bare_key == NULL ? 0 :
-		       codec_option(cfg, what, compressors[i].bare_key,
-				    compressors[i].bare_value);
-	level = strtol(comma + 1, &end, 10);
-	extreme = compressors[i].extreme && level >= 100;
-	if (extreme)
-		level -= 100;
-	if (*end != '\0' || end == comma + 1 || level < compressors[i].lo ||
-	    level > compressors[i].hi) {
-		snprintf(why, sizeof(why), "the level is %ld..%ld%s", compressors[i].lo,
-			 compressors[i].hi, compressors[i].extreme ?
-			 " (100 + N: N with the extreme preset)" : "");
-		return refuse(what, why);
-	}
-	snprintf(num, sizeof(num), "%ld", level);
-	ret = codec_option(cfg, what, "level", num);
-	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
-}
-
-/* -E X[,Y...]: ztailpacking, fragments, dedupe, [^]inline_data and
- * noinline_data; the others are refused by name, and so is
- * fragments=SIZE (the packed inode's clusters are -C's, as every other
- * file's). ^X clears X, as mkfs.erofs reads it. */
-static int extended(unsigned *flags, const char *what, const char *arg)
-{
-	static const struct {
-		const char *name;
-		unsigned flag;
-		int clears;   /* X (not ^X) clears flag */
-	} done[] = {
-		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING, 0 },
-		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS, 0 },
-		{ "dedupe", SQP_WRITE_EROFS_DEDUPE, 0 },
-		{ "noinline_data", SQP_WRITE_EROFS_NO_INLINE, 0 },
-		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
-		{ "force-inode-compact", SQP_WRITE_EROFS_INODE_COMPACT, 0 },
-		{ "force-inode-extended", SQP_WRITE_EROFS_INODE_EXTENDED, 0 },
-	};
-	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
-	const char *s = arg, *end;
-	size_t len, i;
-	int clear;
-
-	for (; *s != '\0'; s = *end ? end + 1 : end) {
-		end = strchr(s, ',');
-		if (end == NULL)
-			end = s + strlen(s);
-		clear = *s == '^';
-		s += clear;
-		len = (size_t)(end - s);
-		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
-			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
-				break;
-		if (i < sizeof(done) / sizeof(done[0]) && clear != done[i].clears)
-			*flags &= ~done[i].flag;
-		else if (i < sizeof(done) / sizeof(done[0]))
-			/* one inode form: the last given, as mkfs.erofs */
-			*flags = (done[i].flag & forms ? *flags & ~forms : *flags) | done[i].flag;
-		else if (len > 9 && strncmp(s, "fragments=", 10) == 0)
-			return refuse(what, "a pcluster size of the packed inode's own is "
-				      "not done (its clusters are -C's)");
-		else
-			return refuse(what, "extended option not done yet (sqpack writes "
-				      "compact cluster indexes; ztailpacking, "
-				      "fragments, dedupe, [^]inline_data and "
-				      "force-inode-* are done)");
-	}
-	return 0;
 }
 
 /* A number in 0..max for option name (as typed). */
@@ -269,7 +117,7 @@ static int number(const char *name, const char *arg, uint64_t max, uint64_t *out
 		return 0;
 	snprintf(why, sizeof(why), "'%s' is not a number in 0..%llu", arg,
 		 (unsigned long long)max);
-	return refuse(name, why);
+	return mkfs_refuse(name, why);
 }
 
 static int short_option(struct tool_options *opt, int c, const char *arg,
@@ -281,15 +129,15 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 
 	snprintf(name, sizeof(name), "-%c%s", c, arg);
 	switch (c) {
-	case 'z': return compressor(&d->codec, name, arg);
+	case 'z': return mkfs_compressor(&d->codec, name, arg);
 	case 'C':
 		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
-			return refuse(name, "the cluster size is a multiple of 4K up to 1M");
+			return mkfs_refuse(name, "the cluster size is a multiple of 4K up to 1M");
 		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
 	case 'b':
-		return strcmp(arg, "4096") == 0 ? 0 : refuse(name, "the block size is 4096");
-	case 'E': return extended(&d->flags, name, arg);
+		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
+	case 'E': return mkfs_extended(&d->flags, name, arg);
 	case 'T':
 		a->has_time = 1;
 		return number(name, arg, UINT32_MAX, &a->time);
@@ -312,7 +160,7 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 		}
 	case 'L':
 		if (strlen(arg) > 16)
-			return refuse(name, "the label is longer than 16 bytes");
+			return mkfs_refuse(name, "the label is longer than 16 bytes");
 		d->volume_label = arg;
 		return 0;
 	case 'd': return 0; /* message level */
@@ -373,7 +221,7 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	case OPT_QUIET: opt->quiet = 1; return 0;
 	case OPT_WORKERS:
 		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
-			return refuse(name, "the worker count is a number in 1..1024");
+			return mkfs_refuse(name, "the worker count is a number in 1..1024");
 		opt->desc.jobs = (unsigned)v;
 		return 0;
 	case OPT_PRESERVE_MTIME:
@@ -393,7 +241,7 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		return 1;
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
-			return refuse(name, "only --tar=f (a whole tar) is done");
+			return mkfs_refuse(name, "only --tar=f (a whole tar) is done");
 		a->tar = 1;
 		return 0;
 	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
@@ -415,11 +263,11 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		 * what none asks for): the same tar, the same bytes. path
 		 * (the default here too) changes no file's contents. */
 		if (strcmp(arg, "none") != 0 && strcmp(arg, "path") != 0)
-			return refuse(name, "valid are none and path");
+			return mkfs_refuse(name, "valid are none and path");
 		return 0;
-	case OPT_REFUSED: return refuse(name, "not done yet");
+	case OPT_REFUSED: return mkfs_refuse(name, "not done yet");
 	default:
-		return refuse(name, "unknown option");
+		return mkfs_refuse(name, "unknown option");
 	}
 }
 
@@ -440,13 +288,13 @@ static int offsets(struct tool_options *opt, const struct mkfs_args *a)
 	if (!(p->flags & SQP_POLICY_SET_UID))
 		p->uid_offset = (int64_t)a->uid_offset;
 	else if (p->uid + a->uid_offset > UINT32_MAX)
-		return refuse("--uid-offset", "the forced uid plus the offset passes 2^32 - 1");
+		return mkfs_refuse("--uid-offset", "the forced uid plus the offset passes 2^32 - 1");
 	else
 		p->uid += (uint32_t)a->uid_offset;
 	if (!(p->flags & SQP_POLICY_SET_GID))
 		p->gid_offset = (int64_t)a->gid_offset;
 	else if (p->gid + a->gid_offset > UINT32_MAX)
-		return refuse("--gid-offset", "the forced gid plus the offset passes 2^32 - 1");
+		return mkfs_refuse("--gid-offset", "the forced gid plus the offset passes 2^32 - 1");
 	else
 		p->gid += (uint32_t)a->gid_offset;
 	return 0;
@@ -460,7 +308,7 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 {
 	if (!a->has_time)
 		return a->time_mode != TIME_ALL ? 0 :
-		       refuse("--all-time", "without -T (every file at the time of "
+		       mkfs_refuse("--all-time", "without -T (every file at the time of "
 			      "the run) is not done; give -T");
 	opt->desc.mod_time = (int64_t)a->time;
 	if (a->time_mode != TIME_MKFS) {
@@ -474,12 +322,12 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 {
 	if (optind >= argc)
-		return refuse("IMAGE", "missing");
+		return mkfs_refuse("IMAGE", "missing");
 	opt->output = argv[optind++];
 	if (!tar && optind >= argc)
-		return refuse("DIRECTORY", "missing");
+		return mkfs_refuse("DIRECTORY", "missing");
 	if (optind + 1 < argc)
-		return refuse(argv[optind + 1], "unexpected argument");
+		return mkfs_refuse(argv[optind + 1], "unexpected argument");
 	if (tar) {
 		opt->tool = TOOL_TAR2IMG;
 		opt->inputs = argv + optind;
@@ -515,11 +363,11 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 			return -1;
 		}
 		if (c == '?' || c == ':')
-			return refuse(name, c == '?' ? "unknown option" : "needs a value");
+			return mkfs_refuse(name, c == '?' ? "unknown option" : "needs a value");
 		ret = c < 256 ? short_option(opt, c, optarg, a)
 			      : long_option(opt, c, optarg, name, a);
 		if (ret != 0)
-			return ret < 0 ? refuse(name, "unknown option") : ret;
+			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0)
 		return ret;
