@@ -3,8 +3,8 @@
 # containerd.sh - containerd's EROFS snapshotter line, replayed:
 #   mkfs.erofs --tar=f --aufs --quiet -Enoinline_data --sort=none
 #       [-U UUID] LAYER.erofs LAYER.tar
-# on a layer tar with OCI whiteouts (a file's, an opaque directory's, one
-# whose directory the tar never lists), a hard link, xattrs, a device
+# on a layer tar with OCI whiteouts (a file's, one in the root, an opaque
+# directory's, one whose directory the tar never lists), a hard link, xattrs, a device
 # and a sparse file. The kernel's mount shows the whiteouts as 0/0
 # character devices (mode 0000, the marker's owner and time), their
 # directories with an empty trusted.overlay.origin, the opaque ones with
@@ -14,7 +14,7 @@
 # stdin give the same bytes, so do --workers=1 and 2 and -E^inline_data;
 # no file's tail is inline (-Enoinline_data) while one is without it;
 # SOURCE_DATE_EPOCH is the build time; tar2img --whiteouts=overlay is
-# the same packer.
+# the same packer, and gives SquashFS the same tree.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
 MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
@@ -44,6 +44,7 @@ add("opt/new", data=b"x" * 5000)
 add("dev", tarfile.DIRTYPE, mode=0o755)
 add("dev/null", tarfile.CHRTYPE, mode=0o666, devmajor=1, devminor=3)
 add("implied/.wh..wh..opq")
+add(".wh.gone", mode=0o640, uid=3)
 t.close()
 EOF
 # One line per path: type, mode, owner, device, size, mtime, the first
@@ -52,23 +53,25 @@ cat > "$T/ls.py" << 'EOF'
 import hashlib, os, stat, sys
 root, xattrs = sys.argv[1], sys.argv[2] == "xattrs"
 seen, lines = {}, []
+def entry(p, rel):
+    st = os.lstat(p)
+    first = seen.setdefault((st.st_ino, stat.S_IFMT(st.st_mode)) if not
+                            stat.S_ISDIR(st.st_mode) else rel, rel)
+    line = "%s %o %d:%d %d:%d %d %d =%s" % (rel, st.st_mode, st.st_uid, st.st_gid,
+        os.major(st.st_rdev), os.minor(st.st_rdev),
+        0 if stat.S_ISDIR(st.st_mode) else st.st_size, st.st_mtime, first)
+    if xattrs:
+        line += " " + ",".join("%s=%r" % (k, os.getxattr(p, k, follow_symlinks=False))
+                               for k in sorted(os.listxattr(p, follow_symlinks=False)))
+    if stat.S_ISREG(st.st_mode):
+        line += " " + hashlib.sha256(open(p, "rb").read()).hexdigest()[:16]
+    lines.append(line)
+entry(root, ".")
 for d, dirs, files in os.walk(root):
     dirs.sort()
     for name in sorted(dirs + files):
         p = os.path.join(d, name)
-        rel = os.path.relpath(p, root)
-        st = os.lstat(p)
-        first = seen.setdefault((st.st_ino, stat.S_IFMT(st.st_mode)) if not
-                                stat.S_ISDIR(st.st_mode) else rel, rel)
-        line = "%s %o %d:%d %d:%d %d %d =%s" % (rel, st.st_mode, st.st_uid, st.st_gid,
-            os.major(st.st_rdev), os.minor(st.st_rdev),
-            0 if stat.S_ISDIR(st.st_mode) else st.st_size, st.st_mtime, first)
-        if xattrs:
-            line += " " + ",".join("%s=%r" % (k, os.getxattr(p, k, follow_symlinks=False))
-                                   for k in sorted(os.listxattr(p, follow_symlinks=False)))
-        if stat.S_ISREG(st.st_mode):
-            line += " " + hashlib.sha256(open(p, "rb").read()).hexdigest()[:16]
-        lines.append(line)
+        entry(p, os.path.relpath(p, root))
 print("\n".join(sorted(lines)))
 EOF
 run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" || finish
@@ -129,12 +132,14 @@ layout() {
 }
 
 cat > "$T/expected" << EOF
+. 40755 0:0 0:0 0 1600000000 =. trusted.overlay.origin=b''
 dev 40755 0:0 0:0 0 1600000000 =dev 
 dev/null 20666 0:0 1:3 0 1600000000 =dev/null 
 etc 40755 0:0 0:0 0 1600000000 =etc trusted.overlay.origin=b''
 etc/hl 100644 0:0 0:0 26 1600000000 =etc/hl user.note=b'kept' $PW
 etc/passwd 100644 0:0 0:0 26 1600000000 =etc/hl user.note=b'kept' $PW
 etc/shadow 20000 5:6 0:0 0 1600000000 =etc/shadow 
+gone 20000 3:0 0:0 0 1600000000 =gone 
 holey 100644 0:0 0:0 1048580 1600000000 =holey  $SUM
 implied 40755 0:0 0:0 0 1600000000 =implied trusted.overlay.opaque=b'y'
 opt 40750 0:0 0:0 0 1600000000 =opt trusted.overlay.opaque=b'y'
@@ -166,6 +171,25 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 		check "without it: its tail is inline" test "$(layout "$T/inl.erofs")" = 2
 	else
 		fail "the kernel does not mount it: $(head -c 200 "$T/err")"
+	fi
+fi
+
+# The flag is the writer's, not EROFS's: SquashFS gets the same tree.
+if judge_ok "tar2img --whiteouts=overlay, SquashFS: the kernel's mount" kernel; then
+	mkdir -p "$T/sq"
+	if ! env SOURCE_DATE_EPOCH=1600000000 "$TAR2IMG" -q --whiteouts=overlay "$T/l.sqfs" \
+		"$T/layer.tar" 2> "$T/err"; then
+		fail "tar2img --whiteouts=overlay (SquashFS): $(head -c 200 "$T/err")"
+	elif mount -t squashfs -o loop,ro "$T/l.sqfs" "$T/sq" 2> "$T/err"; then
+		"$PYTHON3" "$T/ls.py" "$T/sq" xattrs > "$T/got" 2>&1
+		if diff "$T/expected" "$T/got" > "$T/diff"; then
+			pass "tar2img --whiteouts=overlay: SquashFS holds the same tree"
+		else
+			fail "SquashFS (< expected, > read)"; head -30 "$T/diff"
+		fi
+		umount "$T/sq"
+	else
+		fail "the kernel does not mount the SquashFS image: $(head -c 200 "$T/err")"
 	fi
 fi
 
