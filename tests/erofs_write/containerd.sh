@@ -14,7 +14,8 @@
 # stdin give the same bytes, so do --workers=1 and 2 and -E^inline_data;
 # no file's tail is inline (-Enoinline_data) while one is without it;
 # SOURCE_DATE_EPOCH is the build time; tar2img --whiteouts=overlay is
-# the same packer, and gives SquashFS the same tree.
+# the same packer, and gives SquashFS the same tree; --aufs leaves a
+# directory's .wh. files as they are, as mkfs.erofs does.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
 MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
@@ -209,5 +210,11 @@ if judge_ok "fsck.erofs" fsck.erofs erofs; then
 		fail "fsck.erofs refuses it: $(tail -3 "$T/err" | tr '\n' ' ')"
 	fi
 fi
+# mkfs.erofs reads the markers of a tar alone: a directory's stay files.
+mkdir -p "$T/wd/a" && echo x > "$T/wd/.wh.gone" && : > "$T/wd/a/.wh..wh..opq"
+run "--aufs with a directory" "$MKFS" --aufs --quiet "$T/wd.erofs" "$T/wd" &&
+	run "img2tar of it" sh -c '"$1" "$2" | tar -tvf - > "$3"' - "$IMG2TAR" "$T/wd.erofs" "$T/wd.ls" &&
+	check "--aufs with a directory: the .wh. files stored as files" sh -c \
+		'grep -q "^-.* \.wh\.gone$" "$1" && grep -q "^-.* a/\.wh\.\.wh\.\.opq$" "$1"' - "$T/wd.ls"
 usage_refused "valid are none and path" "$MKFS" --tar=f --sort=bogus "$T/r.erofs" "$T/layer.tar"
 finish

@@ -39,7 +39,7 @@ enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
 /* What is resolved once every option is read: mkfs.erofs adds the
  * offsets to the forced owners whatever the options' order. */
 struct mkfs_args {
-	int tar;
+	int tar, aufs;
 	uint64_t uid_offset, gid_offset;
 	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
 	uint64_t time;
@@ -252,11 +252,7 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		 * entries', kept, as mkfs.erofs --tar keeps them. */
 		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
 		return 0;
-	case OPT_AUFS:
-		/* The layer is written to be an overlay's lower directory,
-		 * as containerd's EROFS snapshotter mounts it. */
-		opt->desc.flags |= SQP_WRITE_OVERLAY_WHITEOUTS;
-		return 0;
+	case OPT_AUFS: a->aufs = 1; return 0;
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is
@@ -371,6 +367,11 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 	}
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0)
 		return ret;
+	/* A tar layer is written to be an overlay's lower directory, as
+	 * containerd's EROFS snapshotter mounts it. mkfs.erofs reads the
+	 * markers in a tar alone: a directory's .wh. files stay files. */
+	if (a->aufs && a->tar)
+		opt->desc.flags |= SQP_WRITE_OVERLAY_WHITEOUTS;
 	ret = operands(opt, a->tar, argc, argv);
 	return ret != 0 ? ret : tool_options_finish(opt);
 }
