@@ -195,9 +195,14 @@ if judge_ok "tar2img --whiteouts=overlay, SquashFS: the kernel's mount" kernel; 
 fi
 
 # Debian's fsck.erofs 1.5 extracts no xattrs and no hard links.
+# Extracting devices and owners needs root; the check alone does not.
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
-	if fsck.erofs "$T/l.erofs" > "$T/err" 2>&1 &&
-	   fsck.erofs --extract="$T/x" "$T/l.erofs" >> "$T/err" 2>&1; then
+	if ! fsck.erofs "$T/l.erofs" > "$T/err" 2>&1; then
+		fail "fsck.erofs refuses it: $(tail -3 "$T/err" | tr '\n' ' ')"
+	elif [ "$(id -u)" != 0 ]; then
+		pass "fsck.erofs checks it"
+		skipc "fsck.erofs --extract: devices and owners need root"
+	elif fsck.erofs --extract="$T/x" "$T/l.erofs" >> "$T/err" 2>&1; then
 		"$PYTHON3" "$T/ls.py" "$T/x" none | sed 's/ =[^ ]*//; s/ *$//' | grep -v '^etc/hl ' > "$T/got"
 		sed 's/ =[^ ]*//; s/ [a-z.]*=b'"'"'[^ ]*//; s/  / /; s/ *$//' "$T/expected" |
 			grep -v '^etc/hl ' > "$T/exp2"
@@ -207,7 +212,7 @@ if judge_ok "fsck.erofs" fsck.erofs erofs; then
 			fail "fsck.erofs --extract (< expected, > read)"; head -30 "$T/diff"
 		fi
 	else
-		fail "fsck.erofs refuses it: $(tail -3 "$T/err" | tr '\n' ' ')"
+		fail "fsck.erofs --extract refuses it: $(tail -3 "$T/err" | tr '\n' ' ')"
 	fi
 fi
 # mkfs.erofs reads the markers of a tar alone: a directory's stay files.
