@@ -72,7 +72,7 @@ _sqpack_value_kind()
 	MODE)
 		case $opt in
 		--progress) echo "list:auto none tty json" ;;
-		--whiteouts) echo "list:oci none" ;;
+		--whiteouts) echo "list:oci overlay none" ;;
 		*) echo none ;;
 		esac
 		return ;;

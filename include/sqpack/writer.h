@@ -86,6 +86,30 @@ enum sqp_fragment_mode {
  * reproducible images) and -U clear write. Without it an all-zero uuid
  * asks for one derived from the image. */
 #define SQP_WRITE_EROFS_UUID 0x2000
+/* overlayfs whiteouts, as mkfs.erofs --aufs writes them for a layer to
+ * be mounted as an overlay's lower directory: ".wh.NAME" is stored as
+ * NAME, a character device 0/0 without permission bits, with the
+ * marker's owner and time, and its directory gets an empty
+ * "trusted.overlay.origin" so that overlayfs does not show the
+ * whiteouts; ".wh..wh..opq" is not
+ * stored, its directory gets "trusted.overlay.opaque" = "y". No layer
+ * is hidden by either (that is SQP_WRITE_OCI_WHITEOUTS, which wins when
+ * both are set). */
+#define SQP_WRITE_OVERLAY_WHITEOUTS 0x4000
+/* EROFS: an uncompressed file's last partial block goes in a block of
+ * its own, never inline after its inode (mkfs.erofs -E noinline_data:
+ * every block of the file is block aligned, as FSDAX wants). */
+#define SQP_WRITE_EROFS_NO_INLINE 0x8000
+/* EROFS inode forms (mkfs.erofs --ignore-mtime, -E force-inode-compact,
+ * -E force-inode-extended). IGNORE_MTIME: a time other than the build
+ * time no longer asks for an extended inode; a compact one reads as the
+ * build time. INODE_EXTENDED: every inode extended (64 bytes).
+ * INODE_COMPACT: every inode compact (32 bytes), times ignored as with
+ * IGNORE_MTIME; an owner or link count over 65535, a size over 4 GiB or
+ * an inline compressed tail that needs the extended form fails. */
+#define SQP_WRITE_EROFS_IGNORE_MTIME    0x10000
+#define SQP_WRITE_EROFS_INODE_EXTENDED  0x20000
+#define SQP_WRITE_EROFS_INODE_COMPACT   0x40000
 
 struct sqp_policy;
 

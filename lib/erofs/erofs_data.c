@@ -103,6 +103,12 @@ static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 	return ret;
 }
 
+int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xattr_size)
+{
+	return 64 + xattr_size + tail > EROFS_W_BLOCK ||
+	       (w->desc.flags & SQP_WRITE_EROFS_NO_INLINE);
+}
+
 int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f)
 {
@@ -113,8 +119,8 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 	f->u.file.ero_rec = FS_NONE;
 	if (tail == 0)
 		return 0;
-	if (64 + xattr_size + tail > EROFS_W_BLOCK) {
-		/* No room beside the inode: a last block, zero padded. */
+	if (erofs_w_tail_blocked(w, tail, xattr_size)) {
+		/* A last block, zero padded. */
 		if (data != e->block)
 			memcpy(e->block, data, tail);
 		memset(e->block + tail, 0, EROFS_W_BLOCK - tail);
@@ -136,7 +142,7 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	struct erofs_wstate *e = erofs_of(w);
 	uint64_t full = size / EROFS_W_BLOCK, i;
 	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
-	int appends = full > 0 || (tail > 0 && 64 + xattr_size + tail > EROFS_W_BLOCK);
+	int appends = full > 0 || (tail > 0 && erofs_w_tail_blocked(w, tail, xattr_size));
 	int ret;
 
 	if (e->frag.on && !e->frag.packing && size > 0 && size <= e->pcluster)

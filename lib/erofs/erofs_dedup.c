@@ -186,7 +186,7 @@ int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t siz
 {
 	struct erofs_dedup *d = &erofs_of(w)->dd;
 	uint32_t tail = (uint32_t)(size % BS);
-	int tailblk = tail > 0 && 64 + xsize + tail > BS;
+	int tailblk = tail > 0 && erofs_w_tail_blocked(w, tail, xsize);
 	uint64_t key, n = size / BS + (uint64_t)tailblk;
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END;
@@ -258,7 +258,7 @@ int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 	struct erofs_dedup *d = &erofs_of(w)->dd;
 	uint8_t *b = erofs_of(w)->block;
 	uint32_t tail = (uint32_t)(size % BS), i = HCHAIN_END, n;
-	int tailblk = tail > 0 && 64 + xsize + tail > BS, ret;
+	int tailblk = tail > 0 && erofs_w_tail_blocked(w, tail, xsize), ret;
 	uint64_t full = size / BS, nstore = full + (uint64_t)tailblk, k, matched = 0;
 	uint64_t key = 0; /* set by the first block: the caller sends files that have one */
 	uint64_t start = w->out.pos / BS;

@@ -76,6 +76,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 		    struct shape *s)
 {
 	const struct fs_irec *r = rec_of(L, i);
+	unsigned flags = L->w->desc.flags;
 	struct fs_inode f;
 	uint64_t tail, off;
 	int ret;
@@ -101,10 +102,19 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 		s->ei.u = erofs_rdev(r->u.dev.major, r->u.dev.minor);
 	}
 	/* A compact inode has the build time (its nanoseconds 0), as
-	 * mkfs.erofs decides: any other time needs the extended one. */
+	 * mkfs.erofs decides: any other time needs the extended one,
+	 * unless told to give the build time instead. */
 	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
-			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX ||
-			 r->mtime != build_time || r->mtime_nsec != 0;
+			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX;
+	if (s->ei.extended && (flags & SQP_WRITE_EROFS_INODE_COMPACT))
+		return writer_fail(L->w, SQP_ERR_LIMIT, "an inode (owner %u:%u, %u links, "
+				   "%llu bytes) cannot be in compact form",
+				   (unsigned)s->ei.uid, (unsigned)s->ei.gid,
+				   (unsigned)s->ei.nlink, (unsigned long long)s->ei.size);
+	if (!(flags & (SQP_WRITE_EROFS_IGNORE_MTIME | SQP_WRITE_EROFS_INODE_COMPACT)))
+		s->ei.extended |= r->mtime != build_time || r->mtime_nsec != 0;
+	if (flags & SQP_WRITE_EROFS_INODE_EXTENDED)
+		s->ei.extended = 1;
 	s->isize = s->ei.extended ? 64 : 32;
 	tail = s->ei.size % BS;
 	if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_ZIP) {
@@ -146,6 +156,10 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 		/* erofs_zip.c measured the tail's room after the extended
 		 * inode; 32 bytes earlier it may cross a block boundary. */
 		if (s->inl > 0 && !s->ei.extended && (s->total - s->inl) % BS + s->inl > BS) {
+			if (flags & SQP_WRITE_EROFS_INODE_COMPACT)
+				return writer_fail(L->w, SQP_ERR_LIMIT, "a compressed "
+						   "tail inline needs an extended inode "
+						   "here; not with compact inodes forced");
 			s->ei.extended = 1;
 			s->isize = 64;
 			s->total += 32;

@@ -157,6 +157,10 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		     uint32_t xattr_size, const struct sqp_data_source *src,
 		     struct fs_inode *f);
 
+/* Whether a plain file's tail of tail bytes goes in a block of its own:
+ * no room beside the inode, or SQP_WRITE_EROFS_NO_INLINE. */
+int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xattr_size);
+
 /* Keep a file's tail of tail bytes (data) for its inode if it fits
  * there beside xattr_size bytes of xattrs, else append it as a block;
  * sets f's ero_rec. */

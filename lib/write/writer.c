@@ -123,6 +123,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	free(w->ppath);
 	free(w->ptarget);
 	writer_rename_free(w);
+	writer_ovl_free(w);
 	free((char *)w->desc.prefix);
 	hchain_cleanup(&w->layer_sizes);
 	free(w);
@@ -137,6 +138,8 @@ int sqp_writer_finish(struct sqp_writer *w)
 	if (w->finished)
 		return writer_fail(w, SQP_ERR_SEQUENCE, "finish called twice");
 	ret = writer_links_check(w, NULL);
+	if (ret == 0)
+		ret = writer_ovl_apply(w);
 	if (ret == 0)
 		ret = writer_add_extras(w);
 	if (ret != 0)

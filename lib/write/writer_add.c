@@ -241,6 +241,10 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		ret = writer_oci_marker(w, e);
 		if (ret != 0)
 			return ret < 0 ? ret : 0;
+	} else if ((w->desc.flags & SQP_WRITE_OVERLAY_WHITEOUTS) && !w->adding_extras) {
+		ret = writer_ovl_marker(w, &copy);
+		if (ret != 0 && ret != 1)
+			return ret < 0 ? ret : 0;
 	}
 	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off &&
 	    sqp_policy_apply(w->desc.policy, &copy))

@@ -109,6 +109,10 @@ struct sqp_writer {
 	size_t ren_count;
 	char *rpath, *rtarget;        /* an entry's renamed paths */
 	size_t rpath_cap, rtarget_cap;
+	char *opath;                  /* an overlay whiteout's path (writer_ovl.c) */
+	size_t opath_cap;
+	struct writer_ovl_mark *ovl;  /* directories to mark for overlayfs */
+	size_t ovl_count, ovl_cap;
 };
 
 #ifdef WITH_OPENSSL
@@ -175,6 +179,15 @@ int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
 /* A file of the current layer skipped unread; a new layer forgets them. */
 int writer_links_skipped(struct sqp_writer *w, const char *path);
 void writer_links_next_layer(struct sqp_writer *w);
+/* writer_ovl.c (SQP_WRITE_OVERLAY_WHITEOUTS): 0 when e is no marker,
+ * 1 when e (the caller's copy) now is the whiteout device to add, 2 for
+ * an opaque marker (nothing to add), or an error. writer_ovl_apply sets
+ * the directories' xattrs once every entry is in. */
+struct writer_ovl_mark;
+int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e);
+int writer_ovl_apply(struct sqp_writer *w);
+void writer_ovl_free(struct sqp_writer *w);
+
 /* whiteout NULL: an error when a link still waits (finish); else when a
  * link waits for the path this whiteout deletes. */
 int writer_links_check(struct sqp_writer *w, const char *whiteout);

@@ -196,3 +196,47 @@ nomem:
 	free(set.blob);
 	return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
 }
+
+/* The set's records back into keys and values (pointing into keys and
+ * the blob), so that an attribute can be added to a set already interned
+ * (overlayfs's markers land on directories already added). */
+int xattr_store_with(struct xattr_store *s, const char *path, uint32_t id,
+		     const char *key, const uint8_t *value, size_t len, uint32_t *out)
+{
+	const struct xattr_set *set = id == WR_NO_XATTR ? NULL : &s->sets[id];
+	uint32_t n = set != NULL ? set->count : 0, i;
+	size_t room = set != NULL ? set->len + (size_t)n * 16 : 1;
+	struct sqp_xattr *x = malloc((n + 1) * sizeof(*x));
+	char *keys = malloc(room), *k = keys;
+	const uint8_t *p = set != NULL ? set->blob : NULL;
+	int ret;
+
+	if (x == NULL || keys == NULL) {
+		free(x);
+		free(keys);
+		return sqp_err(s->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		uint16_t type = sqp_get16(p);
+		const char *prefix = type < sizeof(prefixes) / sizeof(prefixes[0]) ?
+				     prefixes[type] : NULL;
+		uint16_t nlen = sqp_get16(p + 2);
+
+		x[i].key = k;
+		k += sprintf(k, "%s%.*s", prefix != NULL ? prefix : "", (int)nlen,
+			     (const char *)p + 4) + 1;
+		p += 4 + nlen;
+		x[i].value_len = sqp_get32(p);
+		x[i].value = p + 4;
+		p += 4 + x[i].value_len;
+	}
+	/* Last among equal keys: serialise keeps it. */
+	x[n].key = key;
+	x[n].value = value;
+	x[n].value_len = len;
+	ret = xattr_store_intern(s, path, x, n + 1, out);
+	free(x);
+	free(keys);
+	return ret;
+}
+

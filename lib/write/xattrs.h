@@ -54,4 +54,10 @@ void xattr_store_cleanup(struct xattr_store *s);
 int xattr_store_intern(struct xattr_store *s, const char *path,
 		       const struct sqp_xattr *xattrs, size_t count, uint32_t *id);
 
+/* *out = set id (WR_NO_XATTR: none) with key = value (len bytes)
+ * added, or replacing that key's value. Set id stays as it was: other
+ * inodes may share it. */
+int xattr_store_with(struct xattr_store *s, const char *path, uint32_t id,
+		     const char *key, const uint8_t *value, size_t len, uint32_t *out);
+
 #endif

@@ -64,7 +64,7 @@ check "imginfo after --offset N: commands" has "imginfo --offset 0 " check ls
 check "imginfo check options" has "imginfo check -" --jobs --quiet
 check "imginfo diff options" is "imginfo diff --ig" "--ignore-mtime --ignore-owner --ignore-xattrs"
 check "--progress=: its modes" is "tar2img --progress=" "auto json none tty"
-check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci"
+check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci overlay"
 check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
 check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe
 check "--uncompressed=: its parts" is "dir2img --uncompressed=" "all data fragments inodes xattrs"

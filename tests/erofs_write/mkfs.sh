@@ -124,7 +124,7 @@ refused "extended option not done yet" -Elegacy-compress
 refused "extended option not done yet" -Eztailpacking,all-fragments
 refused "the packed inode" -zlz4 -Efragments=65536
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
-refused "not done yet" --exclude-path=foo
+refused "not done yet" --blobdev=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
 finish

@@ -239,12 +239,14 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_PREFIX:
 		return prefix_value(optarg, &d->prefix);
 	case OPT_WHITEOUTS:
+		d->flags &= ~(unsigned)(SQP_WRITE_OCI_WHITEOUTS | SQP_WRITE_OVERLAY_WHITEOUTS);
 		if (strcmp(arg, "oci") == 0)
 			d->flags |= SQP_WRITE_OCI_WHITEOUTS;
-		else if (strcmp(arg, "none") == 0)
-			d->flags &= ~(unsigned)SQP_WRITE_OCI_WHITEOUTS;
-		else
-			return tool_bad_usage("--whiteouts '%s': valid are oci and none", arg);
+		else if (strcmp(arg, "overlay") == 0)
+			d->flags |= SQP_WRITE_OVERLAY_WHITEOUTS;
+		else if (strcmp(arg, "none") != 0)
+			return tool_bad_usage("--whiteouts '%s': valid are oci, overlay "
+					      "and none", arg);
 		return 0;
 	case OPT_OFFSET:
 		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)

@@ -80,8 +80,10 @@ static const char common_help[] =
 	"Layers:\n"
 	"      --whiteouts=MODE    oci: '.wh.NAME' deletes NAME from the layers\n"
 	"                          below, '.wh..wh..opq' empties its directory of\n"
-	"                          them; the markers are left out. none (default):\n"
-	"                          they are files like any other\n"
+	"                          them; the markers are left out. overlay: kept\n"
+	"                          as overlayfs reads them (mkfs.erofs --aufs):\n"
+	"                          NAME a 0/0 device, trusted.overlay.opaque=y.\n"
+	"                          none (default): they are files like any other\n"
 	"      --prefix PATH       put everything below directory PATH\n";
 
 static const char dir_help[] =

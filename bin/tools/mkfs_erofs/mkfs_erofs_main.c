@@ -24,13 +24,25 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_version.h"
+#include "mkfs_erofs.h"
 
-#define PROG "sqpack-mkfs.erofs"
 
 enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
-	OPT_REFUSED,
+	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
+	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
+};
+
+enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
+
+/* What is resolved once every option is read: mkfs.erofs adds the
+ * offsets to the forced owners whatever the options' order. */
+struct mkfs_args {
+	int tar, aufs;
+	uint64_t uid_offset, gid_offset;
+	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
+	uint64_t time;
 };
 
 static const struct option long_opts[] = {
@@ -44,9 +56,14 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	/* mkfs.erofs's, not done yet: refused by name. */
-	{ "exclude-path", required_argument, NULL, OPT_REFUSED },
+	{ "exclude-path", required_argument, NULL, OPT_EXCLUDE_PATH },
+	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
+	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
+	{ "hard-dereference", no_argument, NULL, OPT_HARD_DEREF },
 	{ "exclude-regex", required_argument, NULL, OPT_EXCLUDE_REGEX },
-	{ "ignore-mtime", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-mtime", no_argument, NULL, OPT_IGNORE_MTIME },
+	{ "all-time", no_argument, NULL, OPT_ALL_TIME },
+	{ "mkfs-time", no_argument, NULL, OPT_MKFS_TIME },
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
@@ -55,11 +72,11 @@ static const struct option long_opts[] = {
 	{ "mount-point", required_argument, NULL, OPT_REFUSED },
 	{ "product-out", required_argument, NULL, OPT_REFUSED },
 	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
-	{ "aufs", no_argument, NULL, OPT_REFUSED },
+	{ "aufs", no_argument, NULL, OPT_AUFS },
+	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
 	{ "gzip", no_argument, NULL, OPT_REFUSED },
 	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
-	{ "sort", required_argument, NULL, OPT_REFUSED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -75,151 +92,20 @@ static void usage(FILE *f)
 	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
-	      "  --workers=# --preserve-mtime --exclude-regex=# -Eztailpacking\n"
-	      "  -Efragments -Ededupe --help --version. Anything else (-zX:Y, other -E\n"
-	      "  options, --exclude-path ...) is refused with exit status 2.\n", f);
+	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
+	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
+	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
+	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
+	      "  -Eforce-inode-extended\n"
+	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
+	      "  --chunksize ...) is refused with exit status 2.\n", f);
 }
 
-static int refuse(const char *what, const char *why)
+int mkfs_refuse(const char *what, const char *why)
 {
 	fprintf(stderr, PROG ": %s: %s\n", what, why);
 	tool_try_help();
 	return 2;
-}
-
-/* mkfs.erofs's compressors, as the library names them, and the levels
- * each takes after a comma (lo..hi; none for lz4). lzma's 100 + N is
- * level N with the extreme preset. bare: the option for -zX without a
- * level, which is mkfs.erofs's own default (its compressors'
- * default_level: the libraries' defaults, and deflate's fastest), not
- * dir2img's: a script that says -zzstd gets the speed and the image it
- * had, where dir2img's level 15 took 40 times as long. */
-static const struct {
-	const char *name, *codec, *bare_key, *bare_value;
-	long lo, hi;     /* hi < 0: no level */
-	int extreme;     /* 100 + N taken too */
-} compressors[] = {
-	{ "lz4", "lz4", NULL, NULL, 0, -1, 0 },
-	{ "lz4hc", "lz4", "hc", NULL, 1, 12, 0 },
-	{ "lzma", "lzma", "level", "6", 0, 9, 1 },
-	{ "deflate", "gzip", "level", "1", 1, 9, 0 },
-	{ "zstd", "zstd", "level", "3", 1, 22, 0 },
-	{ "none", NULL, NULL, NULL, 0, -1, 0 },
-};
-
-/* The codec of compressors[i]: its defaults for 4 KiB blocks (EROFS's),
- * refused by name when this build cannot write EROFS with it. */
-static int codec_init(struct sqp_codec_config *cfg, const char *what, size_t i)
-{
-	const char *name = compressors[i].codec;
-	int id = name != NULL ? sqp_codec_by_name(name) : 0;
-	char why[96];
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->block_size = 4096;
-	if (name == NULL)
-		return 0;  /* none: data stored as it is */
-	if (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS) ||
-	    sqp_codec_config_init(cfg, id, 4096) != 0) {
-		snprintf(why, sizeof(why), "this build cannot write EROFS with %s",
-			 compressors[i].name);
-		return refuse(what, why);
-	}
-	return 0;
-}
-
-/* One option of the codec, for -zX (what): 0, or the exit status after
- * a message. */
-static int codec_option(struct sqp_codec_config *cfg, const char *what,
-			const char *key, const char *value)
-{
-	char msg[256];
-	int ret = tool_codec_option(cfg, what, key, value, 0, msg, sizeof(msg));
-
-	if (ret != 0) {
-		fprintf(stderr, PROG ": %s\n", msg);
-		if (ret == 2)
-			tool_try_help();
-	}
-	return ret;
-}
-
-/* -zX[,Y] (what, as typed; arg X[,Y]): one compressor, with a level
- * where it takes one. */
-static int compressor(struct sqp_codec_config *cfg, const char *what, const char *arg)
-{
-	const char *comma = strchr(arg, ',');
-	size_t len = comma ? (size_t)(comma - arg) : strlen(arg), i;
-	char *end, why[80], num[24];
-	long level;
-	int ret, extreme;
-
-	if (memchr(arg, ':', len) != NULL)
-		return refuse(what, "two algorithms (-zX:Y, chosen per file by "
-			      "--compress-hints) are not done; give one");
-	for (i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++)
-		if (strlen(compressors[i].name) == len &&
-		    strncmp(arg, compressors[i].name, len) == 0)
-			break;
-	if (i == sizeof(compressors) / sizeof(compressors[0]))
-		return refuse(what, "unknown compressor; valid are lz4, lz4hc, lzma, "
-			      "deflate, zstd and none");
-	if (comma != NULL && compressors[i].hi < 0)
-		return refuse(what, "this compressor takes no level");
-	if ((ret = codec_init(cfg, what, i)) != 0)
-		return ret;
-	if (comma == NULL)
-		return compressors[i].bare_key == NULL ? 0 :
-		       codec_option(cfg, what, compressors[i].bare_key,
-				    compressors[i].bare_value);
-	level = strtol(comma + 1, &end, 10);
-	extreme = compressors[i].extreme && level >= 100;
-	if (extreme)
-		level -= 100;
-	if (*end != '\0' || end == comma + 1 || level < compressors[i].lo ||
-	    level > compressors[i].hi) {
-		snprintf(why, sizeof(why), "the level is %ld..%ld%s", compressors[i].lo,
-			 compressors[i].hi, compressors[i].extreme ?
-			 " (100 + N: N with the extreme preset)" : "");
-		return refuse(what, why);
-	}
-	snprintf(num, sizeof(num), "%ld", level);
-	ret = codec_option(cfg, what, "level", num);
-	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
-}
-
-/* -E X[,Y...]: ztailpacking, fragments, dedupe; the others are refused by
- * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
- * as every other file's). */
-static int extended(unsigned *flags, const char *what, const char *arg)
-{
-	static const struct { const char *name; unsigned flag; } done[] = {
-		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING },
-		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS },
-		{ "dedupe", SQP_WRITE_EROFS_DEDUPE },
-	};
-	const char *s = arg, *end;
-	size_t len, i;
-
-	for (; *s != '\0'; s = *end ? end + 1 : end) {
-		end = strchr(s, ',');
-		if (end == NULL)
-			end = s + strlen(s);
-		len = (size_t)(end - s);
-		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
-			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
-				break;
-		if (i < sizeof(done) / sizeof(done[0]))
-			*flags |= done[i].flag;
-		else if (len > 9 && strncmp(s, "fragments=", 10) == 0)
-			return refuse(what, "a pcluster size of the packed inode's own is "
-				      "not done (its clusters are -C's)");
-		else
-			return refuse(what, "extended option not done yet (sqpack writes "
-				      "compact cluster indexes; ztailpacking, "
-				      "fragments and dedupe are done)");
-	}
-	return 0;
 }
 
 /* A number in 0..max for option name (as typed). */
@@ -231,33 +117,30 @@ static int number(const char *name, const char *arg, uint64_t max, uint64_t *out
 		return 0;
 	snprintf(why, sizeof(why), "'%s' is not a number in 0..%llu", arg,
 		 (unsigned long long)max);
-	return refuse(name, why);
+	return mkfs_refuse(name, why);
 }
 
-static int short_option(struct tool_options *opt, int c, const char *arg)
+static int short_option(struct tool_options *opt, int c, const char *arg,
+			struct mkfs_args *a)
 {
 	struct sqp_writer_desc *d = &opt->desc;
 	char name[256];   /* the option as typed, value attached */
 	uint64_t v;
-	int ret;
 
 	snprintf(name, sizeof(name), "-%c%s", c, arg);
 	switch (c) {
-	case 'z': return compressor(&d->codec, name, arg);
+	case 'z': return mkfs_compressor(&d->codec, name, arg);
 	case 'C':
 		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
-			return refuse(name, "the cluster size is a multiple of 4K up to 1M");
+			return mkfs_refuse(name, "the cluster size is a multiple of 4K up to 1M");
 		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
 	case 'b':
-		return strcmp(arg, "4096") == 0 ? 0 : refuse(name, "the block size is 4096");
-	case 'E': return extended(&d->flags, name, arg);
+		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
+	case 'E': return mkfs_extended(&d->flags, name, arg);
 	case 'T':
-		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
-			return ret;
-		opt->policy.flags |= SQP_POLICY_SET_MTIME;
-		opt->policy.mtime = d->mod_time = (int64_t)v;
-		return 0;
+		a->has_time = 1;
+		return number(name, arg, UINT32_MAX, &a->time);
 	case 'U':
 		/* Stored as given, zero included (archiso's reproducible
 		 * images ask for none so); clear and random as mkfs.erofs
@@ -277,7 +160,7 @@ static int short_option(struct tool_options *opt, int c, const char *arg)
 		}
 	case 'L':
 		if (strlen(arg) > 16)
-			return refuse(name, "the label is longer than 16 bytes");
+			return mkfs_refuse(name, "the label is longer than 16 bytes");
 		d->volume_label = arg;
 		return 0;
 	case 'd': return 0; /* message level */
@@ -291,8 +174,37 @@ static int short_option(struct tool_options *opt, int c, const char *arg)
 	}
 }
 
+/* --exclude-path=PATH: mkfs.erofs compares PATH, as it is, with each
+ * path relative to the source; the same test as a regex anchored at
+ * both ends with every character literal. */
+static int exclude_path(struct tool_options *opt, const char *arg)
+{
+	char *re = malloc(2 * strlen(arg) + 3), *p = re;
+	int ret;
+
+	if (re == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	*p++ = '^';
+	for (; *arg != '\0'; arg++) {
+		if (strchr(".[]()*+?{}|^$\\", *arg) != NULL)
+			*p++ = '\\';
+		*p++ = *arg;
+	}
+	*p++ = '$';
+	*p = '\0';
+	ret = tool_pargs_add(&opt->pargs, PARG_EXCLUDE_REGEX, re, 1);
+	free(re);
+	if (ret != 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
 static int long_option(struct tool_options *opt, int c, const char *arg, const char *name,
-		       int *tar)
+		       struct mkfs_args *a)
 {
 	struct sqp_policy_desc *p = &opt->policy;
 	uint64_t v;
@@ -309,10 +221,19 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	case OPT_QUIET: opt->quiet = 1; return 0;
 	case OPT_WORKERS:
 		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
-			return refuse(name, "the worker count is a number in 1..1024");
+			return mkfs_refuse(name, "the worker count is a number in 1..1024");
 		opt->desc.jobs = (unsigned)v;
 		return 0;
-	case OPT_PRESERVE_MTIME: return 0; /* what we do anyway */
+	case OPT_PRESERVE_MTIME:
+		/* per-file times are kept anyway; it undoes --ignore-mtime */
+		opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_IGNORE_MTIME;
+		return 0;
+	case OPT_IGNORE_MTIME:
+		opt->desc.flags |= SQP_WRITE_EROFS_IGNORE_MTIME;
+		return 0;
+	case OPT_ALL_TIME: case OPT_MKFS_TIME:
+		a->time_mode = c == OPT_ALL_TIME ? TIME_ALL : TIME_MKFS;
+		return 0;
 	case OPT_EXCLUDE_REGEX:
 		if (tool_pargs_add(&opt->pargs, PARG_EXCLUDE_REGEX, arg, 0) == 0)
 			return 0;
@@ -320,25 +241,89 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		return 1;
 	case OPT_TAR:
 		if (arg != NULL && strcmp(arg, "f") != 0)
-			return refuse(name, "only --tar=f (a whole tar) is done");
-		*tar = 1;
+			return mkfs_refuse(name, "only --tar=f (a whole tar) is done");
+		a->tar = 1;
 		return 0;
-	case OPT_REFUSED: return refuse(name, "not done yet");
+	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
+	case OPT_UID_OFFSET: return number(name, arg, UINT32_MAX, &a->uid_offset);
+	case OPT_GID_OFFSET: return number(name, arg, UINT32_MAX, &a->gid_offset);
+	case OPT_HARD_DEREF:
+		/* Each name its own inode; a tar's hard links are its
+		 * entries', kept, as mkfs.erofs --tar keeps them. */
+		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
+		return 0;
+	case OPT_AUFS: a->aufs = 1; return 0;
+	case OPT_SORT:
+		/* mkfs.erofs's order of file data in the image. Ours is
+		 * the tar's always (data is stored as it is read, which is
+		 * what none asks for): the same tar, the same bytes. path
+		 * (the default here too) changes no file's contents. */
+		if (strcmp(arg, "none") != 0 && strcmp(arg, "path") != 0)
+			return mkfs_refuse(name, "valid are none and path");
+		return 0;
+	case OPT_REFUSED: return mkfs_refuse(name, "not done yet");
 	default:
-		return refuse(name, "unknown option");
+		return mkfs_refuse(name, "unknown option");
 	}
+}
+
+/* The offsets: added to every owner, the forced ones included
+ * (--all-root's 0:0 too), as mkfs.erofs adds them. A forced owner that
+ * overflows 32 bits is refused (mkfs.erofs wraps it around). */
+static int offsets(struct tool_options *opt, const struct mkfs_args *a)
+{
+	struct sqp_policy_desc *p = &opt->policy;
+
+	if (a->uid_offset == 0 && a->gid_offset == 0)
+		return 0;
+	if (p->flags & SQP_POLICY_ALL_ROOT) {
+		p->flags &= ~(unsigned)SQP_POLICY_ALL_ROOT;
+		p->flags |= SQP_POLICY_SET_UID | SQP_POLICY_SET_GID;
+		p->uid = p->gid = 0;
+	}
+	if (!(p->flags & SQP_POLICY_SET_UID))
+		p->uid_offset = (int64_t)a->uid_offset;
+	else if (p->uid + a->uid_offset > UINT32_MAX)
+		return mkfs_refuse("--uid-offset", "the forced uid plus the offset passes 2^32 - 1");
+	else
+		p->uid += (uint32_t)a->uid_offset;
+	if (!(p->flags & SQP_POLICY_SET_GID))
+		p->gid_offset = (int64_t)a->gid_offset;
+	else if (p->gid + a->gid_offset > UINT32_MAX)
+		return mkfs_refuse("--gid-offset", "the forced gid plus the offset passes 2^32 - 1");
+	else
+		p->gid += (uint32_t)a->gid_offset;
+	return 0;
+}
+
+/* -T with --all-time (the default) or --mkfs-time, whatever the order:
+ * every file's time and the build time, or the build time alone.
+ * --all-time without -T gives mkfs.erofs's files the time of the run,
+ * which no reproducible build asks for: refused, not guessed. */
+static int times(struct tool_options *opt, const struct mkfs_args *a)
+{
+	if (!a->has_time)
+		return a->time_mode != TIME_ALL ? 0 :
+		       mkfs_refuse("--all-time", "without -T (every file at the time of "
+			      "the run) is not done; give -T");
+	opt->desc.mod_time = (int64_t)a->time;
+	if (a->time_mode != TIME_MKFS) {
+		opt->policy.flags |= SQP_POLICY_SET_MTIME;
+		opt->policy.mtime = (int64_t)a->time;
+	}
+	return 0;
 }
 
 /* IMAGE, and DIRECTORY or TAR (none or "-": stdin). */
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 {
 	if (optind >= argc)
-		return refuse("IMAGE", "missing");
+		return mkfs_refuse("IMAGE", "missing");
 	opt->output = argv[optind++];
 	if (!tar && optind >= argc)
-		return refuse("DIRECTORY", "missing");
+		return mkfs_refuse("DIRECTORY", "missing");
 	if (optind + 1 < argc)
-		return refuse(argv[optind + 1], "unexpected argument");
+		return mkfs_refuse(argv[optind + 1], "unexpected argument");
 	if (tar) {
 		opt->tool = TOOL_TAR2IMG;
 		opt->inputs = argv + optind;
@@ -352,7 +337,7 @@ static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 
 /* Our argv into the packer's options: 0, 2 (bad usage, reported), 1
  * (out of memory) or -1 (help or version printed). */
-static int parse(int argc, char **argv, struct tool_options *opt, int *tar)
+static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_args *a)
 {
 	int c, ret;
 
@@ -374,26 +359,34 @@ static int parse(int argc, char **argv, struct tool_options *opt, int *tar)
 			return -1;
 		}
 		if (c == '?' || c == ':')
-			return refuse(name, c == '?' ? "unknown option" : "needs a value");
-		ret = c < 256 ? short_option(opt, c, optarg)
-			      : long_option(opt, c, optarg, name, tar);
+			return mkfs_refuse(name, c == '?' ? "unknown option" : "needs a value");
+		ret = c < 256 ? short_option(opt, c, optarg, a)
+			      : long_option(opt, c, optarg, name, a);
 		if (ret != 0)
-			return ret < 0 ? refuse(name, "unknown option") : ret;
+			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
-	ret = operands(opt, *tar, argc, argv);
+	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0)
+		return ret;
+	/* A tar layer is written to be an overlay's lower directory, as
+	 * containerd's EROFS snapshotter mounts it. mkfs.erofs reads the
+	 * markers in a tar alone: a directory's .wh. files stay files. */
+	if (a->aufs && a->tar)
+		opt->desc.flags |= SQP_WRITE_OVERLAY_WHITEOUTS;
+	ret = operands(opt, a->tar, argc, argv);
 	return ret != 0 ? ret : tool_options_finish(opt);
 }
 
 int main(int argc, char **argv)
 {
 	struct tool_options opt;
-	int tar = 0, ret;
+	struct mkfs_args a = { 0 };
+	int ret;
 
 	tool_set_progname(PROG);
-	ret = parse(argc, argv, &opt, &tar);
+	ret = parse(argc, argv, &opt, &a);
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
 	}
-	return tar ? tar2img_run(&opt) : dir2img_run(&opt);
+	return a.tar ? tar2img_run(&opt) : dir2img_run(&opt);
 }

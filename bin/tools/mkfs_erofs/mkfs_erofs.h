@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mkfs_erofs.h - what sqpack-mkfs.erofs's files share: the message for a
+ * refused option, and the readers of -z and -E (mkfs_erofs_z.c).
+ */
+#ifndef SQP_MKFS_EROFS_H
+#define SQP_MKFS_EROFS_H
+
+#include "sqpack/codec.h"
+
+#define PROG "sqpack-mkfs.erofs"
+
+/* A message naming option what and why, then the help hint: 2. */
+int mkfs_refuse(const char *what, const char *why);
+
+/* -zX[,Y] (what, as typed; arg X[,Y]) into cfg: 0, or the exit status
+ * after a message. */
+int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *arg);
+
+/* -E X[,Y...] (what, as typed) into the SQP_WRITE_* flags: 0, or the
+ * exit status after a message. */
+int mkfs_extended(unsigned *flags, const char *what, const char *arg);
+
+#endif
