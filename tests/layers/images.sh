@@ -8,7 +8,8 @@
 # judged by unsquashfs and the kernel where they can): a later image
 # wins on a clash, whiteout markers inside an image layer count with
 # --whiteouts=oci, a file over a directory and a directory over a file,
-# --delete; the same bytes for -j 1. A layer that is neither a tar, a
+# --delete; a base file equal to one of a layer read through is stored
+# once; the same bytes for -j 1. A layer that is neither a tar, a
 # directory nor an image (random bytes; a zero block, then data) is an
 # error that names it and leaves no OUTPUT: an EROFS image was once read
 # as an empty tar (its first 1 KiB is zeros) and silently dropped.
@@ -43,6 +44,12 @@ fi
 judge_same_tree "image layers" kernel gzip "$T/out.img" "$T/ref"
 "$IMG2TAR" "$T/out.img" > "$T/out.tar" || fail "img2tar of the image"
 check "no whiteout marker in the image" sh -c "! tar tf '$T/out.tar' | grep -F .wh."
+# The EROFS layer's copy of a base file is read through, so the base's
+# file of that size is too, and dedup stores the two once.
+# shellcheck disable=SC2086
+"$IMG2IMG" --whiteouts=oci "$T/sum.img" "$T/base.img" $L > "$T/sum" || fail "the summary"
+check "a base file equal to an EROFS layer's is stored once: $(grep -o '[0-9]* whole files shared' "$T/sum")" \
+	grep -Eq '[1-9][0-9]* whole files shared' "$T/sum"
 # shellcheck disable=SC2086
 run "the same, -j 1" "$IMG2IMG" -q -j 1 --whiteouts=oci "$T/out.j1" "$T/base.img" $L &&
 check "the same bytes for -j 1" cmp -s "$T/out.img" "$T/out.j1"

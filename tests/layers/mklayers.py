@@ -36,7 +36,7 @@ that stands alone (no hard link to a lower layer; every directory it
 writes into listed), for img2img's image layers (tests/layers/
 images.sh), which packs each on its own: a file replaced twice, one a
 later layer deletes by a whiteout, an opaque directory, a file over a
-directory and a directory over a file, a file the same in two layers,
+directory and a directory over a file, a file the same in three layers,
 a hard link within a layer, symlinks, owners and an xattr.
 
 CASE "opaqueedge" writes l1.tar (a directory and files in it, one in a
@@ -294,6 +294,8 @@ def images(out):
     l2.dir("opt", uid=5, gid=6)
     l2.whiteout("opt/.wh..wh..opq")
     l2.file("opt/only", blob(59, 130_000))
+    l2.dir("shared")
+    l2.file("shared/same3", blob(55, 150_000))
     l2.close()
 
     l3 = Layer(os.path.join(out, "l3.tar"))
