@@ -408,7 +408,8 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 			if (ret != 1)
 				return ret;
 		} else if (istream_offset(r->in) == TAR_BLOCK &&
-			   memcmp(h, "hsqs", 4) == 0) {
+			   memcmp(h, "hsqs", 4) == 0 && !tar_checksum_ok(h)) {
+			/* not a header (a first name "hsqs..." is one) */
 			return tar_err(r, SQP_ERR_BAD_TAR, "%s: a SquashFS image, "
 				       "not a tar archive", r->name);
 		}

@@ -71,6 +71,17 @@ if unsquashfs_ref "--delete" ours gzip "$T/del.img" "$T/deltree"; then
 		$TREECMP --ignore-root-mtime "$T/refdel" "$T/deltree"
 fi
 
+# A tar whose first name starts with SquashFS's magic is a tar all the
+# same, old (v7) or POSIX.
+mkdir -p "$T/h" && echo note > "$T/h/hsqs-note" || exit 99
+for fmt in v7 posix; do
+	tar -C "$T/h" --format=$fmt -cf "$T/hsqs.tar" hsqs-note &&
+	run "a $fmt tar layer whose first name starts 'hsqs'" "$IMG2IMG" -q -f "$T/hsqs.img" \
+		"$T/base.img" "$T/hsqs.tar" &&
+	check "the $fmt tar layer's file is in the image" \
+		sh -c "'$IMG2TAR' '$T/hsqs.img' | tar tf - | grep hsqs-note > /dev/null"
+done
+
 # Neither a tar, a directory nor an image: exit 1, the layer named, no
 # OUTPUT.
 head -c 4096 /dev/urandom > "$T/random.bin" &&

@@ -198,16 +198,38 @@ static void img_layers_close(struct img_layers *il)
 	free(il->fd);
 }
 
+/* Whether the 512 bytes at h are a tar header: its checksum, the sum of
+ * its bytes with the checksum field (148, 8 bytes) taken as spaces,
+ * matches the octal number in that field. */
+static int tar_header(const uint8_t *h)
+{
+	unsigned long sum = 0, want = 0;
+	int i = 148;
+
+	for (int j = 0; j < 512; j++)
+		sum += j >= 148 && j < 156 ? ' ' : h[j];
+	while (i < 156 && h[i] == ' ')
+		i++;
+	if (i == 156 || h[i] < '0' || h[i] > '7')
+		return 0;
+	while (i < 156 && h[i] >= '0' && h[i] <= '7')
+		want = want * 8 + (unsigned long)(h[i++] - '0');
+	return sum == want;
+}
+
 /* Whether fd holds an image, by its magic: SquashFS's at 0, EROFS's
  * 1 KiB in. Looked at before a tar parser sees it: an EROFS image
  * starts with zeros, which once read as an empty tar. A pipe or a
- * short file is no image (and goes to the tar reader). */
+ * short file is no image (and goes to the tar reader), nor is a tar
+ * whose first name starts "hsqs" (a header with a good checksum). */
 static int is_image(int fd)
 {
 	static const uint8_t erofs[4] = { 0xe2, 0xe1, 0xf5, 0xe0 };
 	uint8_t b[1028];
 	ssize_t n = pread(fd, b, sizeof(b), 0);
 
+	if (n >= 512 && tar_header(b))
+		return 0;
 	if (n >= 4 && memcmp(b, "hsqs", 4) == 0)
 		return 1;
 	return n == (ssize_t)sizeof(b) && memcmp(b + 1024, erofs, 4) == 0;
