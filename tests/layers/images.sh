@@ -3,16 +3,17 @@
 # images.sh - img2img's LAYERs may be images, SquashFS or EROFS, found by
 # their magic beside tars and directories: a base image plus image
 # layers of both formats (one of the output's codec and block size,
-# copied as stored; one EROFS; one of another block size, converted)
-# gives the tree that applying the same layers as tars gives (apply.py,
-# judged by unsquashfs and the kernel where they can): a later image
-# wins on a clash, whiteout markers inside an image layer count with
-# --whiteouts=oci, a file over a directory and a directory over a file,
-# --delete; a base file equal to one of a layer read through is stored
-# once; the same bytes for -j 1. A layer that is neither a tar, a
-# directory nor an image (random bytes; a zero block, then data) is an
-# error that names it and leaves no OUTPUT: an EROFS image was once read
-# as an empty tar (its first 1 KiB is zeros) and silently dropped.
+# copied as stored, which is checked; one EROFS; one of another block
+# size, converted) gives the tree that applying the same layers as tars
+# gives (apply.py, judged by unsquashfs and the kernel where they can):
+# a later image wins on a clash, whiteout markers inside an image layer
+# count with --whiteouts=oci, a file over a directory and a directory
+# over a file, --delete; a base file equal to one of a layer read
+# through is stored once; the same bytes for -j 1. A layer that is
+# neither a tar, a directory nor an image (random bytes; a zero block,
+# then data) is an error that names it and leaves no OUTPUT: an EROFS
+# image was once read as an empty tar (its first 1 KiB is zeros) and
+# silently dropped.
 . "$top_srcdir/tests/lib/common.sh"
 IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
 need_tool "$PYTHON3" tar
@@ -50,6 +51,12 @@ check "no whiteout marker in the image" sh -c "! tar tf '$T/out.tar' | grep -F .
 "$IMG2IMG" --whiteouts=oci "$T/sum.img" "$T/base.img" $L > "$T/sum" || fail "the summary"
 check "a base file equal to an EROFS layer's is stored once: $(grep -o '[0-9]* whole files shared' "$T/sum")" \
 	grep -Eq '[1-9][0-9]* whole files shared' "$T/sum"
+# Layer 1 is of the output's codec and block size: its blocks, as the
+# base's, are copied as they are stored, none decoded and hashed.
+"$IMG2IMG" --whiteouts=oci "$T/copy.img" "$T/base.img" "$T/l1.img" > "$T/copy.sum" ||
+	fail "img2img of the base and layer 1"
+check "layer 1's blocks are copied as stored: $(grep -o '[0-9]* blocks and tails hashed' "$T/copy.sum")" \
+	grep -q ' 0 blocks and tails hashed' "$T/copy.sum"
 # shellcheck disable=SC2086
 run "the same, -j 1" "$IMG2IMG" -q -j 1 --whiteouts=oci "$T/out.j1" "$T/base.img" $L &&
 check "the same bytes for -j 1" cmp -s "$T/out.img" "$T/out.j1"
