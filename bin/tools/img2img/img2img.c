@@ -6,10 +6,11 @@
  *
  * The base is opened with the reader and added by sqp_writer_add_image
  * (lib/rebuild), which hands the writer the base's blocks as they are
- * when codec and block size stay; an image layer goes the same way. Unless -c, -X or -b say otherwise, the
- * new image keeps the base's codec, options and block size, so that
- * nothing is compressed again but what the layers bring. The LAYERs are
- * container layers over the base (whiteouts, shadowing: writer.h).
+ * when codec and block size stay; an image layer goes the same way.
+ * Unless -c, -X or -b say otherwise, the new image keeps the base's
+ * codec, options and block size, so that nothing is compressed again
+ * but what the layers bring. The LAYERs are container layers over the
+ * base (whiteouts, shadowing: writer.h).
  * tool_run.c writes a temporary file renamed into place, so OUTPUT may
  * be BASE.
  */
