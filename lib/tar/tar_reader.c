@@ -22,6 +22,7 @@
 #include "sqpack/error.h"
 #include "tar/tar_impl.h"
 #include "util/abi.h"
+#include "util/endian.h"
 
 /* Bigger pax headers or GNU long names are not metadata but an attack. */
 #define PAX_MAX (64u << 20)
@@ -223,6 +224,60 @@ static int zero_block(struct sqp_tar_reader *r, uint8_t *h)
 }
 
 /*
+ * The input's first block is zero. GNU tar reads an archive of nothing
+ * but an end-of-archive marker there; anything else is not a tar that
+ * holds nothing: an EROFS image starts with 1 KiB of zeros, and taking
+ * it for an empty layer dropped the layer without a word. So: a second
+ * zero block, then the end of input or only zeros (a writer's record
+ * padding), or an error. A header right after the zero block is the
+ * lone zero block of zero_block(), skipped. Returns 0 at the end, 1
+ * when h holds the next header, or an error.
+ */
+/* EROFS's superblock magic (little-endian, 1 KiB into the image): the
+ * tar reader knows it only to say what it was given instead of a tar. */
+#define EROFS_SB_MAGIC 0xE0F5E1E2u
+
+static int leading_zeros(struct sqp_tar_reader *r, uint8_t *h)
+{
+	uint8_t buf[4096];
+	uint64_t off;
+	long n;
+	int ret = read_block(r, h);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 1 && !tar_block_is_zero(h) && tar_checksum_ok(h)) {
+		tar_warn(r, "%s: a lone zero block at offset 0, skipped", r->name);
+		return 1;
+	}
+	if (ret == 1 && tar_block_is_zero(h)) {
+		for (;;) {
+			off = istream_offset(r->in);
+			if ((n = istream_read_some(r->in, buf, sizeof(buf))) <= 0)
+				break;
+			for (long i = 0; i < n; i++) {
+				if (buf[i] == 0)
+					continue;
+				off += (uint64_t)i;
+				/* EROFS's superblock magic, 1 KiB in */
+				if (off == 1024 && n - i >= 4 && sqp_get32(buf + i) == EROFS_SB_MAGIC)
+					return tar_err(r, SQP_ERR_BAD_TAR, "%s: an EROFS "
+						       "image, not a tar archive", r->name);
+				return tar_err(r, SQP_ERR_BAD_TAR, "%s: not a tar archive: "
+					       "zero blocks, then data at offset %llu",
+					       r->name, (unsigned long long)off);
+			}
+		}
+		if (n < 0)
+			return (int)n;
+		r->done = 1;
+		return 0;
+	}
+	return tar_err(r, SQP_ERR_BAD_TAR, "%s: not a tar archive: it starts "
+		       "with a zero block but no end-of-archive marker", r->name);
+}
+
+/*
  * A directory entry (not a GNU dumpdir, whose data is its listing) claims
  * a size. bsdtar ignores a directory's size and reads the next header
  * right after it, which is where old writers that put a size there left
@@ -347,8 +402,17 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 			return ret;
 		if (ret == 0)
 			return end_without_marker(r);
-		if (tar_block_is_zero(h) && (ret = zero_block(r, h)) != 1)
-			return ret;
+		if (tar_block_is_zero(h)) {
+			ret = istream_offset(r->in) == TAR_BLOCK ?
+			      leading_zeros(r, h) : zero_block(r, h);
+			if (ret != 1)
+				return ret;
+		} else if (istream_offset(r->in) == TAR_BLOCK &&
+			   memcmp(h, "hsqs", 4) == 0 && !tar_checksum_ok(h)) {
+			/* not a header (a first name "hsqs..." is one) */
+			return tar_err(r, SQP_ERR_BAD_TAR, "%s: a SquashFS image, "
+				       "not a tar archive", r->name);
+		}
 		if (!tar_checksum_ok(h))
 			return tar_err(r, SQP_ERR_BAD_TAR, "%s: bad header "
 				       "checksum at offset %llu (corrupt, or not "

@@ -31,6 +31,14 @@ l2.tar, which replaces one and deletes the other by a whiteout: far more
 dead data than tar2img reads ahead, so a reader that seeks past it reads
 much less than the layers hold.
 
+CASE "images" writes l0.tar, l1.tar, l2.tar, l3.tar, each a whole tree
+that stands alone (no hard link to a lower layer; every directory it
+writes into listed), for img2img's image layers (tests/layers/
+images.sh), which packs each on its own: a file replaced twice, one a
+later layer deletes by a whiteout, an opaque directory, a file over a
+directory and a directory over a file, a file the same in three layers,
+a hard link within a layer, symlinks, owners and an xattr.
+
 CASE "opaqueedge" writes l1.tar (a directory and files in it, one in a
 subdirectory) and l2.tar, which makes that directory opaque and ends
 with a file in it: the lower layer's entries come right after the
@@ -250,12 +258,61 @@ def opaqueedge(out):
     l2.close()
 
 
+def images(out):
+    l0 = Layer(os.path.join(out, "l0.tar"))
+    l0.dir("etc")
+    l0.file("etc/conf", b"v0\n")
+    l0.file("etc/gone", blob(50, 3_000))
+    l0.dir("opt", uid=5, gid=6)
+    l0.file("opt/big", blob(51, 400_000), uid=5, gid=6)
+    l0.file("opt/small", blob(52, 700))
+    l0.dir("d2f")
+    l0.dir("d2f/sub")
+    l0.file("d2f/sub/inner", blob(53, 5_000))
+    l0.file("f2d", blob(54, 2_500))
+    l0.dir("shared")
+    l0.file("shared/same", blob(55, 150_000))
+    l0.close()
+
+    l1 = Layer(os.path.join(out, "l1.tar"))
+    l1.dir("etc", mode=0o750, gid=42)
+    l1.file("etc/conf", b"v1\n")
+    l1.file("etc/new", blob(56, 9_000), xattrs={"user.layer": "one"})
+    l1.link("etc/new-hard", "etc/new")
+    l1.file("d2f", blob(57, 1_234))
+    l1.dir("shared")
+    l1.file("shared/same2", blob(55, 150_000))
+    l1.symlink("sym", "etc/conf")
+    l1.close()
+
+    l2 = Layer(os.path.join(out, "l2.tar"))
+    l2.dir("etc", mode=0o755)
+    l2.file("etc/conf", b"v2\n", mode=0o600)
+    l2.whiteout("etc/.wh.gone")
+    l2.dir("f2d")
+    l2.file("f2d/now-a-dir", blob(58, 40_000))
+    l2.dir("opt", uid=5, gid=6)
+    l2.whiteout("opt/.wh..wh..opq")
+    l2.file("opt/only", blob(59, 130_000))
+    l2.dir("shared")
+    l2.file("shared/same3", blob(55, 150_000))
+    l2.close()
+
+    l3 = Layer(os.path.join(out, "l3.tar"))
+    l3.dir("etc", mode=0o755)
+    l3.file("etc/conf", b"v3, the topmost\n")
+    l3.dir("f2d")
+    l3.file("f2d/more", b"l3\n")
+    l3.symlink("sym", "etc/new")
+    l3.close()
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     case = sys.argv[2] if len(sys.argv) == 3 else "stack"
     {"stack": stack, "hardlinks": hardlinks, "bigdead": bigdead,
-     "opaqueedge": opaqueedge}[case](sys.argv[1])
+     "opaqueedge": opaqueedge, "images": images}[case](sys.argv[1])
 
 
 main()

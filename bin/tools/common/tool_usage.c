@@ -117,9 +117,12 @@ void tool_usage(int tool, FILE *f)
 	if (tool == TOOL_IMG2IMG)
 		fputs("Usage: img2img [OPTIONS] OUTPUT BASE.img [LAYER...]\n"
 		      "A new SquashFS 4.0 or EROFS image (--format) from BASE.img, SquashFS\n"
-		      "or EROFS, plus LAYERs (tar archives or directories), applied over\n"
-		      "it in order, as container layers: a later layer replaces what an\n"
-		      "earlier one holds (see --whiteouts).\n"
+		      "or EROFS, plus LAYERs (tar archives, directories, or SquashFS or\n"
+		      "EROFS images, told apart by their magic), applied over it in order,\n"
+		      "as container layers: a later layer replaces what an earlier one\n"
+		      "holds (see --whiteouts). An image layer's blocks are copied as they\n"
+		      "are stored when its codec and block size are the output's.\n"
+		      "A LAYER that is none of these is an error.\n"
 		      "OUTPUT may be BASE.img (with -f): it is replaced when complete.\n\n", f);
 	else if (tool == TOOL_DIR2IMG)
 		fputs("Usage: dir2img [OPTIONS] OUTPUT DIR...\n"

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * img2img.c - img2img: a new image from a base image plus tar or
- * directory layers, with the packers' entry options applied to the
- * result, or the same tree in another codec or block size.
+ * img2img.c - img2img: a new image from a base image plus tar,
+ * directory or image layers, with the packers' entry options applied to
+ * the result, or the same tree in another codec or block size.
  *
  * The base is opened with the reader and added by sqp_writer_add_image
  * (lib/rebuild), which hands the writer the base's blocks as they are
- * when codec and block size stay. Unless -c, -X or -b say otherwise, the
- * new image keeps the base's codec, options and block size, so that
- * nothing is compressed again but what the layers bring. The LAYERs are
- * container layers over the base (whiteouts, shadowing: writer.h).
+ * when codec and block size stay; an image layer goes the same way.
+ * Unless -c, -X or -b say otherwise, the new image keeps the base's
+ * codec, options and block size, so that nothing is compressed again
+ * but what the layers bring. The LAYERs are container layers over the
+ * base (whiteouts, shadowing: writer.h).
  * tool_run.c writes a temporary file renamed into place, so OUTPUT may
  * be BASE.
  */
@@ -17,7 +18,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,16 +131,12 @@ static void tar_in_close(struct tar_in *in)
 		close(in->fd);
 }
 
-static int add_tar(struct tool_run *r, struct tar_in *in, const char *path)
+static int add_tar(struct tool_run *r, struct tar_in *in, const char *path, int fd)
 {
-	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn };
+	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn,
+					 .fd = fd };
 	int ret;
 
-	d.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d.fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, strerror(errno));
-		return 1;
-	}
 	if (in->tr != NULL)
 		ret = sqp_tar_reader_reset(in->tr, d.fd, path);
 	else
@@ -181,15 +180,103 @@ static int add_dir(struct tool_run *r, const char *path)
 	return ret == 0 ? 0 : 1;
 }
 
-static int add_layer(struct tool_run *r, struct tar_in *in, const char *layer)
+/* The image layers, open until the image is written: the workers read
+ * their stored blocks (by descriptor) and recode with their codec
+ * configuration until the writer finishes. */
+struct img_layers {
+	struct sqp_image **img;
+	int *fd;
+	size_t n;
+};
+
+static void img_layers_close(struct img_layers *il)
+{
+	for (size_t i = 0; i < il->n; i++) {
+		sqp_image_destroy(il->img[i]);
+		close(il->fd[i]);
+	}
+	free(il->img);
+	free(il->fd);
+}
+
+/* Whether the 512 bytes at h are a tar header: its checksum, the sum of
+ * its bytes with the checksum field (148, 8 bytes) taken as spaces,
+ * matches the octal number in that field. */
+static int tar_header(const uint8_t *h)
+{
+	unsigned long sum = 0, want = 0;
+	int i = 148;
+
+	for (int j = 0; j < 512; j++)
+		sum += j >= 148 && j < 156 ? ' ' : h[j];
+	while (i < 156 && h[i] == ' ')
+		i++;
+	if (i == 156 || h[i] < '0' || h[i] > '7')
+		return 0;
+	while (i < 156 && h[i] >= '0' && h[i] <= '7')
+		want = want * 8 + (unsigned long)(h[i++] - '0');
+	return sum == want;
+}
+
+/* Whether fd holds an image, by its magic: SquashFS's at 0, EROFS's
+ * 1 KiB in. Looked at before a tar parser sees it: an EROFS image
+ * starts with zeros, which once read as an empty tar. A pipe or a
+ * short file is no image (and goes to the tar reader), nor is a tar
+ * whose first name starts "hsqs" (a header with a good checksum). */
+static int is_image(int fd)
+{
+	static const uint8_t erofs[4] = { 0xe2, 0xe1, 0xf5, 0xe0 };
+	uint8_t b[1028];
+	ssize_t n = pread(fd, b, sizeof(b), 0);
+
+	if (n >= 512 && tar_header(b))
+		return 0;
+	if (n >= 4 && memcmp(b, "hsqs", 4) == 0)
+		return 1;
+	return n == (ssize_t)sizeof(b) && memcmp(b + 1024, erofs, 4) == 0;
+}
+
+/* An image layer: every entry of the image, through the same path as
+ * the base's (lib/rebuild), so its blocks are copied as they are stored
+ * when its format, codec and block size are the output's, else
+ * converted; whiteout markers among its files count as a tar's do. */
+static int add_image(struct tool_run *r, struct img_layers *il, const char *path, int fd)
+{
+	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn,
+				    .fd = fd };
+	struct sqp_image *img = NULL;
+	int ret = sqp_image_create(&d, &img);
+
+	il->img[il->n] = img;
+	il->fd[il->n++] = fd;
+	if (ret != 0 && img != NULL)  /* its message names the image */
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_image_error(img));
+	else if (ret != 0)
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, sqp_strerror(ret));
+	else if ((ret = sqp_writer_add_image(r->w, img, "", 0)) != 0)
+		fprintf(stderr, "%s: %s: layer %s: %s\n", tool_progname(), r->opt->output,
+			path, sqp_writer_error(r->w));
+	return ret == 0 ? 0 : 1;
+}
+
+static int add_layer(struct tool_run *r, struct tar_in *in, struct img_layers *il,
+		     const char *layer)
 {
 	struct stat st;
+	int fd;
 
 	if (stat(layer, &st) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer, strerror(errno));
 		return 1;
 	}
-	return S_ISDIR(st.st_mode) ? add_dir(r, layer) : add_tar(r, in, layer);
+	if (S_ISDIR(st.st_mode))
+		return add_dir(r, layer);
+	fd = open(layer, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), layer, strerror(errno));
+		return 1;
+	}
+	return is_image(fd) ? add_image(r, il, layer, fd) : add_tar(r, in, layer, fd);
 }
 
 /* --delete: a layer just above the base that whites out each entry of
@@ -254,7 +341,7 @@ static int has_deletes(const struct tool_options *opt)
  * then --delete's whiteouts, then the base: what an upper layer replaces
  * or deletes is never read or copied (sqp_writer_begin_layer). Without
  * either, the base alone needs no layers. */
-static int feed(struct tool_run *r, struct sqp_image *img)
+static int feed(struct tool_run *r, struct sqp_image *img, struct img_layers *il)
 {
 	int layered = r->opt->dir_count > 0 || has_deletes(r->opt);
 	struct tar_in in = { NULL, -1 };
@@ -264,7 +351,7 @@ static int feed(struct tool_run *r, struct sqp_image *img)
 	while (ret == 0 && i-- > 0) {
 		ret = begin_layer(r);
 		if (ret == 0)
-			ret = add_layer(r, &in, r->opt->dirs[i]);
+			ret = add_layer(r, &in, il, r->opt->dirs[i]);
 	}
 	tar_in_close(&in);
 	if (ret == 0 && has_deletes(r->opt) && (ret = begin_layer(r)) == 0)
@@ -281,6 +368,7 @@ static int feed(struct tool_run *r, struct sqp_image *img)
 
 int img2img_main(int argc, char **argv)
 {
+	struct img_layers il = { NULL, NULL, 0 };
 	struct sqp_image *img = NULL;
 	struct tool_options opt;
 	struct tool_run run;
@@ -302,16 +390,27 @@ int img2img_main(int argc, char **argv)
 		tool_options_free(&opt);
 		return ret;
 	}
-	ret = tool_run_begin(&run, &opt);
+	il.img = calloc(opt.dir_count + 1, sizeof(*il.img));
+	il.fd = calloc(opt.dir_count + 1, sizeof(*il.fd));
+	if (il.img == NULL || il.fd == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		ret = 1;
+	} else {
+		ret = tool_run_begin(&run, &opt);
+	}
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
-		ret = feed(&run, img);
+		ret = feed(&run, img, &il);
 		snprintf(what, sizeof(what), "an image and %zu layer%s", opt.dir_count,
 			 opt.dir_count == 1 ? "" : "s");
 		ret = tool_run_finish(&run, ret, what);
 	}
-	tool_run_end(&run);
+	if (il.img != NULL && il.fd != NULL)
+		tool_run_end(&run);
+	else
+		tool_options_free(&opt);
+	img_layers_close(&il);
 	sqp_image_destroy(img);
 	close(fd);
 	return ret;
