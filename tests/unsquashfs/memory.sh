@@ -5,9 +5,14 @@
 # and memory options ask: the snapd line (-da 16 -fr 16), and queues of
 # 4096 MiB with -mem 8G, which sqpack-unsquashfs accepts and does not
 # follow; and 16 threads (each has a decoder and a scratch block of its
-# own: xz's 1 MiB dictionary, so the threads must share the budget). An image of 110 MB in 1 MiB blocks (the largest block, so the
-# most bytes per block in flight), xz (the codec with the largest
-# decoder) and zstd, made by dir2img; sqfscat of a 16 MiB file too.
+# own: xz's 1 MiB dictionary, so the threads must share the budget). Images
+# of 110 MB in 1 MiB blocks (the largest block, so the most bytes per
+# block in flight), xz (the codec with the largest decoder) and zstd,
+# made by dir2img; sqfscat of a 16 MiB file too. zstd's image holds
+# base64 of random bytes, 82 MB once compressed, so that not even the
+# compressed blocks fit the bound at once; xz's holds blocks that are
+# a quarter random and the rest repeats: the blocks decode to the same
+# 1 MiB each, but xz packs them in 7 s of CPU where base64 took 45.
 # Measured with /usr/bin/time's maximum resident set size.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
@@ -24,7 +29,7 @@ sanitized=no
 ASAN_OPTIONS=help=1 "$UNSQ" -v 2>&1 | grep -q AddressSanitizer && sanitized=yes
 
 T=$(fast_dir)
-mkdir -p "$T/src/small" || exit 99
+mkdir -p "$T/src/small" "$T/srcx" || exit 99
 for i in 1 2 3 4 5 6; do
 	head -c 12582912 /dev/urandom | base64 > "$T/src/f$i" || exit 99
 done
@@ -33,6 +38,15 @@ while [ $i -lt 2000 ]; do
 	echo $i > "$T/src/small/s$i" || exit 99
 	i=$((i + 1))
 done
+cp -a "$T/src/small" "$T/srcx/" || exit 99
+# xz's files: each MiB 256 KiB of random bytes, then its first 64 KiB
+# twelve times over
+$PYTHON3 -c 'import os, sys
+for i in range(1, 7):
+    with open(os.path.join(sys.argv[1], "f%d" % i), "wb") as f:
+        for m in range(16):
+            r = os.urandom(262144)
+            f.write(r + r[:65536] * 12)' "$T/srcx" || exit 99
 
 # rss WHAT CMD...: CMD's exit status must be 0 and its peak RSS at most
 # LIMIT_KIB.
@@ -55,19 +69,19 @@ rss() {
 for c in xz zstd; do
 	codec_built $c || { skipc "$c: codec not built"; continue; }
 	# xz at preset 0: its dictionary is still the block (what the
-	# decoders' memory follows), packed in 9 s where preset 6 took 15
-	lvl=; [ $c != xz ] || lvl="-X level=0"
+	# decoders' memory follows)
+	lvl= src=src; [ $c != xz ] || { lvl="-X level=0"; src=srcx; }
 	# shellcheck disable=SC2086
-	"$DIR2IMG" -c $c $lvl -b 1M "$T/$c.img" "$T/src" > /dev/null 2>&1 || exit 99
+	"$DIR2IMG" -c $c $lvl -b 1M "$T/$c.img" "$T/$src" > /dev/null 2>&1 || exit 99
 	rm -rf "$T/out"
 	rss "$c: -da 16 -fr 16" "$UNSQ" -da 16 -fr 16 -no-progress -d "$T/out" "$T/$c.img"
 	rm -rf "$T/out"
 	rss "$c: -da 4096 -fr 4096 -mem 8G" "$UNSQ" -data-queue 4096 \
 		-frag-queue 4096 -mem 8G -n -d "$T/out" "$T/$c.img"
-	check "$c: -mem 8G extracts f3 equal" cmp -s "$T/out/f3" "$T/src/f3"
+	check "$c: -mem 8G extracts f3 equal" cmp -s "$T/out/f3" "$T/$src/f3"
 	rm -rf "$T/out"
 	rss "$c: -processors 16" "$UNSQ" -processors 16 -n -d "$T/out" "$T/$c.img"
-	check "$c: -processors 16 extracts f5 equal" cmp -s "$T/out/f5" "$T/src/f5"
+	check "$c: -processors 16 extracts f5 equal" cmp -s "$T/out/f5" "$T/$src/f5"
 	rm -rf "$T/out"
 	rss "$c: sqfscat" "$SQFSCAT" "$T/$c.img" f1 f2
 done
