@@ -110,6 +110,14 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_EROFS_IGNORE_MTIME    0x10000
 #define SQP_WRITE_EROFS_INODE_EXTENDED  0x20000
 #define SQP_WRITE_EROFS_INODE_COMPACT   0x40000
+/* EROFS with SQP_WRITE_EROFS_FRAGMENTS and a codec (mkfs.erofs
+ * -E all-fragments): every file with data goes wholly into the packed
+ * inode, whatever its size, not only its tail or a file of a pcluster
+ * or less. FRAGDEDUPE (mkfs.erofs -E fragdedupe=inode): a whole-file
+ * fragment equal, byte for byte, to an earlier one shares it; tails are
+ * not shared. SQP_WRITE_EROFS_DEDUPE implies it. */
+#define SQP_WRITE_EROFS_ALL_FRAGMENTS   0x80000
+#define SQP_WRITE_EROFS_FRAGDEDUPE      0x100000
 
 struct sqp_policy;
 

@@ -145,7 +145,8 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	int appends = full > 0 || (tail > 0 && erofs_w_tail_blocked(w, tail, xattr_size));
 	int ret;
 
-	if (e->frag.on && !e->frag.packing && size > 0 && size <= e->pcluster)
+	if (e->frag.on && !e->frag.packing && size > 0 &&
+	    (size <= e->pcluster || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS)))
 		return erofs_frag_whole(w, size, src, f);
 	if (e->dest != NULL && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);

@@ -53,7 +53,7 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 {
 	struct erofs_dedup *d = &erofs_of(w)->dd;
 
-	if (!(w->desc.flags & SQP_WRITE_EROFS_DEDUPE))
+	if (!(w->desc.flags & (SQP_WRITE_EROFS_DEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE)))
 		return 0;
 	d->hash_bits = hash_bits;
 	chunkarr_init(&d->recs, sizeof(struct erofs_ddrec), REC_SHIFT, w->spill);
@@ -61,7 +61,8 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 	d->st = XXH3_createState();
 	if (d->buf == NULL || d->st == NULL || hchain_init(&d->idx, w->spill) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	d->on = 1;
+	d->whole = 1;
+	d->on = (w->desc.flags & SQP_WRITE_EROFS_DEDUPE) != 0;
 	return 0;
 }
 

@@ -5,6 +5,10 @@
  * gathered in one packed inode, itself a compressed file, so that many
  * small pieces compress together instead of each filling a block.
  *
+ * With SQP_WRITE_EROFS_ALL_FRAGMENTS (-E all-fragments) every file is
+ * wholly a fragment, whatever its size, and goes to the whole files'
+ * log; FRAGDEDUPE shares equal whole files there (dedup_whole).
+ *
  * Why two logs: a file of a pcluster or less is wholly a fragment and is
  * read on the caller's thread as it arrives (a pool job per small file
  * would cost a hand-off each); a larger file's tail is known only when
@@ -204,7 +208,7 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		return writer_fail(w, ret, "out of memory");
 	memset(chunkarr_at(&e->zidx, rec), 0, ZREC_INDEXES * EROFS_Z_INDEX_SIZE);
 	mark(chunkarr_at(&e->zidx, rec), EROFS_FRAG_WHOLE_W, e->frag.whole.len);
-	if (e->dd.on)
+	if (e->dd.whole)
 		XXH3_64bits_reset_withSeed(e->dd.st, size);
 	for (off = 0; off < size; off += n) {
 		n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
@@ -213,10 +217,10 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		w->stats.bytes_in += n;
 		if ((ret = log_append(w, &e->frag.whole, e->block, n)) != 0)
 			return ret;
-		if (e->dd.on)
+		if (e->dd.whole)
 			XXH3_64bits_update(e->dd.st, e->block, n);
 	}
-	if (e->dd.on && (ret = dedup_whole(w, size, chunkarr_at(&e->zidx, rec))) != 0)
+	if (e->dd.whole && (ret = dedup_whole(w, size, chunkarr_at(&e->zidx, rec))) != 0)
 		return ret;
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;

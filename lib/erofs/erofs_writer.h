@@ -87,6 +87,7 @@ struct erofs_ddrec {
 
 struct erofs_dedup {
 	int on;                  /* SQP_WRITE_EROFS_DEDUPE */
+	int whole;               /* whole-file fragments too (or FRAGDEDUPE alone) */
 	unsigned hash_bits;      /* writer_test.h's hook */
 	struct hchain idx;       /* the records by key */
 	struct chunkarr recs;    /* struct erofs_ddrec */

@@ -265,7 +265,9 @@ static void apply_owner_time(const struct sqp_policy *p, struct sqp_entry *e)
 	if (d->flags & SQP_POLICY_SET_MTIME) {
 		e->mtime = d->mtime;
 		e->mtime_nsec = 0;
-	} else if ((d->flags & SQP_POLICY_CLAMP_MTIME) && e->mtime > d->mtime) {
+	} else if ((d->flags & SQP_POLICY_CLAMP_MTIME) &&
+		   (e->mtime > d->mtime || (e->mtime == d->mtime && e->mtime_nsec != 0))) {
+		/* d->mtime.5 is newer than d->mtime: it is clamped too */
 		e->mtime = d->mtime;
 		e->mtime_nsec = 0;
 	}

@@ -121,7 +121,8 @@ refused() {
 refused "two algorithms" -zlz4hc:lzma -U $U
 refused "the level is 0..9" -zlzma,110
 refused "extended option not done yet" -Elegacy-compress
-refused "extended option not done yet" -Eztailpacking,all-fragments
+refused "extended option not done yet" -Eztailpacking,fragdedupe=bogus
+refused "the level is 0..9" -zlzma,level=6,dictsize=65536
 refused "the packed inode" -zlz4 -Efragments=65536
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --blobdev=foo

@@ -420,6 +420,20 @@ judge_same_tree() {
 	rm -rf "$js_dir"
 }
 
+# mkfs_build_time_only: the path of a sqpack-mkfs.erofs (made once in
+# $SCRATCH) that takes SOURCE_DATE_EPOCH as dir2img does, the build time
+# alone (-T it --mkfs-time, without it in the environment): mkfs.erofs
+# 1.9 also clamps newer files to it. For the scripts that compare its
+# images with dir2img's, and with trees made after SOURCE_DATE_EPOCH.
+mkfs_build_time_only() {
+	if [ ! -x "$SCRATCH/mkfs-build-time" ]; then
+		printf '#!/bin/sh\nexec env -u SOURCE_DATE_EPOCH "%s" ${SOURCE_DATE_EPOCH:+-T"$SOURCE_DATE_EPOCH" --mkfs-time} "$@"\n' \
+			"$top_builddir/bin/sqpack-mkfs.erofs" > "$SCRATCH/mkfs-build-time" &&
+			chmod +x "$SCRATCH/mkfs-build-time" || return 1
+	fi
+	echo "$SCRATCH/mkfs-build-time"
+}
+
 # Scripts that never run tar2img set COMMON_NEEDS_TAR2IMG=no before
 # sourcing this file; the others skip while it is not built.
 [ "${COMMON_NEEDS_TAR2IMG:-yes}" = no ] || [ -x "$TAR2IMG" ] ||

@@ -89,12 +89,15 @@ static void usage(FILE *f)
 	      "packer is dir2img's (tar2img's for --tar=f) with --format erofs;\n"
 	      "see sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
-	      "  -zzstd[,LEVEL] -znone -C# (4096 to 1048576) -b4096 -T#\n"
+	      "  -zzstd[,LEVEL] (or ,level=LEVEL) -znone -C# (4096 to 1048576)\n"
+	      "  -b4096 -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
+	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
 	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
+	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended\n"
 	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
@@ -296,16 +299,36 @@ static int offsets(struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
+/* SOURCE_DATE_EPOCH, as mkfs.erofs 1.9 reads it, wins over -T,
+ * --all-time and --mkfs-time: it is the build time, and every file
+ * (the root too) at that time or newer gets it, nanoseconds cleared;
+ * older files keep theirs. Reproducible builders (archiso) export it
+ * and expect 1.9's file times. */
+static int source_date_epoch(struct tool_options *opt)
+{
+	int ret = tool_source_date_epoch(&opt->desc.mod_time);
+
+	if (ret == 0 && opt->desc.mod_time != SQP_TIME_NEWEST) {
+		opt->policy.flags |= SQP_POLICY_CLAMP_MTIME;
+		opt->policy.mtime = opt->desc.mod_time;
+	}
+	return ret;
+}
+
 /* -T with --all-time (the default) or --mkfs-time, whatever the order:
  * every file's time and the build time, or the build time alone.
  * --all-time without -T gives mkfs.erofs's files the time of the run,
  * which no reproducible build asks for: refused, not guessed. */
 static int times(struct tool_options *opt, const struct mkfs_args *a)
 {
+	int ret = source_date_epoch(opt);
+
+	if (ret != 0 || opt->desc.mod_time != SQP_TIME_NEWEST)
+		return ret;
 	if (!a->has_time)
 		return a->time_mode != TIME_ALL ? 0 :
-		       mkfs_refuse("--all-time", "without -T (every file at the time of "
-			      "the run) is not done; give -T");
+		       mkfs_refuse("--all-time", "without -T or SOURCE_DATE_EPOCH (every "
+			      "file at the time of the run) is not done; give -T");
 	opt->desc.mod_time = (int64_t)a->time;
 	if (a->time_mode != TIME_MKFS) {
 		opt->policy.flags |= SQP_POLICY_SET_MTIME;

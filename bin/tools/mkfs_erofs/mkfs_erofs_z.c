@@ -73,11 +73,11 @@ static int codec_option(struct sqp_codec_config *cfg, const char *what,
 	return ret;
 }
 
-/* -zX[,Y] (what, as typed; arg X[,Y]): one compressor, with a level
- * where it takes one. */
+/* -zX[,Y] or -zX,level=Y (what, as typed): one compressor, with a
+ * level where it takes one. */
 int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *arg)
 {
-	const char *comma = strchr(arg, ',');
+	const char *comma = strchr(arg, ','), *lv;
 	size_t len = comma ? (size_t)(comma - arg) : strlen(arg), i;
 	char *end, why[80], num[24];
 	long level;
@@ -101,11 +101,14 @@ int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *
 		return compressors[i].bare_key == NULL ? 0 :
 		       codec_option(cfg, what, compressors[i].bare_key,
 				    compressors[i].bare_value);
-	level = strtol(comma + 1, &end, 10);
+	/* -zX,N and mkfs.erofs 1.8's -zX,level=N (Fedora CoreOS's
+	 * -zlzma,level=6); dictsize= and other options are refused. */
+	lv = strncmp(comma + 1, "level=", 6) == 0 ? comma + 7 : comma + 1;
+	level = strtol(lv, &end, 10);
 	extreme = compressors[i].extreme && level >= 100;
 	if (extreme)
 		level -= 100;
-	if (*end != '\0' || end == comma + 1 || level < compressors[i].lo ||
+	if (*end != '\0' || end == lv || level < compressors[i].lo ||
 	    level > compressors[i].hi) {
 		snprintf(why, sizeof(why), "the level is %ld..%ld%s", compressors[i].lo,
 			 compressors[i].hi, compressors[i].extreme ?
@@ -117,10 +120,14 @@ int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *
 	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
 }
 
-/* -E X[,Y...]: ztailpacking, fragments, dedupe, [^]inline_data and
- * noinline_data; the others are refused by name, and so is
- * fragments=SIZE (the packed inode's clusters are -C's, as every other
- * file's). ^X clears X, as mkfs.erofs reads it. */
+/* -E X[,Y...]: ztailpacking, fragments, all-fragments, fragdedupe[=M],
+ * dedupe, [^]inline_data and noinline_data; the others are refused by
+ * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
+ * as every other file's). ^X clears X, as mkfs.erofs reads it:
+ * ^all-fragments clears fragments too. fragdedupe=full (mkfs.erofs's
+ * default, which also shares a tail found inside an earlier fragment)
+ * is taken as inode's sharing of whole files: the same files, perhaps
+ * a larger image. */
 int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 {
 	static const struct {
@@ -130,6 +137,10 @@ int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 	} done[] = {
 		{ "ztailpacking", SQP_WRITE_EROFS_ZTAILPACKING, 0 },
 		{ "fragments", SQP_WRITE_EROFS_FRAGMENTS, 0 },
+		{ "all-fragments", SQP_WRITE_EROFS_FRAGMENTS | SQP_WRITE_EROFS_ALL_FRAGMENTS, 0 },
+		{ "fragdedupe", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
+		{ "fragdedupe=inode", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
+		{ "fragdedupe=full", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
 		{ "dedupe", SQP_WRITE_EROFS_DEDUPE, 0 },
 		{ "noinline_data", SQP_WRITE_EROFS_NO_INLINE, 0 },
 		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
@@ -162,8 +173,9 @@ int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 		else
 			return mkfs_refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
-				      "fragments, dedupe, [^]inline_data and "
-				      "force-inode-* are done)");
+				      "[all-]fragments, fragdedupe[=inode|full], "
+				      "dedupe, [^]inline_data and force-inode-* "
+				      "are done)");
 	}
 	return 0;
 }
