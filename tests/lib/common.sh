@@ -4,7 +4,7 @@
 # the line "N passed, N failed, N skipped" and the exit status automake
 # expects.
 #
-# Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.py) $SCRATCH
+# Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.c) $SCRATCH
 # $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note MESSAGE;
 # skipc MESSAGE (one check skipped, counted; the script goes on);
 # skip MESSAGE (the rest of the script cannot run: counted, then
@@ -27,7 +27,7 @@
 # substitutes failing ones to prove the scripts notice).
 : "${TAR2IMG:=$top_builddir/bin/tar2img}"
 : "${IMG2TAR:=$top_builddir/bin/img2tar}"
-TREECMP="$PYTHON3 $top_srcdir/tests/lib/treecmp.py"
+TREECMP="$top_builddir/tests/lib/treecmp"
 # The image time, and mksquashfs's and mkfs.erofs's file times, follow
 # SOURCE_DATE_EPOCH, which dpkg-buildpackage and rpmbuild export: the
 # scripts compare trees with the times they made, and set it themselves
