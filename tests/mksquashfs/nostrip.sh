@@ -8,7 +8,7 @@
 # sharing leading directories, one inside another, one given twice,
 # files, symlinks and devices as the last component, paths starting in
 # different directories (a root of mksquashfs's own), -keep-as-directory,
-# -root-*, excludes, a tar; lines mksquashfs refuses ('.' or '..' inside
+# -root-*, excludes, a tar, "-" for none; lines mksquashfs refuses ('.' or '..' inside
 # a path, but for one inside a source given before it, nothing left of
 # a path, a symlink on the way, a missing path) are refused with its
 # exit status. Then appends one after another, a source
@@ -109,6 +109,14 @@ if mksquashfs - "$T/ref.img" -tar -no-strip -no-progress < "$T/in.tar" \
 else
 	skipc "a tar -no-strip: mksquashfs itself fails: $(tail -1 "$T/ref.out")"
 fi
+
+# "-" for no source: the "/" definition is ignored and needs not be
+# given, the root is one of mksquashfs's own, in a first run and when
+# appending
+first "- with a '/' definition" - -no-progress -p "/ d 755 0 0" -p "x d 750 1 2"
+both "append: - -p y" - -no-progress -p "y d 700 3 4"
+first "- without '/', -keep-as-directory" - -no-progress -keep-as-directory \
+	-p "x d 750 1 2"
 
 # Appends, one after another to one image.
 first "append: the first run, a/b/c" a/b/c -no-progress

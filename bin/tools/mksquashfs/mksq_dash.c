@@ -11,6 +11,13 @@
  * the "/" line then sets. Without a "/" line the run fails as mksquashfs
  * fails, before anything is written.
  *
+ * With -no-strip mksquashfs 4.5.1 makes no use of a "/" line and needs
+ * none: the root is one of its own, mode 0777 and the user's, at the
+ * time of the run (SOURCE_DATE_EPOCH's when set), in a first run and
+ * when appending. The line then goes on without -no-strip and the "/"
+ * definitions, with -root-* options that make such a root, given before
+ * the user's own, which win as there.
+ *
  * A -pf file of mksquashfs's own definitions (lowercase types: liminix
  * appends `- DEST -root-becomes nix -p "/ d 0755 0 0" -pf FILE`) is taken
  * here too; one that unsquashfs -pf wrote, its data inline (uppercase
@@ -109,11 +116,35 @@ static int options_root(int first, int argc, char **argv)
 	return root;
 }
 
+/* Whether -no-strip is among the options (before -e's names). */
+static int has_no_strip(int first, int argc, char **argv)
+{
+	for (int i = first; i < argc && strcmp(argv[i], "-e") != 0; i++)
+		if (strcmp(argv[i], "-no-strip") == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether option argv[i] is left out of the rewritten line: 1 for a
+ * lone word, 2 for a -p with its definition. */
+static int left_out(char **argv, int i, int argc, int no_strip)
+{
+	if (strcmp(argv[i], "-keep-as-directory") == 0)
+		return 1;
+	if (!no_strip)
+		return 0;
+	if (strcmp(argv[i], "-no-strip") == 0)
+		return 1;
+	if (strcmp(argv[i], "-p") == 0 && i + 1 < argc && defines_root(argv[i + 1]))
+		return 2;
+	return 0;
+}
+
 int mksq_dash_prepare(struct mksq_dash *d, int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *sde = getenv("SOURCE_DATE_EPOCH");
 	char **v = *argv;
-	int npos = 1, root, n = 0;
+	int npos = 1, root, n = 0, no_strip;
 
 	memset(d, 0, sizeof(*d));
 	/* SOURCE... DEST: up to the first option ("-" is not one) */
@@ -122,14 +153,8 @@ int mksq_dash_prepare(struct mksq_dash *d, int *argc, char ***argv)
 	/* only the first: a later "-" is a path mksquashfs cannot stat */
 	if (npos < 3 || strcmp(v[1], "-") != 0 || (root = options_root(npos, *argc, v)) < 0)
 		return 0;
-	/* mksquashfs then ignores the "/" line: a root of its own, 0777 */
-	for (int i = npos; i < *argc && strcmp(v[i], "-e") != 0; i++)
-		if (strcmp(v[i], "-no-strip") == 0) {
-			fprintf(stderr, PROG ": -no-strip with \"-\" as the source "
-				"is not done\n");
-			return 2;
-		}
-	if (root == 0) {
+	no_strip = has_no_strip(npos, *argc, v);
+	if (root == 0 && !no_strip) {
 		fprintf(stderr, PROG ": the source is \"-\", but no pseudo definition "
 			"for \"/\" (-p \"/ d MODE UID GID\"); did you forget -tar?\n");
 		return 1;
@@ -146,15 +171,32 @@ int mksq_dash_prepare(struct mksq_dash *d, int *argc, char ***argv)
 		return 1;
 	}
 	d->made = 1;
-	if ((d->argv = calloc((size_t)*argc + 1, sizeof(char *))) == NULL) {
+	if ((d->argv = calloc((size_t)*argc + 10, sizeof(char *))) == NULL) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
 	d->argv[n++] = v[0];
 	d->argv[n++] = d->dir;
-	for (int i = npos - 1, e = 0; i < *argc; i++) {
+	d->argv[n++] = v[npos - 1];
+	if (no_strip) {
+		snprintf(d->uid, sizeof(d->uid), "%u", (unsigned)getuid());
+		snprintf(d->gid, sizeof(d->gid), "%u", (unsigned)getgid());
+		d->argv[n++] = "-root-mode";
+		d->argv[n++] = "0777";
+		d->argv[n++] = "-root-uid";
+		d->argv[n++] = d->uid;
+		d->argv[n++] = "-root-gid";
+		d->argv[n++] = d->gid;
+		if (sde != NULL && sde[0] != '\0') {
+			d->argv[n++] = "-root-time";
+			d->argv[n++] = (char *)sde;
+		}
+	}
+	for (int i = npos, e = 0, skip; i < *argc; i++) {
 		e |= strcmp(v[i], "-e") == 0;
-		if (e || strcmp(v[i], "-keep-as-directory") != 0)
+		if (!e && (skip = left_out(v, i, *argc, no_strip)) > 0)
+			i += skip - 1;
+		else
 			d->argv[n++] = v[i];
 	}
 	*argc = n;
