@@ -6,7 +6,7 @@
 # lines is a sequence of steps on the same two images.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
-MKSQ=$top_builddir/bin/sqpack-mksquashfs
+MKSQ=$SQP_BIN/sqpack-mksquashfs
 [ -x "$MKSQ" ] || skip "sqpack-mksquashfs not built ($MKSQ)"
 need_tool mksquashfs unsquashfs "$PYTHON3"
 export TZ=UTC

@@ -10,7 +10,7 @@
 # it; -noappend replaces the image instead.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
-MKSQ=$top_builddir/bin/sqpack-mksquashfs
+MKSQ=$SQP_BIN/sqpack-mksquashfs
 [ -x "$MKSQ" ] || skip "sqpack-mksquashfs not built ($MKSQ)"
 need_tool unsquashfs cmp
 T=$SCRATCH

@@ -25,7 +25,7 @@ fresh() {
 }
 # root_is WHAT T: our image's root directory has time T.
 root_is() {
-	"$top_builddir/bin/imginfo" stat our.img / > root.stat 2>&1
+	"$SQP_BIN/imginfo" stat our.img / > root.stat 2>&1
 	check "$1: the root's time is $2 ($(grep mtime root.stat))" \
 		grep -q "^mtime: $2 " root.stat
 }

@@ -10,7 +10,7 @@
 # report, never a crash or a hang.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3" timeout
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 [ -x "$IMGINFO" ] || skip "imginfo not built"
 
 T=$SCRATCH

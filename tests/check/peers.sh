@@ -6,7 +6,7 @@
 # codec), with -j 1 and -j 2: exit 0 and no report line.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs bsdtar "$PYTHON3"
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 [ -x "$IMGINFO" ] || skip "imginfo not built"
 
 T=$(fast_dir)

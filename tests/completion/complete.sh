@@ -7,7 +7,7 @@
 # bash-completion's loader finds it by any tool's name.
 . "$top_srcdir/tests/lib/common.sh"
 
-PATH=$top_builddir/bin:$PATH
+PATH=$SQP_BIN:$PATH
 COMPLETION=$top_srcdir/extras/completion/sqpack.bash
 # shellcheck source=/dev/null
 . "$COMPLETION" || { fail "the script loads"; finish; }

@@ -6,7 +6,7 @@
 # file, and the file stored as documented: the size it had when opened,
 # the bytes read before the truncation, zeros after.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool unsquashfs "$PYTHON3"
 T=$SCRATCH
 SIZE=50331648

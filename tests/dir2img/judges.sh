@@ -9,7 +9,7 @@
 # tree and tar2img of the tar must list the same entries; -j 1, 2 and 8
 # must give the same bytes.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool unsquashfs bsdtar "$PYTHON3"
 [ "$(id -u)" = 0 ] || skip "needs root: the tree has devices, owners and trusted.* xattrs"
 

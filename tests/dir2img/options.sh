@@ -8,7 +8,7 @@
 # trees, --one-file-system, --no-hardlinks, --no-xattrs, --verbose. A
 # directory given as OUTPUT (mksquashfs's order) is a usage error.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool unsquashfs "$PYTHON3"
 [ "$(id -u)" = 0 ] || skip "needs root: owners, a tmpfs mount, loop mounts"
 

@@ -7,7 +7,7 @@
 # totals the scan found; stdout stays free of it. tar2img knows its total
 # from a regular input file.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool script "$PYTHON3"
 T=$SCRATCH
 mkdir -p "$T/src/d"

@@ -7,7 +7,7 @@
 # says. Bad lines are usage errors naming file and line; dynamic files are
 # refused.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool unsquashfs
 T=$SCRATCH
 chmod 755 "$T"

@@ -6,7 +6,7 @@
 # differ from the image made without the option. Directory-only options
 # are refused by tar2img with exit 2.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 need_tool unsquashfs
 unset SOURCE_DATE_EPOCH
 T=$SCRATCH

@@ -11,9 +11,9 @@
 # image with exit 1, naming the library, never misreads it.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
-IMGINFO="$top_builddir/bin/imginfo"
-UNSQUASHFS="$top_builddir/bin/sqpack-unsquashfs"
+IMG2DIR="$SQP_BIN/img2dir"
+IMGINFO="$SQP_BIN/imginfo"
+UNSQUASHFS="$SQP_BIN/sqpack-unsquashfs"
 F=$top_srcdir/tests/erofs/fixtures
 T=$SCRATCH
 run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/small" &&

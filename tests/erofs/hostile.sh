@@ -26,8 +26,8 @@
 # without the device table feature (the kernel mounts it).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mkfs.erofs tar "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
-IMGINFO="$top_builddir/bin/imginfo"
+IMG2DIR="$SQP_BIN/img2dir"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 mkdir -p "$T/src/d/sub" "$T/src/e" "$T/outside" "$T/bad" || exit 99
 echo hello > "$T/src/a.txt" && echo a > "$T/src/aa" && echo z > "$T/src/zz" &&
@@ -90,7 +90,7 @@ done < "$T/bad/cases.txt"
 
 # A broken superblock stops every reader before it lists or reads
 # anything, as it stops the kernel's mount.
-UNSQ="$top_builddir/bin/sqpack-unsquashfs"
+UNSQ="$SQP_BIN/sqpack-unsquashfs"
 while read -r name path; do
 	[ "$path" = sb ] || continue
 	img=$T/bad/$name

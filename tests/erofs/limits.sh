@@ -8,8 +8,8 @@
 # to the nanosecond, device numbers and modes of every entry.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mkfs.erofs "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
-IMGINFO="$top_builddir/bin/imginfo"
+IMG2DIR="$SQP_BIN/img2dir"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 [ "$(id -u)" = 0 ] || skip "owners and devices need root"
 

@@ -14,9 +14,9 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool mkfs.erofs tar "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
-IMGINFO="$top_builddir/bin/imginfo"
-DIR2IMG="$top_builddir/bin/dir2img"
+IMG2DIR="$SQP_BIN/img2dir"
+IMGINFO="$SQP_BIN/imginfo"
+DIR2IMG="$SQP_BIN/dir2img"
 T=$SCRATCH
 run "make the tree" erofs_tree "$T/src" || finish
 run "the SquashFS image" "$DIR2IMG" -q "$T/ref.sqfs" "$T/src" || finish

@@ -13,9 +13,9 @@
 # the packer's summary speaks of fragment blocks there.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
-IMGINFO="$top_builddir/bin/imginfo"
-UNSQUASHFS="$top_builddir/bin/sqpack-unsquashfs"
-DIR2IMG="$top_builddir/bin/dir2img"
+IMGINFO="$SQP_BIN/imginfo"
+UNSQUASHFS="$SQP_BIN/sqpack-unsquashfs"
+DIR2IMG="$SQP_BIN/dir2img"
 F=$top_srcdir/tests/erofs/fixtures
 T=$SCRATCH
 

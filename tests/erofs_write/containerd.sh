@@ -18,7 +18,7 @@
 # directory's .wh. files as they are, as mkfs.erofs does.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 U=6a5c4b3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
 

@@ -12,8 +12,8 @@
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" od
 codec_built lzma || skip "lzma not built"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
-IMGINFO="$top_builddir/bin/imginfo"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 LINE="-Eall-fragments,fragdedupe=inode -C1048576 -zlzma,level=6"
 

@@ -10,7 +10,7 @@
 # --extract and the kernel's mount. dir2img keeps its own meaning:
 # SOURCE_DATE_EPOCH is its image time alone.
 . "$top_srcdir/tests/lib/common.sh"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 S=$T/src
 mkdir -p "$S/d" && echo old > "$S/old" && echo new > "$S/new" && echo eq > "$S/eq" &&

@@ -11,8 +11,8 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3" mkfs.erofs
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
-DIR2IMG="$top_builddir/bin/dir2img"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+DIR2IMG="$SQP_BIN/dir2img"
 T=$SCRATCH
 run "make the tree" erofs_tree "$T/src" || finish
 tar -C "$T/src" -cf "$T/s.tar" . 2> /dev/null

@@ -10,8 +10,8 @@
 # but the writer and the kernel go through its 4 GiB of zeros.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool truncate dd cmp
-DIR2IMG="$top_builddir/bin/dir2img"
-IMGINFO="$top_builddir/bin/imginfo"
+DIR2IMG="$SQP_BIN/dir2img"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH

@@ -21,7 +21,7 @@
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
-DIR2IMG="$top_builddir/bin/dir2img"
+DIR2IMG="$SQP_BIN/dir2img"
 # SOURCE_DATE_EPOCH as dir2img reads it (mkfs.erofs 1.9 clamps the
 # tree's times to it): the images compared are dir2img's.
 MKFS=$(mkfs_build_time_only) || { fail "the mkfs.erofs wrapper"; finish; }

@@ -12,9 +12,9 @@
 # owners for EROFS too and clamped the times with a warning.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
-DIR2IMG="$top_builddir/bin/dir2img"
-IMG2DIR="$top_builddir/bin/img2dir"
-IMGINFO="$top_builddir/bin/imginfo"
+DIR2IMG="$SQP_BIN/dir2img"
+IMG2DIR="$SQP_BIN/img2dir"
+IMGINFO="$SQP_BIN/imginfo"
 LIMITS="$PYTHON3 $top_srcdir/tests/erofs_write/limits.py"
 N=70000
 T=$(fast_dir) || skip "no scratch directory"

@@ -15,8 +15,8 @@
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
 codec_built lz4 || skip "lz4 not built (the translations tested use it)"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
-DIR2IMG="$top_builddir/bin/dir2img"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+DIR2IMG="$SQP_BIN/dir2img"
 T=$SCRATCH
 U=0123abcd-4567-89ef-0123-456789abcdef
 run "make the tree" erofs_tree "$T/src" || finish

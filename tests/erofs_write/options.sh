@@ -15,7 +15,7 @@
 # option still not done is refused by name.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 S=$T/src
 usage_refused "not done yet" "$MKFS" --blobdev=x "$T/r.erofs" "$T"

@@ -15,8 +15,8 @@
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
-DIR2IMG="$top_builddir/bin/dir2img"
-IMGINFO="$top_builddir/bin/imginfo"
+DIR2IMG="$SQP_BIN/dir2img"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH

@@ -20,8 +20,8 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3" od
-IMG2DIR="$top_builddir/bin/img2dir"
-DIR2IMG="$top_builddir/bin/dir2img"
+IMG2DIR="$SQP_BIN/img2dir"
+DIR2IMG="$SQP_BIN/dir2img"
 T=$SCRATCH
 SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH

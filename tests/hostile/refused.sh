@@ -9,7 +9,7 @@
 # (the symlink evil points at outside/, which must stay empty).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
+IMG2DIR="$SQP_BIN/img2dir"
 [ -x "$IMG2TAR" ] || skip "img2tar not built"
 [ -x "$IMG2DIR" ] || skip "img2dir not built"
 

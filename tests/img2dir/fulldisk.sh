@@ -8,7 +8,7 @@
 # succeed, crash or hang - for -j 1 and -j 2.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
+IMG2DIR="$SQP_BIN/img2dir"
 [ -x "$IMG2DIR" ] || skip "img2dir not built"
 [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
 

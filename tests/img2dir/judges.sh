@@ -11,7 +11,7 @@
 # (and subtrees whose hard links point at them).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs bsdtar "$PYTHON3"
-IMG2DIR="$top_builddir/bin/img2dir"
+IMG2DIR="$SQP_BIN/img2dir"
 [ -x "$IMG2DIR" ] || skip "img2dir not built"
 
 T=$(fast_dir)

@@ -12,9 +12,9 @@
 # than are kept: those are decompressed again, and the tree is the same.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" strace
-IMG2DIR="$top_builddir/bin/img2dir"
-UNSQ="$top_builddir/bin/sqpack-unsquashfs"
-IMGINFO="$top_builddir/bin/imginfo"
+IMG2DIR="$SQP_BIN/img2dir"
+UNSQ="$SQP_BIN/sqpack-unsquashfs"
+IMGINFO="$SQP_BIN/imginfo"
 for t in "$IMG2DIR" "$UNSQ" "$IMGINFO"; do
 	[ -x "$t" ] || skip "$t not built"
 done

@@ -6,8 +6,8 @@
 # -X or -b alone keep the base's codec; --offset reads an image inside
 # another file and writes the new one after the same leading bytes.
 . "$top_srcdir/tests/lib/common.sh"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 codec_built gzip || skip "gzip not built"
 
 S=$SCRATCH/src

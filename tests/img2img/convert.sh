@@ -9,8 +9,8 @@
 . "$top_srcdir/tests/lib/common.sh"
 need_tool bsdtar "$PYTHON3"
 [ "$(id -u)" = 0 ] || skip "needs root: bsdtar must restore owners and trusted.* xattrs"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 
 T=$(fast_dir) || exit 99
 S=$T/src

@@ -12,9 +12,9 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
-DIR2IMG="$top_builddir/bin/dir2img"
-IMG2IMG="$top_builddir/bin/img2img"
-IMGINFO="$top_builddir/bin/imginfo"
+DIR2IMG="$SQP_BIN/dir2img"
+IMG2IMG="$SQP_BIN/img2img"
+IMGINFO="$SQP_BIN/imginfo"
 T=$SCRATCH
 SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH

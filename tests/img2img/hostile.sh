@@ -10,8 +10,8 @@
 # there: each of those must be refused.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 codec_built gzip || skip "gzip not built"
 
 T=$SCRATCH

@@ -8,8 +8,8 @@
 # stored once (dedup sees the base); a hard link of the base whose first
 # name a layer replaced keeps the base's data under its other name.
 . "$top_srcdir/tests/lib/common.sh"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 codec_built zstd || skip "zstd not built"
 
 S=$SCRATCH/src

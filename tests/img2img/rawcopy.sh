@@ -9,8 +9,8 @@
 # fails here. The changed file is the layer's, and a conversion to
 # another codec recompresses everything.
 . "$top_srcdir/tests/lib/common.sh"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 codec_built xz || skip "xz not built"
 
 S=$SCRATCH/src

@@ -6,8 +6,8 @@
 # that changes one file changes that file only; --delete leaves out
 # what it matches and nothing else.
 . "$top_srcdir/tests/lib/common.sh"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 export SOURCE_DATE_EPOCH=1700000000
 
 S=$SCRATCH/src

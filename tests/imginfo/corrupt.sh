@@ -8,7 +8,7 @@
 # loop must be refused by every command that walks the tree.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3" timeout
-IMGINFO=$top_builddir/bin/imginfo
+IMGINFO=$SQP_BIN/imginfo
 T=$SCRATCH
 corrupt_set "$T" || exit 99
 

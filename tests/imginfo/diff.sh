@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/imginfo/mktree.sh"
 need_tool mksquashfs setfattr "$PYTHON3"
-IMGINFO=$top_builddir/bin/imginfo
+IMGINFO=$SQP_BIN/imginfo
 T=$SCRATCH
 make_tree "$T/src" || skip "cannot make the test tree here (xattrs, mknod)"
 tar --xattrs --xattrs-include='*' --numeric-owner -C "$T/src" -cf "$T/src.tar" . || exit 99

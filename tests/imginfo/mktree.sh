@@ -53,7 +53,7 @@ make_images() {
 # (or a skip), IMGINFO, T, the tree in $T/src and its images in $T.
 images_fixture() {
 	need_tool mksquashfs unsquashfs gensquashfs tar2sqfs setfattr "$PYTHON3"
-	IMGINFO=$top_builddir/bin/imginfo
+	IMGINFO=$SQP_BIN/imginfo
 	T=$SCRATCH
 	make_tree "$T/src" || skip "cannot make the test tree here (xattrs, mknod)"
 	make_images "$T/src" "$T" || exit 99

@@ -11,7 +11,7 @@
 # offset the file is no image (exit 1), an offset past the end is exit
 # 1 and a bad value exit 2.
 . "$top_srcdir/tests/lib/common.sh"
-IMGINFO=$top_builddir/bin/imginfo
+IMGINFO=$SQP_BIN/imginfo
 T=$SCRATCH
 N=12345
 
@@ -61,7 +61,7 @@ check "diff of the file with itself, --offset" "$IMGINFO" --offset $N diff "$T/a
 "$IMG2TAR" -o "$T/b.tar" "$T/bare.img" 2> /dev/null
 check "img2tar --offset writes the bare image's tar" \
 	sh -c "test -s '$T/a.tar' && cmp -s '$T/a.tar' '$T/b.tar'"
-run "img2dir --offset" "$top_builddir/bin/img2dir" -q --offset $N "$T/app.img" "$T/tree"
+run "img2dir --offset" "$SQP_BIN/img2dir" -q --offset $N "$T/app.img" "$T/tree"
 check "img2dir --offset gives the tree back" diff -r "$T/src" "$T/tree"
 
 # A byte of d/random's first data block (it is stored raw: random

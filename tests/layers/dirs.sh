@@ -13,7 +13,7 @@ need_tool "$PYTHON3" tar
 [ "$(id -u)" = 0 ] || skip "needs root (the reference tree's owners)"
 umask 022
 export SOURCE_DATE_EPOCH=1700000000
-DIR2IMG=$top_builddir/bin/dir2img
+DIR2IMG=$SQP_BIN/dir2img
 
 T=$SCRATCH
 run "make the layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T" || finish

@@ -44,7 +44,7 @@ if unsquashfs_ref "links to hidden files" ours gzip "$T/img" "$T/out"; then
 	same_tree "links to hidden files keep the lower data (unsquashfs)" "$T/out" "$T/ref"
 fi
 judge_same_tree "links to hidden files" kernel gzip "$T/img" "$T/ref"
-"$top_builddir/bin/imginfo" stat "$T/img" /sp/b > "$T/sp.stat" 2>&1
+"$SQP_BIN/imginfo" stat "$T/img" /sp/b > "$T/sp.stat" 2>&1
 check "the link's sparse file keeps its holes ($(grep '^sparse:' "$T/sp.stat"))" \
 	grep -qx 'sparse: 5222400' "$T/sp.stat"
 

@@ -15,7 +15,7 @@
 # image was once read as an empty tar (its first 1 KiB is zeros) and
 # silently dropped.
 . "$top_srcdir/tests/lib/common.sh"
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
 need_tool "$PYTHON3" tar
 [ "$(id -u)" = 0 ] || skip "needs root (the reference tree's owners)"
 umask 022

@@ -4,7 +4,7 @@
 # the line "N passed, N failed, N skipped" and the exit status automake
 # expects.
 #
-# Gives: $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.c) $SCRATCH
+# Gives: $SQP_BIN (the built tools) $TAR2IMG $IMG2TAR $TREECMP (tests/lib/treecmp.c) $SCRATCH
 # $ALL_CODECS; pass/fail/check DESCRIPTION CMD.../note MESSAGE;
 # skipc MESSAGE (one check skipped, counted; the script goes on);
 # skip MESSAGE (the rest of the script cannot run: counted, then
@@ -23,10 +23,22 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${PYTHON3:=python3}"
+# The tools as built, in $SQP_BIN. In a shared build bin/NAME is
+# libtool's wrapper script, which runs bin/.libs/NAME with the library's
+# directory first on LD_LIBRARY_PATH: a shell and three seds for each
+# call, about 20 ms of CPU, and the suite calls the tools thousands of
+# times. The scripts run the programs as the wrappers would.
+SQP_BIN=$top_builddir/bin
+if grep -qs 'temporary wrapper script' "$SQP_BIN/tar2img" &&
+   [ -x "$SQP_BIN/.libs/tar2img" ] && [ -d "$top_builddir/.libs" ]; then
+	SQP_BIN=$SQP_BIN/.libs
+	LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
 # TAR2IMG and IMG2TAR may come from the environment (tests/lib/redtools.sh
 # substitutes failing ones to prove the scripts notice).
-: "${TAR2IMG:=$top_builddir/bin/tar2img}"
-: "${IMG2TAR:=$top_builddir/bin/img2tar}"
+: "${TAR2IMG:=$SQP_BIN/tar2img}"
+: "${IMG2TAR:=$SQP_BIN/img2tar}"
 TREECMP="$top_builddir/tests/lib/treecmp"
 # The image time, and mksquashfs's and mkfs.erofs's file times, follow
 # SOURCE_DATE_EPOCH, which dpkg-buildpackage and rpmbuild export: the
@@ -428,7 +440,7 @@ judge_same_tree() {
 mkfs_build_time_only() {
 	if [ ! -x "$SCRATCH/mkfs-build-time" ]; then
 		printf '#!/bin/sh\nexec env -u SOURCE_DATE_EPOCH "%s" ${SOURCE_DATE_EPOCH:+-T"$SOURCE_DATE_EPOCH" --mkfs-time} "$@"\n' \
-			"$top_builddir/bin/sqpack-mkfs.erofs" > "$SCRATCH/mkfs-build-time" &&
+			"$SQP_BIN/sqpack-mkfs.erofs" > "$SCRATCH/mkfs-build-time" &&
 			chmod +x "$SCRATCH/mkfs-build-time" || return 1
 	fi
 	echo "$SCRATCH/mkfs-build-time"

@@ -14,7 +14,7 @@
 # an existing DEST that is not an image is refused without -noappend
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
-MKSQ=$top_builddir/bin/sqpack-mksquashfs
+MKSQ=$SQP_BIN/sqpack-mksquashfs
 [ -x "$MKSQ" ] || skip "sqpack-mksquashfs not built ($MKSQ)"
 need_tool mksquashfs unsquashfs "$PYTHON3"
 [ "$(id -u)" = 0 ] || skip "needs root: the tree has devices, owners and trusted.* xattrs"

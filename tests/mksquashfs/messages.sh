@@ -9,8 +9,8 @@
 # "--pcluster-size"), and no image.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
-MKSQ="$top_builddir/bin/sqpack-mksquashfs"
-MKFS="$top_builddir/bin/sqpack-mkfs.erofs"
+MKSQ="$SQP_BIN/sqpack-mksquashfs"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 [ -x "$MKSQ" ] && [ -x "$MKFS" ] || skip "the front ends are not built"
 T=$SCRATCH
 mkdir -p "$T/src" && echo x > "$T/src/f" || exit 99

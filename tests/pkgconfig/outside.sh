@@ -63,7 +63,7 @@ check "tar2img --version says $v" sh -c "'$TAR2IMG' --version | grep -q '(sqpack
 # Every tool's second line names each codec of this build with the
 # library that runs it and that library's version.
 for t in tar2img dir2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat; do
-	"$top_builddir/bin/$t" --version > "$SCRATCH/$t.version" 2>&1
+	"$SQP_BIN/$t" --version > "$SCRATCH/$t.version" 2>&1
 	for c in $ALL_CODECS; do
 		codec_built "$c" || continue
 		grep -Eq "^codecs: (.*, )?$c \([a-z0-9]+ [0-9]+\.[0-9]" "$SCRATCH/$t.version" ||

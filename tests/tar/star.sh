@@ -60,7 +60,7 @@ for f in star xstar xustar exustar gnutar; do
 		fi
 		check "$f: the image keeps the holes (imginfo: 135168 bytes sparse)" \
 			sh -c '"$1" stat "$2" /sparse | grep -qx "sparse: 135168"' sh \
-			"$top_builddir/bin/imginfo" "$T/sq.img"
+			"$SQP_BIN/imginfo" "$T/sq.img"
 		judge_same_tree "$f (squashfs)" kernel gzip "$T/sq.img" "$T/ref"
 	fi
 	if run "$f: tar2img --format erofs" "$TAR2IMG" -q --format erofs \
@@ -75,7 +75,7 @@ done
 # Device numbers of star's original format, as star -x makes them.
 rm -f "$T/dev.img"
 if run "devices: tar2img" "$TAR2IMG" -q "$T/dev.img" "$T/devices.tar"; then
-	"$top_builddir/bin/imginfo" ls -l "$T/dev.img" | awk '{ print $1, $3, $NF }' \
+	"$SQP_BIN/imginfo" ls -l "$T/dev.img" | awk '{ print $1, $3, $NF }' \
 		> "$T/dev.ls"
 	printf '%s\n' 'crw-r--r-- 259,300000 /big' 'brw-r--r-- 8,1 /blk' \
 		'crw-r--r-- 4,70 /tty' > "$T/dev.want"

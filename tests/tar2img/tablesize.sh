@@ -11,7 +11,7 @@
 need_tool "$PYTHON3" tar2sqfs
 
 T=$SCRATCH
-IMGINFO=$top_builddir/bin/imginfo
+IMGINFO=$SQP_BIN/imginfo
 export SOURCE_DATE_EPOCH=1700000000
 $PYTHON3 "$top_srcdir/tests/tar2img/mksmall.py" "$T/in.tar" 40 500 || exit 99
 

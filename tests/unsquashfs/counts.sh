@@ -16,7 +16,7 @@
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs "$PYTHON3"
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
 [ -x "$UNSQ" ] || skip "sqpack-unsquashfs not built"
 unsquashfs -v 2>&1 | grep -q 'unsquashfs version 4\.5\.1' ||
 	skip "the judge is not unsquashfs 4.5.1: $(unsquashfs -v 2>&1 | head -n 1)"

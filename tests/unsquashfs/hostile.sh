@@ -10,7 +10,7 @@
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs "$PYTHON3"
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
 SQFSCAT=$(dirname "$UNSQ")/sqfscat
 [ -x "$UNSQ" ] || skip "sqpack-unsquashfs not built"
 [ -x "$SQFSCAT" ] || skip "sqfscat not built"

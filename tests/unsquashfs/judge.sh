@@ -19,7 +19,7 @@
 COMMON_NEEDS_TAR2IMG=yes
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
 [ -x "$UNSQ" ] || skip "sqpack-unsquashfs not built"
 unsquashfs -v 2>&1 | grep -q 'unsquashfs version 4\.5\.1' ||
 	skip "the judge is not unsquashfs 4.5.1: $(unsquashfs -v 2>&1 | head -n 1)"
@@ -206,7 +206,7 @@ for codec in $ALL_CODECS; do
 	esac
 done
 # the other packer: dir2img, from the tree itself
-if "$top_builddir/bin/dir2img" -q -c lz4 "$T/d.img" "$T/src" > /dev/null 2>&1; then
+if "$SQP_BIN/dir2img" -q -c lz4 "$T/d.img" "$T/src" > /dev/null 2>&1; then
 	listings "dir2img lz4" "$T/d.img"
 	extract_one "dir2img lz4" "$T/d.img"
 	pseudo "dir2img lz4" "$T/d.img"
@@ -263,7 +263,7 @@ mkdir -p "$T/appdir/usr/bin" || exit 99
 cp "$elf" "$T/appdir/usr/bin/app" && echo icon > "$T/appdir/app.png" &&
 	ln -s usr/bin/app "$T/appdir/AppRun" && ln -s app.png "$T/appdir/.DirIcon" &&
 	printf '[Desktop Entry]\nName=app\n' > "$T/appdir/app.desktop" || exit 99
-"$top_builddir/bin/dir2img" -q -c zstd "$T/appdir.img" "$T/appdir" > /dev/null 2>&1 || exit 99
+"$SQP_BIN/dir2img" -q -c zstd "$T/appdir.img" "$T/appdir" > /dev/null 2>&1 || exit 99
 cat "$elf" "$T/appdir.img" > "$T/App.AppImage" || exit 99
 off=$(wc -c < "$elf")
 same_out "AppImage: -o OFFSET -lln" -o "$off" -lln "$T/App.AppImage"

@@ -16,9 +16,9 @@
 # Measured with /usr/bin/time's maximum resident set size.
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
-: "${SQFSCAT:=$top_builddir/bin/sqfscat}"
-DIR2IMG=$top_builddir/bin/dir2img
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
+: "${SQFSCAT:=$SQP_BIN/sqfscat}"
+DIR2IMG=$SQP_BIN/dir2img
 [ -x "$UNSQ" ] && [ -x "$SQFSCAT" ] && [ -x "$DIR2IMG" ] ||
 	skip "sqpack-unsquashfs, sqfscat or dir2img not built"
 [ -x /usr/bin/time ] || skip "no /usr/bin/time to measure the peak RSS"

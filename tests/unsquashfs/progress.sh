@@ -10,7 +10,7 @@
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs script
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
 [ -x "$UNSQ" ] || skip "sqpack-unsquashfs not built"
 
 T=$SCRATCH

@@ -10,8 +10,8 @@
 # short, a definition -pf never writes.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
-: "${UNSQ:=$top_builddir/bin/sqpack-unsquashfs}"
-MKSQ=$top_builddir/bin/sqpack-mksquashfs
+: "${UNSQ:=$SQP_BIN/sqpack-unsquashfs}"
+MKSQ=$SQP_BIN/sqpack-mksquashfs
 [ -x "$UNSQ" ] || skip "sqpack-unsquashfs not built"
 [ -x "$MKSQ" ] || skip "sqpack-mksquashfs not built"
 

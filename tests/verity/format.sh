@@ -88,7 +88,7 @@ check "one data block ($BLOCKS): veritysetup verify accepts it" \
 # (the salt is derived from the same options and image time)
 run "tar2img --image-time" "$TAR2IMG" --image-time 1700000000 --verity "$T/t.img" "$T/src.tar" \
 	> "$T/sum" && vfields "$T/sum" && rt=$ROOT &&
-run "dir2img --verity" "$top_builddir/bin/dir2img" --image-time 1700000000 --verity "$T/d.img" \
+run "dir2img --verity" "$SQP_BIN/dir2img" --image-time 1700000000 --verity "$T/d.img" \
 	"$T/src" > "$T/sum" && vfields "$T/sum" &&
 check "dir2img --verity: veritysetup verify accepts it" \
 	"$VERITYSETUP" verify "$T/d.img" "$T/d.img" "$ROOT" --hash-offset="$HOFF" &&
@@ -101,7 +101,7 @@ check "the final JSON record has the root hash, salt, data size and hash offset"
 	grep -q "\"ok\":true,\"verity_root_hash\":\"$ROOT\",\"verity_salt\":\"$SALT\",\"verity_data_bytes\":$DATA,\"verity_block_size\":4096,\"verity_hash_offset\":$HOFF}\$" "$T/json"
 
 # sqpack-mksquashfs passes its --verity options on to dir2img
-run "sqpack-mksquashfs --verity" "$top_builddir/bin/sqpack-mksquashfs" "$T/src" "$T/m.img" \
+run "sqpack-mksquashfs --verity" "$SQP_BIN/sqpack-mksquashfs" "$T/src" "$T/m.img" \
 	--verity --verity-roothash "$T/m.roothash" -no-progress > "$T/sum" && vfields "$T/sum" &&
 check "sqpack-mksquashfs --verity: veritysetup verify accepts it" \
 	"$VERITYSETUP" verify "$T/m.img" "$T/m.img" "$(cat "$T/m.roothash")" --hash-offset="$HOFF"
@@ -142,13 +142,13 @@ vfields "$T/sum1" && r1=$ROOT && vfields "$T/sum2" &&
 check "erofs: -j 1 and -j 3 give the same root hash" test "$r1" = "$ROOT" &&
 check "erofs: and the same file" cmp -s "$T/ej1.img" "$T/ej3.img"
 # 64 KiB verity blocks: the image is padded past its own block count
-run "erofs: dir2img --verity, 64 KiB blocks" "$top_builddir/bin/dir2img" --format erofs \
+run "erofs: dir2img --verity, 64 KiB blocks" "$SQP_BIN/dir2img" --format erofs \
 	--image-time 1700000000 --verity --verity-block-size 64K "$T/e64.img" "$T/src" \
 	> "$T/sum" && vfields "$T/sum" &&
 check "erofs: dir2img 64 KiB: veritysetup verify accepts it" \
 	"$VERITYSETUP" verify --data-block-size=65536 --hash-block-size=65536 "$T/e64.img" \
 	"$T/e64.img" "$ROOT" --hash-offset="$HOFF" && esalt=$SALT &&
-run "squashfs: dir2img --verity, 64 KiB blocks" "$top_builddir/bin/dir2img" \
+run "squashfs: dir2img --verity, 64 KiB blocks" "$SQP_BIN/dir2img" \
 	--image-time 1700000000 --verity --verity-block-size 64K "$T/s64.img" "$T/src" \
 	> "$T/sum" && vfields "$T/sum" &&
 check "an EROFS and a SquashFS image of one input get different salts" test "$esalt" != "$SALT"

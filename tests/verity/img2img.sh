@@ -11,7 +11,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 need_tool veritysetup
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
 T=$SCRATCH
 mksrc "$T" || exit 99
 mkdir -p "$T/layer/d" && seq 1 40000 > "$T/layer/d/added" &&

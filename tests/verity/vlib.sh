@@ -10,7 +10,7 @@
 # VERITYSETUP: its path, empty when not installed (need_tool veritysetup
 # in the scripts that cannot do without it).
 VERITYSETUP=$(command -v veritysetup)
-IMGINFO="$top_builddir/bin/imginfo"
+IMGINFO="$SQP_BIN/imginfo"
 # A build without libcrypto refuses --verity as a usage error (exit 2).
 tar -cf "$SCRATCH/probe.tar" -T /dev/null || exit 99
 "$TAR2IMG" -q --verity "$SCRATCH/probe.img" "$SCRATCH/probe.tar" 2> "$SCRATCH/probe.err"
