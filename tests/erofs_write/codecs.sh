@@ -8,12 +8,12 @@
 # kernel's mount reads dir2img's, tar2img's and sqpack-mkfs.erofs's
 # images equal to the source (names, types, modes, owners, times,
 # xattrs, hard links, data); img2tar reads them back to the SquashFS
-# image's tar; the same bytes at -j 1, 2 and 3 and with the tree spilled
+# image's tar; the same bytes at -j 1 and at -j 3 with the tree spilled
 # (--mem 1M); sqpack-mkfs.erofs -zCODEC,LEVEL gives dir2img's bytes.
 # Each at a fast level, and lzma's extreme preset (-zlzma,109) once.
 # Big pclusters (--pcluster-size, -C) of 16 KiB and 64 KiB per codec:
 # the kernel's mount and img2tar read them equal, -j 1 and 3 give the
-# same bytes, the record holds the history the encoder used (lzma's
+# same bytes (64 KiB), the record holds the history the encoder used (lzma's
 # dictionary four pclusters, zstd's window eight, deflate's 32 KiB),
 # 64 KiB clusters give a smaller image than one-block ones, and
 # sqpack-mkfs.erofs -C65536 gives dir2img's bytes.
@@ -82,12 +82,15 @@ history_of() {
 big_pclusters() {
 	for pcl in 16384 65536; do
 		bp=$T/$1.C$pcl
-		for j in 1 3; do
+		js=1
+		[ $pcl -ne 65536 ] || js="1 3"
+		for j in $js; do
 			"$DIR2IMG" -q -j $j --format erofs -c "$2" -X "$3" --pcluster-size $pcl \
 				"$bp.$j.erofs" "$T/src" 2> "$T/err" ||
 				{ fail "$1 -C $pcl: dir2img -j $j: $(head -c 300 "$T/err")"; continue 2; }
 		done
-		check "$1 -C $pcl: the same bytes for -j 1 and 3" cmp -s "$bp.1.erofs" "$bp.3.erofs"
+		[ $pcl -ne 65536 ] ||
+			check "$1 -C $pcl: the same bytes for -j 1 and 3" cmp -s "$bp.1.erofs" "$bp.3.erofs"
 		case $1 in
 		lzma) want=$((4 * pcl)) ;;
 		deflate) want=32768 ;;
@@ -121,17 +124,13 @@ fi
 while read -r codec lib copt xopt zopt alg; do
 	codec_built "$lib" || { skipc "$codec: $lib not built"; continue; }
 	img=$T/$codec.erofs
-	for j in 1 3; do
-		"$DIR2IMG" -q -j $j --format erofs -c "$copt" -X "$xopt" "$T/$codec.$j.erofs" "$T/src" \
-			2> "$T/err" || { fail "$codec: dir2img -j $j: $(head -c 300 "$T/err")"; continue 2; }
-	done
-	cp "$T/$codec.1.erofs" "$img"
-	check "$codec: the same bytes for -j 1 and 3" cmp -s "$T/$codec.1.erofs" "$T/$codec.3.erofs"
-	# -j 2 and spilling in one run, against -j 1 in memory.
-	"$DIR2IMG" -j 2 --mem 1M --format erofs -c "$copt" -X "$xopt" "$T/$codec.mem.erofs" "$T/src" > "$T/mem.out" 2>&1 ||
+	"$DIR2IMG" -q -j 1 --format erofs -c "$copt" -X "$xopt" "$img" "$T/src" 2> "$T/err" ||
+		{ fail "$codec: dir2img -j 1: $(head -c 300 "$T/err")"; continue; }
+	# -j 3 and spilling in one run, against -j 1 in memory.
+	"$DIR2IMG" -j 3 --mem 1M --format erofs -c "$copt" -X "$xopt" "$T/$codec.mem.erofs" "$T/src" > "$T/mem.out" 2>&1 ||
 		fail "$codec: dir2img --mem 1M: $(head -c 300 "$T/mem.out")"
 	check "$codec: --mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
-	check "$codec: the same bytes for -j 1 and 2, spilling (--mem 1M) changes no byte" \
+	check "$codec: the same bytes for -j 1 and 3, spilling (--mem 1M) changes no byte" \
 		cmp -s "$T/$codec.mem.erofs" "$img"
 	check "$codec: the summary names the codec" grep -q "(EROFS, $copt, block size 4096)" "$T/mem.out"
 	if [ -e "$T/lz4.erofs" ]; then
@@ -158,8 +157,8 @@ while read -r codec lib copt xopt zopt alg; do
 	fi
 
 	if "$MKFS" --quiet -z"$zopt" "$T/k.erofs" "$T/src" 2> "$T/err"; then
+		# (the same bytes: the kernel has read them above)
 		check "$codec: sqpack-mkfs.erofs -z$zopt gives dir2img's bytes" cmp -s "$T/k.erofs" "$img"
-		kernel_reads "$codec: sqpack-mkfs.erofs -z$zopt" "$T/k.erofs"
 	else
 		fail "$codec: sqpack-mkfs.erofs -z$zopt: $(head -c 300 "$T/err")"
 	fi
@@ -190,7 +189,7 @@ text_files() {
 	mkdir -p "$1/lines" "$1/words" && $PYTHON3 -c 'import random, sys
 with open(sys.argv[1] + "/lines/t.txt", "w") as f:
     f.write("".join("line %d %d some text here\n" % (i, i * 7919 % 10007)
-                    for i in range(1, 120001)))
+                    for i in range(1, 60001)))
 r = random.Random(26)
 words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
          for _ in range(3000)]
