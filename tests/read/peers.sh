@@ -84,15 +84,16 @@ run "unsquashfs" unsquashfs -q -n -d "$T/u" "$T/s.img" > /dev/null &&
 	run "bsdtar -x of the --sparse tar" bsdtar -xpf "$T/sparse.tar" --xattrs --numeric-owner -C "$T/x" &&
 	check "--sparse output extracts to the same tree" \
 		$TREECMP --ignore-root-mtime "$T/x" "$T/u"
-for z in gzip xz zstd lz4; do
-	command -v $z >/dev/null 2>&1 || continue
-	run "img2tar -z $z" "$IMG2TAR" -z $z "$T/s.img" > "$T/z.tar.$z" &&
-		run "$z -d" $z -d -c "$T/z.tar.$z" > "$T/z.tar" &&
-		check "-z $z output decompresses to the plain tar" cmp -s "$T/z.tar" "$T/j1.tar"
-done
 run "img2tar links dev" "$IMG2TAR" "$T/s.img" links dev > "$T/sub.tar" &&
 	check "subtrees: only the named paths" \
 		sh -c "bsdtar -tf '$T/sub.tar' | grep -v '^links\|^dev' | wc -l | grep -qx 0"
+# -z on that subtree (xz at its default level takes seconds on the whole)
+for z in gzip xz zstd lz4; do
+	command -v $z >/dev/null 2>&1 || continue
+	run "img2tar -z $z links dev" "$IMG2TAR" -z $z "$T/s.img" links dev > "$T/z.tar.$z" &&
+		run "$z -d" $z -d -c "$T/z.tar.$z" > "$T/z.tar" &&
+		check "-z $z output decompresses to the plain tar" cmp -s "$T/z.tar" "$T/sub.tar"
+done
 run "img2tar links" "$IMG2TAR" "$T/s.img" links > "$T/sub1.tar" &&
 	run "img2tar of overlapping paths" "$IMG2TAR" "$T/s.img" links/target ./links/ links//sym-rel links > "$T/sub2.tar" &&
 	check "subtrees: a path inside another, or given twice, adds nothing" \
