@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # determinism.sh - the image depends on the input only: byte-identical for
-# -j 1, 2, 3, 4, 8, over two runs, and whether the tar comes from a file
-# or through a pipe (compressed or not), for every codec; for every input
+# -j 1, 2 (twice), 3 and 8, over several runs, and whether the tar comes
+# from a file or through a pipe (compressed or not), for every codec; for every input
 # compression; and for -j 1 vs 4 under each layout option. The image time
 # is SOURCE_DATE_EPOCH, else the newest mtime.
 . "$top_srcdir/tests/lib/common.sh"
@@ -16,13 +16,12 @@ unset SOURCE_DATE_EPOCH
 for codec in $ALL_CODECS; do
 	codec_built "$codec" || { skipc "$codec not built"; continue; }
 	"$TAR2IMG" -q -c "$codec" -j 1 "$T/ref.img" "$T/in.tar" || { fail "$codec: -j 1"; continue; }
-	for j in 2 3 4 8; do
+	for j in 3 8; do
 		run "$codec: tar2img -j $j" "$TAR2IMG" -q -c "$codec" -j $j "$T/j.img" "$T/in.tar" &&
 			check "$codec: -j $j equals -j 1" cmp -s "$T/ref.img" "$T/j.img"
 		rm -f "$T/j.img"
 	done
-	run "$codec: tar2img again" "$TAR2IMG" -q -c "$codec" -j 2 "$T/again.img" "$T/in.tar" &&
-		check "$codec: a second run is identical" cmp -s "$T/ref.img" "$T/again.img"
+	# -j 2 twice, and each run again: from a pipe and from gzip input
 	run "$codec: tar2img from a pipe" sh -c 'cat "$1" | "$2" -q -c "$3" -j 2 "$4"' \
 		sh "$T/in.tar" "$TAR2IMG" "$codec" "$T/pipe.img" &&
 		check "$codec: input from a pipe is identical" cmp -s "$T/ref.img" "$T/pipe.img"
