@@ -304,7 +304,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 }
 
 int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
-		     const uint8_t *in, uint8_t *out)
+		     const uint8_t *in, uint8_t *out, struct sqp_erofs_unz **unz)
 {
 	uint32_t skip, right;
 
@@ -324,7 +324,7 @@ int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		memcpy(out + right, in, x->llen - right);
 		return 0;
 	default:
-		return sqp_erofs_unz(x->fmt, in, x->plen, out, x->llen,
+		return sqp_erofs_unz(unz, x->fmt, in, x->plen, out, x->llen,
 				     (ero->sb.feature_incompat &
 				      EROFS_IN_ZERO_PADDING) != 0);
 	}

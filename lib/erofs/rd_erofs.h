@@ -100,6 +100,7 @@ struct rd_zfile {
 	struct rd_extent x;        /* decoded in out (llen 0: none) */
 	uint8_t *in, *out;
 	size_t in_cap, out_cap;
+	struct sqp_erofs_unz *unz;  /* its decoders, kept */
 };
 
 /* A listing's own part (rd_dir.own): the directory, the block being
@@ -177,12 +178,12 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
  * ended is corrupt: two extents overlap). */
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
 			struct rd_extent *x);
-/* x's llen bytes into out from its pcluster's plen bytes in in; any
- * thread (rd_erofs_zext refused what this build cannot decode). 0,
+/* x's llen bytes into out from its pcluster's plen bytes in in, with
+ * the calling thread's decoders (unz: see sqp_erofs_unz); any thread (rd_erofs_zext refused what this build cannot decode). 0,
  * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
  * libzstd too old to bound the window. */
 int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
-		     const uint8_t *in, uint8_t *out);
+		     const uint8_t *in, uint8_t *out, struct sqp_erofs_unz **unz);
 /* A message for zdecode's failure into img (erofs_zmap.c). */
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
 		   const struct rd_extent *x, int code);

@@ -69,7 +69,7 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	int n, ret;
 
 	if (j->kind == BJ_RUN)
-		return rd_blockrd_run_exec(b, j->run);
+		return rd_blockrd_run_exec(b, j->run, &w->unz);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);

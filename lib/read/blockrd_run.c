@@ -178,7 +178,8 @@ static void put_span(struct rd_blockrd *b, struct brun *r, struct bjob *first,
  * place; a part that fails fails alone (its status), a read all. The
  * parts of one file that follow one another go to put() as one piece:
  * one pwrite for a run's share of a file, not one per cluster. */
-int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r)
+int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r,
+			struct sqp_erofs_unz **unz)
 {
 	uint8_t *in = malloc(r->plen ? r->plen : 1);
 	int rd = in == NULL ? SQP_ERR_NOMEM : 0;
@@ -194,7 +195,7 @@ int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r)
 		if (p->zin != NULL || rd == 0)
 			ret = b->img->fmt->zdecode(b->img, &p->zx, p->zin != NULL ?
 						   p->zin : in + (p->zx.pa - r->pa),
-						   r->out + p->zoff);
+						   r->out + p->zoff, unz);
 		free(p->zin);
 		p->zin = NULL;
 		p->pj.status = ret == SQP_ERR_BAD_DATA ? SQP_ERR_CORRUPT : ret;
