@@ -8,7 +8,9 @@
 # pairs' ratios, so a drift of the machine's speed moves both alike.
 # Beside them the floor: the codec's decode time over N cores, imginfo
 # check -q -j N, which decodes every extent once on N threads and writes
-# nothing, with img2dir's time over it. Images are made once from
+# nothing, with img2dir's time over it; and the CPU seconds (user +
+# system) of img2dir, fsck.erofs and the floor, which a loaded machine
+# blurs less than wall time. Images are made once from
 # CORPUS/rootfs-TREE with dir2img --format erofs (zstd level 3, lz4hc
 # level 9, lzma level 6: mkfs.erofs's defaults) and kept in
 # CORPUS/erofs-extract-images (delete it to rebuild); each is read once
@@ -77,6 +79,10 @@ mkdir -p "$images" || exit 1
 work=$(mktemp -d "$out_dir/erofs-extract-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 report=$corpus/erofs-extract-bench-$(date +%Y%m%d-%H%M%S).md
+# timed PREFIX COMMAND...: "wall cpu" of COMMAND (user + system).
+timed() {
+	bench_timed "$@" | awk '{ print $1, ($2 == "nan" ? "nan" : $2 + $3) }'
+}
 # pair_ratio A B: the median of the ratios of the lines of files A and B.
 pair_ratio() {
 	paste -d' ' "$1" "$2" |
@@ -88,8 +94,8 @@ med() { bench_median < "$1"; }
 {
 echo "EROFS extraction, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, -j $jobs, $runs runs each, fsck: $("$fsck" --version 2>&1 | head -n1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$report"
 status=0
 for c in $codecs; do
@@ -112,19 +118,23 @@ for c in $codecs; do
 				{ echo "$prog: dir2img $c $l failed" >&2; rm -f "$img"; status=1; continue; }
 		fi
 		cat "$img" > /dev/null
-		for f in d t k c; do : > "$work/$f"; done
+		for f in d t k c dc kc cc; do : > "$work/$f"; done
 		for _ in $(seq "$runs"); do
-			read -r s _ < <(bench_extract "$work/o" "$bin/img2dir" -j "$jobs" "$img" "$work/o")
-			echo "$s" >> "$work/d"
-			read -r s _ < <(bench_extract "$work/u" "$fsck" --extract="$work/u" "$img")
-			echo "$s" >> "$work/k"
-			read -r s _ < <(bench_timed "$work/tar" '%e' "$bin/img2tar" -j "$jobs" "$img")
+			rm -rf "$work/o"
+			read -r s u < <(timed "$work/dir" '%e %U %S' "$bin/img2dir" -j "$jobs" "$img" "$work/o")
+			echo "$s" >> "$work/d"; echo "$u" >> "$work/dc"
+			# fsck.erofs 1.9.3 wants the directory there with fragments.
+			rm -rf "$work/o"; mkdir "$work/o"
+			read -r s u < <(timed "$work/fsck" '%e %U %S' "$fsck" --extract="$work/o" "$img")
+			echo "$s" >> "$work/k"; echo "$u" >> "$work/kc"
+			rm -rf "$work/o"
+			read -r s _ < <(timed "$work/tar" '%e %U %S' "$bin/img2tar" -j "$jobs" "$img")
 			echo "$s" >> "$work/t"
-			read -r s _ < <(bench_timed "$work/check" '%e' "$bin/imginfo" check -q -j "$jobs" "$img")
-			echo "$s" >> "$work/c"
+			read -r s u < <(timed "$work/check" '%e %U %S' "$bin/imginfo" check -q -j "$jobs" "$img")
+			echo "$s" >> "$work/c"; echo "$u" >> "$work/cc"
 		done
 		grep -q nan "$work/d" "$work/t" "$work/k" "$work/c" && status=1
-		echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") |" | tee -a "$report"
+		echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") |" | tee -a "$report"
 	done
 done
 echo "(saved in $report)"
