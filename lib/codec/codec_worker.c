@@ -42,6 +42,7 @@ void sqp_codec_worker_fini(void *ctx, void *state)
 	struct sqp_codec_worker *w = state;
 
 	(void)ctx;
+	sqp_erofs_unz_free(w->unz);
 	sqp_compressor_destroy(w->other);
 	sqp_compressor_destroy(w->codec);
 	free(w->scratch);

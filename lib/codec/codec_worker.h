@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/erofs_unz.h"
 #include "sqpack/codec.h"
 
 /* One worker's state: its own codec (codecs are not thread-safe) and a
@@ -27,6 +28,8 @@ struct sqp_codec_worker {
 	/* sqp_codec_worker_decoder's: made on first use */
 	struct sqp_compressor *other;
 	struct sqp_codec_config other_cfg;
+	/* EROFS pclusters' decoders (sqp_erofs_unz), made on first use */
+	struct sqp_erofs_unz *unz;
 };
 
 /* For sqp_pool_desc.worker_init/worker_fini: ctx is a

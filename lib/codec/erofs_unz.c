@@ -3,9 +3,10 @@
  * erofs_unz.c - the four EROFS decompressors (erofs_unz.h), each built
  * only when configure found its library, else a refusal that names it.
  *
- * Each call sets up its decoder and frees it: a pcluster is up to 1 MiB
- * in and 12 MiB out, so the setup is small beside the work, and a call
- * keeps no state, which lets any thread decompress any pcluster. Every
+ * A call sets up its decoder and frees it, unless the caller keeps the
+ * decoders of its thread (struct sqp_erofs_unz): with 4 KiB pclusters
+ * the setup (a zstd context, MicroLZMA's dictionary) cost as much as
+ * the decoding. Every
  * decoder is given exactly out_len bytes of room and must fill them;
  * input past what those bytes need is allowed (a deduplicated extent
  * refers to a prefix), input that ends before is corrupt.
@@ -33,6 +34,48 @@
 /* MicroLZMA's dictionary: EROFS allows up to 8 pclusters' worth. */
 #define LZMA_DICT_MAX (8u << 20)
 
+struct sqp_erofs_unz {
+#ifdef WITH_ZSTD
+	ZSTD_DCtx *zstd;
+#endif
+#ifdef WITH_LZMA
+	lzma_stream lzma;     /* a MicroLZMA decoder once lzma_live */
+	int lzma_live;
+#endif
+	int unused;           /* a member whatever was configured */
+};
+
+#if defined(WITH_ZSTD) || defined(WITH_LZMA)
+/* The thread's decoders, made on first use (NULL: none kept). */
+static struct sqp_erofs_unz *state(struct sqp_erofs_unz **st)
+{
+	if (st == NULL)
+		return NULL;
+	if (*st == NULL && (*st = calloc(1, sizeof(**st))) != NULL) {
+#ifdef WITH_LZMA
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		(*st)->lzma = init;
+#endif
+	}
+	return *st;
+}
+#endif
+
+void sqp_erofs_unz_free(struct sqp_erofs_unz *st)
+{
+	if (st == NULL)
+		return;
+#ifdef WITH_ZSTD
+	ZSTD_freeDCtx(st->zstd);
+#endif
+#ifdef WITH_LZMA
+	if (st->lzma_live)
+		lzma_end(&st->lzma);
+#endif
+	free(st);
+}
+
 /* The zero bytes in front of the data: how many. */
 static size_t padding(const uint8_t *in, size_t len)
 {
@@ -56,25 +99,32 @@ static int unz_lz4(const uint8_t *in, size_t in_len, uint8_t *out,
 #endif
 
 #ifdef WITH_LZMA
-static int unz_lzma(const uint8_t *in, size_t in_len, uint8_t *out,
-		    size_t out_len)
+static int unz_lzma(struct sqp_erofs_unz *k, const uint8_t *in,
+		    size_t in_len, uint8_t *out, size_t out_len)
 {
-	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_stream own = LZMA_STREAM_INIT, *s = k != NULL ? &k->lzma : &own;
 	lzma_ret r;
 
-	/* Not exact: the pcluster may decode to more than is asked. */
-	r = lzma_microlzma_decoder(&s, in_len, out_len, 0, LZMA_DICT_MAX);
-	if (r != LZMA_OK)
+	/* Not exact: the pcluster may decode to more than is asked. A
+	 * kept stream is set up again in place, its dictionary reused. */
+	r = lzma_microlzma_decoder(s, in_len, out_len, 0, LZMA_DICT_MAX);
+	if (k != NULL)
+		k->lzma_live = 1;
+	if (r != LZMA_OK) {
+		if (k == NULL)
+			lzma_end(s);
 		return r == LZMA_MEM_ERROR ? SQP_ERR_NOMEM : SQP_ERR_BAD_DATA;
-	s.next_in = in;
-	s.avail_in = in_len;
-	s.next_out = out;
-	s.avail_out = out_len;
-	r = lzma_code(&s, LZMA_FINISH);
-	lzma_end(&s);
+	}
+	s->next_in = in;
+	s->avail_in = in_len;
+	s->next_out = out;
+	s->avail_out = out_len;
+	r = lzma_code(s, LZMA_FINISH);
+	if (k == NULL)
+		lzma_end(s);
 	if (r == LZMA_MEM_ERROR)
 		return SQP_ERR_NOMEM;
-	return r == LZMA_STREAM_END && s.avail_out == 0 ? 0 : SQP_ERR_BAD_DATA;
+	return r == LZMA_STREAM_END && s->avail_out == 0 ? 0 : SQP_ERR_BAD_DATA;
 }
 #endif
 
@@ -104,23 +154,29 @@ static int unz_deflate(const uint8_t *in, size_t in_len, uint8_t *out,
 #ifdef WITH_ZSTD
 #define ZSTD_WINDOWLOG_MAX_EROFS 24
 
-static int unz_zstd(const uint8_t *in, size_t in_len, uint8_t *out,
-		    size_t out_len)
+static int unz_zstd(struct sqp_erofs_unz *k, const uint8_t *in,
+		    size_t in_len, uint8_t *out, size_t out_len)
 {
-	ZSTD_DCtx *d = ZSTD_createDCtx();
+	ZSTD_DCtx *d = k != NULL ? k->zstd : NULL;
 	ZSTD_inBuffer ib = { in, in_len, 0 };
 	ZSTD_outBuffer ob = { out, out_len, 0 };
 	size_t r = 0;
 
-	if (d == NULL)
+	if (d != NULL) {
+		/* The window limit set below stays. */
+		ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+	} else if ((d = ZSTD_createDCtx()) == NULL) {
 		return SQP_ERR_NOMEM;
-	/* A frame may claim any window; an extent is at most 12 MiB, so
-	 * more than 16 MiB is refused rather than allocated. */
-	if (ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax,
-						 ZSTD_WINDOWLOG_MAX_EROFS))) {
-		/* A libzstd older than the parameter (1.4). */
+	} else if (ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax,
+							ZSTD_WINDOWLOG_MAX_EROFS))) {
+		/* A frame may claim any window; an extent is at most 12
+		 * MiB, so more than 16 MiB is refused rather than
+		 * allocated. A libzstd older than the parameter (1.4)
+		 * cannot say so. */
 		ZSTD_freeDCtx(d);
 		return SQP_ERR_UNSUPPORTED;
+	} else if (k != NULL) {
+		k->zstd = d;
 	}
 	/* Stops when the output is full or the input brings no more. */
 	while (ob.pos < ob.size) {
@@ -130,16 +186,19 @@ static int unz_zstd(const uint8_t *in, size_t in_len, uint8_t *out,
 		if (ZSTD_isError(r) || r == 0 || ob.pos + ib.pos == before)
 			break;
 	}
-	ZSTD_freeDCtx(d);
+	if (k == NULL)
+		ZSTD_freeDCtx(d);
 	return !ZSTD_isError(r) && ob.pos == out_len ? 0 : SQP_ERR_BAD_DATA;
 }
 #endif
 
-int sqp_erofs_unz(unsigned alg, const uint8_t *in, size_t in_len,
-		  uint8_t *out, size_t out_len, int lz4_padded)
+int sqp_erofs_unz(struct sqp_erofs_unz **st, unsigned alg,
+		  const uint8_t *in, size_t in_len, uint8_t *out,
+		  size_t out_len, int lz4_padded)
 {
 	size_t pad = alg != SQP_EROFS_LZ4 || lz4_padded ? padding(in, in_len) : 0;
 
+	(void)st;
 	if (pad == in_len || in_len > INT_MAX || out_len > INT_MAX)
 		return SQP_ERR_BAD_DATA;
 	in += pad;
@@ -149,13 +208,13 @@ int sqp_erofs_unz(unsigned alg, const uint8_t *in, size_t in_len,
 	case SQP_EROFS_LZ4: return unz_lz4(in, in_len, out, out_len);
 #endif
 #ifdef WITH_LZMA
-	case SQP_EROFS_LZMA: return unz_lzma(in, in_len, out, out_len);
+	case SQP_EROFS_LZMA: return unz_lzma(state(st), in, in_len, out, out_len);
 #endif
 #ifdef WITH_GZIP
 	case SQP_EROFS_DEFLATE: return unz_deflate(in, in_len, out, out_len);
 #endif
 #ifdef WITH_ZSTD
-	case SQP_EROFS_ZSTD: return unz_zstd(in, in_len, out, out_len);
+	case SQP_EROFS_ZSTD: return unz_zstd(state(st), in, in_len, out, out_len);
 #endif
 	default: return SQP_ERR_UNSUPPORTED;
 	}

@@ -107,14 +107,16 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu out of "
 			      "range", img->name, (unsigned long long)nid + 1);
 	pos = ero->meta + nid * EROFS_SLOT_SIZE;
-	if ((ret = rd_read_at(img, pos, buf, 32, "an inode")) != 0)
+	if ((ret = rd_erofs_meta_read(img, pos, buf, 32,
+				      "an inode")) != 0)
 		return ret;
 	if ((isize = erofs_inode_size(buf)) == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: unknown "
 			      "format 0x%x", img->name, (unsigned long long)nid + 1,
 			      sqp_get16(buf));
 	if (isize > 32 &&
-	    (ret = rd_read_at(img, pos + 32, buf + 32, 32, "an inode")) != 0)
+	    (ret = rd_erofs_meta_read(img, pos + 32, buf + 32, 32,
+				       "an inode")) != 0)
 		return ret;
 	erofs_inode_decode(&di, buf);
 	if (rd_type_of(di.mode) == 0 || di.layout > EROFS_CHUNK_BASED)
@@ -173,7 +175,8 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 	*per_chunk = 1ull << extra;
 	if (e->u & EROFS_CHUNK_INDEXES) {
 		at = ((at + 7) & ~7ull) + chunk * 8;
-		if ((ret = rd_read_at(img, at, raw, 8, "a chunk index")) != 0)
+		if ((ret = rd_erofs_meta_read(img, at, raw, 8,
+					      "a chunk index")) != 0)
 			return ret;
 		if (sqp_get16(raw + 2) != 0)
 			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: a chunk on "
@@ -182,7 +185,8 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 		*addr = sqp_get32(raw + 4);
 		return 0;
 	}
-	if ((ret = rd_read_at(img, at + chunk * 4, raw, 4, "a chunk map")) != 0)
+	if ((ret = rd_erofs_meta_read(img, at + chunk * 4, raw, 4,
+				      "a chunk map")) != 0)
 		return ret;
 	*addr = sqp_get32(raw);
 	return 0;

@@ -77,6 +77,33 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 	return rd_erofs_super_check(img, sb);
 }
 
+int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
+		       size_t n, const char *what)
+{
+	struct rd_erofs *e = rd_ero(img);
+	/* From the 4 KiB page holding pos, as much as the image has. */
+	uint64_t start = pos & ~(uint64_t)4095;
+	size_t len = RD_EROFS_WIN;
+	int ret;
+
+	if (pos < e->win_pos || pos - e->win_pos > e->win_len ||
+	    n > e->win_len - (pos - e->win_pos)) {
+		if (pos > img->file_size || pos - start + n > RD_EROFS_WIN)
+			return rd_read_at(img, pos, buf, n, what);
+		if (len > img->file_size - start)
+			len = (size_t)(img->file_size - start);
+		e->win_len = 0;
+		if ((ret = rd_read_at(img, start, e->win, len, what)) != 0)
+			return ret;
+		if (pos - start + n > len)
+			return rd_read_at(img, pos, buf, n, what);
+		e->win_pos = start;
+		e->win_len = (uint32_t)len;
+	}
+	memcpy(buf, e->win + (pos - e->win_pos), n);
+	return 0;
+}
+
 /* n bytes of the prefix table at at: in the packed inode when the
  * image has one (where mkfs.erofs puts it then), else in the image. */
 static int prefix_read(struct sqp_image *img, uint64_t at, uint8_t *buf,

@@ -153,9 +153,9 @@ static void file_close(struct sqp_file *f)
 }
 
 static int zdecode(const struct sqp_image *img, const struct rd_extent *x,
-		   const uint8_t *in, uint8_t *out)
+		   const uint8_t *in, uint8_t *out, struct sqp_erofs_unz **unz)
 {
-	return rd_erofs_zdecode(rd_ero(img), x, in, out);
+	return rd_erofs_zdecode(rd_ero(img), x, in, out, unz);
 }
 
 /* Nothing to check when a directory is left, nor after the walk: EROFS

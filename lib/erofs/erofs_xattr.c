@@ -104,10 +104,12 @@ static int shared(struct sqp_image *img, struct rd_xattrs *x, uint32_t id,
 	size_t len, size;
 	int ret;
 
-	if ((ret = rd_read_at(img, at, buf, 4, "a shared xattr")) != 0)
+	if ((ret = rd_erofs_meta_read(img, at, buf, 4,
+				      "a shared xattr")) != 0)
 		return ret;
 	len = 4 + (size_t)buf[0] + sqp_get16(buf + 2);
-	if ((ret = rd_read_at(img, at, buf, len, "a shared xattr")) != 0)
+	if ((ret = rd_erofs_meta_read(img, at, buf, len,
+				      "a shared xattr")) != 0)
 		return ret;
 	return one(img, x, buf, len, &size);
 }
@@ -131,8 +133,8 @@ int rd_erofs_xattrs(struct sqp_image *img, const struct rd_einode *e,
 		return 0;
 	if ((area = malloc(size)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	ret = rd_read_at(img, e->pos + e->data_off - size, area, size,
-			 "an xattr area");
+	ret = rd_erofs_meta_read(img, e->pos + e->data_off - size, area,
+				 size, "an xattr area");
 	n = ret == 0 ? area[4] : 0;
 	off = 12 + 4 * n;
 	if (ret == 0 && off > size)

@@ -51,7 +51,8 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 		return zerr(img, e, "an index past the end of the file");
 	if (e->layout == EROFS_COMPRESSED_FULL) {
 		pos += lcn * 8;
-		if ((ret = rd_read_at(img, pos, pack, 8, "a cluster index")) != 0)
+		if ((ret = rd_erofs_meta_read(img, pos, pack, 8,
+					      "a cluster index")) != 0)
 			return ret;
 		erofs_lcluster_full_decode(lc, pack);
 		*next = pos + 8;
@@ -68,8 +69,8 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 		vcnt = shift == 2 ? 2 : 16;
 		bytes = vcnt << shift;
 		base = pos & ~(uint64_t)(bytes - 1);
-		if ((ret = rd_read_at(img, base, pack, bytes,
-				      "a cluster index")) != 0)
+		if ((ret = rd_erofs_meta_read(img, base, pack, bytes,
+					      "a cluster index")) != 0)
 			return ret;
 		if (erofs_lcluster_compact_decode(lc, pack, vcnt, bytes,
 						  z->lcbits, (z->h.advise &
@@ -133,7 +134,8 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 	int ret;
 
 	memset(z, 0, sizeof(*z));
-	if ((ret = rd_read_at(img, at, raw, sizeof(raw), "a map header")) != 0)
+	if ((ret = rd_erofs_meta_read(img, at, raw, sizeof(raw),
+				      "a map header")) != 0)
 		return ret;
 	erofs_zheader_decode(&z->h, raw);
 	if ((z->h.advise & EROFS_Z_FRAGMENT_PCLUSTER) &&
@@ -302,7 +304,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 }
 
 int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
-		     const uint8_t *in, uint8_t *out)
+		     const uint8_t *in, uint8_t *out, struct sqp_erofs_unz **unz)
 {
 	uint32_t skip, right;
 
@@ -322,7 +324,7 @@ int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
 		memcpy(out + right, in, x->llen - right);
 		return 0;
 	default:
-		return sqp_erofs_unz(x->fmt, in, x->plen, out, x->llen,
+		return sqp_erofs_unz(unz, x->fmt, in, x->plen, out, x->llen,
 				     (ero->sb.feature_incompat &
 				      EROFS_IN_ZERO_PADDING) != 0);
 	}

@@ -45,6 +45,7 @@ void rd_zfile_close(struct rd_zfile *f)
 		return;
 	free(f->in);
 	free(f->out);
+	sqp_erofs_unz_free(f->unz);
 	free(f);
 }
 
@@ -80,7 +81,8 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 		ret = rd_erofs_packed_read(img, f->out, x.llen, x.pa);
 	else if ((ret = rd_read_at(img, x.pa, f->in, x.plen,
 				     "a pcluster")) == 0 &&
-		   (ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, f->out)) != 0) {
+		   (ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, f->out,
+					   &f->unz)) != 0) {
 		ret = rd_erofs_zfail(img, &f->e, &x, ret);
 	}
 	if (ret == 0)

@@ -42,6 +42,9 @@ static inline struct rd_einode *eri(const struct rd_inode *ino)
  * claim a hole of 2^43 bytes, and no file system holds 2^48. */
 #define RD_EROFS_SIZE_MAX (1ull << 48)
 
+/* Bytes of metadata one read brings in (struct rd_erofs.win). */
+#define RD_EROFS_WIN (16u << 10)
+
 struct rd_erofs {
 	struct erofs_super sb;
 	uint32_t build_nsec;    /* the build time's nanoseconds */
@@ -60,6 +63,13 @@ struct rd_erofs {
 	unsigned prefix_count;
 	/* The packed inode, opened when a fragment is first read. */
 	struct rd_zfile *packed;
+	/* The metadata read last (rd_erofs_meta_read): an inode, its
+	 * xattrs, map header and cluster indexes lie together, and a
+	 * walk meets the inodes of a directory one after the other, so
+	 * one read serves them all (len 0: nothing held). */
+	uint64_t win_pos;
+	uint32_t win_len;
+	uint8_t win[RD_EROFS_WIN];
 };
 
 /* A compressed file's map header and what follows from it. */
@@ -90,6 +100,7 @@ struct rd_zfile {
 	struct rd_extent x;        /* decoded in out (llen 0: none) */
 	uint8_t *in, *out;
 	size_t in_cap, out_cap;
+	struct sqp_erofs_unz *unz;  /* its decoders, kept */
 };
 
 /* A listing's own part (rd_dir.own): the directory, the block being
@@ -124,6 +135,10 @@ int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
 void rd_erofs_free(struct sqp_image *img);
+/* n bytes of metadata at pos, as rd_read_at, through the window of
+ * struct rd_erofs (caller's thread only). */
+int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
+		       size_t n, const char *what);
 /* The codecs the image may use, as sqp_image_info.codecs says. */
 uint32_t rd_erofs_codecs(const struct rd_erofs *e);
 
@@ -163,12 +178,12 @@ int rd_erofs_zwalk_init(struct sqp_image *img, const struct rd_einode *e,
  * ended is corrupt: two extents overlap). */
 int rd_erofs_zwalk_next(struct sqp_image *img, struct rd_zwalk *w,
 			struct rd_extent *x);
-/* x's llen bytes into out from its pcluster's plen bytes in in; any
- * thread (rd_erofs_zext refused what this build cannot decode). 0,
+/* x's llen bytes into out from its pcluster's plen bytes in in, with
+ * the calling thread's decoders (unz: see sqp_erofs_unz); any thread (rd_erofs_zext refused what this build cannot decode). 0,
  * SQP_ERR_BAD_DATA, SQP_ERR_NOMEM, or SQP_ERR_UNSUPPORTED from a
  * libzstd too old to bound the window. */
 int rd_erofs_zdecode(const struct rd_erofs *ero, const struct rd_extent *x,
-		     const uint8_t *in, uint8_t *out);
+		     const uint8_t *in, uint8_t *out, struct sqp_erofs_unz **unz);
 /* A message for zdecode's failure into img (erofs_zmap.c). */
 int rd_erofs_zfail(struct sqp_image *img, const struct rd_einode *e,
 		   const struct rd_extent *x, int code);

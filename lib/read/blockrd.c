@@ -55,29 +55,9 @@
 /* Whether j waits for the pool (decompression), not only for its turn. */
 static int pooled(const struct bjob *j)
 {
-	return j->kind == BJ_DATA || j->kind == BJ_FRAG || j->kind == BJ_ZEXT;
-}
-
-/* A BJ_ZEXT job on a worker: read its pcluster, decode the extent.
- * The pcluster was checked to lie in the image when the job was made. */
-static int zext_run(struct rd_blockrd *b, struct bjob *j)
-{
-	uint8_t *in = malloc(j->zx.plen ? j->zx.plen : 1);
-	int ret;
-
-	if (in == NULL)
-		return SQP_ERR_NOMEM;
-	ret = sqp_pread_full(b->img->fd, b->img->base + j->zx.pa, in,
-			     j->zx.plen);
-	if (ret == 0 && (ret = b->img->fmt->zdecode(b->img, &j->zx, in,
-						    j->zbuf)) == SQP_ERR_BAD_DATA)
-		ret = SQP_ERR_CORRUPT;
-	free(in);
-	if (ret == 0 && b->ops->put != NULL &&
-	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, j->zbuf,
-				      j->out_len)) != 0)
-		return SQP_ERR_IO;
-	return ret;
+	if (j->kind == BJ_ZPART)
+		return !j->run->taken;
+	return j->kind == BJ_DATA || j->kind == BJ_FRAG;
 }
 
 static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
@@ -88,8 +68,8 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	uint32_t bs = b->img->block_size;
 	int n, ret;
 
-	if (j->kind == BJ_ZEXT)
-		return zext_run(b, j);
+	if (j->kind == BJ_RUN)
+		return rd_blockrd_run_exec(b, j->run, &w->unz);
 	if (j->raw) {
 		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
 				     j->disk_size);
@@ -221,6 +201,7 @@ void rd_blockrd_destroy(struct rd_blockrd *b)
 		return;
 	/* Joins the workers first: no job buffer is in use after this. */
 	sqp_pool_destroy(b->pool);
+	rd_blockrd_runs_free(b);
 	for (unsigned i = 0; b->jobs != NULL && i < b->job_count; i++) {
 		free(b->jobs[i].buf);
 		free(b->jobs[i].zbuf);
@@ -308,7 +289,9 @@ static int job_bytes(struct rd_blockrd *b, struct bjob *j,
 	}
 	if (j->kind == BJ_HOLE) {
 		*data = NULL;
-	} else if (j->kind == BJ_ZEXT || j->kind == BJ_FILLED) {
+	} else if (j->kind == BJ_ZPART) {
+		*data = rd_blockrd_part_bytes(j);
+	} else if (j->kind == BJ_FILLED) {
 		*data = j->zbuf;
 	} else if (j->kind == BJ_FRAG) {
 		/* Keep this fragment block for the tails that share it. */
@@ -344,7 +327,10 @@ int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 
 	if (j == NULL)
 		return 0;
-	if (pooled(j)) {
+	if (j->kind == BJ_ZPART) {
+		if ((ret = rd_blockrd_run_wait(b, j, block)) != 1)
+			return ret;
+	} else if (pooled(j)) {
 		struct sqp_pool_job *pj = block ? sqp_pool_wait(b->pool) :
 						  sqp_pool_poll(b->pool);
 
@@ -369,10 +355,12 @@ int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 	    (j->put_err = b->ops->put(b->user, j->owner, j->pos, data,
 				      j->out_len)) != 0)
 		ret = job_failed(b, j, "");
-	else if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZEXT ||
+	else if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZPART ||
 				       j->kind == BJ_DATA_SAME) && b->ops->put != NULL))
 		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
 	j->owner->jobs_done++;
+	if (j->kind == BJ_ZPART)
+		rd_blockrd_part_done(b, j);
 	if (j->zbuf != NULL) {
 		free(j->zbuf);
 		j->zbuf = NULL;
@@ -411,6 +399,10 @@ static int retire_batch(struct rd_blockrd *b)
 {
 	int ret = rd_blockrd_retire_head(b, 0);
 
+	/* A head in the open run waits for nothing until it is submitted. */
+	if (ret == 0 && b->qhead != NULL && b->qhead->kind == BJ_ZPART &&
+	    !b->qhead->run->submitted)
+		ret = rd_blockrd_run_close(b);
 	if (ret == 0) {
 		if (b->qhead != NULL && pooled(b->qhead))
 			sqp_pool_wait_ahead(b->pool, b->capacity / 4);
@@ -428,6 +420,9 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 	struct bjob **list = heavy ? &b->free_heavy : &b->free_light;
 	int ret;
 
+	/* Jobs reach the pool in the FIFO's order: an open run first. */
+	if (heavy && (ret = rd_blockrd_run_close(b)) != 0)
+		return ret;
 	while (*list == NULL || (heavy && sqp_pool_full(b->pool)))
 		if ((ret = retire_batch(b)) < 0)
 			return ret;
@@ -450,7 +445,8 @@ void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j)
 	else
 		b->qhead = j;
 	b->qtail = j;
-	if (pooled(j))
+	/* A part of a run goes to the pool with its run. */
+	if (pooled(j) && j->kind != BJ_ZPART)
 		sqp_pool_submit(b->pool, &j->pj);
 }
 

@@ -22,13 +22,15 @@
 /* Decoded EROFS extents in flight (one may be 12 MiB). */
 #define ZMEMORY (64u << 20)
 
-/* BJ_ZEXT: an extent the back end decodes on the pool (zdecode);
+/* BJ_ZPART: an extent the back end decodes (zdecode) in a run of them
+ * (blockrd_run.c), whose pool job is a BJ_RUN outside the FIFO;
  * BJ_FILLED: one it read on this thread (EROFS: a fragment in the
- * packed inode). Both own zbuf.
+ * packed inode), which owns zbuf.
  * BJ_DATA_SAME: a data block another file's job keeps decompressed
  * (blockrd_share.c). */
-enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZEXT, BJ_FILLED,
-       BJ_DATA_SAME };
+enum { BJ_DATA, BJ_HOLE, BJ_FRAG, BJ_FRAG_SAME, BJ_ZPART, BJ_FILLED,
+       BJ_DATA_SAME, BJ_RUN };
+
 
 struct bjob {
 	struct sqp_pool_job pj;  /* first: the pool hands this back */
@@ -45,10 +47,28 @@ struct bjob {
 	unsigned kslot;          /* keep slot filled or read (BJ_DATA_SAME) */
 	uint32_t got;            /* bytes decompressed (set by the worker) */
 	uint8_t *buf;            /* block_size bytes; NULL for light jobs */
-	struct rd_extent zx;       /* BJ_ZEXT: the extent */
-	uint8_t *zbuf;           /* BJ_ZEXT, BJ_FILLED: its bytes */
+	struct rd_extent zx;     /* BJ_ZPART: the extent */
+	struct brun *run;        /* BJ_ZPART, BJ_RUN: the run */
+	uint32_t zoff;           /* BJ_ZPART: its bytes' place in the run */
+	uint8_t *zin;            /* BJ_ZPART: its stored bytes, read already */
+	struct bjob *rnext;      /* BJ_ZPART: the run's next part */
+	uint8_t *zbuf;           /* BJ_FILLED: its bytes */
 	struct rd_bentry *owner;
 	struct bjob *next;       /* free list or FIFO */
+};
+
+/* A run of extents read and decoded by one pool job (blockrd_run.c). */
+struct brun {
+	struct bjob *carrier;       /* its pool job (light, not in the FIFO) */
+	struct bjob *first, *last;  /* its parts, through rnext */
+	uint64_t pa;                /* where the read starts ... */
+	uint64_t plen;              /* ... and its bytes */
+	uint64_t out_len;           /* decoded bytes of all parts */
+	uint8_t *out;
+	unsigned parts, refs;       /* parts; parts not yet retired */
+	int submitted, taken;
+	int ran;                    /* set by the worker, once done */
+	struct brun *prev, *next;   /* the reader's live runs */
 };
 
 struct frag_slot {
@@ -105,7 +125,9 @@ struct rd_blockrd {
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count, max_entries;
-	uint64_t zbytes;                   /* in zbufs made, not retired */
+	uint64_t zbytes;                   /* decoded extents made, not retired */
+	struct brun *run_open;             /* taking extents; not submitted */
+	struct brun *runs;                 /* not yet freed */
 	struct rd_share sh;
 };
 
@@ -117,6 +139,27 @@ int rd_blockrd_take_job(struct rd_blockrd *b, struct rd_bentry *e, int heavy,
 			struct bjob **out);
 /* Queue j behind the others (and on the pool when it has work). */
 void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j);
+
+/* blockrd_run.c: extent x of e's file, decoded in a run with the
+ * extents around it on disk; pre: its plen stored bytes, read already,
+ * in a malloc'ed buffer the reader takes (NULL: at x->pa in the image,
+ * which the back end checked). */
+int rd_blockrd_zext(struct rd_blockrd *b, struct rd_bentry *e,
+		    const struct rd_extent *x, uint8_t *pre);
+/* Submit the open run, if any. */
+int rd_blockrd_run_close(struct rd_blockrd *b);
+/* A worker's part: read and decode run r with the worker's decoders
+ * (always 0: each part has its own status). */
+int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r,
+			struct sqp_erofs_unz **unz);
+/* For part j at the FIFO's head: take its run back from the pool
+ * (block: submit it and wait) - 1, 0 not ready, or an error. */
+int rd_blockrd_run_wait(struct rd_blockrd *b, struct bjob *j, int block);
+const uint8_t *rd_blockrd_part_bytes(const struct bjob *j);
+/* Part j retired: the run is freed with its last part. */
+void rd_blockrd_part_done(struct rd_blockrd *b, struct bjob *j);
+/* At destruction, after the pool: every run still held. */
+void rd_blockrd_runs_free(struct rd_blockrd *b);
 
 /* Whether the tail of fragment block index will be in the cache when
  * its job is retired (and in which slot); updates the plan. */

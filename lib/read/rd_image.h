@@ -186,6 +186,8 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 
 /* An extent a back end decodes on a block reader's worker: file bytes
  * la .. la + llen from plen bytes at pa; fmt is the back end's. */
+struct sqp_erofs_unz;
+
 struct rd_extent {
 	uint64_t la, llen, pa;
 	uint32_t plen;
@@ -282,12 +284,14 @@ struct rd_format {
 	void (*file_close)(struct sqp_file *f);
 	/* The block reader: a regular file's jobs; optional, a plan of
 	 * what blocks several files share (before the first entry); the
-	 * decoding of an extent job on a worker (own_codec). */
+	 * decoding of an extent job on a worker (own_codec), with the
+	 * decoders the worker keeps (*unz NULL: none yet). */
 	int (*jobs)(struct rd_blockrd *b, struct rd_bentry *e,
 		    const struct rd_inode *ino);
 	int (*share_plan)(struct rd_blockrd *b);
 	int (*zdecode)(const struct sqp_image *img, const struct rd_extent *x,
-		       const uint8_t *in, uint8_t *out);
+		       const uint8_t *in, uint8_t *out,
+		       struct sqp_erofs_unz **unz);
 	/* The checker's format part: a file's layout (1 sound, 0
 	 * reported, < 0 the check cannot go on); a directory met (parent:
 	 * the inode number of the directory listing it); a directory done

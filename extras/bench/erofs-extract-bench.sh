@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# erofs-extract-bench.sh - extracting EROFS images (issue 38): img2dir
+# -j N into a tmpfs and img2tar -j N to /dev/null against fsck.erofs
+# --extract (erofs-utils, one thread: give 1.9.3's with --fsck) into the
+# same tmpfs, per codec and layout, in the same run: the tools run in turn
+# (ours, theirs, ours, theirs ...) and each ratio is the median of the
+# pairs' ratios, so a drift of the machine's speed moves both alike.
+# Beside them the floor: the codec's decode time over N cores, imginfo
+# check -q -j N, which decodes every extent once on N threads and writes
+# nothing, with img2dir's time over it; and the CPU seconds (user +
+# system) of img2dir, fsck.erofs and the floor, which a loaded machine
+# blurs less than wall time. Images are made once from
+# CORPUS/rootfs-TREE with dir2img --format erofs (zstd level 3, lz4hc
+# level 9, lzma level 6: mkfs.erofs's defaults) and kept in
+# CORPUS/erofs-extract-images (delete it to rebuild); each is read once
+# to the page cache before its rows. Layouts: a physical cluster size,
+# "+z" adds tail packing (--ztailpacking), "+f" fragments
+# (--erofs-fragments). The goal: img2dir and img2tar at most 0.5x
+# fsck.erofs --extract's time, within 10% of the decode floor.
+# Exit status: 0 when every run succeeded, 1 when a tool failed or is
+# missing, 2 for bad usage.
+set -u
+prog=${0##*/}
+corpus=/var/tmp/sqfs-bench
+tree=small
+codecs="lz4hc zstd lzma"
+layouts="4096 65536 1048576"
+jobs=2
+runs=3
+bin=
+fsck=fsck.erofs
+out_dir=/dev/shm
+
+usage() {
+	cat <<USAGE
+usage: $prog [options]
+  --corpus DIR     corpus (default $corpus)
+  --tree NAME      small or big: CORPUS/rootfs-NAME (default $tree)
+  --codecs "LIST"  of lz4hc zstd lzma (default "$codecs")
+  --layouts "LIST" cluster sizes, each with +z (tail packing) and/or +f
+                   (fragments) (default "$layouts"; e.g. "4096+z 65536+zf")
+  --jobs N         our threads (default $jobs)
+  --runs N         pairs per row (default $runs)
+  --bin DIR        our tools (default \$top_builddir/bin)
+  --fsck PATH      fsck.erofs to compare with (default $fsck)
+  --out DIR        a tmpfs to extract into (default $out_dir)
+USAGE
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--bin|--fsck|--out)
+		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
+	--corpus) corpus=$2; shift ;;
+	--tree) tree=$2; shift ;;
+	--codecs) codecs=$2; shift ;;
+	--layouts) layouts=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--bin) bin=$2; shift ;;
+	--fsck) fsck=$2; shift ;;
+	--out) out_dir=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
+case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exit 2 ;; esac
+. "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
+bin=$(bench_bindir "$bin")
+bench_need_bins "$bin" dir2img img2dir img2tar imginfo
+bench_need_cmds "$fsck" /usr/bin/time
+bench_need_corpus "$corpus/rootfs-$tree"
+images=$corpus/erofs-extract-images
+mkdir -p "$images" || exit 1
+work=$(mktemp -d "$out_dir/erofs-extract-bench.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+report=$corpus/erofs-extract-bench-$(date +%Y%m%d-%H%M%S).md
+# timed PREFIX COMMAND...: "wall cpu" of COMMAND (user + system).
+timed() {
+	bench_timed "$@" | awk '{ print $1, ($2 == "nan" ? "nan" : $2 + $3) }'
+}
+# pair_ratio A B: the median of the ratios of the lines of files A and B.
+pair_ratio() {
+	paste -d' ' "$1" "$2" |
+		awk '$1 != "nan" && $2 != "nan" && $2 > 0 { printf "%.4f\n", $1 / $2 }' |
+		bench_median
+}
+med() { bench_median < "$1"; }
+
+{
+echo "EROFS extraction, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, -j $jobs, $runs runs each, fsck: $("$fsck" --version 2>&1 | head -n1), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+} | tee "$report"
+status=0
+for c in $codecs; do
+	case $c in
+	lz4hc) copt="-c lz4 -X hc,level=9" ;;
+	zstd) copt="-c zstd -X level=3" ;;
+	lzma) copt="-c lzma -X level=6" ;;
+	*) echo "$prog: codec $c: lz4hc, zstd or lzma" >&2; exit 2 ;;
+	esac
+	for l in $layouts; do
+		p=${l%%+*} x=
+		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][f]" >&2; exit 2 ;; esac
+		case $l in *+*z*) x="$x --ztailpacking" ;; esac
+		case $l in *+*f*) x="$x --erofs-fragments" ;; esac
+		img=$images/$tree-$c-$l.erofs
+		if [ ! -f "$img" ]; then
+			# shellcheck disable=SC2086
+			"$bin/dir2img" -q -j "$jobs" --format erofs $copt --pcluster-size "$p" $x \
+				"$img" "$corpus/rootfs-$tree" ||
+				{ echo "$prog: dir2img $c $l failed" >&2; rm -f "$img"; status=1; continue; }
+		fi
+		cat "$img" > /dev/null
+		for f in d t k c dc kc cc; do : > "$work/$f"; done
+		for _ in $(seq "$runs"); do
+			rm -rf "$work/o"
+			read -r s u < <(timed "$work/dir" '%e %U %S' "$bin/img2dir" -j "$jobs" "$img" "$work/o")
+			echo "$s" >> "$work/d"; echo "$u" >> "$work/dc"
+			# fsck.erofs 1.9.3 wants the directory there with fragments.
+			rm -rf "$work/o"; mkdir "$work/o"
+			read -r s u < <(timed "$work/fsck" '%e %U %S' "$fsck" --extract="$work/o" "$img")
+			echo "$s" >> "$work/k"; echo "$u" >> "$work/kc"
+			rm -rf "$work/o"
+			read -r s _ < <(timed "$work/tar" '%e %U %S' "$bin/img2tar" -j "$jobs" "$img")
+			echo "$s" >> "$work/t"
+			read -r s u < <(timed "$work/check" '%e %U %S' "$bin/imginfo" check -q -j "$jobs" "$img")
+			echo "$s" >> "$work/c"; echo "$u" >> "$work/cc"
+		done
+		grep -q nan "$work/d" "$work/t" "$work/k" "$work/c" && status=1
+		echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") |" | tee -a "$report"
+	done
+done
+echo "(saved in $report)"
+exit $status
