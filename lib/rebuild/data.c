@@ -85,7 +85,8 @@ int rebuild_init(struct rebuild *rb)
 	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
 		recode = &img->codec_cfg;
 	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->end,
-			    img->fmt->stored_tails(img), recode, &rb->copy) != 0)
+			    img->fmt->stored_tails(img), recode, &rb->copy) != 0 ||
+	    (rb->disjoint && basecopy_repack_tails(rb->copy) != 0))
 		return rb->w->err.code ? rb->w->err.code :
 			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;
