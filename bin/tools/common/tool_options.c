@@ -260,6 +260,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_UNCOMPRESSED:
 		return tool_parse_uncompressed(arg, &d->flags);
 	case OPT_FORMAT:
+		opt->format_given = 1;
 		if (strcmp(arg, "squashfs") == 0)
 			d->format = SQP_FORMAT_SQUASHFS;
 		else if (strcmp(arg, "erofs") == 0)

@@ -55,6 +55,31 @@ static int open_base(const struct tool_options *opt, int *fd,
 	return ret == 0 ? 0 : 1;
 }
 
+/* --shards of EROFS images: the codec of the first shard that names
+ * one. An EROFS image whose files all stored better uncompressed names
+ * none, and that shard must not decide for the others. 0: none does. */
+static int shards_codec(const struct tool_options *opt)
+{
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
+	struct sqp_image *img;
+	int codec = 0, fd;
+
+	for (size_t i = 0; codec == 0 && i < opt->dir_count; i++) {
+		struct sqp_image_desc d = { .struct_size = sizeof(d), .name = opt->dirs[i] };
+
+		if ((fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;   /* reported when the shard is added */
+		d.fd = fd;
+		img = NULL;
+		if (sqp_image_create(&d, &img) == 0 && sqp_image_get_info(img, &ii) == 0 &&
+		    ii.format == SQP_FORMAT_EROFS)
+			codec = ii.codec;
+		sqp_image_destroy(img);
+		close(fd);
+	}
+	return codec;
+}
+
 /* --format erofs: the base's codec when EROFS can write it (kept with
  * its options, in 4 KiB blocks), else the one -c names; a base whose
  * codec EROFS cannot write needs -c. */
@@ -62,7 +87,7 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 		       const struct sqp_image_info *ii)
 {
 	const char *name = sqp_codec_name(ii->codec);
-	int ret;
+	int codec, ret;
 
 	if (opt->codec_name != NULL || opt->comp_opts != NULL)
 		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
@@ -74,7 +99,11 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) != 0)
 		return tool_bad_usage("%s", "--format erofs: the base uses several "
 				      "compressors; give -c");
-	ret = tool_erofs_options(opt, ii->codecs ? name : NULL, NULL, opt->block_size);
+	if (ii->codecs == 0 && opt->shards && (codec = shards_codec(opt)) != 0)
+		name = sqp_codec_name(codec);
+	else if (ii->codecs == 0)
+		name = NULL;
+	ret = tool_erofs_options(opt, name, NULL, opt->block_size);
 	if (ret == 0 && ii->format == SQP_FORMAT_SQUASHFS) {
 		opt->desc.codec = lay->codec;
 		opt->desc.codec.block_size = 4096;
@@ -97,6 +126,9 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 			sqp_image_error(img));
 		return 1;
 	}
+	/* --shards: the first shard's format unless --format says */
+	if (opt->shards && !opt->format_given)
+		opt->desc.format = ii.format;
 	if (opt->desc.format == SQP_FORMAT_EROFS)
 		return erofs_codec(opt, &lay, &ii);
 	if (ii.format == SQP_FORMAT_EROFS) {
