@@ -13,7 +13,7 @@
 # shards add up to the tree. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
 # two shards of overlapping parts; a shard of another codec or block
-# size is converted.
+# size is converted. extras/parallel-shards.sh on this machine alone.
 . "$top_srcdir/tests/lib/common.sh"
 DIR2IMG=${DIR2IMG:-$top_builddir/bin/dir2img}
 IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
@@ -128,6 +128,16 @@ run "shard 2/2 in zstd, 32K blocks" "$DIR2IMG" -q -c zstd -b 32K --shard 2/2 "$T
 run "img2img --shards with it" "$IMG2IMG" -q --shards "$T/conv.img" "$T/dir2img.2.1" "$T/z.2" &&
 check "a shard of another codec and block size, converted: the one-pass tree" \
 	"$IMGINFO" diff -q "$T/one.img" "$T/conv.img"
+
+# extras/parallel-shards.sh, with this machine as parallel's one host.
+if command -v parallel > /dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	SQPACK_BIN=$(cd "$top_builddir/bin" && pwd) run "parallel-shards.sh -S : -n 3" \
+		sh "$top_srcdir/extras/parallel-shards.sh" -S : -n 3 "$T/par.img" "$S" $O &&
+	check "parallel-shards.sh: the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/par.img"
+else
+	skipc "parallel-shards.sh: GNU parallel not installed"
+fi
 
 # bad MESSAGE-PATTERN WHAT SHARD...: img2img --shards exits 1, says why,
 # leaves no OUTPUT.
