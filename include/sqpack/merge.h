@@ -7,8 +7,9 @@
  * sqp_writer_add_image copies a file's stored blocks as they are, which
  * keeps them out of deduplication (the writer never sees their bytes).
  * Told beforehand which images come, the writer reads through its
- * deduplication those files whose size occurs more than once among them
- * (the only ones that can be equal), and copies the others as they are.
+ * deduplication those files whose size occurs in more than one of them
+ * (the only ones that can be equal across them), and copies the others
+ * as they are.
  */
 #ifndef SQPACK_MERGE_H
 #define SQPACK_MERGE_H
@@ -31,9 +32,10 @@ struct sqp_image;
 
 /*
  * Walk the metadata of img[0..n) (open, as for sqp_writer_add_image) and
- * mark the sizes that regular files share, across the images or within
- * one, so that sqp_writer_add_image reads such files through the
- * writer's deduplication. Does nothing without deduplication. Before the
+ * mark the sizes that regular files of two or more of the images share,
+ * so that sqp_writer_add_image reads such files through the writer's
+ * deduplication (equal files within one image share their blocks there
+ * already, and stay shared when copied). Does nothing without deduplication. Before the
  * images are added. On failure sqp_writer_error() explains.
  */
 SQP_API int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,

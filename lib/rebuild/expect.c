@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * expect.c - sqp_writer_expect_images (merge.h): the sizes that files of
- * the images to merge share, into the writer's set of sizes that
- * rebuild_add (data.c) reads through deduplication rather than copying
- * stored blocks. One walk of each image's metadata; a hard link's later
- * names are not counted again, so a file linked within one image alone
- * is still copied as it is.
+ * two or more of the images to merge share, into the writer's set of
+ * sizes that rebuild_add (data.c) reads through deduplication rather
+ * than copying stored blocks. One walk of each image's metadata. Equal
+ * files within one image were stored once when it was built, and its
+ * copy keeps them shared, so sizes that repeat only inside one image are
+ * left out: decoding and compressing those again would buy nothing.
  */
 #include "config.h"
 
@@ -17,34 +18,42 @@
 #include "sqpack/merge.h"
 #include "write/writer_impl.h"
 
+/* One file met: its size and the image it is in. */
+struct sized {
+	uint64_t size;
+	size_t img;
+};
+
 struct sizes {
-	uint64_t *v;
+	struct sized *v;
 	size_t n, cap;
 };
 
-static int sizes_add(struct sizes *s, uint64_t size)
+static int sizes_add(struct sizes *s, uint64_t size, size_t img)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
-		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+		struct sized *v = realloc(s->v, cap * sizeof(*v));
 
 		if (v == NULL)
 			return SQP_ERR_NOMEM;
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = size;
+	s->v[s->n++] = (struct sized){ size, img };
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_sized(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct sized *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->img < y->img ? -1 : x->img > y->img;
 }
 
-static int collect(struct sqp_writer *w, struct sqp_image *img, struct sizes *s)
+static int collect(struct sqp_writer *w, struct sqp_image *img, size_t k, struct sizes *s)
 {
 	struct rd_walk_desc wd = { img, NULL, 0, 0, NULL, NULL };
 	struct rd_walk *walk = NULL;
@@ -55,7 +64,7 @@ static int collect(struct sqp_writer *w, struct sqp_image *img, struct sizes *s)
 		ret = 0;
 		if (n.again || !S_ISREG(n.ino->mode) || n.ino->size == 0)
 			continue;
-		if (sizes_add(s, n.ino->size) != 0)
+		if (sizes_add(s, n.ino->size, k) != 0)
 			ret = writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	}
 	if (ret < 0 && w->err.code == 0)
@@ -76,14 +85,17 @@ int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
 	if (!w->pipe.dedup)
 		return 0;
 	for (i = 0; i < n && ret == 0; i++)
-		ret = collect(w, img[i], &s);
+		ret = collect(w, img[i], i, &s);
 	if (ret == 0 && s.n > 1)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_u64);
+		qsort(s.v, s.n, sizeof(*s.v), cmp_sized);
+	/* sorted by size, then image: a size in two images shows as a
+	 * neighbour of the same size from another image */
 	for (i = 1; i < s.n && ret == 0; i++) {
-		if (s.v[i] != s.v[i - 1] || writer_size_seen(w, s.v[i]))
+		if (s.v[i].size != s.v[i - 1].size || s.v[i].img == s.v[i - 1].img ||
+		    writer_size_seen(w, s.v[i].size))
 			continue;
 		if ((w->layer_sizes.buckets == 0 && hchain_init(&w->layer_sizes, NULL) != 0) ||
-		    hchain_insert(&w->layer_sizes, s.v[i]) != 0)
+		    hchain_insert(&w->layer_sizes, s.v[i].size) != 0)
 			ret = writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	}
 	free(s.v);
