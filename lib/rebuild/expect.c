@@ -74,6 +74,48 @@ static int collect(struct sqp_writer *w, struct sqp_image *img, size_t k, struct
 	return ret < 0 ? ret : 0;
 }
 
+/* The fragment blocks of img that hold a tail of a file whose size the
+ * census marked (it is read through, so its tail must not also stay in
+ * a block copied whole), into a new w->expect record. */
+static int mark_blocks(struct sqp_writer *w, struct sqp_image *img)
+{
+	struct rd_walk_desc wd = { img, NULL, 0, 0, NULL, NULL };
+	struct rd_stored st = { 0 };
+	struct writer_expect *e;
+	struct rd_walk *walk = NULL;
+	struct rd_walk_node n;
+	int ret;
+
+	if (img->fmt->stored == NULL)
+		return 0;   /* no stored blocks to copy: everything is decoded */
+	e = realloc(w->expect, (w->expect_count + 1) * sizeof(*e));
+	if (e == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	w->expect = e;
+	e = &w->expect[w->expect_count];
+	e->img = img;
+	e->frag_count = img->fmt->stored_tails(img);
+	e->repack = calloc(e->frag_count + 1, 1);
+	if (e->repack == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	w->expect_count++;
+	ret = rd_walk_create(&wd, &walk);
+	while (ret == 0 && (ret = rd_walk_next(walk, &n)) > 0) {
+		ret = 0;
+		if (n.again || !S_ISREG(n.ino->mode) || !writer_size_seen(w, n.ino->size))
+			continue;
+		ret = img->fmt->stored(img, n.ino, &st);
+		if (ret == 0 && st.has_tail && st.tail_index < e->frag_count)
+			e->repack[st.tail_index] = 1;
+	}
+	if (ret < 0 && w->err.code == 0)
+		ret = writer_fail(w, ret, "'%s': %s", walk ? rd_walk_path(walk) : "",
+				  sqp_image_error(img));
+	free(st.words);
+	rd_walk_destroy(walk);
+	return ret < 0 ? ret : 0;
+}
+
 int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img, size_t n)
 {
 	struct sizes s = { NULL, 0, 0 };
@@ -99,5 +141,7 @@ int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
 			ret = writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	}
 	free(s.v);
+	for (i = 0; i < n && ret == 0; i++)
+		ret = mark_blocks(w, img[i]);
 	return ret;
 }

@@ -51,6 +51,7 @@ struct basecopy {
 	 * stored bytes read into frag_in, and the decoder of the base's
 	 * codec when it is not the writer's (recode). */
 	int repack;
+	const uint8_t *repack_map;  /* NULL: every fragment block */
 	uint8_t *frag_raw, *frag_in;
 	uint32_t frag_raw_index, frag_raw_len;
 	struct sqp_compressor *dec;
@@ -94,7 +95,7 @@ void basecopy_destroy(struct basecopy *bc)
 	free(bc);
 }
 
-int basecopy_repack_tails(struct basecopy *bc)
+int basecopy_repack_tails(struct basecopy *bc, const uint8_t *repack)
 {
 	uint32_t bs = bc->p->block_size;
 
@@ -105,6 +106,7 @@ int basecopy_repack_tails(struct basecopy *bc)
 		return sqp_err(bc->p->err, SQP_ERR_NOMEM, "out of memory");
 	bc->frag_raw_index = WR_NO_FRAGMENT;
 	bc->repack = 1;
+	bc->repack_map = repack;
 	return 0;
 }
 
@@ -340,6 +342,13 @@ static int repack_tail(struct basecopy *bc, struct fs_inode *ino, const struct b
 	return datapipe_place_tail(bc->p, ino, tail, &shared);
 }
 
+/* Whether f's tail is packed anew (basecopy_repack_tails); check() has
+ * kept its block number below frag_count. */
+static int repacked(const struct basecopy *bc, const struct base_file *f)
+{
+	return bc->repack && (bc->repack_map == NULL || bc->repack_map[f->frag_index]);
+}
+
 int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 		      struct fs_inode *ino, const struct base_file *f)
 {
@@ -363,7 +372,7 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 	else if ((ret = copy_blocks(bc, ino, f)) != 0)
 		return ret;
 	if (f->frag_index != WR_NO_FRAGMENT &&
-	    (ret = bc->repack ? repack_tail(bc, ino, f) : copy_tail(bc, ino, f)) != 0)
+	    (ret = repacked(bc, f) ? repack_tail(bc, ino, f) : copy_tail(bc, ino, f)) != 0)
 		return ret;
 	if (first != PHYS_NONE && f->frag_index == WR_NO_FRAGMENT)
 		p->stats->files_deduped++;
