@@ -102,6 +102,15 @@ SQP_API int sqp_dirscan_create(const struct sqp_dirscan_desc *desc,
 SQP_API void sqp_dirscan_totals(const struct sqp_dirscan *s, uint64_t *entries,
 				uint64_t *bytes);
 
+struct sqp_shard_span;
+
+/* Keep only shard `index` of `count` (shard.h) of what the scan found:
+ * the feed and the totals then cover that part alone, and the other
+ * files are never opened. spans (count of them, or NULL) gets the plan,
+ * its paths valid until destroy. Between create and feed, once. */
+SQP_API int sqp_dirscan_shard(struct sqp_dirscan *s, unsigned index, unsigned count,
+			      struct sqp_shard_span *spans);
+
 /* Add every entry to w (does not finish it). On failure the message is
  * sqp_dirscan_error(), the writer's own included ("the image: ..."). */
 SQP_API int sqp_dirscan_feed(struct sqp_dirscan *s, struct sqp_writer *w);

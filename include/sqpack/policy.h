@@ -109,6 +109,16 @@ SQP_API int sqp_policy_has_sort(const struct sqp_policy *p);
  */
 SQP_API int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e);
 
+/*
+ * A selection on top of the exclusions: from now on sqp_policy_apply
+ * excludes every entry for whose path keep(user, path) returns 0 (a hard
+ * link by its own path: the caller keeps a link with its target), as
+ * tar2img --shard leaves out what other shards hold. The scan's
+ * sqp_policy_excluded does not ask it. keep NULL removes it.
+ */
+SQP_API void sqp_policy_set_keep(struct sqp_policy *p,
+				 int (*keep)(void *user, const char *path), void *user);
+
 /* The spec's entries to add after all others (d, s, c, b, i and l lines),
  * in file order. Valid until destroy. Lines without a time have mtime
  * SQP_POLICY_IMAGE_TIME: the writer gives them the image's time. */

@@ -281,6 +281,11 @@ struct sqp_image;
  * its time is the image time unless they do. mksquashfs makes the root
  * anew when it appends. With another `under` it changes nothing. */
 #define SQP_ADD_IMAGE_NEW_ROOT 0x0002
+/* DISJOINT, in a layer below others: the image shares nothing but
+ * directories with the layers above it, as the shards of one build
+ * (img2img --shards); a path of another type an upper layer holds
+ * already fails the call, naming it. */
+#define SQP_ADD_IMAGE_DISJOINT 0x0004
 
 /*
  * Add every entry of base (an image opened with the reader, reader.h) to

@@ -91,6 +91,7 @@ struct sqp_dirscan {
 	uint64_t total_bytes;
 
 	uint32_t *order;      /* feed order: node numbers */
+	size_t order_count;   /* the nodes fed (all, or a shard's: shard.c) */
 	uint32_t *files;      /* regular non-link nodes in feed order */
 	size_t file_count;
 	uint32_t *left_out;   /* nodes left out with a warning (feed.c) */

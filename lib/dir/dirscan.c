@@ -160,7 +160,7 @@ int sqp_dirscan_create(const struct sqp_dirscan_desc *desc, struct sqp_dirscan *
 
 void sqp_dirscan_totals(const struct sqp_dirscan *s, uint64_t *entries, uint64_t *bytes)
 {
-	*entries = s->node_count;
+	*entries = s->order_count;
 	*bytes = s->total_bytes;
 }
 

@@ -245,7 +245,7 @@ static int feed_all(struct sqp_dirscan *s, struct sqp_writer *w)
 	struct rslot *sl;
 	int ret = 0;
 
-	for (k = 0; ret == 0 && k < s->node_count; k++) {
+	for (k = 0; ret == 0 && k < s->order_count; k++) {
 		const struct dnode *n = &s->nodes[s->order[k]];
 		const char *path = dnode_path(s, n);
 

@@ -96,6 +96,7 @@ int dir_make_order(struct sqp_dirscan *s)
 		return dir_fail(s, SQP_ERR_NOMEM, "out of memory");
 	for (i = 0; i < s->node_count; i++)
 		s->order[i] = (uint32_t)i;
+	s->order_count = s->node_count;
 	if (s->desc.policy != NULL && sqp_policy_has_sort(s->desc.policy))
 		ret = sort_by_priority(s);
 	if (ret == 0)

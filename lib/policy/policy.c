@@ -273,8 +273,17 @@ static void apply_owner_time(const struct sqp_policy *p, struct sqp_entry *e)
 	}
 }
 
+void sqp_policy_set_keep(struct sqp_policy *p, int (*keep)(void *user, const char *path),
+			 void *user)
+{
+	p->keep = keep;
+	p->keep_user = user;
+}
+
 int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e)
 {
+	if (p->keep != NULL && !p->keep(p->keep_user, e->path))
+		return 1;
 	if (sqp_policy_excluded(p, e->path))
 		return 1;
 	if (e->is_hardlink)

@@ -43,6 +43,9 @@ struct sqp_policy {
 
 	struct sqp_entry *extras;   /* strings owned */
 	size_t extra_count, extra_cap;
+
+	int (*keep)(void *user, const char *path); /* sqp_policy_set_keep */
+	void *keep_user;
 };
 
 /* Shell glob match of a whole string; "**" crosses '/'. */

@@ -134,6 +134,25 @@ static int image_fail(struct rebuild *rb, int ret, const char *path)
 			   why[0] != '\0' ? why : sqp_strerror(ret));
 }
 
+static int upper_is_dir(struct rebuild *rb, const char *path)
+{
+	const struct fs_irec *r = fstree_find(&rb->w->tree, path);
+
+	return r != NULL && S_ISDIR(r->mode);
+}
+
+/* SQP_ADD_IMAGE_DISJOINT: an entry an upper layer hides is a shard
+ * that overlaps another, unless both are directories (each shard has
+ * the directories on the way to its files). */
+static int disjoint(struct rebuild *rb, int ret, const struct sqp_entry *e)
+{
+	if (ret != SQP_ADD_SHADOWED || !rb->disjoint ||
+	    (S_ISDIR(e->mode) && !e->is_hardlink && upper_is_dir(rb, e->path)))
+		return ret;
+	return writer_fail(rb->w, SQP_ERR_ARG, "'%s' is in this image and in one "
+			   "given after it: the shards overlap", e->path);
+}
+
 /* One entry of the walk into the writer. A hard-linked inode's later
  * names link to the first name the writer took: one excluded, or
  * shadowed by an upper layer (whose entry is then at that path), is not
@@ -154,7 +173,7 @@ static int add_node(struct rebuild *rb, struct links *l,
 	e.mode = info.mode;
 	if (linked && (e.link_target = links_find(l, info.inode_number)) != NULL) {
 		e.is_hardlink = 1;
-		return rebuild_add(rb, &e, NULL);
+		return disjoint(rb, rebuild_add(rb, &e, NULL), &e);
 	}
 	e.uid = info.uid;
 	e.gid = info.gid;
@@ -167,7 +186,7 @@ static int add_node(struct rebuild *rb, struct links *l,
 	    (ret = sqp_image_xattrs(rb->img, n->ref, &e.xattrs, &e.xattr_count)) != 0)
 		return image_fail(rb, ret, n->path);
 	/* Taken: added (not SQP_ADD_SHADOWED) and not excluded. */
-	ret = rebuild_add(rb, &e, n);
+	ret = disjoint(rb, rebuild_add(rb, &e, n), &e);
 	if (ret == 0 && linked && fstree_find(&rb->w->tree, rb->path) != NULL &&
 	    links_add(l, info.inode_number, rb->path) != 0)
 		return writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
@@ -177,7 +196,8 @@ static int add_node(struct rebuild *rb, struct links *l,
 int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 			 const char *under, unsigned flags)
 {
-	struct rebuild rb = { .w = w, .img = base, .under = under };
+	struct rebuild rb = { .w = w, .img = base, .under = under,
+			      .disjoint = (flags & SQP_ADD_IMAGE_DISJOINT) != 0 };
 	struct rd_walk_desc wd = { base, NULL, 0, 0, NULL, NULL };
 	struct links l = { 0 };
 	struct rd_walk_node n;
@@ -189,7 +209,8 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	if (under == NULL || !under_ok(under))
 		return writer_fail(w, SQP_ERR_ARG, "base image: '%s' is not a "
 				   "relative path", under ? under : "(null)");
-	if (flags & ~(unsigned)(SQP_ADD_IMAGE_AS_IS | SQP_ADD_IMAGE_NEW_ROOT))
+	if (flags & ~(unsigned)(SQP_ADD_IMAGE_AS_IS | SQP_ADD_IMAGE_NEW_ROOT |
+				SQP_ADD_IMAGE_DISJOINT))
 		return writer_fail(w, SQP_ERR_ARG, "base image: unknown flags %#x",
 				   flags);
 	if (hchain_init(&l.index, NULL) != 0)

@@ -70,6 +70,18 @@ static int same_codec(const struct sqp_codec_config *a,
 	       a->flags == b->flags;
 }
 
+/* The fragment blocks of the base to repack, as the census of
+ * sqp_writer_expect_images marked them; NULL (all) for an image it did
+ * not see. */
+static const uint8_t *repack_map(const struct rebuild *rb)
+{
+	for (size_t i = 0; i < rb->w->expect_count; i++)
+		if (rb->w->expect[i].img == rb->img &&
+		    rb->w->expect[i].frag_count == rb->img->fmt->stored_tails(rb->img))
+			return rb->w->expect[i].repack;
+	return NULL;
+}
+
 int rebuild_init(struct rebuild *rb)
 {
 	const struct sqp_writer_desc *d = &rb->w->desc;
@@ -85,7 +97,8 @@ int rebuild_init(struct rebuild *rb)
 	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
 		recode = &img->codec_cfg;
 	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->end,
-			    img->fmt->stored_tails(img), recode, &rb->copy) != 0)
+			    img->fmt->stored_tails(img), recode, &rb->copy) != 0 ||
+	    (rb->disjoint && basecopy_repack_tails(rb->copy, repack_map(rb)) != 0))
 		return rb->w->err.code ? rb->w->err.code :
 			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;

@@ -16,6 +16,7 @@ struct rebuild {
 	struct sqp_writer *w;    /* borrowed */
 	struct sqp_image *img;   /* the base; borrowed */
 	const char *under;       /* prefix of every path ("": none) */
+	int disjoint;            /* SQP_ADD_IMAGE_DISJOINT */
 	char *path;              /* the writer's path of the current entry */
 	size_t path_cap;
 	/* Copying stored blocks (data.c): NULL when the data is decoded. */

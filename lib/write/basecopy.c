@@ -28,6 +28,7 @@
 
 #include "sqpack/error.h"
 #include "util/array.h"
+#include "util/fileio.h"
 #include "util/hchain.h"
 #include "write/basecopy.h"
 #include "write/words.h"
@@ -46,6 +47,14 @@ struct basecopy {
 	uint32_t frag_count;
 	const struct sqp_codec_config *recode; /* NULL: blocks as they are */
 	uint32_t *frag_map;    /* per base fragment block: new index + 1 */
+	/* basecopy_repack_tails: the last fragment block decoded, its
+	 * stored bytes read into frag_in, and the decoder of the base's
+	 * codec when it is not the writer's (recode). */
+	int repack;
+	const uint8_t *repack_map;  /* NULL: every fragment block */
+	uint8_t *frag_raw, *frag_in;
+	uint32_t frag_raw_index, frag_raw_len;
+	struct sqp_compressor *dec;
 	struct hchain index;   /* copied[] by base position */
 	struct copied *copied;
 	size_t copied_cap;
@@ -78,9 +87,27 @@ void basecopy_destroy(struct basecopy *bc)
 	if (bc == NULL)
 		return;
 	hchain_cleanup(&bc->index);
+	free(bc->frag_raw);
+	free(bc->frag_in);
+	sqp_compressor_destroy(bc->dec);
 	free(bc->copied);
 	free(bc->frag_map);
 	free(bc);
+}
+
+int basecopy_repack_tails(struct basecopy *bc, const uint8_t *repack)
+{
+	uint32_t bs = bc->p->block_size;
+
+	bc->frag_raw = malloc(bs);
+	bc->frag_in = malloc(bs);
+	if (bc->frag_raw == NULL || bc->frag_in == NULL ||
+	    (bc->recode != NULL && sqp_compressor_create(bc->recode, &bc->dec) != 0))
+		return sqp_err(bc->p->err, SQP_ERR_NOMEM, "out of memory");
+	bc->frag_raw_index = WR_NO_FRAGMENT;
+	bc->repack = 1;
+	bc->repack_map = repack;
+	return 0;
 }
 
 int basecopy_fits(const struct datapipe *p, const struct base_file *f)
@@ -274,6 +301,54 @@ static int copy_tail(struct basecopy *bc, struct fs_inode *ino,
 	return 0;
 }
 
+/* The fragment block f's tail is in, decoded into bc->frag_raw. */
+static int decode_fragment(struct basecopy *bc, const struct base_file *f)
+{
+	uint32_t len = f->frag_word & WR_BLOCK_SIZE_MASK, bs = bc->p->block_size;
+	struct sqp_compressor *dec = bc->dec ? bc->dec : bc->p->codec;
+	int n, ret;
+
+	if (bc->frag_raw_index == f->frag_index)
+		return 0;
+	bc->frag_raw_index = WR_NO_FRAGMENT;
+	ret = sqp_pread_full(bc->fd, bc->origin + f->frag_start, bc->frag_in, len);
+	if (ret != 0)
+		return sqp_err(bc->p->err, ret, "reading the base image's fragment block "
+			       "%u", f->frag_index);
+	if (f->frag_word & WR_BLOCK_RAW) {
+		memcpy(bc->frag_raw, bc->frag_in, len);
+		n = (int)len;
+	} else {
+		n = sqp_decompress(dec, bc->frag_in, len, bc->frag_raw, bs);
+	}
+	if (n <= 0)
+		return SQP_ERR_CORRUPT;
+	bc->frag_raw_len = (uint32_t)n;
+	bc->frag_raw_index = f->frag_index;
+	return 0;
+}
+
+/* f's tail decoded and packed anew (basecopy_repack_tails). */
+static int repack_tail(struct basecopy *bc, struct fs_inode *ino, const struct base_file *f)
+{
+	uint32_t tail = (uint32_t)(f->size % bc->p->block_size);
+	int shared, ret = decode_fragment(bc, f);
+
+	if (ret != 0)
+		return ret;
+	if (f->frag_offset > bc->frag_raw_len || tail > bc->frag_raw_len - f->frag_offset)
+		return SQP_ERR_CORRUPT;
+	memcpy(bc->p->tail_buf, bc->frag_raw + f->frag_offset, tail);
+	return datapipe_place_tail(bc->p, ino, tail, &shared);
+}
+
+/* Whether f's tail is packed anew (basecopy_repack_tails); check() has
+ * kept its block number below frag_count. */
+static int repacked(const struct basecopy *bc, const struct base_file *f)
+{
+	return bc->repack && (bc->repack_map == NULL || bc->repack_map[f->frag_index]);
+}
+
 int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 		      struct fs_inode *ino, const struct base_file *f)
 {
@@ -296,7 +371,8 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 		share_blocks(bc, ino, f, first);
 	else if ((ret = copy_blocks(bc, ino, f)) != 0)
 		return ret;
-	if (f->frag_index != WR_NO_FRAGMENT && (ret = copy_tail(bc, ino, f)) != 0)
+	if (f->frag_index != WR_NO_FRAGMENT &&
+	    (ret = repacked(bc, f) ? repack_tail(bc, ino, f) : copy_tail(bc, ino, f)) != 0)
 		return ret;
 	if (first != PHYS_NONE && f->frag_index == WR_NO_FRAGMENT)
 		p->stats->files_deduped++;

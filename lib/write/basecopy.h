@@ -47,6 +47,15 @@ int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
 		    struct basecopy **out);
 void basecopy_destroy(struct basecopy *bc);
 
+/* From now on a tail in a fragment block that repack marks (one byte
+ * per base fragment block, borrowed; NULL: every block) is not taken
+ * with its whole block but decoded from it (the last one decoded is
+ * kept) and packed anew, shared with an equal tail as any file's
+ * (datapipe_place_tail): what merging the shards of one build wants
+ * where a block holds tails of files read through deduplication, which
+ * would otherwise be stored twice. 0, or SQP_ERR_NOMEM latched. */
+int basecopy_repack_tails(struct basecopy *bc, const uint8_t *repack);
+
 /* Whether the data path can take f as it is stored: the writer's
  * fragment mode would put its tail in a fragment (or it has none). */
 int basecopy_fits(const struct datapipe *p, const struct base_file *f);

@@ -97,6 +97,11 @@ unsigned datapipe_workers(const struct datapipe *p);
  * orchestrator's codec (for the lookup tables). */
 void datapipe_release(struct datapipe *p);
 
+/* Put a tail of len bytes, in p->tail_buf, into a fragment block, or
+ * share an equal one (*shared set); ino's fragment fields say where. */
+int datapipe_place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
+			int *shared);
+
 /* After flush: turn the block numbers in a file inode into size words and
  * its start into an offset (see the top of this header). */
 void datapipe_resolve(const struct datapipe *p, struct fs_inode *ino,

@@ -313,9 +313,9 @@ static int place_block(struct datapipe *p, struct fs_inode *ino, struct dedup_ru
 	return 0;
 }
 
-/* Put a tail (in p->tail_buf) into a fragment block, or share one. */
-static int place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
-		      int *shared)
+/* datapipe.h */
+int datapipe_place_tail(struct datapipe *p, struct fs_inode *ino, uint32_t len,
+			int *shared)
 {
 	XXH128_hash_t hash = { 0, 0 };
 	int ret;
@@ -435,7 +435,7 @@ int datapipe_add_file(struct datapipe *p, struct fs_inode *ino, uint64_t size,
 		ret = src->read(src->user, p->tail_buf, tail);
 		if (ret < 0)
 			return ret;
-		ret = place_tail(p, ino, tail, &shared_tail);
+		ret = datapipe_place_tail(p, ino, tail, &shared_tail);
 		if (ret != 0)
 			return ret;
 	}

@@ -126,6 +126,9 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	writer_ovl_free(w);
 	free((char *)w->desc.prefix);
 	hchain_cleanup(&w->layer_sizes);
+	for (size_t i = 0; i < w->expect_count; i++)
+		free(w->expect[i].repack);
+	free(w->expect);
 	free(w);
 }
 

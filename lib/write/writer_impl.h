@@ -90,6 +90,16 @@ struct sqp_writer {
 	 * layered, with dedup; zeroed until the first): see
 	 * writer_size_seen. */
 	struct hchain layer_sizes;
+	/* sqp_writer_expect_images (lib/rebuild/expect.c): per image, the
+	 * fragment blocks that hold a tail of a file read through (those
+	 * are decoded and their tails packed anew; the others are copied
+	 * whole). Freed with the writer. */
+	struct writer_expect {
+		const struct sqp_image *img;
+		uint8_t *repack;          /* one byte per fragment block */
+		uint32_t frag_count;
+	} *expect;
+	size_t expect_count;
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */

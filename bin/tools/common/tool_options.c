@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sqpack/shard.h"
 #include "tool_mains.h"
 #include "tool_optvals.h"
 #include "tool_usage.h"
@@ -26,7 +27,7 @@ enum {
 	OPT_ALL_ROOT, OPT_UID, OPT_GID, OPT_UID_OFFSET, OPT_GID_OFFSET, OPT_MTIME,
 	OPT_CLAMP_MTIME, OPT_IMAGE_TIME, OPT_EXCLUDE, OPT_EXCLUDE_FROM, OPT_EXCLUDE_REGEX, OPT_SPEC,
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
-	OPT_WHITEOUTS, OPT_PREFIX,
+	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
 	OPT_EROFS_DEDUPE,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
@@ -36,7 +37,7 @@ enum {
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
 	/* img2img only */
-	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY,
+	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY, OPT_SHARDS,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +75,9 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
+	{ "shards", no_argument, NULL, OPT_SHARDS },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -256,6 +260,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_UNCOMPRESSED:
 		return tool_parse_uncompressed(arg, &d->flags);
 	case OPT_FORMAT:
+		opt->format_given = 1;
 		if (strcmp(arg, "squashfs") == 0)
 			d->format = SQP_FORMAT_SQUASHFS;
 		else if (strcmp(arg, "erofs") == 0)
@@ -352,6 +357,45 @@ static const char *long_name(int c)
 	return "?";
 }
 
+/* A shard count, 1 to SQP_SHARD_MAX: 0, or the count's end in *end. */
+static unsigned shard_number(const char *s, char **end)
+{
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(s, end, 10);
+	return errno != 0 || v > SQP_SHARD_MAX ? 0 : (unsigned)v;
+}
+
+/* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
+static int shard_option(struct tool_options *opt, int plan, const char *arg)
+{
+	unsigned i = 0, n;
+	char *end = NULL;
+
+	if (opt->shard_count != 0)
+		return tool_bad_usage("%s", "--shard and --shard-plan: give one, once");
+	if (plan) {
+		n = shard_number(arg, &end);
+		if (n == 0 || *end != '\0')
+			return tool_bad_usage("--shard-plan '%s': a number of shards, 1 to 65536",
+					      arg);
+	} else {
+		i = shard_number(arg, &end);
+		n = i != 0 && *end == '/' ? shard_number(end + 1, &end) : 0;
+		if (n == 0 || *end != '\0' || i > n)
+			return tool_bad_usage("--shard '%s': I/N, shard I of N, 1 <= I <= N <= 65536",
+					      arg);
+		i--;
+	}
+	opt->shard_index = i;
+	opt->shard_count = n;
+	opt->shard_plan = plan;
+	return 0;
+}
+
 static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
 		      const char **comp_opts, uint32_t *block_size)
 {
@@ -373,6 +417,13 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
 		return 0;
 	case 'f': opt->force = 1; return 0;
+	case OPT_SHARD:
+	case OPT_SHARD_PLAN:
+		if (opt->tool == TOOL_IMG2IMG)
+			return tool_bad_usage("%s is an option of dir2img and tar2img; img2img "
+					      "merges shards with --shards", name);
+		return shard_option(opt, c == OPT_SHARD_PLAN, optarg);
+	case OPT_SHARDS: opt->shards = 1; return 0;
 	case 'q': opt->quiet = 1; return 0;
 	case ':':
 		return tool_bad_usage("option '%s' needs a value", name);
@@ -400,9 +451,12 @@ static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 {
 	struct stat st;
 
-	if (optind >= argc)
+	if (opt->shard_plan && tool == TOOL_DIR2IMG && optind >= argc)
+		return tool_bad_usage("%s", "missing DIR");
+	if (!opt->shard_plan && optind >= argc)
 		return tool_bad_usage("%s", "missing OUTPUT");
-	opt->output = argv[optind++];
+	if (!opt->shard_plan)    /* a plan is printed: no image, no OUTPUT */
+		opt->output = argv[optind++];
 	if (tool == TOOL_IMG2IMG) {
 		if (optind >= argc)
 			return tool_bad_usage("%s", "missing BASE");
@@ -415,7 +469,7 @@ static int operands(int tool, int argc, char **argv, struct tool_options *opt)
 	if (tool == TOOL_DIR2IMG) {
 		/* mksquashfs takes the image last: a directory here is most
 		 * likely that habit, and replacing it is never wanted. */
-		if (stat(opt->output, &st) == 0 && S_ISDIR(st.st_mode))
+		if (opt->output != NULL && stat(opt->output, &st) == 0 && S_ISDIR(st.st_mode))
 			return tool_bad_usage("'%s' is a directory; the image comes "
 					      "first: dir2img [OPTION]... OUTPUT DIR...",
 					      opt->output);

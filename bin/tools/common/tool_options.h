@@ -51,6 +51,11 @@ struct tool_options {
 	char **dirs;                  /* dir2img: into argv; img2img: LAYERs */
 	size_t dir_count;
 	int layers;                   /* dir2img --layers: DIRs are layers */
+	/* --shard I/N (shard_index I - 1; shard_count 0: none), or
+	 * --shard-plan N (shard_plan set, no OUTPUT); img2img --shards. */
+	unsigned shard_index, shard_count;
+	int shard_plan, shards;
+	int format_given;             /* --format was given */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
 	 * against the base's own once it is open (img2img.c). */

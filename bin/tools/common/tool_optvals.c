@@ -257,7 +257,9 @@ static int policy_needed(const struct tool_options *opt)
 {
 	const struct sqp_policy_desc *d = &opt->policy;
 
-	return opt->pargs.n > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0;
+	/* --shard: tar2img's first pass hands the policy the paths to keep */
+	return opt->pargs.n > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0 ||
+	       (opt->tool == TOOL_TAR2IMG && opt->shard_count != 0);
 }
 
 int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)

@@ -86,6 +86,15 @@ static const char common_help[] =
 	"                          none (default): they are files like any other\n"
 	"      --prefix PATH       put everything below directory PATH\n";
 
+static const char shard_help[] =
+	"Shards (one image built by N processes; img2img --shards merges them):\n"
+	"      --shard I/N         pack shard I of N: runs of the sorted paths,\n"
+	"                          balanced by bytes, hard links kept together,\n"
+	"                          with the directories on the way (a tar must\n"
+	"                          be a seekable file: its headers are read first)\n"
+	"      --shard-plan N      print where each of N shards starts and its\n"
+	"                          entries and bytes (no OUTPUT, no data read)\n";
+
 static const char dir_help[] =
 	"Directory:\n"
 	"      --keep-dir          one DIR becomes a top-level directory too\n"
@@ -102,6 +111,10 @@ static const char dir_help[] =
 
 static const char img_help[] =
 	"Image:\n"
+	"      --shards            BASE.img and the LAYERs are the shards of one\n"
+	"                          build (--shard): images only, no path but a\n"
+	"                          directory in two of them; the output takes\n"
+	"                          the first shard's format and codec\n"
 	"      --delete PATTERN    leave out the entries of BASE that PATTERN\n"
 	"                          matches (glob, as --exclude), and what is\n"
 	"                          below them; a LAYER may add them again\n"
@@ -136,6 +149,8 @@ void tool_usage(int tool, FILE *f)
 		      "Several INPUTs are container layers, lowest first, merged in one pass:\n"
 		      "what a later layer replaces or deletes is never read into the image.\n\n", f);
 	fputs(common_help, f);
+	if (tool != TOOL_IMG2IMG)
+		fputs(shard_help, f);
 	if (tool != TOOL_TAR2IMG)
 		fputs(dir_help, f);
 	if (tool == TOOL_IMG2IMG)

@@ -16,6 +16,7 @@
 
 #include "../common/tool_mains.h"
 #include "../common/tool_run.h"
+#include "../common/tool_shard.h"
 
 static void on_entry(void *user, const char *path)
 {
@@ -103,6 +104,42 @@ int dir2img_main(int argc, char **argv)
 	return dir2img_run(&opt);
 }
 
+/* --shard: cut the scan to the shard; --shard-plan: print the plan. */
+static int shard(const struct tool_options *opt, struct sqp_dirscan *s)
+{
+	struct sqp_shard_span *spans = NULL;
+	int ret;
+
+	if (opt->shard_plan && (spans = malloc(opt->shard_count * sizeof(*spans))) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		return 1;
+	}
+	ret = sqp_dirscan_shard(s, opt->shard_index, opt->shard_count, spans);
+	if (ret != 0)
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_dirscan_error(s));
+	else if (opt->shard_plan)
+		ret = tool_shard_print(spans, opt->shard_count);
+	free(spans);
+	return ret == 0 ? 0 : 1;
+}
+
+/* --shard-plan: the scan and its plan, no image. */
+static int plan_only(struct tool_options *opt)
+{
+	struct sqp_policy *policy = NULL;
+	struct sqp_dirscan *s = NULL;
+	int ret = tool_make_policy(opt, &policy);
+
+	if (ret == 0)
+		ret = scan(opt, policy, opt->dirs, opt->dir_count, &s);
+	if (ret == 0)
+		ret = shard(opt, s);
+	sqp_dirscan_destroy(s);
+	sqp_policy_destroy(policy);
+	tool_options_free(opt);
+	return ret;
+}
+
 int dir2img_run(struct tool_options *opt)
 {
 	struct sqp_dirscan **s = NULL;
@@ -111,6 +148,13 @@ int dir2img_run(struct tool_options *opt)
 	char what[64];
 	int ret;
 
+	if (opt->shard_count != 0 && opt->layers) {
+		tool_options_free(opt);
+		return tool_bad_usage("%s", "--shard and --shard-plan split one tree, not "
+				      "--layers");
+	}
+	if (opt->shard_plan)
+		return plan_only(opt);
 	if (opt->layers)
 		n = opt->dir_count;
 	s = calloc(n, sizeof(*s));
@@ -122,6 +166,8 @@ int dir2img_run(struct tool_options *opt)
 	ret = tool_run_begin(&run, opt);
 	if (ret == 0)
 		ret = scan_all(opt, run.policy, s, n);
+	if (ret == 0 && opt->shard_count != 0)
+		ret = shard(opt, s[0]);
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sqpack/image_info.h"
+#include "sqpack/merge.h"
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_run.h"
@@ -54,6 +55,31 @@ static int open_base(const struct tool_options *opt, int *fd,
 	return ret == 0 ? 0 : 1;
 }
 
+/* --shards of EROFS images: the codec of the first shard that names
+ * one. An EROFS image whose files all stored better uncompressed names
+ * none, and that shard must not decide for the others. 0: none does. */
+static int shards_codec(const struct tool_options *opt)
+{
+	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
+	struct sqp_image *img;
+	int codec = 0, fd;
+
+	for (size_t i = 0; codec == 0 && i < opt->dir_count; i++) {
+		struct sqp_image_desc d = { .struct_size = sizeof(d), .name = opt->dirs[i] };
+
+		if ((fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;   /* reported when the shard is added */
+		d.fd = fd;
+		img = NULL;
+		if (sqp_image_create(&d, &img) == 0 && sqp_image_get_info(img, &ii) == 0 &&
+		    ii.format == SQP_FORMAT_EROFS)
+			codec = ii.codec;
+		sqp_image_destroy(img);
+		close(fd);
+	}
+	return codec;
+}
+
 /* --format erofs: the base's codec when EROFS can write it (kept with
  * its options, in 4 KiB blocks), else the one -c names; a base whose
  * codec EROFS cannot write needs -c. */
@@ -61,7 +87,7 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 		       const struct sqp_image_info *ii)
 {
 	const char *name = sqp_codec_name(ii->codec);
-	int ret;
+	int codec, ret;
 
 	if (opt->codec_name != NULL || opt->comp_opts != NULL)
 		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
@@ -73,7 +99,11 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) != 0)
 		return tool_bad_usage("%s", "--format erofs: the base uses several "
 				      "compressors; give -c");
-	ret = tool_erofs_options(opt, ii->codecs ? name : NULL, NULL, opt->block_size);
+	if (ii->codecs == 0 && opt->shards && (codec = shards_codec(opt)) != 0)
+		name = sqp_codec_name(codec);
+	else if (ii->codecs == 0)
+		name = NULL;
+	ret = tool_erofs_options(opt, name, NULL, opt->block_size);
 	if (ret == 0 && ii->format == SQP_FORMAT_SQUASHFS) {
 		opt->desc.codec = lay->codec;
 		opt->desc.codec.block_size = 4096;
@@ -96,6 +126,9 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 			sqp_image_error(img));
 		return 1;
 	}
+	/* --shards: the first shard's format unless --format says */
+	if (opt->shards && !opt->format_given)
+		opt->desc.format = ii.format;
 	if (opt->desc.format == SQP_FORMAT_EROFS)
 		return erofs_codec(opt, &lay, &ii);
 	if (ii.format == SQP_FORMAT_EROFS) {
@@ -236,11 +269,17 @@ static int is_image(int fd)
 	return n == (ssize_t)sizeof(b) && memcmp(b + 1024, erofs, 4) == 0;
 }
 
+/* --shards: the images share nothing but directories. */
+static unsigned image_flags(const struct tool_options *opt)
+{
+	return opt->shards ? SQP_ADD_IMAGE_DISJOINT : 0;
+}
+
 /* An image layer: every entry of the image, through the same path as
  * the base's (lib/rebuild), so its blocks are copied as they are stored
  * when its format, codec and block size are the output's, else
  * converted; whiteout markers among its files count as a tar's do. */
-static int add_image(struct tool_run *r, struct img_layers *il, const char *path, int fd)
+static int open_image(struct img_layers *il, const char *path, int fd)
 {
 	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn,
 				    .fd = fd };
@@ -253,10 +292,23 @@ static int add_image(struct tool_run *r, struct img_layers *il, const char *path
 		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_image_error(img));
 	else if (ret != 0)
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), path, sqp_strerror(ret));
-	else if ((ret = sqp_writer_add_image(r->w, img, "", 0)) != 0)
-		fprintf(stderr, "%s: %s: layer %s: %s\n", tool_progname(), r->opt->output,
-			path, sqp_writer_error(r->w));
 	return ret == 0 ? 0 : 1;
+}
+
+static int add_opened(struct tool_run *r, struct sqp_image *img, const char *path)
+{
+	if (sqp_writer_add_image(r->w, img, "", image_flags(r->opt)) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: layer %s: %s\n", tool_progname(), r->opt->output,
+		path, sqp_writer_error(r->w));
+	return 1;
+}
+
+static int add_image(struct tool_run *r, struct img_layers *il, const char *path, int fd)
+{
+	if (open_image(il, path, fd) != 0)
+		return 1;
+	return add_opened(r, il->img[il->n - 1], path);
 }
 
 static int add_layer(struct tool_run *r, struct tar_in *in, struct img_layers *il,
@@ -337,6 +389,70 @@ static int has_deletes(const struct tool_options *opt)
 	return 0;
 }
 
+/* --shards: every SHARD after the first opened, as an image, before any
+ * is added, so that the writer knows which file sizes repeat among all
+ * of them (merge.h): files equal across shards are then stored once. */
+static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_layers *il)
+{
+	const struct tool_options *opt = r->opt;
+	struct sqp_image **all;
+	size_t i;
+	int fd, ret = 0;
+
+	for (i = 0; ret == 0 && i < opt->dir_count; i++) {
+		fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->dirs[i],
+				strerror(errno));
+			return 1;
+		}
+		if (!is_image(fd)) {
+			fprintf(stderr, "%s: %s: not a SquashFS or EROFS image; --shards "
+				"merges the images of dir2img and tar2img --shard\n",
+				tool_progname(), opt->dirs[i]);
+			close(fd);
+			return 1;
+		}
+		ret = open_image(il, opt->dirs[i], fd);
+	}
+	all = ret == 0 ? malloc((il->n + 1) * sizeof(*all)) : NULL;
+	if (ret == 0 && all == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		return 1;
+	}
+	if (ret == 0) {
+		all[0] = base;
+		for (i = 0; i < il->n; i++)
+			all[i + 1] = il->img[i];
+		if (sqp_writer_expect_images(r->w, all, il->n + 1) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
+				sqp_writer_error(r->w));
+			ret = 1;
+		}
+		free(all);
+	}
+	return ret;
+}
+
+/* --shards: as layers, the last first, each an image that shares
+ * nothing with those above it but directories. */
+static int feed_shards(struct tool_run *r, struct sqp_image *img, struct img_layers *il)
+{
+	size_t i;
+	int ret = open_shards(r, img, il);
+
+	for (i = il->n; ret == 0 && i-- > 0;) {
+		ret = begin_layer(r);
+		if (ret == 0)
+			ret = add_opened(r, il->img[i], r->opt->dirs[i]);
+	}
+	if (ret == 0 && il->n > 0)
+		ret = begin_layer(r);
+	if (ret == 0)
+		ret = add_opened(r, img, r->opt->base);
+	return ret;
+}
+
 /* Layers go in topmost first (the last LAYER first), each its own layer,
  * then --delete's whiteouts, then the base: what an upper layer replaces
  * or deletes is never read or copied (sqp_writer_begin_layer). Without
@@ -348,6 +464,8 @@ static int feed(struct tool_run *r, struct sqp_image *img, struct img_layers *il
 	size_t i = r->opt->dir_count;
 	int ret = 0;
 
+	if (r->opt->shards)
+		return feed_shards(r, img, il);
 	while (ret == 0 && i-- > 0) {
 		ret = begin_layer(r);
 		if (ret == 0)
@@ -358,7 +476,7 @@ static int feed(struct tool_run *r, struct sqp_image *img, struct img_layers *il
 		ret = delete_layer(r, img);
 	if (ret == 0 && layered)
 		ret = begin_layer(r);
-	if (ret == 0 && sqp_writer_add_image(r->w, img, "", 0) != 0) {
+	if (ret == 0 && sqp_writer_add_image(r->w, img, "", image_flags(r->opt)) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_progname(), r->opt->output,
 			sqp_writer_error(r->w));
 		ret = 1;
@@ -379,6 +497,10 @@ int img2img_main(int argc, char **argv)
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
+	}
+	if (opt.shards && has_deletes(&opt)) {
+		tool_options_free(&opt);
+		return tool_bad_usage("%s", "--shards merges shards as they are: no --delete");
 	}
 	ret = open_base(&opt, &fd, &img);
 	if (ret == 0)

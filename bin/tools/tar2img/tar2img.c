@@ -20,6 +20,7 @@
 
 #include "../common/tool_mains.h"
 #include "../common/tool_run.h"
+#include "../common/tool_shard.h"
 
 static const char *input_name(const char *input)
 {
@@ -162,8 +163,25 @@ int tar2img_main(int argc, char **argv)
 	return tar2img_run(&opt);
 }
 
+/* --shard and --shard-plan: one INPUT, read for its headers first (all
+ * before OUTPUT is made). Returns 0 to go on, -1 when the plan was all
+ * there was to do, or an exit status. */
+static int shard_first_pass(struct tool_options *opt, const int *fds, struct tool_keep **keep)
+{
+	int ret;
+
+	if (opt->shard_count == 0)
+		return 0;
+	if (opt->input_count != 1)
+		return tool_bad_usage("%s", "--shard and --shard-plan take one INPUT, "
+				      "not layers");
+	ret = tool_shard_tar(opt, fds[0], input_name(opt->inputs[0]), keep);
+	return ret == 0 && opt->shard_plan ? -1 : ret;
+}
+
 int tar2img_run(struct tool_options *opt)
 {
+	struct tool_keep *keep = NULL;
 	struct tool_run run;
 	char what[64] = "";
 	size_t count = opt->input_count;
@@ -174,7 +192,15 @@ int tar2img_run(struct tool_options *opt)
 		tool_options_free(opt);
 		return 1;
 	}
+	ret = shard_first_pass(opt, fds, &keep);
+	if (ret != 0) {
+		close_inputs(fds, opt->input_count);
+		tool_options_free(opt);
+		return ret < 0 ? 0 : ret;
+	}
 	ret = tool_run_begin(&run, opt);
+	if (ret == 0 && keep != NULL)   /* tool_make_policy made one for it */
+		sqp_policy_set_keep(run.policy, tool_keep_path, keep);
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
@@ -184,5 +210,6 @@ int tar2img_run(struct tool_options *opt)
 	}
 	tool_run_end(&run);
 	close_inputs(fds, count);
+	tool_keep_free(keep);
 	return ret;
 }

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * merge.h - images merged into one writer that share files: the shards
+ * of one build (img2img --shards), where a file repeated in two shards
+ * must be stored once, as one pass over the whole input stores it.
+ *
+ * sqp_writer_add_image copies a file's stored blocks as they are, which
+ * keeps them out of deduplication (the writer never sees their bytes).
+ * Told beforehand which images come, the writer reads through its
+ * deduplication those files whose size occurs in more than one of them
+ * (the only ones that can be equal across them), and copies the others
+ * as they are.
+ */
+#ifndef SQPACK_MERGE_H
+#define SQPACK_MERGE_H
+/* Unstable (doc/contributing.md): the tools' own helpers, exported under
+ * the version node SQPACK_UNSTABLE, outside the ABI promise; they may
+ * change in any release. */
+#ifndef SQPACK_UNSTABLE_API
+#error "sqpack/merge.h is unstable API: define SQPACK_UNSTABLE_API to use it"
+#endif
+
+#include <stddef.h>
+#include "sqpack/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sqp_writer;
+struct sqp_image;
+
+/*
+ * Walk the metadata of img[0..n) (open, as for sqp_writer_add_image) and
+ * mark the sizes that regular files of two or more of the images share,
+ * so that sqp_writer_add_image reads such files through the writer's
+ * deduplication (equal files within one image share their blocks there
+ * already, and stay shared when copied). Does nothing without deduplication. Before the
+ * images are added. On failure sqp_writer_error() explains.
+ */
+SQP_API int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
+				     size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

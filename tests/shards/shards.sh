@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# shards.sh - one build in N shards (dir2img and tar2img --shard I/N),
+# merged by img2img --shards, is the one-pass image: a small tree with
+# hard links across directories, xattrs on a file and a directory, a
+# sparse file, an empty directory, a symlink, and files repeated in
+# parts that fall in different shards, built in 1, 2, 3 and 7 shards:
+# imginfo diff finds each merge equal to the one-pass image, its bytes
+# used within 0.5% of that image's (repeated files stored once, tails
+# packed anew), the kernel and unsquashfs read it as the tree; the same
+# bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
+# EROFS shards (fsck.erofs and the kernel judge) too. --shard-plan's
+# shards add up to the tree. Bad input exits 1 naming the reason and
+# leaves no OUTPUT: a shard that is not an image, a truncated shard,
+# two shards of overlapping parts; a shard of another codec or block
+# size is converted. extras/parallel-shards.sh on this machine alone.
+. "$top_srcdir/tests/lib/common.sh"
+DIR2IMG=${DIR2IMG:-$top_builddir/bin/dir2img}
+IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
+IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+need_tool tar setfattr
+umask 022
+export SOURCE_DATE_EPOCH=1700000000
+
+T=$(fast_dir) && S=$T/t || exit 99
+# 16 KiB blocks: files of a few blocks and a tail stay small.
+O="-q -c gzip -b 16K"
+mkdir -p "$S/a/b" "$S/c" "$S/d/e/f" "$S/empty" "$S/m" || exit 99
+i=1
+while [ $i -le 12 ]; do
+	head -c $((i * 2900)) /dev/urandom > "$S/a/f$i" || exit 99
+	i=$((i + 1))
+done
+seq 1 9000 > "$S/b.txt" && echo small > "$S/a/b/s" &&
+cp "$S/a/f7" "$S/c/copy7" && cp "$S/a/f12" "$S/m/copy12" && cp "$S/b.txt" "$S/d/e/b.copy" &&
+ln "$S/a/f3" "$S/c/link3" && ln "$S/a/f3" "$S/m/link3b" && ln "$S/a/f5" "$S/d/e/f/link5" &&
+truncate -s 300000 "$S/d/sparse" &&
+printf 'data in the middle' | dd of="$S/d/sparse" bs=1 seek=150000 conv=notrunc 2>/dev/null &&
+ln -s ../a/f1 "$S/c/sym" && chmod 700 "$S/d/e/f" && touch -d @1000000 "$S/a/b" || exit 99
+setfattr -n user.k -v v1 "$S/a/f2" && setfattr -n user.d -v dd "$S/d/e" ||
+	skip "this file system keeps no user.* xattrs"
+
+used() { # IMAGE: the bytes it uses (before its padding)
+	"$IMGINFO" "$1" | sed -n 's/^image size: *[0-9]* bytes (\([0-9]*\) used.*/\1/p'
+}
+# near WHAT A B: A within 0.5% of B.
+near() {
+	check "$1: $2 bytes used, one pass $3 (within 0.5%)" \
+		test $(($2 * 1000)) -le $(($3 * 1005)) -a $(($2 * 1000)) -ge $(($3 * 995))
+}
+# shards KIND N IMAGE OPTIONS... -- INPUT: shards 1..N of INPUT by KIND
+# (dir2img or tar2img) into $T/KIND.N.I, merged into IMAGE.
+shards() {
+	sh_kind=$1 sh_n=$2 sh_out=$3; shift 3
+	sh_list= sh_i=1
+	while [ $sh_i -le "$sh_n" ]; do
+		run "$sh_kind shard $sh_i/$sh_n" "$@" --shard "$sh_i/$sh_n" \
+			"$T/$sh_kind.$sh_n.$sh_i" "$IN" || return 1
+		sh_list="$sh_list $T/$sh_kind.$sh_n.$sh_i"
+		sh_i=$((sh_i + 1))
+	done
+	# shellcheck disable=SC2086
+	run "img2img --shards of $sh_n $sh_kind shards" "$IMG2IMG" -q --shards "$sh_out" $sh_list
+}
+
+# shellcheck disable=SC2086
+run "the one-pass image" "$DIR2IMG" $O "$T/one.img" "$S" || finish
+ONE=$(used "$T/one.img")
+IN=$S
+for n in 1 2 3 7; do
+	# shellcheck disable=SC2086
+	shards dir2img $n "$T/m$n.img" "$DIR2IMG" $O || continue
+	check "$n shards: imginfo diff finds the one-pass image" \
+		"$IMGINFO" diff -q "$T/one.img" "$T/m$n.img"
+	near "$n shards" "$(used "$T/m$n.img")" "$ONE"
+	judge_same_tree "$n shards" kernel gzip "$T/m$n.img" "$S"
+done
+judge_same_tree "7 shards" unsquashfs gzip "$T/m7.img" "$S"
+
+# The plan: 3 shards that add up to the tree (the merge above proves
+# they are the parts the builds took).
+"$DIR2IMG" --shard-plan 3 "$S" > "$T/plan" || fail "dir2img --shard-plan 3"
+ent=$(awk 'NR > 1 { e += $2 } END { print e }' "$T/plan")
+byt=$(awk 'NR > 1 { b += $3 } END { print b }' "$T/plan")
+all=$(find "$S" | wc -l) data=$(find "$S" -type f -links 1 -printf '%s\n' |
+	awk '{ b += $1 } END { print b }')
+data=$((data + $(stat -c %s "$S/a/f3") + $(stat -c %s "$S/a/f5")))
+check "--shard-plan 3: 3 shards of $ent entries, $byt bytes ($all entries, $data bytes)" \
+	test "$(wc -l < "$T/plan")" = 4 -a "$ent" = "$all" -a "$byt" = "$data"
+
+# -j 1: the same shards, the same merge.
+# shellcheck disable=SC2086
+run "shard 2/3 with -j 1" "$DIR2IMG" $O -j 1 --shard 2/3 "$T/j1.2" "$S" &&
+check "shard 2/3: the same bytes for -j 1" cmp -s "$T/j1.2" "$T/dir2img.3.2"
+run "the merge of 3 with -j 1" "$IMG2IMG" -q -j 1 --shards "$T/m3.j1" \
+	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
+check "the merge: the same bytes for -j 1" cmp -s "$T/m3.img" "$T/m3.j1"
+
+# A tar's shards: its headers are read first, so it must be a file.
+tar --xattrs --sparse --sort=name --format=pax -C "$S" -cf "$T/t.tar" . || exit 99
+IN=$T/t.tar
+# shellcheck disable=SC2086
+run "tar2img: the one-pass image" "$TAR2IMG" $O "$T/tone.img" "$T/t.tar" &&
+shards tar2img 3 "$T/tm3.img" "$TAR2IMG" $O &&
+check "tar2img, 3 shards: imginfo diff finds the one-pass image" \
+	"$IMGINFO" diff -q "$T/tone.img" "$T/tm3.img" &&
+near "tar2img, 3 shards" "$(used "$T/tm3.img")" "$(used "$T/tone.img")"
+"$TAR2IMG" -q --shard 1/2 "$T/pipe.img" < /dev/null 2> /dev/null
+cat "$T/t.tar" | "$TAR2IMG" -q --shard 1/2 "$T/pipe.img" 2> "$T/pipe.err"
+rc=$?
+check "tar2img --shard from a pipe: exit 1 (got $rc), no OUTPUT: $(cat "$T/pipe.err")" \
+	sh -c "test $rc = 1 && grep -q 'not a pipe' '$T/pipe.err' && test ! -e '$T/pipe.img'"
+
+# EROFS: shards and their merge, judged by fsck.erofs and the kernel.
+IN=$S
+run "EROFS: the one-pass image" "$DIR2IMG" -q --format erofs -c lz4 "$T/one.erofs" "$S" &&
+shards dir2img.erofs 3 "$T/m3.erofs" "$DIR2IMG" -q --format erofs -c lz4 &&
+check "EROFS, 3 shards: imginfo diff finds the one-pass image" \
+	"$IMGINFO" diff -q "$T/one.erofs" "$T/m3.erofs" &&
+near "EROFS, 3 shards" "$(used "$T/m3.erofs")" "$(used "$T/one.erofs")"
+# fsck.erofs 1.5 extracts neither hard links nor xattrs; the kernel does
+judge_same_tree "EROFS, 3 shards" fsck.erofs erofs "$T/m3.erofs" "$S" --no-xattrs --no-hardlinks
+judge_same_tree "EROFS, 3 shards" kernel erofs "$T/m3.erofs" "$S"
+
+# Another codec and block size: converted to the first shard's.
+# shellcheck disable=SC2086
+run "shard 2/2 in zstd, 32K blocks" "$DIR2IMG" -q -c zstd -b 32K --shard 2/2 "$T/z.2" "$S" &&
+run "img2img --shards with it" "$IMG2IMG" -q --shards "$T/conv.img" "$T/dir2img.2.1" "$T/z.2" &&
+check "a shard of another codec and block size, converted: the one-pass tree" \
+	"$IMGINFO" diff -q "$T/one.img" "$T/conv.img"
+
+# extras/parallel-shards.sh, with this machine as parallel's one host.
+if command -v parallel > /dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	SQPACK_BIN=$(cd "$top_builddir/bin" && pwd) run "parallel-shards.sh -S : -n 3" \
+		sh "$top_srcdir/extras/parallel-shards.sh" -S : -n 3 "$T/par.img" "$S" $O &&
+	check "parallel-shards.sh: the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/par.img"
+else
+	skipc "parallel-shards.sh: GNU parallel not installed"
+fi
+
+# bad MESSAGE-PATTERN WHAT SHARD...: img2img --shards exits 1, says why,
+# leaves no OUTPUT.
+bad() {
+	bd_pat=$1 bd_what=$2; shift 2
+	"$IMG2IMG" -q --shards "$T/bad.img" "$@" 2> "$T/bad.err"
+	bd_rc=$?
+	check "$bd_what: exit 1 (got $bd_rc), no OUTPUT: $(head -1 "$T/bad.err")" \
+		sh -c "test $bd_rc = 1 && grep -q '$bd_pat' '$T/bad.err' && test ! -e '$T/bad.img'"
+}
+head -c 9000 "$T/dir2img.2.2" > "$T/trunc" && cp "$T/t.tar" "$T/not-an-image" || exit 99
+bad "not a SquashFS or EROFS image" "a tar as a shard" "$T/dir2img.2.1" "$T/not-an-image"
+bad "trunc" "a truncated shard" "$T/dir2img.2.1" "$T/trunc"
+bad "the shards overlap" "shards 1/2 and 1/3 (overlapping)" "$T/dir2img.2.1" "$T/dir2img.3.1"
+bad "the shards overlap" "shard 1/2 twice" "$T/dir2img.2.1" "$T/dir2img.2.1"
+finish
