@@ -15,9 +15,9 @@
 # two shards of overlapping parts; a shard of another codec or block
 # size is converted. extras/parallel-shards.sh on this machine alone.
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG=${DIR2IMG:-$top_builddir/bin/dir2img}
-IMG2IMG=${IMG2IMG:-$top_builddir/bin/img2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+DIR2IMG=${DIR2IMG:-$SQP_BIN/dir2img}
+IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 need_tool tar setfattr
 umask 022
 export SOURCE_DATE_EPOCH=1700000000
@@ -132,7 +132,7 @@ check "a shard of another codec and block size, converted: the one-pass tree" \
 # extras/parallel-shards.sh, with this machine as parallel's one host.
 if command -v parallel > /dev/null 2>&1; then
 	# shellcheck disable=SC2086
-	SQPACK_BIN=$(cd "$top_builddir/bin" && pwd) run "parallel-shards.sh -S : -n 3" \
+	SQPACK_BIN=$(cd "$SQP_BIN" && pwd) run "parallel-shards.sh -S : -n 3" \
 		sh "$top_srcdir/extras/parallel-shards.sh" -S : -n 3 "$T/par.img" "$S" $O &&
 	check "parallel-shards.sh: the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/par.img"
 else

@@ -10,8 +10,8 @@
 # OUTPUT. Skipped, counted, where Slurm or munge is missing or not root,
 # failed instead when SQPACK_REQUIRE_SLURM=yes (CI).
 . "$top_srcdir/tests/lib/common.sh"
-DIR2IMG=${DIR2IMG:-$top_builddir/bin/dir2img}
-IMGINFO=${IMGINFO:-$top_builddir/bin/imginfo}
+DIR2IMG=${DIR2IMG:-$SQP_BIN/dir2img}
+IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 SCRIPT=$top_srcdir/extras/slurm-shards.sh
 
 # cannot WHY: skip, or fail where CI requires Slurm.
@@ -85,7 +85,7 @@ SelectTypeParameters=CR_Core
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
-export SLURM_CONF="$C/slurm.conf" SQPACK_BIN="$(cd "$top_builddir/bin" && pwd)"
+export SLURM_CONF="$C/slurm.conf" SQPACK_BIN="$(cd "$SQP_BIN" && pwd)"
 run "munged on a private socket" munged --socket="$C/munge.sock" --key-file="$C/munge.key" \
 	--pid-file="$C/munged.pid" --log-file="$C/munged.log" --seed-file="$C/munge.seed" \
 	--force || finish
