@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+# fuse.sh - sourced by the tests/fuse scripts after common.sh: the
+# mounter of this build ($FUSE), and mounts that are always undone
+# (common.sh's cleanup unmounts whatever is left below $SCRATCH, also
+# when a check fails half-way).
+#
+# Gives: fuse_usable (skip the script where FUSE cannot mount: no
+# /dev/fuse, or not root and no fusermount3); mount_img MNT ARGS...
+# (mount in the background mode, the tool daemonising once mounted: 0
+# or its exit status, stderr in $SCRATCH/mount.err); unmount MNT;
+# mounted MNT; wait_mounted PID MNT (poll until MNT is a FUSE mount or
+# PID died: 0 when mounted); wait_gone PID (poll until PID exited: its
+# status in rc, 124 if it did not within 10 s).
+
+FUSE=$top_builddir/bin/sqpack-fuse
+[ -x "$FUSE" ] || skip "sqpack-fuse not built (configure found no fuse3)"
+
+fuse_usable() {
+	[ -c /dev/fuse ] || skip "no /dev/fuse: FUSE cannot mount here"
+	[ "$(id -u)" = 0 ] || command -v fusermount3 > /dev/null 2>&1 ||
+		skip "not root and no fusermount3: FUSE cannot mount here"
+}
+
+mounted() {
+	awk -v m="$1" '$2 == m && $3 ~ /^fuse/ { f = 1 } END { exit !f }' /proc/mounts
+}
+
+mount_img() {
+	mi_mnt=$1; shift
+	mkdir -p "$mi_mnt" || return 1
+	"$FUSE" "$@" "$mi_mnt" > "$SCRATCH/mount.out" 2> "$SCRATCH/mount.err"
+}
+
+unmount() {
+	fusermount3 -u "$1" 2>/dev/null || umount "$1"
+}
+
+wait_mounted() {
+	wm_n=0
+	while [ $wm_n -lt 100 ]; do
+		mounted "$2" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1; wm_n=$((wm_n + 1))
+	done
+	return 1
+}
+
+wait_gone() {
+	wg_n=0
+	while kill -0 "$1" 2>/dev/null && [ $wg_n -lt 100 ]; do
+		sleep 0.1; wg_n=$((wg_n + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1"; wait "$1"; rc=124
+	else
+		wait "$1"; rc=$?
+	fi
+}

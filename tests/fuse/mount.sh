@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mount.sh - sqpack-fuse mounts images of both formats, ours and the
+# peers', and shows the tree they were made of: the edge-case tree
+# (tests/tar2img/mktar.py: every entry type, holes, hard links across
+# directories, xattrs of three namespaces with binary values, 60 levels,
+# a 3000-entry directory, odd modes, owners and times), packed by
+# tar2img as SquashFS (zstd) and EROFS (lz4hc), by mksquashfs (gzip) and
+# by mkfs.erofs (lz4hc; of tests/erofs/mktree.sh's tree, since 1.5 cannot
+# pack the edge-case one). treecmp compares contents, modes, owners,
+# times, xattrs, symlinks, devices and hard links (by st_ino). The
+# mounter prints nothing on success.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/fuse/fuse.sh"
+. "$top_srcdir/tests/erofs/mktree.sh"
+fuse_usable
+need_tool mksquashfs mkfs.erofs bsdtar "$PYTHON3"
+
+T=$(fast_dir)
+$PYTHON3 "$top_srcdir/tests/tar2img/mktar.py" "$T/in.tar" || exit 99
+mkdir "$T/src"
+bsdtar -xpf "$T/in.tar" --xattrs --numeric-owner -C "$T/src" || exit 99
+
+# mounted_same WHAT IMAGE [SOURCE]: mount IMAGE, compare with SOURCE
+# ($T/src), unmount.
+mounted_same() {
+	if ! mount_img "$T/m" "$2"; then
+		fail "$1: mount: $(head -c 300 "$SCRATCH/mount.err")"; return
+	fi
+	same_tree "$1: the mount is the source tree" "$T/m" "${3:-$T/src}"
+	[ -s "$SCRATCH/mount.out" ] || [ -s "$SCRATCH/mount.err" ] &&
+		fail "$1: printed on success: $(head -c 200 "$SCRATCH/mount.out" "$SCRATCH/mount.err")"
+	unmount "$T/m" || fail "$1: unmount"
+}
+
+if codec_built zstd; then
+	run "tar2img -c zstd" "$TAR2IMG" -q -f -c zstd "$T/o.sqfs" "$T/in.tar" &&
+		mounted_same "tar2img -c zstd" "$T/o.sqfs"
+else
+	skipc "tar2img -c zstd: zstd not built"
+fi
+if codec_built lz4; then
+	run "tar2img --format erofs -c lz4" "$TAR2IMG" -q -f --format erofs -c lz4 \
+		"$T/o.erofs" "$T/in.tar" &&
+		mounted_same "tar2img --format erofs -c lz4" "$T/o.erofs"
+else
+	skipc "tar2img --format erofs -c lz4: lz4 not built"
+fi
+if mksquashfs "$T/src" "$T/m.sqfs" -comp gzip -noappend -quiet -no-progress \
+	> /dev/null 2>&1; then
+	mounted_same "mksquashfs -comp gzip" "$T/m.sqfs"
+else
+	fail "mksquashfs -comp gzip"
+fi
+run "make the EROFS tree" erofs_tree "$T/esrc" &&
+	run "mkfs.erofs -zlz4hc" peer_mkfs_erofs "-zlz4hc --quiet" "$T/m.erofs" "$T/esrc" &&
+	mounted_same "mkfs.erofs -zlz4hc" "$T/m.erofs" "$T/esrc"
+
+finish
