@@ -56,3 +56,18 @@ wait_gone() {
 		wait "$1"; rc=$?
 	fi
 }
+
+# fuse_as NAME: prints the path of a link called NAME to this build's
+# mounter (what make install puts in the drop-in directory): to the
+# program itself, not to libtool's wrapper, which would call it by its
+# own name (then the library is found through LD_LIBRARY_PATH).
+FUSE_REAL=$FUSE
+if [ -x "$top_builddir/bin/.libs/sqpack-fuse" ]; then
+	FUSE_REAL=$top_builddir/bin/.libs/sqpack-fuse
+	LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
+fuse_as() {
+	mkdir -p "$SCRATCH/bin" && ln -sf "$FUSE_REAL" "$SCRATCH/bin/$1" &&
+		echo "$SCRATCH/bin/$1"
+}

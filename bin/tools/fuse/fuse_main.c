@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -150,7 +151,8 @@ static int loop(struct fuse_session *se, const struct cmdline *c)
 	if ((cfg = fuse_loop_cfg_create()) == NULL)
 		return -ENOMEM;
 	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)c->fo.clone_fd);
-	fuse_loop_cfg_set_idle_threads(cfg, c->fo.max_idle_threads);
+	if (c->fo.max_idle_threads != UINT_MAX)   /* given */
+		fuse_loop_cfg_set_idle_threads(cfg, c->fo.max_idle_threads);
 	fuse_loop_cfg_set_max_threads(cfg, threads(c));
 	ret = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
