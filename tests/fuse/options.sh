@@ -6,7 +6,7 @@
 # root, squashfuse's umask=, the line Apptainer runs (squashfuse_ll -f
 # -o allow_other,ro,uid=U,gid=G,offset=N /proc/self/fd/3 MNT, the
 # descriptor inherited), the usage without arguments that Apptainer
-# greps for "-o uid=N", and bad usage.
+# greps for "-o uid=N", bad usage, and writes refused (read-only).
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fuse/fuse.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
@@ -39,6 +39,9 @@ fi
 # -o subdir=: the directory d as the root.
 if run "mount -o subdir=d" mount_img "$T/m" -o subdir=d "$T/o.sqfs"; then
 	same_tree "-o subdir=d: the tree of d" "$T/m" "$T/src/d"
+	touch "$T/m/new" 2> "$T/touch.err"
+	check "read-only: a new file is refused ($(cat "$T/touch.err"))" \
+		grep -q "Read-only file system" "$T/touch.err"
 	unmount "$T/m"
 fi
 mount_img "$T/m" -o subdir=a.txt "$T/o.sqfs"

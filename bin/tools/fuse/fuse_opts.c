@@ -135,7 +135,10 @@ int cmdline_parse(struct cmdline *c, int argc, char **argv)
 			tool_print_version(c->prog);
 		return -1;
 	}
-	if (fuse_parse_cmdline(&c->args, &c->fo) != 0)
+	/* Read-only whatever is asked: the kernel refuses writes (EROFS)
+	 * before they reach us. */
+	if (fuse_opt_add_arg(&c->args, "-oro") != 0 ||
+	    fuse_parse_cmdline(&c->args, &c->fo) != 0)
 		return bad(c, "bad options");
 	if (c->image == NULL || c->fo.mountpoint == NULL)
 		return bad(c, "missing IMAGE or MOUNTPOINT");
