@@ -7,6 +7,7 @@
 # -o allow_other,ro,uid=U,gid=G,offset=N /proc/self/fd/3 MNT, the
 # descriptor inherited), the usage without arguments that Apptainer
 # greps for "-o uid=N", bad usage, and writes refused (read-only).
+COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fuse/fuse.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"

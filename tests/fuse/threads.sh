@@ -8,6 +8,7 @@
 # out, so every read is the daemon's. Each reader's bytes are the
 # file's, and the daemon (in the foreground, its stderr kept) says
 # nothing and exits 0 when unmounted: a sanitizer's report fails it.
+COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fuse/fuse.sh"
 fuse_usable
