@@ -56,6 +56,7 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
  * order. */
 struct fs_dirent {
 	uint64_t ref;
+	uint32_t ino;                /* the image's inode number: d_ino */
 	uint32_t type;               /* S_IFxxx */
 	uint32_t name_off;
 };

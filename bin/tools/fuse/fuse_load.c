@@ -74,6 +74,7 @@ static int add(struct names *a, const struct sqp_dirent *d)
 	    grow((void **)&a->buf, &a->bcap, a->len + nl, 1))
 		return SQP_ERR_NOMEM;
 	a->ents[a->count].ref = d->ref;
+	a->ents[a->count].ino = d->inode_number;
 	a->ents[a->count].type = d->type;
 	a->ents[a->count].name_off = (uint32_t)a->len;
 	memcpy(a->buf + a->len, d->name, nl);

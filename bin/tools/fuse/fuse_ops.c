@@ -242,7 +242,7 @@ static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size,
 			n = fuse_add_direntry_plus(req, buf + pos, size - pos,
 						   name, &e, (off_t)i + 1);
 		} else {
-			e.attr.st_ino = 0;
+			e.attr.st_ino = d->ino;
 			e.attr.st_mode = d->type;
 			n = fuse_add_direntry(req, buf + pos, size - pos, name,
 					      &e.attr, (off_t)i + 1);
