@@ -66,27 +66,9 @@ check "not an image: one line 'sqpack-fuse: IMAGE: why' ($(cat "$SCRATCH/mount.e
 # The corrupt set: refused, or reads that end and a daemon that lives.
 refused=0 eio=0
 while read -r name; do
-	timeout 20 "$FUSE" "$T/bad/$name" "$T/m" 2> "$T/err"
-	rc=$?
-	if [ $rc = 1 ] && [ "$(wc -l < "$T/err")" = 1 ]; then
-		refused=$((refused + 1)); pass "$name: refused: $(cat "$T/err")"; continue
-	elif [ $rc != 0 ]; then
-		fail "$name: exit $rc: $(head -c 200 "$T/err")"; mounted "$T/m" && unmount "$T/m"; continue
-	fi
-	# (to a file: GNU tar reads no contents for /dev/null)
-	timeout 20 tar -cf "$T/out.tar" -C "$T/m" . 2> "$T/err"
-	rc=$?
-	if [ $rc = 124 ]; then
-		fail "$name: reading the mount hangs"
-	elif stat "$T/m/." 2>&1 | grep -q "not connected"; then
-		fail "$name: the daemon died reading the mount"
-	elif grep -q "Input/output error" "$T/err"; then
-		eio=$((eio + 1)); pass "$name: mounted, EIO where the damage is"
-	else
-		fail "$name: mounted, and read whole without an error (tar: exit $rc)"
-	fi
-	unmount "$T/m"
+	broken_mount "$name" "$T/bad/$name" "$T/b/$name"
 done < "$T/bad/cases.txt"
+broken_read
 note "corrupt images: $refused refused at mount, $eio mounted with EIO on read"
 check "some corrupt images are refused ($refused)" [ $refused -gt 0 ]
 finish
