@@ -109,7 +109,8 @@ static int load_listing(struct pool_img *pi, uint64_t ref, uint8_t **data,
 			l->ents[i] = a.ents[i];
 			l->ents[i].name_off += (uint32_t)head;
 		}
-		memcpy((char *)l + head, a.buf, a.len);
+		if (a.len > 0)      /* an empty listing has no buffer */
+			memcpy((char *)l + head, a.buf, a.len);
 		*data = (uint8_t *)l;
 		*len = head + a.len;
 	} else if (ret == 0) {
