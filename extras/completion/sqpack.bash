@@ -82,6 +82,14 @@ _sqpack_value_kind()
 	esac
 }
 
+# _sqpack_fuse_opts HELPTEXT: the -o options of sqpack-fuse's help
+# ("  -o uid=N", "  -o umask=M, fmask=M": "uid=", "umask=", "fmask=").
+_sqpack_fuse_opts()
+{
+	sed -nE 's/^  -o ([^ ].*)$/\1/p' <<<"$1" | sed -E 's/  .*//; s/, /\n/g' |
+		sed -E 's/=.*/=/' | sort -u
+}
+
 _sqpack_complete()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= prog=${COMP_WORDS[0]}
@@ -97,6 +105,12 @@ _sqpack_complete()
 	fi
 
 	help=$(_sqpack_help "$prog")
+	# sqpack-fuse's -o list: the names its help shows after "-o ".
+	if [[ ${prog##*/} == sqpack-fuse && $prev == -o ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_sqpack_fuse_opts "$help")" -- "$cur")
+		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+		return
+	fi
 	# imginfo's commands: the first word that is not an option or a value.
 	if [[ ${prog##*/} == imginfo ]]; then
 		local cmds
@@ -136,4 +150,4 @@ _sqpack_complete()
 }
 
 complete -F _sqpack_complete tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-mkfs.erofs \
-	sqpack-unsquashfs sqfscat sqpack-sqfscat
+	sqpack-unsquashfs sqfscat sqpack-sqfscat sqpack-fuse

@@ -35,7 +35,7 @@ is() {
 	[[ $got == "$2" ]] || { echo "'$1' offers [$got], not [$2]"; return 1; }
 }
 
-tools="tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat sqpack-mkfs.erofs"
+tools="tar2img dir2img img2img img2tar img2dir imginfo sqpack-mksquashfs sqpack-unsquashfs sqfscat sqpack-mkfs.erofs sqpack-fuse"
 registered() { [[ $(complete -p "$1" 2>/dev/null) == *"-F _sqpack_complete $1" ]]; }
 for t in $tools; do check "$t: registered" registered "$t"; done
 # Every program this build installs is among them.
@@ -57,6 +57,15 @@ check "dir2img options" has "dir2img --" --compressor --one-file-system --help
 check "img2tar options" has "img2tar --" --offset --sparse --help
 check "img2dir options" has "img2dir --" --force --no-owner --offset --help
 check "sqpack-mksquashfs options" has "sqpack-mksquashfs -no" -noappend -no-xattrs -no-progress
+if [ -x "$top_builddir/bin/sqpack-fuse" ]; then
+	check "sqpack-fuse options" has "sqpack-fuse -" -o -f -s -d --help
+	check "sqpack-fuse -o: its -o options" has "sqpack-fuse -o " offset= uid= gid= \
+		umask= fmask= dmask= subdir= timeout= notify_pipe= cachesize= allow_other ro \
+		fsname= auto_unmount max_threads= clone_fd
+	check "sqpack-fuse -o su: subdir= subtype=" is "sqpack-fuse -o su" "subdir= subtype="
+else
+	skipc "sqpack-fuse: not built"
+fi
 check "sqpack-unsquashfs options" has "sqpack-unsquashfs -no" -no-xattrs -no-progress -no-wildcards
 check "sqfscat: registered with its help" registered sqfscat
 check "imginfo commands" is "imginfo " "cat check diff ls stat summary verity"

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuse_cache.c - the shared cache of fuse_cache.h: a hash table of
+ * entries under one mutex, a list of the unused ones in the order they
+ * were last put back, and one condition variable that wakes those
+ * waiting for a load.
+ *
+ * The mutex is held only to find, pin and unpin: loaders run without it,
+ * so threads decode different blocks at the same time. An entry being
+ * loaded is in the table (state LOADING) so a second get of its key
+ * waits for it instead of loading it again. Each entry counts its bytes
+ * and its own size against the budget, so a million small listings are
+ * bounded as a few large blocks are.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "fuse_cache.h"
+
+enum { LOADING, READY, FAILED };
+
+struct fc_entry {
+	struct fc_entry *hnext;         /* hash chain */
+	struct fc_entry *prev, *next;   /* unused list, when refs == 0 */
+	uint64_t ref, idx;
+	int state, err;
+	unsigned refs;
+	size_t len;
+	uint8_t *data;
+};
+
+struct fuse_cache {
+	pthread_mutex_t lock;
+	pthread_cond_t loaded;
+	struct fc_entry **buckets;
+	size_t mask;
+	size_t budget, used;            /* bytes of the entries in the table */
+	struct fc_entry lru;            /* list head: lru.next is the oldest */
+	fc_load_fn load;
+	void *user;
+};
+
+static size_t cost(const struct fc_entry *e)
+{
+	return e->len + sizeof(*e);
+}
+
+static size_t bucket(const struct fuse_cache *c, uint64_t ref, uint64_t idx)
+{
+	uint64_t h = (ref ^ (idx * 0x9E3779B97F4A7C15u)) * 0xFF51AFD7ED558CCDu;
+
+	return (size_t)(h >> 32) & c->mask;
+}
+
+int fc_create(size_t budget, fc_load_fn load, void *user,
+	      struct fuse_cache **out)
+{
+	struct fuse_cache *c = calloc(1, sizeof(*c));
+	size_t n = 1024;
+
+	*out = NULL;
+	if (c == NULL)
+		return -ENOMEM;
+	/* About one bucket per KiB of budget: chains stay short for small
+	 * entries, the table stays small beside what it indexes. */
+	while (n < budget / 1024 && n < ((size_t)1 << 20))
+		n *= 2;
+	c->buckets = calloc(n, sizeof(*c->buckets));
+	if (c->buckets == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->mask = n - 1;
+	c->budget = budget;
+	c->lru.next = c->lru.prev = &c->lru;
+	c->load = load;
+	c->user = user;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->loaded, NULL);
+	*out = c;
+	return 0;
+}
+
+static void unhash(struct fuse_cache *c, struct fc_entry *e)
+{
+	struct fc_entry **p = &c->buckets[bucket(c, e->ref, e->idx)];
+
+	while (*p != e)
+		p = &(*p)->hnext;
+	*p = e->hnext;
+}
+
+static void lru_unlink(struct fc_entry *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static void entry_free(struct fc_entry *e)
+{
+	free(e->data);
+	free(e);
+}
+
+/* Drop unused entries, oldest first, until the table fits the budget. */
+static void evict(struct fuse_cache *c)
+{
+	while (c->used > c->budget && c->lru.next != &c->lru) {
+		struct fc_entry *e = c->lru.next;
+
+		lru_unlink(e);
+		unhash(c, e);
+		c->used -= cost(e);
+		entry_free(e);
+	}
+}
+
+void fc_destroy(struct fuse_cache *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i <= c->mask; i++) {
+		struct fc_entry *e = c->buckets[i], *next;
+
+		for (; e != NULL; e = next) {
+			next = e->hnext;
+			entry_free(e);
+		}
+	}
+	free(c->buckets);
+	pthread_cond_destroy(&c->loaded);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* Called with the lock held and e pinned: the load, done unlocked. */
+static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int ret;
+
+	pthread_mutex_unlock(&c->lock);
+	ret = c->load(c->user, e->ref, e->idx, arg, &data, &len);
+	pthread_mutex_lock(&c->lock);
+	if (ret != 0) {
+		free(data);
+		unhash(c, e);
+		e->state = FAILED;
+		e->err = ret;
+	} else {
+		e->data = data;
+		e->len = len;
+		e->state = READY;
+		c->used += cost(e);
+		evict(c);
+	}
+	pthread_cond_broadcast(&c->loaded);
+	return ret;
+}
+
+int fc_get(struct fuse_cache *c, uint64_t ref, uint64_t idx,
+	   const void *arg, struct fc_entry **out)
+{
+	struct fc_entry *e;
+	int ret = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&c->lock);
+	e = c->buckets[bucket(c, ref, idx)];
+	while (e != NULL && (e->ref != ref || e->idx != idx))
+		e = e->hnext;
+	if (e == NULL) {
+		if ((e = calloc(1, sizeof(*e))) == NULL) {
+			pthread_mutex_unlock(&c->lock);
+			return -ENOMEM;
+		}
+		e->ref = ref;
+		e->idx = idx;
+		e->state = LOADING;
+		e->refs = 1;
+		e->hnext = c->buckets[bucket(c, ref, idx)];
+		c->buckets[bucket(c, ref, idx)] = e;
+		ret = load(c, e, arg);
+	} else {
+		if (e->refs++ == 0 && e->state == READY)
+			lru_unlink(e);
+		while (e->state == LOADING)
+			pthread_cond_wait(&c->loaded, &c->lock);
+		ret = e->state == FAILED ? e->err : 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (ret != 0) {
+		fc_put(c, e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+void fc_put(struct fuse_cache *c, struct fc_entry *e)
+{
+	if (e == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (--e->refs == 0) {
+		if (e->state == FAILED) {
+			entry_free(e);
+		} else {
+			e->prev = c->lru.prev;
+			e->next = &c->lru;
+			c->lru.prev->next = e;
+			c->lru.prev = e;
+			evict(c);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+const uint8_t *fc_data(const struct fc_entry *e)
+{
+	return e->data;
+}
+
+size_t fc_len(const struct fc_entry *e)
+{
+	return e->len;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuse_fs.h - the state of one sqpack-fuse mount and its operations
+ * (fuse_ops.c: lookup, getattr, readdir, read... on the low-level API;
+ * fuse_load.c: what the cache loads).
+ *
+ * Node ids: FUSE names inodes by a 64-bit id the file system chooses.
+ * Ours is the inode's reference in the image (its position) plus 2, the
+ * root (of the mount: the image's root or -o subdir) being 1: nothing to
+ * remember per inode, so lookups and forgets cost no memory and a node
+ * id stays valid for the mount's life. st_ino is the image's inode
+ * number, which hard links share.
+ */
+#ifndef SQP_BIN_FUSE_FS_H
+#define SQP_BIN_FUSE_FS_H
+
+#include <fuse_lowlevel.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fuse_cache.h"
+#include "fuse_pool.h"
+
+/* The cache index of a directory's listing (file data uses 0..). */
+#define FS_LISTING UINT64_MAX
+
+struct fs_opts {
+	int set_uid, set_gid;
+	uid_t uid;
+	gid_t gid;
+	mode_t umask, fmask, dmask;  /* bits cleared from every mode */
+	int debug;
+};
+
+struct fs {
+	struct fuse_pool pool;
+	struct fuse_cache *cache;
+	struct sqp_image_info info;
+	uint64_t root;               /* the mount's root's reference */
+	uint32_t chunk;              /* file data is cached in these */
+	struct fs_opts o;
+	/* -o timeout=: requests in flight and when the last one ended. */
+	atomic_uint busy;
+	atomic_llong last_active;
+};
+
+extern const struct fuse_lowlevel_ops fs_ops;
+
+/* fuse_load.c: the cache's loader (file chunks and listings). */
+int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
+	    uint8_t **data, size_t *len);
+
+/* A listing as cached: count entries, then their names, each
+ * NUL-terminated at name_off from the blob's start, in stored (strcmp)
+ * order. */
+struct fs_dirent {
+	uint64_t ref;
+	uint32_t ino;                /* the image's inode number: d_ino */
+	uint32_t type;               /* S_IFxxx */
+	uint32_t name_off;
+};
+struct fs_listing {
+	size_t count;
+	struct fs_dirent ents[];
+};
+
+#endif

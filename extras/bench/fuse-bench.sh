@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fuse-bench.sh - sqpack-fuse against the other FUSE mounters of the
+# same images, same run, same machine, and the kernel's own mount as
+# the ceiling. Images of a corpus tree (rootfs-small by default):
+# SquashFS zstd with 128 KiB blocks and xz with 1 MiB blocks (tar2img),
+# EROFS lz4hc (mkfs.erofs). For each image and mounter:
+#   cold    every file read by --readers parallel readers (find | xargs
+#           -P cat), on a fresh mount, the image's pages dropped first
+#           (posix_fadvise through dd iflag=nocache: this file only);
+#   warm    the same on a fresh mount, the image in the page cache;
+#   again   the same on the same mount (the kernel's caches);
+#   random  --random 4 KiB reads at random offsets of the largest file
+#           (AppImage's case), on a fresh mount;
+#   mount   until the mount point answers (ms).
+# Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
+# e.g. squashfuse 0.6.2 built from its source): a mounter that is not
+# given or cannot read an image leaves "-". The kernel's row needs root.
+# Prints a Markdown table of median seconds over --runs; compare
+# columns of one run, not runs: the machine is shared.
+# Exit status: 0 when every run succeeded, 1 when one failed, 2 for bad
+# usage.
+set -u
+prog=${0##*/}
+corpus=/var/tmp/sqfs-bench
+tree=rootfs-small
+readers=8
+random=2000
+runs=1
+bin=
+sqll=
+sqhl=
+erofsfuse=
+scratch=
+
+usage() {
+	cat <<USAGE
+usage: $prog [options]
+  --corpus DIR          corpus (default $corpus)
+  --tree NAME           tree in DIR to pack (default $tree)
+  --readers N           parallel readers (default $readers)
+  --random N            random 4 KiB reads (default $random)
+  --runs N              runs per cell, the median shown (default $runs)
+  --bin DIR             the build's bin/ (default \$top_builddir/bin)
+  --squashfuse-ll PATH  squashfuse_ll to compare with
+  --squashfuse PATH     squashfuse (high-level) to compare with
+  --erofsfuse PATH      erofsfuse to compare with
+  --scratch DIR         images and mount points (default DIR/out-fuse)
+USAGE
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--corpus|--tree|--readers|--random|--runs|--bin|--squashfuse-ll|--squashfuse|--erofsfuse|--scratch)
+		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
+	--corpus) corpus=$2; shift ;;
+	--tree) tree=$2; shift ;;
+	--readers) readers=$2; shift ;;
+	--random) random=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--bin) bin=$2; shift ;;
+	--squashfuse-ll) sqll=$2; shift ;;
+	--squashfuse) sqhl=$2; shift ;;
+	--erofsfuse) erofsfuse=$2; shift ;;
+	--scratch) scratch=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+for n in "$readers" "$random" "$runs"; do
+	case $n in ''|0|*[!0-9]*) echo "$prog: --readers, --random and --runs take a number from 1" >&2; exit 2 ;; esac
+done
+. "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
+bin=$(bench_bindir "$bin")
+bench_need_bins "$bin" sqpack-fuse tar2img
+bench_need_cmds mkfs.erofs fusermount3 python3
+src=$corpus/$tree
+bench_need_corpus "$src"
+: "${scratch:=$corpus/out-fuse}"
+mkdir -p "$scratch/m" || exit 1
+status=0
+# Never leave a mount behind (an interrupted run, a timeout).
+trap 'umount "$scratch/m" 2> /dev/null || fusermount3 -u "$scratch/m" 2> /dev/null' EXIT
+trap 'exit 130' INT TERM
+
+# The images, made once.
+sq_zstd=$scratch/zstd-128k.sqfs sq_xz=$scratch/xz-1m.sqfs ero=$scratch/lz4hc.erofs
+[ -f "$sq_zstd" ] || "$bin/tar2img" -q -c zstd "$sq_zstd" "$corpus/${tree#rootfs-}.tar" || exit 1
+[ -f "$sq_xz" ] || "$bin/tar2img" -q -c xz -b 1M "$sq_xz" "$corpus/${tree#rootfs-}.tar" || exit 1
+[ -f "$ero" ] || mkfs.erofs --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
+big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+
+# mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m; prints the ms it took.
+mnt_up() {
+	local t0 t1
+	t0=$(date +%s%N)
+	case $1 in
+	kernel) mount -o loop,ro "$2" "$scratch/m" ;;
+	sqpack) "$bin/sqpack-fuse" "$2" "$scratch/m" ;;
+	squashfuse_ll) "$sqll" "$2" "$scratch/m" ;;
+	squashfuse) "$sqhl" "$2" "$scratch/m" ;;
+	erofsfuse) "$erofsfuse" "$2" "$scratch/m" > /dev/null 2>&1 ;;
+	esac || return 1
+	# until it answers (the background mounters return before)
+	until [ -e "$scratch/m/$big" ]; do sleep 0.001; done
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+mnt_down() {
+	if [ "$1" = kernel ]; then umount "$scratch/m"; else fusermount3 -u "$scratch/m"; fi
+}
+read_all() {
+	(cd "$scratch/m" && find . -type f -print0 | xargs -0 -P "$readers" -n 64 cat > /dev/null)
+}
+random_reads() {
+	python3 -c 'import os, random, sys
+r = random.Random(1); f = os.open(sys.argv[1], os.O_RDONLY); n = os.fstat(f).st_size
+for _ in range(int(sys.argv[2])): os.pread(f, 4096, r.randrange(0, max(1, n - 4096)))' \
+		"$scratch/m/$big" "$random"
+}
+secs() { # secs COMMAND...: wall seconds, "nan" on failure
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" || { echo nan; return; }
+	t1=$(date +%s%N)
+	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.2f\n", d / 1e9 }'
+}
+# row MOUNTER IMAGE: one table row, medians over the runs.
+row() {
+	local m=$1 img=$2 r cold= warm= again= rnd= ms=
+	for ((r = 0; r < runs; r++)); do
+		dd if="$img" iflag=nocache count=0 status=none
+		ms+="$(mnt_up "$m" "$img") " || { echo "| ${img##*/} | $m | - | - | - | - | - |"; status=1; return; }
+		cold+="$(secs read_all) "
+		again+="$(secs read_all) "
+		mnt_down "$m"
+		mnt_up "$m" "$img" > /dev/null && warm+="$(secs read_all) " && mnt_down "$m"
+		mnt_up "$m" "$img" > /dev/null && rnd+="$(secs random_reads) " && mnt_down "$m"
+	done
+	med() { tr ' ' '\n' | sed '/^$/d' | bench_median; }
+	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$ms") |"
+}
+
+echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds (mount: ms)"
+echo
+echo "| image | mounter | cold | warm | again | random | mount |"
+echo "|---|---|---|---|---|---|---|"
+for img in "$sq_zstd" "$sq_xz" "$ero"; do
+	mounters="sqpack"
+	case $img in
+	*.sqfs) [ -n "$sqll" ] && mounters+=" squashfuse_ll"; [ -n "$sqhl" ] && mounters+=" squashfuse" ;;
+	*.erofs) [ -n "$erofsfuse" ] && mounters+=" erofsfuse" ;;
+	esac
+	[ "$(id -u)" = 0 ] && mounters+=" kernel"
+	for m in $mounters; do row "$m" "$img"; done
+done
+exit $status

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# threads.sh - readers in parallel through one mount, small enough to
+# run under TSan: 16 readers of one block of a fresh mount at once (the
+# cache's concurrent misses, loaded once and shared), then 8 readers of
+# a whole file, each from its start, with a cache of 512 KiB (entries
+# evicted while others are read). O_DIRECT keeps the kernel's page cache
+# out, so every read is the daemon's. Each reader's bytes are the
+# file's, and the daemon (in the foreground, its stderr kept) says
+# nothing and exits 0 when unmounted: a sanitizer's report fails it.
+COMMON_NEEDS_TAR2IMG=no
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/fuse/fuse.sh"
+fuse_usable
+T=$SCRATCH
+mkdir -p "$T/src" "$T/m" || exit 99
+seq 1 700000 > "$T/src/f" || exit 99     # 4.6 MB, 36 blocks of 128 KiB
+run "the image" "$top_builddir/bin/dir2img" -q "$T/o.sqfs" "$T/src" || finish
+"$FUSE" -f -o cachesize=512K "$T/o.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
+pid=$!
+wait_mounted $pid "$T/m" || { fail "not mounted: $(cat "$T/fg.err")"; wait_gone $pid; finish; }
+
+# readers N ARGS...: N dd readers of f with ARGS at once, each to its
+# own file; 0 when all succeeded.
+readers() {
+	rn=$1; shift
+	i=0 pids=
+	while [ $i -lt "$rn" ]; do
+		dd if="$T/m/f" of="$T/r$i" iflag=direct "$@" 2> "$T/r$i.err" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	rs=0
+	for p in $pids; do wait "$p" || rs=1; done
+	return $rs
+}
+# same_as N FILE: the N readers' outputs are FILE's bytes.
+same_as() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		cmp -s "$T/r$i" "$2" || return 1
+		i=$((i + 1))
+	done
+}
+
+dd if="$T/src/f" of="$T/block" bs=128K skip=5 count=1 2> /dev/null || exit 99
+run "16 readers of one block at once" readers 16 bs=128K skip=5 count=1 &&
+	check "16 readers of one block: each got its bytes" same_as 16 "$T/block"
+run "8 readers of the whole file at once" readers 8 bs=64K &&
+	check "8 readers of the whole file: each got its bytes" same_as 8 "$T/src/f"
+unmount "$T/m"
+wait_gone $pid
+check "unmounted: exit 0 ($rc)" [ $rc = 0 ]
+check "nothing on stderr (a sanitizer's report): $(head -c 300 "$T/fg.err")" [ ! -s "$T/fg.err" ]
+finish
