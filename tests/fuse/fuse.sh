@@ -5,7 +5,8 @@
 # when a check fails half-way).
 #
 # Gives: fuse_usable (skip the script where FUSE cannot mount: no
-# /dev/fuse, or not root and no fusermount3); mount_img MNT ARGS...
+# /dev/fuse, or not root and no fusermount3; fail instead where
+# SQPACK_REQUIRE_FUSE=yes); mount_img MNT ARGS...
 # (mount in the background mode, the tool daemonising once mounted: 0
 # or its exit status, stderr in $SCRATCH/mount.err); unmount MNT;
 # mounted MNT; wait_mounted PID MNT (poll until MNT is a FUSE mount or
@@ -17,13 +18,22 @@
 # ELOOP where the kernel finds a directory in itself, with the daemon
 # alive after; counts in refused and eio.
 
-FUSE=$top_builddir/bin/sqpack-fuse
-[ -x "$FUSE" ] || skip "sqpack-fuse not built (configure found no fuse3)"
+FUSE=$SQP_BIN/sqpack-fuse
+# cannot WHY: skip the script, or fail it where SQPACK_REQUIRE_FUSE=yes
+# (CI, where FUSE is there and the tool must be built).
+cannot() {
+	if [ "${SQPACK_REQUIRE_FUSE:-}" = yes ]; then
+		fail "$1, but SQPACK_REQUIRE_FUSE=yes requires the FUSE tests"
+		finish
+	fi
+	skip "$1"
+}
+[ -x "$FUSE" ] || cannot "sqpack-fuse not built (configure found no fuse3)"
 
 fuse_usable() {
-	[ -c /dev/fuse ] || skip "no /dev/fuse: FUSE cannot mount here"
+	[ -c /dev/fuse ] || cannot "no /dev/fuse: FUSE cannot mount here"
 	[ "$(id -u)" = 0 ] || command -v fusermount3 > /dev/null 2>&1 ||
-		skip "not root and no fusermount3: FUSE cannot mount here"
+		cannot "not root and no fusermount3: FUSE cannot mount here"
 }
 
 mounted() {
@@ -63,17 +73,11 @@ wait_gone() {
 }
 
 # fuse_as NAME: prints the path of a link called NAME to this build's
-# mounter (what make install puts in the drop-in directory): to the
-# program itself, not to libtool's wrapper, which would call it by its
-# own name (then the library is found through LD_LIBRARY_PATH).
-FUSE_REAL=$FUSE
-if [ -x "$top_builddir/bin/.libs/sqpack-fuse" ]; then
-	FUSE_REAL=$top_builddir/bin/.libs/sqpack-fuse
-	LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
+# mounter (what make install puts in the drop-in directory): the program
+# itself ($SQP_BIN: not libtool's wrapper, which would call it by its own
+# name).
 fuse_as() {
-	mkdir -p "$SCRATCH/bin" && ln -sf "$FUSE_REAL" "$SCRATCH/bin/$1" &&
+	mkdir -p "$SCRATCH/bin" && ln -sf "$FUSE" "$SCRATCH/bin/$1" &&
 		echo "$SCRATCH/bin/$1"
 }
 

@@ -14,8 +14,8 @@ COMMON_NEEDS_TAR2IMG=no
 fuse_usable
 T=$SCRATCH
 run "make the tree" erofs_tree "$T/src" || finish
-run "the SquashFS image" "$top_builddir/bin/dir2img" -q "$T/o.sqfs" "$T/src" || finish
-run "the EROFS image" "$top_builddir/bin/dir2img" -q --format erofs "$T/o.erofs" "$T/src" || finish
+run "the SquashFS image" "$SQP_BIN/dir2img" -q "$T/o.sqfs" "$T/src" || finish
+run "the EROFS image" "$SQP_BIN/dir2img" -q --format erofs "$T/o.erofs" "$T/src" || finish
 
 # An image after 4099 bytes of something else (an AppImage's runtime).
 head -c 4099 /dev/urandom > "$T/off.sqfs" && cat "$T/o.sqfs" >> "$T/off.sqfs" &&

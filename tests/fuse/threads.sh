@@ -15,7 +15,7 @@ fuse_usable
 T=$SCRATCH
 mkdir -p "$T/src" "$T/m" || exit 99
 seq 1 700000 > "$T/src/f" || exit 99     # 4.6 MB, 36 blocks of 128 KiB
-run "the image" "$top_builddir/bin/dir2img" -q "$T/o.sqfs" "$T/src" || finish
+run "the image" "$SQP_BIN/dir2img" -q "$T/o.sqfs" "$T/src" || finish
 "$FUSE" -f -o cachesize=512K "$T/o.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
 pid=$!
 wait_mounted $pid "$T/m" || { fail "not mounted: $(cat "$T/fg.err")"; wait_gone $pid; finish; }
