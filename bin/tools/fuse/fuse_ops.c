@@ -146,20 +146,28 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	done(fs);
 }
 
+/* ino's attributes, on an image lent by the pool: 0 or an errno. */
+static int stat_ino(struct fs *fs, fuse_ino_t ino, struct stat *st)
+{
+	struct pool_img *pi;
+	int ret;
+
+	if ((ret = pool_get(&fs->pool, &pi)) != 0)
+		return -ret;
+	ret = get_stat(fs, pi->img, ref_of(fs, ino), st);
+	pool_put(&fs->pool, pi, ret);
+	return ret != 0 ? pool_errno(ret) : 0;
+}
+
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct pool_img *pi;
 	struct stat st;
-	int ret;
+	int err = stat_ino(fs, ino, &st);
 
-	if ((ret = pool_get(&fs->pool, &pi)) != 0)
-		return reply_err(fs, req, -ret);
-	ret = get_stat(fs, pi->img, ref_of(fs, ino), &st);
-	pool_put(&fs->pool, pi, ret);
-	if (ret != 0)
-		return reply_err(fs, req, pool_errno(ret));
+	if (err != 0)
+		return reply_err(fs, req, err);
 	fuse_reply_attr(req, &st, FOREVER);
 	done(fs);
 }
@@ -278,18 +286,13 @@ static void op_open(fuse_req_t req, fuse_ino_t ino,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct pool_img *pi;
 	struct stat st;
-	int ret;
+	int err;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		return reply_err(fs, req, EROFS);
-	if ((ret = pool_get(&fs->pool, &pi)) != 0)
-		return reply_err(fs, req, -ret);
-	ret = get_stat(fs, pi->img, ref_of(fs, ino), &st);
-	pool_put(&fs->pool, pi, ret);
-	if (ret != 0)
-		return reply_err(fs, req, pool_errno(ret));
+	if ((err = stat_ino(fs, ino, &st)) != 0)
+		return reply_err(fs, req, err);
 	if (!S_ISREG(st.st_mode))
 		return reply_err(fs, req, S_ISDIR(st.st_mode) ? EISDIR : EACCES);
 	fi->fh = (uint64_t)st.st_size;   /* read() needs only the size */
