@@ -34,7 +34,7 @@
 #define BS EROFS_W_BLOCK
 
 struct erofs_seam {
-	void *codec;            /* the caller's thread's own */
+	struct erofs_zcodec z;  /* the caller's thread's own */
 	int held;               /* a cluster is held back */
 	uint64_t at;            /* its place in the file */
 	uint32_t run;           /* plain clusters in a row before it (its
@@ -56,7 +56,7 @@ int erofs_seam_init(struct sqp_writer *w)
 	e->seam = s;
 	if (s == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	if ((ret = e->dest->create(&e->cfg, e->pcluster, &s->codec)) != 0)
+	if ((ret = erofs_zcodec_create(e, &s->z)) != 0)
 		return writer_fail(w, ret, "EROFS: starting the compressor: %s", sqp_strerror(ret));
 	s->in = malloc(EROFS_SEAM_HOLD);
 	s->blk = malloc(e->pcluster);
@@ -77,8 +77,7 @@ void erofs_seam_cleanup(struct sqp_writer *w)
 
 	if (s == NULL)
 		return;
-	if (s->codec != NULL)
-		erofs_of(w)->dest->destroy(s->codec);
+	erofs_zcodec_destroy(erofs_of(w), &s->z);
 	free(s->in);
 	free(s->blk);
 	free(s->out);
@@ -133,7 +132,7 @@ static int bridge(struct sqp_writer *w, const uint8_t *in, uint32_t x, uint32_t 
 {
 	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
-	int n = e->dest->compress(e->seam->codec, in + x, &take, blk, e->pcluster);
+	int n = e->dest->compress(e->seam->z.codec, in + x, &take, blk, e->pcluster);
 
 	if (n < 0)
 		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));
@@ -233,7 +232,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		if (a->x == v.len || (a->k == j->npcl && !to_end(j)))
 			return 0;
 		p = &s->pcl[a->m];
-		ret = erofs_zip_cut(e, s->codec, &v, a->x, cap, s->out + (size_t)a->nblk * BS, p);
+		ret = erofs_zip_cut(e, &s->z, &v, a->x, cap, s->out + (size_t)a->nblk * BS, p);
 		if (ret < 0)
 			return writer_fail(w, ret, "EROFS: compressing: %s", sqp_strerror(ret));
 		/* A cluster's input stays within a segment's length, as the

@@ -47,18 +47,48 @@
  * other while the caller's thread waits for the oldest job. */
 #define ZIP_MORE_JOBS 12
 
+int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z)
+{
+	void *codec = NULL;
+	int ret;
+
+	z->spare = malloc(e->pcluster);
+	if (z->spare == NULL)
+		return SQP_ERR_NOMEM;
+	if ((ret = e->dest->create(&e->cfg, e->pcluster, &codec)) == 0)
+		z->codec = codec;
+	return ret;
+}
+
+void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z)
+{
+	if (z->codec != NULL)
+		e->dest->destroy(z->codec);
+	free(z->spare);
+	z->codec = NULL;
+	z->spare = NULL;
+}
+
 static int zworker_init(void *ctx, void **state)
 {
-	const struct erofs_wstate *e = ctx;
+	struct erofs_zcodec *z = calloc(1, sizeof(*z));
+	int ret;
 
-	return e->dest->create(&e->cfg, e->pcluster, state);
+	if (z == NULL)
+		return SQP_ERR_NOMEM;
+	if ((ret = erofs_zcodec_create(ctx, z)) != 0) {
+		erofs_zcodec_destroy(ctx, z);
+		free(z);
+		return ret;
+	}
+	*state = z;
+	return 0;
 }
 
 static void zworker_fini(void *ctx, void *state)
 {
-	const struct erofs_wstate *e = ctx;
-
-	e->dest->destroy(state);
+	erofs_zcodec_destroy(ctx, state);
+	free(state);
 }
 
 /* The bytes of a compressed file's inode record (isize bytes of inode,
@@ -115,8 +145,8 @@ static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *i
  * rest of the file for an inline tail, as mkfs.erofs does (on
  * rootfs-small with 64 KiB clusters the difference was 1.2% of the
  * image). Returns the compressed size kept, or < 0. */
-static int shrink_last(const struct erofs_wstate *e, void *codec, const struct erofs_zjob *j,
-		       uint32_t pos, uint32_t cap, uint8_t *blk, size_t *take, int n)
+static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		       const struct erofs_zjob *j, uint32_t pos, uint8_t *blk, size_t *take, int n)
 {
 	uint32_t left = j->len - pos, blocks = ((uint32_t)n + BS - 1) / BS;
 	size_t fewer = (size_t)(blocks - 1) * BS, t = left;
@@ -124,30 +154,30 @@ static int shrink_last(const struct erofs_wstate *e, void *codec, const struct e
 
 	if (j->room == 0 || *take != left || blocks < 2 || (uint32_t)n % BS == 0)
 		return n;
-	m = e->dest->compress(codec, j->in + pos, &t, blk, fewer);
+	/* Tried beside the first result, which stays in blk unless this
+	 * one gains. */
+	m = e->dest->compress(z->codec, j->in + pos, &t, z->spare, fewer);
 	if (m > 0 && t > fewer && t < left) {
+		memcpy(blk, z->spare, (size_t)m);
 		*take = t;
 		return m;
 	}
-	if (m < 0)
-		return m;
-	/* No gain: the first result again (the codec is deterministic). */
-	*take = left;
-	return e->dest->compress(codec, j->in + pos, take, blk, cap);
+	return m < 0 ? m : n;
 }
 
 /* ztailpacking with deflate or zstd, whose search stops within 1/64:
  * a rest taken all but 1/32 is tried whole into the inline room. */
-static int near_whole(const struct erofs_wstate *e, void *codec, const struct erofs_zjob *j,
-		      uint32_t pos, uint32_t cap, uint8_t *blk, size_t *take, int n)
+static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		      const struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk,
+		      size_t *take, int n)
 {
 	size_t left = j->len - pos, t = left;
 
 	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32)
 		return n;
-	n = e->dest->compress(codec, j->in + pos, &t, blk, j->room);
+	n = e->dest->compress(z->codec, j->in + pos, &t, blk, j->room);
 	if (n == 0 || (n > 0 && t < left))
-		return zcompress(e, codec, j->in + pos, take, blk, cap);
+		return zcompress(e, z->codec, j->in + pos, take, blk, cap);
 	*take = t;
 	return n;
 }
@@ -159,8 +189,8 @@ static int near_whole(const struct erofs_wstate *e, void *codec, const struct er
  * cluster where the file ends, which must stay within its one block, so
  * they are compressed whole, or cut at the boundary. With ztailpacking
  * a cluster taking the rest into the inline room goes inline. */
-int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
-		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
+int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
 	size_t take = left, span;
@@ -174,14 +204,14 @@ int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *
 	if (j->frag && left <= e->pcluster)
 		return frag_rest(p, pos, left);
 	if (left > BS || left > room) {
-		n = zcompress(e, codec, j->in + pos, &take, blk, cap);
-		n = near_whole(e, codec, j, pos, cap, blk, &take, n);
+		n = zcompress(e, z->codec, j->in + pos, &take, blk, cap);
+		n = near_whole(e, z, j, pos, cap, blk, &take, n);
 		if (n > 0 && j->frag && take == left && left <= FRAG_TRY)
 			return frag_rest(p, pos, left);
 		if (n > 0)
-			n = shrink_last(e, codec, j, pos, cap, blk, &take, n);
+			n = shrink_last(e, z, j, pos, blk, &take, n);
 	} else if (j->room > 0) {
-		n = e->dest->compress(codec, j->in + pos, &take, blk, j->room);
+		n = e->dest->compress(z->codec, j->in + pos, &take, blk, j->room);
 		if (n > 0 && (take < left || (uint32_t)n >= left))
 			n = 0;
 	}

@@ -63,6 +63,18 @@ struct erofs_zjob {
 	uint64_t key;        /* dedup: the first segment's hash */
 };
 
+/* A compressing thread's codec, and a pcluster of room where a cut
+ * keeps one result while it tries another: compressing it again would
+ * cost the codec's whole run once more (lzma's tail-packing retries
+ * were a third of the CPU with 1 MiB pclusters). */
+struct erofs_zcodec {
+	void *codec;
+	uint8_t *spare;
+};
+
+int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z);
+void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z);
+
 /* The most a cluster's cut is offered after run clusters in a row were
  * stored as they are: a whole pcluster, but for a run of clusters that
  * did not compress only a block, so incompressible data costs a block's
@@ -76,8 +88,8 @@ static inline uint32_t erofs_zip_cap(const struct erofs_wstate *e, uint32_t run)
 
 /* One cluster of job j at pos, of at most cap bytes, into blk (see
  * erofs_zip.c). */
-int erofs_zip_cut(const struct erofs_wstate *e, void *codec, struct erofs_zjob *j,
-		  uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
+int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
 
 /* erofs_zidx.c, for the current file (e->cur). put: store cluster p
  * that starts at byte at of the file: its index, then its blocks from
