@@ -63,6 +63,11 @@ struct erofs_zjob {
 	uint64_t key;        /* dedup: the first segment's hash */
 };
 
+/* Fragments: the rest of a file goes to the packed inode when it is a
+ * pcluster or less, or when it compresses whole into one from at most
+ * this many bytes (as mkfs.erofs decides). */
+#define EROFS_FRAG_TRY (16u * EROFS_W_BLOCK)
+
 /* A compressing thread's codec, and a pcluster of room where a cut
  * keeps one result while it tries another: compressing it again would
  * cost the codec's whole run once more (lzma's tail-packing retries
@@ -72,6 +77,7 @@ struct erofs_zcodec {
 	uint8_t *spare;
 };
 
+/* erofs_zcut.c: a codec and its spare room, for e's pclusters. */
 int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z);
 void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z);
 
@@ -86,8 +92,8 @@ static inline uint32_t erofs_zip_cap(const struct erofs_wstate *e, uint32_t run)
 	return run == 0 || (run & (run - 1)) == 0 || run % 16 == 0 ? e->pcluster : EROFS_W_BLOCK;
 }
 
-/* One cluster of job j at pos, of at most cap bytes, into blk (see
- * erofs_zip.c). */
+/* erofs_zcut.c: one cluster of job j at pos, of at most cap bytes, into
+ * blk, cut with z (the rules are in erofs_zip.c). */
 int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
 

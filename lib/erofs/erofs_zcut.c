@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_zcut.c - one compressed EROFS cluster's cut (erofs_zip_cut), on
+ * a pool worker for its segment or on the caller's thread for a seam's
+ * re-cut (erofs_zip.c says the rules), and the codec with its spare
+ * room that each of those threads cuts with.
+ *
+ * Why a file of its own: the cut's tries (a window at a time, into the
+ * inline room, into one block fewer) are where the codec's time goes,
+ * apart from how segments become jobs and jobs become blocks.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_dest.h"
+#include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
+#include "erofs/erofs_zip.h"
+#include "sqpack/error.h"
+
+#define BS EROFS_W_BLOCK
+
+int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z)
+{
+	void *codec = NULL;
+	int ret;
+
+	z->spare = malloc(e->pcluster);
+	if (z->spare == NULL)
+		return SQP_ERR_NOMEM;
+	if ((ret = e->dest->create(&e->cfg, e->pcluster, &codec)) == 0)
+		z->codec = codec;
+	return ret;
+}
+
+void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z)
+{
+	if (z->codec != NULL)
+		e->dest->destroy(z->codec);
+	free(z->spare);
+	z->codec = NULL;
+	z->spare = NULL;
+}
+
+static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
+{
+	*p = (struct erofs_pcl){ .off = pos, .len = left, .frag = 1 };
+	return 0;
+}
+
+/* A cluster of at most cap bytes from the *take bytes at in, offered to
+ * the codec a window at a time: lz4's destSize scans on for a match past
+ * what fits, so offered the rest of an incompressible 8 MiB segment it
+ * read megabytes per 4 KiB cluster (lz4hc: 7.3 s of CPU for gcc-12's
+ * 19 MB .deb, 0.4 s in windows). A window taken whole may not have been
+ * enough, so it is offered again four times larger, up to all of it:
+ * the cut still depends on the data alone. */
+static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *in,
+		     size_t *take, uint8_t *out, size_t cap)
+{
+	size_t left = *take, w = 4 * cap < left && !e->dest->reads_what_fits ? 4 * cap : left;
+	int n;
+
+	for (;;) {
+		*take = w;
+		n = e->dest->compress(codec, in, take, out, cap);
+		if (n < 0 || *take < w || w == left)
+			return n;
+		w = 4 * w < left ? 4 * w : left;
+	}
+}
+
+/* ztailpacking: a cluster that took the whole rest of the file (n bytes
+ * into blk, *take bytes of input) and uses its last block in part gives
+ * that block back: compressed again into one block fewer, it leaves the
+ * rest of the file for an inline tail, as mkfs.erofs does (on
+ * rootfs-small with 64 KiB clusters the difference was 1.2% of the
+ * image). Returns the compressed size kept, or < 0. */
+static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		       const struct erofs_zjob *j, uint32_t pos, uint8_t *blk, size_t *take, int n)
+{
+	uint32_t left = j->len - pos, blocks = ((uint32_t)n + BS - 1) / BS;
+	size_t fewer = (size_t)(blocks - 1) * BS, t = left;
+	int m;
+
+	if (j->room == 0 || *take != left || blocks < 2 || (uint32_t)n % BS == 0)
+		return n;
+	/* Tried beside the first result, which stays in blk unless this
+	 * one gains. */
+	m = e->dest->compress(z->codec, j->in + pos, &t, z->spare, fewer);
+	if (m > 0 && t > fewer && t < left) {
+		memcpy(blk, z->spare, (size_t)m);
+		*take = t;
+		return m;
+	}
+	return m < 0 ? m : n;
+}
+
+/* ztailpacking with deflate or zstd, whose search stops within 1/64:
+ * a rest taken all but 1/32 is tried whole into the inline room. */
+static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		      const struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk,
+		      size_t *take, int n)
+{
+	size_t left = j->len - pos, t = left;
+
+	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32)
+		return n;
+	n = e->dest->compress(z->codec, j->in + pos, &t, blk, j->room);
+	if (n == 0 || (n > 0 && t < left))
+		return zcompress(e, z->codec, j->in + pos, take, blk, cap);
+	*take = t;
+	return n;
+}
+
+/* One cluster at pos, of at most cap bytes: compressed if that takes
+ * more input than its blocks, else the next block as it is. The file's last bytes (a block or
+ * less) are stored as they are unless they cross into another logical
+ * cluster: the kernel maps a PLAIN cluster up to the end of the logical
+ * cluster where the file ends, which must stay within its one block, so
+ * they are compressed whole, or cut at the boundary. With ztailpacking
+ * a cluster taking the rest into the inline room goes inline. */
+int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
+		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
+{
+	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
+	size_t take = left, span;
+	int n = 0;
+
+	p->off = pos;
+	p->frag = 0;
+	/* Every cluster before a fragment took more than its blocks' input
+	 * or ended on a block boundary, so the fragment's head starts a
+	 * logical cluster of its own, as an index needs. */
+	if (j->frag && left <= e->pcluster)
+		return frag_rest(p, pos, left);
+	if (left > BS || left > room) {
+		n = zcompress(e, z->codec, j->in + pos, &take, blk, cap);
+		n = near_whole(e, z, j, pos, cap, blk, &take, n);
+		if (n > 0 && j->frag && take == left && left <= EROFS_FRAG_TRY)
+			return frag_rest(p, pos, left);
+		if (n > 0)
+			n = shrink_last(e, z, j, pos, blk, &take, n);
+	} else if (j->room > 0) {
+		n = e->dest->compress(z->codec, j->in + pos, &take, blk, j->room);
+		if (n > 0 && (take < left || (uint32_t)n >= left))
+			n = 0;
+	}
+	if (n < 0)
+		return n;
+	p->blocks = ((uint32_t)n + BS - 1) / BS;
+	span = (size_t)p->blocks * BS;
+	if (n > 0 && (take > span || (take == left && p->blocks == 1))) {
+		memmove(blk + span - n, blk, (size_t)n);
+		memset(blk, 0, span - (size_t)n);
+		p->len = (uint32_t)take;
+		p->clen = (uint32_t)n;
+		p->plain = 0;
+		return 0;
+	}
+	p->blocks = 1;
+	p->len = left > BS ? BS : left < room ? left : room;
+	memcpy(blk, j->in + pos, p->len);
+	memset(blk + p->len, 0, BS - p->len);
+	p->clen = p->len;
+	p->plain = 1;
+	return 0;
+}
