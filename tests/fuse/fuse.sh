@@ -21,13 +21,7 @@
 FUSE=$SQP_BIN/sqpack-fuse
 # cannot WHY: skip the script, or fail it where SQPACK_REQUIRE_FUSE=yes
 # (CI, where FUSE is there and the tool must be built).
-cannot() {
-	if [ "${SQPACK_REQUIRE_FUSE:-}" = yes ]; then
-		fail "$1, but SQPACK_REQUIRE_FUSE=yes requires the FUSE tests"
-		finish
-	fi
-	skip "$1"
-}
+cannot() { skip_unless_required SQPACK_REQUIRE_FUSE "the FUSE tests" "$1"; }
 [ -x "$FUSE" ] || cannot "sqpack-fuse not built (configure found no fuse3)"
 
 fuse_usable() {

@@ -145,6 +145,15 @@ skipc() { nskip=$((nskip + 1)); echo "SKIP: $*" >&3; }
 # skip MESSAGE: the rest of the script cannot run here: counted, then
 # finish.
 skip() { skipc "$*"; finish; }
+# skip_unless_required VAR WHAT WHY: skip the script for WHY, or fail it
+# where the variable VAR is "yes" (CI requires WHAT there).
+skip_unless_required() {
+	if eval "[ \"\${$1:-}\" = yes ]"; then
+		fail "$3, but $1=yes requires $2"
+		finish
+	fi
+	skip "$3"
+}
 # finish: the tally line, then exit 1 on any failure, else 0; a run in
 # which every check was skipped (every codec or judge missing) exits 77,
 # automake's SKIP.

@@ -15,13 +15,7 @@ IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
 SCRIPT=$top_srcdir/extras/slurm-shards.sh
 
 # cannot WHY: skip, or fail where CI requires Slurm.
-cannot() {
-	if [ "${SQPACK_REQUIRE_SLURM:-}" = yes ]; then
-		fail "$1, but SQPACK_REQUIRE_SLURM=yes requires the Slurm test"
-		finish
-	fi
-	skip "$1"
-}
+cannot() { skip_unless_required SQPACK_REQUIRE_SLURM "the Slurm test" "$1"; }
 for t in munged slurmctld slurmd sbatch sinfo scontrol; do
 	command -v $t > /dev/null 2>&1 || cannot "$t not installed (apt-get install slurm-wlm munge)"
 done
