@@ -18,8 +18,10 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fuse_fs.h"
+#include "sqpack/image_info.h"
 
 /* The image never changes: the kernel may keep what it learnt forever
  * (a year, as a finite number of seconds). */
@@ -351,6 +353,34 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	done(fs);
 }
 
+/* SEEK_DATA and SEEK_HOLE (the kernel answers the other whences): the
+ * holes the image records, so cp --sparse and tar --sparse skip them. */
+static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pool_img *pi;
+	uint64_t to = 0;
+	int ret;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return reply_err(fs, req, EINVAL);
+	if (off < 0 || (uint64_t)off >= fi->fh)
+		return reply_err(fs, req, ENXIO);
+	if ((ret = pool_get(&fs->pool, &pi)) != 0)
+		return reply_err(fs, req, -ret);
+	if ((ret = pool_file(pi, ref_of(fs, ino))) == 0)
+		ret = sqp_file_seek(pi->file, (uint64_t)off,
+				    whence == SEEK_DATA, &to);
+	pool_put(&fs->pool, pi, ret);
+	if (ret == SQP_ERR_NOT_FOUND)
+		return reply_err(fs, req, ENXIO);
+	if (ret != 0)
+		return reply_err(fs, req, pool_errno(ret));
+	fuse_reply_lseek(req, (off_t)to);
+	done(fs);
+}
+
 /* getxattr and listxattr: the image's xattrs of ino, through pi. */
 static void xattr_any(fuse_req_t req, fuse_ino_t ino, const char *name,
 		      size_t size)
@@ -449,6 +479,7 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.readdirplus = op_readdirplus,
 	.open = op_open,
 	.read = op_read,
+	.lseek = op_lseek,
 	.getxattr = op_getxattr,
 	.listxattr = op_listxattr,
 	.statfs = op_statfs,
