@@ -12,6 +12,8 @@
 #   again   the same on the same mount (the kernel's caches);
 #   random  --random 4 KiB reads at random offsets of the largest file
 #           (AppImage's case), on a fresh mount;
+#   seq     the largest file read once in order (cat), cold: one reader,
+#           where only prefetch puts the other cores to work;
 #   mount   until the mount point answers (ms).
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
 # e.g. squashfuse 0.6.2 built from its source): a mounter that is not
@@ -114,6 +116,9 @@ mnt_down() {
 read_all() {
 	(cd "$scratch/m" && find . -type f -print0 | xargs -0 -P "$readers" -n 64 cat > /dev/null)
 }
+read_big() {
+	cat "$scratch/m/$big" > /dev/null
+}
 random_reads() {
 	python3 -c 'import os, random, sys
 r = random.Random(1); f = os.open(sys.argv[1], os.O_RDONLY); n = os.fstat(f).st_size
@@ -129,24 +134,26 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 }
 # row MOUNTER IMAGE: one table row, medians over the runs.
 row() {
-	local m=$1 img=$2 r cold= warm= again= rnd= ms=
+	local m=$1 img=$2 r cold= warm= again= rnd= seq= ms=
 	for ((r = 0; r < runs; r++)); do
 		dd if="$img" iflag=nocache count=0 status=none
-		ms+="$(mnt_up "$m" "$img") " || { echo "| ${img##*/} | $m | - | - | - | - | - |"; status=1; return; }
+		ms+="$(mnt_up "$m" "$img") " || { echo "| ${img##*/} | $m | - | - | - | - | - | - |"; status=1; return; }
 		cold+="$(secs read_all) "
 		again+="$(secs read_all) "
 		mnt_down "$m"
 		mnt_up "$m" "$img" > /dev/null && warm+="$(secs read_all) " && mnt_down "$m"
 		mnt_up "$m" "$img" > /dev/null && rnd+="$(secs random_reads) " && mnt_down "$m"
+		dd if="$img" iflag=nocache count=0 status=none
+		mnt_up "$m" "$img" > /dev/null && seq+="$(secs read_big) " && mnt_down "$m"
 	done
 	med() { tr ' ' '\n' | sed '/^$/d' | bench_median; }
-	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$ms") |"
+	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$seq") | $(med <<<"$ms") |"
 }
 
 echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds (mount: ms)"
 echo
-echo "| image | mounter | cold | warm | again | random | mount |"
-echo "|---|---|---|---|---|---|---|"
+echo "| image | mounter | cold | warm | again | random | seq | mount |"
+echo "|---|---|---|---|---|---|---|---|"
 for img in "$sq_zstd" "$sq_xz" "$ero"; do
 	mounters="sqpack"
 	case $img in

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * image_info.h - how an open image is laid out on disk: superblock flags,
- * compressor options, the bytes each part takes, and where a regular
- * file's blocks and fragment tail are stored.
+ * compressor options, the bytes each part takes, where a regular file's
+ * blocks and fragment tail are stored, and where its holes are.
  *
- * For inspection tools (imginfo); reading an image needs none of this.
+ * For inspection tools (imginfo) and sqpack-fuse's lseek; reading an
+ * image needs none of this.
  * Same thread contract and error latching as reader.h: one thread per
  * image at a time; a corrupt table latches the image's error.
  */
@@ -90,6 +91,16 @@ struct sqp_file_layout {
  * allocation). SQP_ERR_ARG (not latched): not a regular file. */
 SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
 				  struct sqp_file_layout *out);
+
+/* SEEK_DATA (data nonzero) or SEEK_HOLE in open file f, holes being
+ * what the image records as holes (SquashFS's sparse blocks, EROFS's
+ * unmapped ranges; stored zeros are data): *out is the first byte at or
+ * after off that is data, or that is in a hole, the end of the file
+ * counting as one. SQP_ERR_NOT_FOUND (not latched): off at or past the
+ * end, or no data after off (the caller's ENXIO). Walks the block list
+ * from the start of the file (no allocation). */
+SQP_API int sqp_file_seek(struct sqp_file *f, uint64_t off, int data,
+			  uint64_t *out);
 
 #ifdef __cplusplus
 }

@@ -286,3 +286,40 @@ SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
 	rd_inode_free(&ino);
 	return ret;
 }
+
+/* sqp_file_seek's walk: the first piece past off of the kind wanted. */
+struct seek_walk {
+	uint64_t off;
+	int data;
+	uint64_t found;
+};
+
+static int seek_piece(void *user, uint64_t off, uint64_t len, int hole)
+{
+	struct seek_walk *w = user;
+
+	if (off + len <= w->off || !hole == !w->data)
+		return 0;
+	w->found = off > w->off ? off : w->off;
+	return 1;
+}
+
+SQP_API int sqp_file_seek(struct sqp_file *f, uint64_t off, int data,
+			  uint64_t *out)
+{
+	struct seek_walk w = { .off = off, .data = data };
+	int ret;
+
+	*out = 0;
+	if (f->img->err.code != 0)
+		return f->img->err.code;
+	if (off >= f->ino.size)
+		return SQP_ERR_NOT_FOUND;
+	ret = rd_file_pieces(f->img, &f->ino, seek_piece, &w);
+	if (ret < 0)
+		return ret;
+	if (ret == 0 && data)
+		return SQP_ERR_NOT_FOUND;
+	*out = ret == 0 ? f->ino.size : w.found;
+	return 0;
+}

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fuse_ahead.h"
 #include "fuse_cache.h"
 #include "fuse_pool.h"
 
@@ -36,6 +37,7 @@ struct fs_opts {
 struct fs {
 	struct fuse_pool pool;
 	struct fuse_cache *cache;
+	struct ahead *ahead;         /* NULL: no prefetch */
 	struct sqp_image_info info;
 	uint64_t root;               /* the mount's root's reference */
 	uint32_t chunk;              /* file data is cached in these */

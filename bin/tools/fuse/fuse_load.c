@@ -27,13 +27,8 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 	if (off >= size)
 		return SQP_ERR_ARG;
 	n = size - off < fs->chunk ? (size_t)(size - off) : fs->chunk;
-	if (pi->file == NULL || pi->file_ref != ref) {
-		sqp_file_close(pi->file);
-		pi->file = NULL;
-		if ((ret = sqp_file_open(pi->img, ref, &pi->file)) != 0)
-			return ret;
-		pi->file_ref = ref;
-	}
+	if ((ret = pool_file(pi, ref)) != 0)
+		return ret;
 	if ((*data = malloc(n)) == NULL)
 		return SQP_ERR_NOMEM;
 	if ((ret = sqp_file_pread(pi->file, *data, n, off, &got)) == 0 &&

@@ -74,6 +74,18 @@ static unsigned threads(const struct cmdline *c)
 #endif
 }
 
+/* Prefetch loaders: one a core, no more than the pool's images, none
+ * when asked for one thread (-s). */
+static unsigned prefetchers(const struct cmdline *c)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
+
+	if (threads(c) == 1)
+		return 0;
+	return n < threads(c) ? n : threads(c);
+}
+
 /* Open the image as the mount will use it: 0, or the exit status. */
 static int fs_open(struct fs *fs, const struct cmdline *c, int fd)
 {
@@ -190,7 +202,14 @@ static int serve(struct fs *fs, struct cmdline *c)
 	if (c->timeout > 0 &&
 	    pthread_create(&watcher, NULL, idle_watch, &w) == 0)
 		pthread_detach(watcher);
+	/* Threads after the fork of fuse_daemonize, which they would not
+	 * survive. Without memory for them, the mount goes on without
+	 * prefetch (fs->ahead stays NULL). */
+	(void)ahead_create(fs->cache, prefetchers(c), fs->chunk, c->cache_bytes,
+		     &fs->ahead);
 	ret = loop(se, c);
+	ahead_destroy(fs->ahead);
+	fs->ahead = NULL;
 	/* A signal's number, or 0 after an unmount from outside: a
 	 * normal end. */
 	ret = ret < 0 && ret != -ENODEV ? 1 : 0;

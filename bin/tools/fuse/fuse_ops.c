@@ -18,8 +18,10 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fuse_fs.h"
+#include "sqpack/image_info.h"
 
 /* The image never changes: the kernel may keep what it learnt forever
  * (a year, as a finite number of seconds). */
@@ -286,6 +288,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
+	struct ahead_file *of;
 	struct stat st;
 	int err;
 
@@ -295,19 +298,42 @@ static void op_open(fuse_req_t req, fuse_ino_t ino,
 		return reply_err(fs, req, err);
 	if (!S_ISREG(st.st_mode))
 		return reply_err(fs, req, S_ISDIR(st.st_mode) ? EISDIR : EACCES);
-	fi->fh = (uint64_t)st.st_size;   /* read() needs only the size */
+	if ((of = malloc(sizeof(*of))) == NULL)
+		return reply_err(fs, req, ENOMEM);
+	ahead_file_init(of, (uint64_t)st.st_size);
+	fi->fh = (uint64_t)(uintptr_t)of;
 	fi->keep_cache = 1;
-	fuse_reply_open(req, fi);
+	if (fuse_reply_open(req, fi) != 0) {    /* no release will come */
+		ahead_file_destroy(of);
+		free(of);
+	}
 	done(fs);
 }
 
+static struct ahead_file *file_of(const struct fuse_file_info *fi)
+{
+	return (struct ahead_file *)(uintptr_t)fi->fh;
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	ahead_file_destroy(file_of(fi));
+	free(file_of(fi));
+	reply_err(fs, req, 0);
+}
+
 /* The chunks a read covers, pinned, answered without a copy: the
- * kernel takes the bytes from the cache's buffers. */
+ * kernel takes the bytes from the cache's buffers. Those after them are
+ * prefetched when the reads go in order (fuse_ahead.h). */
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	uint64_t fsize = fi->fh, ref = ref_of(fs, ino), end, first, n;
+	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino);
+	uint64_t end, first, n;
 	struct fc_entry **ces = NULL;
 	struct fuse_bufvec *bv = NULL;
 	int ret = 0;
@@ -319,6 +345,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	end = fsize - (uint64_t)off < size ? fsize : (uint64_t)off + size;
 	first = (uint64_t)off / fs->chunk;
 	n = (end - 1) / fs->chunk - first + 1;
+	ahead_read(fs->ahead, file_of(fi), ref, first, first + n - 1);
 	ces = calloc(n, sizeof(*ces));
 	bv = malloc(sizeof(*bv) + n * sizeof(bv->buf[0]));
 	if (ces == NULL || bv == NULL) {
@@ -348,6 +375,34 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fc_put(fs->cache, ces[i]);
 	free(ces);
 	free(bv);
+	done(fs);
+}
+
+/* SEEK_DATA and SEEK_HOLE (the kernel answers the other whences): the
+ * holes the image records, so cp --sparse and tar --sparse skip them. */
+static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pool_img *pi;
+	uint64_t to = 0;
+	int ret;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return reply_err(fs, req, EINVAL);
+	if (off < 0 || (uint64_t)off >= file_of(fi)->size)
+		return reply_err(fs, req, ENXIO);
+	if ((ret = pool_get(&fs->pool, &pi)) != 0)
+		return reply_err(fs, req, -ret);
+	if ((ret = pool_file(pi, ref_of(fs, ino))) == 0)
+		ret = sqp_file_seek(pi->file, (uint64_t)off,
+				    whence == SEEK_DATA, &to);
+	pool_put(&fs->pool, pi, ret);
+	if (ret == SQP_ERR_NOT_FOUND)
+		return reply_err(fs, req, ENXIO);
+	if (ret != 0)
+		return reply_err(fs, req, pool_errno(ret));
+	fuse_reply_lseek(req, (off_t)to);
 	done(fs);
 }
 
@@ -448,7 +503,9 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.readdir = op_readdir,
 	.readdirplus = op_readdirplus,
 	.open = op_open,
+	.release = op_release,
 	.read = op_read,
+	.lseek = op_lseek,
 	.getxattr = op_getxattr,
 	.listxattr = op_listxattr,
 	.statfs = op_statfs,

@@ -117,6 +117,20 @@ void pool_put(struct fuse_pool *p, struct pool_img *pi, int ret)
 	pthread_mutex_unlock(&p->lock);
 }
 
+int pool_file(struct pool_img *pi, uint64_t ref)
+{
+	int ret;
+
+	if (pi->file != NULL && pi->file_ref == ref)
+		return 0;
+	sqp_file_close(pi->file);
+	pi->file = NULL;
+	if ((ret = sqp_file_open(pi->img, ref, &pi->file)) != 0)
+		return ret;
+	pi->file_ref = ref;
+	return 0;
+}
+
 int pool_errno(int sqp_err)
 {
 	switch (sqp_err) {

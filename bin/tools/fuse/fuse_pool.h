@@ -48,6 +48,10 @@ int pool_get(struct fuse_pool *p, struct pool_img **out);
 /* Give it back; ret is the last sqp call's result on it. */
 void pool_put(struct fuse_pool *p, struct pool_img *pi, int ret);
 
+/* Regular file ref open on pi (kept there: the file read last): 0, or
+ * an sqp error (SQP_ERR_ARG: not a regular file). */
+int pool_file(struct pool_img *pi, uint64_t ref);
+
 /* errno for an sqp error. */
 int pool_errno(int sqp_err);
 

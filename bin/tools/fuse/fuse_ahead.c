@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuse_ahead.c - the prefetch of fuse_ahead.h: a ring of chunks to
+ * load under one mutex, and loader threads that take them in order and
+ * get each from the cache (which loads it through the pool when it is
+ * missing, once however many ask) and put it back at once.
+ *
+ * A read follows on when it starts in the chunk the previous one ended
+ * in or in the next: the kernel splits a read of a 1 MiB chunk into
+ * several, and its parallel reads may come a little out of order. Two
+ * in a row start the prefetch; a jump resets it, so random reads (a
+ * database, an AppImage's libraries) cost nothing more.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "fuse_ahead.h"
+
+/* Chunks kept queued at most; each names a chunk, not its bytes. */
+#define RING 128
+/* The window: this many bytes ahead of the reader, within the chunk
+ * counts below, and a quarter of the cache at most. */
+#define WINDOW_BYTES (4u << 20)
+#define WINDOW_MIN 2
+#define WINDOW_MAX 32
+
+struct job {
+	uint64_t ref, idx, size;
+};
+
+struct ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct job ring[RING];
+	unsigned head, count;
+	int stop;
+	struct fuse_cache *cache;
+	uint32_t chunk;
+	uint64_t window;            /* chunks */
+	unsigned threads;
+	pthread_t tid[];
+};
+
+static void *loader(void *arg)
+{
+	struct ahead *a = arg;
+	sigset_t all;
+
+	/* SIGTERM and the like are the loop's: they end it only when a
+	 * thread of it takes them (fuse_set_signal_handlers). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		struct fc_entry *e;
+		struct job j;
+
+		while (a->count == 0 && !a->stop)
+			pthread_cond_wait(&a->more, &a->lock);
+		if (a->stop)
+			break;
+		j = a->ring[a->head];
+		a->head = (a->head + 1) % RING;
+		a->count--;
+		pthread_mutex_unlock(&a->lock);
+		if (fc_get(a->cache, j.ref, j.idx, &j.size, &e) == 0)
+			fc_put(a->cache, e);
+		pthread_mutex_lock(&a->lock);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
+		 uint64_t budget, struct ahead **out)
+{
+	uint64_t window = WINDOW_BYTES / chunk;
+	struct ahead *a;
+	int ret = 0;
+
+	*out = NULL;
+	if (window < WINDOW_MIN)
+		window = WINDOW_MIN;
+	if (window > WINDOW_MAX)
+		window = WINDOW_MAX;
+	if (window > budget / 4 / chunk)
+		window = budget / 4 / chunk;
+	if (threads == 0 || window == 0)
+		return 0;       /* a cache too small to hold a window */
+	if ((a = calloc(1, sizeof(*a) + threads * sizeof(a->tid[0]))) == NULL)
+		return -ENOMEM;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->more, NULL);
+	a->cache = c;
+	a->chunk = chunk;
+	a->window = window;
+	for (; a->threads < threads; a->threads++)
+		if ((ret = pthread_create(&a->tid[a->threads], NULL, loader,
+					  a)) != 0)
+			break;
+	if (ret != 0 && a->threads == 0) {
+		ahead_destroy(a);
+		return -ret;
+	}
+	*out = a;       /* fewer loaders than asked still prefetch */
+	return 0;
+}
+
+void ahead_destroy(struct ahead *a)
+{
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = 1;
+	pthread_cond_broadcast(&a->more);
+	pthread_mutex_unlock(&a->lock);
+	for (unsigned i = 0; i < a->threads; i++)
+		pthread_join(a->tid[i], NULL);
+	pthread_cond_destroy(&a->more);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+void ahead_file_init(struct ahead_file *f, uint64_t size)
+{
+	pthread_mutex_init(&f->lock, NULL);
+	f->size = size;
+	f->next = 0;
+	f->streak = 0;
+	f->queued = 0;
+}
+
+void ahead_file_destroy(struct ahead_file *f)
+{
+	pthread_mutex_destroy(&f->lock);
+}
+
+void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
+		uint64_t first, uint64_t last)
+{
+	uint64_t from, to, chunks;
+
+	if (a == NULL)
+		return;
+	chunks = (f->size + a->chunk - 1) / a->chunk;
+	pthread_mutex_lock(&f->lock);
+	if (first == f->next || first + 1 == f->next) {
+		f->streak += f->streak < 2;
+	} else {
+		f->streak = 0;
+		f->queued = 0;
+	}
+	f->next = last + 1;
+	from = f->queued > last + 1 ? f->queued : last + 1;
+	to = last + a->window < chunks ? last + a->window + 1 : chunks;
+	if (f->streak < 2 || from >= to) {
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	f->queued = to;
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&a->lock);
+	for (uint64_t i = from; i < to && a->count < RING; i++) {
+		a->ring[(a->head + a->count) % RING] = (struct job){
+			.ref = ref, .idx = i, .size = f->size };
+		a->count++;
+	}
+	pthread_cond_broadcast(&a->more);
+	pthread_mutex_unlock(&a->lock);
+}
