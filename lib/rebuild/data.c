@@ -136,13 +136,15 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 	struct sqp_data_source src = { base_read, NULL, NULL, &s };
 	struct writer_base b;
 	struct base_file f;
-	int ret;
+	int seen, ret;
 
 	if (n == NULL || !S_ISREG(e->mode))
 		return sqp_writer_add(rb->w, e, NULL);
-	if (rb->copy != NULL && !writer_size_seen(rb->w, e->size)) {
+	seen = writer_size_seen(rb->w, e->size);
+	if (rb->copy != NULL && (!seen || rb->disjoint)) {
 		if ((ret = describe(rb, n, &f)) != 0)
 			return ret;
+		f.by_bytes = seen;
 		if (basecopy_fits(&rb->w->pipe, &f)) {
 			b = (struct writer_base){ rb->copy, &f };
 			return writer_add_base(rb->w, e, &b);
