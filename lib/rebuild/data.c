@@ -24,7 +24,9 @@
  * deduplicates and compresses it as any other file's; the source is
  * read only if the writer takes the entry. A base file of the size of a
  * file a layer brought goes this way too (writer_size_seen): dedup then
- * sees its contents, and an equal layer file costs only metadata.
+ * sees its contents, and an equal layer file costs only metadata. Not
+ * when merging shards (rb->disjoint), whose equal files are all stored
+ * ones: such a file is copied, keyed by its stored bytes (by_bytes).
  */
 #include "config.h"
 

@@ -9,7 +9,8 @@
 # used within 0.5% of that image's (repeated files stored once, tails
 # packed anew), the kernel and unsquashfs read it as the tree; the same
 # bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
-# EROFS shards (fsck.erofs and the kernel judge) too. --shard-plan's
+# EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
+# two shards share their stored blocks, never decoded. --shard-plan's
 # shards add up to the tree. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
 # two shards of overlapping parts; a shard of another codec or block
@@ -128,6 +129,21 @@ run "shard 2/2 in zstd, 32K blocks" "$DIR2IMG" -q -c zstd -b 32K --shard 2/2 "$T
 run "img2img --shards with it" "$IMG2IMG" -q --shards "$T/conv.img" "$T/dir2img.2.1" "$T/z.2" &&
 check "a shard of another codec and block size, converted: the one-pass tree" \
 	"$IMGINFO" diff -q "$T/one.img" "$T/conv.img"
+
+# Two equal files of whole blocks, one in each shard: the second shares
+# the first's stored blocks, found by their hash and proven by comparing
+# the stored bytes, never decoded: nothing is hashed for deduplication.
+mkdir -p "$T/eq/a" "$T/eq/b" && head -c 32768 /dev/urandom > "$T/eq/a/x" &&
+	cp "$T/eq/a/x" "$T/eq/b/y" || exit 99
+# shellcheck disable=SC2086
+run "one pass of two equal files" "$DIR2IMG" $O "$T/eq.one" "$T/eq" &&
+run "shard 1/2 of them" "$DIR2IMG" $O --shard 1/2 "$T/eq.1" "$T/eq" &&
+run "shard 2/2 of them" "$DIR2IMG" $O --shard 2/2 "$T/eq.2" "$T/eq" &&
+run "their merge" "$IMG2IMG" --shards "$T/eq.img" "$T/eq.1" "$T/eq.2" > "$T/eq.out" 2>&1 &&
+check "equal files in two shards: the one-pass image, 2 blocks shared, none hashed: $(grep -h 'shared;\|hashed' "$T/eq.out" | tr -s ' \n' ' ')" \
+	sh -c "'$IMGINFO' diff -q '$T/eq.one' '$T/eq.img' && grep -q ' 2 shared;' '$T/eq.out' &&
+		grep -q ' 0 blocks and tails hashed' '$T/eq.out' &&
+		test \$('$IMGINFO' '$T/eq.1' | grep -c '^entries: *3 names') = 1"
 
 # extras/parallel-shards.sh, with this machine as parallel's one host.
 if command -v parallel > /dev/null 2>&1; then
