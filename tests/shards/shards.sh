@@ -13,8 +13,9 @@
 # two shards share their stored blocks, never decoded. --shard-plan's
 # shards add up to the tree. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
-# two shards of overlapping parts; a shard of another codec or block
-# size is converted. extras/parallel-shards.sh on this machine alone.
+# two shards of overlapping parts, with --plan a shard missing or out
+# of place; a shard of another codec or block size is converted.
+# extras/parallel-shards.sh (which passes --plan) on this machine alone.
 . "$top_srcdir/tests/lib/common.sh"
 DIR2IMG=${DIR2IMG:-$SQP_BIN/dir2img}
 IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
@@ -169,4 +170,14 @@ bad "not a SquashFS or EROFS image" "a tar as a shard" "$T/dir2img.2.1" "$T/not-
 bad "trunc" "a truncated shard" "$T/dir2img.2.1" "$T/trunc"
 bad "the shards overlap" "shards 1/2 and 1/3 (overlapping)" "$T/dir2img.2.1" "$T/dir2img.3.1"
 bad "the shards overlap" "shard 1/2 twice" "$T/dir2img.2.1" "$T/dir2img.2.1"
+# --plan: the shards must be the plan's N, in order.
+bad "plans 3 shards, 2 given: one is missing" "shards 1/3 and 2/3 alone, with --plan" \
+	--plan "$T/plan" "$T/dir2img.3.1" "$T/dir2img.3.2"
+bad "not shard 2/3 of" "shards 1/3, 3/3 and 2/3, with --plan" \
+	--plan "$T/plan" "$T/dir2img.3.1" "$T/dir2img.3.3" "$T/dir2img.3.2"
+bad "not the output of --shard-plan" "a plan that is not one" \
+	--plan "$T/not-an-image" "$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3"
+run "the 3 shards with --plan" "$IMG2IMG" -q --shards --plan "$T/plan" "$T/planned.img" \
+	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
+check "the 3 shards with --plan: the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/planned.img"
 finish

@@ -37,7 +37,7 @@ enum {
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
 	/* img2img only */
-	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY, OPT_SHARDS,
+	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY, OPT_SHARDS, OPT_PLAN,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
 	{ "shards", no_argument, NULL, OPT_SHARDS },
+	{ "plan", required_argument, NULL, OPT_PLAN },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -424,6 +425,7 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 					      "merges shards with --shards", name);
 		return shard_option(opt, c == OPT_SHARD_PLAN, optarg);
 	case OPT_SHARDS: opt->shards = 1; return 0;
+	case OPT_PLAN: opt->plan = optarg; return 0;
 	case 'q': opt->quiet = 1; return 0;
 	case ':':
 		return tool_bad_usage("option '%s' needs a value", name);

@@ -55,6 +55,7 @@ struct tool_options {
 	 * --shard-plan N (shard_plan set, no OUTPUT); img2img --shards. */
 	unsigned shard_index, shard_count;
 	int shard_plan, shards;
+	const char *plan;             /* img2img --plan: --shard-plan's output */
 	int format_given;             /* --format was given */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
