@@ -11,7 +11,8 @@
 # bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
 # EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
 # two shards share their stored blocks, never decoded. --shard-plan's
-# shards add up to the tree. Bad input exits 1 naming the reason and
+# shards add up to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs
+# shard in their own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
 # two shards of overlapping parts, with --plan a shard missing or out
 # of place; a shard of another codec or block size is converted.
@@ -89,6 +90,32 @@ all=$(find "$S" | wc -l) data=$(find "$S" -type f -links 1 -printf '%s\n' |
 data=$((data + $(stat -c %s "$S/a/f3") + $(stat -c %s "$S/a/f5")))
 check "--shard-plan 3: 3 shards of $ent entries, $byt bytes ($all entries, $data bytes)" \
 	test "$(wc -l < "$T/plan")" = 4 -a "$ent" = "$all" -a "$byt" = "$data"
+
+# The front ends, in their own spelling: sqpack-mksquashfs -shard I/N and
+# -shard-plan N (SOURCE, no DEST), sqpack-mkfs.erofs --shard=I/N and
+# --shard-plan=N (DIRECTORY, no IMAGE): the plan dir2img's, the merge of
+# their shards their one pass.
+MKSQ=$SQP_BIN/sqpack-mksquashfs MKEROFS=$SQP_BIN/sqpack-mkfs.erofs
+check "sqpack-mksquashfs -shard-plan 3: dir2img's plan" \
+	sh -c "'$MKSQ' '$S' -shard-plan 3 | cmp -s - '$T/plan'"
+check "sqpack-mkfs.erofs --shard-plan=3: dir2img's plan" \
+	sh -c "'$MKEROFS' --shard-plan=3 '$S' | cmp -s - '$T/plan'"
+run "sqpack-mksquashfs: the one pass" "$MKSQ" "$S" "$T/mksq.one" -quiet -no-progress &&
+run "sqpack-mksquashfs -shard 1/2" "$MKSQ" "$S" "$T/mksq.1" -shard 1/2 -quiet -no-progress &&
+run "sqpack-mksquashfs -shard 2/2" "$MKSQ" "$S" "$T/mksq.2" -shard 2/2 -quiet -no-progress &&
+run "their merge" "$IMG2IMG" -q --shards "$T/mksq.m" "$T/mksq.1" "$T/mksq.2" &&
+check "sqpack-mksquashfs, 2 shards: imginfo diff finds its one pass" \
+	"$IMGINFO" diff -q "$T/mksq.one" "$T/mksq.m"
+"$MKSQ" "$S" "$T/mksq.1" -shard 1/2 -quiet -no-progress 2> "$T/mksq.err"
+rc=$?
+check "sqpack-mksquashfs -shard onto an existing DEST: exit 1 (got $rc): $(cat "$T/mksq.err")" \
+	sh -c "test $rc = 1 && grep -q 'not an append' '$T/mksq.err'"
+run "sqpack-mkfs.erofs: the one pass" "$MKEROFS" --quiet -zlz4 "$T/mkfs.one" "$S" &&
+run "sqpack-mkfs.erofs --shard=1/2" "$MKEROFS" --quiet -zlz4 --shard=1/2 "$T/mkfs.1" "$S" &&
+run "sqpack-mkfs.erofs --shard=2/2" "$MKEROFS" --quiet -zlz4 --shard=2/2 "$T/mkfs.2" "$S" &&
+run "their merge" "$IMG2IMG" -q --shards "$T/mkfs.m" "$T/mkfs.1" "$T/mkfs.2" &&
+check "sqpack-mkfs.erofs, 2 shards: imginfo diff finds its one pass" \
+	"$IMGINFO" diff -q "$T/mkfs.one" "$T/mkfs.m"
 
 # -j 1: the same shards, the same merge.
 # shellcheck disable=SC2086

@@ -370,31 +370,35 @@ static unsigned shard_number(const char *s, char **end)
 	return errno != 0 || v > SQP_SHARD_MAX ? 0 : (unsigned)v;
 }
 
-/* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
-static int shard_option(struct tool_options *opt, int plan, const char *arg)
+int tool_shard_set(struct tool_options *opt, int plan, const char *arg)
 {
 	unsigned i = 0, n;
 	char *end = NULL;
 
-	if (opt->shard_count != 0)
-		return tool_bad_usage("%s", "--shard and --shard-plan: give one, once");
 	if (plan) {
 		n = shard_number(arg, &end);
-		if (n == 0 || *end != '\0')
-			return tool_bad_usage("--shard-plan '%s': a number of shards, 1 to 65536",
-					      arg);
 	} else {
 		i = shard_number(arg, &end);
 		n = i != 0 && *end == '/' ? shard_number(end + 1, &end) : 0;
-		if (n == 0 || *end != '\0' || i > n)
-			return tool_bad_usage("--shard '%s': I/N, shard I of N, 1 <= I <= N <= 65536",
-					      arg);
-		i--;
 	}
-	opt->shard_index = i;
+	if (n == 0 || *end != '\0' || i > n)
+		return -1;
+	opt->shard_index = plan ? 0 : i - 1;
 	opt->shard_count = n;
 	opt->shard_plan = plan;
 	return 0;
+}
+
+/* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
+static int shard_option(struct tool_options *opt, int plan, const char *arg)
+{
+	if (opt->shard_count != 0)
+		return tool_bad_usage("%s", "--shard and --shard-plan: give one, once");
+	if (tool_shard_set(opt, plan, arg) == 0)
+		return 0;
+	return plan ? tool_bad_usage("--shard-plan '%s': a number of shards, 1 to 65536", arg)
+		    : tool_bad_usage("--shard '%s': I/N, shard I of N, 1 <= I <= N <= 65536",
+				     arg);
 }
 
 static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
