@@ -4,8 +4,9 @@
 # machines with GNU parallel over ssh: shard I of N of the input packed
 # on whichever host parallel picks (dir2img or tar2img --shard I/N, with
 # -j that host's CPU count), one shard per host at a time, then merged
-# here (img2img --shards) once every shard is built. parallel stops at
-# the first failed shard (--halt now,fail=1) and nothing is merged.
+# here (img2img --shards --plan, with the plan --shard-plan made first,
+# so a missing shard is refused) once every shard is built. parallel
+# stops at the first failed shard (--halt now,fail=1): nothing merged.
 #
 # Usage: parallel-shards.sh -S HOSTS [-n N] [-d DIR] OUTPUT INPUT [PACKER-OPTION...]
 #   -S HOSTS   parallel's --sshlogin list: "host1,host2" or "4/host1,..."
@@ -52,6 +53,10 @@ opts=
 for o in "$@"; do
 	opts="$opts $(q "$o")"
 done
+# The plan first (no data read): the merge refuses shards that are not
+# all of its N, in order.
+"${bin}$packer" --shard-plan "$n" "$@" "$input" > "$dir/plan" ||
+	{ echo "$me: no plan of $n shards; nothing built" >&2; exit 1; }
 cmd="$(q "${bin}$packer") -q -f -j \$(nproc) --shard {}/$n$opts $(q "$dir")/shard.{}.img $(q "$input")"
 seq 1 "$n" | parallel --will-cite -S "$hosts" -j 1 --halt now,fail=1 "$cmd" ||
 	{ echo "$me: a shard failed; nothing merged" >&2; exit 1; }
@@ -61,4 +66,4 @@ while [ "$i" -le "$n" ]; do
 	set -- "$@" "$dir/shard.$i.img"
 	i=$((i + 1))
 done
-exec "${bin}img2img" -q -f --shards "$output" "$@"
+exec "${bin}img2img" -q -f --shards --plan "$dir/plan" "$output" "$@"

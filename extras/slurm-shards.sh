@@ -4,7 +4,8 @@
 # array: array task I packs shard I of N of the input (dir2img or tar2img
 # --shard I/N, -j from SLURM_CPUS_ON_NODE, the CPUs Slurm gave the task,
 # not the node's), and a job that depends on the whole array merges the
-# shards (img2img --shards). The merge is submitted with
+# shards (img2img --shards --plan, with the plan --shard-plan made at
+# submission, so a missing shard is refused). The merge is submitted with
 # --kill-on-invalid-dep=yes: without it a merge whose array had a failed
 # task would wait in the queue forever.
 #
@@ -47,7 +48,8 @@ if [ "${1:-}" = --task ]; then
 			set -- "$@" "$dir/shard.$i.img"
 			i=$((i + 1))
 		done
-		exec "${bin}img2img" -q -f -j "$jobs" --shards "$target" "$@";;
+		exec "${bin}img2img" -q -f -j "$jobs" --shards --plan "$dir/plan" \
+			"$target" "$@";;
 	esac
 	echo "$me: unknown task '$task'" >&2
 	exit 2
@@ -80,6 +82,12 @@ output=$(abs "$output") input=$(abs "$input")
 dir=$(abs "${dir:-$output.shards}")
 mkdir -p "$dir" || exit 1
 self=$(abs "$0")
+# The plan first (no data read): the merge refuses shards that are not
+# all of its N, in order.
+packer=tar2img
+[ ! -d "$input" ] || packer=dir2img
+"${bin}$packer" --shard-plan "$n" "$@" "$input" > "$dir/plan" ||
+	{ echo "$me: no plan of $n shards; nothing submitted" >&2; exit 1; }
 
 # shellcheck disable=SC2086
 array=$(sbatch --parsable $extra --job-name=sqpack-shard --array="1-$n" \

@@ -6,10 +6,14 @@
  *
  * sqp_writer_add_image copies a file's stored blocks as they are, which
  * keeps them out of deduplication (the writer never sees their bytes).
- * Told beforehand which images come, the writer reads through its
- * deduplication those files whose size occurs in more than one of them
- * (the only ones that can be equal across them), and copies the others
- * as they are.
+ * Told beforehand which images come, the writer keys the files whose
+ * size occurs in more than one of them (the only ones that can be equal
+ * across them) by a hash of their stored blocks, and shares a copy whose
+ * stored bytes equal an earlier one's: nothing is decompressed or
+ * compressed again. Their tails, inside compressed fragment blocks, are
+ * decoded to be compared, and the fragment blocks holding equal tails
+ * are packed anew, unless what they would save is within a thousandth
+ * of the images' bytes: then every fragment block is copied as it is.
  */
 #ifndef SQPACK_MERGE_H
 #define SQPACK_MERGE_H
@@ -33,10 +37,11 @@ struct sqp_image;
 /*
  * Walk the metadata of img[0..n) (open, as for sqp_writer_add_image) and
  * mark the sizes that regular files of two or more of the images share,
- * so that sqp_writer_add_image reads such files through the writer's
- * deduplication (equal files within one image share their blocks there
- * already, and stay shared when copied). Does nothing without deduplication. Before the
- * images are added. On failure sqp_writer_error() explains.
+ * so that sqp_writer_add_image with SQP_ADD_IMAGE_DISJOINT shares such
+ * files across them as above (equal files within one image share their
+ * blocks there already, and stay shared when copied). Does nothing
+ * without deduplication. Before the images are added. On failure
+ * sqp_writer_error() explains.
  */
 SQP_API int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
 				     size_t n);

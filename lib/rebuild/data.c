@@ -24,7 +24,9 @@
  * deduplicates and compresses it as any other file's; the source is
  * read only if the writer takes the entry. A base file of the size of a
  * file a layer brought goes this way too (writer_size_seen): dedup then
- * sees its contents, and an equal layer file costs only metadata.
+ * sees its contents, and an equal layer file costs only metadata. Not
+ * when merging shards (rb->disjoint), whose equal files are all stored
+ * ones: such a file is copied, keyed by its stored bytes (by_bytes).
  */
 #include "config.h"
 
@@ -136,13 +138,15 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 	struct sqp_data_source src = { base_read, NULL, NULL, &s };
 	struct writer_base b;
 	struct base_file f;
-	int ret;
+	int seen, ret;
 
 	if (n == NULL || !S_ISREG(e->mode))
 		return sqp_writer_add(rb->w, e, NULL);
-	if (rb->copy != NULL && !writer_size_seen(rb->w, e->size)) {
+	seen = writer_size_seen(rb->w, e->size);
+	if (rb->copy != NULL && (!seen || rb->disjoint)) {
 		if ((ret = describe(rb, n, &f)) != 0)
 			return ret;
+		f.by_bytes = seen;
 		if (basecopy_fits(&rb->w->pipe, &f)) {
 			b = (struct writer_base){ rb->copy, &f };
 			return writer_add_base(rb->w, e, &b);

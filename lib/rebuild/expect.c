@@ -2,20 +2,29 @@
 /*
  * expect.c - sqp_writer_expect_images (merge.h): the sizes that files of
  * two or more of the images to merge share, into the writer's set of
- * sizes that rebuild_add (data.c) reads through deduplication rather
- * than copying stored blocks. One walk of each image's metadata. Equal
- * files within one image were stored once when it was built, and its
- * copy keeps them shared, so sizes that repeat only inside one image are
- * left out: decoding and compressing those again would buy nothing.
+ * sizes, whose files rebuild_add (data.c) copies keyed by the hash of
+ * their stored blocks (basecopy.c), so that one equal to an earlier copy
+ * shares it. One walk of each image's metadata. Equal files within one
+ * image were stored once when it was built, and its copy keeps them
+ * shared, so sizes that repeat only inside one image are left out.
+ *
+ * Tails cannot be compared stored: they share compressed fragment
+ * blocks. The fragment blocks that hold tails of those files are
+ * decoded once here (decoding is cheap, compressing is what a merge
+ * must avoid) and the blocks that hold a tail another image also has are
+ * marked to be repacked (mark_blocks).
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "read/rd_walk.h"
 #include "sqpack/error.h"
 #include "sqpack/merge.h"
+#include "util/fileio.h"
+#include "write/words.h"
 #include "write/writer_impl.h"
 
 /* One file met: its size and the image it is in. */
@@ -74,16 +83,53 @@ static int collect(struct sqp_writer *w, struct sqp_image *img, size_t k, struct
 	return ret < 0 ? ret : 0;
 }
 
-/* The fragment blocks of img that hold a tail of a file whose size the
- * census marked (it is read through, so its tail must not also stay in
- * a block copied whole), into a new w->expect record. */
-static int mark_blocks(struct sqp_writer *w, struct sqp_image *img)
+/* A tail of a file whose size the census marked: where it is stored,
+ * and the hash of its bytes once its fragment block is decoded. */
+struct tail {
+	uint64_t size, start;     /* start, word: its fragment block's */
+	XXH128_hash_t hash;
+	uint32_t word, index, offset;
+	uint32_t img;             /* its record in w->expect */
+	uint32_t len, block_len;  /* its bytes; its fragment block's, decoded */
+	int dup;                  /* another image has a tail equal to it */
+};
+
+/* A fragment block holding dup tails: dup of its len bytes. */
+struct dup_block {
+	uint32_t img, index;
+	uint64_t dup, len;
+};
+
+struct tails {
+	struct tail *v;
+	size_t n, cap;
+};
+
+static int tails_add(struct tails *t, const struct tail *x)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		struct tail *v = realloc(t->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return SQP_ERR_NOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = *x;
+	return 0;
+}
+
+/* A new w->expect record for img, and the tails of the files in it
+ * whose size the census marked, into t. */
+static int find_tails(struct sqp_writer *w, struct sqp_image *img, struct tails *t)
 {
 	struct rd_walk_desc wd = { img, NULL, 0, 0, NULL, NULL };
 	struct rd_stored st = { 0 };
 	struct writer_expect *e;
 	struct rd_walk *walk = NULL;
 	struct rd_walk_node n;
+	struct tail x;
 	int ret;
 
 	if (img->fmt->stored == NULL)
@@ -105,8 +151,14 @@ static int mark_blocks(struct sqp_writer *w, struct sqp_image *img)
 		if (n.again || !S_ISREG(n.ino->mode) || !writer_size_seen(w, n.ino->size))
 			continue;
 		ret = img->fmt->stored(img, n.ino, &st);
-		if (ret == 0 && st.has_tail && st.tail_index < e->frag_count)
-			e->repack[st.tail_index] = 1;
+		if (ret != 0 || !st.has_tail || st.tail_index >= e->frag_count)
+			continue;
+		x = (struct tail){ .size = st.size, .start = st.tail_start,
+				   .word = st.tail_word, .index = st.tail_index,
+				   .offset = st.tail_offset,
+				   .img = (uint32_t)(w->expect_count - 1) };
+		if (tails_add(t, &x) != 0)
+			ret = writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	}
 	if (ret < 0 && w->err.code == 0)
 		ret = writer_fail(w, ret, "'%s': %s", walk ? rd_walk_path(walk) : "",
@@ -116,9 +168,205 @@ static int mark_blocks(struct sqp_writer *w, struct sqp_image *img)
 	return ret < 0 ? ret : 0;
 }
 
+static int cmp_place(const void *a, const void *b)
+{
+	const struct tail *x = a, *y = b;
+
+	if (x->img != y->img)
+		return x->img < y->img ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+	const struct tail *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->hash.high64 != y->hash.high64)
+		return x->hash.high64 < y->hash.high64 ? -1 : 1;
+	if (x->hash.low64 != y->hash.low64)
+		return x->hash.low64 < y->hash.low64 ? -1 : 1;
+	return x->img < y->img ? -1 : x->img > y->img;
+}
+
+/* Fragment block t->index of its image, decoded into raw (its length
+ * in *len); in: room for the stored bytes. */
+static int decode_block(struct sqp_writer *w, const struct tail *t,
+			struct sqp_compressor *dec, uint8_t *in, uint8_t *raw,
+			uint32_t *len)
+{
+	const struct sqp_image *img = w->expect[t->img].img;
+	uint32_t stored = t->word & WR_BLOCK_SIZE_MASK, bs = img->block_size;
+	int n;
+
+	if (stored == 0 || stored > bs || t->start > img->end ||
+	    stored > img->end - t->start ||
+	    sqp_pread_full(img->fd, img->base + t->start, in, stored) != 0)
+		return SQP_ERR_CORRUPT;
+	if (t->word & WR_BLOCK_RAW) {
+		memcpy(raw, in, stored);
+		n = (int)stored;
+	} else {
+		n = sqp_decompress(dec, in, stored, raw, bs);
+	}
+	if (n <= 0)
+		return SQP_ERR_CORRUPT;
+	*len = (uint32_t)n;
+	return 0;
+}
+
+/* The hash of every tail in t: each fragment block that holds one
+ * decoded once (decompressing is cheap; compressing again is what
+ * merging must avoid). */
+static int hash_tails(struct sqp_writer *w, struct tails *t)
+{
+	struct sqp_compressor *dec = NULL;
+	uint8_t *in = NULL, *raw = NULL;
+	uint32_t len = 0, tlen, bs = 0;
+	size_t i;
+	int ret = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), cmp_place);
+	for (i = 0; i < t->n && ret == 0; i++) {
+		struct tail *x = &t->v[i];
+		const struct sqp_image *img = w->expect[x->img].img;
+
+		if (i == 0 || x->img != t->v[i - 1].img) {
+			sqp_compressor_destroy(dec);
+			dec = NULL;
+			bs = img->block_size;
+			free(in);
+			free(raw);
+			in = malloc(bs);
+			raw = malloc(bs);
+			if (in == NULL || raw == NULL ||
+			    sqp_compressor_create(&img->codec_cfg, &dec) != 0) {
+				ret = writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+				break;
+			}
+		}
+		if ((i == 0 || x->img != t->v[i - 1].img || x->index != t->v[i - 1].index) &&
+		    decode_block(w, x, dec, in, raw, &len) != 0) {
+			ret = writer_fail(w, SQP_ERR_CORRUPT, "fragment block %u of an "
+					  "image does not decode", x->index);
+			break;
+		}
+		tlen = (uint32_t)(x->size % bs);
+		if (x->offset > len || tlen > len - x->offset) {
+			ret = writer_fail(w, SQP_ERR_CORRUPT, "a tail past the end of "
+					  "fragment block %u of an image", x->index);
+			break;
+		}
+		x->hash = XXH3_128bits(raw + x->offset, tlen);
+		x->len = tlen;
+		x->block_len = len;
+	}
+	sqp_compressor_destroy(dec);
+	free(in);
+	free(raw);
+	return ret;
+}
+
+/* Fewer bytes of the blocks repacked first: dup in len, cross-multiplied. */
+static int cmp_share(const void *a, const void *b)
+{
+	const struct dup_block *x = a, *y = b;
+	uint64_t l = x->dup * y->len, r = y->dup * x->len;
+
+	if (l != r)
+		return l < r ? -1 : 1;
+	if (x->img != y->img)
+		return x->img < y->img ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The fragment blocks that hold dup tails (t sorted by place), into
+ * *out (*n of them). */
+static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
+{
+	struct dup_block *b = NULL;
+	size_t i, k = 0, cap = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct tail *x = &t->v[i];
+
+		if (!x->dup)
+			continue;
+		if (k > 0 && b[k - 1].img == x->img && b[k - 1].index == x->index) {
+			b[k - 1].dup += x->len;
+			continue;
+		}
+		if (k == cap) {
+			struct dup_block *m;
+
+			cap = cap ? 2 * cap : 256;
+			if ((m = realloc(b, cap * sizeof(*m))) == NULL) {
+				free(b);
+				return SQP_ERR_NOMEM;
+			}
+			b = m;
+		}
+		b[k++] = (struct dup_block){ x->img, x->index,
+					     x->len, x->block_len };
+	}
+	*out = b;
+	*n = k;
+	return 0;
+}
+
+/*
+ * The fragment blocks to repack: those that hold a tail equal (by its
+ * hash; repacking proves it) to one in another image, which is packed
+ * anew through deduplication so that the merge stores it once. Other
+ * fragment blocks are copied as they are.
+ *
+ * Repacking compresses a whole block again to save its equal tails, so
+ * the blocks where they weigh least are copied after all, while the
+ * equal tails they keep twice add up to at most a thousandth of the
+ * images' bytes (one pass's size is the bound, within 0.5%): a build
+ * whose shards share little is merged at the speed of copying.
+ */
+static int mark_blocks(struct sqp_writer *w, struct tails *t)
+{
+	struct dup_block *b = NULL;
+	uint64_t budget = 0, kept = 0, all = 0;
+	size_t i, j, k, n;
+	int ret;
+
+	for (i = 0; i < w->expect_count; i++)
+		budget += w->expect[i].img->end / 1000;
+	for (i = 0; i < t->n; i++)
+		all += t->v[i].size % w->expect[t->v[i].img].img->block_size;
+	if (all <= budget)
+		return 0;   /* within the budget even if all are equal: none decoded */
+	if ((ret = hash_tails(w, t)) != 0)
+		return ret;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_bytes);
+	for (i = 0; i < t->n; i = j) {
+		for (j = i + 1; j < t->n && t->v[j].size == t->v[i].size &&
+			     dedup_hash_eq(t->v[j].hash, t->v[i].hash); j++)
+			;
+		/* sorted by image last: two images show at both ends */
+		for (k = i; k < j; k++)
+			t->v[k].dup = t->v[i].img != t->v[j - 1].img;
+	}
+	qsort(t->v, t->n, sizeof(*t->v), cmp_place);
+	if (dup_blocks(t, &b, &n) != 0)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	qsort(b, n, sizeof(*b), cmp_share);
+	for (i = 0; i < n && kept + b[i].dup <= budget; i++)
+		kept += b[i].dup;
+	for (; i < n; i++)
+		w->expect[b[i].img].repack[b[i].index] = 1;
+	free(b);
+	return 0;
+}
+
 int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img, size_t n)
 {
 	struct sizes s = { NULL, 0, 0 };
+	struct tails t = { NULL, 0, 0 };
 	size_t i;
 	int ret = 0;
 
@@ -142,6 +390,9 @@ int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
 	}
 	free(s.v);
 	for (i = 0; i < n && ret == 0; i++)
-		ret = mark_blocks(w, img[i]);
+		ret = find_tails(w, img[i], &t);
+	if (ret == 0)
+		ret = mark_blocks(w, &t);
+	free(t.v);
 	return ret;
 }

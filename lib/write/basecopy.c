@@ -20,6 +20,14 @@
  * base positions, in one earlier copy and in order, shares them: the
  * blocks of one copy lie back to back in the image, which sharing needs,
  * while two copies may have a fragment block between them.
+ *
+ * Across images (by_bytes, the shards of one build): a file that may
+ * also be in another image is keyed by a hash of its stored blocks,
+ * read on the orchestrator, and shares an earlier copy with the same
+ * key once the stored bytes, read back from the new image, are found
+ * equal to its own. Equal stored bytes under one codec and block size
+ * decode equal, so nothing is decompressed; files whose stored bytes
+ * differ are simply kept apart.
  */
 #include "config.h"
 
@@ -55,6 +63,9 @@ struct basecopy {
 	uint8_t *frag_raw, *frag_in;
 	uint32_t frag_raw_index, frag_raw_len;
 	struct sqp_compressor *dec;
+	/* by_bytes: a base block's stored bytes and an earlier copy's,
+	 * read back from the new image (NULL: not keyed by bytes). */
+	uint8_t *stored, *back;
 	struct hchain index;   /* copied[] by base position */
 	struct copied *copied;
 	size_t copied_cap;
@@ -89,6 +100,8 @@ void basecopy_destroy(struct basecopy *bc)
 	hchain_cleanup(&bc->index);
 	free(bc->frag_raw);
 	free(bc->frag_in);
+	free(bc->stored);
+	free(bc->back);
 	sqp_compressor_destroy(bc->dec);
 	free(bc->copied);
 	free(bc->frag_map);
@@ -103,6 +116,10 @@ int basecopy_repack_tails(struct basecopy *bc, const uint8_t *repack)
 	bc->frag_in = malloc(bs);
 	if (bc->frag_raw == NULL || bc->frag_in == NULL ||
 	    (bc->recode != NULL && sqp_compressor_create(bc->recode, &bc->dec) != 0))
+		return sqp_err(bc->p->err, SQP_ERR_NOMEM, "out of memory");
+	/* A recoded block's bytes are not the base's: nothing to compare. */
+	if (bc->recode == NULL &&
+	    ((bc->stored = malloc(bs)) == NULL || (bc->back = malloc(bs)) == NULL))
 		return sqp_err(bc->p->err, SQP_ERR_NOMEM, "out of memory");
 	bc->frag_raw_index = WR_NO_FRAGMENT;
 	bc->repack = 1;
@@ -223,6 +240,100 @@ static int queue(struct basecopy *bc, uint64_t pos, uint32_t word,
 	return compress_submit(bc->p->comp, job);
 }
 
+static int by_bytes(const struct basecopy *bc, const struct base_file *f)
+{
+	return f->by_bytes && bc->stored != NULL;
+}
+
+/* The stored block at pos (size word word) into bc->stored, and its
+ * key: a hash of those bytes, seeded with the word. */
+static int stored_key(struct basecopy *bc, uint64_t pos, uint32_t word,
+		      XXH128_hash_t *key)
+{
+	uint32_t len = word & WR_BLOCK_SIZE_MASK;
+	int ret = sqp_pread_full(bc->fd, bc->origin + pos, bc->stored, len);
+
+	if (ret != 0)
+		return sqp_err(bc->p->err, ret, "reading the base image at %llu: %s",
+			       (unsigned long long)pos, sqp_strerror(ret));
+	*key = XXH3_128bits_withSeed(bc->stored, len, word);
+	return 0;
+}
+
+/* Whether the stored blocks from c on, back to back in the new image,
+ * hold f's stored blocks byte for byte (*fits). */
+static int run_equal(struct basecopy *bc, const struct base_file *f, uint32_t c,
+		     int *fits)
+{
+	struct dedup_store *s = bc->p->store;
+	uint64_t pos = f->blocks_start;
+	uint32_t i, k = 0, len;
+	struct dedup_where w;
+	int ret;
+
+	for (i = 0; i < f->block_count; i++) {
+		if ((len = f->words[i] & WR_BLOCK_SIZE_MASK) == 0)
+			continue;
+		*fits = 0;
+		if ((uint64_t)c + k >= dedup_store_count(s))
+			return 0;
+		if ((ret = dedup_store_wait(s, c + k, &w)) != 0)
+			return ret;
+		if (w.size_word != f->words[i])
+			return 0;
+		if (k > 0 && ((ret = dedup_store_follows(s, c + k, fits)) != 0 || !*fits))
+			return ret;
+		ret = sqp_pread_full(bc->fd, bc->origin + pos, bc->stored, len);
+		if (ret == 0)
+			ret = imgout_pread(bc->p->out, w.offset, bc->back, len);
+		if (ret != 0)
+			return sqp_err(bc->p->err, ret, "comparing stored blocks: %s",
+				       sqp_strerror(ret));
+		if (memcmp(bc->stored, bc->back, len) != 0) {
+			*fits = 0;
+			bc->p->stats->dedup_rejected++;
+			return 0;
+		}
+		k++;
+		pos += len;
+	}
+	*fits = 1;
+	return 0;
+}
+
+/* Earlier copies tried for one file. */
+#define MAX_EQUAL_TRIES 8
+
+/* by_bytes: the first block number of an earlier copy of f's stored
+ * blocks, nominated by the key of its first stored block and proven by
+ * run_equal, or PHYS_NONE in *first. */
+static int find_equal(struct basecopy *bc, const struct base_file *f, uint32_t *first)
+{
+	uint32_t i = 0, c = PHYS_NONE;
+	unsigned tries = 0;
+	XXH128_hash_t key;
+	int fits, ret;
+
+	*first = PHYS_NONE;
+	while (i < f->block_count && (f->words[i] & WR_BLOCK_SIZE_MASK) == 0)
+		i++;
+	if (i == f->block_count)
+		return 0;   /* holes alone: nothing stored to share */
+	/* holes take no room: the first stored block is at blocks_start */
+	if ((ret = stored_key(bc, f->blocks_start, f->words[i], &key)) != 0)
+		return ret;
+	while (tries++ < MAX_EQUAL_TRIES &&
+	       (c = dedup_store_next(bc->p->store, key, c)) != PHYS_NONE) {
+		if ((ret = run_equal(bc, f, c, &fits)) != 0)
+			return ret;
+		if (fits) {
+			*first = c;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* f's blocks as new blocks, back to back. */
 static int copy_blocks(struct basecopy *bc, struct fs_inode *ino,
 		       const struct base_file *f)
@@ -242,9 +353,12 @@ static int copy_blocks(struct basecopy *bc, struct fs_inode *ino,
 			continue;
 		}
 		/* Never nominated by a content hash: the key is where the
-		 * block was, and a nomination is verified in any case. */
+		 * block was, or a hash of its stored bytes (by_bytes), and a
+		 * nomination is verified in any case. */
 		key.low64 = pos;
 		key.high64 = ((uint64_t)f->words[i] << 32) | 0x62617365u;
+		if (by_bytes(bc, f) && (ret = stored_key(bc, pos, f->words[i], &key)) != 0)
+			return ret;
 		ret = dedup_store_add(p->store, key, block_len(p, f, i), &phys);
 		if (ret == 0)
 			ret = queue(bc, pos, f->words[i], block_len(p, f, i), phys, 0);
@@ -367,6 +481,8 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 	}
 	ino->u.file.block_count = f->block_count;
 	first = find_copy(bc, f);
+	if (first == PHYS_NONE && by_bytes(bc, f) && (ret = find_equal(bc, f, &first)) != 0)
+		return ret;
 	if (first != PHYS_NONE)
 		share_blocks(bc, ino, f, first);
 	else if ((ret = copy_blocks(bc, ino, f)) != 0)

@@ -31,6 +31,10 @@ struct base_file {
 	uint32_t frag_offset;
 	uint64_t frag_start;      /* that fragment block's place and word */
 	uint32_t frag_word;
+	/* Nominate an earlier copy of equal stored blocks by their hash
+	 * (basecopy_repack_tails set, blocks copied as they are): a file
+	 * whose size occurs in another image, which may hold it too. */
+	int by_bytes;
 };
 
 struct basecopy;

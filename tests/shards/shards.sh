@@ -9,11 +9,14 @@
 # used within 0.5% of that image's (repeated files stored once, tails
 # packed anew), the kernel and unsquashfs read it as the tree; the same
 # bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
-# EROFS shards (fsck.erofs and the kernel judge) too. --shard-plan's
-# shards add up to the tree. Bad input exits 1 naming the reason and
+# EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
+# two shards share their stored blocks, never decoded. --shard-plan's
+# shards add up to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs
+# shard in their own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
-# two shards of overlapping parts; a shard of another codec or block
-# size is converted. extras/parallel-shards.sh on this machine alone.
+# two shards of overlapping parts, with --plan a shard missing or out
+# of place; a shard of another codec or block size is converted.
+# extras/parallel-shards.sh (which passes --plan) on this machine alone.
 . "$top_srcdir/tests/lib/common.sh"
 DIR2IMG=${DIR2IMG:-$SQP_BIN/dir2img}
 IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
@@ -88,6 +91,32 @@ data=$((data + $(stat -c %s "$S/a/f3") + $(stat -c %s "$S/a/f5")))
 check "--shard-plan 3: 3 shards of $ent entries, $byt bytes ($all entries, $data bytes)" \
 	test "$(wc -l < "$T/plan")" = 4 -a "$ent" = "$all" -a "$byt" = "$data"
 
+# The front ends, in their own spelling: sqpack-mksquashfs -shard I/N and
+# -shard-plan N (SOURCE, no DEST), sqpack-mkfs.erofs --shard=I/N and
+# --shard-plan=N (DIRECTORY, no IMAGE): the plan dir2img's, the merge of
+# their shards their one pass.
+MKSQ=$SQP_BIN/sqpack-mksquashfs MKEROFS=$SQP_BIN/sqpack-mkfs.erofs
+check "sqpack-mksquashfs -shard-plan 3: dir2img's plan" \
+	sh -c "'$MKSQ' '$S' -shard-plan 3 | cmp -s - '$T/plan'"
+check "sqpack-mkfs.erofs --shard-plan=3: dir2img's plan" \
+	sh -c "'$MKEROFS' --shard-plan=3 '$S' | cmp -s - '$T/plan'"
+run "sqpack-mksquashfs: the one pass" "$MKSQ" "$S" "$T/mksq.one" -quiet -no-progress &&
+run "sqpack-mksquashfs -shard 1/2" "$MKSQ" "$S" "$T/mksq.1" -shard 1/2 -quiet -no-progress &&
+run "sqpack-mksquashfs -shard 2/2" "$MKSQ" "$S" "$T/mksq.2" -shard 2/2 -quiet -no-progress &&
+run "their merge" "$IMG2IMG" -q --shards "$T/mksq.m" "$T/mksq.1" "$T/mksq.2" &&
+check "sqpack-mksquashfs, 2 shards: imginfo diff finds its one pass" \
+	"$IMGINFO" diff -q "$T/mksq.one" "$T/mksq.m"
+"$MKSQ" "$S" "$T/mksq.1" -shard 1/2 -quiet -no-progress 2> "$T/mksq.err"
+rc=$?
+check "sqpack-mksquashfs -shard onto an existing DEST: exit 1 (got $rc): $(cat "$T/mksq.err")" \
+	sh -c "test $rc = 1 && grep -q 'not an append' '$T/mksq.err'"
+run "sqpack-mkfs.erofs: the one pass" "$MKEROFS" --quiet -zlz4 "$T/mkfs.one" "$S" &&
+run "sqpack-mkfs.erofs --shard=1/2" "$MKEROFS" --quiet -zlz4 --shard=1/2 "$T/mkfs.1" "$S" &&
+run "sqpack-mkfs.erofs --shard=2/2" "$MKEROFS" --quiet -zlz4 --shard=2/2 "$T/mkfs.2" "$S" &&
+run "their merge" "$IMG2IMG" -q --shards "$T/mkfs.m" "$T/mkfs.1" "$T/mkfs.2" &&
+check "sqpack-mkfs.erofs, 2 shards: imginfo diff finds its one pass" \
+	"$IMGINFO" diff -q "$T/mkfs.one" "$T/mkfs.m"
+
 # -j 1: the same shards, the same merge.
 # shellcheck disable=SC2086
 run "shard 2/3 with -j 1" "$DIR2IMG" $O -j 1 --shard 2/3 "$T/j1.2" "$S" &&
@@ -129,6 +158,21 @@ run "img2img --shards with it" "$IMG2IMG" -q --shards "$T/conv.img" "$T/dir2img.
 check "a shard of another codec and block size, converted: the one-pass tree" \
 	"$IMGINFO" diff -q "$T/one.img" "$T/conv.img"
 
+# Two equal files of whole blocks, one in each shard: the second shares
+# the first's stored blocks, found by their hash and proven by comparing
+# the stored bytes, never decoded: nothing is hashed for deduplication.
+mkdir -p "$T/eq/a" "$T/eq/b" && head -c 32768 /dev/urandom > "$T/eq/a/x" &&
+	cp "$T/eq/a/x" "$T/eq/b/y" || exit 99
+# shellcheck disable=SC2086
+run "one pass of two equal files" "$DIR2IMG" $O "$T/eq.one" "$T/eq" &&
+run "shard 1/2 of them" "$DIR2IMG" $O --shard 1/2 "$T/eq.1" "$T/eq" &&
+run "shard 2/2 of them" "$DIR2IMG" $O --shard 2/2 "$T/eq.2" "$T/eq" &&
+run "their merge" "$IMG2IMG" --shards "$T/eq.img" "$T/eq.1" "$T/eq.2" > "$T/eq.out" 2>&1 &&
+check "equal files in two shards: the one-pass image, 2 blocks shared, none hashed: $(grep -h 'shared;\|hashed' "$T/eq.out" | tr -s ' \n' ' ')" \
+	sh -c "'$IMGINFO' diff -q '$T/eq.one' '$T/eq.img' && grep -q ' 2 shared;' '$T/eq.out' &&
+		grep -q ' 0 blocks and tails hashed' '$T/eq.out' &&
+		test \$('$IMGINFO' '$T/eq.1' | grep -c '^entries: *3 names') = 1"
+
 # extras/parallel-shards.sh, with this machine as parallel's one host.
 if command -v parallel > /dev/null 2>&1; then
 	# shellcheck disable=SC2086
@@ -153,4 +197,14 @@ bad "not a SquashFS or EROFS image" "a tar as a shard" "$T/dir2img.2.1" "$T/not-
 bad "trunc" "a truncated shard" "$T/dir2img.2.1" "$T/trunc"
 bad "the shards overlap" "shards 1/2 and 1/3 (overlapping)" "$T/dir2img.2.1" "$T/dir2img.3.1"
 bad "the shards overlap" "shard 1/2 twice" "$T/dir2img.2.1" "$T/dir2img.2.1"
+# --plan: the shards must be the plan's N, in order.
+bad "plans 3 shards, 2 given: one is missing" "shards 1/3 and 2/3 alone, with --plan" \
+	--plan "$T/plan" "$T/dir2img.3.1" "$T/dir2img.3.2"
+bad "not shard 2/3 of" "shards 1/3, 3/3 and 2/3, with --plan" \
+	--plan "$T/plan" "$T/dir2img.3.1" "$T/dir2img.3.3" "$T/dir2img.3.2"
+bad "not the output of --shard-plan" "a plan that is not one" \
+	--plan "$T/not-an-image" "$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3"
+run "the 3 shards with --plan" "$IMG2IMG" -q --shards --plan "$T/plan" "$T/planned.img" \
+	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
+check "the 3 shards with --plan: the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/planned.img"
 finish

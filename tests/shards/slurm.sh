@@ -109,8 +109,10 @@ check "the job array's merge is the one-pass image" \
 	"$IMGINFO" diff -q "$T/one.img" "$T/out.img"
 check "three shards, one per array task" test -f "$T/out.img.shards/shard.3.img"
 
-# A task that fails: the merge is cancelled, not left waiting.
-sh "$SCRIPT" -n 2 -W "$T/bad.img" "$T/t" --no-such-option > "$T/bad.log" 2> "$T/bad.err"
+# A task that fails (its shard's path is a directory; the plan, made at
+# submission, is fine): the merge is cancelled, not left waiting.
+mkdir -p "$T/bad.d/shard.2.img" || exit 99
+sh "$SCRIPT" -n 2 -W -d "$T/bad.d" "$T/bad.img" "$T/t" > "$T/bad.log" 2> "$T/bad.err"
 rc=$?
 check "a failed shard cancels the merge: exit 1 (got $rc), no OUTPUT: $(cat "$T/bad.err")" \
 	sh -c "test $rc = 1 && grep -q CANCELLED '$T/bad.err' && test ! -e '$T/bad.img'"

@@ -37,7 +37,7 @@ enum {
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
 	/* img2img only */
-	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY, OPT_SHARDS,
+	OPT_FIRST_IMG_ONLY, OPT_DELETE = OPT_FIRST_IMG_ONLY, OPT_SHARDS, OPT_PLAN,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
 	{ "shards", no_argument, NULL, OPT_SHARDS },
+	{ "plan", required_argument, NULL, OPT_PLAN },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -369,31 +370,35 @@ static unsigned shard_number(const char *s, char **end)
 	return errno != 0 || v > SQP_SHARD_MAX ? 0 : (unsigned)v;
 }
 
-/* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
-static int shard_option(struct tool_options *opt, int plan, const char *arg)
+int tool_shard_set(struct tool_options *opt, int plan, const char *arg)
 {
 	unsigned i = 0, n;
 	char *end = NULL;
 
-	if (opt->shard_count != 0)
-		return tool_bad_usage("%s", "--shard and --shard-plan: give one, once");
 	if (plan) {
 		n = shard_number(arg, &end);
-		if (n == 0 || *end != '\0')
-			return tool_bad_usage("--shard-plan '%s': a number of shards, 1 to 65536",
-					      arg);
 	} else {
 		i = shard_number(arg, &end);
 		n = i != 0 && *end == '/' ? shard_number(end + 1, &end) : 0;
-		if (n == 0 || *end != '\0' || i > n)
-			return tool_bad_usage("--shard '%s': I/N, shard I of N, 1 <= I <= N <= 65536",
-					      arg);
-		i--;
 	}
-	opt->shard_index = i;
+	if (n == 0 || *end != '\0' || i > n)
+		return -1;
+	opt->shard_index = plan ? 0 : i - 1;
 	opt->shard_count = n;
 	opt->shard_plan = plan;
 	return 0;
+}
+
+/* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
+static int shard_option(struct tool_options *opt, int plan, const char *arg)
+{
+	if (opt->shard_count != 0)
+		return tool_bad_usage("%s", "--shard and --shard-plan: give one, once");
+	if (tool_shard_set(opt, plan, arg) == 0)
+		return 0;
+	return plan ? tool_bad_usage("--shard-plan '%s': a number of shards, 1 to 65536", arg)
+		    : tool_bad_usage("--shard '%s': I/N, shard I of N, 1 <= I <= N <= 65536",
+				     arg);
 }
 
 static int one_option(struct tool_options *opt, int c, char **argv, const char **codec,
@@ -424,6 +429,7 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 					      "merges shards with --shards", name);
 		return shard_option(opt, c == OPT_SHARD_PLAN, optarg);
 	case OPT_SHARDS: opt->shards = 1; return 0;
+	case OPT_PLAN: opt->plan = optarg; return 0;
 	case 'q': opt->quiet = 1; return 0;
 	case ':':
 		return tool_bad_usage("option '%s' needs a value", name);

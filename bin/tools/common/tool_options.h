@@ -55,6 +55,7 @@ struct tool_options {
 	 * --shard-plan N (shard_plan set, no OUTPUT); img2img --shards. */
 	unsigned shard_index, shard_count;
 	int shard_plan, shards;
+	const char *plan;             /* img2img --plan: --shard-plan's output */
 	int format_given;             /* --format was given */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
@@ -93,6 +94,11 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 void tool_options_init(struct tool_options *opt, int tool);
 /* 0, or the exit status after a message. */
 int tool_options_finish(struct tool_options *opt);
+
+/* The value of --shard I/N (plan 0) or --shard-plan N (plan 1) into
+ * opt, for a front end that spells the option its own way: 0, or -1
+ * (nothing set) when it is not one. */
+int tool_shard_set(struct tool_options *opt, int plan, const char *arg);
 /* --format erofs: desc's codec from a compressor name (NULL or "none":
  * stored as it is), -X options and -b, or exit status 2 with a message
  * for what EROFS cannot take. img2img calls it once the base is open. */

@@ -30,6 +30,7 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_run.h"
+#include "shard_plan.h"
 
 static int open_base(const struct tool_options *opt, int *fd,
 		     struct sqp_image **img)
@@ -389,9 +390,29 @@ static int has_deletes(const struct tool_options *opt)
 	return 0;
 }
 
+/* --plan: the shards' names in the order given, then the check. */
+static int check_plan(const struct tool_options *opt, struct sqp_image *const *all,
+		      size_t n)
+{
+	const char **names = malloc(n * sizeof(*names));
+	int ret;
+
+	if (names == NULL) {
+		fprintf(stderr, "%s: out of memory\n", tool_progname());
+		return 1;
+	}
+	names[0] = opt->base;
+	for (size_t i = 1; i < n; i++)
+		names[i] = opt->dirs[i - 1];
+	ret = img2img_check_plan(opt->plan, all, names, n);
+	free(names);
+	return ret;
+}
+
 /* --shards: every SHARD after the first opened, as an image, before any
  * is added, so that the writer knows which file sizes repeat among all
- * of them (merge.h): files equal across shards are then stored once. */
+ * of them (merge.h): files equal across shards are then stored once;
+ * with --plan, they are checked against it first. */
 static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_layers *il)
 {
 	const struct tool_options *opt = r->opt;
@@ -424,7 +445,9 @@ static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_la
 		all[0] = base;
 		for (i = 0; i < il->n; i++)
 			all[i + 1] = il->img[i];
-		if (sqp_writer_expect_images(r->w, all, il->n + 1) != 0) {
+		if (opt->plan != NULL)
+			ret = check_plan(opt, all, il->n + 1);
+		if (ret == 0 && sqp_writer_expect_images(r->w, all, il->n + 1) != 0) {
 			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
 				sqp_writer_error(r->w));
 			ret = 1;
@@ -497,6 +520,10 @@ int img2img_main(int argc, char **argv)
 	if (ret != 0) {
 		tool_options_free(&opt);
 		return ret < 0 ? 0 : ret;
+	}
+	if (opt.plan != NULL && !opt.shards) {
+		tool_options_free(&opt);
+		return tool_bad_usage("%s", "--plan checks the shards of --shards");
 	}
 	if (opt.shards && has_deletes(&opt)) {
 		tool_options_free(&opt);

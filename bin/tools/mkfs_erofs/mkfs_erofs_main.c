@@ -32,6 +32,7 @@ enum {
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
+	OPT_SHARD, OPT_SHARD_PLAN,
 };
 
 enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
@@ -74,6 +75,8 @@ static const struct option long_opts[] = {
 	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
 	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
 	{ "gzip", no_argument, NULL, OPT_REFUSED },
 	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
@@ -84,6 +87,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " [OPTIONS] IMAGE DIRECTORY\n"
 	      "       " PROG " --tar=f [OPTIONS] IMAGE [TAR]   (stdin without TAR or with -)\n"
+	      "       " PROG " --shard-plan=N [OPTIONS] DIRECTORY\n"
 	      "Pack DIRECTORY's contents (or a tar) into an EROFS image, with\n"
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The\n"
 	      "packer is dir2img's (tar2img's for --tar=f) with --format erofs;\n"
@@ -101,7 +105,10 @@ static void usage(FILE *f)
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended\n"
 	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
-	      "  --chunksize ...) is refused with exit status 2.\n", f);
+	      "  --chunksize ...) is refused with exit status 2.\n"
+	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
+	      "  --shard; img2img --shards merges them); --shard-plan=N prints where\n"
+	      "  each of N shards starts and its bytes, no IMAGE, no data read.\n", f);
 }
 
 int mkfs_refuse(const char *what, const char *why)
@@ -256,6 +263,14 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
 		return 0;
 	case OPT_AUFS: a->aufs = 1; return 0;
+	case OPT_SHARD: case OPT_SHARD_PLAN:
+		if (opt->shard_count != 0)
+			return mkfs_refuse(name, "--shard and --shard-plan: give one, once");
+		if (tool_shard_set(opt, c == OPT_SHARD_PLAN, arg) == 0)
+			return 0;
+		return mkfs_refuse(name, c == OPT_SHARD ?
+				   "I/N, shard I of N, 1 <= I <= N <= 65536" :
+				   "a number of shards, 1 to 65536");
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is
@@ -337,9 +352,23 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
-/* IMAGE, and DIRECTORY or TAR (none or "-": stdin). */
+/* IMAGE, and DIRECTORY or TAR (none or "-": stdin); DIRECTORY alone
+ * with --shard-plan, which writes no image. */
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
 {
+	if (opt->shard_count != 0 && tar)
+		return mkfs_refuse("--tar=f", "--shard and --shard-plan split a "
+				   "DIRECTORY, not a tar");
+	if (opt->shard_plan && optind >= argc)
+		return mkfs_refuse("DIRECTORY", "missing");
+	if (opt->shard_plan && optind + 1 < argc)
+		return mkfs_refuse(argv[optind + 1], "unexpected argument (--shard-plan "
+				   "writes no IMAGE)");
+	if (opt->shard_plan) {
+		opt->dirs = argv + optind;
+		opt->dir_count = 1;
+		return 0;
+	}
 	if (optind >= argc)
 		return mkfs_refuse("IMAGE", "missing");
 	opt->output = argv[optind++];

@@ -98,6 +98,8 @@ static const struct opt opts[] = {
 	{ "-p", CALL, 1, 0, C_P },
 	{ "-pf", CALL, 1, 0, C_PF },
 	{ "-tar", SET, 0, F(tar), 1 },
+	{ "-shard", STR, 1, F(shard), 0 },
+	{ "-shard-plan", STR, 1, F(shard_plan), 0 },
 	/* Our images are always reproducible, never leave a recovery file,
 	 * always stop at the first error and stay within tens of MiB. */
 	{ "-reproducible", CALL, 0, 0, C_NOOP },
@@ -433,7 +435,9 @@ static int check_positionals(const struct mksq_state *st, int npos, char **pos,
 				    "'%s' cannot be a source", pos[0]);
 		return 0;
 	}
-	if (npos < 2)
+	if (st->shard_plan != NULL && npos < 1)
+		return mksq_fail(msg, size, 2, "need SOURCE... before -shard-plan");
+	if (npos < 2 && st->shard_plan == NULL)
 		return mksq_fail(msg, size, 2, "need SOURCE... DEST before the options");
 	return 0;
 }
@@ -459,8 +463,11 @@ int mksq_translate(int argc, char **argv, const char *sde,
 	r = parse_opts(&st, args, argc, argv, npos + 1, msg, msg_size);
 	if (r == 0 && args->action == MKSQ_RUN)
 		r = check_positionals(&st, npos, argv + 1, msg, msg_size);
+	/* -shard-plan writes no image: every positional is a SOURCE */
+	if (r == 0 && args->action == MKSQ_RUN && st.shard_plan != NULL && !st.tar)
+		npos++;
 	if (r == 0 && args->action == MKSQ_RUN) {
-		args->dest = argv[npos];
+		args->dest = st.shard_plan != NULL ? NULL : argv[npos];
 		args->tar = st.tar;
 		args->noappend = st.noappend;
 		args->keep_dir = st.keep_dir;

@@ -335,6 +335,11 @@ static int check_state(const struct mksq_state *st, const char *sde,
 	if (st->tar && (st->keep_dir || st->one_fs))
 		return mksq_fail(msg, size, 2, "%s has no meaning with -tar",
 			    st->keep_dir ? "-keep-as-directory" : "-one-file-system");
+	if ((st->shard || st->shard_plan) && st->tar)
+		return mksq_fail(msg, size, 2, "%s splits SOURCE directories, not -tar",
+				 st->shard ? "-shard" : "-shard-plan");
+	if (st->shard && st->shard_plan)
+		return mksq_fail(msg, size, 2, "-shard and -shard-plan: give one");
 	/* a stream is stored in stream order, its entries as they come */
 	if (st->tar && (st->sort || st->no_hardlinks || st->info))
 		return mksq_fail(msg, size, 2, "%s is not done with -tar",
@@ -433,6 +438,12 @@ int mksq_emit(struct mksq_state *st, struct mksq_args *a, char **src_v,
 	r = codec(st, &opt->desc.codec, msg, size);
 	if (r != 0)
 		return r;
+	if (st->shard && tool_shard_set(opt, 0, st->shard) != 0)
+		return mksq_fail(msg, size, 2, "-shard '%s': I/N, shard I of N, "
+				 "1 <= I <= N <= 65536", st->shard);
+	if (st->shard_plan && tool_shard_set(opt, 1, st->shard_plan) != 0)
+		return mksq_fail(msg, size, 2, "-shard-plan '%s': a number of shards, "
+				 "1 to 65536", st->shard_plan);
 	/* an append replaces DEST too, once the extended image is complete */
 	opt->force = st->noappend || st->base;
 	set_flags(st, sde, opt);

@@ -17,6 +17,7 @@ struct mksq_state {
 	const char *comp, *jobs, *level, *bcj, *dict, *window, *strategy, *algo;
 	const char *mkfs_time, *all_time, *sort, *root_mode, *root_time;
 	const char *root_becomes;    /* -root-becomes NAME: used on append */
+	const char *shard, *shard_plan; /* -shard I/N, -shard-plan N */
 	const struct mksq_base *base; /* NULL unless appending */
 	uint64_t block, offset, mem;  /* mem 0: not given */
 	long long uid, gid;          /* -1: not forced */

@@ -43,6 +43,7 @@ static void usage(FILE *f)
 	fputs("Usage: " PROG " SOURCE... DEST [OPTIONS] [-e EXCLUDE...]\n"
 	      "       " PROG " [-] DEST -tar [OPTIONS] < TAR\n"
 	      "       " PROG " - DEST -pf FILE|- [OPTIONS]  (unsquashfs -pf's stream)\n"
+	      "       " PROG " SOURCE... -shard-plan N [OPTIONS]\n"
 	      "Pack directories (or a tar on stdin) into a SquashFS 4.0 image, with\n"
 	      "mksquashfs's argument order, option names and defaults (gzip, 128K\n"
 	      "blocks, exportable, tails not packed into fragments). The packer\n"
@@ -59,7 +60,10 @@ static void usage(FILE *f)
 	      "  -p -pf -tar -root-becomes; accepted as already true: -reproducible -no-recovery\n"
 	      "  -exit-on-error -mem. Anything else is refused (exit status 2).\n"
 	      "sqpack's own: --verity[=FILE] --verity-block-size N --verity-salt HEX\n"
-	      "  --verity-no-superblock --verity-roothash FILE (see dir2img(1)).\n\n"
+	      "  --verity-no-superblock --verity-roothash FILE (see dir2img(1));\n"
+	      "  -shard I/N: shard I of N of the SOURCEs into a new DEST (dir2img\n"
+	      "  --shard; img2img --shards merges them); -shard-plan N: where each\n"
+	      "  of N shards starts and its bytes, no DEST, no data read.\n\n"
 	      "An existing DEST is appended to, as mksquashfs does (-root-becomes\n"
 	      "NAME puts its root at NAME), unless -noappend replaces it; either\n"
 	      "way the new image replaces DEST only once it is complete.\n", f);
@@ -269,7 +273,16 @@ int main(int argc, char **argv)
 	} else if (args.action == MKSQ_VERSION) {
 		tool_print_version(PROG);
 		ret = 0;
+	} else if (args.opt.shard_plan) {
+		/* the plan alone: no DEST, nothing renamed or appended to */
+		if ((ret = tool_options_finish(&args.opt)) == 0)
+			ret = dir2img_run(&args.opt);
 	} else if ((append = dest_kind(args.dest, args.noappend)) < 0) {
+		ret = 1;
+	} else if (append && args.opt.shard_count != 0) {
+		fprintf(stderr, PROG ": %s exists: a shard is a new image, not an append "
+			"(-noappend replaces it)\n", args.dest);
+		append = 0;   /* nothing was opened to close */
 		ret = 1;
 	} else if (append && (ret = append_prepare(&ap, &args, argc, argv)) != 0) {
 		goto out;
