@@ -32,6 +32,8 @@ enum {
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
+	/* in enum tool_security_opt order */
+	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
 
 enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
@@ -55,6 +57,10 @@ static const struct option long_opts[] = {
 	{ "preserve-mtime", no_argument, NULL, OPT_PRESERVE_MTIME },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "fs-config-file", required_argument, NULL, OPT_FS_CONFIG },
+	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
+	{ "product-out", required_argument, NULL, OPT_PRODUCT_OUT },
 	/* mkfs.erofs's, not done yet: refused by name. */
 	{ "exclude-path", required_argument, NULL, OPT_EXCLUDE_PATH },
 	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
@@ -67,11 +73,7 @@ static const struct option long_opts[] = {
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
-	{ "file-contexts", required_argument, NULL, OPT_REFUSED },
 	{ "max-extent-bytes", required_argument, NULL, OPT_REFUSED },
-	{ "mount-point", required_argument, NULL, OPT_REFUSED },
-	{ "product-out", required_argument, NULL, OPT_REFUSED },
-	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
@@ -96,7 +98,10 @@ static void usage(FILE *f)
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
-	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
+	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=# (SELinux labels)\n"
+	      "  --fs-config-file=# (Android's owners, modes, capabilities)\n"
+	      "  --mount-point=# --product-out=# (with --fs-config-file)\n"
+	      "  -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended\n"
@@ -256,6 +261,8 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
 		return 0;
 	case OPT_AUFS: a->aufs = 1; return 0;
+	case OPT_FILE_CONTEXTS: case OPT_FS_CONFIG: case OPT_MOUNT_POINT: case OPT_PRODUCT_OUT:
+		return tool_security_option(&opt->security, c - OPT_FILE_CONTEXTS, arg);
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is
