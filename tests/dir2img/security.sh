@@ -117,6 +117,9 @@ run "dir2img, SquashFS" "$SQP_BIN/dir2img" -q $ANDROID "$T/out/sq.img" "$T/src" 
 # shellcheck disable=SC2086
 run "dir2img, EROFS" "$SQP_BIN/dir2img" -q --format erofs $ANDROID "$T/out/er.img" "$T/src" &&
 	readback "dir2img (EROFS)" "$T/out/er.img" erofs
+# shellcheck disable=SC2086
+run "dir2img -j1" "$SQP_BIN/dir2img" -q -j1 $ANDROID "$T/out/sq1.img" "$T/src" &&
+	check "the same bytes for -j1 and any other -j" cmp -s "$T/out/sq.img" "$T/out/sq1.img"
 tar -C "$T/src" -cf "$T/src.tar" .
 # shellcheck disable=SC2086
 run "tar2img, SquashFS" "$TAR2IMG" -q $ANDROID "$T/out/tar.img" < "$T/src.tar" &&
