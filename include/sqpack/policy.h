@@ -140,6 +140,12 @@ SQP_API void sqp_policy_set_keep(struct sqp_policy *p,
  */
 SQP_API int sqp_policy_load_fs_config(struct sqp_policy *p, const char *file);
 
+/* The fs_config step of sqp_policy_apply alone: e's owners and
+ * permission bits from its line (0; e unchanged when no file is
+ * loaded), or SQP_ERR_NOT_FOUND. For the directories a writer makes up
+ * for missing parents, which the other transforms leave alone. */
+SQP_API int sqp_policy_fs_config(const struct sqp_policy *p, struct sqp_entry *e);
+
 /* --mount-point: where the image is mounted ("/system"); one trailing
  * '/' is dropped, as mkfs.erofs drops it. It prefixes the paths of the
  * fs_config lookups and of the labeler's. */

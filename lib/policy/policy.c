@@ -288,16 +288,8 @@ int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e)
 		return 1;
 	if (e->is_hardlink)
 		return e->link_target != NULL && sqp_policy_excluded(p, e->link_target);
-	if (p->has_fscfg) {
-		const struct fs_config_rec *r = policy_fs_config(p, e->path);
-
-		if (r == NULL)
-			return SQP_ERR_NOT_FOUND;
-		/* the file's type stays; its permission bits are the line's */
-		e->mode = (e->mode & S_IFMT) | r->mode;
-		e->uid = r->uid;
-		e->gid = r->gid;
-	}
+	if (sqp_policy_fs_config(p, e) != 0)
+		return SQP_ERR_NOT_FOUND;
 	apply_owner_time(p, e);
 	return 0;
 }

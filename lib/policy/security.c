@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policy/policy_impl.h"
 
@@ -179,6 +180,21 @@ const struct fs_config_rec *policy_fs_config(const struct sqp_policy *p, const c
 
 	return key == NULL ? NULL :
 	       policy_find_last(p->fscfg, p->fscfg_count, sizeof(*p->fscfg), key);
+}
+
+int sqp_policy_fs_config(const struct sqp_policy *p, struct sqp_entry *e)
+{
+	const struct fs_config_rec *r;
+
+	if (!p->has_fscfg)
+		return 0;
+	if ((r = policy_fs_config(p, e->path)) == NULL)
+		return SQP_ERR_NOT_FOUND;
+	/* the file's type stays; its permission bits are the line's */
+	e->mode = (e->mode & S_IFMT) | r->mode;
+	e->uid = r->uid;
+	e->gid = r->gid;
+	return 0;
 }
 
 /* Room for the entry's xattrs and two more in x. */

@@ -213,33 +213,6 @@ int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
 	return add_file_data(w, e, ino, data);
 }
 
-/* The policy's transforms on e: 1 when it is excluded, 0, or a negative
- * error (latched): a path the fs_config file lacks, a labeler's failure. */
-static int writer_apply_policy(struct sqp_writer *w, struct sqp_entry *e)
-{
-	const struct sqp_policy *p = w->desc.policy;
-	int ret = sqp_policy_apply(p, e);
-
-	if (ret == SQP_ERR_NOT_FOUND)
-		return writer_fail(w, ret, "'%s' is not in the fs_config file", e->path);
-	if (ret != 0 || e->is_hardlink || !sqp_policy_has_xattrs(p))
-		return ret;
-	if (w->pxattrs == NULL && (w->pxattrs = calloc(1, sizeof(*w->pxattrs))) == NULL)
-		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	ret = sqp_policy_xattrs(p, e, w->pxattrs);
-	if (ret != 0)
-		return writer_fail(w, ret, "'%s': its SELinux label: %s", e->path,
-				   sqp_strerror(ret));
-	return 0;
-}
-
-void writer_policy_free(struct sqp_writer *w)
-{
-	if (w->pxattrs != NULL)
-		sqp_policy_xattrs_free(w->pxattrs);
-	free(w->pxattrs);
-}
-
 int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		   const struct sqp_data_source *data)
 {
@@ -380,6 +353,9 @@ int writer_add_extras(struct sqp_writer *w)
 		ret = sqp_writer_add(w, &e, NULL);
 	}
 	w->adding_extras = 0;
+	/* the directories no entry named: fs_config and labels too */
+	if (ret == 0)
+		ret = writer_policy_implied(w);
 	if (ret == 0)
 		ret = apply_mods(w);
 	return ret;

@@ -230,6 +230,12 @@ int writer_size_seen(const struct sqp_writer *w, uint64_t size);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);
+/* writer_policy.c: the policy on e as it is added: 1 when it is
+ * excluded, 0, or a negative error (latched). */
+int writer_apply_policy(struct sqp_writer *w, struct sqp_entry *e);
+/* The fs_config lines and labels of the directories no entry named (a
+ * tar's missing parents and root), once every entry is in. */
+int writer_policy_implied(struct sqp_writer *w);
 /* Free w->pxattrs (destroy calls it). */
 void writer_policy_free(struct sqp_writer *w);
 

@@ -5,8 +5,9 @@
 # and --product-out, in sqpack-mkfs.erofs, dir2img and tar2img, for both
 # formats. What was written is read back by imginfo and through the
 # kernel's mount (stat, getfattr) and must be what the two files say for
-# /system/PATH. A bad line in either file, or a path the fs_config file
-# lacks, fails with exit 1 and leaves nothing behind.
+# /system/PATH, the directories a tar only implies included. A bad line
+# in either file, or a path the fs_config file lacks, fails with exit 1
+# and leaves nothing behind.
 . "$top_srcdir/tests/lib/common.sh"
 T=$SCRATCH
 need_tool getfattr
@@ -127,10 +128,12 @@ run "dir2img, EROFS" "$SQP_BIN/dir2img" -q --format erofs $ANDROID "$T/out/er.im
 # shellcheck disable=SC2086
 run "dir2img -j1" "$SQP_BIN/dir2img" -q -j1 $ANDROID "$T/out/sq1.img" "$T/src" &&
 	check "the same bytes for -j1 and any other -j" cmp -s "$T/out/sq.img" "$T/out/sq1.img"
-tar -C "$T/src" -cf "$T/src.tar" .
+# A tar of the files alone: the root and the directories are implied,
+# and take their lines and labels all the same.
+tar -C "$T/src" -cf "$T/src.tar" bin/sh bin/su bin/ash etc/hosts
 # shellcheck disable=SC2086
 run "tar2img, SquashFS" "$TAR2IMG" -q $ANDROID "$T/out/tar.img" < "$T/src.tar" &&
-	readback "tar2img (SquashFS)" "$T/out/tar.img" squashfs
+	readback "tar2img (SquashFS), directories implied" "$T/out/tar.img" squashfs
 # The owner options come after fs_config's, as in mkfs.erofs.
 # shellcheck disable=SC2086
 run "sqpack-mkfs.erofs --force-uid" "$SQP_BIN/sqpack-mkfs.erofs" --quiet $ANDROID \
@@ -173,6 +176,9 @@ head -3 "$T/fs_config" > "$T/short_fs"
 refused "fs_config without a line for a path" "is not in the fs_config file" \
 	"$SQP_BIN/dir2img" --mount-point=/system --fs-config-file="$T/short_fs" \
 	"$T/out/b.img" "$T/src"
+grep -v ' 0 2000 0751$' "$T/fs_config" > "$T/nobin_fs"
+refused "fs_config without a line for an implied directory" "'bin' (a directory the input implies)" \
+	"$TAR2IMG" --mount-point=/system --fs-config-file="$T/nobin_fs" "$T/out/b.img" "$T/src.tar"
 usage_refused "give --fs-config-file" "$SQP_BIN/sqpack-mkfs.erofs" --product-out="$T" \
 	"$T/out/b.img" "$T/src"
 finish
