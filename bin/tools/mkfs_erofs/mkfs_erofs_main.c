@@ -2,9 +2,10 @@
 /*
  * mkfs_erofs_main.c - sqpack-mkfs.erofs: mkfs.erofs's command line as
  * image builders pass it (archiso, mkosi, systemd-repart, osbuild,
- * kiwi), read into the packers' options (struct tool_options, with
- * --format erofs's settings) and packed by dir2img's code (tar2img's for
- * --tar=f) in this process.
+ * kiwi, containerd, Android's build with its fs_config and
+ * file_contexts), read into the packers' options (struct tool_options,
+ * with --format erofs's settings) and packed by dir2img's code
+ * (tar2img's for --tar=f) in this process.
  *
  * Why not a second tool: the EROFS writer is the library's, shared with
  * tar2img and dir2img; only the spelling differs. Every option either
