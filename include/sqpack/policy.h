@@ -10,7 +10,8 @@
  * (directories, symlinks, device nodes...) when it finishes.
  *
  * Order of the transforms for one entry: excluded entries are dropped;
- * then owners (--all-root, or the offsets and then --uid/--gid); then the
+ * then the fs_config line's owners and mode (below); then owners
+ * (--all-root, or the offsets and then --uid/--gid); then the
  * time (--mtime, else --clamp-mtime). The spec's "m" lines are applied by
  * the writer last, to the inode the path names once the tree is complete
  * (so an explicit line wins over the global options, and a line for one
@@ -105,7 +106,8 @@ SQP_API int sqp_policy_has_sort(const struct sqp_policy *p);
 /*
  * Apply the transforms to e in place (attributes only; the path and the
  * borrowed pointers stay). Returns 1 when the entry is excluded (also a
- * hard link to an excluded path), 0 otherwise.
+ * hard link to an excluded path), 0 otherwise, or SQP_ERR_NOT_FOUND when an
+ * fs_config file is loaded and has no line for the entry's path.
  */
 SQP_API int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e);
 
@@ -118,6 +120,73 @@ SQP_API int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e);
  */
 SQP_API void sqp_policy_set_keep(struct sqp_policy *p,
 				 int (*keep)(void *user, const char *path), void *user);
+
+/*
+ * Security attributes, as Android's mkfs.erofs sets them.
+ *
+ * fs_config (mkfs.erofs --fs-config-file): Android's canned file, one
+ * line per path, "PATH UID GID MODE [capabilities=N] [KEY=VALUE]...",
+ * fields separated by spaces; PATH without its leading '/', the root as
+ * "/" or "" (a line that starts with a space); UID and GID decimal, MODE
+ * octal permission bits (at most 07777), N the capability mask (decimal,
+ * or 0x hex). A later line for a path wins; empty lines are skipped.
+ * Every entry then takes the owners and permission bits of its line,
+ * before the owner options, and a capability mask other than 0 becomes
+ * its security.capability (VFS revision 2, effective); an entry whose
+ * path has no line fails sqp_policy_apply with SQP_ERR_NOT_FOUND, as
+ * mkfs.erofs stops. The path looked up is MOUNT_POINT/PATH, or PATH
+ * when no mount point is set; the root is "" either way. A bad line is
+ * SQP_ERR_ARG, with the file name and line number in the message.
+ */
+SQP_API int sqp_policy_load_fs_config(struct sqp_policy *p, const char *file);
+
+/* The fs_config step of sqp_policy_apply alone: e's owners and
+ * permission bits from its line (0; e unchanged when no file is
+ * loaded), or SQP_ERR_NOT_FOUND. For the directories a writer makes up
+ * for missing parents, which the other transforms leave alone. */
+SQP_API int sqp_policy_fs_config(const struct sqp_policy *p, struct sqp_entry *e);
+
+/* --mount-point: where the image is mounted ("/system"); one trailing
+ * '/' is dropped, as mkfs.erofs drops it. It prefixes the paths of the
+ * fs_config lookups and of the labeler's. */
+SQP_API int sqp_policy_set_mount_point(struct sqp_policy *p, const char *mount_point);
+
+/*
+ * A labeler (file_contexts, through libselinux in the tools): asked for
+ * each entry's SELinux label with the path mkfs.erofs asks selabel for,
+ * "/MOUNT_POINT/PATH" ("/PATH" without a mount point; the root's ends in
+ * '/') and the entry's full mode. It returns 0 with *label set
+ * (malloc'ed, taken by the policy), 1 when the path has no label (the
+ * entry then has none), or a negative sqp_error. Once a labeler is set,
+ * every entry's own security.selinux is replaced by the labeler's.
+ * release (may be NULL) is called with user when the policy is
+ * destroyed.
+ */
+typedef int (*sqp_label_fn)(void *user, const char *path, uint32_t mode, char **label);
+SQP_API void sqp_policy_set_labeler(struct sqp_policy *p, sqp_label_fn fn, void *user,
+				    void (*release)(void *user));
+
+/* 1 when sqp_policy_xattrs may change an entry's xattrs. */
+SQP_API int sqp_policy_has_xattrs(const struct sqp_policy *p);
+
+/*
+ * The entry's xattrs under the policy (after sqp_policy_apply, on an
+ * entry that is no hard link): its own, with security.selinux from the
+ * labeler and security.capability from the fs_config line. x is the
+ * caller's, zeroed before first use and reused for every entry (so any
+ * thread may call with its own); e->xattrs then point into x until the
+ * next call. Returns 0 or a negative sqp_error (the labeler's). Free x
+ * with sqp_policy_xattrs_free.
+ */
+struct sqp_policy_xattrs {
+	struct sqp_xattr *v;
+	size_t cap;
+	char *label;
+	uint8_t caps[20];
+};
+SQP_API int sqp_policy_xattrs(const struct sqp_policy *p, struct sqp_entry *e,
+			      struct sqp_policy_xattrs *x);
+SQP_API void sqp_policy_xattrs_free(struct sqp_policy_xattrs *x);
 
 /* The spec's entries to add after all others (d, s, c, b, i and l lines),
  * in file order. Valid until destroy. Lines without a time have mtime

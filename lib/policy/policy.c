@@ -56,6 +56,7 @@ void sqp_policy_destroy(struct sqp_policy *p)
 	free(p->sorts);
 	free(p->mods);
 	free(p->extras);
+	policy_security_free(p);
 	free(p);
 }
 
@@ -205,9 +206,8 @@ static int cmp_sort(const void *a, const void *b)
 	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
 }
 
-/* The last record for path in a sorted table (a later line wins). */
-static const void *find_last(const void *base, size_t count, size_t elem,
-			     const char *path)
+/* A later line wins: the table is sorted by path, then file order. */
+const void *policy_find_last(const void *base, size_t count, size_t elem, const char *path)
 {
 	size_t lo = 0, hi = count;
 	const char *rec_path;
@@ -238,7 +238,7 @@ int sqp_policy_priority(const struct sqp_policy *p, const char *path)
 		qsort(mp->sorts, p->sort_count, sizeof(*p->sorts), cmp_sort);
 		mp->sorts_sorted = 1;
 	}
-	r = find_last(p->sorts, p->sort_count, sizeof(*p->sorts), path);
+	r = policy_find_last(p->sorts, p->sort_count, sizeof(*p->sorts), path);
 	return r ? r->priority : 0;
 }
 
@@ -288,6 +288,8 @@ int sqp_policy_apply(const struct sqp_policy *p, struct sqp_entry *e)
 		return 1;
 	if (e->is_hardlink)
 		return e->link_target != NULL && sqp_policy_excluded(p, e->link_target);
+	if (sqp_policy_fs_config(p, e) != 0)
+		return SQP_ERR_NOT_FOUND;
 	apply_owner_time(p, e);
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * policy_impl.h - the policy's state, shared by policy.c (transforms and
- * queries), policy_files.c (exclude and sort files) and spec.c (spec
- * definitions).
+ * queries), policy_files.c (exclude and sort files), spec.c (spec
+ * definitions) and security.c (fs_config and SELinux labels).
  */
 #ifndef SQP_POLICY_POLICY_IMPL_H
 #define SQP_POLICY_POLICY_IMPL_H
@@ -26,6 +26,13 @@ struct sort_rec {
 	size_t order;          /* file order: a later line for a path wins */
 };
 
+/* One fs_config line. path first, as in sort_rec: policy_find_last. */
+struct fs_config_rec {
+	char *path;            /* without its leading '/'; the root is "" */
+	uint32_t uid, gid, mode;
+	uint64_t caps;
+	size_t order;
+};
 
 struct sqp_policy {
 	struct sqp_policy_desc desc;
@@ -46,7 +53,26 @@ struct sqp_policy {
 
 	int (*keep)(void *user, const char *path); /* sqp_policy_set_keep */
 	void *keep_user;
+
+	struct fs_config_rec *fscfg;  /* sorted by path, then file order */
+	size_t fscfg_count, fscfg_cap;
+	int has_fscfg;                /* a file was loaded (it may be empty) */
+	char *mount_point;            /* NULL: none */
+	sqp_label_fn label;           /* sqp_policy_set_labeler */
+	void *label_user;
+	void (*label_release)(void *user);
 };
+
+/* The last record for path in a table sorted by path (each record's
+ * first member its char *path), or NULL. */
+const void *policy_find_last(const void *base, size_t count, size_t elem, const char *path);
+
+/* The fs_config line for path, as sqp_policy_apply looks it up (NULL:
+ * none). */
+const struct fs_config_rec *policy_fs_config(const struct sqp_policy *p, const char *path);
+
+/* security.c's share of sqp_policy_destroy. */
+void policy_security_free(struct sqp_policy *p);
 
 /* Shell glob match of a whole string; "**" crosses '/'. */
 int policy_glob_match(const char *pat, const char *s);

@@ -110,6 +110,7 @@ void sqp_writer_destroy(struct sqp_writer *w)
 	if (w->fmt != NULL)
 		w->fmt->cleanup(w);
 	xattr_store_cleanup(&w->xattrs);
+	writer_policy_free(w);
 	fstree_cleanup(&w->tree);
 	imgout_cleanup(&w->out);
 #ifdef WITH_OPENSSL

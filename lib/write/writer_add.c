@@ -246,9 +246,11 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		if (ret != 0 && ret != 1)
 			return ret < 0 ? ret : 0;
 	}
-	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off &&
-	    sqp_policy_apply(w->desc.policy, &copy))
-		return 0;  /* excluded; a tar reader skips the unread data */
+	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off) {
+		ret = writer_apply_policy(w, &copy);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;  /* excluded: a tar reader skips the data */
+	}
 	if (w->ren_count > 0 && !w->adding_extras &&
 	    (ret = writer_rename_entry(w, &copy)) != 0)
 		return ret;
@@ -351,6 +353,9 @@ int writer_add_extras(struct sqp_writer *w)
 		ret = sqp_writer_add(w, &e, NULL);
 	}
 	w->adding_extras = 0;
+	/* the directories no entry named: fs_config and labels too */
+	if (ret == 0)
+		ret = writer_policy_implied(w);
 	if (ret == 0)
 		ret = apply_mods(w);
 	return ret;

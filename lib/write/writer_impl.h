@@ -83,6 +83,9 @@ struct sqp_writer {
 	int adding_extras;            /* the policy's spec entries: not transformed */
 	int policy_off;               /* a base image's entries added as they are
 	                                 (SQP_ADD_IMAGE_AS_IS) */
+	/* the policy's labels and capabilities for the entry being added
+	 * (writer_add.c; NULL until a policy sets some) */
+	struct sqp_policy_xattrs *pxattrs;
 	/* writer_add_base: the regular file being added is a base image's,
 	 * stored as this describes (NULL otherwise). */
 	const struct writer_base *base_file;
@@ -227,6 +230,14 @@ int writer_size_seen(const struct sqp_writer *w, uint64_t size);
 
 /* Add the policy's spec entries (finish calls this first). */
 int writer_add_extras(struct sqp_writer *w);
+/* writer_policy.c: the policy on e as it is added: 1 when it is
+ * excluded, 0, or a negative error (latched). */
+int writer_apply_policy(struct sqp_writer *w, struct sqp_entry *e);
+/* The fs_config lines and labels of the directories no entry named (a
+ * tar's missing parents and root), once every entry is in. */
+int writer_policy_implied(struct sqp_writer *w);
+/* Free w->pxattrs (destroy calls it). */
+void writer_policy_free(struct sqp_writer *w);
 
 /* Latch an error on the writer (first one wins); returns the latched code. */
 int writer_fail(struct sqp_writer *w, int code, const char *fmt, ...)

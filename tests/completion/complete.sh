@@ -78,9 +78,17 @@ check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
 check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe
 check "--uncompressed=: its parts" is "dir2img --uncompressed=" "all data fragments inodes xattrs"
 check "-j N: no guess" is "tar2img -j " ""
+check "Android's options" has "dir2img --" --file-contexts --fs-config-file --mount-point \
+	--product-out
+check "sqpack-mkfs.erofs Android's options" has "sqpack-mkfs.erofs --" --file-contexts \
+	--fs-config-file --mount-point --product-out
 
 mkdir -p "$SCRATCH/d/sub" && : > "$SCRATCH/d/spec.txt"
 check "--spec FILE: files" is "tar2img --spec $SCRATCH/d/sp" "$SCRATCH/d/spec.txt"
+check "--fs-config-file FILE: files" is "tar2img --fs-config-file $SCRATCH/d/sp" "$SCRATCH/d/spec.txt"
+check "sqpack-mkfs.erofs --file-contexts=FILE: files" is \
+	"sqpack-mkfs.erofs --file-contexts=$SCRATCH/d/sp" "$SCRATCH/d/spec.txt"
+check "--product-out DIR: directories" is "dir2img --product-out $SCRATCH/d/" "$SCRATCH/d/sub"
 check "sqpack-unsquashfs -d DIR: directories" is "sqpack-unsquashfs -d $SCRATCH/d/" "$SCRATCH/d/sub"
 check "an image argument: files" has "img2tar $SCRATCH/d/" "$SCRATCH/d/spec.txt" "$SCRATCH/d/sub"
 

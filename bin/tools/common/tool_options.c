@@ -33,6 +33,8 @@ enum {
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
+	/* tool_security.c's, in enum tool_security_opt order */
+	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 	/* dir2img only */
 	OPT_FIRST_DIR_ONLY, OPT_SORT = OPT_FIRST_DIR_ONLY, OPT_VERBOSE, OPT_KEEP_DIR, OPT_ONE_FS,
 	OPT_NO_HARDLINKS, OPT_ON_CHANGE, OPT_SKIP_UNREADABLE, OPT_LAYERS,
@@ -91,6 +93,10 @@ static const struct option long_opts[] = {
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
 	{ "verity-no-superblock", no_argument, NULL, OPT_VERITY_NO_SUPERBLOCK },
 	{ "verity-roothash", required_argument, NULL, OPT_VERITY_ROOTHASH },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "fs-config-file", required_argument, NULL, OPT_FS_CONFIG },
+	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
+	{ "product-out", required_argument, NULL, OPT_PRODUCT_OUT },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "keep-dir", no_argument, NULL, OPT_KEEP_DIR },
@@ -322,6 +328,8 @@ static int entry_option(struct tool_options *opt, int c, const char *arg,
 	case OPT_EXCLUDE_REGEX: return add_parg(opt, PARG_EXCLUDE_REGEX, arg);
 	case OPT_SPEC: return add_parg(opt, PARG_SPEC, arg);
 	case OPT_SPEC_LINE: return add_parg(opt, PARG_SPEC_LINE, arg);
+	case OPT_FILE_CONTEXTS: case OPT_FS_CONFIG: case OPT_MOUNT_POINT: case OPT_PRODUCT_OUT:
+		return tool_security_option(&opt->security, c - OPT_FILE_CONTEXTS, arg);
 	case OPT_PROGRESS: return progress_value(arg, &opt->progress);
 	case OPT_VERBOSE: opt->verbose = 1; return 0;
 	case OPT_SORT: return add_parg(opt, PARG_SORT, arg);
@@ -506,6 +514,8 @@ int tool_options_finish(struct tool_options *opt)
 		opt->policy.mtime = opt->desc.mod_time;
 	}
 	opt->policy.warn = tool_warn;
+	if (ret == 0)
+		ret = tool_security_check(&opt->security);
 	return ret != 0 ? ret : tool_verity_check(&opt->verity);
 }
 

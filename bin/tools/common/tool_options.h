@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "sqpack/sqpack.h"
 #include "sqpack/dirscan.h"
+#include "tool_security.h"
 #include "tool_verity.h"
 
 enum tool_kind { TOOL_TAR2IMG, TOOL_DIR2IMG, TOOL_IMG2IMG };
@@ -75,6 +76,7 @@ struct tool_options {
 	int progress;                 /* enum progress_mode */
 	unsigned scan_flags;          /* SQP_DIRSCAN_* */
 	struct tool_verity verity;    /* --verity and its options */
+	struct tool_security security; /* --file-contexts, --fs-config-file... */
 };
 
 /* Parse argv. Returns 0 to go on, -1 to exit successfully at once (after

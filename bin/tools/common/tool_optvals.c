@@ -259,6 +259,7 @@ static int policy_needed(const struct tool_options *opt)
 
 	/* --shard: tar2img's first pass hands the policy the paths to keep */
 	return opt->pargs.n > 0 || d->flags != 0 || d->uid_offset != 0 || d->gid_offset != 0 ||
+	       tool_security_wanted(&opt->security) ||
 	       (opt->tool == TOOL_TAR2IMG && opt->shard_count != 0);
 }
 
@@ -291,6 +292,12 @@ int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
 		sqp_policy_destroy(p);
 		/* a file that cannot be read is a failure; a bad line, bad usage */
 		return ret == SQP_ERR_ARG ? 2 : 1;
+	}
+	/* a bad fs_config or file_contexts line fails the build (exit 1),
+	 * as mkfs.erofs fails it */
+	if ((ret = tool_security_policy(&opt->security, p)) != 0) {
+		sqp_policy_destroy(p);
+		return ret;
 	}
 	*out = p;
 	return 0;

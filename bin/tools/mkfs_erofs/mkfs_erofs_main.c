@@ -2,9 +2,10 @@
 /*
  * mkfs_erofs_main.c - sqpack-mkfs.erofs: mkfs.erofs's command line as
  * image builders pass it (archiso, mkosi, systemd-repart, osbuild,
- * kiwi), read into the packers' options (struct tool_options, with
- * --format erofs's settings) and packed by dir2img's code (tar2img's for
- * --tar=f) in this process.
+ * kiwi, containerd, Android's build with its fs_config and
+ * file_contexts), read into the packers' options (struct tool_options,
+ * with --format erofs's settings) and packed by dir2img's code
+ * (tar2img's for --tar=f) in this process.
  *
  * Why not a second tool: the EROFS writer is the library's, shared with
  * tar2img and dir2img; only the spelling differs. Every option either
@@ -33,6 +34,8 @@ enum {
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
 	OPT_SHARD, OPT_SHARD_PLAN,
+	/* in enum tool_security_opt order */
+	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
 
 enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
@@ -56,6 +59,10 @@ static const struct option long_opts[] = {
 	{ "preserve-mtime", no_argument, NULL, OPT_PRESERVE_MTIME },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "fs-config-file", required_argument, NULL, OPT_FS_CONFIG },
+	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
+	{ "product-out", required_argument, NULL, OPT_PRODUCT_OUT },
 	/* mkfs.erofs's, not done yet: refused by name. */
 	{ "exclude-path", required_argument, NULL, OPT_EXCLUDE_PATH },
 	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
@@ -68,11 +75,7 @@ static const struct option long_opts[] = {
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
-	{ "file-contexts", required_argument, NULL, OPT_REFUSED },
 	{ "max-extent-bytes", required_argument, NULL, OPT_REFUSED },
-	{ "mount-point", required_argument, NULL, OPT_REFUSED },
-	{ "product-out", required_argument, NULL, OPT_REFUSED },
-	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -100,7 +103,10 @@ static void usage(FILE *f)
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
-	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
+	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
+	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
+	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
+	      "  -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended\n"
@@ -271,6 +277,8 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		return mkfs_refuse(name, c == OPT_SHARD ?
 				   "I/N, shard I of N, 1 <= I <= N <= 65536" :
 				   "a number of shards, 1 to 65536");
+	case OPT_FILE_CONTEXTS: case OPT_FS_CONFIG: case OPT_MOUNT_POINT: case OPT_PRODUCT_OUT:
+		return tool_security_option(&opt->security, c - OPT_FILE_CONTEXTS, arg);
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is
