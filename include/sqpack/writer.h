@@ -118,6 +118,15 @@ enum sqp_fragment_mode {
  * not shared. SQP_WRITE_EROFS_DEDUPE implies it. */
 #define SQP_WRITE_EROFS_ALL_FRAGMENTS   0x80000
 #define SQP_WRITE_EROFS_FRAGDEDUPE      0x100000
+/* overlayfs's metadata stripped, as mkfs.erofs --ovlfs-strip does for
+ * an image that is not an overlay's layer: a whiteout (a character
+ * device 0/0, or with SQP_WRITE_OVERLAY_WHITEOUTS a ".wh.NAME" marker)
+ * is not stored, nor is an opaque marker (its directory is still
+ * implied), and "trusted.overlay.opaque" is dropped from every entry's
+ * xattrs; no directory gets "trusted.overlay.origin". A whiteout that
+ * names an entry added before it leaves that entry in place (entries
+ * are taken as they come). */
+#define SQP_WRITE_OVERLAY_STRIP         0x200000
 
 struct sqp_policy;
 

@@ -31,7 +31,8 @@ enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
-	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
+	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
+	OPT_REFUSED,
 };
 
 enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
@@ -74,7 +75,7 @@ static const struct option long_opts[] = {
 	{ "fs-config-file", required_argument, NULL, OPT_REFUSED },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
+	{ "ovlfs-strip", optional_argument, NULL, OPT_OVLFS_STRIP },
 	{ "gzip", no_argument, NULL, OPT_REFUSED },
 	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
 	{ NULL, 0, NULL, 0 },
@@ -95,7 +96,8 @@ static void usage(FILE *f)
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
-	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
+	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
+	      "  --sort=none|path\n"
 	      "  --all-time --mkfs-time --ignore-mtime -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
@@ -256,6 +258,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->scan_flags |= SQP_DIRSCAN_NO_HARDLINKS;
 		return 0;
 	case OPT_AUFS: a->aufs = 1; return 0;
+	case OPT_OVLFS_STRIP:
+		/* mkfs.erofs takes any other value as 0; a typo here
+		 * would keep whiteouts the caller wanted gone. */
+		if (arg != NULL && strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)
+			return mkfs_refuse(name, "valid are 0 and 1");
+		if (arg == NULL || strcmp(arg, "1") == 0)
+			opt->desc.flags |= SQP_WRITE_OVERLAY_STRIP;
+		else
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_OVERLAY_STRIP;
+		return 0;
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is
