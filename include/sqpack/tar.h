@@ -88,6 +88,15 @@ SQP_API struct sqp_data_source sqp_tar_data(struct sqp_tar_reader *r);
  */
 SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset);
 
+/*
+ * Where the current regular file's bytes start in the tar itself,
+ * counted from the tar's first byte, for an index that points into the
+ * tar (mkfs.erofs --tar=i): 1 with *offset set when the input is not
+ * compressed, the file is stored whole (not sparse) and none of its data
+ * has been read yet; 0 otherwise. A pipe does as well as a file.
+ */
+SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset);
+
 /* Compression of the input stream as detected: "none", "gzip", "xz", ... */
 SQP_API const char *sqp_tar_reader_compression(const struct sqp_tar_reader *r);
 

@@ -127,6 +127,13 @@ enum sqp_fragment_mode {
  * names an entry added before it leaves that entry in place (entries
  * are taken as they come). */
 #define SQP_WRITE_OVERLAY_STRIP         0x200000
+/* EROFS from sqp_writer_add_tar only (mkfs.erofs --tar=i): an index of
+ * the tar, its file data left in the tar. The image has 512-byte blocks
+ * and one extra device, the tar, that every regular file's chunks point
+ * into; it is mounted with the tar appended to it (as containerd keeps a
+ * layer) or given as that device. No codec; the tar must not be
+ * compressed and its members not sparse. */
+#define SQP_WRITE_EROFS_TAR_INDEX       0x400000
 
 struct sqp_policy;
 

@@ -100,6 +100,16 @@ SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset)
 	return istream_file_at(r->in, fd, offset);
 }
 
+SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset)
+{
+	if (r == NULL || offset == NULL || r->err.code != 0 || r->logical_pos != 0 ||
+	    !S_ISREG(r->entry.mode) || r->entry.is_hardlink || r->entry.sparse_count > 0 ||
+	    strcmp(istream_compression(r->in), "none") != 0)
+		return 0;
+	*offset = istream_offset(r->in);
+	return 1;
+}
+
 static uint64_t padding_of(uint64_t size)
 {
 	return (TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK;

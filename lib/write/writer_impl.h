@@ -110,6 +110,8 @@ struct sqp_writer {
 	struct writer_links *links;   /* hard links across layers, or NULL */
 	struct writer_kept *kept;     /* hidden files of this layer (writer_kept.c) */
 	struct sqp_tar_reader *layer_tar; /* the layer sqp_writer_add_tar reads */
+	uint64_t tar_data_at;         /* where its entry's data starts in it, */
+	int tar_data_known;           /* if sqp_tar_data_offset knows */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
 	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is

@@ -84,7 +84,7 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " [OPTIONS] IMAGE DIRECTORY\n"
-	      "       " PROG " --tar=f [OPTIONS] IMAGE [TAR]   (stdin without TAR or with -)\n"
+	      "       " PROG " --tar=f|i [OPTIONS] IMAGE [TAR] (stdin without TAR or with -)\n"
 	      "Pack DIRECTORY's contents (or a tar) into an EROFS image, with\n"
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The\n"
 	      "packer is dir2img's (tar2img's for --tar=f) with --format erofs;\n"
@@ -94,7 +94,8 @@ static void usage(FILE *f)
 	      "  -b4096 -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
-	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
+	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f --tar=i (an index:\n"
+	      "  the data stays in the tar, to be appended to IMAGE or given as its device)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
 	      "  --sort=none|path\n"
@@ -245,9 +246,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	case OPT_TAR:
-		if (arg != NULL && strcmp(arg, "f") != 0)
-			return mkfs_refuse(name, "only --tar=f (a whole tar) is done");
+		/* mkfs.erofs 1.9 reads "i" and "0" as the index, anything
+		 * else as f; a typo here would be a different image. */
+		if (arg != NULL && strcmp(arg, "f") != 0 && strcmp(arg, "i") != 0 &&
+		    strcmp(arg, "0") != 0)
+			return mkfs_refuse(name, "valid are f and i (headerball is not done)");
 		a->tar = 1;
+		if (arg != NULL && strcmp(arg, "f") != 0)
+			opt->desc.flags |= SQP_WRITE_EROFS_TAR_INDEX;
+		else
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_TAR_INDEX;
 		return 0;
 	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
 	case OPT_UID_OFFSET: return number(name, arg, UINT32_MAX, &a->uid_offset);
