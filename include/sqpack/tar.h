@@ -37,7 +37,14 @@ struct sqp_tar_reader_desc {
 	const char *name;    /* for messages ("stdin", "root.tar"); borrowed */
 	sqp_warn_fn warn;    /* optional: receives warnings (skipped records) */
 	void *warn_user;
+	unsigned flags;      /* SQP_TAR_READ_* */
 };
+
+/* A "headerball" (mkfs.erofs --tar=headerball): the headers of a tar
+ * (extension headers whole) without the members' data, which the
+ * reader then neither skips nor gives: reading a member's data is an
+ * error, its size is what its header says. */
+#define SQP_TAR_READ_HEADERS_ONLY 0x1
 
 SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out);

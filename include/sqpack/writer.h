@@ -134,6 +134,11 @@ enum sqp_fragment_mode {
  * layer) or given as that device. No codec; the tar must not be
  * compressed and its members not sparse. */
 #define SQP_WRITE_EROFS_TAR_INDEX       0x400000
+/* EROFS (mkfs.erofs --tar=headerball): every regular file's data is
+ * absent, as from a tar reader with SQP_TAR_READ_HEADERS_ONLY: its
+ * size kept, its chunks holes (it reads as zeros); 4096-byte blocks, no
+ * codec. */
+#define SQP_WRITE_EROFS_TAR_HEADERBALL  0x800000
 
 struct sqp_policy;
 

@@ -44,7 +44,8 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
 			       "multiple of 4096 up to 1 MiB", d->erofs_pcluster_size);
-	if ((d->flags & SQP_WRITE_EROFS_TAR_INDEX) && d->codec.id != 0)
+	if ((d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)) &&
+	    d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar stores no "
 			       "data to compress: no codec");
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
@@ -68,8 +69,9 @@ static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 	if (e->block == NULL || e->hash == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	XXH3_128bits_reset(e->hash);
-	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) != 0;
-	e->bs = e->tidx ? 512 : EROFS_W_BLOCK;
+	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) ? EROFS_TIDX_INDEX :
+		  (w->desc.flags & SQP_WRITE_EROFS_TAR_HEADERBALL) ? EROFS_TIDX_HEADERBALL : 0;
+	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : EROFS_W_BLOCK;
 	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hooks->hash_bits) != 0)
 		return w->err.code;
 	/* The head: zeros, then the superblock at 1024 once finish knows

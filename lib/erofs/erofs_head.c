@@ -37,7 +37,7 @@ static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
 {
 	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
-	size_t end = erofs_of(L->w)->tidx ? EROFS_TIDX_HEAD_END :
+	size_t end = erofs_of(L->w)->tidx == EROFS_TIDX_INDEX ? EROFS_TIDX_HEAD_END :
 		     EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
 
 	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
@@ -86,14 +86,14 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	if (e->frag.present)
 		sb.packed_nid = L->nid[L->count];
 	if (e->tidx)
-		erofs_tidx_super(&sb);
+		erofs_tidx_super(L->w, &sb);
 	erofs_super_encode(&sb, &x, raw);
-	if (e->tidx)
+	if (e->tidx == EROFS_TIDX_INDEX)
 		erofs_tidx_slot(L->w, sb.blocks, raw, slot);
 	if ((ret = imgout_flush(&L->w->out)) != 0 ||
 	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
 		return ret;
-	if (e->tidx)
+	if (e->tidx == EROFS_TIDX_INDEX)
 		return imgout_pwrite(&L->w->out, EROFS_TIDX_SLOT_AT, slot, sizeof(slot));
 	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }

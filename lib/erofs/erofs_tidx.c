@@ -13,6 +13,11 @@
  * device named by mount -o device=. A member's data is one run in the
  * tar, so each file is chunk based with chunks as large as a power of
  * two of blocks allows: one 8-byte index for any file up to 1 TiB.
+ *
+ * A headerball (SQP_WRITE_EROFS_TAR_HEADERBALL, mkfs.erofs
+ * --tar=headerball) is a tar without its members' data: the same tree,
+ * 4096-byte blocks, each file's chunks holes in a 4-byte block map (no
+ * device to point into), as mkfs.erofs 1.9 writes it.
  */
 #include "config.h"
 
@@ -37,7 +42,7 @@ int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_in
 	f->u.file.size = e->size;
 	f->u.file.blocks_start = 0;
 	f->u.file.ero_rec = FS_NONE;
-	if (e->size == 0)
+	if (e->size == 0 || s->tidx == EROFS_TIDX_HEADERBALL)
 		return 0;
 	if (w->layer_tar == NULL || w->tree.layered)
 		return writer_fail(w, SQP_ERR_ARG, "'%s': an index of a tar takes "
@@ -58,23 +63,36 @@ int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_in
 	return 0;
 }
 
-uint64_t erofs_tidx_chunks(uint64_t size, uint32_t *format)
+uint64_t erofs_tidx_chunks(const struct sqp_writer *w, uint64_t size, uint32_t *format)
 {
-	uint64_t blocks = (size + TAR_BLOCK - 1) / TAR_BLOCK;
-	uint32_t bits = 0;
+	uint32_t bs = erofs_of(w)->bs, bits = 0;
+	uint64_t blocks = (size + bs - 1) / bs;
 
 	while (bits < CHUNK_BITS_MAX && ((uint64_t)1 << bits) < blocks)
 		bits++;
-	*format = EROFS_CHUNK_INDEXES | bits;
+	*format = bits | (erofs_of(w)->tidx == EROFS_TIDX_INDEX ? EROFS_CHUNK_INDEXES : 0);
 	return (blocks + ((uint64_t)1 << bits) - 1) >> bits;
 }
 
-void erofs_tidx_encode(uint64_t size, uint64_t first_blk, uint8_t *out)
+/* The kernel finds 8-byte indexes at the next multiple of 8, a block
+ * map's 4-byte entries right after (xattr areas are 4-byte units). */
+uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base)
+{
+	return erofs_of(w)->tidx == EROFS_TIDX_INDEX ? (base + 7) & ~7u : base;
+}
+
+void erofs_tidx_encode(const struct sqp_writer *w, uint64_t size, uint64_t first_blk,
+		       uint8_t *out)
 {
 	uint32_t format;
-	uint64_t n = erofs_tidx_chunks(size, &format), k;
+	uint64_t n = erofs_tidx_chunks(w, size, &format), k;
 	unsigned bits = format & EROFS_CHUNK_BLKBITS_MASK;
 
+	if (erofs_of(w)->tidx == EROFS_TIDX_HEADERBALL) {
+		for (k = 0; k < n; k++, out += 4)
+			sqp_put32(out, EROFS_NULL_ADDR);
+		return;
+	}
 	/* advise 0, device 1, the chunk's first block in the tar */
 	for (k = 0; k < n; k++, out += 8) {
 		sqp_put16(out, 0);
@@ -83,10 +101,13 @@ void erofs_tidx_encode(uint64_t size, uint64_t first_blk, uint8_t *out)
 	}
 }
 
-void erofs_tidx_super(struct erofs_super *sb)
+void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb)
 {
+	sb->feature_incompat |= EROFS_IN_CHUNKED_FILE;
+	if (erofs_of(w)->tidx != EROFS_TIDX_INDEX)
+		return;
 	sb->blkszbits = TAR_BITS;
-	sb->feature_incompat |= EROFS_IN_CHUNKED_FILE | EROFS_IN_DEVICE_TABLE;
+	sb->feature_incompat |= EROFS_IN_DEVICE_TABLE;
 	sb->extra_devices = 1;
 }
 

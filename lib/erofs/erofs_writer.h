@@ -98,7 +98,7 @@ struct erofs_dedup {
 
 struct erofs_wstate {
 	uint32_t bs;             /* the block size: EROFS_W_BLOCK, 512 for a tar's index */
-	int tidx;                /* SQP_WRITE_EROFS_TAR_INDEX (erofs_tidx.c) */
+	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
 	uint64_t tar_end;        /* the end of the last file's bytes in the tar */
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
 	uint8_t *block;          /* one block of file data (heap) */
@@ -160,20 +160,27 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
 
 /* erofs_tidx.c, an index of a tar (SQP_WRITE_EROFS_TAR_INDEX): a
  * regular file of e's points to its bytes in the tar (device 1), chunk
- * based: erofs_tidx_add fills *f (size, blocks_start: its first block
- * in the tar); erofs_tidx_chunks gives a file's chunk format (i_u) and
- * returns its chunk count; erofs_tidx_encode writes its chunk indexes.
+ * based (with SQP_WRITE_EROFS_TAR_HEADERBALL, its chunks are holes):
+ * erofs_tidx_add fills *f (size, blocks_start: its first block in the
+ * tar); erofs_tidx_chunks gives a file's chunk format (i_u) and
+ * returns its chunk count; erofs_tidx_map_at is where its chunk map
+ * starts after the inode and xattrs (bytes base); erofs_tidx_encode
+ * writes the map.
  * erofs_tidx_super sets the superblock's fields for the device table;
  * erofs_tidx_slot adds the table's place to the encoded superblock raw
  * and encodes the device's slot (at EROFS_TIDX_SLOT_AT) once the
  * image's own blocks are known. */
+#define EROFS_TIDX_INDEX 1      /* SQP_WRITE_EROFS_TAR_INDEX */
+#define EROFS_TIDX_HEADERBALL 2 /* SQP_WRITE_EROFS_TAR_HEADERBALL: no data */
 #define EROFS_TIDX_SLOT_AT (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
 #define EROFS_TIDX_HEAD_END (EROFS_TIDX_SLOT_AT + 128u)
 int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_inode *f);
-uint64_t erofs_tidx_chunks(uint64_t size, uint32_t *format);
-void erofs_tidx_encode(uint64_t size, uint64_t first_blk, uint8_t *out);
+uint64_t erofs_tidx_chunks(const struct sqp_writer *w, uint64_t size, uint32_t *format);
+uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base);
+void erofs_tidx_encode(const struct sqp_writer *w, uint64_t size, uint64_t first_blk,
+		       uint8_t *out);
 struct erofs_super;
-void erofs_tidx_super(struct erofs_super *sb);
+void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb);
 void erofs_tidx_slot(const struct sqp_writer *w, uint32_t image_blocks, uint8_t *raw,
 		     uint8_t *slot);
 

@@ -53,6 +53,7 @@ SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 	r->name = desc->name != NULL ? desc->name : "input";
 	r->warn = desc->warn;
 	r->warn_user = desc->warn_user;
+	r->headers_only = (desc->flags & SQP_TAR_READ_HEADERS_ONLY) != 0;
 	return istream_create(desc->fd, r->name, &r->err, &r->in);
 }
 
@@ -442,6 +443,9 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		r->stored_left = size;
 		r->padding = padding_of(size);
 		ret = tar_build_entry(r, h);
+		/* The size is the header's; no data follows it. */
+		if (r->headers_only)
+			r->stored_left = r->padding = 0;
 		if (ret == 1)
 			ret = directory_size(r, (char)h[TH_TYPE]);
 		if (ret < 0)

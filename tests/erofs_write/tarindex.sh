@@ -10,7 +10,9 @@
 # (GNU tar's extraction); img2dir and img2tar read the appended form;
 # the tar's bytes are unchanged; the tar on stdin and --workers give the
 # same bytes. With --aufs a whiteout is a 0/0 device. A compressed tar,
-# a sparse member and a codec are refused. Debian's fsck.erofs 1.5
+# a sparse member and a codec are refused. --tar=headerball (the tar's
+# headers alone): the kernel mounts the tree, every file its size in
+# zeros. Debian's fsck.erofs 1.5
 # reads no 512-byte blocks (neither those of mkfs.erofs 1.9.3's own
 # --tar=i images): where it says so, its check is a counted skip.
 . "$top_srcdir/tests/lib/common.sh"
@@ -110,6 +112,43 @@ if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	fi
 fi
 
+# --tar=headerball: the layer's headers alone (pax ones whole), as a
+# builder makes one to index data kept elsewhere: the same tree, every
+# file of its size and all zeros; fsck.erofs checks it.
+"$PYTHON3" - "$T/layer.tar" "$T/hb.tar" << 'EOF'
+import sys, tarfile
+raw, out = open(sys.argv[1], "rb").read(), bytearray()
+with tarfile.open(sys.argv[1]) as t:
+    for m in t.getmembers():
+        out += raw[m.offset:m.offset_data]
+open(sys.argv[2], "wb").write(out + bytes(1024))
+EOF
+run "--tar=headerball" "$MKFS" --tar=headerball --quiet "$T/hb.erofs" "$T/hb.tar"
+# (a symlink's mode is the extractor's, a directory's size the file
+# system's: not compared)
+listing() {
+	(cd "$1" && find . \( -type l -printf '%p l %U:%G %l\n' \) -o \
+		\( -type f -printf '%p f %s %m %U:%G\n' \) -o -printf '%p %y %m %U:%G\n' |
+		LC_ALL=C sort)
+}
+zeros() { find "$1" -type f -exec cat {} + | tr -d '\000' | wc -c; }
+if judge_ok "--tar=headerball: the kernel's EROFS mount" kernel erofs; then
+	if mount -t erofs -o loop,ro "$T/hb.erofs" "$T/m" 2> "$T/err"; then
+		listing "$T/m" > "$T/hb.got"
+		listing "$T/ref" > "$T/hb.exp"
+		check "--tar=headerball, the kernel: the tar's tree, sizes and owners" \
+			diff "$T/hb.exp" "$T/hb.got"
+		check "--tar=headerball, the kernel: every file reads as zeros" \
+			test "$(zeros "$T/m")" = 0 -a "$(zeros "$T/ref")" != 0
+		umount "$T/m"
+	else
+		fail "the kernel does not mount the headerball's image: $(head -c 200 "$T/err")"
+	fi
+fi
+if judge_ok "--tar=headerball: fsck.erofs" fsck.erofs erofs; then
+	check "--tar=headerball: fsck.erofs checks it" fsck.erofs "$T/hb.erofs"
+fi
+
 # Refused: what the index cannot point into.
 gzip -c "$T/layer.tar" > "$T/layer.tgz"
 "$MKFS" --tar=i --quiet "$T/r.erofs" "$T/layer.tgz" > "$T/err" 2>&1
@@ -122,5 +161,5 @@ mkdir "$T/sp" && truncate -s 100K "$T/sp/holey" && printf end >> "$T/sp/holey" &
 check "a sparse member: refused" grep -q "holey.*sparse members" "$T/err"
 "$MKFS" --tar=i -zlz4 --quiet "$T/r.erofs" "$T/layer.tar" > "$T/err" 2>&1
 check "a codec: refused" grep -q "no codec" "$T/err"
-usage_refused "valid are f and i" "$MKFS" --tar=x "$T/r.erofs" "$T/layer.tar"
+usage_refused "valid are f, i and headerball" "$MKFS" --tar=x "$T/r.erofs" "$T/layer.tar"
 finish

@@ -24,6 +24,7 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_version.h"
+#include "sqpack/tar.h"
 #include "mkfs_erofs.h"
 
 
@@ -96,6 +97,7 @@ static void usage(FILE *f)
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f --tar=i (an index:\n"
 	      "  the data stays in the tar, to be appended to IMAGE or given as its device)\n"
+	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
 	      "  --sort=none|path\n"
@@ -249,13 +251,18 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		/* mkfs.erofs 1.9 reads "i" and "0" as the index, anything
 		 * else as f; a typo here would be a different image. */
 		if (arg != NULL && strcmp(arg, "f") != 0 && strcmp(arg, "i") != 0 &&
-		    strcmp(arg, "0") != 0)
-			return mkfs_refuse(name, "valid are f and i (headerball is not done)");
+		    strcmp(arg, "0") != 0 && strcmp(arg, "headerball") != 0)
+			return mkfs_refuse(name, "valid are f, i and headerball");
 		a->tar = 1;
-		if (arg != NULL && strcmp(arg, "f") != 0)
+		opt->desc.flags &= ~(unsigned)(SQP_WRITE_EROFS_TAR_INDEX |
+					       SQP_WRITE_EROFS_TAR_HEADERBALL);
+		opt->tar_read_flags = 0;
+		if (arg != NULL && strcmp(arg, "headerball") == 0) {
+			opt->desc.flags |= SQP_WRITE_EROFS_TAR_HEADERBALL;
+			opt->tar_read_flags = SQP_TAR_READ_HEADERS_ONLY;
+		} else if (arg != NULL && strcmp(arg, "f") != 0) {
 			opt->desc.flags |= SQP_WRITE_EROFS_TAR_INDEX;
-		else
-			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_TAR_INDEX;
+		}
 		return 0;
 	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
 	case OPT_UID_OFFSET: return number(name, arg, UINT32_MAX, &a->uid_offset);
