@@ -37,7 +37,14 @@ struct sqp_tar_reader_desc {
 	const char *name;    /* for messages ("stdin", "root.tar"); borrowed */
 	sqp_warn_fn warn;    /* optional: receives warnings (skipped records) */
 	void *warn_user;
+	unsigned flags;      /* SQP_TAR_READ_* */
 };
+
+/* A "headerball" (mkfs.erofs --tar=headerball): the headers of a tar
+ * (extension headers whole) without the members' data, which the
+ * reader then neither skips nor gives: reading a member's data is an
+ * error, its size is what its header says. */
+#define SQP_TAR_READ_HEADERS_ONLY 0x1
 
 SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out);
@@ -87,6 +94,15 @@ SQP_API struct sqp_data_source sqp_tar_data(struct sqp_tar_reader *r);
  * must be read as it streams by.
  */
 SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset);
+
+/*
+ * Where the current regular file's bytes start in the tar itself,
+ * counted from the tar's first byte, for an index that points into the
+ * tar (mkfs.erofs --tar=i): 1 with *offset set when the input is not
+ * compressed, the file is stored whole (not sparse) and none of its data
+ * has been read yet; 0 otherwise. A pipe does as well as a file.
+ */
+SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset);
 
 /* Compression of the input stream as detected: "none", "gzip", "xz", ... */
 SQP_API const char *sqp_tar_reader_compression(const struct sqp_tar_reader *r);

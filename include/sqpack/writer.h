@@ -118,6 +118,27 @@ enum sqp_fragment_mode {
  * not shared. SQP_WRITE_EROFS_DEDUPE implies it. */
 #define SQP_WRITE_EROFS_ALL_FRAGMENTS   0x80000
 #define SQP_WRITE_EROFS_FRAGDEDUPE      0x100000
+/* overlayfs's metadata stripped, as mkfs.erofs --ovlfs-strip does for
+ * an image that is not an overlay's layer: a whiteout (a character
+ * device 0/0, or with SQP_WRITE_OVERLAY_WHITEOUTS a ".wh.NAME" marker)
+ * is not stored, nor is an opaque marker (its directory is still
+ * implied), and "trusted.overlay.opaque" is dropped from every entry's
+ * xattrs; no directory gets "trusted.overlay.origin". A whiteout that
+ * names an entry added before it leaves that entry in place (entries
+ * are taken as they come). */
+#define SQP_WRITE_OVERLAY_STRIP         0x200000
+/* EROFS from sqp_writer_add_tar only (mkfs.erofs --tar=i): an index of
+ * the tar, its file data left in the tar. The image has 512-byte blocks
+ * and one extra device, the tar, that every regular file's chunks point
+ * into; it is mounted with the tar appended to it (as containerd keeps a
+ * layer) or given as that device. No codec; the tar must not be
+ * compressed and its members not sparse. */
+#define SQP_WRITE_EROFS_TAR_INDEX       0x400000
+/* EROFS (mkfs.erofs --tar=headerball): every regular file's data is
+ * absent, as from a tar reader with SQP_TAR_READ_HEADERS_ONLY: its
+ * size kept, its chunks holes (it reads as zeros); 4096-byte blocks, no
+ * codec. */
+#define SQP_WRITE_EROFS_TAR_HEADERBALL  0x800000
 
 struct sqp_policy;
 

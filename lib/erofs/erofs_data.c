@@ -44,6 +44,10 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
 			       "multiple of 4096 up to 1 MiB", d->erofs_pcluster_size);
+	if ((d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)) &&
+	    d->codec.id != 0)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar stores no "
+			       "data to compress: no codec");
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
 			       "than 16 bytes", d->volume_label);
@@ -65,10 +69,14 @@ static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 	if (e->block == NULL || e->hash == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	XXH3_128bits_reset(e->hash);
+	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) ? EROFS_TIDX_INDEX :
+		  (w->desc.flags & SQP_WRITE_EROFS_TAR_HEADERBALL) ? EROFS_TIDX_HEADERBALL : 0;
+	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : EROFS_W_BLOCK;
 	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hooks->hash_bits) != 0)
 		return w->err.code;
-	/* Block 0: zeros, then the superblock at 1024 once finish knows it. */
-	return imgout_append_zeros(&w->out, EROFS_W_BLOCK);
+	/* The head: zeros, then the superblock at 1024 once finish knows
+	 * it (block 0, or blocks 0 to 2 of 512 bytes). */
+	return imgout_append_zeros(&w->out, (size_t)(erofs_head_blk(w) + 1) * e->bs);
 }
 
 static void cleanup(struct sqp_writer *w)
@@ -264,6 +272,8 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
 		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
 				   "inline area (names up to 255 bytes, values up to "
 				   "65535, about 4000 bytes in all)", e->path);
+	if (erofs_of(w)->tidx)
+		return erofs_tidx_add(w, e, file);
 	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
 }
 

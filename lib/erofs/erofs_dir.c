@@ -76,7 +76,7 @@ static void fill_block(const struct erofs_wlayout *L, uint32_t dir, struct dir_i
 	uint32_t k, nameoff = n * EROFS_DIRENT_SIZE;
 	struct dir_ent e;
 
-	memset(buf, 0, EROFS_W_BLOCK);
+	memset(buf, 0, erofs_of(L->w)->bs);
 	for (k = 0; k < n && next_ent(L, dir, it, &e); k++) {
 		struct erofs_dirent d = {
 			.nid = L->nid[e.inode], .nameoff = (uint16_t)nameoff,
@@ -107,14 +107,14 @@ int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
 
 			if (!(more = next_ent(L, dir, &it, &e)))
 				break;
-			if (used + EROFS_DIRENT_SIZE + e.len > EROFS_W_BLOCK) {
+			if (used + EROFS_DIRENT_SIZE + e.len > erofs_of(L->w)->bs) {
 				it = before;
 				break;
 			}
 			used += EROFS_DIRENT_SIZE + (uint32_t)e.len;
 			n++;
 		}
-		*size += more ? EROFS_W_BLOCK : used;
+		*size += more ? erofs_of(L->w)->bs : used;
 		if (fn != NULL) {
 			fill_block(L, dir, &start, n, buf);
 			if ((ret = fn(user, buf, used, !more)) != 0)

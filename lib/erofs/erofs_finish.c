@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * erofs_finish.c - the EROFS back end after the last entry: lay out the
- * directories and the metadata area, write them, then the superblock.
+ * directories and the metadata area, write them, then the superblock
+ * (erofs_head.c).
  *
  * Why this shape: a listing holds its children's nids, and a nid is an
  * inode's place in the metadata area, which depends on the sizes of the
@@ -28,7 +29,8 @@
 #include "util/spill.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The block size, with the layout L in scope. */
+#define BS (erofs_of(L->w)->bs)
 
 struct shape {
 	struct erofs_inode ei;
@@ -49,13 +51,6 @@ static uint32_t zmap_at(const struct shape *s)
 static uint32_t zidx_at(const struct shape *s)
 {
 	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
-}
-
-/* Whether pclusters may be more than a block (then every compressed
- * file's map header says so and the superblock has a record of it). */
-static int big_pclusters(const struct sqp_writer *w)
-{
-	return erofs_of(w)->dest != NULL && erofs_of(w)->pcluster > BS;
 }
 
 /* Inode i's record: the tree's, or the packed inode past its end. */
@@ -131,6 +126,9 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 			s->ei.u = 0;
 			s->nlc = 0;
 		}
+	} else if (S_ISREG(r->mode) && erofs_of(L->w)->tidx && s->ei.size > 0) {
+		s->ei.layout = EROFS_CHUNK_BASED;
+		s->nlc = erofs_tidx_chunks(L->w, s->ei.size, &s->ei.u);
 	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.ero_rec != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
@@ -167,6 +165,9 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
 	} else if (s->ei.layout == EROFS_COMPRESSED_FULL) {
 		s->total = zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
+	} else if (s->ei.layout == EROFS_CHUNK_BASED) {
+		s->total = erofs_tidx_map_at(L->w, s->isize + s->xsize) +
+			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
 	}
 	return 0;
 }
@@ -231,31 +232,6 @@ static int place_blocks(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
 	return 0;
 }
 
-/* The compression records that follow the superblock, into cfgs (one-
- * block lz4 needs none and leaves the image as mkfs.erofs 1.5 writes it;
- * big pclusters need lz4's, as the kernel sizes its buffers by the
- * largest pcluster, and the other algorithms name themselves and their
- * history); returns their bytes. */
-static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
-{
-	const struct erofs_wstate *e = erofs_of(L->w);
-
-	if (!e->compressed || (e->dest->history == NULL && !big_pclusters(L->w)))
-		return 0;
-	return erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
-				      e->dest->history != NULL ? e->dest->history(&e->cfg, e->pcluster) : 0,
-				      (uint16_t)(e->pcluster / BS), cfgs);
-}
-
-/* Block 0's first free byte after the superblock and its records. */
-static uint32_t head_from(const struct erofs_wlayout *L)
-{
-	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
-	size_t end = EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
-
-	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
-}
-
 /* Every inode's nid (erofs_fit.c chooses; the root comes first, so its
  * nid fits 16 bits); the area's size in blocks from block first, and
  * meta_blkaddr. Block 0's room after the superblock takes the first
@@ -266,18 +242,20 @@ static int place_inodes(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 			uint64_t *inos, uint64_t *blocks, uint64_t *meta)
 {
 	struct erofs_fit fit;
-	uint32_t k, i, from = head_from(L);
+	uint32_t k, i, from = erofs_w_head_from(L), head = erofs_head_blk(L->w);
+	uint32_t room = (head + 1) * BS - from;
 	struct shape s;
 	uint64_t at;
 	int ret;
 
 	memset(&fit, 0, sizeof(fit));
+	fit.slots = BS / EROFS_SLOT_SIZE;
 	fit.blocks = first;
 	*meta = first;
 	*inos = 0;
-	if ((ret = shape_of(L, L->root, bt, &s)) == 0 && s.total <= BS - from) {
+	if ((ret = shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
 		*meta = 0;
-		ret = erofs_fit_room(&fit, 0, (BS - from) / EROFS_SLOT_SIZE);
+		ret = erofs_fit_room(&fit, head, room / EROFS_SLOT_SIZE);
 	}
 	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
@@ -311,7 +289,7 @@ static int put_dirblock(void *user, const uint8_t *blk, uint32_t used, int last)
 	}
 	if (last && d->skip_last)
 		return 0;
-	return erofs_w_append(d->w, blk, BS);
+	return erofs_w_append(d->w, blk, erofs_of(d->w)->bs);
 }
 
 /* A symlink's blocks (only when its target does not fit inline). */
@@ -369,7 +347,7 @@ static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
 		sqp_put64(out, off | (uint64_t)1 << 63);
 		return;
 	}
-	erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (big_pclusters(L->w) ?
+	erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (erofs_w_big_pclusters(L->w) ?
 				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
 				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
 				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
@@ -427,12 +405,17 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0)
 		return ret;
 	memcpy(area, rec, head);
+	if (s->ei.layout == EROFS_CHUNK_BASED) {
+		fstree_file_get(L->t, rec_of(L, i), &f);
+		erofs_tidx_encode(L->w, s->ei.size, f.u.file.blocks_start,
+				  area + erofs_tidx_map_at(L->w, s->isize + s->xsize));
+	}
 	if (!zip)
 		return 0;
 	/* The full indexes the data path kept, packed. */
 	fstree_file_get(L->t, rec_of(L, i), &f);
 	if (erofs_z_compact_encode(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES),
-				   s->nlc, zidx_at(s) % 32, big_pclusters(L->w),
+				   s->nlc, zidx_at(s) % 32, erofs_w_big_pclusters(L->w),
 				   area + head) != 0)
 		return SQP_ERR_INTERNAL;
 	/* The inline tail pcluster right after the indexes, where the
@@ -453,8 +436,9 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 	const uint64_t piece = (uint64_t)4 << 20;
 	uint64_t size = blocks * BS, off, n, at;
 	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
-	uint8_t *head = calloc(1, BS);
-	uint32_t k, i, ino_number = 0, from = head_from(L);
+	uint32_t k, i, ino_number = 0, from = erofs_w_head_from(L);
+	uint32_t head_end = (erofs_head_blk(L->w) + 1) * BS;
+	uint8_t *head = calloc(1, head_end);
 	struct shape s;
 	int ret = area != NULL && head != NULL ? 0 : SQP_ERR_NOMEM;
 
@@ -474,63 +458,14 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 		sqp_spill_check(L->w->spill);
 	}
 	if (ret == 0 && meta == 0) {
-		XXH3_128bits_update(erofs_of(L->w)->hash, head + from, BS - from);
+		XXH3_128bits_update(erofs_of(L->w)->hash, head + from, head_end - from);
 		if ((ret = imgout_flush(&L->w->out)) == 0)
-			ret = imgout_pwrite(&L->w->out, from, head + from, BS - from);
+			ret = imgout_pwrite(&L->w->out, from, head + from, head_end - from);
 	}
 	if (area != NULL)
 		sqp_spill_free(L->w->spill, area, size ? size : 1);
 	free(head);
 	return ret;
-}
-
-static int write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
-		       uint64_t inos)
-{
-	const struct sqp_writer_desc *desc = &L->w->desc;
-	static const uint8_t zero[16];
-	struct erofs_super sb = {
-		.magic = EROFS_MAGIC, .blkszbits = 12,
-		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
-				    (erofs_of(L->w)->ztail ? EROFS_IN_ZTAILPACKING : 0) |
-				    (erofs_of(L->w)->frag.present ? EROFS_IN_FRAGMENTS : 0),
-		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
-		.build_time = (uint64_t)bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
-	};
-	const struct erofs_wstate *e = erofs_of(L->w);
-	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX];
-	size_t ncfgs;
-	XXH128_canonical_t h;
-	int ret;
-
-	if (L->w->out.pos / BS > UINT32_MAX)
-		return SQP_ERR_LIMIT;
-	sb.blocks = (uint32_t)(L->w->out.pos / BS);
-	if ((desc->flags & SQP_WRITE_EROFS_UUID) || memcmp(desc->uuid, zero, 16) != 0) {
-		memcpy(x.uuid, desc->uuid, 16);
-	} else {
-		/* Derived from every byte after block 0: the same input and
-		 * options give the same UUID, a different image another. A
-		 * version 4 (random) UUID's marks, as the hash is as good. */
-		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(erofs_of(L->w)->hash));
-		memcpy(x.uuid, h.digest, 16);
-		x.uuid[6] = (uint8_t)((x.uuid[6] & 0x0F) | 0x40);
-		x.uuid[8] = (uint8_t)((x.uuid[8] & 0x3F) | 0x80);
-	}
-	if (desc->volume_label != NULL)
-		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
-	if ((ncfgs = compr_cfgs(L, cfgs)) > 0) {
-		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
-		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
-	}
-	if (e->frag.present)
-		sb.packed_nid = L->nid[L->count];
-	erofs_super_encode(&sb, &x, raw);
-	if ((ret = imgout_flush(&L->w->out)) != 0 ||
-	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
-		return ret;
-	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }
 
 static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
@@ -550,7 +485,7 @@ static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 	if ((ret = write_meta(L, bt, meta_blocks, first, meta, scratch)) != 0)
 		return ret;
 	L->w->stats.inodes = inos;
-	return write_super(L, bt, meta, inos);
+	return erofs_w_write_super(L, bt, meta, inos);
 }
 
 static int layout_and_write(struct sqp_writer *w, int64_t mod_time, uint8_t *scratch)
@@ -579,7 +514,7 @@ static int layout_and_write(struct sqp_writer *w, int64_t mod_time, uint8_t *scr
 
 int erofs_w_finish(struct sqp_writer *w, int64_t mod_time)
 {
-	uint8_t *scratch = malloc(2 * BS);
+	uint8_t *scratch = malloc(2 * EROFS_W_BLOCK);
 	int ret = SQP_ERR_NOMEM;
 
 	/* The last clusters first: the metadata goes after them. */

@@ -23,7 +23,10 @@
 #include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
 
-#define SLOTS (EROFS_W_BLOCK / EROFS_SLOT_SIZE)
+/* A block's slots and bytes (4096, or 512 for a tar's index), with f
+ * the fit in scope. */
+#define SLOTS (f->slots)
+#define BS ((uint64_t)f->slots * EROFS_SLOT_SIZE)
 
 static int push(struct erofs_fit *f, uint32_t free_slots, uint64_t blk)
 {
@@ -54,12 +57,12 @@ int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at)
 			if (s->n > 0) {
 				uint64_t blk = s->blk[--s->n];
 
-				*at = blk * EROFS_W_BLOCK + (uint64_t)(SLOTS - b) * EROFS_SLOT_SIZE;
+				*at = blk * BS + (uint64_t)(SLOTS - b) * EROFS_SLOT_SIZE;
 				return b > need ? push(f, b - (uint32_t)need, blk) : 0;
 			}
 		}
 	}
-	*at = f->blocks * EROFS_W_BLOCK;
+	*at = f->blocks * BS;
 	nb = (need + SLOTS - 1) / SLOTS;
 	f->blocks += nb;
 	left = nb * SLOTS - need;
@@ -75,7 +78,7 @@ void erofs_fit_cleanup(struct erofs_fit *f)
 {
 	uint32_t b;
 
-	for (b = 0; b < SLOTS; b++)
+	for (b = 0; b < EROFS_W_BLOCK / EROFS_SLOT_SIZE; b++)
 		free(f->room[b].blk);
 	memset(f, 0, sizeof(*f));
 }

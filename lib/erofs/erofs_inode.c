@@ -165,6 +165,7 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 	unsigned extra = e->u & EROFS_CHUNK_BLKBITS_MASK;
 	uint64_t chunk = lblk >> extra, at = e->pos + e->data_off;
 	uint8_t raw[8];
+	unsigned dev;
 	int ret;
 
 	if ((e->u & 0xFFFFu) & ~(EROFS_CHUNK_BLKBITS_MASK | EROFS_CHUNK_INDEXES) ||
@@ -178,11 +179,21 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 		if ((ret = rd_erofs_meta_read(img, at, raw, 8,
 					      "a chunk index")) != 0)
 			return ret;
-		if (sqp_get16(raw + 2) != 0)
-			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: a chunk on "
-				      "an extra device is not supported",
-				      img->name);
 		*addr = sqp_get32(raw + 4);
+		dev = sqp_get16(raw + 2);
+		if (dev == 0 || *addr == EROFS_NULL_ADDR)
+			return 0;
+		/* On an extra device: where the image holds it. */
+		if (dev > ero->dev_count || ero->dev_map[dev - 1] == 0)
+			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: a "
+				      "chunk on extra device %u, which is not "
+				      "appended to the image", img->name,
+				      inum(img, e), dev);
+		if ((uint64_t)*addr + ero->dev_map[dev - 1] >= EROFS_NULL_ADDR)
+			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: a "
+				      "chunk past the 32-bit block range",
+				      img->name, inum(img, e));
+		*addr += ero->dev_map[dev - 1];
 		return 0;
 	}
 	if ((ret = rd_erofs_meta_read(img, at + chunk * 4, raw, 4,

@@ -22,13 +22,20 @@
 
 /* Incompatible features with meaning for uncompressed data: the
  * compression ones only tell how compressed files are stored, which are
- * refused file by file. Anything else (extra devices,
- * a feature this reader has never heard of) refuses the image; without
- * the device table feature the extra device count means nothing, to
- * the kernel as here. */
+ * refused file by file. Anything else (a feature this reader has never
+ * heard of) refuses the image. Extra devices are read where the device
+ * table maps them into the image (appended to it, as the kernel reads
+ * an image mounted without device=); without the device table feature
+ * the extra device count means nothing, to the kernel as here. */
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
-			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX)
+			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX | \
+			EROFS_IN_DEVICE_TABLE)
+/* The device table's place (in 128-byte slots) and a slot's fields. */
+#define DEVT_SLOTOFF_AT 88
+#define DEVT_SLOT_SIZE 128u
+#define DEVT_BLOCKS_AT 64
+#define DEVT_MAPPED_AT 68
 /* Where the superblock keeps its build time's nanoseconds. */
 #define BUILD_NSEC_AT 32
 /* A whole xattr name is at most 255 bytes: so is a prefix. */
@@ -173,6 +180,34 @@ uint32_t rd_erofs_codecs(const struct rd_erofs *e)
 	return out;
 }
 
+/* The extra devices' places in the image; the image's end moves past
+ * the mapped ones that the file holds whole. */
+static int load_devices(struct sqp_image *img, struct rd_erofs *e, const uint8_t *raw)
+{
+	uint64_t at = (uint64_t)sqp_get16(raw + DEVT_SLOTOFF_AT) * DEVT_SLOT_SIZE, end;
+	uint8_t slot[DEVT_SLOT_SIZE];
+	int ret;
+
+	if (!(e->sb.feature_incompat & EROFS_IN_DEVICE_TABLE) || e->sb.extra_devices == 0)
+		return 0;
+	e->dev_map = calloc(e->sb.extra_devices, sizeof(*e->dev_map));
+	if (e->dev_map == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	e->dev_count = e->sb.extra_devices;
+	for (unsigned i = 0; i < e->dev_count; i++, at += DEVT_SLOT_SIZE) {
+		if ((ret = rd_read_at(img, at, slot, sizeof(slot), "the device table")) != 0)
+			return ret;
+		e->dev_map[i] = sqp_get32(slot + DEVT_MAPPED_AT);
+		end = ((uint64_t)e->dev_map[i] + sqp_get32(slot + DEVT_BLOCKS_AT)) << e->bits;
+		/* Not wholly in the file: not appended (the index alone). */
+		if (end > img->file_size)
+			e->dev_map[i] = 0;
+		else if (e->dev_map[i] != 0 && end > img->end)
+			img->end = end;
+	}
+	return 0;
+}
+
 void rd_erofs_free(struct sqp_image *img)
 {
 	struct rd_erofs *e = rd_ero(img);
@@ -183,6 +218,7 @@ void rd_erofs_free(struct sqp_image *img)
 		free(e->prefixes[i]);
 	free(e->prefixes);
 	free(e->dblk);
+	free(e->dev_map);
 	rd_zfile_close(e->packed);
 	free(e);
 }
@@ -220,7 +256,8 @@ int rd_erofs_open(struct sqp_image *img)
 	img->inode_count = (uint32_t)e->nid_count;
 	img->block_size = e->bs;
 	img->end = end;
-	if ((ret = rd_erofs_mount_inodes(img)) != 0)
+	if ((ret = load_devices(img, e, raw)) != 0 ||
+	    (ret = rd_erofs_mount_inodes(img)) != 0)
 		return ret;
 	return load_prefixes(img, e);
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <xxhash.h>
 
+#include "erofs/erofs_format.h"
 #include "sqpack/entry.h"
 #include "sqpack/codec.h"
 #include "util/chunkarr.h"
@@ -96,6 +97,9 @@ struct erofs_dedup {
 };
 
 struct erofs_wstate {
+	uint32_t bs;             /* the block size: EROFS_W_BLOCK, 512 for a tar's index */
+	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
+	uint64_t tar_end;        /* the end of the last file's bytes in the tar */
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
 	uint8_t *block;          /* one block of file data (heap) */
 	XXH3_state_t *hash;      /* every byte after block 0: the derived UUID */
@@ -144,6 +148,47 @@ static inline struct erofs_wstate *erofs_of(const struct sqp_writer *w)
 static inline uint32_t erofs_rdev(uint32_t major, uint32_t minor)
 {
 	return (minor & 0xFFu) | (major << 8) | ((minor & ~0xFFu) << 12);
+}
+
+/* The block that holds the superblock (at 1024): 0, or 2 with 512-byte
+ * blocks; the blocks up to it and its room before EROFS_COMPR_CFGS_OFFSET
+ * are the image's head. */
+static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
+{
+	return EROFS_SUPER_OFFSET / erofs_of(w)->bs;
+}
+
+/* erofs_tidx.c, an index of a tar (SQP_WRITE_EROFS_TAR_INDEX): a
+ * regular file of e's points to its bytes in the tar (device 1), chunk
+ * based (with SQP_WRITE_EROFS_TAR_HEADERBALL, its chunks are holes):
+ * erofs_tidx_add fills *f (size, blocks_start: its first block in the
+ * tar); erofs_tidx_chunks gives a file's chunk format (i_u) and
+ * returns its chunk count; erofs_tidx_map_at is where its chunk map
+ * starts after the inode and xattrs (bytes base); erofs_tidx_encode
+ * writes the map.
+ * erofs_tidx_super sets the superblock's fields for the device table;
+ * erofs_tidx_slot adds the table's place to the encoded superblock raw
+ * and encodes the device's slot (at EROFS_TIDX_SLOT_AT) once the
+ * image's own blocks are known. */
+#define EROFS_TIDX_INDEX 1      /* SQP_WRITE_EROFS_TAR_INDEX */
+#define EROFS_TIDX_HEADERBALL 2 /* SQP_WRITE_EROFS_TAR_HEADERBALL: no data */
+#define EROFS_TIDX_SLOT_AT (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
+#define EROFS_TIDX_HEAD_END (EROFS_TIDX_SLOT_AT + 128u)
+int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_inode *f);
+uint64_t erofs_tidx_chunks(const struct sqp_writer *w, uint64_t size, uint32_t *format);
+uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base);
+void erofs_tidx_encode(const struct sqp_writer *w, uint64_t size, uint64_t first_blk,
+		       uint8_t *out);
+struct erofs_super;
+void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb);
+void erofs_tidx_slot(const struct sqp_writer *w, uint32_t image_blocks, uint8_t *raw,
+		     uint8_t *slot);
+
+/* Whether pclusters may be more than a block (then every compressed
+ * file's map header says so and the superblock has a record of it). */
+static inline int erofs_w_big_pclusters(const struct sqp_writer *w)
+{
+	return erofs_of(w)->dest != NULL && erofs_of(w)->pcluster > EROFS_W_BLOCK;
 }
 
 /* Append bytes to the image (and to the UUID's hash). */
@@ -239,6 +284,14 @@ struct erofs_wlayout {
 	uint32_t *blk;
 };
 
+/* erofs_head.c: the head block's first free byte after the superblock
+ * and its records; the superblock (and what follows it) written once
+ * the image's blocks are all out, meta_blkaddr and the inode count
+ * known. */
+uint32_t erofs_w_head_from(const struct erofs_wlayout *L);
+int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
+			uint64_t inos);
+
 /* Directory dir's listing, one block at a time ("." and ".." merged in
  * name order): fn gets each block (buf, zero padded) with the bytes it
  * uses and whether it is the last; fn NULL only measures. *size: the
@@ -258,6 +311,7 @@ struct erofs_fit_stack {
 };
 struct erofs_fit {
 	struct erofs_fit_stack room[EROFS_W_BLOCK / 32]; /* by free slots */
+	uint32_t slots;          /* 32-byte slots a block holds */
 	uint64_t blocks;
 };
 int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);

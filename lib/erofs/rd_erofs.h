@@ -53,6 +53,12 @@ struct rd_erofs {
 	uint64_t meta;          /* where nid 0 is */
 	uint64_t xattrs;        /* where shared xattr id 0 is */
 	uint64_t nid_count;     /* nids that lie inside the image */
+	/* Extra devices (the device table): each one's first block in
+	 * the image's flat address space (mapped_blkaddr), where the
+	 * device is appended (a tar after its index, mkfs.erofs --tar=i);
+	 * 0 when it is not mapped there. */
+	uint32_t *dev_map;
+	uint16_t dev_count;
 	/* The directory block read last, whole (len 0: none): a listing's
 	 * entries are parsed from it, read once. */
 	uint8_t *dblk;

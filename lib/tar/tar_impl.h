@@ -73,6 +73,7 @@ struct sqp_tar_reader {
 	sqp_warn_fn warn;
 	void *warn_user;
 	int acl_warned;
+	int headers_only;               /* SQP_TAR_READ_HEADERS_ONLY */
 	int done;
 	int seen_entry;                 /* an entry was returned */
 	int have_held;                  /* held is the next header */

@@ -53,6 +53,7 @@ SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 	r->name = desc->name != NULL ? desc->name : "input";
 	r->warn = desc->warn;
 	r->warn_user = desc->warn_user;
+	r->headers_only = (desc->flags & SQP_TAR_READ_HEADERS_ONLY) != 0;
 	return istream_create(desc->fd, r->name, &r->err, &r->in);
 }
 
@@ -98,6 +99,16 @@ SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset)
 	    r->logical_pos != 0 || !S_ISREG(r->entry.mode) || r->entry.is_hardlink)
 		return 0;
 	return istream_file_at(r->in, fd, offset);
+}
+
+SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset)
+{
+	if (r == NULL || offset == NULL || r->err.code != 0 || r->logical_pos != 0 ||
+	    !S_ISREG(r->entry.mode) || r->entry.is_hardlink || r->entry.sparse_count > 0 ||
+	    strcmp(istream_compression(r->in), "none") != 0)
+		return 0;
+	*offset = istream_offset(r->in);
+	return 1;
 }
 
 static uint64_t padding_of(uint64_t size)
@@ -432,6 +443,9 @@ SQP_API int sqp_tar_next(struct sqp_tar_reader *r,
 		r->stored_left = size;
 		r->padding = padding_of(size);
 		ret = tar_build_entry(r, h);
+		/* The size is the header's; no data follows it. */
+		if (r->headers_only)
+			r->stored_left = r->padding = 0;
 		if (ret == 1)
 			ret = directory_size(r, (char)h[TH_TYPE]);
 		if (ret < 0)

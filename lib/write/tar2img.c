@@ -47,6 +47,7 @@ int sqp_writer_add_tar(struct sqp_writer *w, struct sqp_tar_reader *r)
 		if (ret < 0)
 			break;
 		src = sqp_tar_data(r);
+		w->tar_data_known = sqp_tar_data_offset(r, &w->tar_data_at);
 		ret = sqp_writer_add(w, e, S_ISREG(e->mode) && !e->is_hardlink ? &src : NULL);
 		if (ret < 0)
 			break;

@@ -246,6 +246,9 @@ int sqp_writer_add(struct sqp_writer *w, const struct sqp_entry *e,
 		if (ret != 0 && ret != 1)
 			return ret < 0 ? ret : 0;
 	}
+	if ((w->desc.flags & SQP_WRITE_OVERLAY_STRIP) && !w->adding_extras &&
+	    (ret = writer_ovl_strip(w, &copy)) != 0)
+		return ret < 0 ? ret : 0;
 	if (w->desc.policy != NULL && !w->adding_extras && !w->policy_off) {
 		ret = writer_apply_policy(w, &copy);
 		if (ret != 0)

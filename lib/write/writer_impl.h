@@ -113,6 +113,8 @@ struct sqp_writer {
 	struct writer_links *links;   /* hard links across layers, or NULL */
 	struct writer_kept *kept;     /* hidden files of this layer (writer_kept.c) */
 	struct sqp_tar_reader *layer_tar; /* the layer sqp_writer_add_tar reads */
+	uint64_t tar_data_at;         /* where its entry's data starts in it, */
+	int tar_data_known;           /* if sqp_tar_data_offset knows */
 	char *lpath;                  /* a whiteout's path (writer_layers.c) */
 	size_t lpath_cap;
 	char *ppath, *ptarget;        /* paths below desc.prefix (owned, as is
@@ -126,6 +128,8 @@ struct sqp_writer {
 	size_t opath_cap;
 	struct writer_ovl_mark *ovl;  /* directories to mark for overlayfs */
 	size_t ovl_count, ovl_cap;
+	struct sqp_xattr *oxattrs;    /* an entry's xattrs less overlayfs's */
+	size_t oxattrs_cap;
 };
 
 #ifdef WITH_OPENSSL
@@ -193,11 +197,16 @@ int writer_add_wanted(struct sqp_writer *w, const struct sqp_entry *e,
 int writer_links_skipped(struct sqp_writer *w, const char *path);
 void writer_links_next_layer(struct sqp_writer *w);
 /* writer_ovl.c (SQP_WRITE_OVERLAY_WHITEOUTS): 0 when e is no marker,
- * 1 when e (the caller's copy) now is the whiteout device to add, 2 for
- * an opaque marker (nothing to add), or an error. writer_ovl_apply sets
- * the directories' xattrs once every entry is in. */
+ * 1 when e (the caller's copy) now is the whiteout device to add, 2 when
+ * nothing is to be added (an opaque marker, or with
+ * SQP_WRITE_OVERLAY_STRIP any marker), or an error. writer_ovl_apply
+ * sets the directories' xattrs once every entry is in.
+ * writer_ovl_strip (SQP_WRITE_OVERLAY_STRIP): 1 when e is a whiteout
+ * (not to be added), else 0 with e's xattrs less "trusted.overlay.opaque"
+ * (an array the writer owns until the next call), or an error. */
 struct writer_ovl_mark;
 int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e);
+int writer_ovl_strip(struct sqp_writer *w, struct sqp_entry *e);
 int writer_ovl_apply(struct sqp_writer *w);
 void writer_ovl_free(struct sqp_writer *w);
 

@@ -10,6 +10,12 @@
  * their markers (a tar lists a directory, then its contents), so their
  * paths are kept and the xattrs set when every entry is in, before the
  * tree is finalized.
+ *
+ * SQP_WRITE_OVERLAY_STRIP (mkfs.erofs --ovlfs-strip) is the opposite
+ * wish: the image is a tree of its own, so whiteouts and the opaque
+ * mark are left out. mkfs.erofs strips them from its finished tree;
+ * here each entry is judged as it comes, which is the same tree unless
+ * a whiteout names an entry added before it in the same input.
  */
 #include "config.h"
 
@@ -80,11 +86,13 @@ int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e)
 	const char *name = slash ? slash + 1 : e->path;
 	size_t dir_len = slash ? (size_t)(slash - e->path) : 0, need;
 	char *p;
-	int ret;
+	int ret, strip;
 
 	if (strncmp(name, WH_PREFIX, strlen(WH_PREFIX)) != 0)
 		return 0;
+	strip = (w->desc.flags & SQP_WRITE_OVERLAY_STRIP) != 0;
 	if (strcmp(name, WH_OPAQUE) == 0) {
+		/* stripped too, its directory is still implied */
 		ret = mark(w, e->path, dir_len, 1);
 		return ret != 0 ? ret : 2;
 	}
@@ -92,6 +100,8 @@ int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e)
 	if (name[0] == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return writer_fail(w, SQP_ERR_BAD_TAR, "'%s': a whiteout without a name",
 				   e->path);
+	if (strip)
+		return 2;
 	if ((ret = mark(w, e->path, dir_len, 0)) != 0)
 		return ret;
 	need = dir_len + 1 + strlen(name) + 1;
@@ -120,6 +130,33 @@ int writer_ovl_marker(struct sqp_writer *w, struct sqp_entry *e)
 	return 1;
 }
 
+int writer_ovl_strip(struct sqp_writer *w, struct sqp_entry *e)
+{
+	struct sqp_xattr *kept;
+	size_t i, n = 0;
+
+	/* overlayfs's whiteout; a hard link to one is left to fail as a
+	 * link to a name that is not there. */
+	if (S_ISCHR(e->mode) && e->dev_major == 0 && e->dev_minor == 0 && !e->is_hardlink)
+		return 1;
+	for (i = 0; i < e->xattr_count; i++)
+		if (strcmp(e->xattrs[i].key, OVL_OPAQUE) == 0)
+			break;
+	if (i == e->xattr_count)
+		return 0;
+	kept = sqp_array_grow(w->oxattrs, &w->oxattrs_cap, e->xattr_count,
+			      sizeof(*kept), 8);
+	if (kept == NULL)
+		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+	w->oxattrs = kept;
+	for (i = 0; i < e->xattr_count; i++)
+		if (strcmp(e->xattrs[i].key, OVL_OPAQUE) != 0)
+			kept[n++] = e->xattrs[i];
+	e->xattrs = kept;
+	e->xattr_count = n;
+	return 0;
+}
+
 int writer_ovl_apply(struct sqp_writer *w)
 {
 	static const uint8_t yes[] = "y";
@@ -130,8 +167,6 @@ int writer_ovl_apply(struct sqp_writer *w)
 	size_t i;
 	int ret;
 
-	if (w->desc.flags & SQP_WRITE_NO_XATTRS)
-		return 0;
 	for (i = 0; i < w->ovl_count; i++) {
 		m = &w->ovl[i];
 		/* An opaque marker alone implies its directory, as in
@@ -144,7 +179,8 @@ int writer_ovl_apply(struct sqp_writer *w)
 				return w->err.code;
 			ino = fstree_find(&w->tree, m->dir);
 		}
-		if (ino == NULL || !S_ISDIR(ino->mode))
+		if (ino == NULL || !S_ISDIR(ino->mode) ||
+		    (w->desc.flags & (SQP_WRITE_NO_XATTRS | SQP_WRITE_OVERLAY_STRIP)))
 			continue;
 		attr.mode = ino->mode;
 		attr.uid = ino->uid;
@@ -167,4 +203,5 @@ void writer_ovl_free(struct sqp_writer *w)
 		free(w->ovl[i].dir);
 	free(w->ovl);
 	free(w->opath);
+	free(w->oxattrs);
 }

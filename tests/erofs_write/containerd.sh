@@ -15,7 +15,9 @@
 # no file's tail is inline (-Enoinline_data) while one is without it;
 # SOURCE_DATE_EPOCH is the build time; tar2img --whiteouts=overlay is
 # the same packer, and gives SquashFS the same tree; --aufs leaves a
-# directory's .wh. files as they are, as mkfs.erofs does.
+# directory's .wh. files as they are, as mkfs.erofs does. --ovlfs-strip
+# leaves out whiteouts and overlayfs's xattrs, the tar's and a
+# directory's.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
@@ -175,6 +177,44 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	fi
 fi
 
+# --ovlfs-strip (mkfs.erofs 1.9): the same layer as a tree of its own,
+# no whiteout, no overlayfs xattr; an opaque marker still implies its
+# directory. =0 is the default's bytes.
+run "--ovlfs-strip" mkfs_line --ovlfs-strip -U $U "$T/strip.erofs" "$T/layer.tar"
+run "--ovlfs-strip=0" mkfs_line --ovlfs-strip=0 -U $U "$T/strip0.erofs" "$T/layer.tar" &&
+	check "--ovlfs-strip=0: the line's bytes" cmp -s "$T/strip0.erofs" "$T/l.erofs"
+sed -e '/^etc\/shadow /d' -e '/^gone /d' -e "s/trusted\.overlay\.[a-z]*=b'y*'//" \
+	"$T/expected" > "$T/exp.strip"
+# A directory's own whiteouts (0/0 devices) and opaque xattr, as
+# overlayfs leaves them in an upper directory: stripped too.
+if judge_ok "--ovlfs-strip: the kernel's EROFS mount" kernel erofs; then
+	mkdir -p "$T/m" "$T/nd/o"
+	if mount -t erofs -o loop,ro "$T/strip.erofs" "$T/m" 2> "$T/err"; then
+		"$PYTHON3" "$T/ls.py" "$T/m" xattrs > "$T/got" 2>&1
+		umount "$T/m"
+		if diff "$T/exp.strip" "$T/got" > "$T/diff"; then
+			pass "--ovlfs-strip: the layer without whiteouts or overlayfs xattrs"
+		else
+			fail "--ovlfs-strip (< expected, > read)"; head -30 "$T/diff"
+		fi
+	else
+		fail "the kernel does not mount the --ovlfs-strip image: $(head -c 200 "$T/err")"
+	fi
+	if mknod "$T/nd/gone" c 0 0 && mknod "$T/nd/null" c 1 3 &&
+		setfattr -n trusted.overlay.opaque -v y "$T/nd/o" &&
+		setfattr -n user.k -v v "$T/nd/o" 2> "$T/err"; then
+		run "--ovlfs-strip, a directory" "$MKFS" --ovlfs-strip --quiet "$T/nd.erofs" "$T/nd" &&
+			mount -t erofs -o loop,ro "$T/nd.erofs" "$T/m" 2> "$T/err" &&
+			"$PYTHON3" "$T/ls.py" "$T/m" xattrs | cut -d' ' -f1,2,4,8 > "$T/got" 2>&1
+		umount "$T/m" 2> /dev/null
+		printf '%s\n' ". 40755 0:0 " "null 20644 1:3 " "o 40755 0:0 user.k=b'v'" > "$T/exp.nd"
+		check "--ovlfs-strip, a directory: no 0/0 device, no opaque xattr" \
+			diff "$T/exp.nd" "$T/got"
+	else
+		skipc "--ovlfs-strip, a directory: no device or trusted xattr made here"
+	fi
+fi
+
 # The flag is the writer's, not EROFS's: SquashFS gets the same tree.
 if judge_ok "tar2img --whiteouts=overlay, SquashFS: the kernel's mount" kernel; then
 	mkdir -p "$T/sq"
@@ -222,4 +262,5 @@ run "--aufs with a directory" "$MKFS" --aufs --quiet "$T/wd.erofs" "$T/wd" &&
 	check "--aufs with a directory: the .wh. files stored as files" sh -c \
 		'grep -q "^-.* \.wh\.gone$" "$1" && grep -q "^-.* a/\.wh\.\.wh\.\.opq$" "$1"' - "$T/wd.ls"
 usage_refused "valid are none and path" "$MKFS" --tar=f --sort=bogus "$T/r.erofs" "$T/layer.tar"
+usage_refused "valid are 0 and 1" "$MKFS" --tar=f --ovlfs-strip=yes "$T/r.erofs" "$T/layer.tar"
 finish

@@ -73,6 +73,7 @@ struct tool_options {
 	void *before_input_user;
 
 	int force, quiet, verbose;
+	unsigned tar_read_flags; /* SQP_TAR_READ_* (sqpack-mkfs.erofs --tar=headerball) */
 	int progress;                 /* enum progress_mode */
 	unsigned scan_flags;          /* SQP_DIRSCAN_* */
 	struct tool_verity verity;    /* --verity and its options */

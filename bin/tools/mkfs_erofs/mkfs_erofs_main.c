@@ -25,6 +25,7 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_version.h"
+#include "sqpack/tar.h"
 #include "mkfs_erofs.h"
 
 
@@ -32,8 +33,8 @@ enum {
 	OPT_ALL_ROOT = 256, OPT_FORCE_UID, OPT_FORCE_GID, OPT_QUIET, OPT_TAR,
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
-	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_REFUSED,
-	OPT_SHARD, OPT_SHARD_PLAN,
+	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
+	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -80,7 +81,7 @@ static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
-	{ "ovlfs-strip", optional_argument, NULL, OPT_REFUSED },
+	{ "ovlfs-strip", optional_argument, NULL, OPT_OVLFS_STRIP },
 	{ "gzip", no_argument, NULL, OPT_REFUSED },
 	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
 	{ NULL, 0, NULL, 0 },
@@ -89,7 +90,7 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " [OPTIONS] IMAGE DIRECTORY\n"
-	      "       " PROG " --tar=f [OPTIONS] IMAGE [TAR]   (stdin without TAR or with -)\n"
+	      "       " PROG " --tar=f|i [OPTIONS] IMAGE [TAR] (stdin without TAR or with -)\n"
 	      "       " PROG " --shard-plan=N [OPTIONS] DIRECTORY\n"
 	      "Pack DIRECTORY's contents (or a tar) into an EROFS image, with\n"
 	      "mkfs.erofs's command line; IMAGE is replaced if it exists. The\n"
@@ -100,9 +101,12 @@ static void usage(FILE *f)
 	      "  -b4096 -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
-	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f\n"
+	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f --tar=i (an index:\n"
+	      "  the data stays in the tar, to be appended to IMAGE or given as its device)\n"
+	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
-	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --sort=none|path\n"
+	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
+	      "  --sort=none|path\n"
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
 	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
@@ -256,9 +260,21 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	case OPT_TAR:
-		if (arg != NULL && strcmp(arg, "f") != 0)
-			return mkfs_refuse(name, "only --tar=f (a whole tar) is done");
+		/* mkfs.erofs 1.9 reads "i" and "0" as the index, anything
+		 * else as f; a typo here would be a different image. */
+		if (arg != NULL && strcmp(arg, "f") != 0 && strcmp(arg, "i") != 0 &&
+		    strcmp(arg, "0") != 0 && strcmp(arg, "headerball") != 0)
+			return mkfs_refuse(name, "valid are f, i and headerball");
 		a->tar = 1;
+		opt->desc.flags &= ~(unsigned)(SQP_WRITE_EROFS_TAR_INDEX |
+					       SQP_WRITE_EROFS_TAR_HEADERBALL);
+		opt->tar_read_flags = 0;
+		if (arg != NULL && strcmp(arg, "headerball") == 0) {
+			opt->desc.flags |= SQP_WRITE_EROFS_TAR_HEADERBALL;
+			opt->tar_read_flags = SQP_TAR_READ_HEADERS_ONLY;
+		} else if (arg != NULL && strcmp(arg, "f") != 0) {
+			opt->desc.flags |= SQP_WRITE_EROFS_TAR_INDEX;
+		}
 		return 0;
 	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
 	case OPT_UID_OFFSET: return number(name, arg, UINT32_MAX, &a->uid_offset);
@@ -279,6 +295,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 				   "a number of shards, 1 to 65536");
 	case OPT_FILE_CONTEXTS: case OPT_FS_CONFIG: case OPT_MOUNT_POINT: case OPT_PRODUCT_OUT:
 		return tool_security_option(&opt->security, c - OPT_FILE_CONTEXTS, arg);
+	case OPT_OVLFS_STRIP:
+		/* mkfs.erofs takes any other value as 0; a typo here
+		 * would keep whiteouts the caller wanted gone. */
+		if (arg != NULL && strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)
+			return mkfs_refuse(name, "valid are 0 and 1");
+		if (arg == NULL || strcmp(arg, "1") == 0)
+			opt->desc.flags |= SQP_WRITE_OVERLAY_STRIP;
+		else
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_OVERLAY_STRIP;
+		return 0;
 	case OPT_SORT:
 		/* mkfs.erofs's order of file data in the image. Ours is
 		 * the tar's always (data is stored as it is read, which is

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs_head.c - the EROFS image's head, written last by erofs_finish.c:
+ * the superblock at 1024, the compression records after it (or the
+ * device table of a tar's index, erofs_tidx.c), and where the room
+ * after them starts for the first inode records.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "codec/codec_dest.h"
+#include "erofs/erofs_format.h"
+#include "erofs/erofs_writer.h"
+#include "sqpack/error.h"
+#include "write/writer_impl.h"
+
+/* The block size, with the layout L in scope. */
+#define BS (erofs_of(L->w)->bs)
+
+/* The compression records that follow the superblock, into cfgs (one-
+ * block lz4 needs none and leaves the image as mkfs.erofs 1.5 writes it;
+ * big pclusters need lz4's, as the kernel sizes its buffers by the
+ * largest pcluster, and the other algorithms name themselves and their
+ * history); returns their bytes. */
+static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
+{
+	const struct erofs_wstate *e = erofs_of(L->w);
+
+	if (!e->compressed || (e->dest->history == NULL && !erofs_w_big_pclusters(L->w)))
+		return 0;
+	return erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
+				      e->dest->history != NULL ? e->dest->history(&e->cfg, e->pcluster) : 0,
+				      (uint16_t)(e->pcluster / EROFS_W_BLOCK), cfgs);
+}
+
+uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
+{
+	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
+	size_t end = erofs_of(L->w)->tidx == EROFS_TIDX_INDEX ? EROFS_TIDX_HEAD_END :
+		     EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
+
+	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
+}
+
+int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
+			uint64_t inos)
+{
+	const struct sqp_writer_desc *desc = &L->w->desc;
+	static const uint8_t zero[16];
+	struct erofs_super sb = {
+		.magic = EROFS_MAGIC, .blkszbits = 12,
+		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
+				    (erofs_of(L->w)->ztail ? EROFS_IN_ZTAILPACKING : 0) |
+				    (erofs_of(L->w)->frag.present ? EROFS_IN_FRAGMENTS : 0),
+		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
+		.build_time = (uint64_t)bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
+	};
+	const struct erofs_wstate *e = erofs_of(L->w);
+	struct erofs_super_extra x = { 0 };
+	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX], slot[128];
+	size_t ncfgs;
+	XXH128_canonical_t h;
+	int ret;
+
+	if (L->w->out.pos / BS > UINT32_MAX)
+		return SQP_ERR_LIMIT;
+	sb.blocks = (uint32_t)(L->w->out.pos / BS);
+	if ((desc->flags & SQP_WRITE_EROFS_UUID) || memcmp(desc->uuid, zero, 16) != 0) {
+		memcpy(x.uuid, desc->uuid, 16);
+	} else {
+		/* Derived from every byte after block 0: the same input and
+		 * options give the same UUID, a different image another. A
+		 * version 4 (random) UUID's marks, as the hash is as good. */
+		XXH128_canonicalFromHash(&h, XXH3_128bits_digest(erofs_of(L->w)->hash));
+		memcpy(x.uuid, h.digest, 16);
+		x.uuid[6] = (uint8_t)((x.uuid[6] & 0x0F) | 0x40);
+		x.uuid[8] = (uint8_t)((x.uuid[8] & 0x3F) | 0x80);
+	}
+	if (desc->volume_label != NULL)
+		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
+	if ((ncfgs = compr_cfgs(L, cfgs)) > 0) {
+		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
+		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
+	}
+	if (e->frag.present)
+		sb.packed_nid = L->nid[L->count];
+	if (e->tidx)
+		erofs_tidx_super(L->w, &sb);
+	erofs_super_encode(&sb, &x, raw);
+	if (e->tidx == EROFS_TIDX_INDEX)
+		erofs_tidx_slot(L->w, sb.blocks, raw, slot);
+	if ((ret = imgout_flush(&L->w->out)) != 0 ||
+	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
+		return ret;
+	if (e->tidx == EROFS_TIDX_INDEX)
+		return imgout_pwrite(&L->w->out, EROFS_TIDX_SLOT_AT, slot, sizeof(slot));
+	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
+}

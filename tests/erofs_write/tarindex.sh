@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tarindex.sh - sqpack-mkfs.erofs --tar=i, the index containerd's EROFS
+# snapshotter writes in its index mode (mkfs.erofs --tar=i --aufs
+# --quiet, then the layer's tar appended so that it keeps its digest):
+# on a tiny layer (a hard link, a pax xattr, a symlink, a device, an
+# empty file, files of 1 and of 137 blocks of 512 bytes), the kernel
+# mounts the index with the tar appended, and with the tar as the
+# device named by -o device=, and every file reads as the tar's
+# (GNU tar's extraction); img2dir and img2tar read the appended form;
+# the tar's bytes are unchanged; the tar on stdin and --workers give the
+# same bytes. With --aufs a whiteout is a 0/0 device. A compressed tar,
+# a sparse member and a codec are refused. --tar=headerball (the tar's
+# headers alone): the kernel mounts the tree, every file its size in
+# zeros. Debian's fsck.erofs 1.5
+# reads no 512-byte blocks (neither those of mkfs.erofs 1.9.3's own
+# --tar=i images): where it says so, its check is a counted skip.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool tar "$PYTHON3"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+IMG2DIR="$SQP_BIN/img2dir"
+T=$SCRATCH
+
+cat > "$T/mk.py" << 'EOF'
+import io, sys, tarfile
+t = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
+def add(name, kind=tarfile.REGTYPE, data=b"", mode=0o644, **kw):
+    ti = tarfile.TarInfo(name)
+    ti.type, ti.mode, ti.mtime = kind, mode, 1600000000
+    for k, v in kw.items():
+        setattr(ti, k, v)
+    ti.size = len(data) if kind == tarfile.REGTYPE else 0
+    t.addfile(ti, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+add("etc", tarfile.DIRTYPE, mode=0o755)
+add("etc/passwd", data=b"root:x:0:0::/root:/bin/sh\n",
+    pax_headers={"SCHILY.xattr.user.note": "kept"})
+add("etc/hl", tarfile.LNKTYPE, linkname="etc/passwd")
+add("etc/.wh.shadow", mode=0o600)
+add("big", data=bytes((i * 7 + i // 251) & 0xFF for i in range(70000)))
+add("empty")
+add("link", tarfile.SYMTYPE, linkname="etc/passwd")
+add("dev", tarfile.DIRTYPE, mode=0o755)
+add("dev/null", tarfile.CHRTYPE, mode=0o666, devmajor=1, devminor=3)
+add("tail", data=b"t" * 600, uid=7, gid=8)
+t.close()
+EOF
+run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" || finish
+DIGEST=$(sha256sum < "$T/layer.tar")
+mkdir "$T/ref" && tar --xattrs --xattrs-include='*' -xpf "$T/layer.tar" -C "$T/ref" ||
+	{ fail "GNU tar extracts the layer"; finish; }
+
+run "--tar=i" "$MKFS" --tar=i --quiet -Uclear "$T/i.erofs" "$T/layer.tar" || finish
+run "--tar=i, the tar on stdin" sh -c '"$1" --tar=i --quiet -Uclear "$2" < "$3"' - \
+	"$MKFS" "$T/stdin.erofs" "$T/layer.tar" &&
+	check "the tar on stdin: the same bytes" cmp -s "$T/i.erofs" "$T/stdin.erofs"
+run "--tar=i --workers=1" "$MKFS" --tar=i --quiet -Uclear --workers=1 "$T/w1.erofs" \
+	"$T/layer.tar" && check "--workers=1: the same bytes" cmp -s "$T/i.erofs" "$T/w1.erofs"
+check "the layer's tar is unchanged (its digest)" test "$(sha256sum < "$T/layer.tar")" = "$DIGEST"
+check "the index holds no file data (under 4 KiB)" test "$(wc -c < "$T/i.erofs")" -lt 4096
+cat "$T/i.erofs" "$T/layer.tar" > "$T/layer.erofs"
+check "the appended tar is the layer's bytes" test \
+	"$(tail -c "$(wc -c < "$T/layer.tar")" "$T/layer.erofs" | sha256sum)" = "$DIGEST"
+
+rm -rf "$T/x" && run "img2dir of the index with its tar" "$IMG2DIR" "$T/layer.erofs" "$T/x" &&
+	same_tree "img2dir: the tar's tree" "$T/x" "$T/ref"
+rm -rf "$T/y" && mkdir "$T/y" &&
+	run "img2tar of it" sh -c '"$1" "$2" > "$3"' - "$IMG2TAR" "$T/layer.erofs" "$T/t2.tar" &&
+	run "GNU tar extracts img2tar's" tar --xattrs --xattrs-include='*' -xpf "$T/t2.tar" -C "$T/y" &&
+	same_tree "img2tar: the tar's tree" "$T/y" "$T/ref"
+"$IMG2DIR" "$T/i.erofs" "$T/z" > "$T/err" 2>&1
+check "the index alone: img2dir names the missing device" grep -q "extra device 1" "$T/err"
+
+if judge_ok "the kernel's EROFS mount" kernel erofs; then
+	mkdir -p "$T/m"
+	if mount -t erofs -o loop,ro "$T/layer.erofs" "$T/m" 2> "$T/err"; then
+		same_tree "the kernel, the tar appended: every file as in the tar" "$T/m" "$T/ref"
+		umount "$T/m"
+	else
+		fail "the kernel does not mount the index with its tar: $(head -c 200 "$T/err")"
+	fi
+	if ! tdev=$(losetup -f --show -r "$T/layer.tar" 2> "$T/err"); then
+		skipc "the tar as a device: no loop device: $(head -c 200 "$T/err")"
+	elif mount -t erofs -o "loop,ro,device=$tdev" "$T/i.erofs" "$T/m" 2> "$T/err"; then
+		same_tree "the kernel, the tar as -o device=: every file as in the tar" "$T/m" "$T/ref"
+		umount "$T/m"
+		losetup -d "$tdev"
+	else
+		fail "the kernel does not mount the index with device=: $(head -c 200 "$T/err")"
+		losetup -d "$tdev"
+	fi
+	# containerd's line: a whiteout is overlayfs's 0/0 device.
+	if run "--tar=i --aufs" "$MKFS" --tar=i --aufs --quiet "$T/a.erofs" "$T/layer.tar" &&
+		cat "$T/a.erofs" "$T/layer.tar" > "$T/al.erofs" &&
+		mount -t erofs -o loop,ro "$T/al.erofs" "$T/m" 2> "$T/err"; then
+		check "--tar=i --aufs: etc/shadow is a 0/0 device, etc/passwd the tar's" sh -c \
+			'test "$(stat -c %F:%t:%T "$1/etc/shadow")" = "character special file:0:0" &&
+			cmp -s "$1/etc/passwd" "$2/etc/passwd"' - "$T/m" "$T/ref"
+		umount "$T/m"
+	else
+		fail "--tar=i --aufs: not mounted: $(head -c 200 "$T/err")"
+	fi
+fi
+check "the layer's tar is still unchanged" test "$(sha256sum < "$T/layer.tar")" = "$DIGEST"
+
+if judge_ok "fsck.erofs" fsck.erofs erofs; then
+	if fsck.erofs "$T/layer.erofs" > "$T/err" 2>&1; then
+		pass "fsck.erofs checks the index with its tar"
+	elif grep -q "blksize 512 isn't supported" "$T/err"; then
+		skipc "fsck.erofs: $(grep -o "blksize 512 isn't supported" "$T/err") (nor in mkfs.erofs 1.9.3's own --tar=i images)"
+	else
+		fail "fsck.erofs refuses the index: $(tail -3 "$T/err" | tr '\n' ' ')"
+	fi
+fi
+
+# --tar=headerball: the layer's headers alone (pax ones whole), as a
+# builder makes one to index data kept elsewhere: the same tree, every
+# file of its size and all zeros; fsck.erofs checks it.
+"$PYTHON3" - "$T/layer.tar" "$T/hb.tar" << 'EOF'
+import sys, tarfile
+raw, out = open(sys.argv[1], "rb").read(), bytearray()
+with tarfile.open(sys.argv[1]) as t:
+    for m in t.getmembers():
+        out += raw[m.offset:m.offset_data]
+open(sys.argv[2], "wb").write(out + bytes(1024))
+EOF
+run "--tar=headerball" "$MKFS" --tar=headerball --quiet "$T/hb.erofs" "$T/hb.tar"
+# (a symlink's mode is the extractor's, a directory's size the file
+# system's: not compared)
+listing() {
+	(cd "$1" && find . \( -type l -printf '%p l %U:%G %l\n' \) -o \
+		\( -type f -printf '%p f %s %m %U:%G\n' \) -o -printf '%p %y %m %U:%G\n' |
+		LC_ALL=C sort)
+}
+zeros() { find "$1" -type f -exec cat {} + | tr -d '\000' | wc -c; }
+if judge_ok "--tar=headerball: the kernel's EROFS mount" kernel erofs; then
+	if mount -t erofs -o loop,ro "$T/hb.erofs" "$T/m" 2> "$T/err"; then
+		listing "$T/m" > "$T/hb.got"
+		listing "$T/ref" > "$T/hb.exp"
+		check "--tar=headerball, the kernel: the tar's tree, sizes and owners" \
+			diff "$T/hb.exp" "$T/hb.got"
+		check "--tar=headerball, the kernel: every file reads as zeros" \
+			test "$(zeros "$T/m")" = 0 -a "$(zeros "$T/ref")" != 0
+		umount "$T/m"
+	else
+		fail "the kernel does not mount the headerball's image: $(head -c 200 "$T/err")"
+	fi
+fi
+if judge_ok "--tar=headerball: fsck.erofs" fsck.erofs erofs; then
+	check "--tar=headerball: fsck.erofs checks it" fsck.erofs "$T/hb.erofs"
+fi
+
+# Refused: what the index cannot point into.
+gzip -c "$T/layer.tar" > "$T/layer.tgz"
+"$MKFS" --tar=i --quiet "$T/r.erofs" "$T/layer.tgz" > "$T/err" 2>&1
+rc=$?
+check "a compressed tar: refused (exit 1, the member named)" sh -c \
+	'test "$1" = 1 && grep -q "etc/passwd.*uncompressed tar" "$2"' - "$rc" "$T/err"
+mkdir "$T/sp" && truncate -s 100K "$T/sp/holey" && printf end >> "$T/sp/holey" &&
+	tar --sparse --format=posix -C "$T/sp" -cf "$T/sparse.tar" holey
+"$MKFS" --tar=i --quiet "$T/r.erofs" "$T/sparse.tar" > "$T/err" 2>&1
+check "a sparse member: refused" grep -q "holey.*sparse members" "$T/err"
+"$MKFS" --tar=i -zlz4 --quiet "$T/r.erofs" "$T/layer.tar" > "$T/err" 2>&1
+check "a codec: refused" grep -q "no codec" "$T/err"
+usage_refused "valid are f, i and headerball" "$MKFS" --tar=x "$T/r.erofs" "$T/layer.tar"
+finish
