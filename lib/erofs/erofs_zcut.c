@@ -143,6 +143,7 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 	p->off = pos;
 	p->frag = 0;
 	p->tried = 0;
+	p->untried = 0;
 	/* Every cluster before a fragment took more than its blocks' input
 	 * or ended on a block boundary, so the fragment's head starts a
 	 * logical cluster of its own, as an index needs. */
@@ -174,6 +175,7 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		return 0;
 	}
 	p->tried = tried;
+	p->untried = untried;
 	p->blocks = 1;
 	p->len = left > BS ? BS : left < room ? left : room;
 	memcpy(blk, j->in + pos, p->len);

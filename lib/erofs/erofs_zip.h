@@ -30,6 +30,7 @@ struct erofs_pcl {
 	int frag;           /* the rest of the file, to the packed inode */
 	uint32_t tried;     /* plain after the codec's try: the input that
 	                     * try covered (0: none) */
+	int untried;        /* plain within such input, the codec not run */
 };
 
 /* The bytes of a file's last cluster p that go inline, where room bytes
