@@ -338,7 +338,9 @@ struct sqp_writer_stats {
 	uint64_t blocks_written;    /* data blocks stored */
 	uint64_t blocks_sparse;     /* all-zero blocks stored as holes */
 	uint64_t blocks_raw;        /* blocks stored uncompressed */
-	uint64_t blocks_probed_raw; /* of those, not even tried (see NO_PROBE) */
+	uint64_t blocks_probed_raw; /* of those, not even tried (see NO_PROBE;
+	                               EROFS: within the input of a try that
+	                               gained nothing) */
 	uint64_t blocks_deduped;    /* data blocks shared with earlier ones */
 	uint64_t tails_deduped;     /* tails shared with earlier ones */
 	uint64_t files_deduped;     /* files whose whole data was shared */

@@ -37,8 +37,8 @@ struct erofs_seam {
 	struct erofs_zcodec z;  /* the caller's thread's own */
 	int held;               /* a cluster is held back */
 	uint64_t at;            /* its place in the file */
-	uint32_t run;           /* plain clusters in a row before it (its
-	                         * cut was offered erofs_zip_cap's bytes) */
+	uint32_t until;         /* its cut's until (erofs_zip_cut), from
+	                         * its start */
 	struct erofs_pcl p;
 	uint8_t *in;            /* its input (EROFS_SEAM_HOLD bytes) */
 	uint8_t *blk;           /* its blocks (a pcluster) */
@@ -86,21 +86,23 @@ void erofs_seam_cleanup(struct sqp_writer *w)
 	erofs_of(w)->seam = NULL;
 }
 
-/* Holds the last of n clusters cut in a row (pcl), which starts at byte
- * at of the file, its input at in and its blocks at blk; 0 when it is
- * too long to hold. */
+/* Holds the last of n clusters cut in a row (pcl) from until on, which
+ * starts at byte at of the file, its input at in and its blocks at blk;
+ * 0 when it is too long to hold. */
 static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, uint32_t n,
-		const uint8_t *in, const uint8_t *blk)
+		uint32_t until, const uint8_t *in, const uint8_t *blk)
 {
 	struct erofs_seam *s = erofs_of(w)->seam;
 	const struct erofs_pcl *p = &pcl[n - 1];
+	uint32_t i;
 
 	if (p->len > EROFS_SEAM_HOLD)
 		return 0;
 	s->held = 1;
 	s->at = at;
-	for (s->run = 0; s->run + 1 < n && pcl[n - 2 - s->run].plain; s->run++)
-		;
+	for (i = 0; i + 1 < n; i++)
+		until = erofs_zip_until(&pcl[i], until);
+	s->until = until > p->off ? until - p->off : 0;
 	s->p = *p;
 	memcpy(s->in, in, p->len);
 	memcpy(s->blk, blk, (size_t)p->blocks * BS);
@@ -111,7 +113,8 @@ int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t a
 {
 	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
 
-	return hold(w, j->off + p->off, j->pcl, j->npcl, j->in + p->off, j->out + (size_t)at_blk * BS);
+	return hold(w, j->off + p->off, j->pcl, j->npcl, 0, j->in + p->off,
+		    j->out + (size_t)at_blk * BS);
 }
 
 int erofs_seam_flush(struct sqp_writer *w)
@@ -215,7 +218,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_seam *s = e->seam;
-	uint32_t h = s->p.len, run = s->run, cap = erofs_zip_cap(e, run);
+	uint32_t h = s->p.len, until = s->until;
 	struct erofs_zjob v;
 	struct erofs_pcl *p;
 	int ret;
@@ -232,7 +235,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		if (a->x == v.len || (a->k == j->npcl && !to_end(j)))
 			return 0;
 		p = &s->pcl[a->m];
-		ret = erofs_zip_cut(e, &s->z, &v, a->x, cap, s->out + (size_t)a->nblk * BS, p);
+		ret = erofs_zip_cut(e, &s->z, &v, a->x, until, s->out + (size_t)a->nblk * BS, p);
 		if (ret < 0)
 			return writer_fail(w, ret, "EROFS: compressing: %s", sqp_strerror(ret));
 		/* A cluster's input stays within a segment's length, as the
@@ -242,8 +245,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		a->m++;
 		a->nblk += p->blocks;
 		a->x += p->len;
-		run = p->plain ? run + 1 : 0;
-		cap = erofs_zip_cap(e, run);
+		until = erofs_zip_until(p, until);
 	}
 }
 
@@ -254,7 +256,7 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 	const uint8_t *in = j->in - s->p.len, *blk;
 	uint64_t base = s->at;
 	struct seam_walk a;
-	uint32_t i, b = 0, inl = 0;
+	uint32_t i, b = 0, inl = 0, until = s->until;
 	int ret;
 
 	*first = 0;
@@ -276,7 +278,7 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		if (i + 1 == a.m && inl > 0)
 			ret = erofs_zip_inline(w, base + s->pcl[i].off, &s->pcl[i], blk, inl);
 		else if (i + 1 == a.m && a.k == j->npcl && !j->last &&
-			 hold(w, base + s->pcl[i].off, s->pcl, a.m, in + s->pcl[i].off, blk))
+			 hold(w, base + s->pcl[i].off, s->pcl, a.m, until, in + s->pcl[i].off, blk))
 			ret = 0;
 		else
 			ret = erofs_zip_put(w, base + s->pcl[i].off, &s->pcl[i], blk);

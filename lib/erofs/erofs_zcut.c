@@ -115,35 +115,49 @@ static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z
 	return n;
 }
 
-/* One cluster at pos, of at most cap bytes: compressed if that takes
- * more input than its blocks, else the next block as it is. The file's last bytes (a block or
- * less) are stored as they are unless they cross into another logical
- * cluster: the kernel maps a PLAIN cluster up to the end of the logical
- * cluster where the file ends, which must stay within its one block, so
- * they are compressed whole, or cut at the boundary. With ztailpacking
- * a cluster taking the rest into the inline room goes inline. */
+/* One cluster at pos, of at most a pcluster: compressed if that takes
+ * more input than its blocks, else the next block as it is. A try that
+ * gains nothing says so of the input it covered (p->tried: what the
+ * codec took, a pcluster when it took none): while a block or more of
+ * that is left (up to until), the next block is stored as it is,
+ * untried, as mkfs.erofs 1.9 stores such a try's input. A block's try
+ * after each plain cluster instead, with a pcluster's again at runs of
+ * 1, 2, 4, 8 and every 16, spent sixteen pclusters' tries on each
+ * pcluster of incompressible input: lzma at 1 MiB took 20.7 s of CPU on
+ * usr/share/doc's .gz files, mkfs.erofs 1.9.3 4.6 s. The file's last
+ * bytes (a block or less) are stored as they are unless they cross into
+ * another logical cluster: the kernel maps a PLAIN cluster up to the
+ * end of the logical cluster where the file ends, which must stay
+ * within its one block, so they are compressed whole, or cut at the
+ * boundary. With ztailpacking a cluster taking the rest into the inline
+ * room goes inline. */
 int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
-		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p)
+		  struct erofs_zjob *j, uint32_t pos, uint32_t until, uint8_t *blk,
+		  struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
+	uint32_t cap = e->pcluster, tried = 0;
 	size_t take = left, span;
-	int n = 0;
+	int n = 0, untried = left > BS && until > pos && until - pos >= BS;
 
 	p->off = pos;
 	p->frag = 0;
+	p->tried = 0;
+	p->untried = 0;
 	/* Every cluster before a fragment took more than its blocks' input
 	 * or ended on a block boundary, so the fragment's head starts a
 	 * logical cluster of its own, as an index needs. */
 	if (j->frag && left <= e->pcluster)
 		return frag_rest(p, pos, left);
-	if (left > BS || left > room) {
+	if (!untried && (left > BS || left > room)) {
 		n = zcompress(e, z->codec, j->in + pos, &take, blk, cap);
 		n = near_whole(e, z, j, pos, cap, blk, &take, n);
 		if (n > 0 && j->frag && take == left && left <= EROFS_FRAG_TRY)
 			return frag_rest(p, pos, left);
 		if (n > 0)
 			n = shrink_last(e, z, j, pos, blk, &take, n);
-	} else if (j->room > 0) {
+		tried = n > 0 ? (uint32_t)take : left < cap ? left : cap;
+	} else if (left <= BS && j->room > 0) {
 		n = e->dest->compress(z->codec, j->in + pos, &take, blk, j->room);
 		if (n > 0 && (take < left || (uint32_t)n >= left))
 			n = 0;
@@ -160,6 +174,8 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		p->plain = 0;
 		return 0;
 	}
+	p->tried = tried;
+	p->untried = untried;
 	p->blocks = 1;
 	p->len = left > BS ? BS : left < room ? left : room;
 	memcpy(blk, j->in + pos, p->len);

@@ -131,5 +131,6 @@ int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		return ret;
 	w->stats.blocks_written += p->blocks;
 	w->stats.blocks_raw += p->plain;
+	w->stats.blocks_probed_raw += (unsigned)p->untried;
 	return 0;
 }

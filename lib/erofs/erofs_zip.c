@@ -16,10 +16,10 @@
  * the logical cluster after its head, whose index says its blocks
  * (CBLKCNT). Compressed data sits at the end of its last block, behind
  * zeros in its first (0padding), where the kernel finds its length.
- * After a cluster stored as it is, the next try asks for one block
- * only, until one compresses, but for a whole pcluster's try at runs of
- * 1, 2, 4, 8 and every 16 (erofs_zip_cap): incompressible data costs
- * little more than a block's try per block. The caller's thread
+ * A try that gains no block stores its first block as it is, and the
+ * blocks of the input it covered follow as they are, untried
+ * (erofs_zip_cut): incompressible data costs the codec one pass, as in
+ * mkfs.erofs 1.9. The caller's thread
  * takes jobs back in order, appends the blocks and writes the file's
  * full logical cluster indexes into an arena (spilled with the tree)
  * that finish packs behind the inode (erofs_zidx.c). A segment that
@@ -88,7 +88,7 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 {
 	struct erofs_zjob *j = (struct erofs_zjob *)pj;
 	const struct erofs_wstate *e = ctx;
-	uint32_t pos = 0, cap = e->pcluster, run = 0;
+	uint32_t pos = 0, until = 0;
 	struct erofs_pcl *p;
 	int ret;
 
@@ -98,11 +98,10 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
-		ret = erofs_zip_cut(e, state, j, pos, cap, j->out + (size_t)j->nblk * BS, p);
+		ret = erofs_zip_cut(e, state, j, pos, until, j->out + (size_t)j->nblk * BS, p);
 		if (ret != 0)
 			return ret;
-		run = p->plain ? run + 1 : 0;
-		cap = erofs_zip_cap(e, run);
+		until = erofs_zip_until(p, until);
 		pos += p->len;
 		j->nblk += p->blocks;
 	}

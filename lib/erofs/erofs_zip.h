@@ -28,6 +28,9 @@ struct erofs_pcl {
 	uint32_t clen;      /* its bytes: compressed, or len when plain */
 	int plain;
 	int frag;           /* the rest of the file, to the packed inode */
+	uint32_t tried;     /* plain after the codec's try: the input that
+	                     * try covered (0: none) */
+	int untried;        /* plain within such input, the codec not run */
 };
 
 /* The bytes of a file's last cluster p that go inline, where room bytes
@@ -81,21 +84,19 @@ struct erofs_zcodec {
 int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z);
 void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z);
 
-/* The most a cluster's cut is offered after run clusters in a row were
- * stored as they are: a whole pcluster, but for a run of clusters that
- * did not compress only a block, so incompressible data costs a block's
- * try per block; a whole pcluster again when the run reaches a power of
- * two and every 16 blocks, for data that compresses only in a big
- * window (mkfs.erofs tries a whole pcluster each time). */
-static inline uint32_t erofs_zip_cap(const struct erofs_wstate *e, uint32_t run)
+/* until after cluster p: the end of the input its try covered when
+ * that gained nothing, else as it was (erofs_zip_cut says why). */
+static inline uint32_t erofs_zip_until(const struct erofs_pcl *p, uint32_t until)
 {
-	return run == 0 || (run & (run - 1)) == 0 || run % 16 == 0 ? e->pcluster : EROFS_W_BLOCK;
+	return p->tried > 0 ? p->off + p->tried : until;
 }
 
-/* erofs_zcut.c: one cluster of job j at pos, of at most cap bytes, into
- * blk, cut with z (the rules are in erofs_zip.c). */
+/* erofs_zcut.c: one cluster of job j at pos into blk, cut with z (the
+ * rules are in erofs_zip.c), where until is the end of the input that
+ * the last try covered without gaining a block (erofs_zip_until). */
 int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
-		  struct erofs_zjob *j, uint32_t pos, uint32_t cap, uint8_t *blk, struct erofs_pcl *p);
+		  struct erofs_zjob *j, uint32_t pos, uint32_t until, uint8_t *blk,
+		  struct erofs_pcl *p);
 
 /* erofs_zidx.c, for the current file (e->cur). put: store cluster p
  * that starts at byte at of the file: its index, then its blocks from
