@@ -23,6 +23,7 @@
 #include "read/rd_walk.h"
 #include "sqpack/error.h"
 #include "sqpack/merge.h"
+#include "util/array.h"
 #include "util/fileio.h"
 #include "write/words.h"
 #include "write/writer_impl.h"
@@ -40,15 +41,11 @@ struct sizes {
 
 static int sizes_add(struct sizes *s, uint64_t size, size_t img)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 4096;
-		struct sized *v = realloc(s->v, cap * sizeof(*v));
+	struct sized *v = sqp_array_grow(s->v, &s->cap, s->n + 1, sizeof(*v), 4096);
 
-		if (v == NULL)
-			return SQP_ERR_NOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (v == NULL)
+		return SQP_ERR_NOMEM;
+	s->v = v;
 	s->v[s->n++] = (struct sized){ size, img };
 	return 0;
 }
@@ -107,15 +104,11 @@ struct tails {
 
 static int tails_add(struct tails *t, const struct tail *x)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct tail *v = realloc(t->v, cap * sizeof(*v));
+	struct tail *v = sqp_array_grow(t->v, &t->cap, t->n + 1, sizeof(*v), 4096);
 
-		if (v == NULL)
-			return SQP_ERR_NOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (v == NULL)
+		return SQP_ERR_NOMEM;
+	t->v = v;
 	t->v[t->n++] = *x;
 	return 0;
 }
@@ -298,10 +291,9 @@ static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
 			continue;
 		}
 		if (k == cap) {
-			struct dup_block *m;
+			struct dup_block *m = sqp_array_grow(b, &cap, k + 1, sizeof(*m), 256);
 
-			cap = cap ? 2 * cap : 256;
-			if ((m = realloc(b, cap * sizeof(*m))) == NULL) {
+			if (m == NULL) {
 				free(b);
 				return SQP_ERR_NOMEM;
 			}
