@@ -27,15 +27,11 @@ U=6a5c4b3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
 # The layer: Python's tarfile for what it writes (pax xattrs, a device
 # without root), GNU tar for the sparse file, appended.
 cat > "$T/mk.py" << 'EOF'
-import io, sys, tarfile
-t = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
-def add(name, kind=tarfile.REGTYPE, data=b"", mode=0o644, uid=0, gid=0, **kw):
-    ti = tarfile.TarInfo(name)
-    ti.type, ti.mode, ti.uid, ti.gid, ti.mtime = kind, mode, uid, gid, 1600000000
-    for k, v in kw.items():
-        setattr(ti, k, v)
-    ti.size = len(data) if kind == tarfile.REGTYPE else 0
-    t.addfile(ti, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+import sys, tarfile
+sys.path.insert(0, sys.argv[2])
+from layertar import Layer
+t = Layer(sys.argv[1])
+add = t.add
 add("etc", tarfile.DIRTYPE, mode=0o755)
 add("etc/passwd", data=b"root:x:0:0::/root:/bin/sh\n",
     pax_headers={"SCHILY.xattr.user.note": "kept"})
@@ -77,7 +73,7 @@ for d, dirs, files in os.walk(root):
         entry(p, os.path.relpath(p, root))
 print("\n".join(sorted(lines)))
 EOF
-run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" || finish
+run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" "$top_srcdir/tests/erofs_write" || finish
 mkdir "$T/sp" && head -c 3000 /dev/urandom > "$T/sp/data" &&
 	truncate -s 1M "$T/sp/holey" && printf tail >> "$T/sp/holey" &&
 	tar --sparse --format=posix --mtime=@1600000000 --owner=0 --group=0 \

@@ -22,15 +22,11 @@ IMG2DIR="$SQP_BIN/img2dir"
 T=$SCRATCH
 
 cat > "$T/mk.py" << 'EOF'
-import io, sys, tarfile
-t = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
-def add(name, kind=tarfile.REGTYPE, data=b"", mode=0o644, **kw):
-    ti = tarfile.TarInfo(name)
-    ti.type, ti.mode, ti.mtime = kind, mode, 1600000000
-    for k, v in kw.items():
-        setattr(ti, k, v)
-    ti.size = len(data) if kind == tarfile.REGTYPE else 0
-    t.addfile(ti, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+import sys, tarfile
+sys.path.insert(0, sys.argv[2])
+from layertar import Layer
+t = Layer(sys.argv[1])
+add = t.add
 add("etc", tarfile.DIRTYPE, mode=0o755)
 add("etc/passwd", data=b"root:x:0:0::/root:/bin/sh\n",
     pax_headers={"SCHILY.xattr.user.note": "kept"})
@@ -44,7 +40,7 @@ add("dev/null", tarfile.CHRTYPE, mode=0o666, devmajor=1, devminor=3)
 add("tail", data=b"t" * 600, uid=7, gid=8)
 t.close()
 EOF
-run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" || finish
+run "make the layer" "$PYTHON3" "$T/mk.py" "$T/layer.tar" "$top_srcdir/tests/erofs_write" || finish
 DIGEST=$(sha256sum < "$T/layer.tar")
 mkdir "$T/ref" && tar --xattrs --xattrs-include='*' -xpf "$T/layer.tar" -C "$T/ref" ||
 	{ fail "GNU tar extracts the layer"; finish; }
