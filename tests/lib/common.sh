@@ -45,6 +45,9 @@ TREECMP="$top_builddir/tests/lib/treecmp"
 # scripts compare trees with the times they made, and set it themselves
 # where they test it.
 unset SOURCE_DATE_EPOCH
+# Nor do the compressors' settings in the environment (CI sets XZ_OPT
+# for make dist): the scripts give the levels they mean.
+unset XZ_OPT XZ_DEFAULTS ZSTD_CLEVEL ZSTD_NBTHREADS GZIP BZIP BZIP2
 # The locale is the suite's, not the caller's: rpmbuild runs %check in
 # the C locale, where bsdtar refuses to write or read the UTF-8 names
 # the scripts pack ("Pathname can't be converted from UTF-8 to current
