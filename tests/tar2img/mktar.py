@@ -120,7 +120,7 @@ def plain(w):
         w.add("sizes/text-%d" % n, data=text_bytes(n, n))
         w.add("sizes/rand-%d" % n, data=rand_bytes(n))
     w.add("big", D, mode=0o700, uid=70000, gid=70001)
-    w.add("big/random", data=rand_bytes(3 * 1024 * 1024 + 333))
+    w.add("big/random", data=rand_bytes(2 * 1024 * 1024 + 333))
     w.add("big/zeros", data=bytes(2 * 1024 * 1024))
     island = bytearray(5 * BS + 100)
     island[BS + 10:BS + 4000] = text_bytes(3990, 7)
