@@ -97,13 +97,13 @@ mkdir -p "$T/src" && run "make the tree" make_tree "$T/src" || finish
 tar -C "$T/src" -cf "$T/src.tar" --sort=name --xattrs . 2> "$T/err" || fail "tar: $(head -c 200 "$T/err")"
 
 # places IMAGE PATH...: one imginfo stat of the files named, kept as
-# "PATH START FRAGMENT" lines for place, shares and apart below (a
-# process per file was 490 a run: under ASan, most of this script's
-# time). START is the file's first data byte, FRAGMENT its fragment
-# line.
+# tab-separated "PATH START FRAGMENT" lines for place, shares and apart
+# below (a process per file was 490 a run: under ASan, most of this
+# script's time). START is the file's first data byte (empty for a file
+# without blocks), FRAGMENT its fragment line.
 places() {
 	pc_img=$1; shift
-	"$IMGINFO" stat "$pc_img" "$@" | awk '
+	"$IMGINFO" stat "$pc_img" "$@" | awk -v OFS='\t' '
 		/^path: / { p = substr($0, 7); s = ""; f = "" }
 		/^blocks: / && match($0, /\(start [0-9]+,/) { s = substr($0, RSTART + 7, RLENGTH - 8) }
 		/^fragment: / { f = substr($0, 11) }
@@ -112,9 +112,10 @@ places() {
 }
 # place PATH: sets pl_start and pl_frag from the last places.
 place() {
-	pl_start=$(awk -v p="$1" '$1 == p { print $2 }' "$T/places")
-	pl_frag=$(awk -v p="$1" '$1 == p { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' "$T/places")
+	pl_line=$(awk -F '\t' -v p="$1" '$1 == p { print $2 "\t" $3; exit }' "$T/places")
+	pl_start=${pl_line%%"$TAB"*} pl_frag=${pl_line#*"$TAB"}
 }
+TAB=$(printf '\t')
 # shares WHAT A B: B's data starts where A's does (and with fragments,
 # B's fragment is A's).
 shares() {
