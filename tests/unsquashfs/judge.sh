@@ -12,8 +12,9 @@
 # -mkfs-time, -cat, and the -pf pseudo file (whole, a selection,
 # -max-depth, TZ=UTC and TZ=Asia/Kolkata); on every image the same
 # extracted tree, and on one image per packer (mksquashfs's gzip,
-# tar2img's xz) the same trees and the same -i/-li lines (all of it, a selection, -no-xattrs,
-# -user-xattrs, a regex that leaves dev/ out, -max-depth), and
+# tar2img's xz) the same trees and the same -i/-li lines (all of it, a
+# selection, -no-xattrs, -user-xattrs, a regex that leaves dev/ out,
+# -max-depth), and
 # -xattrs-include/-exclude (4.6's) against the trees 4.5.1 gives, and
 # the issue's lines as callers spell them (verbatim()).
 # UNSQ may name another program (to prove this test notices a wrong one).
