@@ -12,7 +12,8 @@
 # same bytes. With --aufs a whiteout is a 0/0 device. A compressed tar,
 # a sparse member and a codec are refused. --tar=headerball (the tar's
 # headers alone): the kernel mounts the tree, every file its size in
-# zeros. Debian's fsck.erofs 1.5
+# zeros. tar2img's --index, --headers-only and --whiteouts=overlay give
+# the same bytes, only with --format erofs. Debian's fsck.erofs 1.5
 # reads no 512-byte blocks (neither those of mkfs.erofs 1.9.3's own
 # --tar=i images): where it says so, its check is a counted skip.
 . "$top_srcdir/tests/lib/common.sh"
@@ -144,6 +145,32 @@ fi
 if judge_ok "--tar=headerball: fsck.erofs" fsck.erofs erofs; then
 	check "--tar=headerball: fsck.erofs checks it" fsck.erofs "$T/hb.erofs"
 fi
+
+# tar2img's spelling of the three lines (--format erofs --index,
+# --headers-only, --whiteouts=overlay for --aufs): their bytes. Only
+# EROFS holds an index, which compresses nothing and reads one tar.
+T2I="$TAR2IMG -q --format erofs --uuid clear"
+run "tar2img --index" $T2I --index "$T/t-i.erofs" "$T/layer.tar" &&
+	check "tar2img --index: --tar=i's bytes" cmp -s "$T/t-i.erofs" "$T/i.erofs"
+run "--tar=i --aufs -Uclear" "$MKFS" --tar=i --aufs --quiet -Uclear "$T/ac.erofs" \
+	"$T/layer.tar" && run "tar2img --index --whiteouts=overlay" $T2I --index \
+	--whiteouts=overlay "$T/t-a.erofs" "$T/layer.tar" &&
+	check "tar2img --index --whiteouts=overlay: --tar=i --aufs's bytes" \
+		cmp -s "$T/t-a.erofs" "$T/ac.erofs"
+run "tar2img --headers-only" "$TAR2IMG" -q --format erofs --headers-only "$T/t-hb.erofs" \
+	"$T/hb.tar" &&
+	check "tar2img --headers-only: --tar=headerball's bytes" cmp -s "$T/t-hb.erofs" \
+		"$T/hb.erofs"
+usage_refused "index: only EROFS" "$TAR2IMG" -q --index "$T/r.img" "$T/layer.tar"
+usage_refused "headers-only: only EROFS" "$TAR2IMG" -q --headers-only "$T/r.img" "$T/hb.tar"
+usage_refused "no file data to compress" $T2I -c lz4 --index "$T/r.img" "$T/layer.tar"
+usage_refused "one tar, not layers" $T2I --index "$T/r.img" "$T/layer.tar" "$T/layer.tar"
+usage_refused "give one" $T2I --index --headers-only "$T/r.img" "$T/layer.tar"
+usage_refused "is an option of tar2img" "$SQP_BIN/dir2img" --format erofs --index \
+	"$T/r.img" "$T/ref"
+usage_refused "is an option of tar2img" "$SQP_BIN/img2img" --headers-only "$T/r.img" \
+	"$T/i.erofs"
+check "nothing left behind by the refusals" test ! -e "$T/r.img"
 
 # Refused: what the index cannot point into.
 gzip -c "$T/layer.tar" > "$T/layer.tgz"
