@@ -132,7 +132,11 @@ enum sqp_fragment_mode {
  * and one extra device, the tar, that every regular file's chunks point
  * into; it is mounted with the tar appended to it (as containerd keeps a
  * layer) or given as that device. No codec; the tar must not be
- * compressed and its members not sparse. */
+ * compressed. A sparse member's holes are chunks without blocks; its
+ * data regions must start, and end unless at the file's end, on
+ * 512-byte blocks of the file (SQP_ERR_UNSUPPORTED otherwise), and its
+ * chunks (as large as those edges allow) be at most 2^24
+ * (SQP_ERR_LIMIT). */
 #define SQP_WRITE_EROFS_TAR_INDEX       0x400000
 /* EROFS (mkfs.erofs --tar=headerball): every regular file's data is
  * absent, as from a tar reader with SQP_TAR_READ_HEADERS_ONLY: its
