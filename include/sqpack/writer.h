@@ -221,6 +221,11 @@ struct sqp_writer_desc {
 	 * multiple of 4096 up to 1 MiB (0 or 4096: one block; more: big
 	 * pclusters, which the kernel reads since Linux 5.13). */
 	uint32_t erofs_pcluster_size;
+	/* EROFS with a codec: the most bytes of a file one compressed
+	 * cluster holds (mkfs.erofs --max-extent-bytes: what a read of one
+	 * byte may have to decompress), at least 4096; 0: as many as fit
+	 * erofs_pcluster_size. */
+	uint32_t erofs_max_extent;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

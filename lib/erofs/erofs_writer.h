@@ -118,6 +118,7 @@ struct erofs_wstate {
 	int compressed;           /* some file is: the superblock says 0padding */
 	int ztail;                /* some file has its last pcluster inline */
 	uint32_t pcluster;        /* the most bytes of a pcluster (> BS: big ones) */
+	uint32_t max_extent;      /* the most input bytes one takes (none: ~0) */
 	struct {                  /* the file whose clusters are being stored */
 		uint32_t rec;
 		uint64_t nlc;         /* its logical clusters */

@@ -2,10 +2,12 @@
 /*
  * tool_erofs.c - what --format erofs takes in tar2img, dir2img and
  * img2img, checked once every option is read: the codec and block size
- * EROFS can hold, and tar2img's index modes (--index, --headers-only,
- * mkfs.erofs's --tar=i and --tar=headerball), which only EROFS can
- * hold. Each refusal is a usage error (exit 2) that names the option,
- * before any output is made.
+ * EROFS can hold; the options only EROFS can hold (--uuid, --label,
+ * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
+ * --max-extent-bytes), refused for SquashFS rather than ignored; and
+ * tar2img's index modes (--index, --headers-only, mkfs.erofs's --tar=i
+ * and --tar=headerball). Each refusal is a usage error (exit 2) that
+ * names the option, before any output is made.
  */
 #include "config.h"
 
@@ -43,6 +45,38 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
 		return 0;
 	}
 	return tool_finish_codec(d, codec, comp_opts, 4096);
+}
+
+int tool_erofs_only(const struct tool_options *opt)
+{
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} flags[] = {
+		{ SQP_WRITE_EROFS_UUID, "--uuid" },
+		{ SQP_WRITE_EROFS_ZTAILPACKING, "--ztailpacking" },
+		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
+		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
+	};
+	const struct sqp_writer_desc *d = &opt->desc;
+	const char *name = NULL;
+	size_t i;
+
+	if (d->format == SQP_FORMAT_EROFS)
+		return 0;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (d->flags & flags[i].flag)
+			name = flags[i].name;
+	if (d->volume_label != NULL)
+		name = "--label";
+	if (d->erofs_pcluster_size != 0)
+		name = "--pcluster-size";
+	if (d->erofs_max_extent != 0)
+		name = "--max-extent-bytes";
+	if (name == NULL)
+		return 0;
+	return tool_bad_usage("%s: an EROFS option, which a SquashFS image has no "
+			      "place for; give --format erofs", name);
 }
 
 /* tar2img --index and --headers-only: an image whose files' data is

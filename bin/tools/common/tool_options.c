@@ -31,7 +31,7 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
-	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP,
+	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT,
 	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
 	OPT_INDEX, OPT_HEADERS_ONLY,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
@@ -95,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
 	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
+	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -313,6 +314,11 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
 					      "up to 1M", arg);
 		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
+	case OPT_MAX_EXTENT:
+		if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > UINT32_MAX)
+			return tool_bad_usage("--max-extent-bytes '%s': at least 4K", arg);
+		d->erofs_max_extent = (uint32_t)v;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
@@ -572,6 +578,8 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 	ret = operands(tool, argc, argv, opt);
 	if (ret == 0 && tool == TOOL_TAR2IMG)
 		ret = tool_tar_index_check(opt, codec);
+	if (ret == 0 && tool != TOOL_IMG2IMG)
+		ret = tool_erofs_only(opt);
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;
