@@ -99,8 +99,10 @@ SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset)
  * Where the current regular file's bytes start in the tar itself,
  * counted from the tar's first byte, for an index that points into the
  * tar (mkfs.erofs --tar=i): 1 with *offset set when the input is not
- * compressed, the file is stored whole (not sparse) and none of its data
- * has been read yet; 0 otherwise. A pipe does as well as a file.
+ * compressed and none of the file's data has been read yet; 0
+ * otherwise. A sparse file's data runs lie back to back from there (the
+ * entry's sparse map places them; an old GNU or 1.0 map is not among
+ * them). A pipe does as well as a file.
  */
 SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset);
 

@@ -132,7 +132,11 @@ enum sqp_fragment_mode {
  * and one extra device, the tar, that every regular file's chunks point
  * into; it is mounted with the tar appended to it (as containerd keeps a
  * layer) or given as that device. No codec; the tar must not be
- * compressed and its members not sparse. */
+ * compressed. A sparse member's holes are chunks without blocks; its
+ * data regions must start, and end unless at the file's end, on
+ * 512-byte blocks of the file (SQP_ERR_UNSUPPORTED otherwise), and its
+ * chunks (as large as those edges allow) be at most 2^24
+ * (SQP_ERR_LIMIT). */
 #define SQP_WRITE_EROFS_TAR_INDEX       0x400000
 /* EROFS (mkfs.erofs --tar=headerball): every regular file's data is
  * absent, as from a tar reader with SQP_TAR_READ_HEADERS_ONLY: its
@@ -217,6 +221,11 @@ struct sqp_writer_desc {
 	 * multiple of 4096 up to 1 MiB (0 or 4096: one block; more: big
 	 * pclusters, which the kernel reads since Linux 5.13). */
 	uint32_t erofs_pcluster_size;
+	/* EROFS with a codec: the most bytes of a file one compressed
+	 * cluster holds (mkfs.erofs --max-extent-bytes: what a read of one
+	 * byte may have to decompress), at least 4096; 0: as many as fit
+	 * erofs_pcluster_size. */
+	uint32_t erofs_max_extent;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

@@ -48,6 +48,10 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	    d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar stores no "
 			       "data to compress: no codec");
+	if (d->erofs_max_extent != 0 && d->erofs_max_extent < EROFS_W_BLOCK)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: a compressed cluster's most "
+			       "input bytes (%u) is less than a block",
+			       d->erofs_max_extent);
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
 			       "than 16 bytes", d->volume_label);

@@ -128,7 +128,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 		}
 	} else if (S_ISREG(r->mode) && erofs_of(L->w)->tidx && s->ei.size > 0) {
 		s->ei.layout = EROFS_CHUNK_BASED;
-		s->nlc = erofs_tidx_chunks(L->w, s->ei.size, &s->ei.u);
+		s->nlc = erofs_tidx_chunks(L->w, &f, &s->ei.u);
 	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.ero_rec != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
@@ -407,8 +407,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	memcpy(area, rec, head);
 	if (s->ei.layout == EROFS_CHUNK_BASED) {
 		fstree_file_get(L->t, rec_of(L, i), &f);
-		erofs_tidx_encode(L->w, s->ei.size, f.u.file.blocks_start,
-				  area + erofs_tidx_map_at(L->w, s->isize + s->xsize));
+		erofs_tidx_encode(L->w, &f, area + erofs_tidx_map_at(L->w, s->isize + s->xsize));
 	}
 	if (!zip)
 		return 0;

@@ -118,6 +118,7 @@ struct erofs_wstate {
 	int compressed;           /* some file is: the superblock says 0padding */
 	int ztail;                /* some file has its last pcluster inline */
 	uint32_t pcluster;        /* the most bytes of a pcluster (> BS: big ones) */
+	uint32_t max_extent;      /* the most input bytes one takes (none: ~0) */
 	struct {                  /* the file whose clusters are being stored */
 		uint32_t rec;
 		uint64_t nlc;         /* its logical clusters */
@@ -162,7 +163,8 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
  * regular file of e's points to its bytes in the tar (device 1), chunk
  * based (with SQP_WRITE_EROFS_TAR_HEADERBALL, its chunks are holes):
  * erofs_tidx_add fills *f (size, blocks_start: its first block in the
- * tar); erofs_tidx_chunks gives a file's chunk format (i_u) and
+ * tar; a sparse member's chunk addresses in block_sizes, one word
+ * each, block_count of them); erofs_tidx_chunks gives a file's chunk format (i_u) and
  * returns its chunk count; erofs_tidx_map_at is where its chunk map
  * starts after the inode and xattrs (bytes base); erofs_tidx_encode
  * writes the map.
@@ -175,10 +177,10 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
 #define EROFS_TIDX_SLOT_AT (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
 #define EROFS_TIDX_HEAD_END (EROFS_TIDX_SLOT_AT + 128u)
 int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_inode *f);
-uint64_t erofs_tidx_chunks(const struct sqp_writer *w, uint64_t size, uint32_t *format);
+uint64_t erofs_tidx_chunks(const struct sqp_writer *w, const struct fs_inode *f,
+			   uint32_t *format);
 uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base);
-void erofs_tidx_encode(const struct sqp_writer *w, uint64_t size, uint64_t first_blk,
-		       uint8_t *out);
+void erofs_tidx_encode(const struct sqp_writer *w, const struct fs_inode *f, uint8_t *out);
 struct erofs_super;
 void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb);
 void erofs_tidx_slot(const struct sqp_writer *w, uint32_t image_blocks, uint8_t *raw,

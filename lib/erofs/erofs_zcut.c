@@ -106,7 +106,8 @@ static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z
 {
 	size_t left = j->len - pos, t = left;
 
-	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32)
+	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32 ||
+	    left > e->max_extent)
 		return n;
 	n = e->dest->compress(z->codec, j->in + pos, &t, blk, j->room);
 	if (n == 0 || (n > 0 && t < left))
@@ -136,8 +137,10 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		  struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
-	uint32_t cap = e->pcluster, tried = 0;
-	size_t take = left, span;
+	/* most: --max-extent-bytes; no cluster takes more, nor does a try
+	 * that gains nothing cover more */
+	uint32_t cap = e->pcluster, tried = 0, most = left < e->max_extent ? left : e->max_extent;
+	size_t take = most, span;
 	int n = 0, untried = left > BS && until > pos && until - pos >= BS;
 
 	p->off = pos;
@@ -156,7 +159,7 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 			return frag_rest(p, pos, left);
 		if (n > 0)
 			n = shrink_last(e, z, j, pos, blk, &take, n);
-		tried = n > 0 ? (uint32_t)take : left < cap ? left : cap;
+		tried = n > 0 ? (uint32_t)take : most < cap ? most : cap;
 	} else if (left <= BS && j->room > 0) {
 		n = e->dest->compress(z->codec, j->in + pos, &take, blk, j->room);
 		if (n > 0 && (take < left || (uint32_t)n >= left))

@@ -147,6 +147,7 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->cfg = w->desc.codec;
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
+	e->max_extent = w->desc.erofs_max_extent ? w->desc.erofs_max_extent : UINT32_MAX;
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
 	e->nbig = 2 * (workers ? workers : 1) + 2;
 	e->njobs = e->nbig + ZIP_MORE_JOBS;

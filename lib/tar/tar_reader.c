@@ -104,7 +104,7 @@ SQP_API int sqp_tar_data_at(struct sqp_tar_reader *r, int *fd, uint64_t *offset)
 SQP_API int sqp_tar_data_offset(struct sqp_tar_reader *r, uint64_t *offset)
 {
 	if (r == NULL || offset == NULL || r->err.code != 0 || r->logical_pos != 0 ||
-	    !S_ISREG(r->entry.mode) || r->entry.is_hardlink || r->entry.sparse_count > 0 ||
+	    !S_ISREG(r->entry.mode) || r->entry.is_hardlink ||
 	    strcmp(istream_compression(r->in), "none") != 0)
 		return 0;
 	*offset = istream_offset(r->in);

@@ -75,7 +75,15 @@ check "imginfo diff options" is "imginfo diff --ig" "--ignore-mtime --ignore-own
 check "--progress=: its modes" is "tar2img --progress=" "auto json none tty"
 check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci overlay"
 check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
-check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe
+check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe \
+	--max-extent-bytes
+check "tar2img's index and overlay options" has "tar2img --" --index --headers-only --ovlfs-strip
+# --index is tar2img's alone.
+strip_offered() {
+	! has "dir2img --" --index > /dev/null && has "dir2img --" --ovlfs-strip &&
+		has "img2img --o" --ovlfs-strip
+}
+check "dir2img and img2img: --ovlfs-strip, not --index" strip_offered
 check "--uncompressed=: its parts" is "dir2img --uncompressed=" "all data fragments inodes xattrs"
 check "-j N: no guess" is "tar2img -j " ""
 check "Android's options" has "dir2img --" --file-contexts --fs-config-file --mount-point \

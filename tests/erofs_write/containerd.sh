@@ -179,6 +179,28 @@ fi
 run "--ovlfs-strip" mkfs_line --ovlfs-strip -U $U "$T/strip.erofs" "$T/layer.tar"
 run "--ovlfs-strip=0" mkfs_line --ovlfs-strip=0 -U $U "$T/strip0.erofs" "$T/layer.tar" &&
 	check "--ovlfs-strip=0: the line's bytes" cmp -s "$T/strip0.erofs" "$T/l.erofs"
+# tar2img's spelling (--whiteouts=overlay --ovlfs-strip): the same
+# bytes; img2img's strips an image that holds overlayfs's metadata.
+run "--aufs --ovlfs-strip (tails inline)" env SOURCE_DATE_EPOCH=1600000000 "$MKFS" \
+	--tar=f --aufs --ovlfs-strip --quiet "$T/inl-strip.erofs" "$T/layer.tar" &&
+	run "tar2img --whiteouts=overlay --ovlfs-strip" env SOURCE_DATE_EPOCH=1600000000 \
+	"$TAR2IMG" -q --format erofs --whiteouts=overlay --ovlfs-strip "$T/t2i-strip.erofs" \
+	"$T/layer.tar" && check "tar2img --ovlfs-strip: mkfs.erofs --aufs --ovlfs-strip's bytes" \
+		cmp -s "$T/t2i-strip.erofs" "$T/inl-strip.erofs"
+IMGINFO=$SQP_BIN/imginfo
+strip_seen() {
+	"$IMGINFO" ls -R "$1" > "$T/ls.out" && "$IMGINFO" stat "$1" opt > "$T/stat.out" &&
+		! grep -q -e 'etc/shadow$' -e '^gone$' "$T/ls.out" && ! grep -q overlay.opaque "$T/stat.out"
+}
+check "the overlay image holds whiteouts and an opaque directory" \
+	sh -c '"$1" ls -R "$2" | grep -q "etc/shadow$" && "$1" stat "$2" opt | grep -q overlay.opaque' \
+	- "$IMGINFO" "$T/t2i.erofs"
+run "img2img --ovlfs-strip" "$SQP_BIN/img2img" -q --format erofs --ovlfs-strip \
+	"$T/i2i.erofs" "$T/t2i.erofs" &&
+	check "img2img --ovlfs-strip: no whiteout, opt not opaque" strip_seen "$T/i2i.erofs"
+run "img2img --ovlfs-strip, SquashFS" "$SQP_BIN/img2img" -q --format squashfs --ovlfs-strip \
+	"$T/i2i.sqfs" "$T/t2i.erofs" &&
+	check "img2img --ovlfs-strip, SquashFS: no whiteout, opt not opaque" strip_seen "$T/i2i.sqfs"
 sed -e '/^etc\/shadow /d' -e '/^gone /d' -e "s/trusted\.overlay\.[a-z]*=b'y*'//" \
 	"$T/expected" > "$T/exp.strip"
 # A directory's own whiteouts (0/0 devices) and opaque xattr, as
@@ -206,6 +228,10 @@ if judge_ok "--ovlfs-strip: the kernel's EROFS mount" kernel erofs; then
 		printf '%s\n' ". 40755 0:0 " "null 20644 1:3 " "o 40755 0:0 user.k=b'v'" > "$T/exp.nd"
 		check "--ovlfs-strip, a directory: no 0/0 device, no opaque xattr" \
 			diff "$T/exp.nd" "$T/got"
+		run "dir2img --ovlfs-strip" "$SQP_BIN/dir2img" -q --format erofs --ovlfs-strip \
+			"$T/nd2.erofs" "$T/nd" &&
+			check "dir2img --ovlfs-strip: mkfs.erofs --ovlfs-strip's bytes" \
+				cmp -s "$T/nd2.erofs" "$T/nd.erofs"
 	else
 		skipc "--ovlfs-strip, a directory: no device or trusted xattr made here"
 	fi

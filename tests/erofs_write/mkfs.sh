@@ -7,8 +7,9 @@
 # mkfs.erofs's default level, --quiet prints nothing, a UUID is stored
 # as given (archiso's zero one: none, as blkid sees mkfs.erofs's; -U
 # clear: zeros; -U random: another at each run; a bad one: exit 1, as
-# mkfs.erofs), and what is not done yet (two algorithms, other -E options,
-# --exclude-path, unknown options) or is wrong (a cluster size not a
+# mkfs.erofs), --max-extent-bytes gives dir2img's bytes, and what is
+# not done yet (two algorithms, other -E options (-E48bit), unaligned
+# extents, unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
 # and no image.
 . "$top_srcdir/tests/lib/common.sh"
@@ -51,6 +52,10 @@ run "--tar=f on stdin" sh -c '"$1" --quiet --tar=f -zlz4 "$2" < "$3"' - "$MKFS" 
 run "tar2img's line" "$TAR2IMG" -q --format erofs -c lz4 "$T/t3.erofs" "$T/s.tar"
 check "a tar on stdin and in a file: the same image" cmp -s "$T/t1.erofs" "$T/t2.erofs"
 check "--tar=f: the same bytes as tar2img's" cmp -s "$T/t1.erofs" "$T/t3.erofs"
+run "--max-extent-bytes=8192" "$MKFS" --quiet -zlz4 -C16384 --max-extent-bytes=8192 \
+	"$T/x1.erofs" "$T/src" && run "dir2img --max-extent-bytes 8K" "$DIR2IMG" -q \
+	--format erofs -c lz4 --pcluster-size 16K --max-extent-bytes 8K "$T/x2.erofs" "$T/src" &&
+	check "--max-extent-bytes: the same bytes as dir2img's" cmp -s "$T/x1.erofs" "$T/x2.erofs"
 
 # Without a level, mkfs.erofs's defaults (a script's -zzstd keeps the
 # speed and the image it had), not dir2img's.
@@ -128,4 +133,7 @@ refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "not done yet" --blobdev=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
+refused "need -E48bit" -zlz4 --max-extent-bytes=-8192
+refused "at least the block size" -zlz4 --max-extent-bytes=4095
+refused "extended option not done yet" -zlz4 -E48bit
 finish

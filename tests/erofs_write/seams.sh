@@ -11,7 +11,8 @@
 # fragments (whose tails stay the last segment's own): the same bytes
 # for -j 1, 2 and 3, the kernel's mount and fsck.erofs (where it reads
 # mkfs.erofs's own image with the options) read the source, and
-# imginfo check finds nothing wrong.
+# imginfo check finds nothing wrong. --max-extent-bytes across a seam:
+# the same bytes for -j 1 and 2, the kernel reads it.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
@@ -98,4 +99,19 @@ for set in "-c lz4|-zlz4|less" "-c lz4 -X hc|-zlz4hc|less" \
 	check "$name: the two files take $all_big bytes, fewer than their pieces' $all_sum" \
 		test "$all_big" -lt "$all_sum"
 done
+
+# --max-extent-bytes (mkfs.erofs's): no cluster holds more than 16 KiB
+# of text9m, across its seam too: more bytes stored than with 64 KiB
+# clusters alone, the same bytes for -j 1 and 2, the kernel reads it.
+mkdir "$T/one" && ln "$T/src/big/text9m" "$T/one/text9m" || finish
+for j in 1 2; do
+	run "--max-extent-bytes 16K, -j $j" "$DIR2IMG" -q -j $j --format erofs -c lz4 \
+		--pcluster-size 64K --max-extent-bytes 16K "$T/cap.$j.erofs" "$T/one"
+done
+run "without it" "$DIR2IMG" -q --format erofs -c lz4 --pcluster-size 64K "$T/nocap.erofs" "$T/one"
+check "--max-extent-bytes: the same bytes for -j 1 and 2" cmp -s "$T/cap.1.erofs" "$T/cap.2.erofs"
+capped=$(stored "$T/cap.1.erofs" /text9m) whole=$(stored "$T/nocap.erofs" /text9m)
+check "--max-extent-bytes 16K: $capped bytes stored, more than $whole without" \
+	test "${capped:-0}" -gt "${whole:-0}" -a "${whole:-0}" -gt 0
+judge_same_tree "--max-extent-bytes" kernel erofs "$T/cap.1.erofs" "$T/one"
 finish

@@ -9,10 +9,13 @@
 # device named by -o device=, and every file reads as the tar's
 # (GNU tar's extraction); img2dir and img2tar read the appended form;
 # the tar's bytes are unchanged; the tar on stdin and --workers give the
-# same bytes. With --aufs a whiteout is a 0/0 device. A compressed tar,
-# a sparse member and a codec are refused. --tar=headerball (the tar's
+# same bytes. With --aufs a whiteout is a 0/0 device. Sparse members
+# in GNU tar's four forms: each hole a chunk without a block, the kernel
+# reads them as GNU tar extracts them. A compressed tar, a sparse member
+# whose data is off 512-byte blocks and a codec are refused. --tar=headerball (the tar's
 # headers alone): the kernel mounts the tree, every file its size in
-# zeros. Debian's fsck.erofs 1.5
+# zeros. tar2img's --index, --headers-only and --whiteouts=overlay give
+# the same bytes, only with --format erofs. Debian's fsck.erofs 1.5
 # reads no 512-byte blocks (neither those of mkfs.erofs 1.9.3's own
 # --tar=i images): where it says so, its check is a counted skip.
 . "$top_srcdir/tests/lib/common.sh"
@@ -145,17 +148,104 @@ if judge_ok "--tar=headerball: fsck.erofs" fsck.erofs erofs; then
 	check "--tar=headerball: fsck.erofs checks it" fsck.erofs "$T/hb.erofs"
 fi
 
+# tar2img's spelling of the three lines (--format erofs --index,
+# --headers-only, --whiteouts=overlay for --aufs): their bytes. Only
+# EROFS holds an index, which compresses nothing and reads one tar.
+T2I="$TAR2IMG -q --format erofs --uuid clear"
+run "tar2img --index" $T2I --index "$T/t-i.erofs" "$T/layer.tar" &&
+	check "tar2img --index: --tar=i's bytes" cmp -s "$T/t-i.erofs" "$T/i.erofs"
+run "--tar=i --aufs -Uclear" "$MKFS" --tar=i --aufs --quiet -Uclear "$T/ac.erofs" \
+	"$T/layer.tar" && run "tar2img --index --whiteouts=overlay" $T2I --index \
+	--whiteouts=overlay "$T/t-a.erofs" "$T/layer.tar" &&
+	check "tar2img --index --whiteouts=overlay: --tar=i --aufs's bytes" \
+		cmp -s "$T/t-a.erofs" "$T/ac.erofs"
+run "tar2img --headers-only" "$TAR2IMG" -q --format erofs --headers-only "$T/t-hb.erofs" \
+	"$T/hb.tar" &&
+	check "tar2img --headers-only: --tar=headerball's bytes" cmp -s "$T/t-hb.erofs" \
+		"$T/hb.erofs"
+usage_refused "index: only EROFS" "$TAR2IMG" -q --index "$T/r.img" "$T/layer.tar"
+usage_refused "headers-only: only EROFS" "$TAR2IMG" -q --headers-only "$T/r.img" "$T/hb.tar"
+usage_refused "no file data to compress" $T2I -c lz4 --index "$T/r.img" "$T/layer.tar"
+usage_refused "one tar, not layers" $T2I --index "$T/r.img" "$T/layer.tar" "$T/layer.tar"
+usage_refused "give one" $T2I --index --headers-only "$T/r.img" "$T/layer.tar"
+usage_refused "is an option of tar2img" "$SQP_BIN/dir2img" --format erofs --index \
+	"$T/r.img" "$T/ref"
+usage_refused "is an option of tar2img" "$SQP_BIN/img2img" --headers-only "$T/r.img" \
+	"$T/i.erofs"
+check "nothing left behind by the refusals" test ! -e "$T/r.img"
+
 # Refused: what the index cannot point into.
 gzip -c "$T/layer.tar" > "$T/layer.tgz"
 "$MKFS" --tar=i --quiet "$T/r.erofs" "$T/layer.tgz" > "$T/err" 2>&1
 rc=$?
 check "a compressed tar: refused (exit 1, the member named)" sh -c \
 	'test "$1" = 1 && grep -q "etc/passwd.*uncompressed tar" "$2"' - "$rc" "$T/err"
-mkdir "$T/sp" && truncate -s 100K "$T/sp/holey" && printf end >> "$T/sp/holey" &&
-	tar --sparse --format=posix -C "$T/sp" -cf "$T/sparse.tar" holey
-"$MKFS" --tar=i --quiet "$T/r.erofs" "$T/sparse.tar" > "$T/err" 2>&1
-check "a sparse member: refused" grep -q "holey.*sparse members" "$T/err"
+# A sparse map whose data region is not on a 512-byte block of the file
+# (GNU.sparse.map 0.1: 5 bytes at 100): no chunk can point at it. One
+# whose 512 bytes at 512 would cut a 1 TiB file into 2^31 chunks: over
+# the limit, not a heap of that many words.
+"$PYTHON3" - "$T" << 'EOF'
+import io, sys, tarfile
+for name, size, at, n in (("odd", 10000, 100, 5), ("huge", 1 << 40, 512, 512)):
+    t = tarfile.open("%s/%s.tar" % (sys.argv[1], name), "w", format=tarfile.PAX_FORMAT)
+    ti = tarfile.TarInfo(name)
+    ti.size = n
+    ti.pax_headers = {"GNU.sparse.size": str(size), "GNU.sparse.numblocks": "1",
+                      "GNU.sparse.map": "%d,%d" % (at, n)}
+    t.addfile(ti, io.BytesIO(b"x" * n))
+    t.close()
+EOF
+"$MKFS" --tar=i --quiet "$T/r.erofs" "$T/odd.tar" > "$T/err" 2>&1
+rc=$?
+check "a sparse member off 512-byte blocks: refused, named" sh -c \
+	'test "$1" = 1 && grep -q "odd.*not on 512-byte blocks" "$2"' - "$rc" "$T/err"
+"$MKFS" --tar=i --quiet "$T/r.erofs" "$T/huge.tar" > "$T/err" 2>&1
+rc=$?
+check "a sparse member of 2^31 chunks: refused, named" sh -c \
+	'test "$1" = 1 && grep -q "huge.*2147483648 chunks" "$2"' - "$rc" "$T/err"
 "$MKFS" --tar=i -zlz4 --quiet "$T/r.erofs" "$T/layer.tar" > "$T/err" 2>&1
 check "a codec: refused" grep -q "no codec" "$T/err"
 usage_refused "valid are f, i and headerball" "$MKFS" --tar=x "$T/r.erofs" "$T/layer.tar"
+check "nothing left behind by the failures" test ! -e "$T/r.erofs"
+
+# Sparse members, as GNU tar writes them in its four forms (pax 0.0,
+# 0.1, 1.0, old GNU 'S'): data, a hole, data, a hole, an unaligned tail;
+# a file that is all hole; a dense one after them. Each hole a chunk
+# with no block, each data region chunks into the tar: the kernel reads
+# every file as GNU tar extracts it, the tar's bytes unchanged.
+mkdir "$T/sp" && head -c 4096 "$T/layer.tar" > "$T/sp/multi" &&
+	truncate -s 64K "$T/sp/multi" && head -c 8192 "$T/layer.tar" >> "$T/sp/multi" &&
+	truncate -s 200K "$T/sp/multi" && printf tail >> "$T/sp/multi" &&
+	truncate -s 64K "$T/sp/allhole" && head -c 1000 "$T/layer.tar" > "$T/sp/dense" ||
+	{ fail "the sparse files"; finish; }
+for form in 0.0 0.1 1.0 gnu; do
+	case $form in
+	gnu) fmt="--format=gnu" ;;
+	*) fmt="--format=posix --sparse-version=$form" ;;
+	esac
+	# shellcheck disable=SC2086
+	tar --sparse $fmt -C "$T/sp" -cf "$T/sp-$form.tar" multi allhole dense ||
+		{ fail "GNU tar $form: the sparse tar"; continue; }
+	check "sparse $form: GNU tar stored the holes as holes" \
+		test "$(wc -c < "$T/sp-$form.tar")" -lt 102400
+	sum=$(sha256sum < "$T/sp-$form.tar")
+	mkdir "$T/spref-$form" && tar -xf "$T/sp-$form.tar" -C "$T/spref-$form" ||
+		{ fail "GNU tar $form extracts its tar"; continue; }
+	run "--tar=i, sparse $form" "$MKFS" --tar=i --quiet "$T/sp-$form.erofs" \
+		"$T/sp-$form.tar" || continue
+	cat "$T/sp-$form.erofs" "$T/sp-$form.tar" > "$T/spl-$form.erofs"
+	check "sparse $form: the tar unchanged" test "$(sha256sum < "$T/sp-$form.tar")" = "$sum"
+	if judge_ok "sparse $form: the kernel's EROFS mount" kernel erofs; then
+		if mount -t erofs -o loop,ro "$T/spl-$form.erofs" "$T/m" 2> "$T/err"; then
+			same_tree "sparse $form, the kernel: every file as GNU tar extracts it" \
+				"$T/m" "$T/spref-$form"
+			umount "$T/m"
+		else
+			fail "sparse $form: not mounted: $(head -c 200 "$T/err")"
+		fi
+	fi
+done
+rm -rf "$T/x" && run "img2dir of a sparse index with its tar" "$IMG2DIR" "$T/spl-1.0.erofs" \
+	"$T/x" && same_tree "img2dir: the sparse tar's tree" "$T/x" "$T/spref-1.0"
+check "imginfo check: the sparse index with its tar" "$SQP_BIN/imginfo" check "$T/spl-1.0.erofs"
 finish

@@ -66,6 +66,12 @@ run "-b 64K alone" "$IMG2IMG" -q -b 64K "$SCRATCH/b.img" "$base" &&
 	check "-b alone: reads equal" "$IMGINFO" diff -q "$base" "$SCRATCH/b.img"
 }
 
+# An option only EROFS can hold, for a SquashFS output (the base's
+# format): refused by name once the format is known, no image.
+usage_refused "--pcluster-size: an EROFS option" "$IMG2IMG" -q --pcluster-size 64K \
+	"$SCRATCH/e.img" "$base"
+check "no image left by the refusal" test ! -e "$SCRATCH/e.img"
+
 # An AppImage: 8192 bytes of runtime, then the image.
 head -c 8192 /dev/urandom > "$SCRATCH/runtime" &&
 cat "$SCRATCH/runtime" "$base" > "$SCRATCH/app.AppImage" || exit 99

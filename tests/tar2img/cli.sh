@@ -113,6 +113,15 @@ else
 	skipc "full-disk case: cannot mount a tmpfs here"
 fi
 
+# The options only EROFS can hold, given for SquashFS: refused by name
+# (exit 2), not ignored, and no image.
+for o in "--uuid clear" "--label l" "--pcluster-size 64K" --ztailpacking \
+	--erofs-fragments --erofs-dedupe "--max-extent-bytes 8K"; do
+	# shellcheck disable=SC2086
+	usage_refused "${o%% *}: an EROFS option" "$TAR2IMG" -q $o "$T/e.img" "$T/in.tar"
+done
+check "no image left by the refusals" test ! -e "$T/e.img"
+
 # Signals in the middle of a run: the input is a FIFO fed slowly.
 for sig in TERM INT; do
 	rm -rf "$T/sig" && mkdir "$T/sig" && mkfifo "$T/fifo"

@@ -3,7 +3,8 @@
  * tool_options.c - the option table of tar2img and dir2img and the loop
  * that applies it (img2img's too). Options that only make sense for a
  * directory are refused by tar2img with a reason, not ignored, and
- * img2img's own by the others.
+ * img2img's own by the others, tar2img's (--index, --headers-only)
+ * by dir2img and img2img. What --format erofs takes is tool_erofs.c's.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "sqpack/shard.h"
+#include "sqpack/tar.h"
 #include "tool_mains.h"
 #include "tool_optvals.h"
 #include "tool_usage.h"
@@ -29,7 +31,9 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
-	OPT_EROFS_DEDUPE,
+	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT,
+	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
+	OPT_INDEX, OPT_HEADERS_ONLY,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -77,6 +81,9 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "whiteouts", required_argument, NULL, OPT_WHITEOUTS },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "ovlfs-strip", no_argument, NULL, OPT_OVLFS_STRIP },
+	{ "index", no_argument, NULL, OPT_INDEX },
+	{ "headers-only", no_argument, NULL, OPT_HEADERS_ONLY },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
 	{ "shards", no_argument, NULL, OPT_SHARDS },
@@ -88,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
 	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
+	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -259,6 +267,14 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--whiteouts '%s': valid are oci, overlay "
 					      "and none", arg);
 		return 0;
+	case OPT_OVLFS_STRIP: d->flags |= SQP_WRITE_OVERLAY_STRIP; return 0;
+	case OPT_INDEX: case OPT_HEADERS_ONLY:
+		if (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL))
+			return tool_bad_usage("%s", "--index and --headers-only: give one");
+		d->flags |= c == OPT_INDEX ? SQP_WRITE_EROFS_TAR_INDEX :
+			    SQP_WRITE_EROFS_TAR_HEADERBALL;
+		opt->tar_read_flags = c == OPT_INDEX ? 0 : SQP_TAR_READ_HEADERS_ONLY;
+		return 0;
 	case OPT_OFFSET:
 		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)
 			return tool_bad_usage("--offset '%s' is not a byte count", arg);
@@ -298,6 +314,11 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
 					      "up to 1M", arg);
 		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
+	case OPT_MAX_EXTENT:
+		if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > UINT32_MAX)
+			return tool_bad_usage("--max-extent-bytes '%s': at least 4K", arg);
+		d->erofs_max_extent = (uint32_t)v;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
@@ -417,6 +438,8 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 
 	if (opt->tool != TOOL_IMG2IMG && c >= OPT_FIRST_IMG_ONLY)
 		return tool_bad_usage("%s is an option of img2img", name);
+	if (opt->tool != TOOL_TAR2IMG && (c == OPT_INDEX || c == OPT_HEADERS_ONLY))
+		return tool_bad_usage("%s is an option of tar2img: an index of a tar", name);
 	if (opt->tool == TOOL_TAR2IMG && c >= OPT_FIRST_DIR_ONLY)
 		return tool_bad_usage(c == OPT_SORT ?
 				      "%s: a stream's data is stored in stream order; sort the "
@@ -519,37 +542,6 @@ int tool_options_finish(struct tool_options *opt)
 	return ret != 0 ? ret : tool_verity_check(&opt->verity);
 }
 
-/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
- * data stored as it is (the default, or -c none) or with a codec that
- * compresses to a fixed size; everything else refused by name. */
-int tool_erofs_options(struct tool_options *opt, const char *codec,
-		       const char *comp_opts, uint32_t block_size)
-{
-	struct sqp_writer_desc *d = &opt->desc;
-	int id;
-
-	/* EROFS's name for the gzip codec's raw deflate. */
-	if (codec != NULL && strcmp(codec, "deflate") == 0)
-		codec = "gzip";
-	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
-
-	if (block_size != 0 && block_size != 4096)
-		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
-	if (codec != NULL && strcmp(codec, "none") != 0 &&
-	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
-		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
-				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
-				      "deflate (or gzip) and zstd", codec);
-	if (codec == NULL || strcmp(codec, "none") == 0) {
-		if (comp_opts != NULL)
-			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
-		memset(&d->codec, 0, sizeof(d->codec));
-		d->codec.block_size = 4096;
-		return 0;
-	}
-	return tool_finish_codec(d, codec, comp_opts, 4096);
-}
-
 void tool_options_init(struct tool_options *opt, int tool)
 {
 	memset(opt, 0, sizeof(*opt));
@@ -584,6 +576,10 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 			return ret;
 	}
 	ret = operands(tool, argc, argv, opt);
+	if (ret == 0 && tool == TOOL_TAR2IMG)
+		ret = tool_tar_index_check(opt, codec);
+	if (ret == 0 && tool != TOOL_IMG2IMG)
+		ret = tool_erofs_only(opt);
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;

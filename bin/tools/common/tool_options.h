@@ -107,6 +107,14 @@ int tool_shard_set(struct tool_options *opt, int plan, const char *arg);
  * for what EROFS cannot take. img2img calls it once the base is open. */
 int tool_erofs_options(struct tool_options *opt, const char *codec,
 		       const char *comp_opts, uint32_t block_size);
+/* tar2img --index and --headers-only against the other options (the
+ * format, the codec as given, the inputs): 0, or exit status 2 with a
+ * message. tool_erofs.c, as is tool_erofs_options. */
+int tool_tar_index_check(const struct tool_options *opt, const char *codec);
+/* The options only EROFS can hold (tool_erofs.c), given for another
+ * format: exit status 2 with a message naming one; else 0. img2img
+ * calls it once the output's format is known. */
+int tool_erofs_only(const struct tool_options *opt);
 void tool_options_free(struct tool_options *opt);
 
 /* Build the policy the options describe; NULL in *out when none is needed.

@@ -54,6 +54,9 @@ static const char common_help[] =
 	"                          one packed inode\n"
 	"      --erofs-dedupe      EROFS: a file equal to an earlier one shares\n"
 	"                          its blocks (checked byte for byte)\n"
+	"      --max-extent-bytes SIZE  EROFS: a compressed cluster holds at most\n"
+	"                          SIZE bytes of a file (at least 4K; what\n"
+	"                          reading one byte may decompress)\n"
 	"dm-verity:\n"
 	"      --verity[=FILE]     pad the image and append a dm-verity hash tree\n"
 	"                          (or write the tree to FILE); the root hash is\n"
@@ -93,6 +96,11 @@ static const char common_help[] =
 	"                          as overlayfs reads them (mkfs.erofs --aufs):\n"
 	"                          NAME a 0/0 device, trusted.overlay.opaque=y.\n"
 	"                          none (default): they are files like any other\n"
+	"      --ovlfs-strip       leave overlayfs's metadata out (mkfs.erofs\n"
+	"                          --ovlfs-strip): no whiteout (a 0/0 device, or\n"
+	"                          with --whiteouts=overlay a '.wh.' marker), no\n"
+	"                          trusted.overlay.opaque, no .origin added;\n"
+	"                          both formats\n"
 	"      --prefix PATH       put everything below directory PATH\n";
 
 static const char shard_help[] =
@@ -103,6 +111,16 @@ static const char shard_help[] =
 	"                          be a seekable file: its headers are read first)\n"
 	"      --shard-plan N      print where each of N shards starts and its\n"
 	"                          entries and bytes (no OUTPUT, no data read)\n";
+
+static const char index_help[] =
+	"Tar index (EROFS only; one plain tar, no -c):\n"
+	"      --index             the files' data stays in the tar: the image\n"
+	"                          points into it (512-byte blocks), to be\n"
+	"                          mounted with the tar appended to it or as its\n"
+	"                          device (mkfs.erofs --tar=i)\n"
+	"      --headers-only      INPUT is a tar's headers without the data\n"
+	"                          (mkfs.erofs --tar=headerball): every file\n"
+	"                          its size, read as zeros\n";
 
 static const char dir_help[] =
 	"Directory:\n"
@@ -163,6 +181,8 @@ void tool_usage(int tool, FILE *f)
 	fputs(common_help, f);
 	if (tool != TOOL_IMG2IMG)
 		fputs(shard_help, f);
+	if (tool == TOOL_TAR2IMG)
+		fputs(index_help, f);
 	if (tool != TOOL_TAR2IMG)
 		fputs(dir_help, f);
 	if (tool == TOOL_IMG2IMG)

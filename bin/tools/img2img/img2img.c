@@ -130,6 +130,8 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 	/* --shards: the first shard's format unless --format says */
 	if (opt->shards && !opt->format_given)
 		opt->desc.format = ii.format;
+	if (tool_erofs_only(opt) != 0)
+		return 2;
 	if (opt->desc.format == SQP_FORMAT_EROFS)
 		return erofs_codec(opt, &lay, &ii);
 	if (ii.format == SQP_FORMAT_EROFS) {

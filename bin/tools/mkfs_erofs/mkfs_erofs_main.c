@@ -34,7 +34,7 @@ enum {
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
-	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN,
+	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -76,7 +76,7 @@ static const struct option long_opts[] = {
 	{ "blobdev", required_argument, NULL, OPT_REFUSED },
 	{ "chunksize", required_argument, NULL, OPT_REFUSED },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
-	{ "max-extent-bytes", required_argument, NULL, OPT_REFUSED },
+	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -106,7 +106,7 @@ static void usage(FILE *f)
 	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
-	      "  --sort=none|path\n"
+	      "  --sort=none|path --max-extent-bytes=# (at least 4096)\n"
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
 	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
@@ -312,6 +312,18 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		 * (the default here too) changes no file's contents. */
 		if (strcmp(arg, "none") != 0 && strcmp(arg, "path") != 0)
 			return mkfs_refuse(name, "valid are none and path");
+		return 0;
+	case OPT_MAX_EXTENT:
+		/* mkfs.erofs's negative values ask for unaligned extents,
+		 * which only its 48-bit layout (-E48bit) has. */
+		if (arg[0] == '-')
+			return mkfs_refuse(name, "unaligned extents (a negative size) need "
+					   "-E48bit's layout, which is not done");
+		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
+			return ret;
+		if (v < 4096)
+			return mkfs_refuse(name, "at least the block size, 4096");
+		opt->desc.erofs_max_extent = (uint32_t)v;
 		return 0;
 	case OPT_REFUSED: return mkfs_refuse(name, "not done yet");
 	default:

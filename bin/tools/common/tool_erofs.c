@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_erofs.c - what --format erofs takes in tar2img, dir2img and
+ * img2img, checked once every option is read: the codec and block size
+ * EROFS can hold; the options only EROFS can hold (--uuid, --label,
+ * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
+ * --max-extent-bytes), refused for SquashFS rather than ignored; and
+ * tar2img's index modes (--index, --headers-only, mkfs.erofs's --tar=i
+ * and --tar=headerball). Each refusal is a usage error (exit 2) that
+ * names the option, before any output is made.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "tool_mains.h"
+#include "tool_optvals.h"
+
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+ * data stored as it is (the default, or -c none) or with a codec that
+ * compresses to a fixed size; everything else refused by name. */
+int tool_erofs_options(struct tool_options *opt, const char *codec,
+		       const char *comp_opts, uint32_t block_size)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	int id;
+
+	/* EROFS's name for the gzip codec's raw deflate. */
+	if (codec != NULL && strcmp(codec, "deflate") == 0)
+		codec = "gzip";
+	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+
+	if (block_size != 0 && block_size != 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (codec != NULL && strcmp(codec, "none") != 0 &&
+	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
+		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
+				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
+				      "deflate (or gzip) and zstd", codec);
+	if (codec == NULL || strcmp(codec, "none") == 0) {
+		if (comp_opts != NULL)
+			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
+		memset(&d->codec, 0, sizeof(d->codec));
+		d->codec.block_size = 4096;
+		return 0;
+	}
+	return tool_finish_codec(d, codec, comp_opts, 4096);
+}
+
+int tool_erofs_only(const struct tool_options *opt)
+{
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} flags[] = {
+		{ SQP_WRITE_EROFS_UUID, "--uuid" },
+		{ SQP_WRITE_EROFS_ZTAILPACKING, "--ztailpacking" },
+		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
+		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
+	};
+	const struct sqp_writer_desc *d = &opt->desc;
+	const char *name = NULL;
+	size_t i;
+
+	if (d->format == SQP_FORMAT_EROFS)
+		return 0;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (d->flags & flags[i].flag)
+			name = flags[i].name;
+	if (d->volume_label != NULL)
+		name = "--label";
+	if (d->erofs_pcluster_size != 0)
+		name = "--pcluster-size";
+	if (d->erofs_max_extent != 0)
+		name = "--max-extent-bytes";
+	if (name == NULL)
+		return 0;
+	return tool_bad_usage("%s: an EROFS option, which a SquashFS image has no "
+			      "place for; give --format erofs", name);
+}
+
+/* tar2img --index and --headers-only: an image whose files' data is
+ * not in it (left in the tar, or absent). SquashFS has no way to say
+ * so (no chunk that points outside the image, no file without its
+ * blocks), and an index stores no data that a codec could compress. */
+int tool_tar_index_check(const struct tool_options *opt, const char *codec)
+{
+	unsigned flags = opt->desc.flags;
+	const char *name = (flags & SQP_WRITE_EROFS_TAR_INDEX) ? "--index" : "--headers-only";
+
+	if (!(flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)))
+		return 0;
+	if (opt->desc.format != SQP_FORMAT_EROFS)
+		return tool_bad_usage("%s: only EROFS can hold files whose data is not in "
+				      "the image; give --format erofs", name);
+	if (codec != NULL && strcmp(codec, "none") != 0)
+		return tool_bad_usage("%s: the image holds no file data to compress; "
+				      "no -c", name);
+	if (opt->input_count > 1)
+		return tool_bad_usage("%s takes one tar, not layers", name);
+	return 0;
+}
