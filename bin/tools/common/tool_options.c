@@ -29,7 +29,7 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
-	OPT_EROFS_DEDUPE,
+	OPT_EROFS_DEDUPE, OPT_CHUNK_SIZE, OPT_BLOBDEV,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
 	OPT_VERITY, OPT_VERITY_BLOCK_SIZE, OPT_VERITY_SALT, OPT_VERITY_NO_SUPERBLOCK,
 	OPT_VERITY_ROOTHASH,
@@ -88,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "ztailpacking", no_argument, NULL, OPT_ZTAILPACKING },
 	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE },
+	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -298,6 +300,14 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
 					      "up to 1M", arg);
 		d->erofs_pcluster_size = (uint32_t)v;
+		return 0;
+	case OPT_CHUNK_SIZE:
+		return tool_chunk_size(d, arg) == 0 ? 0 :
+		       tool_bad_usage("--chunk-size '%s': a power of two from 4K "
+				      "to 1G", arg);
+	case OPT_BLOBDEV:
+		opt->blob_file = arg;
+		d->flags |= SQP_WRITE_EROFS_BLOB;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:
@@ -517,37 +527,6 @@ int tool_options_finish(struct tool_options *opt)
 	if (ret == 0)
 		ret = tool_security_check(&opt->security);
 	return ret != 0 ? ret : tool_verity_check(&opt->verity);
-}
-
-/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
- * data stored as it is (the default, or -c none) or with a codec that
- * compresses to a fixed size; everything else refused by name. */
-int tool_erofs_options(struct tool_options *opt, const char *codec,
-		       const char *comp_opts, uint32_t block_size)
-{
-	struct sqp_writer_desc *d = &opt->desc;
-	int id;
-
-	/* EROFS's name for the gzip codec's raw deflate. */
-	if (codec != NULL && strcmp(codec, "deflate") == 0)
-		codec = "gzip";
-	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
-
-	if (block_size != 0 && block_size != 4096)
-		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
-	if (codec != NULL && strcmp(codec, "none") != 0 &&
-	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
-		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
-				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
-				      "deflate (or gzip) and zstd", codec);
-	if (codec == NULL || strcmp(codec, "none") == 0) {
-		if (comp_opts != NULL)
-			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
-		memset(&d->codec, 0, sizeof(d->codec));
-		d->codec.block_size = 4096;
-		return 0;
-	}
-	return tool_finish_codec(d, codec, comp_opts, 4096);
 }
 
 void tool_options_init(struct tool_options *opt, int tool)

@@ -302,3 +302,45 @@ int tool_make_policy(const struct tool_options *opt, struct sqp_policy **out)
 	*out = p;
 	return 0;
 }
+
+int tool_chunk_size(struct sqp_writer_desc *d, const char *arg)
+{
+	uint64_t v;
+
+	if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > ((uint64_t)1 << 30) ||
+	    (v & (v - 1)) != 0)
+		return -1;
+	d->erofs_chunk_size = (uint32_t)v;
+	return 0;
+}
+
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+ * data stored as it is (the default, or -c none) or with a codec that
+ * compresses to a fixed size; everything else refused by name. */
+int tool_erofs_options(struct tool_options *opt, const char *codec,
+		       const char *comp_opts, uint32_t block_size)
+{
+	struct sqp_writer_desc *d = &opt->desc;
+	int id;
+
+	/* EROFS's name for the gzip codec's raw deflate. */
+	if (codec != NULL && strcmp(codec, "deflate") == 0)
+		codec = "gzip";
+	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
+
+	if (block_size != 0 && block_size != 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (codec != NULL && strcmp(codec, "none") != 0 &&
+	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
+		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
+				      "here; valid are none, lz4 (-X hc for lz4hc), lzma, "
+				      "deflate (or gzip) and zstd", codec);
+	if (codec == NULL || strcmp(codec, "none") == 0) {
+		if (comp_opts != NULL)
+			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
+		memset(&d->codec, 0, sizeof(d->codec));
+		d->codec.block_size = 4096;
+		return 0;
+	}
+	return tool_finish_codec(d, codec, comp_opts, 4096);
+}
