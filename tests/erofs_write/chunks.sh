@@ -12,7 +12,8 @@
 # hook) refutations are counted and the tree still reads back. With
 # --blobdev the image holds no file data: the kernel mounts it with the
 # blob as -o device= and with the blob appended, img2dir reads the
-# appended form. Debian's fsck.erofs 1.5 checks both layouts (its
+# appended form, and with the blob as --device (imginfo, img2tar too).
+# Debian's fsck.erofs 1.5 checks both layouts (its
 # --extract writes holes in chunk maps wrong, mkfs.erofs 1.9.3's images
 # too: not used). Refused: a chunk size not a power of two, --blobdev
 # without --chunksize, a compressor with it, SquashFS, --ungzip=FILE;
@@ -77,6 +78,22 @@ check "--blobdev: the image holds no file data (one block)" \
 cat "$T/b.img" "$T/c.blob" > "$T/flat.img"
 rm -rf "$T/x" && run "img2dir, the blob appended" "$IMG2DIR" "$T/flat.img" "$T/x" &&
 	same_tree "img2dir, the blob appended: the source" "$T/x" "$S"
+rm -rf "$T/x" && run "img2dir --device BLOB" "$IMG2DIR" --device "$T/c.blob" "$T/b.img" "$T/x" &&
+	same_tree "img2dir --device BLOB: the source" "$T/x" "$S"
+rm -rf "$T/x" && mkdir "$T/x" &&
+	run "img2tar --device=BLOB" sh -c '"$1" --device="$2" "$3" > "$4"' - "$IMG2TAR" \
+		"$T/c.blob" "$T/b.img" "$T/b.tar" &&
+	run "GNU tar extracts it" tar -xf "$T/b.tar" -C "$T/x" &&
+	same_tree "img2tar --device: the source" "$T/x" "$S" --ignore-dir-mtime
+"$IMGINFO" --device "$T/c.blob" "$T/b.img" > "$T/info" 2>&1
+check "imginfo --device: the dedup savings" grep -Eq "^dedup savings: +[1-9]" "$T/info"
+check "imginfo check: the blob appended, no problem" sh -c \
+	'"$1" check "$2" 2>&1 | grep -q " 0 problems"' - "$IMGINFO" "$T/flat.img"
+usage_refused "--device is not taken" "$IMGINFO" --device "$T/c.blob" check "$T/b.img"
+"$IMG2DIR" "$T/b.img" "$T/z" > "$T/err" 2>&1
+check "the image alone: img2dir names the missing device" grep -q "extra device 1.*nor given" "$T/err"
+"$IMG2DIR" --device "$T/c.blob" "$T/c.img" "$T/z" > "$T/err" 2>&1
+check "a device for an image without one: refused" grep -q "no extra device" "$T/err"
 
 if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	for img in c c64; do
