@@ -142,7 +142,8 @@ enum sqp_fragment_mode {
 /* EROFS with erofs_chunk_size (mkfs.erofs --blobdev): the chunks go to
  * erofs_blob_fd, extra device 1 of the image's device table, which the
  * kernel reads as the device named by mount -o device=, or appended to
- * the image. */
+ * the image. Not with desc.verity: its tree would cover the image and
+ * not the data. */
 #define SQP_WRITE_EROFS_BLOB            0x1000000
 
 struct sqp_policy;

@@ -66,6 +66,10 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if ((d->flags & SQP_WRITE_EROFS_BLOB) && d->erofs_chunk_size == 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: a blob device holds chunks: "
 			       "it needs a chunk size");
+	/* The tree would vouch for the image and not for the file data. */
+	if ((d->flags & SQP_WRITE_EROFS_BLOB) && d->verity != NULL)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: dm-verity covers the image "
+			       "alone, not its blob device: not with a blob");
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
 			       "than 16 bytes", d->volume_label);

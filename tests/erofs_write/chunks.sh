@@ -16,7 +16,8 @@
 # Debian's fsck.erofs 1.5 checks both layouts (its
 # --extract writes holes in chunk maps wrong, mkfs.erofs 1.9.3's images
 # too: not used). Refused: a chunk size not a power of two, --blobdev
-# without --chunksize, a compressor with it, SquashFS, --ungzip=FILE;
+# without --chunksize, a compressor with it, SquashFS, --verity with a
+# blob (the tree would not cover the data), --ungzip=FILE;
 # --ungzip takes a gzip'd tar.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool tar
@@ -131,6 +132,9 @@ usage_refused "power of two" "$MKFS" --chunksize=6144 "$T/r.img" "$S"
 usage_refused "together with --chunksize" "$MKFS" --blobdev="$T/r.blob" "$T/r.img" "$S"
 usage_refused "with a compressor" "$MKFS" --chunksize=4096 -zlz4 "$T/r.img" "$S"
 usage_refused "power of two" "$DIR2IMG" --format erofs --chunk-size 5K "$T/r.img" "$S"
+"$DIR2IMG" --format erofs --chunk-size 4K --blobdev "$T/r.blob" --verity "$T/r.img" \
+	"$S" > "$T/err" 2>&1
+check "--verity with a blob: refused" grep -q "not its blob device" "$T/err"
 "$DIR2IMG" --chunk-size 4K "$T/r.img" "$S" > "$T/err" 2>&1
 check "SquashFS: refused, EROFS only" grep -q "EROFS only" "$T/err"
 check "nothing left behind" test ! -e "$T/r.img" -a ! -e "$T/r.blob"
