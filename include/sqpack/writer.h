@@ -145,6 +145,10 @@ enum sqp_fragment_mode {
  * the image. Not with desc.verity: its tree would cover the image and
  * not the data. */
 #define SQP_WRITE_EROFS_BLOB            0x1000000
+/* EROFS with erofs_chunk_size: 8-byte chunk indexes, as a blob's,
+ * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
+ * a blob always has them). */
+#define SQP_WRITE_EROFS_CHUNK_INDEXES   0x2000000
 
 struct sqp_policy;
 

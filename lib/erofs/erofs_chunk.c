@@ -21,6 +21,10 @@
  * one entry (mkfs.erofs merges by the runs' lengths; this takes every
  * merge the layout allows).
  *
+ * The map is a 4-byte block map, or 8-byte chunk indexes with a blob
+ * (they name the device) or when asked (mkfs.erofs -E
+ * force-chunk-indexes).
+ *
  * A file's map is a run of 4-byte records in the map arena: its chunk
  * format (EROFS i_u), its entry count, then each entry's block (or
  * EROFS_NULL_ADDR). Stored chunks are records of 8 bytes: first block
@@ -61,6 +65,7 @@ int erofs_chunk_init(struct sqp_writer *w, unsigned hash_bits)
 		c->bits++;
 	c->hash_bits = hash_bits;
 	c->blob = (w->desc.flags & SQP_WRITE_EROFS_BLOB) != 0;
+	c->indexes = c->blob || (w->desc.flags & SQP_WRITE_EROFS_CHUNK_INDEXES);
 	chunkarr_init(&c->recs, sizeof(struct chunk_rec), REC_SHIFT, w->spill);
 	chunkarr_init(&c->maps, 4, MAP_SHIFT, w->spill);
 	c->buf = malloc(size);
@@ -207,7 +212,7 @@ static void merge(struct erofs_chunks *c, uint32_t *head, uint64_t n)
 		extra++;
 	for (k = 0; k << extra < n; k++)
 		m[k] = m[k << extra];
-	head[0] = (base + extra) | (c->blob ? EROFS_CHUNK_INDEXES : 0);
+	head[0] = (base + extra) | (c->indexes ? EROFS_CHUNK_INDEXES : 0);
 	head[1] = (uint32_t)k;
 }
 
@@ -252,6 +257,7 @@ uint64_t erofs_chunk_shape(const struct sqp_writer *w, uint32_t rec, uint32_t *f
 void erofs_chunk_encode(const struct sqp_writer *w, uint32_t rec, uint8_t *out)
 {
 	const uint32_t *head = chunkarr_at(&erofs_of(w)->chunks.maps, rec);
+	uint16_t dev = erofs_of(w)->chunks.blob ? 1 : 0;
 	uint32_t k;
 
 	for (k = 0; k < head[1]; k++) {
@@ -261,9 +267,9 @@ void erofs_chunk_encode(const struct sqp_writer *w, uint32_t rec, uint8_t *out)
 			sqp_put32(out + 4 * k, blk);
 			continue;
 		}
-		/* advise 0; device 1, the blob, but for a hole */
+		/* advise 0; the blob's device 1 (the image's 0), a hole's 0 */
 		sqp_put16(out + 8 * k, 0);
-		sqp_put16(out + 8 * k + 2, blk == EROFS_NULL_ADDR ? 0 : 1);
+		sqp_put16(out + 8 * k + 2, blk == EROFS_NULL_ADDR ? 0 : dev);
 		sqp_put32(out + 8 * k + 4, blk);
 	}
 }

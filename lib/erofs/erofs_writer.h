@@ -106,6 +106,7 @@ struct erofs_chunks {
 	unsigned bits;           /* log2 of the chunk size; 0: off */
 	unsigned hash_bits;      /* writer_test.h's hook */
 	int blob;                /* chunks go to the blob (extra device 1) */
+	int indexes;             /* 8-byte chunk indexes, not a block map */
 	int out_open;            /* out is the blob's, to clean up */
 	struct imgout out;       /* the blob */
 	uint8_t *buf;            /* one chunk */
@@ -203,7 +204,7 @@ uint64_t erofs_tidx_blocks(const struct sqp_writer *w);
  * stores a file of size bytes read from src and fills *f (ero_zip
  * EROFS_W_CHUNKED); shape gives map rec's chunk format (i_u) and
  * returns its entry count; encode writes the map (4-byte block
- * addresses, or with a blob 8-byte indexes); flush writes out the
+ * addresses, or with a blob or when asked 8-byte indexes); flush writes out the
  * blob; blob_blocks is its size in blocks (0: none). */
 int erofs_chunk_init(struct sqp_writer *w, unsigned hash_bits);
 void erofs_chunk_cleanup(struct sqp_writer *w);

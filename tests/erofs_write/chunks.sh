@@ -9,14 +9,16 @@
 # shared and the 258 zero blocks are holes (the summary, and imginfo's
 # dedup savings); the same bytes for -j 1 and -j 2, and from
 # sqpack-mkfs.erofs; with every hash cut to 2 bits (the writer's test
-# hook) refutations are counted and the tree still reads back. With
+# hook) refutations are counted and the tree still reads back;
+# -E force-chunk-indexes gives 8-byte indexes the kernel reads. With
 # --blobdev the image holds no file data: the kernel mounts it with the
 # blob as -o device= and with the blob appended, img2dir reads the
 # appended form, and with the blob as --device (imginfo, img2tar too).
 # Debian's fsck.erofs 1.5 checks both layouts (its
 # --extract writes holes in chunk maps wrong, mkfs.erofs 1.9.3's images
 # too: not used). Refused: a chunk size not a power of two, --blobdev
-# without --chunksize, a compressor with it, SquashFS, --verity with a
+# without --chunksize or with -E force-inode-blockmap, a compressor with
+# --chunksize, SquashFS, --verity with a
 # blob (the tree would not cover the data), --ungzip=FILE;
 # --ungzip takes a gzip'd tar.
 . "$top_srcdir/tests/lib/common.sh"
@@ -53,6 +55,16 @@ run "sqpack-mkfs.erofs --chunksize=4096" "$MKFS" --quiet --chunksize=4096 -T1000
 	"$T/m.img" "$S" && check "sqpack-mkfs.erofs: dir2img's bytes" cmp -s "$T/c.img" "$T/m.img"
 rm -rf "$T/x" && run "img2dir" "$IMG2DIR" "$T/c.img" "$T/x" &&
 	same_tree "img2dir: the source" "$T/x" "$S"
+# -E force-chunk-indexes: 8-byte indexes where a block map would do;
+# the last chunk form given wins.
+run "-Eforce-chunk-indexes" "$MKFS" --quiet --chunksize=4096 -Eforce-chunk-indexes \
+	-T1000000 "$T/ci.img" "$S" &&
+	run "-Eforce-chunk-indexes,force-inode-blockmap" "$MKFS" --quiet --chunksize=4096 \
+		-Eforce-chunk-indexes,force-inode-blockmap -T1000000 "$T/bm.img" "$S" &&
+	check "-Eforce-inode-blockmap last: the block map's bytes" cmp -s "$T/bm.img" "$T/c.img" &&
+	check "-Eforce-chunk-indexes: other bytes" sh -c '! cmp -s "$1" "$2"' - "$T/ci.img" "$T/c.img" &&
+	rm -rf "$T/x" && run "img2dir, chunk indexes" "$IMG2DIR" "$T/ci.img" "$T/x" &&
+	same_tree "img2dir, chunk indexes: the source" "$T/x" "$S"
 
 # 64 KiB chunks: a file's chunk of 5 blocks and a bit is read back whole.
 run "--chunk-size 64K" "$DIR2IMG" --format erofs --chunk-size 64K -q \
@@ -97,7 +109,7 @@ check "the image alone: img2dir names the missing device" grep -q "extra device 
 check "a device for an image without one: refused" grep -q "no extra device" "$T/err"
 
 if judge_ok "the kernel's EROFS mount" kernel erofs; then
-	for img in c c64; do
+	for img in c c64 ci; do
 		if mount -t erofs -o loop,ro "$T/$img.img" "$T/m" 2> "$T/err"; then
 			same_tree "the kernel reads $img.img: the source" "$T/m" "$S"
 			umount "$T/m"
@@ -124,12 +136,15 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 fi
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	check "fsck.erofs checks the chunk-based image" fsck.erofs "$T/c.img"
+	check "fsck.erofs checks it with chunk indexes" fsck.erofs "$T/ci.img"
 	check "fsck.erofs checks the image with --device=BLOB" \
 		fsck.erofs --device="$T/c.blob" "$T/b.img"
 fi
 
 usage_refused "power of two" "$MKFS" --chunksize=6144 "$T/r.img" "$S"
 usage_refused "together with --chunksize" "$MKFS" --blobdev="$T/r.blob" "$T/r.img" "$S"
+usage_refused "cannot work with block map" "$MKFS" --chunksize=4096 -Eforce-inode-blockmap \
+	--blobdev="$T/r.blob" "$T/r.img" "$S"
 usage_refused "with a compressor" "$MKFS" --chunksize=4096 -zlz4 "$T/r.img" "$S"
 usage_refused "power of two" "$DIR2IMG" --format erofs --chunk-size 5K "$T/r.img" "$S"
 "$DIR2IMG" --format erofs --chunk-size 4K --blobdev "$T/r.blob" --verity "$T/r.img" \

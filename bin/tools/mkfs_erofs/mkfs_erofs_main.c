@@ -45,6 +45,7 @@ enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
  * offsets to the forced owners whatever the options' order. */
 struct mkfs_args {
 	int tar, aufs;
+	int blockmap;              /* -E force-inode-blockmap, last given */
 	uint64_t uid_offset, gid_offset;
 	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
 	uint64_t time;
@@ -115,7 +116,7 @@ static void usage(FILE *f)
 	      "  -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
-	      "  -Eforce-inode-extended\n"
+	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
 	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
 	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
 	      "  (the tar's compression is found by its magic anyway)\n"
@@ -162,7 +163,7 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 		return 0;
 	case 'b':
 		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
-	case 'E': return mkfs_extended(&d->flags, name, arg);
+	case 'E': return mkfs_extended(&d->flags, &a->blockmap, name, arg);
 	case 'T':
 		a->has_time = 1;
 		return number(name, arg, UINT32_MAX, &a->time);
@@ -414,12 +415,15 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 
 /* --chunksize and --blobdev against the rest, as mkfs.erofs 1.9 checks
  * them, and what is not done here. */
-static int chunks(const struct tool_options *opt)
+static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 {
 	unsigned tidx = SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL;
 
 	if (opt->blob_file != NULL && opt->desc.erofs_chunk_size == 0)
 		return mkfs_refuse("--blobdev", "must be used together with --chunksize");
+	if (opt->blob_file != NULL && a->blockmap)
+		return mkfs_refuse("--blobdev", "cannot work with block map "
+				   "(-E force-inode-blockmap), as mkfs.erofs says");
 	if (opt->desc.erofs_chunk_size == 0)
 		return 0;
 	/* mkfs.erofs 1.9 compresses what compresses and makes the rest
@@ -499,7 +503,7 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0 ||
-	    (ret = chunks(opt)) != 0)
+	    (ret = chunks(opt, a)) != 0)
 		return ret;
 	/* A tar layer is written to be an overlay's lower directory, as
 	 * containerd's EROFS snapshotter mounts it. mkfs.erofs reads the
