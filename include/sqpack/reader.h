@@ -32,6 +32,13 @@ struct sqp_image_desc {
 	 * inside another file (an AppImage): every position the image holds
 	 * counts from there, and its end is the file's. */
 	uint64_t offset;
+	/* EROFS: the file of the image's extra device 1 (a blob of
+	 * chunks, mkfs.erofs --blobdev; a tar an index was made of,
+	 * --tar=i), read where the device table maps it, as if appended
+	 * to the image; NULL: none (an appended one is read). Opened
+	 * read-only by create and closed by destroy; an image without an
+	 * extra device refuses it. Borrowed until create returns. */
+	const char *device;
 };
 
 /* Open an image: validate the superblock and load the id, fragment,

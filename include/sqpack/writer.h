@@ -143,6 +143,16 @@ enum sqp_fragment_mode {
  * size kept, its chunks holes (it reads as zeros); 4096-byte blocks, no
  * codec. */
 #define SQP_WRITE_EROFS_TAR_HEADERBALL  0x800000
+/* EROFS with erofs_chunk_size (mkfs.erofs --blobdev): the chunks go to
+ * erofs_blob_fd, extra device 1 of the image's device table, which the
+ * kernel reads as the device named by mount -o device=, or appended to
+ * the image. Not with desc.verity: its tree would cover the image and
+ * not the data. */
+#define SQP_WRITE_EROFS_BLOB            0x1000000
+/* EROFS with erofs_chunk_size: 8-byte chunk indexes, as a blob's,
+ * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
+ * a blob always has them). */
+#define SQP_WRITE_EROFS_CHUNK_INDEXES   0x2000000
 
 struct sqp_policy;
 
@@ -226,6 +236,17 @@ struct sqp_writer_desc {
 	 * byte may have to decompress), at least 4096; 0: as many as fit
 	 * erofs_pcluster_size. */
 	uint32_t erofs_max_extent;
+	/* EROFS (mkfs.erofs --chunksize): 0, or every regular file is
+	 * chunk based, in chunks of this many bytes (a power of two, 4096
+	 * up to 1 GiB): a chunk equal byte for byte to an earlier one
+	 * shares it (read back and compared first), a chunk of zeros is a
+	 * hole, and a file's chunks that follow each other merge into
+	 * larger ones. No codec, not with a tar's index. SquashFS refuses
+	 * it. */
+	uint32_t erofs_chunk_size;
+	/* EROFS with SQP_WRITE_EROFS_BLOB: the blob file, opened read-write
+	 * (the writer reads back what it wrote), empty. Borrowed. */
+	int erofs_blob_fd;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

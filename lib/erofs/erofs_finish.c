@@ -53,6 +53,16 @@ static uint32_t zidx_at(const struct shape *s)
 	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
 }
 
+/* A chunk-based file's map: the kernel finds 8-byte indexes at the
+ * next multiple of 8, a block map's 4-byte entries right after the
+ * xattrs (4-byte units). */
+static uint32_t map_at(const struct shape *s)
+{
+	uint32_t base = s->isize + s->xsize;
+
+	return s->ei.u & EROFS_CHUNK_INDEXES ? (base + 7) & ~7u : base;
+}
+
 /* Inode i's record: the tree's, or the packed inode past its end. */
 static const struct fs_irec *rec_of(const struct erofs_wlayout *L, uint32_t i)
 {
@@ -129,6 +139,9 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 	} else if (S_ISREG(r->mode) && erofs_of(L->w)->tidx && s->ei.size > 0) {
 		s->ei.layout = EROFS_CHUNK_BASED;
 		s->nlc = erofs_tidx_chunks(L->w, &f, &s->ei.u);
+	} else if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_CHUNKED) {
+		s->ei.layout = EROFS_CHUNK_BASED;
+		s->nlc = erofs_chunk_shape(L->w, f.u.file.ero_rec, &s->ei.u);
 	} else if (S_ISREG(r->mode)) {
 		if (f.u.file.ero_rec != FS_NONE) {
 			s->ei.layout = EROFS_FLAT_INLINE;
@@ -166,7 +179,7 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 	} else if (s->ei.layout == EROFS_COMPRESSED_FULL) {
 		s->total = zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
 	} else if (s->ei.layout == EROFS_CHUNK_BASED) {
-		s->total = erofs_tidx_map_at(L->w, s->isize + s->xsize) +
+		s->total = map_at(s) +
 			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
 	}
 	return 0;
@@ -407,7 +420,10 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	memcpy(area, rec, head);
 	if (s->ei.layout == EROFS_CHUNK_BASED) {
 		fstree_file_get(L->t, rec_of(L, i), &f);
-		erofs_tidx_encode(L->w, &f, area + erofs_tidx_map_at(L->w, s->isize + s->xsize));
+		if (f.u.file.ero_zip == EROFS_W_CHUNKED)
+			erofs_chunk_encode(L->w, f.u.file.ero_rec, area + map_at(s));
+		else
+			erofs_tidx_encode(L->w, &f, area + map_at(s));
 	}
 	if (!zip)
 		return 0;

@@ -13,6 +13,7 @@
 #include "erofs/erofs_format.h"
 #include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
+#include "util/endian.h"
 #include "write/writer_impl.h"
 
 /* The block size, with the layout L in scope. */
@@ -34,10 +35,34 @@ static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 				      (uint16_t)(e->pcluster / EROFS_W_BLOCK), cfgs);
 }
 
+/* Whether the image has an extra device (a tar's index: the tar;
+ * chunks in a blob: the blob), with its slot where a codec's records
+ * would be (neither takes a codec). */
+static int has_device(const struct erofs_wstate *e)
+{
+	return e->tidx == EROFS_TIDX_INDEX || e->chunks.blob;
+}
+
+/* The table's place into the encoded superblock raw, and the device's
+ * slot: no tag (the device is the one the mount names, or the rest of
+ * the image), its blocks (32 bits) and where it starts when appended
+ * (mapped_blkaddr, the image's own blocks: mkfs.erofs's uniaddr). */
+static void device_slot(const struct erofs_wlayout *L, uint32_t image_blocks,
+			uint8_t *raw, uint8_t *slot)
+{
+	const struct erofs_wstate *e = erofs_of(L->w);
+
+	sqp_put16(raw + 88, (uint16_t)(EROFS_TIDX_SLOT_AT / 128));
+	memset(slot, 0, 128);
+	sqp_put32(slot + 64, (uint32_t)(e->tidx ? erofs_tidx_blocks(L->w) :
+					erofs_chunk_blob_blocks(L->w)));
+	sqp_put32(slot + 68, image_blocks);
+}
+
 uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
 {
 	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
-	size_t end = erofs_of(L->w)->tidx == EROFS_TIDX_INDEX ? EROFS_TIDX_HEAD_END :
+	size_t end = has_device(erofs_of(L->w)) ? EROFS_TIDX_HEAD_END :
 		     EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
 
 	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
@@ -87,13 +112,21 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		sb.packed_nid = L->nid[L->count];
 	if (e->tidx)
 		erofs_tidx_super(L->w, &sb);
+	if (e->chunks.bits)
+		sb.feature_incompat |= EROFS_IN_CHUNKED_FILE;
+	if (e->chunks.blob) {
+		if (erofs_chunk_blob_blocks(L->w) > UINT32_MAX)
+			return SQP_ERR_LIMIT;
+		sb.feature_incompat |= EROFS_IN_DEVICE_TABLE;
+		sb.extra_devices = 1;
+	}
 	erofs_super_encode(&sb, &x, raw);
-	if (e->tidx == EROFS_TIDX_INDEX)
-		erofs_tidx_slot(L->w, sb.blocks, raw, slot);
+	if (has_device(e))
+		device_slot(L, sb.blocks, raw, slot);
 	if ((ret = imgout_flush(&L->w->out)) != 0 ||
 	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
 		return ret;
-	if (e->tidx == EROFS_TIDX_INDEX)
+	if (has_device(e))
 		return imgout_pwrite(&L->w->out, EROFS_TIDX_SLOT_AT, slot, sizeof(slot));
 	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
 }

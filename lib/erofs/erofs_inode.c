@@ -186,8 +186,8 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 		/* On an extra device: where the image holds it. */
 		if (dev > ero->dev_count || ero->dev_map[dev - 1] == 0)
 			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: a "
-				      "chunk on extra device %u, which is not "
-				      "appended to the image", img->name,
+				      "chunk on extra device %u, which is "
+				      "neither appended to the image nor given", img->name,
 				      inum(img, e), dev);
 		if ((uint64_t)*addr + ero->dev_map[dev - 1] >= EROFS_NULL_ADDR)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: a "

@@ -180,6 +180,27 @@ uint32_t rd_erofs_codecs(const struct rd_erofs *e)
 	return out;
 }
 
+/* Device 1 from its own file (sqp_image_desc.device) of blocks
+ * blocks, at its place in the image (mapped_blkaddr; after the image's
+ * blocks where the table maps it nowhere), past the image's own end. */
+static int place_device(struct sqp_image *img, struct rd_erofs *e, uint64_t blocks)
+{
+	uint64_t at, len = blocks << e->bits;
+
+	if (e->dev_map[0] == 0)
+		e->dev_map[0] = e->sb.blocks;
+	at = (uint64_t)e->dev_map[0] << e->bits;
+	if (at < img->end || len > img->dev_size)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: the device (%llu bytes) "
+			      "does not hold the %llu bytes at block %u the device "
+			      "table says", img->name, (unsigned long long)img->dev_size,
+			      (unsigned long long)len, e->dev_map[0]);
+	img->dev_at = at;
+	img->file_size = at + img->dev_size;
+	img->end = at + len;
+	return 0;
+}
+
 /* The extra devices' places in the image; the image's end moves past
  * the mapped ones that the file holds whole. */
 static int load_devices(struct sqp_image *img, struct rd_erofs *e, const uint8_t *raw)
@@ -199,6 +220,11 @@ static int load_devices(struct sqp_image *img, struct rd_erofs *e, const uint8_t
 			return ret;
 		e->dev_map[i] = sqp_get32(slot + DEVT_MAPPED_AT);
 		end = ((uint64_t)e->dev_map[i] + sqp_get32(slot + DEVT_BLOCKS_AT)) << e->bits;
+		if (i == 0 && img->dev_fd >= 0) {
+			if ((ret = place_device(img, e, sqp_get32(slot + DEVT_BLOCKS_AT))) != 0)
+				return ret;
+			continue;
+		}
 		/* Not wholly in the file: not appended (the index alone). */
 		if (end > img->file_size)
 			e->dev_map[i] = 0;

@@ -33,7 +33,6 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "erofs/erofs_format.h"
 #include "erofs/erofs_writer.h"
@@ -174,13 +173,6 @@ uint64_t erofs_tidx_chunks(const struct sqp_writer *w, const struct fs_inode *f,
 	return (blocks + ((uint64_t)1 << bits) - 1) >> bits;
 }
 
-/* The kernel finds 8-byte indexes at the next multiple of 8, a block
- * map's 4-byte entries right after (xattr areas are 4-byte units). */
-uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base)
-{
-	return erofs_of(w)->tidx == EROFS_TIDX_INDEX ? (base + 7) & ~7u : base;
-}
-
 void erofs_tidx_encode(const struct sqp_writer *w, const struct fs_inode *f, uint8_t *out)
 {
 	uint32_t format;
@@ -215,17 +207,7 @@ void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb)
 	sb->extra_devices = 1;
 }
 
-void erofs_tidx_slot(const struct sqp_writer *w, uint32_t image_blocks, uint8_t *raw,
-		     uint8_t *slot)
+uint64_t erofs_tidx_blocks(const struct sqp_writer *w)
 {
-	uint64_t tar_blocks = (erofs_of(w)->tar_end + TAR_BLOCK - 1) / TAR_BLOCK;
-
-	/* devt_slotoff: the table's place in 128-byte units */
-	sqp_put16(raw + 88, (uint16_t)(EROFS_TIDX_SLOT_AT / 128));
-
-	/* No tag: the device is the one the mount names, or the rest of
-	 * the image. blocks (32 bits) and mapped_blkaddr after it. */
-	memset(slot, 0, 128);
-	sqp_put32(slot + 64, (uint32_t)tar_blocks);
-	sqp_put32(slot + 68, image_blocks);
+	return (erofs_of(w)->tar_end + TAR_BLOCK - 1) / TAR_BLOCK;
 }

@@ -44,6 +44,11 @@
  * ZREC_INDEXES one index per logical cluster. 0 for every other file. */
 #define EROFS_W_ZIP 1u
 #define ZREC_INDEXES 2u
+/* fs_inode.u.file.ero_zip of a chunk-based file (erofs_chunk.c): its
+ * ero_rec is then its map in the chunk map arena. */
+#define EROFS_W_CHUNKED 2u
+/* The largest chunk size taken: one chunk is held in memory. */
+#define EROFS_CHUNK_MAX (1u << 30)
 
 /* Fragments (erofs_frag.c): the kind of a compressed file's fragment,
  * in bytes 6-7 of its index record (0: none); the second 8 bytes hold
@@ -96,6 +101,21 @@ struct erofs_dedup {
 	uint8_t *buf;            /* a block read back */
 };
 
+/* Chunk-based files (erofs_chunk.c): the descriptor asks a chunk size. */
+struct erofs_chunks {
+	unsigned bits;           /* log2 of the chunk size; 0: off */
+	unsigned hash_bits;      /* writer_test.h's hook */
+	int blob;                /* chunks go to the blob (extra device 1) */
+	int indexes;             /* 8-byte chunk indexes, not a block map */
+	int out_open;            /* out is the blob's, to clean up */
+	struct imgout out;       /* the blob */
+	uint8_t *buf;            /* one chunk */
+	uint8_t *back;           /* a block read back */
+	struct hchain idx;       /* stored chunks by hash */
+	struct chunkarr recs;    /* stored chunks: first block, bytes */
+	struct chunkarr maps;    /* each file's map, 4-byte records */
+};
+
 struct erofs_wstate {
 	uint32_t bs;             /* the block size: EROFS_W_BLOCK, 512 for a tar's index */
 	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
@@ -136,6 +156,7 @@ struct erofs_wstate {
 	} cur;
 	struct erofs_frag frag;
 	struct erofs_dedup dd;
+	struct erofs_chunks chunks;
 	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };
 
@@ -164,14 +185,12 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
  * based (with SQP_WRITE_EROFS_TAR_HEADERBALL, its chunks are holes):
  * erofs_tidx_add fills *f (size, blocks_start: its first block in the
  * tar; a sparse member's chunk addresses in block_sizes, one word
- * each, block_count of them); erofs_tidx_chunks gives a file's chunk format (i_u) and
- * returns its chunk count; erofs_tidx_map_at is where its chunk map
- * starts after the inode and xattrs (bytes base); erofs_tidx_encode
- * writes the map.
+ * each, block_count of them); erofs_tidx_chunks gives a file's chunk
+ * format (i_u) and returns its chunk count; erofs_tidx_encode writes
+ * the map.
  * erofs_tidx_super sets the superblock's fields for the device table;
- * erofs_tidx_slot adds the table's place to the encoded superblock raw
- * and encodes the device's slot (at EROFS_TIDX_SLOT_AT) once the
- * image's own blocks are known. */
+ * erofs_tidx_blocks is the tar's size in blocks, the device's (its
+ * slot at EROFS_TIDX_SLOT_AT, erofs_head.c, as a blob's). */
 #define EROFS_TIDX_INDEX 1      /* SQP_WRITE_EROFS_TAR_INDEX */
 #define EROFS_TIDX_HEADERBALL 2 /* SQP_WRITE_EROFS_TAR_HEADERBALL: no data */
 #define EROFS_TIDX_SLOT_AT (EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
@@ -179,12 +198,25 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
 int erofs_tidx_add(struct sqp_writer *w, const struct sqp_entry *e, struct fs_inode *f);
 uint64_t erofs_tidx_chunks(const struct sqp_writer *w, const struct fs_inode *f,
 			   uint32_t *format);
-uint32_t erofs_tidx_map_at(const struct sqp_writer *w, uint32_t base);
 void erofs_tidx_encode(const struct sqp_writer *w, const struct fs_inode *f, uint8_t *out);
 struct erofs_super;
 void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb);
-void erofs_tidx_slot(const struct sqp_writer *w, uint32_t image_blocks, uint8_t *raw,
-		     uint8_t *slot);
+uint64_t erofs_tidx_blocks(const struct sqp_writer *w);
+
+/* erofs_chunk.c, chunk-based files (a chunk size asked): add
+ * stores a file of size bytes read from src and fills *f (ero_zip
+ * EROFS_W_CHUNKED); shape gives map rec's chunk format (i_u) and
+ * returns its entry count; encode writes the map (4-byte block
+ * addresses, or with a blob or when asked 8-byte indexes); flush writes out the
+ * blob; blob_blocks is its size in blocks (0: none). */
+int erofs_chunk_init(struct sqp_writer *w, unsigned hash_bits);
+void erofs_chunk_cleanup(struct sqp_writer *w);
+int erofs_chunk_add(struct sqp_writer *w, uint64_t size,
+		    const struct sqp_data_source *src, struct fs_inode *f);
+uint64_t erofs_chunk_shape(const struct sqp_writer *w, uint32_t rec, uint32_t *format);
+void erofs_chunk_encode(const struct sqp_writer *w, uint32_t rec, uint8_t *out);
+int erofs_chunk_flush(struct sqp_writer *w);
+uint64_t erofs_chunk_blob_blocks(const struct sqp_writer *w);
 
 /* Whether pclusters may be more than a block (then every compressed
  * file's map header says so and the superblock has a record of it). */

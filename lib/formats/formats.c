@@ -46,5 +46,10 @@ SQP_API int sqp_image_create(const struct sqp_image_desc *desc,
 {
 	int ret = rd_image_new(desc, out);
 
-	return ret != 0 ? ret : open_back(*out);
+	if (ret == 0)
+		ret = open_back(*out);
+	if (ret == 0 && (*out)->dev_fd >= 0 && (*out)->dev_at == UINT64_MAX)
+		return rd_err(*out, SQP_ERR_ARG, "%s: a device was given, and the "
+			      "image has no extra device to read from it", (*out)->name);
+	return ret;
 }

@@ -71,14 +71,12 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	if (j->kind == BJ_RUN)
 		return rd_blockrd_run_exec(b, j->run, &w->unz);
 	if (j->raw) {
-		ret = sqp_pread_full(b->img->fd, b->img->base + j->offset, j->buf,
-				     j->disk_size);
+		ret = rd_pread(b->img, j->offset, j->buf, j->disk_size);
 		n = (int)j->disk_size;
 	} else {
-		uint64_t at = b->img->base + j->offset;
-		uint8_t *in = w->scratch + sqp_iobuf_skew(at);
+		uint8_t *in = w->scratch + sqp_iobuf_skew(b->img->base + j->offset);
 
-		ret = sqp_pread_full(b->img->fd, at, in, j->disk_size);
+		ret = rd_pread(b->img, j->offset, in, j->disk_size);
 		n = ret ? 0 : sqp_decompress(w->codec, in, j->disk_size, j->buf, bs);
 	}
 	if (ret != 0)

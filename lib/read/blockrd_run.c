@@ -187,8 +187,7 @@ int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r,
 	uint64_t span_len = 0;
 
 	if (rd == 0 && r->plen != 0)
-		rd = sqp_pread_full(b->img->fd, b->img->base + r->pa, in,
-				    r->plen);
+		rd = rd_pread(b->img, r->pa, in, r->plen);
 	for (struct bjob *p = r->first; p != NULL; p = p->rnext) {
 		int ret = rd;
 

@@ -9,13 +9,28 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "read/rd_image.h"
 #include "sqpack/error.h"
 #include "util/abi.h"
+
+/* The extra device's file, placed later by the back end. */
+static int open_device(struct sqp_image *img, const char *path)
+{
+	struct stat st;
+
+	img->dev_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (img->dev_fd < 0 || fstat(img->dev_fd, &st) != 0)
+		return rd_err(img, sqp_errno_code(errno), "%s: the device %s: %s",
+			      img->name, path, strerror(errno));
+	img->dev_size = (uint64_t)st.st_size;
+	return 0;
+}
 
 int rd_image_new(const struct sqp_image_desc *desc, struct sqp_image **out)
 {
@@ -31,6 +46,8 @@ int rd_image_new(const struct sqp_image_desc *desc, struct sqp_image **out)
 	if (img == NULL)
 		return SQP_ERR_NOMEM;
 	*out = img; /* on failure too: it explains (sqpack/error.h) */
+	img->dev_fd = -1;
+	img->dev_at = UINT64_MAX;
 	ret = sqp_abi_in(&img->err, "sqp_image_desc", &d, sizeof(d),
 			 SQP_SIZE_TO(struct sqp_image_desc, offset), desc);
 	if (ret != 0)
@@ -56,7 +73,7 @@ int rd_image_new(const struct sqp_image_desc *desc, struct sqp_image **out)
 			      (unsigned long long)st.st_size);
 	img->base = desc->offset;
 	img->file_size = (uint64_t)st.st_size - desc->offset;
-	return 0;
+	return desc->device != NULL ? open_device(img, desc->device) : 0;
 }
 
 SQP_API void sqp_image_destroy(struct sqp_image *img)
@@ -66,6 +83,8 @@ SQP_API void sqp_image_destroy(struct sqp_image *img)
 	if (img->fmt != NULL)
 		img->fmt->destroy(img);
 	rd_xattrs_free(&img->xscratch);
+	if (img->dev_fd >= 0)
+		close(img->dev_fd);
 	free(img);
 }
 

@@ -59,6 +59,11 @@ struct sqp_image {
 	sqp_warn_fn warn;
 	void *warn_user;
 	uint64_t file_size;
+	/* The extra device's file (sqp_image_desc.device; -1: none): it
+	 * holds the image's bytes from dev_at on (UINT64_MAX until the
+	 * back end's open places it; file_size then counts to its end). */
+	int dev_fd;
+	uint64_t dev_at, dev_size;
 	/* What every format has, set by its back end's open. */
 	const struct rd_format *fmt;   /* the back end, chosen at open */
 	void *back;                    /* its state (fmt->destroy frees it) */
@@ -181,6 +186,9 @@ int rd_image_new(const struct sqp_image_desc *desc, struct sqp_image **out);
 
 /* records.c: the positioned read every access to the image goes
  * through, checked against the file's size. */
+/* len bytes at image position off, from the image's file or from the
+ * extra device's where it holds them: 0 or sqp_pread_full's error. */
+int rd_pread(const struct sqp_image *img, uint64_t off, void *buf, size_t len);
 int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 	       const char *what);
 

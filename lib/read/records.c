@@ -38,6 +38,20 @@ void rd_err_clear(struct sqp_image *img)
 	img->err.msg[0] = '\0';
 }
 
+int rd_pread(const struct sqp_image *img, uint64_t off, void *buf, size_t len)
+{
+	size_t head;
+	int ret;
+
+	if (img->dev_fd < 0 || off + len <= img->dev_at)
+		return sqp_pread_full(img->fd, img->base + off, buf, len);
+	head = off < img->dev_at ? (size_t)(img->dev_at - off) : 0;
+	if (head > 0 && (ret = sqp_pread_full(img->fd, img->base + off, buf, head)) != 0)
+		return ret;
+	return sqp_pread_full(img->dev_fd, off + head - img->dev_at, (uint8_t *)buf + head,
+			      len - head);
+}
+
 int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 		   const char *what)
 {
@@ -47,7 +61,7 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: %s at offset %llu lies "
 			      "past the end of the image", img->name, what,
 			      (unsigned long long)off);
-	ret = sqp_pread_full(img->fd, img->base + off, buf, len);
+	ret = rd_pread(img, off, buf, len);
 	if (ret != 0)
 		return rd_err(img, ret, "%s: reading %s: %s", img->name, what,
 			      ret == SQP_ERR_TRUNCATED ? "unexpected end of file" :

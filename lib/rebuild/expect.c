@@ -195,7 +195,7 @@ static int decode_block(struct sqp_writer *w, const struct tail *t,
 
 	if (stored == 0 || stored > bs || t->start > img->end ||
 	    stored > img->end - t->start ||
-	    sqp_pread_full(img->fd, img->base + t->start, in, stored) != 0)
+	    rd_pread(img, t->start, in, stored) != 0)
 		return SQP_ERR_CORRUPT;
 	if (t->word & WR_BLOCK_RAW) {
 		memcpy(raw, in, stored);

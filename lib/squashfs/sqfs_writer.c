@@ -50,6 +50,9 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (bs < SQFS_BLOCK_SIZE_MIN || bs > SQFS_BLOCK_SIZE_MAX || (bs & (bs - 1)) != 0)
 		return sqp_err(err, SQP_ERR_ARG, "block size %u is not a power of two "
 			       "between 4 KiB and 1 MiB", bs);
+	if (d->erofs_chunk_size != 0 || (d->flags & SQP_WRITE_EROFS_BLOB))
+		return sqp_err(err, SQP_ERR_ARG, "chunk-based files and a blob device "
+			       "are EROFS only; SquashFS cannot hold them");
 	return 0;
 }
 

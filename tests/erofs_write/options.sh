@@ -18,7 +18,7 @@ need_tool "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 S=$T/src
-usage_refused "not done yet" "$MKFS" --blobdev=x "$T/r.erofs" "$T"
+usage_refused "not done yet" "$MKFS" --compress-hints=x "$T/r.erofs" "$T"
 # The owners below are chown's and the checks read the kernel's mount.
 [ "$(id -u)" = 0 ] || skip "the tree's owners and the kernel's mount need root"
 mkdir -p "$S/d/sub" "$S/e" && echo a > "$S/d/a" && echo b > "$S/d/sub/b" &&

@@ -7,7 +7,8 @@
 # empty file, files of 1 and of 137 blocks of 512 bytes), the kernel
 # mounts the index with the tar appended, and with the tar as the
 # device named by -o device=, and every file reads as the tar's
-# (GNU tar's extraction); img2dir and img2tar read the appended form;
+# (GNU tar's extraction); img2dir and img2tar read the appended form,
+# img2dir the tar given as --device;
 # the tar's bytes are unchanged; the tar on stdin and --workers give the
 # same bytes. With --aufs a whiteout is a 0/0 device. Sparse members
 # in GNU tar's four forms: each hole a chunk without a block, the kernel
@@ -68,6 +69,8 @@ rm -rf "$T/y" && mkdir "$T/y" &&
 	same_tree "img2tar: the tar's tree" "$T/y" "$T/ref"
 "$IMG2DIR" "$T/i.erofs" "$T/z" > "$T/err" 2>&1
 check "the index alone: img2dir names the missing device" grep -q "extra device 1" "$T/err"
+rm -rf "$T/x" && run "img2dir --device TAR" "$IMG2DIR" --device "$T/layer.tar" "$T/i.erofs" "$T/x" &&
+	same_tree "img2dir --device: the tar's tree" "$T/x" "$T/ref"
 
 if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	mkdir -p "$T/m"

@@ -12,8 +12,9 @@
  * -P prints the dedup proofs' counters (read-backs on the proof workers,
  * refuted, files replayed, blocks and tails hashed, runs rerouted) on
  * success. -E writes EROFS (4 KiB blocks) with OPTIONS, words among
- * dedupe, ztailpacking and fragments (tar2img's --erofs-dedupe ...);
- * with it, -c none stores the data as it is.
+ * dedupe, ztailpacking and fragments (tar2img's --erofs-dedupe ...)
+ * and chunks (--chunk-size 4K); with it, -c none stores the data as it
+ * is.
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
  * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 			desc.flags |= (strstr(optarg, "dedupe") ? SQP_WRITE_EROFS_DEDUPE : 0) |
 				      (strstr(optarg, "ztailpacking") ? SQP_WRITE_EROFS_ZTAILPACKING : 0) |
 				      (strstr(optarg, "fragments") ? SQP_WRITE_EROFS_FRAGMENTS : 0);
+			desc.erofs_chunk_size = strstr(optarg, "chunks") ? 4096 : 0;
 			break;
 		default: return usage();
 		}

@@ -73,6 +73,9 @@ static int one(struct tool_args *a, int c, char **argv)
 		if (parse_jobs(optarg, &a->jobs) != 0)
 			return bad_value(a, "bad job count '%s'", optarg);
 		return 0;
+	case TOOL_OPT_DEVICE:
+		a->device = optarg;
+		return 0;
 	case TOOL_OPT_OFFSET:
 		if (tool_offset(optarg, &a->offset) != 0)
 			return bad_value(a, "--offset '%s' is not a byte count",

@@ -16,12 +16,13 @@
 
 /* Codes of the shared options without a short form; a tool's own long
  * options take codes from TOOL_OPT_OWN on. */
-enum { TOOL_OPT_OFFSET = 256, TOOL_OPT_OWN };
+enum { TOOL_OPT_OFFSET = 256, TOOL_OPT_DEVICE, TOOL_OPT_OWN };
 
 /* The shared options, for the tools' tables; their short forms are -j,
  * -q, -h and -V. */
 #define TOOL_LONG_JOBS { "jobs", required_argument, NULL, 'j' }
 #define TOOL_LONG_OFFSET { "offset", required_argument, NULL, TOOL_OPT_OFFSET }
+#define TOOL_LONG_DEVICE { "device", required_argument, NULL, TOOL_OPT_DEVICE }
 #define TOOL_LONG_QUIET { "quiet", no_argument, NULL, 'q' }
 #define TOOL_LONG_HELP { "help", no_argument, NULL, 'h' }
 #define TOOL_LONG_VERSION { "version", no_argument, NULL, 'V' }
@@ -40,6 +41,7 @@ struct tool_args {
 	void *user;
 	/* Set by the shared options. */
 	uint64_t offset;         /* --offset N */
+	const char *device;      /* --device FILE: EROFS's extra device */
 	unsigned jobs;           /* -j N (0: the default) */
 	int quiet;               /* -q */
 };

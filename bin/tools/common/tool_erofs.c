@@ -4,7 +4,8 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
- * --max-extent-bytes), refused for SquashFS rather than ignored; and
+ * --max-extent-bytes, --chunk-size, --blobdev), refused for SquashFS
+ * rather than ignored; and
  * tar2img's index modes (--index, --headers-only, mkfs.erofs's --tar=i
  * and --tar=headerball). Each refusal is a usage error (exit 2) that
  * names the option, before any output is made.
@@ -73,6 +74,10 @@ int tool_erofs_only(const struct tool_options *opt)
 		name = "--pcluster-size";
 	if (d->erofs_max_extent != 0)
 		name = "--max-extent-bytes";
+	if (d->erofs_chunk_size != 0)
+		name = "--chunk-size";
+	if (d->flags & SQP_WRITE_EROFS_BLOB)
+		name = "--blobdev";
 	if (name == NULL)
 		return 0;
 	return tool_bad_usage("%s: an EROFS option, which a SquashFS image has no "

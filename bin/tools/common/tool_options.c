@@ -31,7 +31,7 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
-	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT,
+	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT, OPT_CHUNK_SIZE, OPT_BLOBDEV,
 	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
 	OPT_INDEX, OPT_HEADERS_ONLY,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
@@ -96,6 +96,8 @@ static const struct option long_opts[] = {
 	{ "erofs-fragments", no_argument, NULL, OPT_EROFS_FRAGMENTS },
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE },
+	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -319,6 +321,14 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > UINT32_MAX)
 			return tool_bad_usage("--max-extent-bytes '%s': at least 4K", arg);
 		d->erofs_max_extent = (uint32_t)v;
+		return 0;
+	case OPT_CHUNK_SIZE:
+		return tool_chunk_size(d, arg) == 0 ? 0 :
+		       tool_bad_usage("--chunk-size '%s': a power of two from 4K "
+				      "to 1G", arg);
+	case OPT_BLOBDEV:
+		opt->blob_file = arg;
+		d->flags |= SQP_WRITE_EROFS_BLOB;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:

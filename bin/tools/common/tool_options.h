@@ -78,6 +78,7 @@ struct tool_options {
 	unsigned scan_flags;          /* SQP_DIRSCAN_* */
 	struct tool_verity verity;    /* --verity and its options */
 	struct tool_security security; /* --file-contexts, --fs-config-file... */
+	const char *blob_file;        /* EROFS --blobdev: the chunks' file */
 };
 
 /* Parse argv. Returns 0 to go on, -1 to exit successfully at once (after

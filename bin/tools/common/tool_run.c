@@ -79,6 +79,16 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 	}
 	if (tool_verity_begin(&opt->verity, opt->force, &opt->desc) != 0)
 		return 1;
+	/* --blobdev: a second output, kept or removed with the image. */
+	if (opt->blob_file != NULL) {
+		ret = tool_signals_create_second(opt->blob_file, opt->force, &r->blob_of);
+		if (ret != 0) {
+			fprintf(stderr, "%s: %s\n", tool_progname(), r->blob_of ?
+				sqp_outfile_error(r->blob_of) : sqp_strerror(ret));
+			return 1;
+		}
+		opt->desc.erofs_blob_fd = sqp_outfile_fd(r->blob_of);
+	}
 	if (opt->desc.offset > 0 && offset_prefix(r) != 0) {
 		fprintf(stderr, "%s: %s: the %llu bytes before the image: %s\n", tool_progname(),
 			opt->output, (unsigned long long)opt->desc.offset,
@@ -242,6 +252,10 @@ int tool_run_finish(struct tool_run *r, int ret, const char *what)
 			sqp_writer_error(r->w));
 		ret = 1;
 	}
+	if (ret == 0 && r->blob_of != NULL && sqp_outfile_commit(r->blob_of) != 0) {
+		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_outfile_error(r->blob_of));
+		ret = 1;
+	}
 	if (ret == 0 && sqp_outfile_commit(r->of) != 0) {
 		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_outfile_error(r->of));
 		ret = 1;
@@ -262,6 +276,8 @@ void tool_run_end(struct tool_run *r)
 	r->w = NULL;
 	sqp_outfile_destroy(r->of);
 	r->of = NULL;
+	sqp_outfile_destroy(r->blob_of);
+	r->blob_of = NULL;
 	tool_verity_end(&r->opt->verity);
 	tool_signals_temp(NULL);
 	sqp_policy_destroy(r->policy);

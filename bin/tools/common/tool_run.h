@@ -15,6 +15,7 @@ struct tool_run {
 	struct tool_options *opt;
 	struct sqp_policy *policy;
 	struct sqp_outfile *of;
+	struct sqp_outfile *blob_of;  /* --blobdev's, or NULL */
 	struct tool_progress progress;
 	struct sqp_writer *w;
 };

@@ -14,15 +14,18 @@
 #include "tool_signals.h"
 
 /* The output's temporary file, and a second one (--verity=FILE's tree). */
-static char temp_path[2][4096];
-static volatile sig_atomic_t temp_set[2];
+/* The image's, then the second outputs' (--verity=FILE's tree,
+ * --blobdev's blob). */
+#define TEMP_SLOTS 3
+static char temp_path[TEMP_SLOTS][4096];
+static volatile sig_atomic_t temp_set[TEMP_SLOTS];
 static char interrupted_msg[128];
 static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < TEMP_SLOTS; i++)
 		if (temp_set[i])
 			unlink(temp_path[i]);
 	if (write(STDERR_FILENO, interrupted_msg, strlen(interrupted_msg)) < 0) {
@@ -63,8 +66,8 @@ static void set_temp(int slot, const char *path)
 void tool_signals_temp(const char *path)
 {
 	set_temp(0, path);
-	if (path == NULL)
-		set_temp(1, NULL);
+	for (int i = 1; path == NULL && i < TEMP_SLOTS; i++)
+		set_temp(i, NULL);
 }
 
 static int create_in_slot(int slot, const char *path, int force, struct sqp_outfile **out)
@@ -90,5 +93,9 @@ int tool_signals_create_output(const char *path, int force, struct sqp_outfile *
 
 int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out)
 {
-	return create_in_slot(1, path, force, out);
+	int slot = 1;
+
+	while (slot < TEMP_SLOTS - 1 && temp_set[slot])
+		slot++;
+	return create_in_slot(slot, path, force, out);
 }

@@ -20,7 +20,8 @@ void tool_signals_temp(const char *path);
  * registered, so none can leave it behind (one held meanwhile arrives
  * after, and removes it). Call before any other thread starts. */
 int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out);
-/* The same for a second output (tar2img --verity=FILE's tree). */
+/* The same for a second output (tar2img --verity=FILE's tree,
+ * --blobdev's blob; two of them at most). */
 int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out);
 
 #endif

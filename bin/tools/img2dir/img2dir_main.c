@@ -44,6 +44,8 @@ static const char usage[] =
 	"                        always merged)\n"
 	"  -j, --jobs N          decompression threads (default: CPUs)\n"
 	"      --offset N        the image starts N bytes into IMAGE\n"
+	"      --device FILE     EROFS: its extra device (a --blobdev blob, a\n"
+	"                        --tar=i tar), where it is not appended\n"
 	"      --no-owner        do not restore owners (the default when\n"
 	"                        not run as root)\n"
 	"      --no-xattrs       leave extended attributes out\n"
@@ -71,7 +73,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-owner", no_argument, NULL, OPT_NO_OWNER },
 		{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
-		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_QUIET,
+		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_DEVICE, TOOL_LONG_QUIET,
 		TOOL_LONG_HELP, TOOL_LONG_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -98,7 +100,7 @@ static int extract(const struct options *o, int img_fd, int dir_fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = img_fd, .name = o->image,
 				     .warn = tool_warn, .warn_user = &warnings,
-				     .offset = o->args.offset };
+				     .offset = o->args.offset, .device = o->args.device };
 	struct sqp_img2dir_desc xd = { .struct_size = sizeof(xd),
 		.jobs = o->args.jobs, .flags = o->flags,
 				       .paths = o->paths,

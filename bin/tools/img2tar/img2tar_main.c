@@ -46,6 +46,8 @@ static const char usage[] =
 	"  -z, --compress NAME   compress the tar: gzip, xz, zstd or lz4\n"
 	"  -j, --jobs N          decompression threads (default: CPUs)\n"
 	"      --offset N        the image starts N bytes into IMAGE\n"
+	"      --device FILE     EROFS: its extra device (a --blobdev blob, a\n"
+	"                        --tar=i tar), where it is not appended\n"
 	"      --sparse          keep holes (GNU sparse 1.0) instead of\n"
 	"                        writing them out as zeros\n"
 	"      --no-xattrs       leave extended attributes out\n"
@@ -93,7 +95,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "compress", required_argument, NULL, 'z' },
 		{ "sparse", no_argument, NULL, OPT_SPARSE },
 		{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
-		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_QUIET,
+		TOOL_LONG_JOBS, TOOL_LONG_OFFSET, TOOL_LONG_DEVICE, TOOL_LONG_QUIET,
 		TOOL_LONG_HELP, TOOL_LONG_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,7 +122,7 @@ static int convert(struct options *o, int img_fd, int out_fd)
 {
 	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = img_fd, .name = o->image,
 				     .warn = tool_warn, .warn_user = &warnings,
-				     .offset = o->args.offset };
+				     .offset = o->args.offset, .device = o->args.device };
 	struct sqp_tar_writer_desc td = { .struct_size = sizeof(td),
 		.fd = out_fd, .warn = tool_warn, .warn_user = &warnings,
 					  .compression = o->compression };

@@ -25,6 +25,9 @@ int imginfo_diff_main(int argc, char **argv);
  * appended to an AppImage); imginfo_open and check use it. */
 void imginfo_set_offset(uint64_t offset);
 uint64_t imginfo_offset(void);
+/* imginfo --device FILE: EROFS's extra device, for imginfo_open. */
+void imginfo_set_device(const char *path);
+const char *imginfo_device(void);
 
 /* Open path read-only as an image; on failure print why and return 1. */
 int imginfo_open(const char *path, struct sqp_image **img, int *fd);

@@ -58,6 +58,10 @@ int imginfo_check_main(int argc, char **argv)
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
 	d.jobs = a.jobs;
+	/* The check's descriptor has no room for one (sqp_check_desc). */
+	if (imginfo_device() != NULL)
+		return imginfo_bad_usage("%s", "check: --device is not taken (check "
+					 "the image with its device appended)");
 	if (argc - optind != 1)
 		return imginfo_bad_usage("%s", "check: expected one IMAGE");
 	d.name = argv[optind];

@@ -36,39 +36,62 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: imginfo [--offset N] [--json] IMAGE\n"
-	      "       imginfo [--offset N] COMMAND [OPTIONS] ARGS...\n"
+	fputs("Usage: imginfo [--offset N] [--device FILE] [--json] IMAGE\n"
+	      "       imginfo [--offset N] [--device FILE] COMMAND [OPTIONS] ARGS...\n"
 	      "Show what a SquashFS or EROFS image holds.\n\n"
 	      "  --offset N  the image starts N bytes into each file (an AppImage)\n"
+	      "  --device FILE  EROFS: the image's extra device (a --blobdev blob,\n"
+	      "             a --tar=i tar), where it is not appended\n"
 	      "\nCommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].synopsis);
 	fputs("\n'imginfo COMMAND --help' describes a command's options.\n", f);
 }
 
-/* A leading --offset N (or --offset=N): taken out of argv, so the
- * commands see their usual arguments. 0, or 2 after a usage message. */
-static int take_offset(int *argc, char ***argv)
+/* A leading --NAME V (or --NAME=V) for name: its value into *arg, and
+ * both taken out of argv. 1 when taken, 0 when not there, or 2 after a
+ * usage message. */
+static int take_leading(int *argc, char ***argv, const char *name, const char **arg)
 {
 	char **av = *argv;
-	const char *arg;
-	uint64_t v;
+	size_t n = strlen(name);
 	int used;
 
-	if (*argc < 2 || strncmp(av[1], "--offset", 8) != 0 ||
-	    (av[1][8] != '\0' && av[1][8] != '='))
+	if (*argc < 2 || strncmp(av[1], name, n) != 0 ||
+	    (av[1][n] != '\0' && av[1][n] != '='))
 		return 0;
-	used = av[1][8] == '=' ? 1 : 2;
+	used = av[1][n] == '=' ? 1 : 2;
 	if (used == 2 && *argc < 3)
-		return imginfo_bad_usage("%s", "--offset needs a value");
-	arg = used == 1 ? av[1] + 9 : av[2];
-	if (tool_offset(arg, &v) != 0)
-		return imginfo_bad_usage("--offset '%s' is not a byte count", arg);
-	imginfo_set_offset(v);
+		return imginfo_bad_usage("%s needs a value", name);
+	*arg = used == 1 ? av[1] + n + 1 : av[2];
 	av[used] = av[0];
 	*argv = av + used;
 	*argc -= used;
-	return 0;
+	return 1;
+}
+
+/* Leading --offset N and --device FILE, in either order, taken out of
+ * argv so the commands see their usual arguments. 0, or 2 after a
+ * usage message. */
+static int take_leading_options(int *argc, char ***argv)
+{
+	const char *arg;
+	uint64_t v;
+	int r;
+
+	for (;;) {
+		if ((r = take_leading(argc, argv, "--device", &arg)) == 1) {
+			imginfo_set_device(arg);
+			continue;
+		}
+		if (r == 0 && (r = take_leading(argc, argv, "--offset", &arg)) == 0)
+			return 0;
+		if (r != 1)
+			return r;
+		if (tool_offset(arg, &v) != 0)
+			return imginfo_bad_usage("--offset '%s' is not a byte count", arg);
+		imginfo_set_offset(v);
+	}
 }
 
 int main(int argc, char **argv)
@@ -76,7 +99,7 @@ int main(int argc, char **argv)
 	int operands = 0;
 
 	tool_set_progname("imginfo");
-	if (take_offset(&argc, &argv) != 0)
+	if (take_leading_options(&argc, &argv) != 0)
 		return 2;
 	if (argc < 2)
 		return imginfo_bad_usage("%s", "missing COMMAND or IMAGE");

@@ -21,12 +21,24 @@
 
 #include "imginfo.h"
 
-/* The one option before the command; set once by main(). */
+/* The options before the command; set once by main(). */
 static uint64_t image_offset;
 
 void imginfo_set_offset(uint64_t offset)
 {
 	image_offset = offset;
+}
+
+static const char *image_device;
+
+void imginfo_set_device(const char *path)
+{
+	image_device = path;
+}
+
+const char *imginfo_device(void)
+{
+	return image_device;
 }
 
 uint64_t imginfo_offset(void)
@@ -37,7 +49,7 @@ uint64_t imginfo_offset(void)
 int imginfo_open(const char *path, struct sqp_image **img, int *fd)
 {
 	struct sqp_image_desc d = { .struct_size = sizeof(d), .name = path, .warn = tool_warn,
-				    .offset = image_offset };
+				    .offset = image_offset, .device = image_device };
 	int ret;
 
 	*img = NULL;

@@ -17,8 +17,9 @@ int mkfs_refuse(const char *what, const char *why);
  * after a message. */
 int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *arg);
 
-/* -E X[,Y...] (what, as typed) into the SQP_WRITE_* flags: 0, or the
- * exit status after a message. */
-int mkfs_extended(unsigned *flags, const char *what, const char *arg);
+/* -E X[,Y...] (what, as typed) into the SQP_WRITE_* flags (*blockmap:
+ * whether force-inode-blockmap was the last chunk form given): 0, or
+ * the exit status after a message. */
+int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *arg);
 
 #endif

@@ -34,7 +34,8 @@ enum {
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
-	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT,
+	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
+	OPT_UNZIP,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -45,6 +46,7 @@ enum { TIME_DEFAULT, TIME_ALL, TIME_MKFS };
  * offsets to the forced owners whatever the options' order. */
 struct mkfs_args {
 	int tar, aufs;
+	int blockmap;              /* -E force-inode-blockmap, last given */
 	uint64_t uid_offset, gid_offset;
 	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
 	uint64_t time;
@@ -73,8 +75,8 @@ static const struct option long_opts[] = {
 	{ "ignore-mtime", no_argument, NULL, OPT_IGNORE_MTIME },
 	{ "all-time", no_argument, NULL, OPT_ALL_TIME },
 	{ "mkfs-time", no_argument, NULL, OPT_MKFS_TIME },
-	{ "blobdev", required_argument, NULL, OPT_REFUSED },
-	{ "chunksize", required_argument, NULL, OPT_REFUSED },
+	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
+	{ "chunksize", required_argument, NULL, OPT_CHUNKSIZE },
 	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
@@ -82,8 +84,10 @@ static const struct option long_opts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "shard-plan", required_argument, NULL, OPT_SHARD_PLAN },
 	{ "ovlfs-strip", optional_argument, NULL, OPT_OVLFS_STRIP },
-	{ "gzip", no_argument, NULL, OPT_REFUSED },
-	{ "ungzip", optional_argument, NULL, OPT_REFUSED },
+	{ "gzip", no_argument, NULL, OPT_UNZIP },
+	{ "ungzip", optional_argument, NULL, OPT_UNZIP },
+	{ "unxz", optional_argument, NULL, OPT_UNZIP },
+	{ "unlzma", optional_argument, NULL, OPT_UNZIP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,9 +117,12 @@ static void usage(FILE *f)
 	      "  -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
-	      "  -Eforce-inode-extended\n"
+	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
+	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
+	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
+	      "  (the tar's compression is found by its magic anyway)\n"
 	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
-	      "  --chunksize ...) is refused with exit status 2.\n"
+	      "  --compress-hints ...) is refused with exit status 2.\n"
 	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
 	      "  --shard; img2img --shards merges them); --shard-plan=N prints where\n"
 	      "  each of N shards starts and its bytes, no IMAGE, no data read.\n", f);
@@ -157,7 +164,7 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 		return 0;
 	case 'b':
 		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
-	case 'E': return mkfs_extended(&d->flags, name, arg);
+	case 'E': return mkfs_extended(&d->flags, &a->blockmap, name, arg);
 	case 'T':
 		a->has_time = 1;
 		return number(name, arg, UINT32_MAX, &a->time);
@@ -325,6 +332,27 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 			return mkfs_refuse(name, "at least the block size, 4096");
 		opt->desc.erofs_max_extent = (uint32_t)v;
 		return 0;
+	case OPT_CHUNKSIZE:
+		/* mkfs.erofs reads a plain number (strtol, base 0) */
+		if ((ret = number(name, arg, (uint64_t)1 << 30, &v)) != 0)
+			return ret;
+		if (tool_chunk_size(&opt->desc, arg) != 0)
+			return mkfs_refuse(name, "the chunk size is a power of two from "
+					   "4096 (the block size) to 1 GiB");
+		return 0;
+	case OPT_BLOBDEV:
+		opt->blob_file = arg;
+		opt->desc.flags |= SQP_WRITE_EROFS_BLOB;
+		return 0;
+	case OPT_UNZIP:
+		/* The tar is read through its decompressor whatever the
+		 * option says: tar2img knows gzip, xz, lzma, zstd, lz4 and
+		 * bzip2 by their magic (and a plain tar, which mkfs.erofs
+		 * would refuse). A copy of the tar as read is not made. */
+		if (arg != NULL)
+			return mkfs_refuse(name, "writing the decompressed tar to a "
+					   "file is not done (give the option without =FILE)");
+		return 0;
 	case OPT_REFUSED: return mkfs_refuse(name, "not done yet");
 	default:
 		return mkfs_refuse(name, "unknown option");
@@ -398,6 +426,30 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
+/* --chunksize and --blobdev against the rest, as mkfs.erofs 1.9 checks
+ * them, and what is not done here. */
+static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
+{
+	unsigned tidx = SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL;
+
+	if (opt->blob_file != NULL && opt->desc.erofs_chunk_size == 0)
+		return mkfs_refuse("--blobdev", "must be used together with --chunksize");
+	if (opt->blob_file != NULL && a->blockmap)
+		return mkfs_refuse("--blobdev", "cannot work with block map "
+				   "(-E force-inode-blockmap), as mkfs.erofs says");
+	if (opt->desc.erofs_chunk_size == 0)
+		return 0;
+	/* mkfs.erofs 1.9 compresses what compresses and makes the rest
+	 * chunk based; here chunk-based files are stored as they are. */
+	if (opt->desc.codec.id != 0)
+		return mkfs_refuse("--chunksize", "with a compressor is not done "
+				   "(chunk-based files are stored as they are: -znone)");
+	if (opt->desc.flags & tidx)
+		return mkfs_refuse("--chunksize", "not with --tar=i or --tar=headerball, "
+				   "which make their own chunks");
+	return 0;
+}
+
 /* IMAGE, and DIRECTORY or TAR (none or "-": stdin); DIRECTORY alone
  * with --shard-plan, which writes no image. */
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
@@ -463,7 +515,8 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 		if (ret != 0)
 			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
-	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0)
+	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0 ||
+	    (ret = chunks(opt, a)) != 0)
 		return ret;
 	/* A tar layer is written to be an overlay's lower directory, as
 	 * containerd's EROFS snapshotter mounts it. mkfs.erofs reads the

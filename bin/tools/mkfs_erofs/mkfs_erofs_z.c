@@ -121,14 +121,16 @@ int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *
 }
 
 /* -E X[,Y...]: ztailpacking, fragments, all-fragments, fragdedupe[=M],
- * dedupe, [^]inline_data and noinline_data; the others are refused by
+ * dedupe, [^]inline_data, noinline_data, force-chunk-indexes and
+ * force-inode-blockmap (*blockmap set: mkfs.erofs refuses it with
+ * --blobdev); the others are refused by
  * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
  * as every other file's). ^X clears X, as mkfs.erofs reads it:
  * ^all-fragments clears fragments too. fragdedupe=full (mkfs.erofs's
  * default, which also shares a tail found inside an earlier fragment)
  * is taken as inode's sharing of whole files: the same files, perhaps
  * a larger image. */
-int mkfs_extended(unsigned *flags, const char *what, const char *arg)
+int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *arg)
 {
 	static const struct {
 		const char *name;
@@ -146,6 +148,8 @@ int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
 		{ "force-inode-compact", SQP_WRITE_EROFS_INODE_COMPACT, 0 },
 		{ "force-inode-extended", SQP_WRITE_EROFS_INODE_EXTENDED, 0 },
+		{ "force-chunk-indexes", SQP_WRITE_EROFS_CHUNK_INDEXES, 0 },
+		{ "force-inode-blockmap", SQP_WRITE_EROFS_CHUNK_INDEXES, 1 },
 	};
 	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
 	const char *s = arg, *end;
@@ -162,6 +166,10 @@ int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
 			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
 				break;
+		/* the last of the two chunk forms wins, as in mkfs.erofs */
+		if (i < sizeof(done) / sizeof(done[0]) &&
+		    done[i].flag == SQP_WRITE_EROFS_CHUNK_INDEXES)
+			*blockmap = done[i].clears;
 		if (i < sizeof(done) / sizeof(done[0]) && clear != done[i].clears)
 			*flags &= ~done[i].flag;
 		else if (i < sizeof(done) / sizeof(done[0]))
@@ -174,8 +182,8 @@ int mkfs_extended(unsigned *flags, const char *what, const char *arg)
 			return mkfs_refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
 				      "[all-]fragments, fragdedupe[=inode|full], "
-				      "dedupe, [^]inline_data and force-inode-* "
-				      "are done)");
+				      "dedupe, [^]inline_data, force-inode-* and "
+				      "force-chunk-indexes are done)");
 	}
 	return 0;
 }
