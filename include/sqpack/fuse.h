@@ -112,7 +112,8 @@ SQP_API int sqp_fuse_run(struct sqp_fuse *f);
  * makes itself (a statfs of the mountpoint, from a thread of run's), so
  * at once but for a mountpoint given as /dev/fd/N or no longer reachable
  * by its path, where it waits for the next request or the unmount.
- * Before sqp_fuse_run, it makes run return at once. */
+ * Before sqp_fuse_run, it makes run return at once. f must be alive:
+ * a handler that may run after sqp_fuse_destroy must not call it. */
 SQP_API void sqp_fuse_stop(struct sqp_fuse *f);
 
 /* Seconds since the last request was answered (or since sqp_fuse_run

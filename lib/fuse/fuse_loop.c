@@ -126,7 +126,7 @@ SQP_API void sqp_fuse_stop(struct sqp_fuse *f)
 
 SQP_API long long sqp_fuse_idle(const struct sqp_fuse *f)
 {
-	if (atomic_load(&f->fs.busy) != 0)
+	if (f == NULL || atomic_load(&f->fs.busy) != 0)
 		return -1;
 	return (long long)time(NULL) - atomic_load(&f->fs.last_active);
 }

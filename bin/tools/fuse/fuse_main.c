@@ -56,7 +56,10 @@ static int fail(const struct cmdline *c, const char *fmt, ...)
 	return 1;
 }
 
-/* -o timeout=N: stop the mount once no request came for N seconds. */
+/* -o timeout=N: ask the main thread to stop (SIGTERM, as from outside:
+ * libfuse's handler interrupts the loop, whatever the mountpoint, even
+ * a /dev/fd/N one that sqp_fuse_stop has no path to wake) once no
+ * request came for N seconds. */
 struct idle_watch {
 	struct sqp_fuse *f;
 	unsigned timeout;
@@ -76,7 +79,7 @@ static void *idle_watch(void *arg)
 			break;
 		sleep(idle >= 0 ? (unsigned)(w->timeout - idle) : 1);
 	}
-	sqp_fuse_stop(w->f);
+	kill(getpid(), SIGTERM);
 	return NULL;
 }
 
