@@ -50,6 +50,36 @@ if [ -f "$top_builddir/.libs/libsqpack.a" ]; then
 else
 	note "no static library in this build: the static link is not checked"
 fi
+# libsqpack-fuse, where built (fuse3 found): a program built with what
+# `pkg-config sqpack-fuse` says, shared and with the archives, checks
+# the image packed above and has /dev/null refused.
+fuse_links() { # IMAGE: the shared library and the archive, where built
+	if [ -f "$top_builddir/.libs/libsqpack-fuse.so" ]; then
+		# shellcheck disable=SC2046
+		run "libsqpack-fuse: shared link" cc_ -o "$SCRATCH/outside-fuse" "$fsrc" \
+			$(pkg-config --cflags --libs sqpack-fuse) &&
+		check "libsqpack-fuse shared: checks an image, refuses /dev/null" \
+			env LD_LIBRARY_PATH="$top_builddir/.libs" "$SCRATCH/outside-fuse" "$1"
+	fi
+	if [ -f "$top_builddir/.libs/libsqpack-fuse.a" ]; then
+		# shellcheck disable=SC2046
+		run "libsqpack-fuse.a with pkg-config --static" cc_ -o "$SCRATCH/outside-fuse-a" "$fsrc" \
+			$(pkg-config --static --cflags --libs sqpack-fuse |
+			  sed 's/-lsqpack-fuse\b/-l:libsqpack-fuse.a/; s/-lsqpack\b/-l:libsqpack.a/') &&
+		check "libsqpack-fuse.a: checks an image, refuses /dev/null" "$SCRATCH/outside-fuse-a" "$1" &&
+		check "libsqpack-fuse.a: the program needs no shared libsqpack" \
+			sh -c "! ldd '$SCRATCH/outside-fuse-a' 2>&1 | grep -q libsqpack"
+	fi
+}
+fsrc=$top_srcdir/tests/pkgconfig/outside_fuse.c
+img=$(ls "$SCRATCH"/*.img 2>/dev/null | head -n 1)
+if [ -z "$img" ]; then
+	note "no image was packed: libsqpack-fuse is not checked"
+elif [ -f "$top_builddir/.libs/libsqpack-fuse.so" ] || [ -f "$top_builddir/.libs/libsqpack-fuse.a" ]; then
+	fuse_links "$img"
+else
+	note "no libsqpack-fuse in this build (no fuse3): not checked"
+fi
 # One version everywhere: configure's, the library's at run time, the
 # headers' macros, pkg-config's, the tools', and the packaging's.
 v=$(pkg-config --modversion sqpack)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The format cut (doc/architecture.md): only a format's back end knows
 # that format. The reader's core (lib/read), the writer's (lib/write),
-# the jobs over them (lib/unpack, lib/check, lib/inspect, lib/rebuild)
-# and the tools (bin) name nothing of the back ends: no include of
+# the jobs over them (lib/unpack, lib/check, lib/inspect, lib/rebuild),
+# the FUSE file system (lib/fuse) and the tools (bin) name nothing of
+# the back ends: no include of
 # lib/squashfs or lib/erofs, no name those folders' headers declare
 # (records, functions, the back ends' tables, their accessors), no
 # access to a back end's part of the core's records. They reach an
@@ -14,7 +15,7 @@ cd "$top_srcdir" || exit 1
 passed=0 failed=0 skipped=0
 
 backs="lib/squashfs lib/erofs"
-neutral="lib/read lib/write lib/unpack lib/check lib/inspect lib/rebuild bin"
+neutral="lib/read lib/write lib/unpack lib/check lib/inspect lib/rebuild lib/fuse bin"
 for d in $backs $neutral; do
 	[ -d "$d" ] || { echo "FAIL: no folder $d"; exit 1; }
 done

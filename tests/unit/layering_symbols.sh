@@ -126,6 +126,12 @@ if [ -f "$lib" ]; then
 	dyn=$(nm -D --defined-only "$lib") || { echo "nm cannot read $lib" >&2; exit 99; }
 	# Names without their version node (sqp_x@@SQPACK_0).
 	echo "$dyn" | awk '{ sub(/@.*/, "", $NF); print $NF }' > "$list" || exit 99
+	# libsqpack-fuse's too, where built: its API is the fuse layer's.
+	fuse=$top_builddir/.libs/libsqpack-fuse.so
+	if [ -f "$fuse" ]; then
+		dyn=$(nm -D --defined-only "$fuse") || { echo "nm cannot read $fuse" >&2; exit 99; }
+		echo "$dyn" | awk '{ sub(/@.*/, "", $NF); print $NF }' >> "$list" || exit 99
+	fi
 fi
 report=$(check "$top_builddir" "$exports")
 echo "$report" | awk -F '\t' '$1 == "bad" {

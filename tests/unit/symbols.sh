@@ -57,5 +57,29 @@ if [ -f "$ar" ]; then
 else
 	echo "skip: $ar not built (shared-only build)"; skipped=$((skipped + 1))
 fi
+
+# libsqpack-fuse (built with fuse3): sqp_fuse_* only, under SQPACK_FUSE_0,
+# and every function of include/sqpack/fuse.h, in both forms.
+fso=$libs/libsqpack-fuse.so
+far=$libs/libsqpack-fuse.a
+fapi=$(tr '\n' ' ' < "${top_srcdir:-..}/include/sqpack/fuse.h" | grep -o 'SQP_API[^(;]*(' |
+	sed 's/.*[ *]\(sqp_[a-z0-9_]*\)($/\1/' | sort)
+if [ -f "$fso" ]; then
+	fdyn=$(nm -D --defined-only "$fso" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }')
+	verdict "libsqpack-fuse shared: every export is sqp_fuse_* in SQPACK_FUSE_0" \
+		"$(echo "$fdyn" | grep -vE '^sqp_fuse_[a-z0-9_]*@@SQPACK_FUSE_0$' |
+		   grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')"
+	verdict "libsqpack-fuse shared: exports fuse.h's functions" \
+		"$([ "$(echo "$fdyn" | sed -n 's/@@SQPACK_FUSE_0$//p' | sort)" = "$fapi" ] || echo "$fapi")"
+else
+	echo "skip: $fso not built (no fuse3, or static-only)"; skipped=$((skipped + 1))
+fi
+if [ -f "$far" ]; then
+	fglob=$(nm -g --defined-only "$far" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDBRVWC]$/ { print $3 }' | sort)
+	verdict "libsqpack-fuse static: its globals are fuse.h's functions" \
+		"$([ "$fglob" = "$fapi" ] || echo "globals:" $fglob)"
+else
+	echo "skip: $far not built (no fuse3, or shared-only)"; skipped=$((skipped + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -14,15 +14,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fuse_opts.h"
@@ -60,75 +56,12 @@ static int fail(const struct cmdline *c, const char *fmt, ...)
 	return 1;
 }
 
-static unsigned threads(const struct cmdline *c)
-{
-	if (c->fo.singlethread)
-		return 1;
-#if FUSE_USE_VERSION >= 312
-	/* libfuse leaves it at UINT_MAX when not given. */
-	if (c->fo.max_threads > 0 && c->fo.max_threads <= 100000)
-		return c->fo.max_threads;
-	return 10;
-#else
-	return 10;
-#endif
-}
-
-/* Prefetch loaders: one a core, no more than the pool's images, none
- * when asked for one thread (-s). */
-static unsigned prefetchers(const struct cmdline *c)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
-
-	if (threads(c) == 1)
-		return 0;
-	return n < threads(c) ? n : threads(c);
-}
-
-/* Open the image as the mount will use it: 0, or the exit status. */
-static int fs_open(struct fs *fs, const struct cmdline *c, int fd)
-{
-	struct sqp_image_desc d = { .struct_size = sizeof(d), .fd = fd,
-				    .name = c->image, .offset = c->offset };
-	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
-	struct pool_img *pi;
-	char msg[400];
-	int ret;
-
-	fs->o = c->fs;
-	fs->info.struct_size = sizeof(fs->info);
-	if (pool_init(&fs->pool, &d, threads(c), msg, sizeof(msg)) != 0)
-		return fail(c, "%s", msg);
-	pi = fs->pool.free;
-	fs->root = sqp_image_root(pi->img);
-	if ((ret = sqp_image_get_info(pi->img, &fs->info)) == 0 &&
-	    c->subdir != NULL &&
-	    (ret = sqp_image_lookup(pi->img, c->subdir, &fs->root)) == 0)
-		ret = sqp_image_stat(pi->img, fs->root, &ri);
-	if (ret != 0 || (c->subdir != NULL && !S_ISDIR(ri.mode))) {
-		fail(c, "%s", ret == SQP_ERR_NOT_FOUND || ret == 0 ?
-		     "subdir: no such directory" : sqp_image_error(pi->img));
-		pool_destroy(&fs->pool);
-		return 1;
-	}
-	/* SquashFS compresses by block; EROFS's clusters are decoded by a
-	 * file reader that keeps the last one, which 128 KiB chunks reuse. */
-	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
-		    fs->info.block_size : 128 * 1024;
-	if (fs->chunk < fs->info.block_size)
-		fs->chunk = fs->info.block_size;
-	if (fc_create((size_t)c->cache_bytes, fs_load, fs, &fs->cache) != 0) {
-		pool_destroy(&fs->pool);
-		return fail(c, "%s", strerror(ENOMEM));
-	}
-	return 0;
-}
-
-/* -o timeout=N: ask the main thread to stop (SIGTERM, as from outside)
- * once no request came for N seconds. */
+/* -o timeout=N: ask the main thread to stop (SIGTERM, as from outside:
+ * libfuse's handler interrupts the loop, whatever the mountpoint, even
+ * a /dev/fd/N one that sqp_fuse_stop has no path to wake) once no
+ * request came for N seconds. */
 struct idle_watch {
-	struct fs *fs;
+	struct sqp_fuse *f;
 	unsigned timeout;
 };
 
@@ -140,107 +73,53 @@ static void *idle_watch(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
-		long long idle = (long long)time(NULL) -
-				 atomic_load(&w->fs->last_active);
+		long long idle = sqp_fuse_idle(w->f);
 
-		if (atomic_load(&w->fs->busy) == 0 && idle >= w->timeout)
+		if (idle >= w->timeout)
 			break;
-		sleep(idle >= 0 && idle < w->timeout ?
-		      (unsigned)(w->timeout - idle) : 1);
+		sleep(idle >= 0 ? (unsigned)(w->timeout - idle) : 1);
 	}
 	kill(getpid(), SIGTERM);
 	return NULL;
 }
 
-static int loop(struct fuse_session *se, const struct cmdline *c)
+static int serve(struct sqp_fuse *f, struct cmdline *c)
 {
-	struct fuse_loop_config *cfg;
-	int ret;
-
-	if (c->fo.singlethread)
-		return fuse_session_loop(se);
-#if FUSE_USE_VERSION >= 312
-	if ((cfg = fuse_loop_cfg_create()) == NULL)
-		return -ENOMEM;
-	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)c->fo.clone_fd);
-	if (c->fo.max_idle_threads != UINT_MAX)   /* given */
-		fuse_loop_cfg_set_idle_threads(cfg, c->fo.max_idle_threads);
-	fuse_loop_cfg_set_max_threads(cfg, threads(c));
-	ret = fuse_session_loop_mt(se, cfg);
-	fuse_loop_cfg_destroy(cfg);
-#else
-	struct fuse_loop_config old = { .clone_fd = c->fo.clone_fd,
-		.max_idle_threads = c->fo.max_idle_threads };
-
-	cfg = &old;
-	ret = fuse_session_loop_mt(se, cfg);
-#endif
-	return ret;
-}
-
-static int serve(struct fs *fs, struct cmdline *c)
-{
-	struct idle_watch w = { .fs = fs, .timeout = c->timeout };
-	struct fuse_session *se;
+	struct idle_watch w = { .f = f, .timeout = c->timeout };
 	pthread_t watcher;
-	int ret = 1;
 
-	se = fuse_session_new(&c->args, &fs_ops, sizeof(fs_ops), fs);
-	if (se == NULL) {
+	/* libfuse's command line, but its program name. */
+	if (sqp_fuse_mount(f, c->fo.mountpoint,
+			   (const char *const *)c->args.argv + 1) != 0) {
 		notify(c, 'f');
 		return 1;
 	}
-	if (fuse_set_signal_handlers(se) != 0 ||
-	    fuse_session_mount(se, c->fo.mountpoint) != 0) {
-		notify(c, 'f');
-		goto out;
-	}
 	notify(c, 's');
 	if (fuse_daemonize(c->fo.foreground) != 0)
-		goto unmount;
-	atomic_store(&fs->last_active, (long long)time(NULL));
+		return 1;
+	/* Threads after the fork of fuse_daemonize, which they would not
+	 * survive. */
 	if (c->timeout > 0 &&
 	    pthread_create(&watcher, NULL, idle_watch, &w) == 0)
 		pthread_detach(watcher);
-	/* Threads after the fork of fuse_daemonize, which they would not
-	 * survive. Without memory for them, the mount goes on without
-	 * prefetch (fs->ahead stays NULL). */
-	(void)ahead_create(fs->cache, prefetchers(c), fs->chunk, c->cache_bytes,
-		     &fs->ahead);
-	ret = loop(se, c);
-	ahead_destroy(fs->ahead);
-	fs->ahead = NULL;
-	/* A signal's number, or 0 after an unmount from outside: a
-	 * normal end. */
-	ret = ret < 0 && ret != -ENODEV ? 1 : 0;
-unmount:
-	fuse_session_unmount(se);
-out:
-	fuse_remove_signal_handlers(se);
-	fuse_session_destroy(se);
-	return ret;
+	return sqp_fuse_run(f) != 0;
 }
 
 int main(int argc, char **argv)
 {
+	struct sqp_fuse *f = NULL;
 	struct cmdline c;
-	struct fs fs;
-	int fd, ret;
+	int ret;
 
-	memset(&fs, 0, sizeof(fs));
 	if ((ret = cmdline_parse(&c, argc, argv)) != 0) {
 		cmdline_free(&c);
 		return ret < 0 ? 0 : ret;
 	}
-	if ((fd = open(c.image, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = fail(&c, "%s", strerror(errno));
-	} else if ((ret = fs_open(&fs, &c, fd)) == 0) {
-		ret = serve(&fs, &c);
-		fc_destroy(fs.cache);
-		pool_destroy(&fs.pool);
-	}
-	if (fd >= 0)
-		close(fd);
+	if (sqp_fuse_create(&c.desc, &f) != 0)
+		ret = fail(&c, "%s", sqp_fuse_error(f));
+	else
+		ret = serve(f, &c);
+	sqp_fuse_destroy(f);
 	cmdline_free(&c);
 	return ret;
 }

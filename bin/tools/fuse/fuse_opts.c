@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,50 @@ static int bad(const struct cmdline *c, const char *what)
 	return c->drop_in ? 1 : 2;
 }
 
+/* The failed loads' reasons: with -d only, as libfuse's own lines. */
+static void warn_debug(void *user, const char *msg)
+{
+	(void)user;
+	fprintf(stderr, "sqpack-fuse: %s\n", msg);
+}
+
+/* The library's description of the mount asked for. */
+static void describe(struct cmdline *c)
+{
+	struct sqp_fuse_desc *d = &c->desc;
+
+	d->struct_size = sizeof(*d);
+	d->image = c->image;
+	d->offset = c->offset;
+	d->subdir = c->subdir;
+	d->flags = SQP_FUSE_SIGNALS;
+	if (c->uid != (unsigned)-1)
+		d->flags |= SQP_FUSE_UID;
+	if (c->gid != (unsigned)-1)
+		d->flags |= SQP_FUSE_GID;
+	d->uid = (uid_t)c->uid;
+	d->gid = (gid_t)c->gid;
+	d->umask = (mode_t)(c->umask & 07777);
+	d->fmask = (mode_t)(c->fmask & 07777);
+	d->dmask = (mode_t)(c->dmask & 07777);
+	d->cache_bytes = c->cache_bytes;
+	d->threads = 10;
+	if (c->fo.singlethread)
+		d->threads = 1;
+#if FUSE_USE_VERSION >= 312
+	/* libfuse leaves it at UINT_MAX when not given. */
+	else if (c->fo.max_threads > 0 && c->fo.max_threads <= 100000)
+		d->threads = c->fo.max_threads;
+	if (c->fo.max_idle_threads != UINT_MAX)   /* given */
+		d->max_idle_threads = c->fo.max_idle_threads;
+#else
+	d->max_idle_threads = c->fo.max_idle_threads;
+#endif
+	d->clone_fd = c->fo.clone_fd;
+	if (c->fo.debug)
+		d->warn = warn_debug;
+}
+
 int cmdline_parse(struct cmdline *c, int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
@@ -146,16 +191,9 @@ int cmdline_parse(struct cmdline *c, int argc, char **argv)
 		return bad(c, "cachesize: not a size");
 	if (c->dbglevel >= 7)
 		c->fo.debug = 1;
-	c->fs.set_uid = c->uid != (unsigned)-1;
-	c->fs.set_gid = c->gid != (unsigned)-1;
-	c->fs.uid = (uid_t)c->uid;
-	c->fs.gid = (gid_t)c->gid;
-	c->fs.umask = (mode_t)(c->umask & 07777);
-	c->fs.fmask = (mode_t)(c->fmask & 07777);
-	c->fs.dmask = (mode_t)(c->dmask & 07777);
-	c->fs.debug = c->fo.debug;
 	if (c->fo.debug)
 		c->fo.foreground = 1;
+	describe(c);
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 #include <fuse_lowlevel.h>
 #include <stdint.h>
 
-#include "fuse_fs.h"
+#include "sqpack/fuse.h"
 
 struct cmdline {
 	const char *prog;          /* the name it was called by */
@@ -23,7 +23,7 @@ struct cmdline {
 	char *cachesize;
 	uint64_t cache_bytes;
 	unsigned dbglevel;
-	struct fs_opts fs;
+	struct sqp_fuse_desc desc;  /* image, offset, subdir... */
 	/* What fuse_opt fills before the checks. */
 	unsigned uid, gid;
 	unsigned umask, fmask, dmask;

@@ -22,6 +22,7 @@
 #include "fuse_ahead.h"
 #include "fuse_cache.h"
 #include "fuse_pool.h"
+#include "sqpack/entry.h"
 
 /* The cache index of a directory's listing (file data uses 0..). */
 #define FS_LISTING UINT64_MAX
@@ -31,7 +32,8 @@ struct fs_opts {
 	uid_t uid;
 	gid_t gid;
 	mode_t umask, fmask, dmask;  /* bits cleared from every mode */
-	int debug;
+	sqp_warn_fn warn;            /* why a load failed; NULL: not told */
+	void *warn_user;
 };
 
 struct fs {

@@ -130,9 +130,13 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 	else
 		ret = load_chunk(fs, pi, ref, idx, *(const uint64_t *)arg,
 				 data, len);
-	if (ret != 0 && fs->o.debug)
-		fprintf(stderr, "sqpack-fuse: inode %llu: %s\n",
-			(unsigned long long)ref, sqp_image_error(pi->img));
+	if (ret != 0 && fs->o.warn != NULL) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "inode %llu: %s",
+			 (unsigned long long)ref, sqp_image_error(pi->img));
+		fs->o.warn(fs->o.warn_user, msg);
+	}
 	pool_put(&fs->pool, pi, ret);
 	if (ret == SQP_ERR_ARG && idx == FS_LISTING)
 		return -ENOTDIR;
