@@ -89,39 +89,16 @@ static unsigned prefetchers(const struct cmdline *c)
 /* Open the image as the mount will use it: 0, or the exit status. */
 static int fs_open(struct fs *fs, const struct cmdline *c, int fd)
 {
-	struct sqp_image_desc d = { .struct_size = sizeof(d), .fd = fd,
-				    .name = c->image, .offset = c->offset };
-	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
-	struct pool_img *pi;
+	struct fs_setup s = {
+		.desc = { .struct_size = sizeof(s.desc), .fd = fd,
+			  .name = c->image, .offset = c->offset },
+		.threads = threads(c), .subdir = c->subdir,
+		.cache_bytes = c->cache_bytes, .o = c->fs,
+	};
 	char msg[400];
-	int ret;
 
-	fs->o = c->fs;
-	fs->info.struct_size = sizeof(fs->info);
-	if (pool_init(&fs->pool, &d, threads(c), msg, sizeof(msg)) != 0)
+	if (fs_init(fs, &s, msg, sizeof(msg)) != 0)
 		return fail(c, "%s", msg);
-	pi = fs->pool.free;
-	fs->root = sqp_image_root(pi->img);
-	if ((ret = sqp_image_get_info(pi->img, &fs->info)) == 0 &&
-	    c->subdir != NULL &&
-	    (ret = sqp_image_lookup(pi->img, c->subdir, &fs->root)) == 0)
-		ret = sqp_image_stat(pi->img, fs->root, &ri);
-	if (ret != 0 || (c->subdir != NULL && !S_ISDIR(ri.mode))) {
-		fail(c, "%s", ret == SQP_ERR_NOT_FOUND || ret == 0 ?
-		     "subdir: no such directory" : sqp_image_error(pi->img));
-		pool_destroy(&fs->pool);
-		return 1;
-	}
-	/* SquashFS compresses by block; EROFS's clusters are decoded by a
-	 * file reader that keeps the last one, which 128 KiB chunks reuse. */
-	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
-		    fs->info.block_size : 128 * 1024;
-	if (fs->chunk < fs->info.block_size)
-		fs->chunk = fs->info.block_size;
-	if (fc_create((size_t)c->cache_bytes, fs_load, fs, &fs->cache) != 0) {
-		pool_destroy(&fs->pool);
-		return fail(c, "%s", strerror(ENOMEM));
-	}
 	return 0;
 }
 
@@ -227,7 +204,6 @@ int main(int argc, char **argv)
 	struct fs fs;
 	int fd, ret;
 
-	memset(&fs, 0, sizeof(fs));
 	if ((ret = cmdline_parse(&c, argc, argv)) != 0) {
 		cmdline_free(&c);
 		return ret < 0 ? 0 : ret;
@@ -236,8 +212,7 @@ int main(int argc, char **argv)
 		ret = fail(&c, "%s", strerror(errno));
 	} else if ((ret = fs_open(&fs, &c, fd)) == 0) {
 		ret = serve(&fs, &c);
-		fc_destroy(fs.cache);
-		pool_destroy(&fs.pool);
+		fs_fini(&fs);
 	}
 	if (fd >= 0)
 		close(fd);
