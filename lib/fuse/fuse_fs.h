@@ -2,7 +2,7 @@
 /*
  * fuse_fs.h - the state of one sqpack-fuse mount and its operations
  * (fuse_ops.c: lookup, getattr, readdir, read... on the low-level API;
- * fuse_load.c: what the cache loads).
+ * fuse_load.c: what the cache loads; fuse_fs.c: the setup).
  *
  * Node ids: FUSE names inodes by a 64-bit id the file system chooses.
  * Ours is the inode's reference in the image (its position) plus 2, the
@@ -50,6 +50,23 @@ struct fs {
 };
 
 extern const struct fuse_lowlevel_ops fs_ops;
+
+/* What a mount is set up from (fs_init). */
+struct fs_setup {
+	struct sqp_image_desc desc;  /* its fd and name outlive the fs */
+	unsigned threads;            /* images lent at once, at most */
+	const char *subdir;          /* the mount's root; NULL: the image's */
+	uint64_t cache_bytes;        /* the cache's budget */
+	struct fs_opts o;
+};
+
+/* fuse_fs.c: fs ready for fs_ops (no prefetch: fs->ahead is NULL), the
+ * image checked: 0, or a negative SQP_ERR_* with the reason in msg
+ * (starting with the image's name when it is the image's). fs_fini
+ * frees what it made. */
+int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
+	    size_t msg_size);
+void fs_fini(struct fs *fs);
 
 /* fuse_load.c: the cache's loader (file chunks and listings). */
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,42 +77,16 @@ static unsigned prefetchers(const struct sqp_fuse_desc *d, unsigned threads)
 /* The image as the mount will use it: its pool, root and cache. */
 static int open_fs(struct sqp_fuse *f, const struct sqp_fuse_desc *d)
 {
-	struct sqp_image_desc id = { .struct_size = sizeof(id), .fd = f->fd,
-				     .name = f->name, .offset = d->offset };
-	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
-	struct fs *fs = &f->fs;
-	struct pool_img *pi;
+	struct fs_setup s = {
+		.desc = { .struct_size = sizeof(s.desc), .fd = f->fd,
+			  .name = f->name, .offset = d->offset },
+		.threads = f->threads, .subdir = d->subdir,
+		.cache_bytes = f->cache_bytes, .o = f->fs.o,
+	};
 	char msg[400];
-	int ret;
+	int ret = fs_init(&f->fs, &s, msg, sizeof(msg));
 
-	fs->info.struct_size = sizeof(fs->info);
-	if ((ret = pool_init(&fs->pool, &id, f->threads, msg, sizeof(msg))))
-		return fuse_fail(f, ret, "%s", msg);
-	pi = fs->pool.free;
-	fs->root = sqp_image_root(pi->img);
-	if ((ret = sqp_image_get_info(pi->img, &fs->info)) == 0 &&
-	    d->subdir != NULL &&
-	    (ret = sqp_image_lookup(pi->img, d->subdir, &fs->root)) == 0)
-		ret = sqp_image_stat(pi->img, fs->root, &ri);
-	if (ret == 0 && d->subdir != NULL && !S_ISDIR(ri.mode))
-		ret = SQP_ERR_NOT_FOUND;
-	if (ret != 0) {
-		fuse_fail(f, ret, "%s", ret == SQP_ERR_NOT_FOUND ?
-			  "subdir: no such directory" : sqp_image_error(pi->img));
-		pool_destroy(&fs->pool);
-		return ret;
-	}
-	/* SquashFS compresses by block; EROFS's clusters are decoded by a
-	 * file reader that keeps the last one, which 128 KiB chunks reuse. */
-	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
-		    fs->info.block_size : 128 * 1024;
-	if (fs->chunk < fs->info.block_size)
-		fs->chunk = fs->info.block_size;
-	if (fc_create((size_t)f->cache_bytes, fs_load, fs, &fs->cache) != 0) {
-		pool_destroy(&fs->pool);
-		return fuse_fail(f, SQP_ERR_NOMEM, "%s", strerror(ENOMEM));
-	}
-	return 0;
+	return ret != 0 ? fuse_fail(f, ret, "%s", msg) : 0;
 }
 
 static void set_options(struct sqp_fuse *f, const struct sqp_fuse_desc *d)
@@ -241,10 +214,8 @@ SQP_API void sqp_fuse_destroy(struct sqp_fuse *f)
 			fuse_remove_signal_handlers(f->se);
 		fuse_session_destroy(f->se);
 	}
-	if (f->fs.cache != NULL) {
-		fc_destroy(f->fs.cache);
-		pool_destroy(&f->fs.pool);
-	}
+	if (f->fs.cache != NULL)
+		fs_fini(&f->fs);
 	if (f->wake[0] >= 0)
 		close(f->wake[0]);
 	if (f->wake[1] >= 0)

@@ -67,6 +67,10 @@ static int get_stat(struct fs *fs, struct sqp_image *img, uint64_t ref,
 
 	if (ret != 0)
 		return ret;
+	/* A size off_t cannot hold is a corrupt image's: EIO, not a
+	 * negative st_size (which the kernel would refuse anyway). */
+	if (i.size > (uint64_t)INT64_MAX)
+		return SQP_ERR_CORRUPT;
 	memset(st, 0, sizeof(*st));
 	st->st_ino = i.inode_number;
 	st->st_mode = i.mode & ~(fs->o.umask |

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# threads.sh - readers in parallel through one mount, small enough to
-# run under TSan: 16 readers of one block of a fresh mount at once (the
-# cache's concurrent misses, loaded once and shared), then 8 readers of
+# threads.sh - readers in parallel, small enough to run under TSan:
+# first without a kernel, 64 threads calling the read operation on one
+# block of a fresh cache at once (oneblock.c: each gets its bytes, and
+# the block is decompressed once, the other misses waiting for it);
+# then through one mount, 16 readers of one block at once, 8 readers of
 # a whole file, each from its start, with a cache of 512 KiB (entries
 # evicted while others are read). O_DIRECT keeps the kernel's page cache
 # out, so every read is the daemon's. Each reader's bytes are the
@@ -11,11 +13,15 @@
 COMMON_NEEDS_TAR2IMG=no
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fuse/fuse.sh"
-fuse_usable
 T=$SCRATCH
 mkdir -p "$T/src" "$T/m" || exit 99
 seq 1 700000 > "$T/src/f" || exit 99     # 4.6 MB, 36 blocks of 128 KiB
 run "the image" "$SQP_BIN/dir2img" -q "$T/o.sqfs" "$T/src" || finish
+dd if="$T/src/f" of="$T/block" bs=128K skip=5 count=1 2> /dev/null || exit 99
+check "64 threads read block 5 at once: their bytes, decompressed once" \
+	"$top_builddir/tests/fuse/oneblock" "$T/o.sqfs" f 5 "$T/block"
+
+fuse_usable
 "$FUSE" -f -o cachesize=512K "$T/o.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
 pid=$!
 wait_mounted $pid "$T/m" || { fail "not mounted: $(cat "$T/fg.err")"; wait_gone $pid; finish; }
@@ -43,7 +49,6 @@ same_as() {
 	done
 }
 
-dd if="$T/src/f" of="$T/block" bs=128K skip=5 count=1 2> /dev/null || exit 99
 run "16 readers of one block at once" readers 16 bs=128K skip=5 count=1 &&
 	check "16 readers of one block: each got its bytes" same_as 16 "$T/block"
 run "8 readers of the whole file at once" readers 8 bs=64K &&

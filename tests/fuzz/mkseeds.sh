@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # mkseeds.sh OUTDIR TAR2IMG - seed corpora for the fuzz harnesses, made
 # fresh: small tars (one-block records) in several dialects and
-# compressions, small images for every codec, compressed blocks.
+# compressions, small images for every codec, compressed blocks, and
+# images of both formats behind fuzz_fuse's option byte.
 set -u
 out=$1 tar2img=$2
 mkdir -p "$out/tar" "$out/image" "$out/codec" "$out/src/d"
@@ -13,7 +14,8 @@ ln -s a "$src/d/l"
 ln "$src/d/a" "$src/h"
 mkdir -p "$src/$(printf 'n%.0s' $(seq 1 60))/$(printf 'm%.0s' $(seq 1 60))"
 printf 'long\n' > "$src/$(printf 'n%.0s' $(seq 1 60))/$(printf 'm%.0s' $(seq 1 60))/f"
-command -v setfattr >/dev/null 2>&1 && setfattr -n user.seed -v 1 "$src/d/a" 2>/dev/null
+command -v setfattr >/dev/null 2>&1 && setfattr -n user.seed -v 1 "$src/d/a" 2>/dev/null &&
+	setfattr -n user.dir -v 'a longer value' "$src/d" 2>/dev/null
 dd if=/dev/zero of="$src/sp" bs=1 count=1 seek=9000 2>/dev/null
 for fmt in gnu oldgnu ustar posix v7; do
 	tar -b 1 -C "$src" --format=$fmt -cf "$out/tar/$fmt.tar" . 2>/dev/null
@@ -58,4 +60,22 @@ if command -v mkfs.erofs >/dev/null 2>&1; then
 	mkfs.erofs --quiet -zlz4hc -C16384 -Elegacy-compress \
 		"$out/erofs/lz4full.img" "$src" >/dev/null 2>&1
 fi
+# fuzz_fuse: byte 0 the mount's options (bits 0-1 the cache's budget, 2
+# -o subdir=d, 3 uid, gid and masks), then an image of either format.
+mkdir -p "$out/fuse"
+for f in squashfs erofs; do
+	"$tar2img" -q -f -b 4K -c zstd --format $f "$out/fuse/$f.img" \
+		"$out/tar/xattrs.tar" 2>/dev/null
+done
+opt=0
+for img in image/gzip image/xz image/plain fuse/squashfs fuse/erofs \
+	erofs/plain erofs/lz4 erofs/chunk erofs/extended; do
+	[ -f "$out/$img.img" ] || continue
+	for o in $opt $((opt + 5)); do
+		{ printf "\\$(printf '%03o' $((o % 16)))"; cat "$out/$img.img"; } \
+			> "$out/fuse/$(echo "$img" | tr / -)-$((o % 16)).bin"
+	done
+	opt=$((opt + 3))
+done
+rm -f "$out/fuse/"*.img
 rm -rf "$src"

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuse_fs.c - a struct fs made ready to serve, apart from any FUSE
+ * session: the pool opened on the image (which checks it), the mount's
+ * root found (subdir), the chunk size chosen and the cache created.
+ * sqp_fuse_create (fuse_object.c) mounts what this sets up; the tests
+ * and the fuzz harness drive fs_ops over it directly, without a kernel.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuse_fs.h"
+
+int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
+	    size_t msg_size)
+{
+	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
+	struct sqp_image *img;
+	int ret;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->o = s->o;
+	fs->info.struct_size = sizeof(fs->info);
+	if ((ret = pool_init(&fs->pool, &s->desc, s->threads, msg, msg_size)) != 0)
+		return ret;
+	img = fs->pool.free->img;
+	fs->root = sqp_image_root(img);
+	if ((ret = sqp_image_get_info(img, &fs->info)) == 0 &&
+	    s->subdir != NULL &&
+	    (ret = sqp_image_lookup(img, s->subdir, &fs->root)) == 0)
+		ret = sqp_image_stat(img, fs->root, &ri);
+	if (ret == 0 && s->subdir != NULL && !S_ISDIR(ri.mode))
+		ret = SQP_ERR_NOT_FOUND;
+	if (ret != 0) {
+		snprintf(msg, msg_size, "%s", ret == SQP_ERR_NOT_FOUND ?
+			 "subdir: no such directory" : sqp_image_error(img));
+		pool_destroy(&fs->pool);
+		return ret;
+	}
+	/* SquashFS compresses by block; EROFS's clusters are decoded by a
+	 * file reader that keeps the last one, which 128 KiB chunks reuse. */
+	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
+		    fs->info.block_size : 128 * 1024;
+	if (fs->chunk < fs->info.block_size)
+		fs->chunk = fs->info.block_size;
+	if (fc_create((size_t)s->cache_bytes, fs_load, fs, &fs->cache) != 0) {
+		pool_destroy(&fs->pool);
+		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
+		return SQP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+void fs_fini(struct fs *fs)
+{
+	fc_destroy(fs->cache);
+	fs->cache = NULL;
+	pool_destroy(&fs->pool);
+}
