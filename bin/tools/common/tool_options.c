@@ -397,37 +397,6 @@ static const char *long_name(int c)
 	return "?";
 }
 
-/* A shard count, 1 to SQP_SHARD_MAX: 0, or the count's end in *end. */
-static unsigned shard_number(const char *s, char **end)
-{
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	v = strtoul(s, end, 10);
-	return errno != 0 || v > SQP_SHARD_MAX ? 0 : (unsigned)v;
-}
-
-int tool_shard_set(struct tool_options *opt, int plan, const char *arg)
-{
-	unsigned i = 0, n;
-	char *end = NULL;
-
-	if (plan) {
-		n = shard_number(arg, &end);
-	} else {
-		i = shard_number(arg, &end);
-		n = i != 0 && *end == '/' ? shard_number(end + 1, &end) : 0;
-	}
-	if (n == 0 || *end != '\0' || i > n)
-		return -1;
-	opt->shard_index = plan ? 0 : i - 1;
-	opt->shard_count = n;
-	opt->shard_plan = plan;
-	return 0;
-}
-
 /* --shard I/N (1 <= I <= N) or --shard-plan N; one of them, once. */
 static int shard_option(struct tool_options *opt, int plan, const char *arg)
 {

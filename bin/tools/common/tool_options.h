@@ -101,7 +101,7 @@ int tool_options_finish(struct tool_options *opt);
 
 /* The value of --shard I/N (plan 0) or --shard-plan N (plan 1) into
  * opt, for a front end that spells the option its own way: 0, or -1
- * (nothing set) when it is not one. */
+ * (nothing set) when it is not one. In tool_shard.c. */
 int tool_shard_set(struct tool_options *opt, int plan, const char *arg);
 /* --format erofs: desc's codec from a compressor name (NULL or "none":
  * stored as it is), -X options and -b, or exit status 2 with a message
