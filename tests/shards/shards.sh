@@ -12,7 +12,7 @@
 # EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
 # two shards share their stored blocks, never decoded; a merge whose
 # tables are a small part of it compresses them at the codec's fastest
-# level. --shard-plan's
+# level (the kernel and unsquashfs read it). --shard-plan's
 # shards add up to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs
 # shard in their own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
@@ -198,6 +198,8 @@ check "tables a 400th of the shards: the merge's at gzip level 1 ($(zlib_header 
 	test "$(zlib_header "$T/tf.img")" = 7801 -a "$(zlib_header "$T/tf.one")" = 78da &&
 check "that merge: imginfo diff finds the one-pass image" "$IMGINFO" diff -q "$T/tf.one" "$T/tf.img" &&
 near "that merge" "$(used "$T/tf.img")" "$(used "$T/tf.one")"
+judge_same_tree "that merge" kernel gzip "$T/tf.img" "$T/tf"
+judge_same_tree "that merge" unsquashfs gzip "$T/tf.img" "$T/tf"
 
 # extras/parallel-shards.sh, with this machine as parallel's one host.
 if command -v parallel > /dev/null 2>&1; then
