@@ -6,6 +6,11 @@
 #
 # bench_bindir DIR: DIR, or when it is empty the build's bin/ (the
 # top_builddir make passes, else the tree this file is in).
+# bench_unwrap: when $bin holds libtool's wrapper scripts (a shared
+# build), bin becomes the programs' own directory ($bin/.libs) and the
+# library's goes first on LD_LIBRARY_PATH, as the wrapper does: the
+# wrapper costs a shell and three seds per call, about 20 ms of CPU,
+# which a run of a tenth of a second would be timed with.
 # bench_need_bins BINDIR TOOL...: exit 1 unless each TOOL is built there.
 # bench_need_cmds CMD...: exit 1 unless each CMD is installed.
 # bench_need_corpus PATH: exit 1 unless the corpus file or tree exists.
@@ -25,6 +30,15 @@ bench_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 bench_bindir() {
 	if [ -n "$1" ]; then echo "$1"; else echo "${top_builddir:-$bench_here/../..}/bin"; fi
+}
+
+bench_unwrap() {
+	if grep -qs 'temporary wrapper script' "$bin/tar2img" && [ -x "$bin/.libs/tar2img" ] &&
+	   [ -d "$bin/../.libs" ]; then
+		LD_LIBRARY_PATH=$(cd "$bin/../.libs" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		export LD_LIBRARY_PATH
+		bin=$bin/.libs
+	fi
 }
 
 bench_need_bins() {

@@ -8,7 +8,9 @@
 # a file on the same file system (the issue's bound: at most 1.5x), the
 # merge's peak RSS, the merged image's size against the one-pass image's,
 # and whether imginfo diff finds them equal. Wall and CPU (user +
-# system) seconds from /usr/bin/time.
+# system) seconds from /usr/bin/time, of the programs themselves (not
+# libtool's wrappers: bench_unwrap); on a loaded machine CPU is the
+# figure to compare.
 # Exit status: 0 when every run succeeded and the images matched, 1
 # otherwise, 2 for bad usage.
 set -u
@@ -17,6 +19,7 @@ prog=${0##*/}
 corpus=/var/tmp/sqfs-bench
 tar=big
 codec=zstd
+format=squashfs
 jobs=2
 shards=4
 bin=
@@ -29,6 +32,7 @@ usage: $prog [options]
   --corpus DIR     corpus of ../shared/bench/make-corpus.sh (default $corpus)
   --tar NAME       DIR/NAME.tar (default $tar)
   --codec NAME     block compressor (default $codec)
+  --format NAME    squashfs or erofs (default $format)
   --jobs N         -j of every run (default $jobs)
   --shards N       shards (default $shards)
   --bin DIR        the tools (default \$top_builddir/bin, or ./bin)
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--corpus) need_arg "$@"; corpus=$2; shift ;;
 	--tar) need_arg "$@"; tar=$2; shift ;;
 	--codec) need_arg "$@"; codec=$2; shift ;;
+	--format) need_arg "$@"; format=$2; shift ;;
 	--jobs) need_arg "$@"; jobs=$2; shift ;;
 	--shards) need_arg "$@"; shards=$2; shift ;;
 	--bin) need_arg "$@"; bin=$2; shift ;;
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 done
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench_lib.sh"
 bin=$(bench_bindir "$bin")
+bench_unwrap
 bench_need_bins "$bin" tar2img img2img imginfo
 input=$corpus/$tar.tar
 [ -f "$input" ] || { echo "$prog: no $input (../shared/bench/make-corpus.sh builds it)" >&2; exit 1; }
@@ -74,12 +80,12 @@ timed() {
 }
 size() { stat -c %s "$1"; }
 
-read -r one_wall one_cpu _ < <(timed one "$bin/tar2img" -q -c "$codec" -j "$jobs" "$work/one.img" "$input")
+read -r one_wall one_cpu _ < <(timed one "$bin/tar2img" -q --format "$format" -c "$codec" -j "$jobs" "$work/one.img" "$input")
 read -r plan_wall plan_cpu _ < <(timed plan "$bin/tar2img" --shard-plan "$shards" "$input")
 list=() longest=0 sum_wall=0 sum_cpu=0
 rows=
 for ((i = 1; i <= shards; i++)); do
-	read -r w c _ < <(timed "s$i" "$bin/tar2img" -q -c "$codec" -j "$jobs" --shard "$i/$shards" \
+	read -r w c _ < <(timed "s$i" "$bin/tar2img" -q --format "$format" -c "$codec" -j "$jobs" --shard "$i/$shards" \
 		"$work/s$i.img" "$input")
 	list+=("$work/s$i.img")
 	rows+="| shard $i/$shards | $w | $c | $(size "$work/s$i.img") |"$'\n'
@@ -99,7 +105,7 @@ fi
 one_size=$(size "$work/one.img") merged_size=$(size "$work/merged.img")
 
 {
-	echo "# shard-bench $(date -u +%Y-%m-%dT%H:%MZ): $tar.tar, $codec, -j $jobs, $shards shards"
+	echo "# shard-bench $(date -u +%Y-%m-%dT%H:%MZ): $tar.tar, $format, $codec, -j $jobs, $shards shards"
 	echo
 	echo "| run | wall s | cpu s | bytes |"
 	echo "|---|---|---|---|"
@@ -112,8 +118,9 @@ one_size=$(size "$work/one.img") merged_size=$(size "$work/merged.img")
 	echo "| img2img --shards (peak RSS $merge_rss KiB) | $merge_wall | $merge_cpu | $merged_size |"
 	echo
 	awk -v m="$merge_wall" -v c="$cat_wall" -v l="$longest" -v o="$one_wall" \
-		-v ms="$merged_size" -v os="$one_size" 'BEGIN {
-		printf "merge / cat: %.2fx; size merged / one pass: %.4f; ", (c > 0 ? m / c : 0), ms / os
+		-v ms="$merged_size" -v os="$one_size" -v mc="$merge_cpu" -v cc="$cat_cpu" 'BEGIN {
+		printf "merge / cat: %.2fx wall, %.2fx CPU; ", (c > 0 ? m / c : 0), (cc > 0 ? mc / cc : 0)
+		printf "size merged / one pass: %.4f; ", ms / os
 		printf "cluster wall (longest shard + merge) / one pass: %.2f\n", (l + m) / o }'
 	echo "imginfo diff finds the merge equal to the one-pass image: $same"
 } | tee "$results"

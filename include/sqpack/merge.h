@@ -14,6 +14,10 @@
  * decoded to be compared, and the fragment blocks holding equal tails
  * are packed anew, unless what they would save is within a thousandth
  * of the images' bytes: then every fragment block is copied as it is.
+ * The inode and directory tables, which must be compressed again, go at
+ * the codec's fastest level when the images' own are at most a 400th of
+ * their bytes (so the merge stays within a quarter of a percent of one
+ * pass even were they twice as large).
  */
 #ifndef SQPACK_MERGE_H
 #define SQPACK_MERGE_H
@@ -39,9 +43,9 @@ struct sqp_image;
  * mark the sizes that regular files of two or more of the images share,
  * so that sqp_writer_add_image with SQP_ADD_IMAGE_DISJOINT shares such
  * files across them as above (equal files within one image share their
- * blocks there already, and stay shared when copied). Does nothing
- * without deduplication. Before the images are added. On failure
- * sqp_writer_error() explains.
+ * blocks there already, and stay shared when copied), and choose the
+ * tables' level as above; without deduplication, only the level. Before
+ * the images are added. On failure sqp_writer_error() explains.
  */
 SQP_API int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img,
 				     size_t n);

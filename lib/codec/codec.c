@@ -18,6 +18,7 @@
 
 #include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
+#include "codec/codec_worker.h"
 
 static const char *const codec_names[SQP_CODEC_MAX + 1] = {
 	NULL, "gzip", "lzma", "lzo", "xz", "lz4", "zstd",
@@ -55,6 +56,16 @@ static const struct sqp_codec_ops *codec_ops(int id)
 	if (id < 1 || id > SQP_CODEC_MAX)
 		return NULL;
 	return codec_table[id];
+}
+
+void codec_fastest_level(struct sqp_codec_config *cfg)
+{
+	const struct sqp_codec_ops *ops = codec_ops(cfg->id);
+	const struct codec_opt *o;
+
+	for (o = ops != NULL ? ops->opts : NULL; o != NULL && o->key != NULL; o++)
+		if (o->field == CODEC_FIELD_LEVEL && cfg->level > (int)o->lo)
+			cfg->level = (int)o->lo;
 }
 
 const struct codec_dest_ops *codec_dest_of(int id)

@@ -17,6 +17,12 @@
 #include "codec/erofs_unz.h"
 #include "sqpack/codec.h"
 
+/* Lower cfg's level to the lowest its codec takes (a codec without
+ * levels, or at its lowest, keeps it): the inode and directory tables of
+ * a merge, compressed where they cost more than copying the data
+ * (lib/squashfs/sqfs_finish.c). */
+void codec_fastest_level(struct sqp_codec_config *cfg);
+
 /* One worker's state: its own codec (codecs are not thread-safe) and a
  * scratch block (compressed input, probe tables). Settings every worker
  * shares are read from the pool's ctx, which is not written while the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "codec/codec_worker.h"
 #include "sqpack/error.h"
 #include "squashfs/serialize.h"
 #include "squashfs/sqfs_format.h"
@@ -128,20 +129,28 @@ static int append_table(struct sqp_writer *w, const uint8_t *data, size_t len)
 }
 
 /* Inode and directory tables, then the lookup tables, in kernel order;
- * workers: the data path's, whose codec contexts are gone by now. */
+ * workers: the data path's, whose codec contexts are gone by now. A
+ * merge whose tables are a small part of it (tables_fast) compresses
+ * them at the codec's fastest level: it copies its data, and at a high
+ * level the tables would cost more than that (see lib/rebuild/expect.c).
+ * Readers take any level; the options block names the data's. */
 static int write_tables(struct sqp_writer *w, struct sqfs_super *sb,
 			unsigned workers)
 {
+	struct sqp_codec_config tables = w->desc.codec;
 	struct serializer s;
 	struct serializer_desc sd = {
-		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &w->desc.codec,
+		.codec = w->desc.flags & SQP_WRITE_RAW_INODES ? NULL : &tables,
 		.workers = workers, .fail_job = w->fail_meta_job,
 		.ids = &sqfs_of(w)->ids, .err = &w->err,
 		.exportable = !!(w->desc.flags & SQP_WRITE_EXPORTABLE),
 		.spill = w->spill,
 	};
-	int ret = serializer_init(&s, &sd);
+	int ret;
 
+	if (w->tables_fast)
+		codec_fastest_level(&tables);
+	ret = serializer_init(&s, &sd);
 	if (ret == 0)
 		ret = serialize_tree(&s, &w->tree);
 	if (ret != 0)

@@ -103,6 +103,9 @@ struct sqp_writer {
 		uint32_t frag_count;
 	} *expect;
 	size_t expect_count;
+	/* Set there too: the inode and directory tables go at the codec's
+	 * fastest level (codec_fastest_level). */
+	int tables_fast;
 	uint64_t entries_added;       /* for the progress callback */
 	uint64_t bytes_read;
 	uint64_t fail_meta_job;       /* test hook, see writer_test.h */

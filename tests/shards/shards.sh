@@ -10,7 +10,9 @@
 # packed anew), the kernel and unsquashfs read it as the tree; the same
 # bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
 # EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
-# two shards share their stored blocks, never decoded. --shard-plan's
+# two shards share their stored blocks, never decoded; a merge whose
+# tables are a small part of it compresses them at the codec's fastest
+# level (the kernel and unsquashfs read it). --shard-plan's
 # shards add up to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs
 # shard in their own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
@@ -172,6 +174,32 @@ check "equal files in two shards: the one-pass image, 2 blocks shared, none hash
 	sh -c "'$IMGINFO' diff -q '$T/eq.one' '$T/eq.img' && grep -q ' 2 shared;' '$T/eq.out' &&
 		grep -q ' 0 blocks and tails hashed' '$T/eq.out' &&
 		test \$('$IMGINFO' '$T/eq.1' | grep -c '^entries: *3 names') = 1"
+
+# A merge whose tables are at most a 400th of its bytes compresses them
+# at the codec's fastest level: gzip 1, where one pass takes gzip's
+# default 9, as the zlib header of the inode table's first block says
+# (its second byte: 01 at level 1, da at 9).
+mkdir -p "$T/tf/d" && head -c 600000 /dev/urandom > "$T/tf/r" || exit 99
+i=1
+while [ $i -le 60 ]; do
+	echo "$i" > "$T/tf/d/f$i" || exit 99
+	i=$((i + 1))
+done
+zlib_header() { # IMAGE: the first 2 bytes of its inode table's first block
+	zh_at=$(od -An -t u8 -j 64 -N 8 "$1" | tr -d ' ')
+	od -An -t x1 -j $((zh_at + 2)) -N 2 "$1" | tr -d ' \n'
+}
+# shellcheck disable=SC2086
+run "one pass of a tree of mostly data" "$DIR2IMG" $O "$T/tf.one" "$T/tf" &&
+run "shard 1/2 of it" "$DIR2IMG" $O --shard 1/2 "$T/tf.1" "$T/tf" &&
+run "shard 2/2 of it" "$DIR2IMG" $O --shard 2/2 "$T/tf.2" "$T/tf" &&
+run "their merge" "$IMG2IMG" -q --shards "$T/tf.img" "$T/tf.1" "$T/tf.2" &&
+check "tables a 400th of the shards: the merge's at gzip level 1 ($(zlib_header "$T/tf.img")), one pass's at 9 ($(zlib_header "$T/tf.one"))" \
+	test "$(zlib_header "$T/tf.img")" = 7801 -a "$(zlib_header "$T/tf.one")" = 78da &&
+check "that merge: imginfo diff finds the one-pass image" "$IMGINFO" diff -q "$T/tf.one" "$T/tf.img" &&
+near "that merge" "$(used "$T/tf.img")" "$(used "$T/tf.one")"
+judge_same_tree "that merge" kernel gzip "$T/tf.img" "$T/tf"
+judge_same_tree "that merge" unsquashfs gzip "$T/tf.img" "$T/tf"
 
 # extras/parallel-shards.sh, with this machine as parallel's one host.
 if command -v parallel > /dev/null 2>&1; then
