@@ -28,11 +28,20 @@
  * equal to its own. Equal stored bytes under one codec and block size
  * decode equal, so nothing is decompressed; files whose stored bytes
  * differ are simply kept apart.
+ *
+ * The workers read a base's blocks until sqp_writer_finish, long after
+ * sqp_writer_add_image has returned and its caller has closed the base:
+ * so the jobs read a descriptor and a codec setting that the writer
+ * owns (struct base_src, one per base, freed by datapipe_cleanup), not
+ * the caller's.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sqpack/error.h"
 #include "util/array.h"
@@ -48,12 +57,20 @@ struct copied {
 	uint32_t run;          /* phys of the first block copied with it */
 };
 
+/* What a base's queued jobs read: the writer's own, until cleanup. */
+struct base_src {
+	struct base_src *next;
+	int fd;                       /* a duplicate of the base's */
+	struct sqp_codec_config recode;
+};
+
 struct basecopy {
 	struct datapipe *p;    /* borrowed */
-	int fd;
+	int fd;                /* the writer's (struct base_src) */
 	uint64_t origin, end;
 	uint32_t frag_count;
-	const struct sqp_codec_config *recode; /* NULL: blocks as they are */
+	/* NULL: blocks as they are; else the writer's copy (base_src) */
+	const struct sqp_codec_config *recode;
 	uint32_t *frag_map;    /* per base fragment block: new index + 1 */
 	/* basecopy_repack_tails: the last fragment block decoded, its
 	 * stored bytes read into frag_in, and the decoder of the base's
@@ -76,21 +93,45 @@ int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
 		    struct basecopy **out)
 {
 	struct basecopy *bc = calloc(1, sizeof(*bc));
+	struct base_src *src = calloc(1, sizeof(*src));
 
 	*out = bc;
-	if (bc == NULL)
+	if (bc == NULL || src == NULL) {
+		free(src);
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
+	}
+	if ((src->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		free(src);
+		return sqp_err(p->err, SQP_ERR_IO, "the base image's descriptor: %s",
+			       strerror(errno));
+	}
+	if (recode != NULL)
+		src->recode = *recode;
+	src->next = p->bases;
+	p->bases = src;
 	bc->p = p;
-	bc->fd = fd;
+	bc->fd = src->fd;
 	bc->origin = origin;
 	bc->end = end;
 	bc->frag_count = frag_count;
-	bc->recode = recode;
+	bc->recode = recode != NULL ? &src->recode : NULL;
 	if (hchain_init(&bc->index, NULL) != 0 ||
 	    (frag_count > 0 &&
 	     (bc->frag_map = calloc(frag_count, sizeof(*bc->frag_map))) == NULL))
 		return sqp_err(p->err, SQP_ERR_NOMEM, "out of memory");
 	return 0;
+}
+
+void basecopy_sources_free(struct datapipe *p)
+{
+	struct base_src *src, *next;
+
+	for (src = p->bases; src != NULL; src = next) {
+		next = src->next;
+		close(src->fd);
+		free(src);
+	}
+	p->bases = NULL;
 }
 
 void basecopy_destroy(struct basecopy *bc)

@@ -43,13 +43,16 @@ struct basecopy;
  * at file position origin; no position is used at or past end (the
  * base's bytes_used); it has frag_count fragment blocks. recode: NULL
  * to copy blocks as they are, or the base's codec (of the writer's
- * block size; borrowed) to convert them: each block and fragment block
- * is decoded and compressed again on the workers, one for one, so tails
- * keep their places. */
+ * block size) to convert them: each block and fragment block is
+ * decoded and compressed again on the workers, one for one, so tails
+ * keep their places. fd and recode are borrowed until this returns:
+ * the pipe keeps a duplicate and a copy for its workers, which
+ * basecopy_sources_free (from datapipe_cleanup) releases. */
 int basecopy_create(struct datapipe *p, int fd, uint64_t origin, uint64_t end,
 		    uint32_t frag_count, const struct sqp_codec_config *recode,
 		    struct basecopy **out);
 void basecopy_destroy(struct basecopy *bc);
+void basecopy_sources_free(struct datapipe *p);
 
 /* From now on a tail in a fragment block that repack marks (one byte
  * per base fragment block, borrowed; NULL: every block) is not taken

@@ -20,6 +20,7 @@
 
 #include "sqpack/error.h"
 #include "util/fileio.h"
+#include "write/basecopy.h"
 #include "write/datapipe.h"
 
 static void job_written(void *user, const struct blk_job *job, uint64_t pos)
@@ -128,6 +129,7 @@ void datapipe_release(struct datapipe *p)
 void datapipe_cleanup(struct datapipe *p)
 {
 	datapipe_release(p);
+	basecopy_sources_free(p);
 	fragpack_destroy(p->pack);
 	sqp_compressor_destroy(p->codec);
 	memset(p, 0, sizeof(*p));

@@ -43,6 +43,8 @@
 #include "write/imgout.h"
 #include "write/proof.h"
 
+struct base_src;
+
 struct datapipe {
 	uint32_t block_size;
 	int fragment_mode;
@@ -59,6 +61,9 @@ struct datapipe {
 	struct dedup_store *store;
 	struct fragpack *pack;
 	struct proof_ring *ring;       /* NULL: proofs stay synchronous */
+	/* Every base image's descriptor and codec as its jobs read them
+	 * (basecopy.c): owned, freed by datapipe_cleanup. */
+	struct base_src *bases;
 };
 
 struct datapipe_desc {
