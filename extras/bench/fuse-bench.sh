@@ -20,6 +20,7 @@
 #           mounter's CPU ms (all its threads, at that moment) and of the
 #           wall ms, and the CPU as a ratio of the reference peer's
 #           (squashfuse_ll for SquashFS, erofsfuse for EROFS: "x ref").
+# --ready-only measures the ready figures alone (the others show "-").
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
 # e.g. squashfuse 0.6.2 built from its source): a mounter that is not
 # given or cannot read an image leaves "-". The kernel's row needs root.
@@ -35,6 +36,7 @@ readers=8
 random=2000
 runs=1
 ready=11
+ready_only=
 bin=
 sqll=
 sqhl=
@@ -50,6 +52,7 @@ usage: $prog [options]
   --random N            random 4 KiB reads (default $random)
   --runs N              runs per cell, the median shown (default $runs)
   --ready N             runs of the ready figures (default $ready)
+  --ready-only          the ready figures alone
   --bin DIR             the build's bin/ (default \$top_builddir/bin)
   --squashfuse-ll PATH  squashfuse_ll to compare with
   --squashfuse PATH     squashfuse (high-level) to compare with
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--random) random=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--ready) ready=$2; shift ;;
+	--ready-only) ready_only=1 ;;
 	--bin) bin=$2; shift ;;
 	--squashfuse-ll) sqll=$2; shift ;;
 	--squashfuse) sqhl=$2; shift ;;
@@ -193,7 +197,7 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 # READY is ready_of's figures, REF the reference peer's CPU ms (or "").
 row() {
 	local m=$1 img=$2 rcpu=${3% *} rwall=${3#* } ref=$4 r cold= warm= again= rnd= seq= x=-
-	for ((r = 0; r < runs; r++)); do
+	for ((r = 0; r < runs && !ready_only; r++)); do
 		dd if="$img" iflag=nocache count=0 status=none
 		mnt_up "$m" "$img" || { echo "| ${img##*/} | $m | - | - | - | - | - | - | - | - |"; status=1; return; }
 		cold+="$(secs read_all) "
@@ -204,7 +208,7 @@ row() {
 		dd if="$img" iflag=nocache count=0 status=none
 		mnt_up "$m" "$img" && seq+="$(secs read_big) " && mnt_down "$m"
 	done
-	med() { tr ' ' '\n' | sed '/^$/d' | bench_median; }
+	med() { if [ -n "$ready_only" ]; then echo -; else tr ' ' '\n' | sed '/^$/d' | bench_median; fi; }
 	[ -n "$ref" ] && [ "$rcpu" != nan ] && x=$(awk -v a="$rcpu" -v b="$ref" 'BEGIN { printf "%.2fx\n", a / b }')
 	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$seq") | $rcpu | $rwall | $x |"
 }
