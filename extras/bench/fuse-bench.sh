@@ -14,7 +14,13 @@
 #           (AppImage's case), on a fresh mount;
 #   seq     the largest file read once in order (cat), cold: one reader,
 #           where only prefetch puts the other cores to work;
-#   mount   until the mount point answers (ms).
+#   ready   from exec until a stat of the largest file is answered, the
+#           mounter in the foreground (-f, as Apptainer runs it; mount(8)
+#           for the kernel): the median over --ready runs of the
+#           mounter's CPU ms (all its threads, at that moment) and of the
+#           wall ms, and the CPU as a ratio of the reference peer's
+#           (squashfuse_ll for SquashFS, erofsfuse for EROFS: "x ref").
+# --ready-only measures the ready figures alone (the others show "-").
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
 # e.g. squashfuse 0.6.2 built from its source): a mounter that is not
 # given or cannot read an image leaves "-". The kernel's row needs root.
@@ -29,6 +35,8 @@ tree=rootfs-small
 readers=8
 random=2000
 runs=1
+ready=11
+ready_only=
 bin=
 sqll=
 sqhl=
@@ -43,6 +51,8 @@ usage: $prog [options]
   --readers N           parallel readers (default $readers)
   --random N            random 4 KiB reads (default $random)
   --runs N              runs per cell, the median shown (default $runs)
+  --ready N             runs of the ready figures (default $ready)
+  --ready-only          the ready figures alone
   --bin DIR             the build's bin/ (default \$top_builddir/bin)
   --squashfuse-ll PATH  squashfuse_ll to compare with
   --squashfuse PATH     squashfuse (high-level) to compare with
@@ -52,7 +62,7 @@ USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--readers|--random|--runs|--bin|--squashfuse-ll|--squashfuse|--erofsfuse|--scratch)
+	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--erofsfuse|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -61,6 +71,8 @@ while [ $# -gt 0 ]; do
 	--readers) readers=$2; shift ;;
 	--random) random=$2; shift ;;
 	--runs) runs=$2; shift ;;
+	--ready) ready=$2; shift ;;
+	--ready-only) ready_only=1 ;;
 	--bin) bin=$2; shift ;;
 	--squashfuse-ll) sqll=$2; shift ;;
 	--squashfuse) sqhl=$2; shift ;;
@@ -71,11 +83,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for n in "$readers" "$random" "$runs"; do
-	case $n in ''|0|*[!0-9]*) echo "$prog: --readers, --random and --runs take a number from 1" >&2; exit 2 ;; esac
+for n in "$readers" "$random" "$runs" "$ready"; do
+	case $n in ''|0|*[!0-9]*) echo "$prog: --readers, --random, --runs and --ready take a number from 1" >&2; exit 2 ;; esac
 done
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 bin=$(bench_bindir "$bin")
+# The programs, not libtool's wrappers (whose shell would be timed).
+bench_unwrap
 bench_need_bins "$bin" sqpack-fuse tar2img
 bench_need_cmds mkfs.erofs fusermount3 python3
 src=$corpus/$tree
@@ -94,10 +108,8 @@ sq_zstd=$scratch/zstd-128k.sqfs sq_xz=$scratch/xz-1m.sqfs ero=$scratch/lz4hc.ero
 [ -f "$ero" ] || mkfs.erofs --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
 big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 
-# mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m; prints the ms it took.
+# mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m, until it answers.
 mnt_up() {
-	local t0 t1
-	t0=$(date +%s%N)
 	case $1 in
 	kernel) mount -o loop,ro "$2" "$scratch/m" ;;
 	sqpack) "$bin/sqpack-fuse" "$2" "$scratch/m" ;;
@@ -105,10 +117,59 @@ mnt_up() {
 	squashfuse) "$sqhl" "$2" "$scratch/m" ;;
 	erofsfuse) "$erofsfuse" "$2" "$scratch/m" > /dev/null 2>&1 ;;
 	esac || return 1
-	# until it answers (the background mounters return before)
+	# the background mounters return before they serve
 	until [ -e "$scratch/m/$big" ]; do sleep 0.001; done
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+}
+# ready_of MOUNTER IMAGE: "CPU-ms wall-ms", medians over --ready runs of
+# exec until a stat of $big under the mount is answered. The CPU is the
+# mounter's own: its threads' run time (schedstat, in ns) while it
+# serves in the foreground, or mount(8)'s rusage for the kernel, whose
+# process does the mounting and exits. The mount is polled from this
+# one process (no fork a poll) every 0.2 ms.
+ready_of() {
+	local cmd
+	case $1 in
+	kernel) cmd=(mount -o loop,ro "$2" "$scratch/m") ;;
+	sqpack) cmd=("$bin/sqpack-fuse" -f "$2" "$scratch/m") ;;
+	squashfuse_ll) cmd=("$sqll" -f "$2" "$scratch/m") ;;
+	squashfuse) cmd=("$sqhl" -f "$2" "$scratch/m") ;;
+	erofsfuse) cmd=("$erofsfuse" -f "$2" "$scratch/m") ;;
+	esac
+	python3 - "$ready" "$scratch/m" "$big" "$1" "${cmd[@]}" <<'PY'
+import glob, os, resource, subprocess, sys, time
+runs, mnt, rel, who, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+under = os.stat(mnt).st_dev
+cpu, wall = [], []
+def children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+for _ in range(runs):
+    c0 = children()
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while os.stat(mnt).st_dev == under:
+        if p.poll() is not None and who != "kernel":
+            sys.exit(1)
+        time.sleep(0.0002)
+    os.stat(os.path.join(mnt, rel))
+    wall.append(time.perf_counter() - t0)
+    if who == "kernel":
+        p.wait()
+        cpu.append(children() - c0)
+    else:
+        ns = 0
+        for f in glob.glob("/proc/%d/task/*/schedstat" % p.pid):
+            try:
+                ns += int(open(f).read().split()[0])
+            except (OSError, ValueError):
+                pass  # a thread that ended meanwhile
+        cpu.append(ns / 1e9)
+    down = ["umount", mnt] if who == "kernel" else ["fusermount3", "-u", mnt]
+    subprocess.run(down, check=True)
+    p.wait()
+med = lambda v: sorted(v)[(len(v) - 1) // 2]
+print("%.1f %.1f" % (med(cpu) * 1e3, med(wall) * 1e3))
+PY
 }
 mnt_down() {
 	if [ "$1" = kernel ]; then umount "$scratch/m"; else fusermount3 -u "$scratch/m"; fi
@@ -132,35 +193,45 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 	t1=$(date +%s%N)
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.2f\n", d / 1e9 }'
 }
-# row MOUNTER IMAGE: one table row, medians over the runs.
+# row MOUNTER IMAGE READY REF: one table row, medians over the runs;
+# READY is ready_of's figures, REF the reference peer's CPU ms (or "").
 row() {
-	local m=$1 img=$2 r cold= warm= again= rnd= seq= ms=
-	for ((r = 0; r < runs; r++)); do
+	local m=$1 img=$2 rcpu=${3% *} rwall=${3#* } ref=$4 r cold= warm= again= rnd= seq= x=-
+	for ((r = 0; r < runs && !ready_only; r++)); do
 		dd if="$img" iflag=nocache count=0 status=none
-		ms+="$(mnt_up "$m" "$img") " || { echo "| ${img##*/} | $m | - | - | - | - | - | - |"; status=1; return; }
+		mnt_up "$m" "$img" || { echo "| ${img##*/} | $m | - | - | - | - | - | - | - | - |"; status=1; return; }
 		cold+="$(secs read_all) "
 		again+="$(secs read_all) "
 		mnt_down "$m"
-		mnt_up "$m" "$img" > /dev/null && warm+="$(secs read_all) " && mnt_down "$m"
-		mnt_up "$m" "$img" > /dev/null && rnd+="$(secs random_reads) " && mnt_down "$m"
+		mnt_up "$m" "$img" && warm+="$(secs read_all) " && mnt_down "$m"
+		mnt_up "$m" "$img" && rnd+="$(secs random_reads) " && mnt_down "$m"
 		dd if="$img" iflag=nocache count=0 status=none
-		mnt_up "$m" "$img" > /dev/null && seq+="$(secs read_big) " && mnt_down "$m"
+		mnt_up "$m" "$img" && seq+="$(secs read_big) " && mnt_down "$m"
 	done
-	med() { tr ' ' '\n' | sed '/^$/d' | bench_median; }
-	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$seq") | $(med <<<"$ms") |"
+	med() { if [ -n "$ready_only" ]; then echo -; else tr ' ' '\n' | sed '/^$/d' | bench_median; fi; }
+	[ -n "$ref" ] && [ "$rcpu" != nan ] && x=$(awk -v a="$rcpu" -v b="$ref" 'BEGIN { printf "%.2fx\n", a / b }')
+	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$seq") | $rcpu | $rwall | $x |"
 }
 
-echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds (mount: ms)"
+echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds; ready: ms, median of $ready"
 echo
-echo "| image | mounter | cold | warm | again | random | seq | mount |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| image | mounter | cold | warm | again | random | seq | ready CPU | ready wall | ready x ref |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for img in "$sq_zstd" "$sq_xz" "$ero"; do
-	mounters="sqpack"
+	mounters="sqpack" refm=
 	case $img in
-	*.sqfs) [ -n "$sqll" ] && mounters+=" squashfuse_ll"; [ -n "$sqhl" ] && mounters+=" squashfuse" ;;
-	*.erofs) [ -n "$erofsfuse" ] && mounters+=" erofsfuse" ;;
+	*.sqfs) [ -n "$sqll" ] && mounters+=" squashfuse_ll" refm=squashfuse_ll; [ -n "$sqhl" ] && mounters+=" squashfuse" ;;
+	*.erofs) [ -n "$erofsfuse" ] && mounters+=" erofsfuse" refm=erofsfuse ;;
 	esac
 	[ "$(id -u)" = 0 ] && mounters+=" kernel"
-	for m in $mounters; do row "$m" "$img"; done
+	# The ready figures first, so that each row shows its ratio.
+	declare -A rdy=()
+	for m in $mounters; do
+		rdy[$m]=$(ready_of "$m" "$img") || { rdy[$m]="nan nan"; status=1; }
+	done
+	ref=
+	[ -n "$refm" ] && [ "${rdy[$refm]% *}" != nan ] && ref=${rdy[$refm]% *}
+	for m in $mounters; do row "$m" "$img" "${rdy[$m]}" "$ref"; done
+	unset rdy
 done
 exit $status
