@@ -117,22 +117,7 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 			fail "the kernel does not mount $img.img: $(head -c 200 "$T/err")"
 		fi
 	done
-	if mount -t erofs -o loop,ro "$T/flat.img" "$T/m" 2> "$T/err"; then
-		same_tree "the kernel, the blob appended: the source" "$T/m" "$S"
-		umount "$T/m"
-	else
-		fail "the kernel does not mount the image with its blob: $(head -c 200 "$T/err")"
-	fi
-	if ! bdev=$(losetup -f --show -r "$T/c.blob" 2> "$T/err"); then
-		skipc "the blob as a device: no loop device: $(head -c 200 "$T/err")"
-	elif mount -t erofs -o "loop,ro,device=$bdev" "$T/b.img" "$T/m" 2> "$T/err"; then
-		same_tree "the kernel, the blob as -o device=: the source" "$T/m" "$S"
-		umount "$T/m"
-		losetup -d "$bdev"
-	else
-		fail "the kernel does not mount the image with device=: $(head -c 200 "$T/err")"
-		losetup -d "$bdev"
-	fi
+	erofs_device_mounts "the blob" "$T/flat.img" "$T/b.img" "$T/c.blob" "$S" "$T/m"
 fi
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	check "fsck.erofs checks the chunk-based image" fsck.erofs "$T/c.img"

@@ -74,22 +74,7 @@ rm -rf "$T/x" && run "img2dir --device TAR" "$IMG2DIR" --device "$T/layer.tar" "
 
 if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	mkdir -p "$T/m"
-	if mount -t erofs -o loop,ro "$T/layer.erofs" "$T/m" 2> "$T/err"; then
-		same_tree "the kernel, the tar appended: every file as in the tar" "$T/m" "$T/ref"
-		umount "$T/m"
-	else
-		fail "the kernel does not mount the index with its tar: $(head -c 200 "$T/err")"
-	fi
-	if ! tdev=$(losetup -f --show -r "$T/layer.tar" 2> "$T/err"); then
-		skipc "the tar as a device: no loop device: $(head -c 200 "$T/err")"
-	elif mount -t erofs -o "loop,ro,device=$tdev" "$T/i.erofs" "$T/m" 2> "$T/err"; then
-		same_tree "the kernel, the tar as -o device=: every file as in the tar" "$T/m" "$T/ref"
-		umount "$T/m"
-		losetup -d "$tdev"
-	else
-		fail "the kernel does not mount the index with device=: $(head -c 200 "$T/err")"
-		losetup -d "$tdev"
-	fi
+	erofs_device_mounts "the tar" "$T/layer.erofs" "$T/i.erofs" "$T/layer.tar" "$T/ref" "$T/m"
 	# containerd's line: a whiteout is overlayfs's 0/0 device.
 	if run "--tar=i --aufs" "$MKFS" --tar=i --aufs --quiet "$T/a.erofs" "$T/layer.tar" &&
 		cat "$T/a.erofs" "$T/layer.tar" > "$T/al.erofs" &&

@@ -238,6 +238,33 @@ same_tree() {
 		fail "$what"; head -c 2000 "$SCRATCH/treecmp.diff" | sed '$a\'
 	fi
 }
+# erofs_device_mounts WHAT FLAT IMG DEV REF MNT: the kernel mounts an
+# EROFS image with an extra device (a blob of chunks, or the tar of an
+# index) on MNT both ways: FLAT (IMG with DEV appended) alone, and IMG
+# with DEV on a loop device as -o device=; each must read equal to the
+# tree REF. The caller has asked judge_ok for the kernel's EROFS mount.
+erofs_device_mounts() {
+	edm_what=$1 edm_flat=$2 edm_img=$3 edm_dev=$4 edm_ref=$5 edm_mnt=$6
+	edm_err=$SCRATCH/edm.err
+	if mount -t erofs -o loop,ro "$edm_flat" "$edm_mnt" 2> "$edm_err"; then
+		same_tree "the kernel, $edm_what appended: equal" "$edm_mnt" "$edm_ref"
+		umount "$edm_mnt"
+	else
+		fail "the kernel does not mount the image with $edm_what appended:" \
+			"$(head -c 200 "$edm_err")"
+	fi
+	if ! edm_loop=$(losetup -f --show -r "$edm_dev" 2> "$edm_err"); then
+		skipc "$edm_what as a device: no loop device: $(head -c 200 "$edm_err")"
+		return
+	fi
+	if mount -t erofs -o "loop,ro,device=$edm_loop" "$edm_img" "$edm_mnt" 2> "$edm_err"; then
+		same_tree "the kernel, $edm_what as -o device=: equal" "$edm_mnt" "$edm_ref"
+		umount "$edm_mnt"
+	else
+		fail "the kernel does not mount the image with device=: $(head -c 200 "$edm_err")"
+	fi
+	losetup -d "$edm_loop"
+}
 # need_tool TOOL...: skip the script when a tool is missing; a judge
 # that SQPACK_REQUIRE_JUDGES names must be there (exit 1).
 need_tool() {
