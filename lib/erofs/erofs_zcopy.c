@@ -37,6 +37,7 @@
 #include "erofs/erofs_writer.h"
 #include "erofs/erofs_zip.h"
 #include "erofs/rd_erofs.h"
+#include "sqpack/codec.h"
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
 
@@ -59,7 +60,8 @@ int erofs_zcopy_fits(struct sqp_writer *w, struct sqp_image *img)
 
 	return e->dest != NULL && e->dest->erofs_alg == SQP_EROFS_LZ4 && !e->tidx &&
 	       e->chunks.bits == 0 && ero->bs == BS && ero->dev_count == 0 &&
-	       (ero->sb.feature_incompat & EROFS_IN_ZERO_PADDING) != 0;
+	       (ero->sb.feature_incompat & EROFS_IN_ZERO_PADDING) != 0 &&
+	       rd_erofs_codecs(ero) == 1u << SQP_CODEC_LZ4;
 }
 
 /* Whether extent x (not a tail) can be copied: lz4 or stored as it is,
@@ -236,6 +238,7 @@ static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 		return ret;
 	}
 	w->stats.bytes_in += ei->size;
+	w->stats.files_copied++;
 	return erofs_zip_finish(w);
 }
 
@@ -253,8 +256,13 @@ int erofs_zcopy_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	    (e->frag.on && !e->frag.packing &&
 	     (size <= e->pcluster || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS))))
 		return erofs_w_add_file(w, ino, size, xattr_size, b->src, f);
-	if (!rd_erofs_compressed(ei))
-		return erofs_w_add_flat(w, size, xattr_size, b->src, f);
+	/* The base compressed with the writer's codec and stored this one
+	 * as it is: it gained nothing, and trying again would not either. */
+	if (!rd_erofs_compressed(ei)) {
+		ret = erofs_w_add_flat(w, size, xattr_size, b->src, f);
+		w->stats.files_copied += ret == 0;
+		return ret;
+	}
 	if (!erofs_zip_fits(w, size) || (ret = plan(w, b->img, ei, xattr_size, &pl)) == 0)
 		return erofs_w_add_file(w, ino, size, xattr_size, b->src, f);
 	if (ret < 0)
