@@ -66,10 +66,10 @@ int erofs_zcopy_fits(struct sqp_writer *w, struct sqp_image *img)
 
 /* Whether extent x (not a tail) can be copied: lz4 or stored as it is,
  * whole blocks, no more than the writer's pcluster (a plain one a
- * block, as the writer's index says it). */
+ * block, as the writer's index says it) nor its most input bytes. */
 static int copyable(const struct erofs_wstate *e, const struct rd_extent *x)
 {
-	if (x->pa % BS != 0 || x->plen % BS != 0 || x->plen == 0)
+	if (x->pa % BS != 0 || x->plen % BS != 0 || x->plen == 0 || x->llen > e->max_extent)
 		return 0;
 	if (x->fmt == RD_Z_RAW)
 		return x->plen == BS;
@@ -115,6 +115,7 @@ static int plan(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 		       e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX;
 	if (pl->kind == TAIL_INLINE)
 		return (pl->tail.fmt == SQP_EROFS_LZ4 || pl->tail.fmt == RD_Z_RAW) &&
+		       pl->tail.llen <= e->max_extent &&
 		       pl->tail.plen > 0 && pl->tail.plen < BS &&
 		       pl->tail.plen <= erofs_zip_tail_room(w, (ei->size + BS - 1) / BS, xsize);
 	return 1;
