@@ -384,6 +384,8 @@ struct sqp_writer_stats {
 	uint64_t proofs_replayed;   /* files whose matching was decided again
 	                               after a read-back refuted a hash */
 	uint64_t entries_shadowed;  /* entries hidden by an upper layer */
+	uint64_t files_copied;      /* base images' files whose data was
+	                               copied as stored, not decoded */
 };
 
 /* 0, or SQP_ERR_ARG when st->size is unset (the writer is const: its

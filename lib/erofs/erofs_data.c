@@ -176,16 +176,24 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		     struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t full = size / EROFS_W_BLOCK, i;
-	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
-	int appends = full > 0 || (tail > 0 && erofs_w_tail_blocked(w, tail, xattr_size));
-	int ret;
 
 	if (e->frag.on && !e->frag.packing && size > 0 &&
 	    (size <= e->pcluster || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS)))
 		return erofs_frag_whole(w, size, src, f);
 	if (e->dest != NULL && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
+	return erofs_w_add_flat(w, size, xattr_size, src, f);
+}
+
+int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
+		     const struct sqp_data_source *src, struct fs_inode *f)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	uint64_t full = size / EROFS_W_BLOCK, i;
+	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
+	int appends = full > 0 || (tail > 0 && erofs_w_tail_blocked(w, tail, xattr_size));
+	int ret;
+
 	/* Blocks go after every cluster still being compressed. */
 	if (appends && e->dest != NULL && (ret = erofs_zip_drain(w)) != 0)
 		return ret;
@@ -307,6 +315,18 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
 	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
 }
 
+/* A base EROFS image's file (lib/rebuild): erofs_zcopy.c. */
+static int add_base(struct sqp_writer *w, const struct sqp_entry *e, struct fs_irec *ino,
+		    const struct writer_base *b, struct fs_inode *file)
+{
+	uint32_t xsize;
+
+	if (erofs_w_xattr_size(w, ino->xattr_set, &xsize) != 0)
+		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
+				   "inline area", e->path);
+	return erofs_zcopy_add(w, ino, e->size, xsize, b, file);
+}
+
 /* The build time: desc.mod_time, else the newest entry's; a compact
  * inode has it. */
 static int finish(struct sqp_writer *w)
@@ -335,4 +355,6 @@ const struct writer_format writer_erofs = {
 	.check_owners = check_owners,
 	.add_file = add_file,
 	.finish = finish,
+	.base_fits = erofs_zcopy_fits,
+	.add_base = add_base,
 };

@@ -237,6 +237,21 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		     uint32_t xattr_size, const struct sqp_data_source *src,
 		     struct fs_inode *f);
 
+/* The same file stored as it is (no codec tried): its full blocks, its
+ * tail inline or a block of its own, shared with an equal earlier
+ * file's under dedup. */
+int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
+		     const struct sqp_data_source *src, struct fs_inode *f);
+
+/* erofs_zcopy.c, a base EROFS image's files (lib/rebuild through the
+ * table's base_fits and add_base): fits says whether the writer takes
+ * img's clusters as they are; add stores one file (size bytes, xattr
+ * area of xattr_size) from b, copied where it can be, else read
+ * decoded from b->src as erofs_w_add_file reads any file. */
+int erofs_zcopy_fits(struct sqp_writer *w, struct sqp_image *img);
+int erofs_zcopy_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		    uint32_t xattr_size, const struct writer_base *b, struct fs_inode *f);
+
 /* Whether a plain file's tail of tail bytes goes in a block of its own:
  * no room beside the inode, or SQP_WRITE_EROFS_NO_INLINE. */
 int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xattr_size);

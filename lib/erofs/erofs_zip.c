@@ -79,7 +79,7 @@ static uint64_t record_bytes(uint32_t isize, uint32_t xsize, uint64_t nlc)
 	return idx + erofs_z_compact_size(nlc, (unsigned)(idx % 32));
 }
 
-static uint32_t frag_max(const struct erofs_wstate *e)
+uint32_t erofs_frag_max(const struct erofs_wstate *e)
 {
 	return e->pcluster > EROFS_FRAG_TRY ? e->pcluster : EROFS_FRAG_TRY;
 }
@@ -218,7 +218,7 @@ int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
  * run of blocks of its own (erofs_fit.c), so its tail goes where its
  * indexes end, as mkfs.erofs puts it: the kernel asks only that the
  * tail stay in one block. */
-static uint32_t tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
+uint32_t erofs_zip_tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
 {
 	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) ||
 	    (erofs_of(w)->frag.on && !erofs_of(w)->frag.packing))
@@ -453,14 +453,14 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->rec = rec;
 		j->first = off == 0;
 		j->last = off + j->len == size;
-		j->room = j->last ? tail_room(w, nlc, xattr_size) : 0;
+		j->room = j->last ? erofs_zip_tail_room(w, nlc, xattr_size) : 0;
 		j->frag = j->last && e->frag.on && !e->frag.packing &&
-			  e->frag.reserved + frag_max(e) <= UINT32_MAX;
+			  e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX;
 		/* Reserved by the most a tail may take, so the tail log stays
 		 * under 4 GiB (a tail's offset has 32 bits) whatever each
 		 * tail turns out to be; past that, files keep their ends. */
 		if (j->frag)
-			e->frag.reserved += frag_max(e);
+			e->frag.reserved += erofs_frag_max(e);
 		if ((ret = src->read(src->user, j->in, j->len)) != 0)
 			return ret;
 		w->stats.bytes_in += j->len;

@@ -71,6 +71,14 @@ struct erofs_zjob {
  * this many bytes (as mkfs.erofs decides). */
 #define EROFS_FRAG_TRY (16u * EROFS_W_BLOCK)
 
+/* What one file's fragment reserves of the tail log (erofs_zip.c): the
+ * most a tail may take, so that the log stays under 4 GiB. */
+uint32_t erofs_frag_max(const struct erofs_wstate *e);
+/* With ztailpacking, the bytes free for an inline last pcluster after
+ * the record of a file of nlc logical clusters and xsize bytes of
+ * xattrs (0: none, or fragments take tails instead). */
+uint32_t erofs_zip_tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize);
+
 /* A compressing thread's codec, and a pcluster of room where a cut
  * keeps one result while it tries another: compressing it again would
  * cost the codec's whole run once more (lzma's tail-packing retries

@@ -16,8 +16,14 @@
  * decode each block with the base's codec and compress it with the new
  * one, in parallel; fragment blocks keep their tails where they were.
  *
+ * By the writer's back end (when the base's format is the writer's and
+ * the back end's base_fits takes the base: EROFS's, for lz4): the
+ * image and the inode go to its add_base, which copies the file's
+ * clusters as they are stored and decodes what it cannot copy through
+ * the data source below; the core never learns which format it was.
+ *
  * Decompressed and compressed again as a stream (another block size; an
- * EROFS base, or an EROFS image to write, whose clusters are not
+ * EROFS base the back end does not take, whose clusters are not
  * SquashFS blocks; a tail the writer's fragment mode keeps out of
  * fragments): the file is read through the reader (sqp_file_pread) and
  * given to sqp_writer_add as a data source, so the writer cuts,
@@ -90,6 +96,11 @@ int rebuild_init(struct rebuild *rb)
 	struct sqp_image *img = rb->img;
 	const struct sqp_codec_config *recode = NULL;
 
+	if (d->format == img->fmt->format && rb->w->fmt->base_fits != NULL &&
+	    rb->w->fmt->base_fits(rb->w, img)) {
+		rb->by_backend = 1;
+		return 0;
+	}
 	/* Stored blocks are copied or recoded only into an image of the
 	 * base's format, and only where its back end describes them. */
 	if (img->fmt->stored == NULL || d->format != img->fmt->format ||
@@ -143,12 +154,18 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 	if (n == NULL || !S_ISREG(e->mode))
 		return sqp_writer_add(rb->w, e, NULL);
 	seen = writer_size_seen(rb->w, e->size);
+	if (rb->by_backend && (!seen || rb->disjoint)) {
+		b = (struct writer_base){ .img = rb->img, .ino = n->ino, .src = &src };
+		ret = writer_add_base(rb->w, e, &b);
+		sqp_file_close(s.f);
+		return ret;
+	}
 	if (rb->copy != NULL && (!seen || rb->disjoint)) {
 		if ((ret = describe(rb, n, &f)) != 0)
 			return ret;
 		f.by_bytes = seen;
 		if (basecopy_fits(&rb->w->pipe, &f)) {
-			b = (struct writer_base){ rb->copy, &f };
+			b = (struct writer_base){ .copy = rb->copy, .file = &f };
 			return writer_add_base(rb->w, e, &b);
 		}
 	}

@@ -21,6 +21,9 @@ struct rebuild {
 	size_t path_cap;
 	/* Copying stored blocks (data.c): NULL when the data is decoded. */
 	struct basecopy *copy;
+	/* Or the writer's back end copies what it can of each file
+	 * (writer_format.base_fits said so). */
+	int by_backend;
 	struct rd_stored st;     /* the current file as the base stores it */
 };
 

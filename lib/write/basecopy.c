@@ -533,6 +533,7 @@ int datapipe_add_base(struct datapipe *p, struct basecopy *bc,
 		return ret;
 	if (first != PHYS_NONE && f->frag_index == WR_NO_FRAGMENT)
 		p->stats->files_deduped++;
+	p->stats->files_copied += bc->recode == NULL;
 	p->stats->bytes_in += f->size;
 	return 0;
 }

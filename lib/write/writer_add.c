@@ -168,7 +168,8 @@ static int add_file_data(struct sqp_writer *w, const struct sqp_entry *e,
 	return ret != 0 ? w->err.code : 0;
 }
 
-/* A base image's file: its stored blocks as they are (basecopy.h). */
+/* A base image's file: its stored blocks as they are (basecopy.h, or
+ * the back end's add_base). */
 static int add_base_data(struct sqp_writer *w, const struct sqp_entry *e,
 			 struct fs_irec *ino, const struct writer_base *b)
 {
@@ -176,7 +177,8 @@ static int add_base_data(struct sqp_writer *w, const struct sqp_entry *e,
 	int ret;
 
 	memset(&file, 0, sizeof(file));
-	ret = datapipe_add_base(&w->pipe, b->copy, &file, b->file);
+	ret = b->copy != NULL ? datapipe_add_base(&w->pipe, b->copy, &file, b->file) :
+	      w->fmt->add_base(w, e, ino, b, &file);
 	if (fstree_file_set(&w->tree, ino, &file) != 0 && ret == 0)
 		ret = w->err.code;
 	if (ret == SQP_ERR_CORRUPT && w->err.code == 0)

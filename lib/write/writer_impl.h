@@ -24,6 +24,8 @@
 
 struct sqp_writer;
 struct writer_test_hooks;
+struct writer_base;
+struct sqp_image;
 
 /*
  * A format's back end, chosen once from desc.format (lib/formats:
@@ -53,6 +55,15 @@ struct writer_format {
 			struct fs_inode *file);
 	/* Everything after the last entry (the spec's entries are in). */
 	int (*finish)(struct sqp_writer *w);
+	/* Optional, for lib/rebuild: whether a base image of this format
+	 * (img) has data this writer takes as it is stored (codec, cluster
+	 * size, layout agree); then each of its regular files comes as a
+	 * writer_base without a copy, which add_base stores into *file,
+	 * copying what it can and decoding b->src where it cannot. */
+	int (*base_fits)(struct sqp_writer *w, struct sqp_image *img);
+	int (*add_base)(struct sqp_writer *w, const struct sqp_entry *e,
+			struct fs_irec *ino, const struct writer_base *b,
+			struct fs_inode *file);
 };
 
 /* The back end for an image format (desc.format, known or not: the core
@@ -218,12 +229,20 @@ void writer_ovl_free(struct sqp_writer *w);
 int writer_links_check(struct sqp_writer *w, const char *whiteout);
 void writer_links_free(struct sqp_writer *w);
 
-/* A regular file of a base image, as it is stored there (basecopy.h). */
+/* A regular file of a base image, as it is stored there: a SquashFS
+ * block list for basecopy (basecopy.h), or with copy NULL the image and
+ * its inode for the back end's add_base, and its bytes decoded (src)
+ * for what that cannot copy. */
 struct basecopy;
 struct base_file;
+struct sqp_image;
+struct rd_inode;
 struct writer_base {
 	struct basecopy *copy;
 	const struct base_file *file;
+	struct sqp_image *img;
+	const struct rd_inode *ino;
+	const struct sqp_data_source *src;
 };
 
 /* sqp_writer_add for a base image's regular file e (lib/rebuild): the

@@ -9,7 +9,9 @@
 # used within 0.5% of that image's (repeated files stored once, tails
 # packed anew), the kernel and unsquashfs read it as the tree; the same
 # bytes for -j 1; a tar's shards (read twice: a pipe is refused) and
-# EROFS shards (fsck.erofs and the kernel judge) too. Equal files in
+# EROFS shards (fsck.erofs and the kernel judge) too, their files
+# copied as stored (the summary counts them; the same bytes for -j 1),
+# and with fragments, packed anew. Equal files in
 # two shards share their stored blocks, never decoded; a merge whose
 # tables are a small part of it compresses them at the codec's fastest
 # level (the kernel and unsquashfs read it). --shard-plan's
@@ -20,6 +22,7 @@
 # of place; a shard of another codec or block size is converted.
 # extras/parallel-shards.sh (which passes --plan) on this machine alone.
 . "$top_srcdir/tests/lib/common.sh"
+MERGE_OPTS=
 DIR2IMG=${DIR2IMG:-$SQP_BIN/dir2img}
 IMG2IMG=${IMG2IMG:-$SQP_BIN/img2img}
 IMGINFO=${IMGINFO:-$SQP_BIN/imginfo}
@@ -54,7 +57,8 @@ near() {
 		test $(($2 * 1000)) -le $(($3 * 1005)) -a $(($2 * 1000)) -ge $(($3 * 995))
 }
 # shards KIND N IMAGE OPTIONS... -- INPUT: shards 1..N of INPUT by KIND
-# (dir2img or tar2img) into $T/KIND.N.I, merged into IMAGE.
+# (dir2img or tar2img) into $T/KIND.N.I, merged into IMAGE (img2img
+# given $MERGE_OPTS too).
 shards() {
 	sh_kind=$1 sh_n=$2 sh_out=$3; shift 3
 	sh_list= sh_i=1
@@ -65,7 +69,7 @@ shards() {
 		sh_i=$((sh_i + 1))
 	done
 	# shellcheck disable=SC2086
-	run "img2img --shards of $sh_n $sh_kind shards" "$IMG2IMG" -q --shards "$sh_out" $sh_list
+	run "img2img --shards of $sh_n $sh_kind shards" "$IMG2IMG" -q $MERGE_OPTS --shards "$sh_out" $sh_list
 }
 
 # shellcheck disable=SC2086
@@ -143,15 +147,45 @@ check "tar2img --shard from a pipe: exit 1 (got $rc), no OUTPUT: $(cat "$T/pipe.
 	sh -c "test $rc = 1 && grep -q 'not a pipe' '$T/pipe.err' && test ! -e '$T/pipe.img'"
 
 # EROFS: shards and their merge, judged by fsck.erofs and the kernel.
+# Merged with the layout options the shards share (inline tails, 16K
+# pclusters), every file of a shard that lz4 compressed is copied as
+# stored, not decoded (a shard of incompressible files alone says no
+# codec, as an uncompressed image does: its files are tried again).
 IN=$S
-run "EROFS: the one-pass image" "$DIR2IMG" -q --format erofs -c lz4 "$T/one.erofs" "$S" &&
-shards dir2img.erofs 3 "$T/m3.erofs" "$DIR2IMG" -q --format erofs -c lz4 &&
+EO="--format erofs -c lz4 --ztailpacking --pcluster-size 16K" MERGE_OPTS=$EO
+lz4_files() { # SHARD...: the files of those that lz4 compressed
+	for lf; do
+		"$IMGINFO" "$lf" | awk '/^codec: *lz4$/ { z = 1 }
+			/^  directories/ { f = $4 + 0 } END { print z ? f : 0 }'
+	done | awk '{ n += $1 } END { print n }'
+}
+# shellcheck disable=SC2086
+run "EROFS: the one-pass image" "$DIR2IMG" -q $EO "$T/one.erofs" "$S" &&
+shards dir2img.erofs 3 "$T/m3.erofs" "$DIR2IMG" -q $EO &&
+run "EROFS, 3 shards: merged again with -j 1" "$IMG2IMG" -j 1 $EO --shards \
+	"$T/m3j1.erofs" "$T/dir2img.erofs.3.1" "$T/dir2img.erofs.3.2" "$T/dir2img.erofs.3.3" \
+	> "$T/m3.stats" &&
 check "EROFS, 3 shards: imginfo diff finds the one-pass image" \
 	"$IMGINFO" diff -q "$T/one.erofs" "$T/m3.erofs" &&
-near "EROFS, 3 shards" "$(used "$T/m3.erofs")" "$(used "$T/one.erofs")"
+near "EROFS, 3 shards" "$(used "$T/m3.erofs")" "$(used "$T/one.erofs")" &&
+copied=$(lz4_files "$T/dir2img.erofs.3.1" "$T/dir2img.erofs.3.2" "$T/dir2img.erofs.3.3")
+check "EROFS, 3 shards: the $copied files of lz4 shards copied as stored ($(grep -o '[0-9]* copied as stored' "$T/m3.stats"))" \
+	sh -c "test $copied -gt 0 && grep -q ' $copied copied as stored' '$T/m3.stats'" &&
+check "EROFS, 3 shards: the same bytes for -j 1" cmp -s "$T/m3.erofs" "$T/m3j1.erofs"
 # fsck.erofs 1.5 extracts neither hard links nor xattrs; the kernel does
 judge_same_tree "EROFS, 3 shards" fsck.erofs erofs "$T/m3.erofs" "$S" --no-xattrs --no-hardlinks
 judge_same_tree "EROFS, 3 shards" kernel erofs "$T/m3.erofs" "$S"
+# Fragments (their tails decoded and packed anew) and dedup of files
+# equal across shards; fsck.erofs 1.5 knows no fragments: the kernel.
+EO="--format erofs -c lz4 --erofs-fragments --erofs-dedupe" MERGE_OPTS=$EO
+# shellcheck disable=SC2086
+run "EROFS, fragments: the one-pass image" "$DIR2IMG" -q $EO "$T/onef.erofs" "$S" &&
+shards dir2img.erofsf 2 "$T/m2f.erofs" "$DIR2IMG" -q $EO &&
+check "EROFS, fragments, 2 shards: imginfo diff finds the one-pass image" \
+	"$IMGINFO" diff -q "$T/onef.erofs" "$T/m2f.erofs" &&
+near "EROFS, fragments, 2 shards" "$(used "$T/m2f.erofs")" "$(used "$T/onef.erofs")"
+judge_same_tree "EROFS, fragments, 2 shards" kernel erofs "$T/m2f.erofs" "$S"
+MERGE_OPTS=
 
 # Another codec and block size: converted to the first shard's.
 # shellcheck disable=SC2086

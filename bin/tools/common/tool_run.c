@@ -230,7 +230,8 @@ static void print_summary(const struct tool_run *r, const char *what)
 		printf("%llu fragment blocks, %llu tails shared; ",
 		       (unsigned long long)st.fragment_blocks,
 		       (unsigned long long)st.tails_deduped);
-	printf("%llu whole files shared\n", (unsigned long long)st.files_deduped);
+	printf("%llu whole files shared, %llu copied as stored\n",
+	       (unsigned long long)st.files_deduped, (unsigned long long)st.files_copied);
 	printf("  dedup: %llu blocks and tails hashed, %llu hash matches refuted, "
 	       "%llu runs continued from another copy; %llu read-backs on workers, "
 	       "%llu files replayed\n",
