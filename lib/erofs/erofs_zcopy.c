@@ -126,19 +126,12 @@ static int plan(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 static int begin(struct sqp_writer *w, uint64_t size, uint64_t key, struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t nlc = (size + BS - 1) / BS;
-	uint32_t rec;
 	int ret;
 
-	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + ZREC_INDEXES, &rec)) != 0)
-		return writer_fail(w, ret, "out of memory");
-	memset(chunkarr_at(&e->zidx, rec), 0, 2 * EROFS_Z_INDEX_SIZE);
-	f->u.file.size = size;
-	f->u.file.blocks_start = 0;
-	f->u.file.ero_rec = rec;
-	f->u.file.ero_zip = EROFS_W_ZIP;
-	e->cur.rec = rec;
-	e->cur.nlc = nlc;
+	if ((ret = erofs_zip_record(w, size, f)) != 0)
+		return ret;
+	e->cur.rec = f->u.file.ero_rec;
+	e->cur.nlc = (size + BS - 1) / BS;
 	e->cur.blocks = 0;
 	e->cur.raw = 0;
 	e->cur.start = w->out.pos / BS;

@@ -424,14 +424,11 @@ static int next_job(struct sqp_writer *w, uint64_t size, uint32_t len, struct er
 	return 0;
 }
 
-int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
-		  uint32_t xattr_size, const struct sqp_data_source *src,
-		  struct fs_inode *f)
+int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t nlc = (size + BS - 1) / BS, off;
-	struct erofs_zjob *j;
-	uint32_t rec, len;
+	uint64_t nlc = (size + BS - 1) / BS;
+	uint32_t rec;
 	int ret;
 
 	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + ZREC_INDEXES, &rec)) != 0)
@@ -441,6 +438,21 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	f->u.file.blocks_start = 0;
 	f->u.file.ero_rec = rec;
 	f->u.file.ero_zip = EROFS_W_ZIP;
+	return 0;
+}
+
+int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		  uint32_t xattr_size, const struct sqp_data_source *src,
+		  struct fs_inode *f)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	uint64_t nlc = (size + BS - 1) / BS, off;
+	struct erofs_zjob *j;
+	uint32_t len;
+	int ret;
+
+	if ((ret = erofs_zip_record(w, size, f)) != 0)
+		return ret;
 	for (off = 0; off < size; off += len) {
 		len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
 		if ((ret = next_job(w, size, len, &j)) != 0)
@@ -450,7 +462,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->off = off;
 		j->len = len;
 		j->xsize = xattr_size;
-		j->rec = rec;
+		j->rec = f->u.file.ero_rec;
 		j->first = off == 0;
 		j->last = off + j->len == size;
 		j->room = j->last ? erofs_zip_tail_room(w, nlc, xattr_size) : 0;

@@ -106,6 +106,11 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		  struct erofs_zjob *j, uint32_t pos, uint32_t until, uint8_t *blk,
 		  struct erofs_pcl *p);
 
+/* erofs_zip.c: a compressed file of size bytes begun in f: its index
+ * record allocated (its two head words zeroed) and named in f. 0 or an
+ * error, latched. */
+int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f);
+
 /* erofs_zidx.c, for the current file (e->cur). put: store cluster p
  * that starts at byte at of the file: its index, then its blocks from
  * blk (with dedup, named where an equal earlier file has them instead).
