@@ -267,10 +267,8 @@ void erofs_chunk_encode(const struct sqp_writer *w, uint32_t rec, uint8_t *out)
 			sqp_put32(out + 4 * k, blk);
 			continue;
 		}
-		/* advise 0; the blob's device 1 (the image's 0), a hole's 0 */
-		sqp_put16(out + 8 * k, 0);
-		sqp_put16(out + 8 * k + 2, blk == EROFS_NULL_ADDR ? 0 : dev);
-		sqp_put32(out + 8 * k + 4, blk);
+		/* the blob's device 1, the image's 0 */
+		erofs_chunk_index_encode(dev, blk, out + 8 * k);
 	}
 }
 

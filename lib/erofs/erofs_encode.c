@@ -176,6 +176,13 @@ void erofs_z_head_encode(enum erofs_lcluster_type type, uint16_t clusterofs,
 	sqp_put32(raw + 4, blkaddr);
 }
 
+void erofs_chunk_index_encode(uint16_t device, uint32_t blkaddr, uint8_t *raw)
+{
+	sqp_put16(raw, 0);
+	sqp_put16(raw + 2, blkaddr == EROFS_NULL_ADDR ? 0 : device);
+	sqp_put32(raw + 4, blkaddr);
+}
+
 void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw)
 {
 	sqp_put16(raw, EROFS_LC_NONHEAD);

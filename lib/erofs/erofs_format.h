@@ -44,6 +44,11 @@ enum erofs_layout {
 /* Chunk-based inodes: i_u's low 16 bits. */
 #define EROFS_CHUNK_BLKBITS_MASK 0x1Fu
 #define EROFS_CHUNK_INDEXES      0x20u
+/* One 8-byte chunk index (EROFS_CHUNK_INDEXES): advise 0, the device
+ * (0 the image, 1.. its extra devices) and the chunk's first block; a
+ * hole's chunk is device 0 at EROFS_NULL_ADDR, whatever device was
+ * given, as mkfs.erofs writes one. */
+void erofs_chunk_index_encode(uint16_t device, uint32_t blkaddr, uint8_t *raw);
 
 struct erofs_super {
 	uint32_t magic;

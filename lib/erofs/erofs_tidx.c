@@ -184,27 +184,18 @@ void erofs_tidx_encode(const struct sqp_writer *w, const struct fs_inode *f, uin
 			sqp_put32(out, EROFS_NULL_ADDR);
 		return;
 	}
-	/* the block's high bits 0, device 1, the chunk's first block in
-	 * the tar; a hole's chunk: device 0 and the null address, as
-	 * mkfs.erofs writes one */
-	for (k = 0; k < n; k++, out += 8) {
-		uint32_t blk = f->u.file.block_sizes != NULL ? f->u.file.block_sizes[k] :
-			       (uint32_t)(f->u.file.blocks_start + (k << bits));
-
-		sqp_put16(out, 0);
-		sqp_put16(out + 2, blk == EROFS_NULL_ADDR ? 0 : 1);
-		sqp_put32(out + 4, blk);
-	}
+	/* device 1 (the tar), the chunk's first block in the tar */
+	for (k = 0; k < n; k++, out += 8)
+		erofs_chunk_index_encode(1, f->u.file.block_sizes != NULL ?
+					 f->u.file.block_sizes[k] :
+					 (uint32_t)(f->u.file.blocks_start + (k << bits)), out);
 }
 
 void erofs_tidx_super(const struct sqp_writer *w, struct erofs_super *sb)
 {
 	sb->feature_incompat |= EROFS_IN_CHUNKED_FILE;
-	if (erofs_of(w)->tidx != EROFS_TIDX_INDEX)
-		return;
-	sb->blkszbits = TAR_BITS;
-	sb->feature_incompat |= EROFS_IN_DEVICE_TABLE;
-	sb->extra_devices = 1;
+	if (erofs_of(w)->tidx == EROFS_TIDX_INDEX)
+		sb->blkszbits = TAR_BITS;
 }
 
 uint64_t erofs_tidx_blocks(const struct sqp_writer *w)

@@ -188,7 +188,8 @@ static inline uint32_t erofs_head_blk(const struct sqp_writer *w)
  * each, block_count of them); erofs_tidx_chunks gives a file's chunk
  * format (i_u) and returns its chunk count; erofs_tidx_encode writes
  * the map.
- * erofs_tidx_super sets the superblock's fields for the device table;
+ * erofs_tidx_super sets the superblock's chunk bit and block size (the
+ * device table's fields: erofs_head.c, as for a blob);
  * erofs_tidx_blocks is the tar's size in blocks, the device's (its
  * slot at EROFS_TIDX_SLOT_AT, erofs_head.c, as a blob's). */
 #define EROFS_TIDX_INDEX 1      /* SQP_WRITE_EROFS_TAR_INDEX */
