@@ -73,6 +73,15 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 ReturnToService=2
+# sbatch --wait polls every 2 s only while MinJobAge/2 is not above 2;
+# past it, its sleeps grow to 8 s (ten seconds a wait). Five seconds is
+# the age that keeps 2 s: the merge's record outlives sbatch's last poll
+# and the script's scontrol after it, and the first purge of old jobs
+# comes a minute after slurmctld starts, past the end of this test.
+MinJobAge=5
+# Jobs whose dependency or turn came are started at once, not up to 3 s
+# later (the merge waits on the array, and the third task on a core).
+SchedulerParameters=batch_sched_delay=0
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
