@@ -4,7 +4,7 @@
 # peers', and shows the tree they were made of: the edge-case tree
 # (tests/tar2img/mktar.py: every entry type, holes, hard links across
 # directories, xattrs of three namespaces with binary values, 60 levels,
-# a 3000-entry directory, odd modes, owners and times), packed by
+# a 1200-entry directory, odd modes, owners and times), packed by
 # tar2img as SquashFS (zstd) and EROFS (lz4), by mksquashfs (gzip) and
 # by mkfs.erofs (lz4hc; of tests/erofs/mktree.sh's tree, since 1.5 cannot
 # pack the edge-case one). treecmp compares contents, modes, owners,
