@@ -123,14 +123,15 @@ refused() {
 		pass "refused: $(head -1 "$T/out")" ||
 		fail "$*: expected exit 2, '$what' and no image: exit $rc: $(head -c 200 "$T/out")"
 }
-refused "two algorithms" -zlz4hc:lzma -U $U
+refused "more than two algorithms" -zlz4hc:lzma:zstd -U $U
+refused "none is no compressor" -zlz4hc:none -U $U
 refused "the level is 0..9" -zlzma,110
 refused "extended option not done yet" -Elegacy-compress
 refused "extended option not done yet" -Eztailpacking,fragdedupe=bogus
 refused "the level is 0..9" -zlzma,level=6,dictsize=65536
 refused "the packed inode" -zlz4 -Efragments=65536
 refused "a multiple of 4K up to 1M" -zlz4 -C65537
-refused "not done yet" --compress-hints=foo
+refused "needs a compressor" --compress-hints=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
 refused "need -E48bit" -zlz4 --max-extent-bytes=-8192
