@@ -262,8 +262,8 @@ struct sqp_writer_desc {
 	 * (a multiple of 4096 up to 1 MiB; 0: stored as it is) with codec
 	 * INDEX (0, the default, or 1: erofs_codec2). The first line that
 	 * matches wins; a file no line matches gets codec and
-	 * erofs_pcluster_size. Empty lines and lines that begin with '#'
-	 * are skipped. A bad line fails create (SQP_ERR_ARG, its number in
+	 * erofs_pcluster_size. Lines empty or of blanks and lines that
+	 * begin with '#' are skipped; blanks before PCLUSTER are too. A bad line fails create (SQP_ERR_ARG, its number in
 	 * the message). The image's largest pcluster is the largest of
 	 * them all. */
 	const char *erofs_hints;

@@ -119,10 +119,10 @@ struct erofs_chunks {
 	struct chunkarr maps;    /* each file's map, 4-byte records */
 };
 
-/* The codecs a writer may take (desc.codec, desc.erofs_codec2). */
+/* The codecs a writer may take: the descriptor's codec and its second. */
 #define EROFS_W_CODECS 2u
 
-/* A file's compression (erofs_hints.c): the codec's index and the
+/* A file's compression (erofs_zhint.c): the codec's index and the
  * most bytes of its pclusters (0: stored as it is). */
 struct erofs_zsel {
 	unsigned zc;
@@ -145,7 +145,7 @@ struct erofs_wstate {
 	const struct codec_dest_ops *zdest[EROFS_W_CODECS];
 	struct sqp_codec_config zcfg[EROFS_W_CODECS];
 	unsigned ncodec;
-	struct erofs_hint *hints;  /* erofs_hints.c */
+	struct erofs_hint *hints;  /* erofs_zhint.c */
 	size_t nhints;
 	struct erofs_zsel sel;     /* the file being added */
 	uint32_t pcl_def;          /* a file's pcluster without a hint */
@@ -284,7 +284,7 @@ int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xat
 int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f);
 
-/* erofs_hints.c: load reads desc.erofs_hints's rules (e->pcluster
+/* erofs_zhint.c: load reads the descriptor's hints (e->pcluster
  * grows to their largest); pick sets e->sel for the file at path
  * (NULL: the defaults, as for the packed inode). */
 int erofs_hints_load(struct sqp_writer *w, const char *text);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_hints.c - per-file compression settings for EROFS (mkfs.erofs
+ * erofs_zhint.c - per-file compression settings for EROFS (mkfs.erofs
  * --compress-hints): the hints text read into rules, and the rule a
  * file's path picks.
  *
@@ -120,18 +120,24 @@ int erofs_hints_load(struct sqp_writer *w, const char *text)
 
 	while (*s != '\0') {
 		struct erofs_hint *h;
+		size_t lead = 0;
 
 		nl = strchr(s, '\n');
 		len = nl != NULL ? (size_t)(nl - s) : strlen(s);
 		line++;
-		if (len > 0 && *s != '#' && !(len == 1 && *s == '\r')) {
+		/* Blanks before the size, as strtok skips them; a line of
+		 * blanks is an empty one. */
+		while (lead < len && is_blank(s[lead]))
+			lead++;
+		if (lead < len && s[0] != '#') {
 			if (e->nhints == cap) {
 				cap = cap ? 2 * cap : 8;
 				if ((h = realloc(e->hints, cap * sizeof(*h))) == NULL)
 					return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 				e->hints = h;
 			}
-			if (parse_line(e, s, len, &e->hints[e->nhints], why, sizeof(why)) != 0)
+			if (parse_line(e, s + lead, len - lead, &e->hints[e->nhints], why,
+				       sizeof(why)) != 0)
 				return writer_fail(w, SQP_ERR_ARG, "EROFS: compress hints line "
 						   "%u: %s", line, why);
 			if (e->hints[e->nhints].pcluster > e->pcluster)
