@@ -53,7 +53,7 @@ _sqpack_value_kind()
 {
 	local help=$1 opt=$2 meta
 	case $opt in
-	-c | --compressor | -comp) echo codec; return ;;
+	-c | --compressor | -comp | --hint-compressor) echo codec; return ;;
 	-ef | -sort | -pf | -exclude-list | -extract-file | -exclude-file | -e) echo file; return ;;
 	-d | -dest) echo dir; return ;;
 	-b | -processors | -p | -o | -offset | -mem | -root-mode | -root-uid | -root-gid | \

@@ -247,6 +247,26 @@ struct sqp_writer_desc {
 	/* EROFS with SQP_WRITE_EROFS_BLOB: the blob file, opened read-write
 	 * (the writer reads back what it wrote), empty. Borrowed. */
 	int erofs_blob_fd;
+	/* EROFS with a codec (mkfs.erofs -zX:Y): a second codec, id 0 for
+	 * none, that erofs_hints may name for some files (algorithm index
+	 * 1; codec is index 0). It must compress to a fixed size
+	 * (SQP_CODEC_FOR_EROFS); its block_size is taken as codec's. Each
+	 * file is compressed with one codec, whose algorithm its map
+	 * header names; the superblock lists both. Copied. */
+	struct sqp_codec_config erofs_codec2;
+	/* EROFS with a codec (mkfs.erofs --compress-hints): NULL, or the
+	 * text of a hints file, borrowed until create returns. Each line
+	 * is "PCLUSTER [INDEX] REGEX": a regular file whose path (as added,
+	 * no leading '/') matches the POSIX extended REGEX (the rest of
+	 * the line) is compressed in pclusters of at most PCLUSTER bytes
+	 * (a multiple of 4096 up to 1 MiB; 0: stored as it is) with codec
+	 * INDEX (0, the default, or 1: erofs_codec2). The first line that
+	 * matches wins; a file no line matches gets codec and
+	 * erofs_pcluster_size. Lines empty or of blanks and lines that
+	 * begin with '#' are skipped; blanks before PCLUSTER are too. A bad line fails create (SQP_ERR_ARG, its number in
+	 * the message). The image's largest pcluster is the largest of
+	 * them all. */
+	const char *erofs_hints;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

@@ -74,6 +74,9 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if ((d->flags & SQP_WRITE_EROFS_BLOB) && d->verity != NULL)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: dm-verity covers the image "
 			       "alone, not its blob device: not with a blob");
+	if ((d->erofs_codec2.id != 0 || d->erofs_hints != NULL) && d->codec.id == 0)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: a second codec and compress "
+			       "hints need a codec");
 	if (d->volume_label != NULL && strlen(d->volume_label) > 16)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: volume label '%s' is longer "
 			       "than 16 bytes", d->volume_label);
@@ -177,10 +180,11 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 {
 	struct erofs_wstate *e = erofs_of(w);
 
-	if (e->frag.on && !e->frag.packing && size > 0 &&
-	    (size <= e->pcluster || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS)))
+	/* e->sel.cap 0: a hint asks this file stored as it is. */
+	if (e->frag.on && !e->frag.packing && size > 0 && e->sel.cap != 0 &&
+	    (size <= e->sel.cap || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS)))
 		return erofs_frag_whole(w, size, src, f);
-	if (e->dest != NULL && erofs_zip_fits(w, size))
+	if (e->dest != NULL && e->sel.cap != 0 && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
 	return erofs_w_add_flat(w, size, xattr_size, src, f);
 }
@@ -312,6 +316,8 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
 		return erofs_tidx_add(w, e, file);
 	if (erofs_of(w)->chunks.bits && e->size > 0)
 		return erofs_chunk_add(w, e->size, data, file);
+	if (erofs_of(w)->nhints > 0)
+		erofs_hints_pick(erofs_of(w), e->path);
 	return erofs_w_add_file(w, ino, e->size, xsize, data, file);
 }
 

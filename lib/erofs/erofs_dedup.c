@@ -440,8 +440,11 @@ int erofs_dedup_zip_end(struct sqp_writer *w)
 	struct erofs_ddrec r = { .size = e->cur.size, .kind = EROFS_DD_ZIP, .ref = e->cur.rec };
 	int ret;
 
+	/* The same blocks decode alike only under the same codec. */
 	if (e->cur.like != FS_NONE && zip_blocks(e, e->cur.like) == e->cur.blocks &&
-	    same_map(e, e->cur.like, e->cur.rec)) {
+	    same_map(e, e->cur.like, e->cur.rec) &&
+	    ((uint8_t *)chunkarr_at(&e->zidx, e->cur.like))[ZREC_CODEC] ==
+	    ((uint8_t *)chunkarr_at(&e->zidx, e->cur.rec))[ZREC_CODEC]) {
 		w->stats.files_deduped++;
 		w->stats.blocks_deduped += e->cur.blocks;
 		return 0;

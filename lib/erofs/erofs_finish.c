@@ -364,7 +364,7 @@ static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
 				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
 				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
 				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
-				  (uint8_t)erofs_of(L->w)->dest->erofs_alg, 0, out);
+				  (uint8_t)erofs_of(L->w)->zdest[zr[ZREC_CODEC]]->erofs_alg, 0, out);
 	/* A tail's offset (under 4 GiB) where an inline size goes. */
 	if (kind != 0)
 		sqp_put32(out, (uint32_t)off);

@@ -89,11 +89,11 @@ void erofs_frag_cleanup(struct sqp_writer *w)
 }
 
 /* Records rec[0] (8 bytes) and rec[1] of a file's index record (see
- * EROFS_W_ZIP): the kind in bytes 6-7 of the first, the offset in its
+ * EROFS_W_ZIP): the kind in its byte ZREC_KIND of the first, the offset in its
  * log in the second. */
 static void mark(uint8_t *rec, unsigned kind, uint64_t off)
 {
-	sqp_put16(rec + 6, (uint16_t)kind);
+	rec[ZREC_KIND] = (uint8_t)kind;
 	sqp_put64(rec + EROFS_Z_INDEX_SIZE, off);
 }
 
@@ -152,7 +152,7 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 	unsigned kind = whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL;
 
 	/* Dedup: an equal file's fragment, when its bytes are these. */
-	if (like != NULL && sqp_get16(like + 6) == kind &&
+	if (like != NULL && like[ZREC_KIND] == kind &&
 	    log_same(&fr->tails, sqp_get64(like + EROFS_Z_INDEX_SIZE), data, len)) {
 		mark(rec, kind, sqp_get64(like + EROFS_Z_INDEX_SIZE));
 		w->stats.tails_deduped++;
@@ -231,7 +231,7 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 
 unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off)
 {
-	unsigned kind = sqp_get16(rec + 6);
+	unsigned kind = rec[ZREC_KIND];
 
 	*off = sqp_get64(rec + EROFS_Z_INDEX_SIZE);
 	if (kind == EROFS_FRAG_WHOLE_W)
@@ -289,6 +289,8 @@ int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 	fr->irec.xattr_set = WR_NO_XATTR;
 	fr->irec.u.file.blocks = FS_NONE;
 	fr->packing = 1;
+	/* The defaults' codec and pcluster, whatever the last file took. */
+	erofs_hints_pick(erofs_of(w), NULL);
 	memset(&f, 0, sizeof(f));
 	if ((ret = erofs_w_add_file(w, &fr->irec, size, 0, &src, &f)) != 0 ||
 	    (ret = fstree_file_set(&w->tree, &fr->irec, &f)) != 0 ||

@@ -19,20 +19,47 @@
 /* The block size, with the layout L in scope. */
 #define BS (erofs_of(L->w)->bs)
 
-/* The compression records that follow the superblock, into cfgs (one-
- * block lz4 needs none and leaves the image as mkfs.erofs 1.5 writes it;
- * big pclusters need lz4's, as the kernel sizes its buffers by the
- * largest pcluster, and the other algorithms name themselves and their
- * history); returns their bytes. */
+/* The algorithms of the writer's codecs, a bit each (compr_algs). */
+static unsigned compr_algs(const struct erofs_wstate *e)
+{
+	unsigned i, algs = 0;
+
+	for (i = 0; i < e->ncodec; i++)
+		algs |= 1u << e->zdest[i]->erofs_alg;
+	return algs;
+}
+
+/* The compression records that follow the superblock, into cfgs (one
+ * per algorithm of compr_algs, in the order of their numbers, as the
+ * kernel reads them; one-block lz4 alone needs none and leaves the
+ * image as mkfs.erofs 1.5 writes it; big pclusters need lz4's, as the
+ * kernel sizes its buffers by the largest pcluster, and the other
+ * algorithms name themselves and their history, the largest that any
+ * codec of theirs needs); returns their bytes. */
 static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 {
 	const struct erofs_wstate *e = erofs_of(L->w);
+	unsigned alg, i, algs;
+	uint32_t history;
+	size_t n = 0;
 
-	if (!e->compressed || (e->dest->history == NULL && !erofs_w_big_pclusters(L->w)))
+	if (!e->compressed)
 		return 0;
-	return erofs_compr_cfg_encode((unsigned)e->dest->erofs_alg,
-				      e->dest->history != NULL ? e->dest->history(&e->cfg, e->pcluster) : 0,
-				      (uint16_t)(e->pcluster / EROFS_W_BLOCK), cfgs);
+	algs = compr_algs(e);
+	if (algs == 1u << EROFS_ALG_LZ4 && !erofs_w_big_pclusters(L->w))
+		return 0;
+	for (alg = 0; alg <= EROFS_ALG_ZSTD; alg++) {
+		if (!(algs & 1u << alg))
+			continue;
+		history = 0;
+		for (i = 0; i < e->ncodec; i++)
+			if (e->zdest[i]->erofs_alg == (int)alg && e->zdest[i]->history != NULL &&
+			    e->zdest[i]->history(&e->zcfg[i], e->pcluster) > history)
+				history = e->zdest[i]->history(&e->zcfg[i], e->pcluster);
+		n += erofs_compr_cfg_encode(alg, history, (uint16_t)(e->pcluster / EROFS_W_BLOCK),
+					    cfgs + n);
+	}
+	return n;
 }
 
 /* Whether the image has an extra device (a tar's index: the tar;
@@ -61,7 +88,7 @@ static void device_slot(const struct erofs_wlayout *L, uint32_t image_blocks,
 
 uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
 {
-	uint8_t cfgs[EROFS_COMPR_CFG_MAX];
+	uint8_t cfgs[EROFS_W_CODECS * EROFS_COMPR_CFG_MAX];
 	size_t end = has_device(erofs_of(L->w)) ? EROFS_TIDX_HEAD_END :
 		     EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
 
@@ -83,7 +110,7 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	};
 	const struct erofs_wstate *e = erofs_of(L->w);
 	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_COMPR_CFG_MAX], slot[128];
+	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_W_CODECS * EROFS_COMPR_CFG_MAX], slot[128];
 	size_t ncfgs;
 	XXH128_canonical_t h;
 	int ret;
@@ -106,7 +133,7 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		memcpy(x.volume_name, desc->volume_label, strlen(desc->volume_label));
 	if ((ncfgs = compr_cfgs(L, cfgs)) > 0) {
 		sb.feature_incompat |= EROFS_IN_COMPR_CFGS;
-		sb.compr_algs = (uint16_t)(1u << e->dest->erofs_alg);
+		sb.compr_algs = (uint16_t)compr_algs(e);
 	}
 	if (e->frag.present)
 		sb.packed_nid = L->nid[L->count];

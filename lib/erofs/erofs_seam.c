@@ -128,14 +128,15 @@ int erofs_seam_flush(struct sqp_writer *w)
 }
 
 /* A bridge: the bytes from x to y of in as one compressed cluster into
- * blk; 0 when they do not fit a pcluster in fewer blocks than they
- * span (so that two cluster starts never share a logical cluster). */
-static int bridge(struct sqp_writer *w, const uint8_t *in, uint32_t x, uint32_t y,
-		  uint8_t *blk, struct erofs_pcl *p)
+ * blk, with j's codec; 0 when they do not fit one of j's pclusters in
+ * fewer blocks than they span (so that two cluster starts never share a
+ * logical cluster). */
+static int bridge(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
+		  uint32_t x, uint32_t y, uint8_t *blk, struct erofs_pcl *p)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
-	int n = e->dest->compress(e->seam->z.codec, in + x, &take, blk, e->pcluster);
+	int n = e->zdest[j->zc]->compress(e->seam->z.codec[j->zc], in + x, &take, blk, j->cap);
 
 	if (n < 0)
 		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));
@@ -190,7 +191,7 @@ static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t
 	/* A bridge costs a block at least. */
 	if (k == j->npcl || a->nblk + 1 >= old)
 		return 0;
-	ret = bridge(w, in, a->x, j->pcl[k].off + h, s->out + (size_t)a->nblk * BS, &s->pcl[a->m]);
+	ret = bridge(w, j, in, a->x, j->pcl[k].off + h, s->out + (size_t)a->nblk * BS, &s->pcl[a->m]);
 	if (ret <= 0 || a->nblk + s->pcl[a->m].blocks >= old)
 		return ret < 0 ? ret : 0;
 	a->k = k;
@@ -227,7 +228,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 	/* j's data with the held input before it, as one segment with no
 	 * fragment (that is tried on j's own cut), and j's inline room. */
 	v = (struct erofs_zjob){ .in = j->in - h, .len = h + j->len, .off = s->at,
-				 .room = to_end(j) ? j->room : 0 };
+				 .room = to_end(j) ? j->room : 0, .zc = j->zc, .cap = j->cap };
 	*a = (struct seam_walk){ .old = s->p.blocks };
 	for (;;) {
 		if ((ret = joins(w, j, v.in, a)) != 0)

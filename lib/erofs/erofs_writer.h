@@ -39,11 +39,14 @@
 /* fs_inode.u.file.ero_zip of a compressed file: its ero_rec is then
  * its record in the index arena: 8 bytes of the compressed block
  * count (32 bits), the inline tail pcluster's size (16 bits, 0 for
- * none) and the fragment's kind (16 bits, EROFS_FRAG_*), 8 of the
+ * none), the fragment's kind (8 bits, EROFS_FRAG_*) and the codec's
+ * index (8 bits, ZREC_CODEC), 8 of the
  * tail's index in the tail arena or the fragment's offset, then from
  * ZREC_INDEXES one index per logical cluster. 0 for every other file. */
 #define EROFS_W_ZIP 1u
 #define ZREC_INDEXES 2u
+#define ZREC_KIND 6u
+#define ZREC_CODEC 7u
 /* fs_inode.u.file.ero_zip of a chunk-based file (erofs_chunk.c): its
  * ero_rec is then its map in the chunk map arena. */
 #define EROFS_W_CHUNKED 2u
@@ -51,7 +54,7 @@
 #define EROFS_CHUNK_MAX (1u << 30)
 
 /* Fragments (erofs_frag.c): the kind of a compressed file's fragment,
- * in bytes 6-7 of its index record (0: none); the second 8 bytes hold
+ * in byte ZREC_KIND of its index record (0: none); the second 8 bytes hold
  * its offset in the log named. */
 #define EROFS_FRAG_TAIL    1u /* the file's end, in the tail log */
 #define EROFS_FRAG_WHOLE_T 2u /* the whole file, in the tail log */
@@ -116,6 +119,17 @@ struct erofs_chunks {
 	struct chunkarr maps;    /* each file's map, 4-byte records */
 };
 
+/* The codecs a writer may take: the descriptor's codec and its second. */
+#define EROFS_W_CODECS 2u
+
+/* A file's compression (erofs_zhint.c): the codec's index and the
+ * most bytes of its pclusters (0: stored as it is). */
+struct erofs_zsel {
+	unsigned zc;
+	uint32_t cap;
+};
+struct erofs_hint;
+
 struct erofs_wstate {
 	uint32_t bs;             /* the block size: EROFS_W_BLOCK, 512 for a tar's index */
 	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
@@ -124,9 +138,17 @@ struct erofs_wstate {
 	uint8_t *block;          /* one block of file data (heap) */
 	XXH3_state_t *hash;      /* every byte after block 0: the derived UUID */
 
-	/* Compression (erofs_zip.c); dest NULL: data stored as it is. */
+	/* Compression (erofs_zip.c); dest NULL: data stored as it is,
+	 * else zdest[0]. Each worker has a state of each of the ncodec
+	 * codecs (zcfg). */
 	const struct codec_dest_ops *dest;
-	struct sqp_codec_config cfg; /* each worker's codec */
+	const struct codec_dest_ops *zdest[EROFS_W_CODECS];
+	struct sqp_codec_config zcfg[EROFS_W_CODECS];
+	unsigned ncodec;
+	struct erofs_hint *hints;  /* erofs_zhint.c */
+	size_t nhints;
+	struct erofs_zsel sel;     /* the file being added */
+	uint32_t pcl_def;          /* a file's pcluster without a hint */
 	struct sqp_pool *pool;
 	struct erofs_zjob *jobs;  /* a ring of the pool's capacity */
 	unsigned njobs;
@@ -137,7 +159,7 @@ struct erofs_wstate {
 	struct chunkarr zidx;     /* 8-byte records, see EROFS_W_ZIP */
 	int compressed;           /* some file is: the superblock says 0padding */
 	int ztail;                /* some file has its last pcluster inline */
-	uint32_t pcluster;        /* the most bytes of a pcluster (> BS: big ones) */
+	uint32_t pcluster;        /* the most bytes of any pcluster (> BS: big ones) */
 	uint32_t max_extent;      /* the most input bytes one takes (none: ~0) */
 	struct {                  /* the file whose clusters are being stored */
 		uint32_t rec;
@@ -262,6 +284,13 @@ int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xat
  * sets f's ero_rec. */
 int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		     uint32_t xattr_size, struct fs_inode *f);
+
+/* erofs_zhint.c: load reads the descriptor's hints (e->pcluster
+ * grows to their largest); pick sets e->sel for the file at path
+ * (NULL: the defaults, as for the packed inode). */
+int erofs_hints_load(struct sqp_writer *w, const char *text);
+void erofs_hints_pick(struct erofs_wstate *e, const char *path);
+void erofs_hints_cleanup(struct erofs_wstate *e);
 
 /* erofs_zip.c: the compressed data path. init does nothing without a
  * codec. add takes a file that erofs_zip_fits (more than one block, or

@@ -58,7 +58,9 @@ int erofs_zcopy_fits(struct sqp_writer *w, struct sqp_image *img)
 	const struct erofs_wstate *e = erofs_of(w);
 	const struct rd_erofs *ero = rd_ero(img);
 
+	/* One codec and one pcluster size for every file: no hints. */
 	return e->dest != NULL && e->dest->erofs_alg == SQP_EROFS_LZ4 && !e->tidx &&
+	       e->ncodec == 1 && e->nhints == 0 &&
 	       e->chunks.bits == 0 && ero->bs == BS && ero->dev_count == 0 &&
 	       (ero->sb.feature_incompat & EROFS_IN_ZERO_PADDING) != 0 &&
 	       rd_erofs_codecs(ero) == 1u << SQP_CODEC_LZ4;

@@ -24,23 +24,32 @@
 
 int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z)
 {
-	void *codec = NULL;
+	void *codec;
+	unsigned i;
 	int ret;
 
 	z->spare = malloc(e->pcluster);
 	if (z->spare == NULL)
 		return SQP_ERR_NOMEM;
-	if ((ret = e->dest->create(&e->cfg, e->pcluster, &codec)) == 0)
-		z->codec = codec;
-	return ret;
+	for (i = 0; i < e->ncodec; i++) {
+		codec = NULL;
+		if ((ret = e->zdest[i]->create(&e->zcfg[i], e->pcluster, &codec)) != 0)
+			return ret;
+		z->codec[i] = codec;
+	}
+	return 0;
 }
 
 void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z)
 {
-	if (z->codec != NULL)
-		e->dest->destroy(z->codec);
+	unsigned i;
+
+	for (i = 0; i < e->ncodec; i++) {
+		if (z->codec[i] != NULL)
+			e->zdest[i]->destroy(z->codec[i]);
+		z->codec[i] = NULL;
+	}
 	free(z->spare);
-	z->codec = NULL;
 	z->spare = NULL;
 }
 
@@ -57,15 +66,15 @@ static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
  * 19 MB .deb, 0.4 s in windows). A window taken whole may not have been
  * enough, so it is offered again four times larger, up to all of it:
  * the cut still depends on the data alone. */
-static int zcompress(const struct erofs_wstate *e, void *codec, const uint8_t *in,
+static int zcompress(const struct codec_dest_ops *d, void *codec, const uint8_t *in,
 		     size_t *take, uint8_t *out, size_t cap)
 {
-	size_t left = *take, w = 4 * cap < left && !e->dest->reads_what_fits ? 4 * cap : left;
+	size_t left = *take, w = 4 * cap < left && !d->reads_what_fits ? 4 * cap : left;
 	int n;
 
 	for (;;) {
 		*take = w;
-		n = e->dest->compress(codec, in, take, out, cap);
+		n = d->compress(codec, in, take, out, cap);
 		if (n < 0 || *take < w || w == left)
 			return n;
 		w = 4 * w < left ? 4 * w : left;
@@ -89,7 +98,7 @@ static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *
 		return n;
 	/* Tried beside the first result, which stays in blk unless this
 	 * one gains. */
-	m = e->dest->compress(z->codec, j->in + pos, &t, z->spare, fewer);
+	m = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, z->spare, fewer);
 	if (m > 0 && t > fewer && t < left) {
 		memcpy(blk, z->spare, (size_t)m);
 		*take = t;
@@ -109,9 +118,9 @@ static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z
 	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32 ||
 	    left > e->max_extent)
 		return n;
-	n = e->dest->compress(z->codec, j->in + pos, &t, blk, j->room);
+	n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, blk, j->room);
 	if (n == 0 || (n > 0 && t < left))
-		return zcompress(e, z->codec, j->in + pos, take, blk, cap);
+		return zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, take, blk, cap);
 	*take = t;
 	return n;
 }
@@ -139,7 +148,7 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
 	/* most: --max-extent-bytes; no cluster takes more, nor does a try
 	 * that gains nothing cover more */
-	uint32_t cap = e->pcluster, tried = 0, most = left < e->max_extent ? left : e->max_extent;
+	uint32_t cap = j->cap, tried = 0, most = left < e->max_extent ? left : e->max_extent;
 	size_t take = most, span;
 	int n = 0, untried = left > BS && until > pos && until - pos >= BS;
 
@@ -150,10 +159,10 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 	/* Every cluster before a fragment took more than its blocks' input
 	 * or ended on a block boundary, so the fragment's head starts a
 	 * logical cluster of its own, as an index needs. */
-	if (j->frag && left <= e->pcluster)
+	if (j->frag && left <= j->cap)
 		return frag_rest(p, pos, left);
 	if (!untried && (left > BS || left > room)) {
-		n = zcompress(e, z->codec, j->in + pos, &take, blk, cap);
+		n = zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, &take, blk, cap);
 		n = near_whole(e, z, j, pos, cap, blk, &take, n);
 		if (n > 0 && j->frag && take == left && left <= EROFS_FRAG_TRY)
 			return frag_rest(p, pos, left);
@@ -161,7 +170,7 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 			n = shrink_last(e, z, j, pos, blk, &take, n);
 		tried = n > 0 ? (uint32_t)take : most < cap ? most : cap;
 	} else if (left <= BS && j->room > 0) {
-		n = e->dest->compress(z->codec, j->in + pos, &take, blk, j->room);
+		n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &take, blk, j->room);
 		if (n > 0 && (take < left || (uint32_t)n >= left))
 			n = 0;
 	}

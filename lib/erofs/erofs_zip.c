@@ -94,8 +94,10 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 
 	j->npcl = 0;
 	j->nblk = 0;
+	/* The codec in the seed: a file nominates only files that the same
+	 * codec decodes. */
 	if (e->dd.on && j->first)
-		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
+		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size ^ (uint64_t)j->zc << 63);
 	while (pos < j->len) {
 		p = &j->pcl[j->npcl++];
 		ret = erofs_zip_cut(e, state, j, pos, until, j->out + (size_t)j->nblk * BS, p);
@@ -132,6 +134,34 @@ static void zbuf_use(struct erofs_zjob *j, const struct erofs_zbuf *b)
 	j->pcl = b->pcl;
 }
 
+/* The codecs (desc.codec, then desc.erofs_codec2 if any), the hints,
+ * the pcluster sizes. */
+static int zip_codecs(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	const struct sqp_codec_config *c[EROFS_W_CODECS] = {
+		&w->desc.codec, &w->desc.erofs_codec2,
+	};
+	unsigned i;
+
+	for (i = 0; i < EROFS_W_CODECS && c[i]->id != 0; i++) {
+		e->zdest[i] = codec_dest_of(c[i]->id);
+		if (e->zdest[i] == NULL)
+			return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
+					   "compress to a fixed size", sqp_codec_name(c[i]->id));
+		e->zcfg[i] = *c[i];
+		e->zcfg[i].block_size = w->desc.codec.block_size;
+		e->ncodec = i + 1;
+	}
+	e->dest = e->zdest[0];
+	e->pcluster = e->pcl_def = w->desc.erofs_pcluster_size > BS ?
+				   w->desc.erofs_pcluster_size : BS;
+	if (w->desc.erofs_hints != NULL && erofs_hints_load(w, w->desc.erofs_hints) != 0)
+		return w->err.code;
+	erofs_hints_pick(e, NULL);
+	return 0;
+}
+
 int erofs_zip_init(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = erofs_of(w);
@@ -140,13 +170,9 @@ int erofs_zip_init(struct sqp_writer *w)
 
 	if (w->desc.codec.id == 0)
 		return 0;
-	e->dest = codec_dest_of(w->desc.codec.id);
-	if (e->dest == NULL)
-		return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
-				   "compress to a fixed size", sqp_codec_name(w->desc.codec.id));
-	e->cfg = w->desc.codec;
+	if (zip_codecs(w) != 0)
+		return w->err.code;
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
-	e->pcluster = w->desc.erofs_pcluster_size > BS ? w->desc.erofs_pcluster_size : BS;
 	e->max_extent = w->desc.erofs_max_extent ? w->desc.erofs_max_extent : UINT32_MAX;
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
 	e->nbig = 2 * (workers ? workers : 1) + 2;
@@ -182,6 +208,7 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 	struct erofs_wstate *e = erofs_of(w);
 	unsigned i;
 
+	erofs_hints_cleanup(e);
 	if (e->dest == NULL)
 		return;
 	sqp_pool_destroy(e->pool);
@@ -434,6 +461,7 @@ int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f)
 	if ((ret = chunkarr_add(&e->zidx, (uint32_t)nlc + ZREC_INDEXES, &rec)) != 0)
 		return writer_fail(w, ret, "out of memory");
 	memset(chunkarr_at(&e->zidx, rec), 0, 2 * EROFS_Z_INDEX_SIZE);
+	((uint8_t *)chunkarr_at(&e->zidx, rec))[ZREC_CODEC] = (uint8_t)e->sel.zc;
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
 	f->u.file.ero_rec = rec;
@@ -463,6 +491,8 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->len = len;
 		j->xsize = xattr_size;
 		j->rec = f->u.file.ero_rec;
+		j->zc = e->sel.zc;
+		j->cap = e->sel.cap;
 		j->first = off == 0;
 		j->last = off + j->len == size;
 		j->room = j->last ? erofs_zip_tail_room(w, nlc, xattr_size) : 0;

@@ -64,6 +64,8 @@ struct erofs_zjob {
 	struct erofs_zbuf *big;  /* or a big set's, while it holds one */
 	uint32_t npcl, nblk;
 	uint64_t key;        /* dedup: the first segment's hash */
+	unsigned zc;         /* the file's codec (e->zdest index) */
+	uint32_t cap;        /* and the most bytes of its pclusters */
 };
 
 /* Fragments: the rest of a file goes to the packed inode when it is a
@@ -84,7 +86,7 @@ uint32_t erofs_zip_tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t 
  * cost the codec's whole run once more (lzma's tail-packing retries
  * were a third of the CPU with 1 MiB pclusters). */
 struct erofs_zcodec {
-	void *codec;
+	void *codec[EROFS_W_CODECS]; /* one of each of e->ncodec */
 	uint8_t *spare;
 };
 

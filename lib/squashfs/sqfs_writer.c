@@ -53,6 +53,9 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->erofs_chunk_size != 0 || (d->flags & SQP_WRITE_EROFS_BLOB))
 		return sqp_err(err, SQP_ERR_ARG, "chunk-based files and a blob device "
 			       "are EROFS only; SquashFS cannot hold them");
+	if (d->erofs_codec2.id != 0 || d->erofs_hints != NULL)
+		return sqp_err(err, SQP_ERR_ARG, "a second codec and compress hints "
+			       "are EROFS only; SquashFS has one codec per image");
 	return 0;
 }
 

@@ -55,6 +55,9 @@ check "tar2img -c z: zstd only" is "tar2img -c z" "$(codec_built zstd && echo zs
 check "tar2img options" has "tar2img --" --compressor --block-size --jobs --no-dedup --mem --spec --help
 check "dir2img options" has "dir2img --" --compressor --one-file-system --help
 check "dir2img: the chunks' options" has "dir2img --" --chunk-size --blobdev
+check "dir2img: the hints' options" has "dir2img --" --compress-hints --hint-compressor
+check "dir2img --hint-compressor: the codecs" is "dir2img --hint-compressor " "$built"
+check "sqpack-mkfs.erofs: --compress-hints" has "sqpack-mkfs.erofs --" --compress-hints
 check "img2dir and img2tar: --device" has "img2dir --" --device && has "img2tar --" --device
 check "sqpack-mkfs.erofs: the chunks' options" has "sqpack-mkfs.erofs --" --chunksize --blobdev --ungzip
 check "img2tar options" has "img2tar --" --offset --sparse --help

@@ -12,13 +12,13 @@
 # where only the time asked for an extended one (--preserve-mtime
 # undoes it); -E force-inode-extended and -E force-inode-compact give
 # every inode that form (compact failing for an owner over 65535). An
-# option still not done is refused by name.
+# option not done is refused by name.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 S=$T/src
-usage_refused "not done yet" "$MKFS" --compress-hints=x "$T/r.erofs" "$T"
+usage_refused "unknown option" "$MKFS" --dsunit=4 "$T/r.erofs" "$T"
 # The owners below are chown's and the checks read the kernel's mount.
 [ "$(id -u)" = 0 ] || skip "the tree's owners and the kernel's mount need root"
 mkdir -p "$S/d/sub" "$S/e" && echo a > "$S/d/a" && echo b > "$S/d/sub/b" &&

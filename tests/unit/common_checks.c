@@ -87,6 +87,19 @@ static void check_desc(int format, int fd)
 	base_desc(&d, format, fd);
 	d.fragment_mode = 17;
 	refused(&d, "fragment mode", "fragment mode 17");
+	/* Compress hints: EROFS's alone, and a line past the codecs given
+	 * (line 2: the comment counts) refused by its number. */
+	base_desc(&d, format, fd);
+	d.erofs_hints = "4096 x\n";
+	refused(&d, format == SQP_FORMAT_EROFS ? "need a codec" : "EROFS only", "compress hints");
+	if (format == SQP_FORMAT_EROFS &&
+	    (sqp_codec_formats(SQP_CODEC_LZ4) & SQP_CODEC_FOR_EROFS)) {
+		base_desc(&d, format, fd);
+		if (sqp_codec_config_init(&d.codec, SQP_CODEC_LZ4, 4096) != 0)
+			abort();
+		d.erofs_hints = "# lz4 alone\n4096 1 x\n";
+		refused(&d, "compress hints line 2", "a hint's codec past the codecs");
+	}
 }
 
 /* A writer that works, then entries and renames it must refuse. */

@@ -4,7 +4,8 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
- * --max-extent-bytes, --chunk-size, --blobdev), refused for SquashFS
+ * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
+ * --hint-compressor), refused for SquashFS
  * rather than ignored; and
  * tar2img's index modes (--index, --headers-only, mkfs.erofs's --tar=i
  * and --tar=headerball). Each refusal is a usage error (exit 2) that
@@ -12,16 +13,54 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tool_mains.h"
 #include "tool_optvals.h"
 
+static int codec_options(struct tool_options *opt, const char *codec,
+			 const char *comp_opts, uint32_t block_size);
+
+/* --hint-compressor NAME[,OPTS]: desc.erofs_codec2, read as -c NAME
+ * -X OPTS would be; it needs a codec of its own and one for the image. */
+static int hint_codec(struct tool_options *opt)
+{
+	struct sqp_codec_config first = opt->desc.codec;
+	const char *comma = strchr(opt->codec2, ',');
+	char *name = strndup(opt->codec2, comma ? (size_t)(comma - opt->codec2) :
+			     strlen(opt->codec2));
+	int ret;
+
+	if (name == NULL)
+		return tool_bad_usage("%s", "out of memory");
+	if (first.id == 0 || strcmp(name, "none") == 0)
+		ret = tool_bad_usage("--hint-compressor '%s': a second compressor "
+				     "beside -c's, neither none", opt->codec2);
+	else
+		ret = codec_options(opt, name, comma ? comma + 1 : NULL, 4096);
+	free(name);
+	opt->desc.erofs_codec2 = opt->desc.codec;
+	opt->desc.codec = first;
+	return ret;
+}
+
 /* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
  * data stored as it is (the default, or -c none) or with a codec that
- * compresses to a fixed size; everything else refused by name. */
+ * compresses to a fixed size, and a second codec for compress hints;
+ * everything else refused by name. */
 int tool_erofs_options(struct tool_options *opt, const char *codec,
 		       const char *comp_opts, uint32_t block_size)
+{
+	int ret = codec_options(opt, codec, comp_opts, block_size);
+
+	if (ret == 0 && opt->hints_file != NULL && opt->desc.codec.id == 0)
+		return tool_bad_usage("%s", "--compress-hints: needs a compressor (-c)");
+	return ret == 0 && opt->codec2 != NULL ? hint_codec(opt) : ret;
+}
+
+static int codec_options(struct tool_options *opt, const char *codec,
+			 const char *comp_opts, uint32_t block_size)
 {
 	struct sqp_writer_desc *d = &opt->desc;
 	int id;
@@ -78,6 +117,10 @@ int tool_erofs_only(const struct tool_options *opt)
 		name = "--chunk-size";
 	if (d->flags & SQP_WRITE_EROFS_BLOB)
 		name = "--blobdev";
+	if (opt->hints_file != NULL)
+		name = "--compress-hints";
+	if (opt->codec2 != NULL)
+		name = "--hint-compressor";
 	if (name == NULL)
 		return 0;
 	return tool_bad_usage("%s: an EROFS option, which a SquashFS image has no "

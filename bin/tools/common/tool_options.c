@@ -32,6 +32,7 @@ enum {
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
 	OPT_EROFS_DEDUPE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT, OPT_CHUNK_SIZE, OPT_BLOBDEV,
+	OPT_HINTS, OPT_HINT_CODEC,
 	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
 	OPT_INDEX, OPT_HEADERS_ONLY,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
@@ -98,6 +99,8 @@ static const struct option long_opts[] = {
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE },
 	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
+	{ "compress-hints", required_argument, NULL, OPT_HINTS },
+	{ "hint-compressor", required_argument, NULL, OPT_HINT_CODEC },
 	{ "verity", optional_argument, NULL, OPT_VERITY },
 	{ "verity-block-size", required_argument, NULL, OPT_VERITY_BLOCK_SIZE },
 	{ "verity-salt", required_argument, NULL, OPT_VERITY_SALT },
@@ -329,6 +332,12 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_BLOBDEV:
 		opt->blob_file = arg;
 		d->flags |= SQP_WRITE_EROFS_BLOB;
+		return 0;
+	case OPT_HINTS:
+		opt->hints_file = arg;
+		return 0;
+	case OPT_HINT_CODEC:
+		opt->codec2 = arg;
 		return 0;
 	case OPT_VERITY: case OPT_VERITY_BLOCK_SIZE: case OPT_VERITY_SALT:
 	case OPT_VERITY_NO_SUPERBLOCK: case OPT_VERITY_ROOTHASH:

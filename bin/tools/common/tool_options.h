@@ -79,6 +79,11 @@ struct tool_options {
 	struct tool_verity verity;    /* --verity and its options */
 	struct tool_security security; /* --file-contexts, --fs-config-file... */
 	const char *blob_file;        /* EROFS --blobdev: the chunks' file */
+	/* EROFS --compress-hints: the file, read into desc.erofs_hints by
+	 * tool_run_writer; --hint-compressor NAME[,OPTS] (sqpack-mkfs.erofs's
+	 * -zX:Y sets desc.erofs_codec2 itself). */
+	const char *hints_file;
+	const char *codec2;
 };
 
 /* Parse argv. Returns 0 to go on, -1 to exit successfully at once (after

@@ -138,11 +138,51 @@ static uint64_t default_mem_limit(void)
 	return mem / 4;
 }
 
+/* --compress-hints FILE's text (NUL-terminated, the caller's to free)
+ * into *out: 0, or 1 after a message. A NUL in it would cut it short
+ * unseen: refused. */
+static int read_hints(const char *file, char **out)
+{
+	FILE *f = fopen(file, "r");
+	size_t n = 0, cap = 4096, got;
+	char *text = malloc(cap), *more;
+
+	while (f != NULL && text != NULL && (got = fread(text + n, 1, cap - 1 - n, f)) > 0) {
+		n += got;
+		if (n < cap - 1)
+			continue;
+		more = realloc(text, 2 * cap);
+		if (more == NULL)
+			free(text);
+		text = more;
+		cap *= 2;
+	}
+	if (f == NULL || text == NULL || ferror(f) || memchr(text, 0, n) != NULL) {
+		fprintf(stderr, "%s: --compress-hints '%s': %s\n", tool_progname(), file,
+			f == NULL || ferror(f) ? strerror(errno) : text == NULL ?
+			"out of memory" : "a NUL byte in it");
+		if (f != NULL)
+			fclose(f);
+		free(text);
+		return 1;
+	}
+	fclose(f);
+	text[n] = '\0';
+	*out = text;
+	return 0;
+}
+
 int tool_run_writer(struct tool_run *r)
 {
 	struct sqp_writer_desc d = r->opt->desc;
-	char *dir = strdup(r->opt->output);
+	char *dir = strdup(r->opt->output), *hints = NULL;
 	int ret;
+
+	if (r->opt->hints_file != NULL && read_hints(r->opt->hints_file, &hints) != 0) {
+		free(dir);
+		return 1;
+	}
+	d.erofs_hints = hints;
 
 	tool_progress_start(&r->progress, r->opt->progress, r->opt->quiet);
 	d.fd = sqp_outfile_fd(r->of);
@@ -159,6 +199,7 @@ int tool_run_writer(struct tool_run *r)
 	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;
 	ret = sqp_writer_create(&d, &r->w);
 	free(dir);
+	free(hints);
 	if (ret == 0 && r->opt->before_input != NULL)
 		ret = r->opt->before_input(r->w, r->opt->before_input_user);
 	if (ret != 0) {

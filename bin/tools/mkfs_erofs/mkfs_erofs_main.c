@@ -34,8 +34,8 @@ enum {
 	OPT_WORKERS, OPT_PRESERVE_MTIME, OPT_HELP, OPT_VERSION, OPT_EXCLUDE_REGEX,
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
-	OPT_REFUSED, OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
-	OPT_UNZIP,
+	OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
+	OPT_UNZIP, OPT_HINTS,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -66,7 +66,7 @@ static const struct option long_opts[] = {
 	{ "fs-config-file", required_argument, NULL, OPT_FS_CONFIG },
 	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
 	{ "product-out", required_argument, NULL, OPT_PRODUCT_OUT },
-	/* mkfs.erofs's, not done yet: refused by name. */
+	/* mkfs.erofs 1.9's newer options. */
 	{ "exclude-path", required_argument, NULL, OPT_EXCLUDE_PATH },
 	{ "uid-offset", required_argument, NULL, OPT_UID_OFFSET },
 	{ "gid-offset", required_argument, NULL, OPT_GID_OFFSET },
@@ -77,7 +77,7 @@ static const struct option long_opts[] = {
 	{ "mkfs-time", no_argument, NULL, OPT_MKFS_TIME },
 	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
 	{ "chunksize", required_argument, NULL, OPT_CHUNKSIZE },
-	{ "compress-hints", required_argument, NULL, OPT_REFUSED },
+	{ "compress-hints", required_argument, NULL, OPT_HINTS },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -102,6 +102,8 @@ static void usage(FILE *f)
 	      "see sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
 	      "  -zzstd[,LEVEL] (or ,level=LEVEL) -znone -C# (4096 to 1048576)\n"
+	      "  -zX:Y (two of those but none: Y for the files --compress-hints gives\n"
+	      "  index 1) --compress-hints=FILE (lines PCLUSTER [INDEX] REGEX)\n"
 	      "  -b4096 -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
@@ -121,8 +123,8 @@ static void usage(FILE *f)
 	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
 	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
 	      "  (the tar's compression is found by its magic anyway)\n"
-	      "  --help --version. Anything else (-zX:Y, other -E options,\n"
-	      "  --compress-hints ...) is refused with exit status 2.\n"
+	      "  --help --version. Anything else (-zX:Y:Z, other -E options,\n"
+	      "  --dsunit ...) is refused with exit status 2.\n"
 	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
 	      "  --shard; img2img --shards merges them); --shard-plan=N prints where\n"
 	      "  each of N shards starts and its bytes, no IMAGE, no data read.\n", f);
@@ -156,7 +158,7 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 
 	snprintf(name, sizeof(name), "-%c%s", c, arg);
 	switch (c) {
-	case 'z': return mkfs_compressor(&d->codec, name, arg);
+	case 'z': return mkfs_compressors(d, name, arg);
 	case 'C':
 		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
 			return mkfs_refuse(name, "the cluster size is a multiple of 4K up to 1M");
@@ -344,6 +346,9 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->blob_file = arg;
 		opt->desc.flags |= SQP_WRITE_EROFS_BLOB;
 		return 0;
+	case OPT_HINTS:
+		opt->hints_file = arg;
+		return 0;
 	case OPT_UNZIP:
 		/* The tar is read through its decompressor whatever the
 		 * option says: tar2img knows gzip, xz, lzma, zstd, lz4 and
@@ -353,7 +358,6 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 			return mkfs_refuse(name, "writing the decompressed tar to a "
 					   "file is not done (give the option without =FILE)");
 		return 0;
-	case OPT_REFUSED: return mkfs_refuse(name, "not done yet");
 	default:
 		return mkfs_refuse(name, "unknown option");
 	}
@@ -437,6 +441,10 @@ static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 	if (opt->blob_file != NULL && a->blockmap)
 		return mkfs_refuse("--blobdev", "cannot work with block map "
 				   "(-E force-inode-blockmap), as mkfs.erofs says");
+	/* Hints choose among the compressors: with none there is nothing
+	 * to choose (mkfs.erofs reads them and compresses nothing). */
+	if (opt->hints_file != NULL && opt->desc.codec.id == 0)
+		return mkfs_refuse("--compress-hints", "needs a compressor (-z)");
 	if (opt->desc.erofs_chunk_size == 0)
 		return 0;
 	/* mkfs.erofs 1.9 compresses what compresses and makes the rest

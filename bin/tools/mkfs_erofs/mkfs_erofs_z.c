@@ -83,9 +83,6 @@ int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *
 	long level;
 	int ret, extreme;
 
-	if (memchr(arg, ':', len) != NULL)
-		return mkfs_refuse(what, "two algorithms (-zX:Y, chosen per file by "
-			      "--compress-hints) are not done; give one");
 	for (i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++)
 		if (strlen(compressors[i].name) == len &&
 		    strncmp(arg, compressors[i].name, len) == 0)
@@ -118,6 +115,31 @@ int mkfs_compressor(struct sqp_codec_config *cfg, const char *what, const char *
 	snprintf(num, sizeof(num), "%ld", level);
 	ret = codec_option(cfg, what, "level", num);
 	return ret == 0 && extreme ? codec_option(cfg, what, "extreme", NULL) : ret;
+}
+
+int mkfs_compressors(struct sqp_writer_desc *d, const char *what, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char first[64];
+	int ret;
+
+	memset(&d->erofs_codec2, 0, sizeof(d->erofs_codec2));
+	if (colon == NULL)
+		return mkfs_compressor(&d->codec, what, arg);
+	if (strchr(colon + 1, ':') != NULL)
+		return mkfs_refuse(what, "more than two algorithms are not done; give "
+				   "at most two (-zX:Y)");
+	if ((size_t)(colon - arg) >= sizeof(first))
+		return mkfs_refuse(what, "unknown compressor");
+	memcpy(first, arg, (size_t)(colon - arg));
+	first[colon - arg] = '\0';
+	if ((ret = mkfs_compressor(&d->codec, what, first)) != 0 ||
+	    (ret = mkfs_compressor(&d->erofs_codec2, what, colon + 1)) != 0)
+		return ret;
+	/* Hints name compressors by index: none is not one of them. */
+	if (d->codec.id == 0 || d->erofs_codec2.id == 0)
+		return mkfs_refuse(what, "none is no compressor to choose between");
+	return 0;
 }
 
 /* -E X[,Y...]: ztailpacking, fragments, all-fragments, fragdedupe[=M],
