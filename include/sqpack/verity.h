@@ -17,7 +17,12 @@
  *
  * Needs libcrypto (configure --with-openssl); sqp_verity_available() says
  * whether this build has it. Without it a writer asked for verity fails
- * with SQP_ERR_UNSUPPORTED.
+ * with SQP_ERR_UNSUPPORTED. The library does not link libcrypto: a
+ * writer asked for verity, and each sqp_verity_check, loads the shared
+ * libcrypto (the soname configure found, e.g. libcrypto.so.3) when it
+ * starts, and fails with SQP_ERR_UNSUPPORTED and a message naming it
+ * where that cannot be loaded. Programs that never ask for verity never
+ * load it.
  */
 #ifndef SQPACK_VERITY_H
 #define SQPACK_VERITY_H
@@ -66,7 +71,8 @@ struct sqp_verity_result {
 	int has_superblock;
 };
 
-/* 1 if this build can hash (libcrypto), 0 if not. */
+/* 1 if this build can hash (libcrypto), 0 if not. Says what the build
+ * has; whether libcrypto loads is known when verity is first used. */
 SQP_API int sqp_verity_available(void);
 
 /* A tree to check: geometry and salt come from its superblock. */

@@ -52,6 +52,7 @@ struct verity {
 	struct sqp_errbuf *err;        /* the writer's */
 	struct sqp_spill *spill;       /* the writer's, or NULL */
 	uint8_t uuid[16];
+	struct verity_sha sha;         /* libcrypto, this hasher's own */
 	EVP_MD_CTX *salted;            /* the salt hashed, copied per block */
 	EVP_MD_CTX *work;
 	uint8_t *head;                 /* the first head_cap bytes fed */
@@ -72,6 +73,7 @@ struct verity {
 
 /* A span: what one verity_place leaves to hash (see verity.h). */
 struct verity_span {
+	const struct verity_sha *sha;  /* the hasher's, only read */
 	const EVP_MD_CTX *salted;      /* the hasher's, only read */
 	uint32_t bs;
 	const uint8_t *data;           /* `blocks` whole blocks, or NULL */
@@ -123,7 +125,7 @@ static uint8_t *slot(const struct verity *v, uint64_t k)
 /* Hash one whole block into the next slot now. */
 static int hash_block(struct verity *v, const uint8_t *block)
 {
-	int ret = verity_hash(v->salted, v->work, block, v->desc.block_size,
+	int ret = verity_hash(&v->sha, v->salted, v->work, block, v->desc.block_size,
 			      slot(v, v->hashed));
 
 	if (ret != 0)
@@ -157,11 +159,13 @@ static int resolve_salt(struct verity *v, const void *derive, size_t derive_len)
 	int ret = 0;
 
 	if (!v->desc.salt_given) {
-		ret = verity_sha256(salt_tag, sizeof(salt_tag), derive, derive_len, v->desc.salt);
+		ret = verity_sha256(&v->sha, salt_tag, sizeof(salt_tag), derive, derive_len,
+				    v->desc.salt);
 		v->desc.salt_len = SQP_VERITY_DIGEST_SIZE;
 	}
 	if (ret == 0)
-		ret = verity_sha256(uuid_tag, sizeof(uuid_tag), v->desc.salt, v->desc.salt_len, d);
+		ret = verity_sha256(&v->sha, uuid_tag, sizeof(uuid_tag), v->desc.salt,
+				    v->desc.salt_len, d);
 	if (ret != 0)
 		return sqp_err(v->err, ret, "deriving the verity salt: %s", sqp_strerror(ret));
 	memcpy(v->uuid, d, 16);
@@ -191,6 +195,7 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 		  struct verity **out)
 {
 	struct verity *v = calloc(1, sizeof(*v));
+	char why[SQP_ERRMSG_MAX];
 	size_t bs;
 	int ret;
 
@@ -203,6 +208,8 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 	if (v->desc.block_size == 0)
 		v->desc.block_size = 4096;
 	ret = check_desc(&v->desc, err);
+	if (ret == 0 && (ret = verity_sha_open(&v->sha, why, sizeof(why))) != 0)
+		sqp_err(err, ret, "%s", why);
 	if (ret == 0)
 		ret = resolve_salt(v, derive, derive_len);
 	if (ret != 0)
@@ -211,8 +218,8 @@ int verity_create(const struct sqp_verity_desc *desc, const void *derive, size_t
 	v->head_cap = hold > bs ? (hold + bs - 1) / bs * bs : bs;
 	v->head = malloc(v->head_cap);
 	v->carry = malloc(v->desc.block_size);
-	v->salted = verity_salted_ctx(v->desc.salt, v->desc.salt_len);
-	v->work = EVP_MD_CTX_new();
+	v->salted = verity_salted_ctx(&v->sha, v->desc.salt, v->desc.salt_len);
+	v->work = v->sha.ctx_new();
 	if (v->head == NULL || v->carry == NULL || v->salted == NULL || v->work == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	return 0;
@@ -227,8 +234,11 @@ void verity_destroy(struct verity *v)
 	for (i = 0; i < v->dig.count; i++)
 		sqp_spill_free(v->spill, v->dig.chunks[i], VERITY_CHUNK_BYTES);
 	free(v->dig.chunks);
-	EVP_MD_CTX_free(v->work);
-	EVP_MD_CTX_free(v->salted);
+	if (v->sha.lib != NULL) {
+		v->sha.ctx_free(v->work);
+		v->sha.ctx_free(v->salted);
+	}
+	verity_sha_close(&v->sha);
 	free(v->carry);
 	free(v->head);
 	if (v->top != NULL)
@@ -304,6 +314,7 @@ int verity_place(struct verity *v, const void *data, size_t len, struct verity_s
 {
 	int ret;
 
+	span->sha = &v->sha;
 	span->salted = v->salted;
 	span->bs = v->desc.block_size;
 	span->data = NULL;
@@ -315,19 +326,19 @@ int verity_place(struct verity *v, const void *data, size_t len, struct verity_s
 
 int verity_span_hash(struct verity_span *s)
 {
-	EVP_MD_CTX *work = EVP_MD_CTX_new();
+	EVP_MD_CTX *work = s->sha->ctx_new();
 	size_t i, k;
 	int ret = work != NULL ? 0 : SQP_ERR_NOMEM;
 
 	if (ret == 0 && s->seam_slot != NULL)
-		ret = verity_hash(s->salted, work, s->seam, s->bs, s->seam_slot);
+		ret = verity_hash(s->sha, s->salted, work, s->seam, s->bs, s->seam_slot);
 	for (i = 0; ret == 0 && i < s->blocks; i++) {
 		k = s->first + i;
-		ret = verity_hash(s->salted, work, s->data + i * s->bs, s->bs,
+		ret = verity_hash(s->sha, s->salted, work, s->data + i * s->bs, s->bs,
 				  s->chunk[k / VERITY_CHUNK_DIGESTS] +
 				  (k % VERITY_CHUNK_DIGESTS) * SQP_VERITY_DIGEST_SIZE);
 	}
-	EVP_MD_CTX_free(work);
+	s->sha->ctx_free(work);
 	return ret;
 }
 
@@ -344,14 +355,14 @@ int verity_finish(struct verity *v, const void *head, size_t head_len)
 			       "hashed", (unsigned long long)v->fed, (unsigned long long)v->hashed);
 	memcpy(v->head, head, head_len);
 	for (k = 0; ret == 0 && k < held / bs; k++)
-		ret = verity_hash(v->salted, v->work, v->head + k * bs, bs, slot(v, k));
+		ret = verity_hash(&v->sha, v->salted, v->work, v->head + k * bs, bs, slot(v, k));
 	if (ret != 0)
 		return sqp_err(v->err, ret, "hashing the image's first blocks: %s",
 			       sqp_strerror(ret));
 	v->hashed = v->fed / bs;
 	verity_geom_init(&v->geom, bs, v->hashed, !v->desc.no_superblock);
-	return verity_tree_top(&v->geom, &v->dig, v->salted, v->work, &v->desc, v->uuid,
-			       v->spill, &v->top, &v->top_len, v->root, v->err);
+	return verity_tree_top(&v->geom, &v->dig, &v->sha, v->salted, v->work, &v->desc,
+			       v->uuid, v->spill, &v->top, &v->top_len, v->root, v->err);
 }
 
 int verity_write_tree(struct verity *v, verity_put_fn put, void *ctx)

@@ -13,10 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <openssl/evp.h>
-
 #include "sqpack/verity.h"
 #include "util/errbuf.h"
+#include "verity/verity_sha.h"
 
 struct verity;
 struct sqp_spill;
@@ -33,7 +32,8 @@ struct verity_digests {
 	size_t count, cap;
 };
 
-/* Start the hasher. derive: bytes that name the image's options, hashed
+/* Start the hasher, with libcrypto of its own (verity_sha.h; missing:
+ * SQP_ERR_UNSUPPORTED and why in err). derive: bytes that name the image's options, hashed
  * into the salt when desc gives none. hold: how many of the image's
  * first bytes may still change until finish (kept aside, rounded up to
  * whole blocks, at least one; hashed only there). The digests are allocated from
@@ -83,11 +83,11 @@ void verity_get_result(const struct verity *v, struct sqp_verity_result *r);
 /* verity_tree.c. The hash area but its lowest level (the digests), top
  * first: *top (from spill, *top_len bytes or 1 when that is 0) holds the
  * superblock and the upper levels (1/127 of the digests at 4 KiB, 1/15
- * at 512 bytes), and the root hash; salted and work as verity_hash
+ * at 512 bytes), and the root hash; sha, salted and work as verity_hash
  * takes. */
 struct verity_geom;
 int verity_tree_top(const struct verity_geom *g, const struct verity_digests *d,
-		    const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		    const struct verity_sha *sha, const EVP_MD_CTX *salted, EVP_MD_CTX *work,
 		    const struct sqp_verity_desc *desc, const uint8_t uuid[16],
 		    struct sqp_spill *spill, uint8_t **top, size_t *top_len,
 		    uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err);

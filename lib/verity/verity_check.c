@@ -30,6 +30,7 @@ struct check {
 	const struct sqp_verity_check_desc *d;
 	struct verity_geom g;
 	uint8_t *area;                 /* the hash area as read, from offset 0 */
+	struct verity_sha sha;         /* libcrypto, this check's own */
 	EVP_MD_CTX *salted, *work;
 	struct sqp_verity_bad *bad;
 };
@@ -43,7 +44,7 @@ static int compare_run(struct check *c, const uint8_t *p, uint64_t n, const uint
 	uint64_t k;
 
 	for (k = 0; k < n; k++) {
-		if (verity_hash(c->salted, c->work, p + k * c->g.bs, c->g.bs, d) != 0)
+		if (verity_hash(&c->sha, c->salted, c->work, p + k * c->g.bs, c->g.bs, d) != 0)
 			return SQP_ERR_NOMEM;
 		if (memcmp(d, want + k * SQP_VERITY_DIGEST_SIZE, sizeof(d)) != 0) {
 			*bad_k = k;
@@ -120,8 +121,11 @@ static int load(struct check *c, char *msg, size_t msg_len)
 	verity_geom_init(&c->g, sb.bs, sb.data_blocks, 1);
 	c->bad->block_size = sb.bs;
 	c->bad->data_blocks = sb.data_blocks;
-	c->salted = verity_salted_ctx(sb.salt, sb.salt_len);
-	c->work = EVP_MD_CTX_new();
+	ret = verity_sha_open(&c->sha, msg, msg_len);
+	if (ret != 0)
+		return ret;
+	c->salted = verity_salted_ctx(&c->sha, sb.salt, sb.salt_len);
+	c->work = c->sha.ctx_new();
 	c->area = c->g.hash_bytes <= SIZE_MAX ? malloc((size_t)c->g.hash_bytes) : NULL;
 	if (c->salted == NULL || c->work == NULL || c->area == NULL) {
 		snprintf(msg, msg_len, "out of memory");
@@ -170,8 +174,11 @@ int sqp_verity_check(const struct sqp_verity_check_desc *desc,
 		ret = check_data(&c, msg, msg_len);
 	if (ret == SQP_ERR_NOMEM && msg[0] == '\0')
 		snprintf(msg, msg_len, "out of memory");
-	EVP_MD_CTX_free(c.work);
-	EVP_MD_CTX_free(c.salted);
+	if (c.sha.lib != NULL) {
+		c.sha.ctx_free(c.work);
+		c.sha.ctx_free(c.salted);
+	}
+	verity_sha_close(&c.sha);
 	free(c.area);
 	(void)sqp_abi_out(NULL, "sqp_verity_bad", bad, &b, sizeof(b), bad_v0); /* checked above */
 	return ret;

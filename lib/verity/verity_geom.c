@@ -101,36 +101,36 @@ int verity_sb_decode(const uint8_t in[VERITY_SB_SIZE], struct verity_sb *sb,
 	return 0;
 }
 
-EVP_MD_CTX *verity_salted_ctx(const uint8_t *salt, size_t salt_len)
+EVP_MD_CTX *verity_salted_ctx(const struct verity_sha *sha, const uint8_t *salt,
+			      size_t salt_len)
 {
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	EVP_MD_CTX *c = sha->ctx_new();
 
-	if (c != NULL && (EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1 ||
-			  EVP_DigestUpdate(c, salt, salt_len) != 1)) {
-		EVP_MD_CTX_free(c);
+	if (c != NULL && (sha->init(c, sha->sha256(), NULL) != 1 ||
+			  sha->update(c, salt, salt_len) != 1)) {
+		sha->ctx_free(c);
 		c = NULL;
 	}
 	return c;
 }
 
-int verity_hash(const EVP_MD_CTX *salted, EVP_MD_CTX *work, const void *block,
-		size_t len, uint8_t digest[SQP_VERITY_DIGEST_SIZE])
+int verity_hash(const struct verity_sha *sha, const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		const void *block, size_t len, uint8_t digest[SQP_VERITY_DIGEST_SIZE])
 {
-	if (EVP_MD_CTX_copy_ex(work, salted) != 1 ||
-	    EVP_DigestUpdate(work, block, len) != 1 ||
-	    EVP_DigestFinal_ex(work, digest, NULL) != 1)
+	if (sha->ctx_copy(work, salted) != 1 || sha->update(work, block, len) != 1 ||
+	    sha->final(work, digest, NULL) != 1)
 		return SQP_ERR_INTERNAL;
 	return 0;
 }
 
-int verity_sha256(const void *a, size_t alen, const void *b, size_t blen,
-		  uint8_t digest[SQP_VERITY_DIGEST_SIZE])
+int verity_sha256(const struct verity_sha *sha, const void *a, size_t alen,
+		  const void *b, size_t blen, uint8_t digest[SQP_VERITY_DIGEST_SIZE])
 {
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	int ok = c != NULL && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1 &&
-		 EVP_DigestUpdate(c, a, alen) == 1 && EVP_DigestUpdate(c, b, blen) == 1 &&
-		 EVP_DigestFinal_ex(c, digest, NULL) == 1;
+	EVP_MD_CTX *c = sha->ctx_new();
+	int ok = c != NULL && sha->init(c, sha->sha256(), NULL) == 1 &&
+		 sha->update(c, a, alen) == 1 && sha->update(c, b, blen) == 1 &&
+		 sha->final(c, digest, NULL) == 1;
 
-	EVP_MD_CTX_free(c);
+	sha->ctx_free(c);
 	return ok ? 0 : SQP_ERR_NOMEM;
 }

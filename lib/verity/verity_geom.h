@@ -11,9 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <openssl/evp.h>
-
 #include "sqpack/verity.h"
+#include "verity/verity_sha.h"
 
 #define VERITY_SB_SIZE 512
 #define VERITY_MAX_LEVELS 63
@@ -49,14 +48,16 @@ void verity_sb_encode(const struct verity_sb *sb, uint8_t out[VERITY_SB_SIZE]);
 int verity_sb_decode(const uint8_t in[VERITY_SB_SIZE], struct verity_sb *sb,
 		     char *msg, size_t msg_len);
 
-/* A context with the salt already hashed: each block's digest starts as
- * a copy of it (dm-verity version 1 hashes salt, then block). */
-EVP_MD_CTX *verity_salted_ctx(const uint8_t *salt, size_t salt_len);
+/* The hashing, through sha (open). A context with the salt already
+ * hashed: each block's digest starts as a copy of it (dm-verity version
+ * 1 hashes salt, then block); NULL when out of memory. */
+EVP_MD_CTX *verity_salted_ctx(const struct verity_sha *sha, const uint8_t *salt,
+			      size_t salt_len);
 /* digest of one block; work is a scratch context. 0 or SQP_ERR_INTERNAL. */
-int verity_hash(const EVP_MD_CTX *salted, EVP_MD_CTX *work, const void *block,
-		size_t len, uint8_t digest[SQP_VERITY_DIGEST_SIZE]);
+int verity_hash(const struct verity_sha *sha, const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		const void *block, size_t len, uint8_t digest[SQP_VERITY_DIGEST_SIZE]);
 /* Plain SHA-256 of two pieces (salt and UUID derivation). */
-int verity_sha256(const void *a, size_t alen, const void *b, size_t blen,
-		  uint8_t digest[SQP_VERITY_DIGEST_SIZE]);
+int verity_sha256(const struct verity_sha *sha, const void *a, size_t alen,
+		  const void *b, size_t blen, uint8_t digest[SQP_VERITY_DIGEST_SIZE]);
 
 #endif

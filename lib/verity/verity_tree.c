@@ -35,7 +35,8 @@ static const uint8_t *low_block(const struct verity_digests *d, uint32_t bs, uin
  * hashes to the root. Level 1 reads all the digests: the arena is
  * checked after each chunk, so they do not all stay mapped in. */
 static int hash_levels(const struct verity_geom *g, const struct verity_digests *d,
-		       const EVP_MD_CTX *salted, EVP_MD_CTX *work, struct sqp_spill *spill,
+		       const struct verity_sha *sha, const EVP_MD_CTX *salted,
+		       EVP_MD_CTX *work, struct sqp_spill *spill,
 		       uint8_t *top, uint8_t root[SQP_VERITY_DIGEST_SIZE])
 {
 	uint64_t per_chunk = VERITY_CHUNK_BYTES / g->bs, k;
@@ -48,7 +49,7 @@ static int hash_levels(const struct verity_geom *g, const struct verity_digests 
 			const uint8_t *below = i == 1 ? low_block(d, g->bs, k) :
 				top + g->level_off[i - 1] + k * g->bs;
 
-			ret = verity_hash(salted, work, below, g->bs,
+			ret = verity_hash(sha, salted, work, below, g->bs,
 					  up + k * SQP_VERITY_DIGEST_SIZE);
 			if (i == 1 && k % per_chunk == per_chunk - 1)
 				sqp_spill_check(spill);
@@ -58,7 +59,7 @@ static int hash_levels(const struct verity_geom *g, const struct verity_digests 
 }
 
 int verity_tree_top(const struct verity_geom *g, const struct verity_digests *d,
-		    const EVP_MD_CTX *salted, EVP_MD_CTX *work,
+		    const struct verity_sha *sha, const EVP_MD_CTX *salted, EVP_MD_CTX *work,
 		    const struct sqp_verity_desc *desc, const uint8_t uuid[16],
 		    struct sqp_spill *spill, uint8_t **top, size_t *top_len,
 		    uint8_t root[SQP_VERITY_DIGEST_SIZE], struct sqp_errbuf *err)
@@ -77,7 +78,7 @@ int verity_tree_top(const struct verity_geom *g, const struct verity_digests *d,
 	if (g->levels == 0)
 		memcpy(root, d->chunks[0], SQP_VERITY_DIGEST_SIZE);
 	else
-		ret = hash_levels(g, d, salted, work, spill, t, root);
+		ret = hash_levels(g, d, sha, salted, work, spill, t, root);
 	if (ret != 0)
 		return sqp_err(err, ret, "hashing the verity tree: %s", sqp_strerror(ret));
 	if (g->sb_bytes > 0) {

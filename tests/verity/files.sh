@@ -4,6 +4,10 @@
 # appear complete or not at all: a signal mid-run leaves neither the
 # image nor the tree file (nor their temporary files); an existing tree
 # file is not replaced without -f (exit 1, no image either); with -f it is.
+# libcrypto is loaded by dm-verity alone (lib/verity/verity_sha.c): with
+# an unloadable one first in the library path, a run without --verity
+# packs, and --verity or `imginfo verity` fails with a message naming
+# it, leaving no image.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/verity/vlib.sh"
 need_tool veritysetup
@@ -38,4 +42,18 @@ check "with -f the tree file is replaced and verifies" \
 	"$VERITYSETUP" verify "$T/out/img" "$T/out/img.verity" "$(cat "$T/out/rh")"
 check "nothing else is left in the directory" \
 	test "$(ls "$T/out" | tr '\n' ' ')" = "img img.verity rh "
+
+soname=$(sed -n 's/^#define SQP_LIBCRYPTO_SONAME "\(.*\)"$/\1/p' "$top_builddir/config.h")
+mkdir "$T/nolib" "$T/no" && : > "$T/nolib/$soname" || exit 99
+nolib() { LD_LIBRARY_PATH="$T/nolib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+check "$soname unloadable: packing without --verity works" \
+	nolib "$TAR2IMG" -q "$T/no/plain" "$T/src.tar"
+nolib "$TAR2IMG" -q --verity "$T/no/img" "$T/src.tar" 2> "$T/err"
+check "$soname unloadable: --verity exits 1, no image left" \
+	test $? = 1 -a ! -e "$T/no/img" -a "$(ls "$T/no")" = plain
+check "and says why" grep -q "dm-verity needs $soname: .*$soname" "$T/err"
+nolib "$IMGINFO" verity --hash-file "$T/out/img.verity" "$T/out/img" "$(cat "$T/out/rh")" \
+	> /dev/null 2> "$T/err"
+check "$soname unloadable: imginfo verity exits 1" test $? = 1
+check "and says why" grep -q "dm-verity needs $soname: .*$soname" "$T/err"
 finish
