@@ -61,7 +61,22 @@ struct sqp_image_layout {
 	uint64_t fragment_bytes;   /* fragment blocks */
 	uint64_t inode_bytes, dir_bytes;
 	uint64_t frag_table_bytes, export_bytes, id_bytes, xattr_bytes;
+	/* EROFS: what the image shows of the options it was built with,
+	 * for a merge of shards that builds with them (img2img --shards).
+	 * erofs_pcluster: the largest physical cluster, in bytes, whose
+	 * history (as this library's writer sizes it from the pcluster)
+	 * the image's compression record covers: lz4's record names it
+	 * (no record: one block); lzma's dictionary and zstd's window grow
+	 * with it, so a record that several sizes give names the largest;
+	 * 0 when the record does not depend on it (deflate), when the
+	 * codec is not built, or for no codec or several. erofs_features:
+	 * SQP_EROFS_SHOWS_* bits, each set only when some file uses it, as
+	 * the superblock's features say. */
+	uint32_t erofs_pcluster;
+	unsigned erofs_features;
 };
+#define SQP_EROFS_SHOWS_ZTAILPACKING 0x1u  /* a last pcluster inline */
+#define SQP_EROFS_SHOWS_FRAGMENTS    0x2u  /* tails in the packed inode */
 
 /* Fill *out; reads the fragment table (bounded by frag_count) to tell
  * fragment blocks from data blocks. Returns 0 or an error (the image's

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/codec_dest.h"
 #include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
 #include "sqpack/image_info.h"
@@ -37,11 +38,44 @@ static void info(const struct sqp_image *img, struct sqp_image_info *all)
 			all->codec = id;
 }
 
+/* The largest pcluster, a whole number of blocks up to 1 MiB, whose
+ * history by the writer's codec (codec_dest.h) is at most what the
+ * image's record declares: image_info.h's erofs_pcluster. */
+static uint32_t pcluster_of(const struct rd_erofs *e, uint32_t codecs)
+{
+	struct sqp_codec_config cfg = { .block_size = e->bs };
+	const struct codec_dest_ops *d;
+	unsigned alg;
+
+	if (codecs == 0 || (codecs & (codecs - 1)) != 0)
+		return 0;
+	while (!(codecs & (1u << cfg.id)))
+		cfg.id++;
+	if ((d = codec_dest_of(cfg.id)) == NULL)
+		return 0;
+	alg = (unsigned)d->erofs_alg;
+	if (d->history == NULL)
+		return e->lz4_blocks > 1 ? e->lz4_blocks * e->bs : e->bs;
+	if (d->history(&cfg, e->bs) == d->history(&cfg, EROFS_Z_PCLUSTER_MAX))
+		return 0;
+	for (uint32_t p = EROFS_Z_PCLUSTER_MAX / e->bs * e->bs; p > e->bs; p -= e->bs)
+		if (d->history(&cfg, p) <= e->history[alg])
+			return p;
+	return e->bs;
+}
+
 static int layout(struct sqp_image *img, struct sqp_image_layout *o)
 {
+	const struct rd_erofs *e = rd_ero(img);
+
 	o->file_size = img->file_size;
 	o->bytes_used = img->end;
 	o->data_bytes = img->end;
+	o->erofs_pcluster = pcluster_of(e, rd_erofs_codecs(e));
+	o->erofs_features = ((e->sb.feature_incompat & EROFS_IN_ZTAILPACKING) ?
+			     SQP_EROFS_SHOWS_ZTAILPACKING : 0) |
+			    ((e->sb.feature_incompat & EROFS_IN_FRAGMENTS) ?
+			     SQP_EROFS_SHOWS_FRAGMENTS : 0);
 	return 0;
 }
 

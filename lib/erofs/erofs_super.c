@@ -82,12 +82,14 @@ static int check_csum(struct sqp_image *img, const struct erofs_super *sb)
 }
 
 /* One algorithm's record, body bytes long (what the kernel's loader
- * for it refuses). */
+ * for it refuses); what it says is kept in the image's struct
+ * rd_erofs, for a writer that copies the image's pclusters. */
 static int check_cfg(struct sqp_image *img, unsigned alg, const uint8_t *body,
 		     uint32_t len, uint32_t bs)
 {
 	static const char *const names[] = { "lz4", "lzma", "deflate", "zstd" };
 	static const uint32_t need[] = { 14, 14, 6, 6 };
+	struct rd_erofs *e = rd_ero(img);
 	uint32_t v;
 
 	if (len < need[alg])
@@ -100,6 +102,7 @@ static int check_cfg(struct sqp_image *img, unsigned alg, const uint8_t *body,
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS lz4 physical "
 				      "clusters of %u blocks; %u at most", img->name,
 				      v, PCLUSTER_MAX / bs);
+		e->lz4_blocks = (uint16_t)v;
 		return 0;
 	case 1:
 		v = sqp_get32(body);
@@ -108,17 +111,20 @@ static int check_cfg(struct sqp_image *img, unsigned alg, const uint8_t *body,
 				      "with a dictionary of %u bytes; format 0 and "
 				      "4 KiB to 8 MiB are read", img->name,
 				      sqp_get16(body + 4), v);
+		e->history[alg] = v;
 		return 0;
 	case 2:
 		if (body[0] > DEFLATE_WBITS_MAX)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS deflate window "
 				      "of 2^%u bytes; 2^15 at most", img->name, body[0]);
+		e->history[alg] = 1u << body[0];
 		return 0;
 	default:
 		if (body[0] != 0 || body[1] > ZSTD_WLOG_MAX)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS zstd format %u "
 				      "with a window of 2^%u bytes; format 0 and 2^20 "
 				      "at most are read", img->name, body[0], body[1] + 10u);
+		e->history[alg] = 1u << (body[1] + 10u);
 		return 0;
 	}
 }

@@ -6,13 +6,23 @@
  * nothing decoded, and its cluster index written anew for the blocks
  * they land at (erofs_zip_put, as for clusters the writer cut itself).
  *
- * Why it can: under one codec (lz4, zero padded) and 4 KiB logical
+ * Why it can: under one codec (zero padded) and 4 KiB logical
  * clusters, a pcluster decodes alone, so where it sits does not matter;
  * the image that cut it was built with the options the shards share,
- * so its cut is the one this writer would have made. Dedup compares
- * what is stored (erofs_dedup.c), so an equal file of another shard,
- * cut alike, shares the first one's blocks: equal stored bytes under
- * one codec and cluster size decode equal.
+ * so its cut is the one this writer would have made. The codec's own
+ * parameters travel in each pcluster (lz4's block, MicroLZMA's
+ * properties byte, a deflate stream, a zstd frame header) but for the
+ * one the reader sizes for the whole image: lzma's dictionary, deflate's
+ * and zstd's window, which the superblock's record declares (lz4 has
+ * none: its 64 KiB is fixed). A base whose record is larger than this
+ * writer's (built with a larger pcluster, or deflate with a wider
+ * window) has pclusters this image's record would not cover: they are
+ * decoded and compressed again. A larger record is not written instead,
+ * as the kernel allocates that history per CPU for the image's life,
+ * and the output keeps what its own options say. Dedup compares what is
+ * stored (erofs_dedup.c), so an equal file of another shard, cut alike,
+ * shares the first one's blocks: equal stored bytes under one codec and
+ * cluster size decode equal.
  *
  * Tails: an inline (ztailpacking) last pcluster is copied as it is
  * when it fits after the new record (the same file gives the same
@@ -57,25 +67,30 @@ int erofs_zcopy_fits(struct sqp_writer *w, struct sqp_image *img)
 {
 	const struct erofs_wstate *e = erofs_of(w);
 	const struct rd_erofs *ero = rd_ero(img);
+	unsigned alg;
 
 	/* One codec and one pcluster size for every file: no hints. */
-	return e->dest != NULL && e->dest->erofs_alg == SQP_EROFS_LZ4 && !e->tidx &&
-	       e->ncodec == 1 && e->nhints == 0 &&
-	       e->chunks.bits == 0 && ero->bs == BS && ero->dev_count == 0 &&
-	       (ero->sb.feature_incompat & EROFS_IN_ZERO_PADDING) != 0 &&
-	       rd_erofs_codecs(ero) == 1u << SQP_CODEC_LZ4;
+	if (e->dest == NULL || e->tidx || e->ncodec != 1 || e->nhints != 0 ||
+	    e->chunks.bits != 0 || ero->bs != BS ||
+	    ero->dev_count != 0 || !(ero->sb.feature_incompat & EROFS_IN_ZERO_PADDING) ||
+	    rd_erofs_codecs(ero) != 1u << e->zcfg[0].id)
+		return 0;
+	alg = (unsigned)e->dest->erofs_alg;
+	return e->dest->history == NULL ||
+	       ero->history[alg] <= e->dest->history(&e->zcfg[0], e->pcluster);
 }
 
-/* Whether extent x (not a tail) can be copied: lz4 or stored as it is,
- * whole blocks, no more than the writer's pcluster (a plain one a
- * block, as the writer's index says it) nor its most input bytes. */
+/* Whether extent x (not a tail) can be copied: in the writer's codec or
+ * stored as it is, whole blocks, no more than the writer's pcluster (a
+ * plain one a block, as the writer's index says it) nor its most input
+ * bytes. */
 static int copyable(const struct erofs_wstate *e, const struct rd_extent *x)
 {
 	if (x->pa % BS != 0 || x->plen % BS != 0 || x->plen == 0 || x->llen > e->max_extent)
 		return 0;
 	if (x->fmt == RD_Z_RAW)
 		return x->plen == BS;
-	return x->fmt == SQP_EROFS_LZ4 && x->plen <= e->pcluster;
+	return x->fmt == (unsigned)e->dest->erofs_alg && x->plen <= e->pcluster;
 }
 
 /* Walk ei's map: 1 when the file can be copied (pl filled), 0 when it
@@ -116,7 +131,7 @@ static int plan(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 		       ei->size - pl->tail_at <= erofs_frag_max(e) &&
 		       e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX;
 	if (pl->kind == TAIL_INLINE)
-		return (pl->tail.fmt == SQP_EROFS_LZ4 || pl->tail.fmt == RD_Z_RAW) &&
+		return (pl->tail.fmt == (unsigned)e->dest->erofs_alg || pl->tail.fmt == RD_Z_RAW) &&
 		       pl->tail.llen <= e->max_extent &&
 		       pl->tail.plen > 0 && pl->tail.plen < BS &&
 		       pl->tail.plen <= erofs_zip_tail_room(w, (ei->size + BS - 1) / BS, xsize);

@@ -59,6 +59,12 @@ struct rd_erofs {
 	 * 0 when it is not mapped there. */
 	uint32_t *dev_map;
 	uint16_t dev_count;
+	/* The compression records (EROFS_IN_COMPR_CFGS), read at open:
+	 * each algorithm's history, the bytes its decoder keeps (lzma's
+	 * dictionary, deflate's and zstd's window; 0: lz4, or no record),
+	 * and lz4's most blocks of a pcluster (0: no record, one block). */
+	uint32_t history[SQP_EROFS_ALG_MAX];
+	uint16_t lz4_blocks;
 	/* The directory block read last, whole (len 0: none): a listing's
 	 * entries are parsed from it, read once. */
 	uint8_t *dblk;

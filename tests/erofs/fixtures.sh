@@ -19,14 +19,6 @@ T=$SCRATCH
 run "make the tree" "$PYTHON3" "$F/fixtree.py" "$T/small" &&
 run "make the big tree" "$PYTHON3" "$F/fixtree.py" "$T/big" big || finish
 
-# kernel_has CODEC: the running kernel's configuration enables it.
-kernel_has() {
-	case $1 in
-	lz4) opt=CONFIG_EROFS_FS_ZIP;;
-	*) opt=CONFIG_EROFS_FS_ZIP_$(echo "$1" | tr a-z A-Z);;
-	esac
-	[ -r /proc/config.gz ] && gzip -dc /proc/config.gz | grep -qx "$opt=y"
-}
 kernel_ok=no
 judge_ok "the kernel's EROFS mount" kernel erofs && kernel_ok=yes
 
@@ -72,7 +64,7 @@ while read -r name codecs kcodecs tree file; do
 	[ $kernel_ok = yes ] || continue
 	missing=
 	for c in $(echo "$kcodecs" | tr , ' '); do
-		kernel_has "$c" || missing=$c
+		kernel_erofs_has "$c" || missing=$c
 	done
 	if [ -n "$missing" ]; then
 		skipc "$name: the kernel's configuration has no EROFS $missing"

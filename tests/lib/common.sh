@@ -471,6 +471,16 @@ judge_same_tree() {
 	rm -rf "$js_dir"
 }
 
+# kernel_erofs_has CODEC: the running kernel's configuration enables
+# EROFS's CODEC (lz4, lzma, deflate or zstd).
+kernel_erofs_has() {
+	case $1 in
+	lz4) ke_opt=CONFIG_EROFS_FS_ZIP;;
+	*) ke_opt=CONFIG_EROFS_FS_ZIP_$(echo "$1" | tr a-z A-Z);;
+	esac
+	[ -r /proc/config.gz ] && gzip -dc /proc/config.gz | grep -qx "$ke_opt=y"
+}
+
 # mkfs_build_time_only: the path of a sqpack-mkfs.erofs (made once in
 # $SCRATCH) that takes SOURCE_DATE_EPOCH as dir2img does, the build time
 # alone (-T it --mkfs-time, without it in the environment): mkfs.erofs

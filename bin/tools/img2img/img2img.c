@@ -30,6 +30,7 @@
 #include "../common/tool_mains.h"
 #include "../common/tool_optvals.h"
 #include "../common/tool_run.h"
+#include "shard_opts.h"
 #include "shard_plan.h"
 
 static int open_base(const struct tool_options *opt, int *fd,
@@ -56,40 +57,21 @@ static int open_base(const struct tool_options *opt, int *fd,
 	return ret == 0 ? 0 : 1;
 }
 
-/* --shards of EROFS images: the codec of the first shard that names
- * one. An EROFS image whose files all stored better uncompressed names
- * none, and that shard must not decide for the others. 0: none does. */
-static int shards_codec(const struct tool_options *opt)
-{
-	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
-	struct sqp_image *img;
-	int codec = 0, fd;
-
-	for (size_t i = 0; codec == 0 && i < opt->dir_count; i++) {
-		struct sqp_image_desc d = { .struct_size = sizeof(d), .name = opt->dirs[i] };
-
-		if ((fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC)) < 0)
-			continue;   /* reported when the shard is added */
-		d.fd = fd;
-		img = NULL;
-		if (sqp_image_create(&d, &img) == 0 && sqp_image_get_info(img, &ii) == 0 &&
-		    ii.format == SQP_FORMAT_EROFS)
-			codec = ii.codec;
-		sqp_image_destroy(img);
-		close(fd);
-	}
-	return codec;
-}
-
 /* --format erofs: the base's codec when EROFS can write it (kept with
  * its options, in 4 KiB blocks), else the one -c names; a base whose
- * codec EROFS cannot write needs -c. */
+ * codec EROFS cannot write needs -c. --shards: the codec, pcluster size
+ * and layout the shards show, unless given (shard_opts.c). */
 static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *lay,
-		       const struct sqp_image_info *ii)
+		       const struct sqp_image_info *ii, struct sqp_image *img)
 {
 	const char *name = sqp_codec_name(ii->codec);
-	int codec, ret;
+	struct shards_shown shown = { 0 };
+	int ret;
 
+	if (opt->shards) {
+		img2img_shards_shown(opt, img, &shown);
+		img2img_shards_layout(opt, &shown);
+	}
 	if (opt->codec_name != NULL || opt->comp_opts != NULL)
 		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
 					  opt->block_size);
@@ -100,8 +82,8 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) != 0)
 		return tool_bad_usage("%s", "--format erofs: the base uses several "
 				      "compressors; give -c");
-	if (ii->codecs == 0 && opt->shards && (codec = shards_codec(opt)) != 0)
-		name = sqp_codec_name(codec);
+	if (ii->codecs == 0 && shown.codec != 0)
+		name = sqp_codec_name(shown.codec);
 	else if (ii->codecs == 0)
 		name = NULL;
 	ret = tool_erofs_options(opt, name, NULL, opt->block_size);
@@ -133,7 +115,7 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 	if (tool_erofs_only(opt) != 0)
 		return 2;
 	if (opt->desc.format == SQP_FORMAT_EROFS)
-		return erofs_codec(opt, &lay, &ii);
+		return erofs_codec(opt, &lay, &ii, img);
 	if (ii.format == SQP_FORMAT_EROFS) {
 		name = opt->codec_name ? opt->codec_name :
 		       ii.codec ? sqp_codec_name(ii.codec) : NULL;
