@@ -135,7 +135,7 @@ static int bridge(struct sqp_writer *w, const uint8_t *in, uint32_t x, uint32_t 
 {
 	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
-	int n = e->dest->compress(e->seam->z.codec, in + x, &take, blk, e->pcluster);
+	int n = e->dest->compress(e->seam->z.codec, in + x, &take, 0, blk, e->pcluster);
 
 	if (n < 0)
 		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));

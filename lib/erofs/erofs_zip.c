@@ -94,6 +94,8 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 
 	j->npcl = 0;
 	j->nblk = 0;
+	j->guess_in = 0;
+	j->guess_out = 0;
 	if (e->dd.on && j->first)
 		j->key = XXH3_64bits_withSeed(j->in, j->len, j->size);
 	while (pos < j->len) {
