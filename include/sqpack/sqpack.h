@@ -23,6 +23,7 @@
 #include "sqpack/policy.h"
 #include "sqpack/dirscan.h"
 #include "sqpack/image_info.h"
+#include "sqpack/codec_fixed.h"
 #include "sqpack/check.h"
 #include "sqpack/inspect.h"
 #endif

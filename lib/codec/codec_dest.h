@@ -30,11 +30,14 @@ struct codec_dest_ops {
 		      void **state);
 	void (*destroy)(void *state);
 	/* Compress a prefix of in into at most out_cap bytes: *in_len
-	 * (the bytes offered) becomes the bytes taken. Returns the
-	 * compressed size (1..out_cap), or < 0. The output depends only on
-	 * the input, the configuration and out_cap; 0: nothing worth it
-	 * fits (the caller stores the input as it is). */
-	int (*compress)(void *state, const uint8_t *in, size_t *in_len,
+	 * (the bytes offered) becomes the bytes taken. guess: the input
+	 * that the caller expects to fill out_cap (from the cluster cut
+	 * before this one), 0 for none; a codec that searches starts
+	 * there, the others ignore it. Returns the compressed size
+	 * (1..out_cap), or < 0. The output depends only on the input, the
+	 * configuration, out_cap and guess; 0: nothing worth it fits (the
+	 * caller stores the input as it is). */
+	int (*compress)(void *state, const uint8_t *in, size_t *in_len, size_t guess,
 			uint8_t *out, size_t out_cap);
 	/* The history the decoder must keep for cfg and pcluster, in bytes:
 	 * what the image's compression configuration records (EROFS's lzma
@@ -46,23 +49,26 @@ struct codec_dest_ops {
 };
 
 /*
- * For a codec with no destSize call of its own: compress the longest
- * prefix of in (*in_len offered) that fits out_cap, found by trying
- * lengths, and set *in_len to it. try compresses exactly len bytes into
- * out (cap bytes) and returns the size, 0 when it does not fit, or < 0.
- * *scratchp (*scratch_cap bytes, the caller's to free) is grown to
- * 4 * out_cap bytes when smaller. The lengths tried depend on the
- * input alone, so the result does too; it may take up to 1/64 of a
- * block's share less than the longest prefix that would fit (the
- * prefix over the blocks of out_cap, CODEC_DEST_BLOCK each). Returns
- * the size in out, or 0 when no prefix longer than out_cap (or the
- * whole input) fits.
+ * codec_dest.c, for a codec with no destSize call of its own: compress
+ * the longest prefix of in (*in_len offered) that fits out_cap, found
+ * by trying lengths from guess (as ops->compress; 0: none) on, and set
+ * *in_len to it. try compresses exactly len bytes into out (cap bytes)
+ * and returns the size, 0 when it does not fit, or < 0. *scratchp
+ * (*scratch_cap bytes, the caller's to free) is grown to 4 * out_cap
+ * bytes when smaller. The lengths tried depend on the input and guess
+ * alone, so the result does too; it may take about 1/64 of a block's
+ * share less than the longest prefix that would fit (the prefix over
+ * the blocks of out_cap, CODEC_DEST_BLOCK each). A prefix no longer
+ * than out_cap is not looked for unless it is all of in (stored as it
+ * is, it takes the same room), nor is anything once a try did not
+ * shrink its input at all. Returns the size in out, or 0 when no
+ * prefix longer than out_cap (or the whole input) fits.
  */
 #define CODEC_DEST_BLOCK 4096u
 typedef int (*codec_dest_try)(void *state, const uint8_t *in, size_t len,
 			      uint8_t *out, size_t cap);
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
-		      size_t *in_len, uint8_t *out, size_t out_cap,
+		      size_t *in_len, size_t guess, uint8_t *out, size_t out_cap,
 		      uint8_t **scratchp, size_t *scratch_cap);
 
 /* Codec id's fixed-output ops: NULL when it has none or is not built. */

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
 
 static int bad_option(const struct sqp_codec_ops *ops, const char *key,
@@ -155,78 +154,4 @@ int codec_opt_is_list(const struct sqp_codec_ops *ops, const char *key)
 unsigned long codec_opt_block_size(const struct sqp_codec_config *cfg)
 {
 	return cfg->block_size;
-}
-
-/*
- * The search behind codec_dest_search: each try's size (measured in a
- * scratch buffer four times the cluster, so a try that overflows the
- * cluster still tells how far) predicts the length that would just fit,
- * aimed 1/64 of a block's share short so that most guesses fit, or,
- * when no length has failed yet, at least 1/32 past the longest fit, so
- * that one does. The range between the longest length known to fit and
- * the shortest known not to shrinks at each try, and the search stops
- * when it is within 1/64 of a block's share of the former. A block's
- * share: the cluster's input over its blocks (CODEC_DEST_BLOCK), so a
- * cluster of 16 blocks is filled as closely as one of one block is;
- * within 1/64 of all of its input, 64 KiB clusters of deflate were left
- * 1% short and their image was larger than the one-block one. A prefix
- * no longer than the cluster is not looked for unless it is the whole
- * input: stored as it is, it takes the same room. Nor is anything once
- * a try did not shrink its input at all.
- */
-int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
-		      size_t *in_len, uint8_t *out, size_t out_cap,
-		      uint8_t **scratchp, size_t *scratch_cap)
-{
-	const size_t all = *in_len;
-	size_t lo = all > out_cap ? out_cap : 0, hi = all + 1, best = 0;
-	size_t len = all < 2 * out_cap ? all : 2 * out_cap;
-	size_t share = 64 * (out_cap > CODEC_DEST_BLOCK ? out_cap / CODEC_DEST_BLOCK : 1);
-	uint8_t *scratch;
-
-	if (*scratch_cap < 4 * out_cap) {
-		free(*scratchp);
-		*scratch_cap = 0;
-		if ((*scratchp = malloc(4 * out_cap)) == NULL)
-			return SQP_ERR_NOMEM;
-		*scratch_cap = 4 * out_cap;
-	}
-	scratch = *scratchp;
-
-	for (int round = 0; round < 40 && len > lo && len < hi; round++) {
-		uint64_t guess;
-		int n = try(state, in, len, scratch, 4 * out_cap);
-
-		if (n < 0)
-			return n;
-		if (n > 0 && (size_t)n <= out_cap) {
-			lo = len;
-			best = (size_t)n;
-			*in_len = len;
-			memcpy(out, scratch, best);
-		} else if (n == 0 || (size_t)n < len) {
-			hi = len;
-		} else {
-			break;
-		}
-		if (lo == all || hi - lo <= lo / share + 1)
-			break;
-		/* Not even 4x the cluster: a quarter of the length at most. */
-		guess = n > 0 ? (uint64_t)len * out_cap / (size_t)n : len / 4;
-		guess -= guess / share;
-		if (hi <= all) {
-			/* A real step inside the range: a guess at either
-			 * end would move it by little. */
-			size_t step = (hi - lo) / 8;
-
-			if (guess < lo + step + 1)
-				guess = lo + step + 1;
-			if (guess > hi - step - 1)
-				guess = hi - step - 1;
-		} else if (guess < lo + lo / 32 + 2) {
-			guess = lo + lo / 32 + 2;
-		}
-		len = guess > all ? all : (size_t)guess;
-	}
-	return (int)best;
 }

@@ -300,13 +300,13 @@ static int deflate_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
 	return ret == Z_OK || ret == Z_BUF_ERROR ? 0 : SQP_ERR_COMPRESSOR;
 }
 
-static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t guess,
 				 uint8_t *out, size_t out_cap)
 {
 	struct gzip_state *s = p;
 	int n;
 
-	n = codec_dest_search(deflate_try, s, in, in_len, out, out_cap,
+	n = codec_dest_search(deflate_try, s, in, in_len, guess, out, out_cap,
 			      &s->dscratch, &s->dscratch_cap);
 	return n > 0 && out[0] == 0 ? 0 : n;
 }
@@ -328,6 +328,7 @@ static int deflate_dest_create(const struct sqp_codec_config *cfg,
 
 static const struct codec_dest_ops deflate_dest_ops = {
 	.erofs_alg = 2,
+	.reads_what_fits = 1,
 	.create = deflate_dest_create,
 	.destroy = gzip_destroy,
 	.compress = deflate_dest_compress,

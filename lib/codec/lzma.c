@@ -168,13 +168,15 @@ static int lzma_decompress(void *p, const uint8_t *in, size_t in_len,
 	return (int)size;
 }
 
-static int lzma_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+/* MicroLZMA stops where the output is full: guess is not needed. */
+static int lzma_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t guess,
 			      uint8_t *out, size_t out_cap)
 {
 	struct lzma_state *s = p;
 	lzma_options_lzma o = s->opts;
 	lzma_ret r;
 
+	(void)guess;
 	o.dict_size = s->dest_dict;
 	r = lzma_microlzma_encoder(&s->enc, &o);
 	if (r != LZMA_OK)

@@ -198,7 +198,7 @@ static int zstd_dest_params(struct zstd_state *s)
 	return 0;
 }
 
-static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len,
+static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t guess,
 			      uint8_t *out, size_t out_cap)
 {
 	struct zstd_state *s = p;
@@ -212,7 +212,7 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len,
 			return SQP_ERR_COMPRESSOR;
 		s->dest_ready = 1;
 	}
-	return codec_dest_search(zstd_try, s, in, in_len, out, out_cap,
+	return codec_dest_search(zstd_try, s, in, in_len, guess, out, out_cap,
 				 &s->dscratch, &s->dscratch_cap);
 }
 
@@ -249,6 +249,7 @@ static int zstd_dest_create(const struct sqp_codec_config *cfg,
 
 static const struct codec_dest_ops zstd_dest_ops = {
 	.erofs_alg = 3,
+	.reads_what_fits = 1,
 	.create = zstd_dest_create,
 	.destroy = zstd_destroy,
 	.compress = zstd_dest_compress,

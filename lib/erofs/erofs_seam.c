@@ -136,7 +136,8 @@ static int bridge(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_
 {
 	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
-	int n = e->zdest[j->zc]->compress(e->seam->z.codec[j->zc], in + x, &take, blk, j->cap);
+	int n = e->zdest[j->zc]->compress(e->seam->z.codec[j->zc], in + x, &take, 0, blk,
+					  j->cap);
 
 	if (n < 0)
 		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));

@@ -65,20 +65,28 @@ static int frag_rest(struct erofs_pcl *p, uint32_t pos, uint32_t left)
  * read megabytes per 4 KiB cluster (lz4hc: 7.3 s of CPU for gcc-12's
  * 19 MB .deb, 0.4 s in windows). A window taken whole may not have been
  * enough, so it is offered again four times larger, up to all of it:
- * the cut still depends on the data alone. */
+ * the cut still depends on the data alone (and the guess, the cluster
+ * before in the job's cut: codec_dest.h). */
 static int zcompress(const struct codec_dest_ops *d, void *codec, const uint8_t *in,
-		     size_t *take, uint8_t *out, size_t cap)
+		     size_t *take, size_t guess, uint8_t *out, size_t cap)
 {
 	size_t left = *take, w = 4 * cap < left && !d->reads_what_fits ? 4 * cap : left;
 	int n;
 
 	for (;;) {
 		*take = w;
-		n = d->compress(codec, in, take, out, cap);
+		n = d->compress(codec, in, take, guess, out, cap);
 		if (n < 0 || *take < w || w == left)
 			return n;
 		w = 4 * w < left ? 4 * w : left;
 	}
+}
+
+/* The input expected to fill cap: as much as the job's last cluster
+ * cut short by its room took for its size (0: none yet). */
+static size_t zguess(const struct erofs_zjob *j, size_t cap)
+{
+	return j->guess_out > 0 ? (size_t)((uint64_t)j->guess_in * cap / j->guess_out) : 0;
 }
 
 /* ztailpacking: a cluster that took the whole rest of the file (n bytes
@@ -98,7 +106,8 @@ static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *
 		return n;
 	/* Tried beside the first result, which stays in blk unless this
 	 * one gains. */
-	m = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, z->spare, fewer);
+	m = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t,
+				      *take * fewer / (size_t)n, z->spare, fewer);
 	if (m > 0 && t > fewer && t < left) {
 		memcpy(blk, z->spare, (size_t)m);
 		*take = t;
@@ -118,9 +127,10 @@ static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z
 	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32 ||
 	    left > e->max_extent)
 		return n;
-	n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, blk, j->room);
+	n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, 0, blk, j->room);
 	if (n == 0 || (n > 0 && t < left))
-		return zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, take, blk, cap);
+		return zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, take,
+				 zguess(j, cap), blk, cap);
 	*take = t;
 	return n;
 }
@@ -162,7 +172,12 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 	if (j->frag && left <= j->cap)
 		return frag_rest(p, pos, left);
 	if (!untried && (left > BS || left > room)) {
-		n = zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, &take, blk, cap);
+		n = zcompress(e->zdest[j->zc], z->codec[j->zc], j->in + pos, &take,
+			      zguess(j, cap), blk, cap);
+		if (n > 0 && take < most) {
+			j->guess_in = (uint32_t)take;
+			j->guess_out = (uint32_t)n;
+		}
 		n = near_whole(e, z, j, pos, cap, blk, &take, n);
 		if (n > 0 && j->frag && take == left && left <= EROFS_FRAG_TRY)
 			return frag_rest(p, pos, left);
@@ -170,7 +185,8 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 			n = shrink_last(e, z, j, pos, blk, &take, n);
 		tried = n > 0 ? (uint32_t)take : most < cap ? most : cap;
 	} else if (left <= BS && j->room > 0) {
-		n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &take, blk, j->room);
+		n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &take, 0, blk,
+					      j->room);
 		if (n > 0 && (take < left || (uint32_t)n >= left))
 			n = 0;
 	}

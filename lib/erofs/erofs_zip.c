@@ -94,6 +94,8 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 
 	j->npcl = 0;
 	j->nblk = 0;
+	j->guess_in = 0;
+	j->guess_out = 0;
 	/* The codec in the seed: a file nominates only files that the same
 	 * codec decodes. */
 	if (e->dd.on && j->first)

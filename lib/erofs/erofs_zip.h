@@ -63,6 +63,10 @@ struct erofs_zjob {
 	struct erofs_zbuf small; /* its own buffers */
 	struct erofs_zbuf *big;  /* or a big set's, while it holds one */
 	uint32_t npcl, nblk;
+	/* The last cluster its cut filled (its input and compressed size;
+	 * 0: none yet), where the next one's search starts: the cut runs
+	 * in order within the job, so that depends on the data alone. */
+	uint32_t guess_in, guess_out;
 	uint64_t key;        /* dedup: the first segment's hash */
 	unsigned zc;         /* the file's codec (e->zdest index) */
 	uint32_t cap;        /* and the most bytes of its pclusters */

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * erofs-baseline.c - the codec's own time for the clusters an EROFS
+ * image stores: the limit erofs-bench.sh prints beside each row.
+ *
+ * It reads a tar, cuts every regular file in 8 MiB segments (as the
+ * EROFS writer does) into physical clusters with the codec's
+ * fixed-output mode (sqpack/codec_fixed.h), each cluster from where the
+ * one before ended, a block stored as it is where nothing gains, and
+ * then compresses every cluster that gained once more, offered exactly
+ * its input: one pass of the codec over what the image stores
+ * compressed, which is all an EROFS packer must spend on it (lz4's and
+ * lzma's fixed-output calls are that pass; zstd and deflate, which
+ * search for the cut, take one try). Only that second pass is the
+ * limit; the cut is timed apart (cut_cpu_s: what the search costs).
+ * Both run on N threads over the segments of a batch of at most
+ * BATCH_BYTES, with nothing else running.
+ *
+ * Invariant: every cluster of the second pass takes exactly the input
+ * the cut gave it (the codec's result depends on its input alone).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sqpack/sqpack.h"
+
+#define BATCH_BYTES (64u << 20)
+#define SEGMENT (8u << 20)
+#define BLOCK 4096u
+
+/* Segments of files waiting to be cut and compressed. Segment k's
+ * clusters are cut[first[k] ...], at most len / BLOCK + 1 of them (each
+ * takes more than a block, or a block). */
+struct batch {
+	uint8_t *data;
+	size_t used, nseg, segs_cap;
+	size_t *off, *len, *first, *count;
+	uint32_t *cut;
+	atomic_size_t next;
+	int timed;                  /* the second pass */
+};
+
+struct worker {
+	pthread_t thread;
+	struct batch *b;
+	struct sqp_fixed_compressor *fc;
+	uint8_t *out;
+	uint32_t pcluster;
+	uint64_t clusters, in_bytes, out_bytes;
+	double cpu_s;
+	int err;
+};
+
+struct totals {
+	uint64_t clusters, in_bytes, out_bytes;
+	double cut_cpu_s, cpu_s, wall_s;
+};
+
+static double now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Segment k cut into clusters, each search started from the ratio of
+ * the one before, as the writer's cut does. */
+static int cut_segment(struct worker *w, size_t k)
+{
+	struct batch *b = w->b;
+	const uint8_t *in = b->data + b->off[k];
+	size_t pos = 0, len = b->len[k], guess = 0, *count = &b->count[k];
+
+	*count = 0;
+	while (len - pos > BLOCK) {
+		size_t take = len - pos;
+		int n = sqp_compress_fixed(w->fc, in + pos, &take, guess, w->out, w->pcluster);
+
+		if (n < 0)
+			return n;
+		if (n > 0 && take > ((size_t)n + BLOCK - 1) / BLOCK * BLOCK) {
+			b->cut[b->first[k] + (*count)++] = (uint32_t)take;
+			if (take < len - pos)
+				guess = take * w->pcluster / (size_t)n;
+			pos += take;
+		} else {
+			b->cut[b->first[k] + (*count)++] = 0;
+			pos += BLOCK;
+		}
+	}
+	return 0;
+}
+
+/* Segment k's clusters compressed once each, offered exactly their
+ * input (a stored block, cut 0, is skipped). */
+static int press_segment(struct worker *w, size_t k)
+{
+	struct batch *b = w->b;
+	const uint8_t *in = b->data + b->off[k];
+	size_t pos = 0;
+
+	for (size_t i = 0; i < b->count[k]; i++) {
+		size_t want = b->cut[b->first[k] + i], take = want;
+		int n;
+
+		if (want == 0) {
+			pos += BLOCK;
+			continue;
+		}
+		n = sqp_compress_fixed(w->fc, in + pos, &take, SIZE_MAX, w->out, w->pcluster);
+		if (n < 0)
+			return n;
+		if (n == 0 || take != want)
+			return SQP_ERR_COMPRESSOR;
+		w->clusters++;
+		w->in_bytes += take;
+		w->out_bytes += (uint64_t)n;
+		pos += take;
+	}
+	return 0;
+}
+
+/* Each thread is new per pass, so its CPU clock covers that pass. */
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct batch *b = w->b;
+	size_t k;
+
+	while (w->err == 0 && (k = atomic_fetch_add(&b->next, 1)) < b->nseg)
+		w->err = b->timed ? press_segment(w, k) : cut_segment(w, k);
+	w->cpu_s = now(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
+}
+
+static int run_pass(struct batch *b, struct worker *w, unsigned jobs, struct totals *t)
+{
+	double start = now(CLOCK_MONOTONIC), cpu = 0;
+	unsigned k, started = 0;
+	int err = 0;
+
+	atomic_store(&b->next, 0);
+	for (k = 0; k < jobs; k++) {
+		w[k].b = b;
+		w[k].err = 0;
+		if (pthread_create(&w[k].thread, NULL, work, &w[k]) != 0)
+			break;
+		started++;
+	}
+	for (k = 0; k < started; k++) {
+		pthread_join(w[k].thread, NULL);
+		cpu += w[k].cpu_s;
+		if (w[k].err != 0 && err == 0)
+			err = w[k].err;
+	}
+	if (b->timed) {
+		t->cpu_s += cpu;
+		t->wall_s += now(CLOCK_MONOTONIC) - start;
+	} else {
+		t->cut_cpu_s += cpu;
+	}
+	if (started == 0 || err != 0) {
+		fprintf(stderr, "erofs-baseline: %s\n",
+			started == 0 ? "cannot start a thread" : sqp_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static int flush_batch(struct batch *b, struct worker *w, unsigned jobs, struct totals *t)
+{
+	for (b->timed = 0; b->timed < 2; b->timed++)
+		if (b->nseg > 0 && run_pass(b, w, jobs, t) != 0)
+			return -1;
+	b->used = 0;
+	b->nseg = 0;
+	return 0;
+}
+
+/* A file's data read into the batch, segment by segment. */
+static int add_file(struct batch *b, struct sqp_tar_reader *rd, const struct sqp_entry *e,
+		    struct worker *w, unsigned jobs, struct totals *t)
+{
+	struct sqp_data_source src = sqp_tar_data(rd);
+	uint64_t left = e->size;
+
+	while (left > 0) {
+		size_t len = left < SEGMENT ? (size_t)left : SEGMENT;
+		int r;
+
+		if ((b->used + len > BATCH_BYTES || b->nseg == b->segs_cap) &&
+		    flush_batch(b, w, jobs, t) != 0)
+			return -1;
+		if ((r = src.read(src.user, b->data + b->used, len)) < 0) {
+			fprintf(stderr, "erofs-baseline: %s: %s\n", e->path, sqp_strerror(r));
+			return -1;
+		}
+		b->off[b->nseg] = b->used;
+		b->len[b->nseg] = len;
+		b->first[b->nseg] = b->used / BLOCK + b->nseg;
+		b->nseg++;
+		b->used += len;
+		left -= len;
+	}
+	return 0;
+}
+
+static int read_tar(struct batch *b, int fd, const char *name, struct worker *w,
+		    unsigned jobs, struct totals *t)
+{
+	struct sqp_tar_reader_desc d = { .struct_size = sizeof(d), .fd = fd, .name = name };
+	struct sqp_tar_reader *rd = NULL;
+	const struct sqp_entry *e;
+	int r = sqp_tar_reader_create(&d, &rd);
+
+	if (r != 0) {
+		fprintf(stderr, "erofs-baseline: %s: %s\n", name,
+			rd != NULL ? sqp_tar_reader_error(rd) : sqp_strerror(r));
+		sqp_tar_reader_destroy(rd);
+		return -1;
+	}
+	while ((r = sqp_tar_next(rd, &e)) == 1)
+		if (S_ISREG(e->mode) && !e->is_hardlink && e->size > 0 &&
+		    add_file(b, rd, e, w, jobs, t) != 0)
+			break;
+	if (r < 0)
+		fprintf(stderr, "erofs-baseline: %s\n", sqp_tar_reader_error(rd));
+	sqp_tar_reader_destroy(rd);
+	return r == 0 ? flush_batch(b, w, jobs, t) : -1;
+}
+
+static int usage(const char *why)
+{
+	fprintf(stderr, "erofs-baseline: %s\n"
+		"usage: erofs-baseline [-c CODEC] [-X OPTS] [-C PCLUSTER] [-j N] [TAR]\n"
+		"Cut every file of TAR (default stdin) into EROFS clusters of PCLUSTER\n"
+		"bytes (default 4096) and time one pass of the codec over them on N\n"
+		"threads; print key=value figures.\n", why);
+	return 2;
+}
+
+static int parse_args(int argc, char **argv, struct sqp_codec_config *cfg,
+		      uint32_t *pcluster, unsigned *jobs, const char **input)
+{
+	const char *codec = "lz4", *xopts = NULL;
+	unsigned long p = BLOCK, j = 1;
+	char msg[256], *end;
+	int opt, id;
+
+	while ((opt = getopt(argc, argv, "c:X:C:j:")) != -1) {
+		switch (opt) {
+		case 'c': codec = optarg; break;
+		case 'X': xopts = optarg; break;
+		case 'C':
+			p = strtoul(optarg, &end, 10);
+			if (*end != '\0' || p == 0 || p % BLOCK != 0 || p > (1u << 20))
+				return usage("PCLUSTER: a multiple of 4096 up to 1048576");
+			break;
+		case 'j':
+			j = strtoul(optarg, &end, 10);
+			if (*end != '\0' || j < 1 || j > 1024)
+				return usage("jobs must be 1..1024");
+			break;
+		default: return usage("unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		return usage("too many arguments");
+	*input = optind < argc ? argv[optind] : "-";
+	*jobs = (unsigned)j;
+	*pcluster = (uint32_t)p;
+	/* EROFS's name for the gzip codec's raw deflate. */
+	id = sqp_codec_by_name(strcmp(codec, "deflate") == 0 ? "gzip" : codec);
+	if (id < 0)
+		return usage("unknown codec");
+	if (sqp_codec_config_init(cfg, id, 128 * 1024) != 0)
+		return usage("codec not built");
+	if (xopts != NULL && sqp_codec_config_parse(cfg, xopts, msg, sizeof(msg)) != 0)
+		return usage(msg);
+	return 0;
+}
+
+static int batch_init(struct batch *b)
+{
+	b->segs_cap = BATCH_BYTES / BLOCK;
+	b->data = malloc(BATCH_BYTES);
+	b->off = calloc(b->segs_cap, sizeof(*b->off));
+	b->len = calloc(b->segs_cap, sizeof(*b->len));
+	b->first = calloc(b->segs_cap, sizeof(*b->first));
+	b->count = calloc(b->segs_cap, sizeof(*b->count));
+	b->cut = calloc(BATCH_BYTES / BLOCK + b->segs_cap, sizeof(*b->cut));
+	return b->data && b->off && b->len && b->first && b->count && b->cut ? 0 : -1;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->data);
+	free(b->off);
+	free(b->len);
+	free(b->first);
+	free(b->count);
+	free(b->cut);
+}
+
+int main(int argc, char **argv)
+{
+	struct sqp_codec_config cfg;
+	struct batch b = { 0 };
+	struct totals t = { 0 };
+	struct worker *w = NULL;
+	const char *input = "-";
+	uint32_t pcluster = BLOCK;
+	unsigned jobs = 1, k;
+	int fd = STDIN_FILENO, status;
+
+	if ((status = parse_args(argc, argv, &cfg, &pcluster, &jobs, &input)) != 0)
+		return status;
+	status = 1;
+	if (strcmp(input, "-") != 0 && (fd = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "erofs-baseline: %s: %s\n", input, strerror(errno));
+		return 1;
+	}
+	if (batch_init(&b) != 0 || (w = calloc(jobs, sizeof(*w))) == NULL) {
+		fprintf(stderr, "erofs-baseline: out of memory\n");
+		goto fail;
+	}
+	for (k = 0; k < jobs; k++) {
+		int r = sqp_fixed_compressor_create(&cfg, pcluster, &w[k].fc);
+
+		w[k].pcluster = pcluster;
+		w[k].out = malloc(pcluster);
+		if (r != 0 || w[k].out == NULL) {
+			fprintf(stderr, "erofs-baseline: compressor: %s\n",
+				sqp_strerror(r != 0 ? r : SQP_ERR_NOMEM));
+			goto fail;
+		}
+	}
+	if (read_tar(&b, fd, strcmp(input, "-") == 0 ? "stdin" : input, w, jobs, &t) == 0) {
+		for (k = 0; k < jobs; k++) {
+			t.clusters += w[k].clusters;
+			t.in_bytes += w[k].in_bytes;
+			t.out_bytes += w[k].out_bytes;
+		}
+		printf("codec=%s level=%d pcluster=%u jobs=%u clusters=%llu in_bytes=%llu "
+		       "out_bytes=%llu cut_cpu_s=%.3f cpu_s=%.3f wall_s=%.3f\n",
+		       sqp_codec_name(cfg.id), cfg.level, pcluster, jobs,
+		       (unsigned long long)t.clusters, (unsigned long long)t.in_bytes,
+		       (unsigned long long)t.out_bytes, t.cut_cpu_s, t.cpu_s, t.wall_s);
+		status = 0;
+	}
+fail:
+	for (k = 0; w != NULL && k < jobs; k++) {
+		sqp_fixed_compressor_destroy(w[k].fc);
+		free(w[k].out);
+	}
+	free(w);
+	batch_free(&b);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return status;
+}
