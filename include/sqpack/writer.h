@@ -78,8 +78,10 @@ enum sqp_fragment_mode {
  * nothing, as mkfs.erofs. */
 #define SQP_WRITE_EROFS_FRAGMENTS 0x0800
 /* EROFS: a file whose stored data equals an earlier file's shares the
- * earlier file's blocks (and fragment), proven equal by reading them
- * back, never on a hash alone (mkfs.erofs -E dedupe, at file level). */
+ * earlier file's blocks (and fragment), and a compressed cluster whose
+ * input equals an earlier physical cluster's names that one, each
+ * proven equal by reading back (and decoding), never on a hash alone
+ * (mkfs.erofs -E dedupe). */
 #define SQP_WRITE_EROFS_DEDUPE 0x1000
 /* EROFS: the superblock's UUID is the descriptor's uuid as it is, all
  * zero included: no UUID, as mkfs.erofs -U 00000000-... (archiso's
@@ -263,9 +265,9 @@ struct sqp_writer_desc {
 	 * INDEX (0, the default, or 1: erofs_codec2). The first line that
 	 * matches wins; a file no line matches gets codec and
 	 * erofs_pcluster_size. Lines empty or of blanks and lines that
-	 * begin with '#' are skipped; blanks before PCLUSTER are too. A bad line fails create (SQP_ERR_ARG, its number in
-	 * the message). The image's largest pcluster is the largest of
-	 * them all. */
+	 * begin with '#' are skipped; blanks before PCLUSTER are too. A
+	 * bad line fails create (SQP_ERR_ARG, its number in the message).
+	 * The image's largest pcluster is the largest of them all. */
 	const char *erofs_hints;
 };
 

@@ -43,6 +43,18 @@ uint64_t erofs_z_compact_size(uint64_t nlc, unsigned mod32)
 	return (first4 + 1) / 2 * 8 + two * 2 + (rest + 1) / 2 * 8;
 }
 
+uint64_t erofs_z_compact_pack(uint64_t nlc, unsigned mod32, uint64_t lcn)
+{
+	uint64_t first4, two;
+
+	regions(nlc, mod32, &first4, &two);
+	if (lcn < first4)
+		return lcn / 2;
+	if (lcn < first4 + two)
+		return (first4 + 1) / 2 + (lcn - first4) / 16;
+	return (first4 + 1) / 2 + two / 16 + (lcn - first4 - two) / 2;
+}
+
 static void put_bits(uint8_t *p, unsigned pos, uint32_t v)
 {
 	uint32_t w = sqp_get32(p + pos / 8) | v << (pos % 8);

@@ -356,6 +356,7 @@ static void rebase_heads(struct erofs_wstate *e, uint64_t from, uint64_t to)
 		if ((sqp_get16(x) & 3u) != EROFS_LC_NONHEAD)
 			sqp_put32(x + 4, (uint32_t)(sqp_get32(x + 4) - from + to));
 	}
+	e->cur.xp.next = e->cur.xp.next - from + to; /* extent dedupe's view */
 }
 
 /* The file shared e->cur.like's blocks so far and differs in the next
@@ -387,6 +388,23 @@ static int renominate_zip(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 	return 0;
 }
 
+/* The file differs from the one it shared with: with extent dedupe,
+ * its heads so far keep naming that one's blocks, as extents (the same
+ * stored bytes decode to the same input), one after the other from the
+ * file's start, as compact indexes can say. Else they are copied. */
+static int keep_run(struct sqp_writer *w)
+{
+	struct erofs_wstate *e = erofs_of(w);
+
+	if (e->cur.like == FS_NONE || !e->xd.on)
+		return erofs_dedup_zip_unshare(w);
+	e->cur.like = FS_NONE;
+	w->stats.dedup_rejected++;
+	w->stats.blocks_deduped += e->cur.blocks;
+	erofs_xdedup_adopt(e);
+	return 0;
+}
+
 int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 {
 	struct erofs_wstate *e = erofs_of(w);
@@ -399,7 +417,7 @@ int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk)
 		return ret;
 	if ((ret = renominate_zip(w, n, blk)) != 0)
 		return ret;
-	return erofs_dedup_zip_unshare(w);
+	return keep_run(w);
 }
 
 int erofs_dedup_zip_unshare(struct sqp_writer *w)
@@ -450,9 +468,14 @@ int erofs_dedup_zip_end(struct sqp_writer *w)
 		return 0;
 	}
 	/* Every block stored so far is the other file's: copied, they are
-	 * this one's. */
-	if ((ret = erofs_dedup_zip_unshare(w)) != 0)
+	 * this one's (or with extent dedupe, named as extents). */
+	if ((ret = keep_run(w)) != 0)
 		return ret;
+	/* Heads that name other files' pclusters (extent dedupe): its
+	 * blocks are not one run from its start, which a file sharing
+	 * with it would take them for. */
+	if (e->cur.xp.shared)
+		return 0;
 	r.aux = e->cur.start;
 	return erofs_dedup_add(w, erofs_dedup_key(&e->dd, e->cur.key), &r);
 }

@@ -53,6 +53,13 @@ static uint32_t zidx_at(const struct shape *s)
 	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
 }
 
+/* Full indexes start 8 bytes further (a whole fragment's file has
+ * none). */
+static uint32_t zfull_at(const struct shape *s)
+{
+	return zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
+}
+
 /* A chunk-based file's map: the kernel finds 8-byte indexes at the
  * next multiple of 8, a block map's 4-byte entries right after the
  * xattrs (4-byte units). */
@@ -125,9 +132,10 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 	if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_ZIP) {
 		const uint8_t *zr = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec);
 
-		s->ei.layout = EROFS_COMPRESSED_COMPACT;
+		s->ei.layout = sqp_get16(zr + 4) & EROFS_W_ZFULL ? EROFS_COMPRESSED_FULL :
+			       EROFS_COMPRESSED_COMPACT;
 		s->ei.u = sqp_get32(zr);
-		s->inl = sqp_get16(zr + 4);
+		s->inl = sqp_get16(zr + 4) & ~EROFS_W_ZFULL;
 		s->nlc = (s->ei.size + BS - 1) / BS;
 		/* A whole file in the packed inode: the map header alone,
 		 * in the full form, as mkfs.erofs writes it. */
@@ -159,11 +167,13 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 	}
 	s->keep = s->isize + s->xsize + s->inl;
 	s->total = s->keep;
-	if (s->ei.layout == EROFS_COMPRESSED_COMPACT) {
+	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		/* An inline tail pcluster follows the indexes: the kernel
 		 * reads it in the inode's block, so all of it shares one
-		 * (erofs_zip.c made sure it fits). */
-		s->total = zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
+		 * (erofs_zip.c and erofs_zidx.c made sure it fits). */
+		s->total = s->ei.layout == EROFS_COMPRESSED_FULL ?
+			   zfull_at(s) + s->nlc * EROFS_Z_INDEX_SIZE + s->inl :
+			   zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
 		/* erofs_zip.c measured the tail's room after the extended
 		 * inode; 32 bytes earlier it may cross a block boundary. */
 		if (s->inl > 0 && !s->ei.extended && (s->total - s->inl) % BS + s->inl > BS) {
@@ -176,8 +186,6 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 			s->total += 32;
 		}
 		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
-	} else if (s->ei.layout == EROFS_COMPRESSED_FULL) {
-		s->total = zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
 	} else if (s->ei.layout == EROFS_CHUNK_BASED) {
 		s->total = map_at(s) +
 			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
@@ -360,7 +368,8 @@ static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
 		sqp_put64(out, off | (uint64_t)1 << 63);
 		return;
 	}
-	erofs_z_map_header_encode(EROFS_Z_COMPACTED_2B | (erofs_w_big_pclusters(L->w) ?
+	erofs_z_map_header_encode((s->ei.layout == EROFS_COMPRESSED_COMPACT ?
+				   EROFS_Z_COMPACTED_2B : 0) | (erofs_w_big_pclusters(L->w) ?
 				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
 				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
 				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
@@ -404,14 +413,32 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	return 0;
 }
 
+/* A file's full indexes (extent dedupe named pclusters that compact
+ * ones cannot count on to) into out. With a tail fragment, the last
+ * head's block is the upper half of the fragment's offset in the full
+ * form (the kernel reads it so): 0, as tails stay under 4 GiB. */
+static void put_full(const struct erofs_wlayout *L, const struct shape *s, uint32_t rec,
+		     const uint8_t *idx, uint8_t *out)
+{
+	uint64_t off, k = s->nlc;
+
+	memcpy(out, idx, s->nlc * EROFS_Z_INDEX_SIZE);
+	if (erofs_frag_of(erofs_of(L->w), chunkarr_at(&erofs_of(L->w)->zidx, rec), &off) == 0)
+		return;
+	while (k > 0 && (sqp_get16(out + --k * EROFS_Z_INDEX_SIZE) & 3u) == EROFS_LC_NONHEAD)
+		;
+	sqp_put32(out + k * EROFS_Z_INDEX_SIZE + 4, 0);
+}
+
 /* Inode i's record at area + at. */
 static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
 		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
 {
 	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
-	uint32_t head = zip ? zidx_at(s) : s->ei.layout == EROFS_COMPRESSED_FULL ?
-			(uint32_t)s->total : s->keep;
+	int full = s->ei.layout == EROFS_COMPRESSED_FULL;
+	uint32_t head = zip ? zidx_at(s) : full ? zfull_at(s) : s->keep;
 	uint8_t *rec = scratch + BS;
+	const uint8_t *idx;
 	struct fs_inode f;
 	int ret;
 
@@ -425,13 +452,15 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 		else
 			erofs_tidx_encode(L->w, &f, area + map_at(s));
 	}
-	if (!zip)
+	if (!zip && !(full && s->nlc > 0))
 		return 0;
-	/* The full indexes the data path kept, packed. */
+	/* The full indexes the data path kept, packed, or as they are. */
 	fstree_file_get(L->t, rec_of(L, i), &f);
-	if (erofs_z_compact_encode(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES),
-				   s->nlc, zidx_at(s) % 32, erofs_w_big_pclusters(L->w),
-				   area + head) != 0)
+	idx = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES);
+	if (full)
+		put_full(L, s, f.u.file.ero_rec, idx, area + head);
+	else if (erofs_z_compact_encode(idx, s->nlc, zidx_at(s) % 32, erofs_w_big_pclusters(L->w),
+					area + head) != 0)
 		return SQP_ERR_INTERNAL;
 	/* The inline tail pcluster right after the indexes, where the
 	 * kernel looks for it (the end of the last pack). */

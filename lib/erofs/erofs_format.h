@@ -244,6 +244,10 @@ void erofs_z_nonhead_encode(uint16_t back, uint16_t ahead, uint8_t *raw);
  * ends with a 32-bit block address that its heads count on from. mod32
  * is the map header's end modulo 32 (inodes sit on 32-byte slots). */
 uint64_t erofs_z_compact_size(uint64_t nlc, unsigned mod32);
+/* The pack that holds logical cluster lcn's entry, counted from 0: in
+ * a pack, the heads' blocks follow one another from its first head's
+ * (erofs_z_compact_encode fails otherwise), which is free. */
+uint64_t erofs_z_compact_pack(uint64_t nlc, unsigned mod32, uint64_t lcn);
 /* The compact form of nlc full indexes (as erofs_z_head_encode and
  * erofs_z_nonhead_encode write them) into out (erofs_z_compact_size
  * bytes); big: the full ones carry CBLKCNT (big pclusters). -1 if the

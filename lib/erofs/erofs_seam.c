@@ -124,7 +124,7 @@ int erofs_seam_flush(struct sqp_writer *w)
 	if (!s->held)
 		return 0;
 	s->held = 0;
-	return erofs_zip_put(w, s->at, &s->p, s->blk);
+	return erofs_zip_put(w, s->at, &s->p, s->in, s->blk);
 }
 
 /* A bridge: the bytes from x to y of in as one compressed cluster into
@@ -269,7 +269,7 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 	if ((ret = recut(w, j, &a)) < 0)
 		return ret;
 	if (ret == 0)
-		return erofs_zip_put(w, s->at, &s->p, s->blk);
+		return erofs_zip_put(w, s->at, &s->p, s->in, s->blk);
 	/* Run on through all of j, the re-cut's last cluster goes inline
 	 * when j ends the file and it fits, else is held for the next seam
 	 * as j's own would have been. */
@@ -283,7 +283,7 @@ int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 			 hold(w, base + s->pcl[i].off, s->pcl, a.m, until, in + s->pcl[i].off, blk))
 			ret = 0;
 		else
-			ret = erofs_zip_put(w, base + s->pcl[i].off, &s->pcl[i], blk);
+			ret = erofs_zip_put(w, base + s->pcl[i].off, &s->pcl[i], in + s->pcl[i].off, blk);
 		if (ret != 0)
 			return ret;
 	}

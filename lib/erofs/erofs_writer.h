@@ -104,6 +104,41 @@ struct erofs_dedup {
 	uint8_t *buf;            /* a block read back */
 };
 
+/* Extent dedupe (erofs_xdedup.c): every pcluster a compressed file
+ * stored, by a hash of its input, so that a later cluster of the same
+ * input names it instead of storing its own. */
+struct erofs_xrec {
+	uint32_t blk, len;       /* its first block, its input's bytes */
+	uint16_t blocks;         /* its blocks */
+	uint8_t plain;           /* stored as it is */
+	uint8_t zc;              /* else its file's codec (zdest's index) */
+};
+
+struct sqp_erofs_unz;
+
+struct erofs_xdedup {
+	int on;                  /* SQP_WRITE_EROFS_DEDUPE */
+	struct hchain idx;       /* the records by key */
+	struct chunkarr recs;    /* struct erofs_xrec */
+	uint8_t *back, *out;     /* a pcluster read back; its input decoded */
+	size_t out_cap;
+	struct sqp_erofs_unz *unz; /* the caller's thread's decoders */
+};
+
+/* The current file's heads as compact indexes would pack them
+ * (erofs_xdedup.c): whether they can. */
+struct erofs_xpack {
+	uint32_t xsize;          /* the file's xattrs' bytes */
+	unsigned mod32;          /* its compact indexes' start, mod 32 */
+	uint64_t id;             /* the pack of the last head */
+	uint64_t next;           /* the block a next head there must name */
+	int full;                /* a pack's heads do not follow: full indexes */
+	int shared;              /* some head names another file's blocks */
+};
+/* In byte 5 of a compressed file's index record (above the inline
+ * tail's 12-bit size): its indexes are full, not compact. */
+#define EROFS_W_ZFULL 0x8000u
+
 /* Chunk-based files (erofs_chunk.c): the descriptor asks a chunk size. */
 struct erofs_chunks {
 	unsigned bits;           /* log2 of the chunk size; 0: off */
@@ -175,9 +210,11 @@ struct erofs_wstate {
 		uint64_t key;         /* its first segment's hash */
 		uint32_t like;        /* the equal file it shares with so far */
 		uint64_t like_base;   /* and that one's first block */
+		struct erofs_xpack xp; /* extent dedupe */
 	} cur;
 	struct erofs_frag frag;
 	struct erofs_dedup dd;
+	struct erofs_xdedup xd;
 	struct erofs_chunks chunks;
 	struct erofs_seam *seam;  /* erofs_seam.c: a segment's last cluster held */
 };

@@ -156,6 +156,7 @@ static int begin(struct sqp_writer *w, uint64_t size, uint64_t key, struct fs_in
 	e->cur.dedup = e->dd.on && !e->frag.packing;
 	e->cur.key = key;
 	e->cur.like = FS_NONE;
+	erofs_xdedup_begin(e, 0); /* its clusters come without their input: none shares */
 	e->compressed = 1;
 	return 0;
 }
@@ -230,7 +231,7 @@ static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 					  f)) != 0)
 			return ret;
 		first = 0;
-		if ((ret = erofs_zip_put(w, x.la, &p, buf)) != 0)
+		if ((ret = erofs_zip_put(w, x.la, &p, NULL, buf)) != 0)
 			return ret;
 	}
 	if (ret < 0)

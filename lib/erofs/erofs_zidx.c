@@ -56,28 +56,47 @@ int erofs_zip_finish(struct sqp_writer *w)
 
 	fill_nonheads(e, e->cur.nlc);
 	sqp_put32(erofs_zip_rec(e, 0), e->cur.blocks);
+	if (e->cur.xp.full)
+		sqp_put16(erofs_zip_rec(e, 0) + 4,
+			  (uint16_t)(sqp_get16(erofs_zip_rec(e, 0) + 4) | EROFS_W_ZFULL));
 	return e->cur.dedup ? erofs_dedup_zip_end(w) : 0;
 }
 
-/* Cluster p's index at byte at of the current file: the NONHEAD ones
- * since the last head, then its own, naming the next block appended, or
- * while the file shares (dedup) the other file's at the same place. */
-static int zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p)
+/* Extent dedupe, for this file's clusters (the packed inode's are
+ * not). */
+static int xdedupe(const struct erofs_wstate *e)
+{
+	return e->xd.on && e->cur.dedup;
+}
+
+/* A cluster's index at byte at of the current file: the NONHEAD ones
+ * since the last head, then its own, naming blocks of a pcluster stored
+ * as it is (plain) or not: x, an earlier one (extent dedupe), or else
+ * the next block appended, or while the file shares (dedup) the other
+ * file's at the same place. */
+static int zip_head(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		    const struct erofs_xrec *x)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	uint64_t lcn = at / BS, blk = w->out.pos / BS;
+	uint32_t blocks = x != NULL ? x->blocks : p->blocks;
+	int plain = x != NULL ? x->plain : p->plain;
 
-	if (e->cur.like != FS_NONE)
+	if (x != NULL)
+		blk = x->blk;
+	else if (e->cur.like != FS_NONE)
 		blk = e->cur.like_base + e->cur.blocks;
 	if (lcn > 0)
 		fill_nonheads(e, lcn);
 	if (blk > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: more than 2^32 blocks");
-	erofs_z_head_encode(p->plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
+	erofs_z_head_encode(plain ? EROFS_LC_PLAIN : EROFS_LC_HEAD1, (uint16_t)(at % BS),
 			    (uint32_t)blk, erofs_zip_rec(e, ZREC_INDEXES + lcn));
 	e->cur.prev = lcn;
-	e->cur.prev_blocks = p->blocks;
-	e->cur.prev_plain = p->plain;
+	e->cur.prev_blocks = blocks;
+	e->cur.prev_plain = plain;
+	if (xdedupe(e))
+		erofs_xdedup_head(e, lcn, x != NULL, blk, blocks);
 	return 0;
 }
 
@@ -88,7 +107,7 @@ int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pc
 {
 	int ret = erofs_of(w)->cur.dedup ? erofs_dedup_zip_put(w, 0, NULL) : 0;
 
-	return ret < 0 ? ret : zip_head(w, at, p);
+	return ret < 0 ? ret : zip_head(w, at, p, NULL);
 }
 
 /* The last pcluster (at byte at of the file) inline: its index, its
@@ -98,9 +117,17 @@ int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *
 		     const uint8_t *data, uint32_t inl)
 {
 	struct erofs_wstate *e = erofs_of(w);
+	uint64_t blk = e->cur.like != FS_NONE ? e->cur.like_base + e->cur.blocks : w->out.pos / BS;
 	uint32_t index;
 	int ret;
 
+	/* With full indexes (extent dedupe), 6 bytes more per logical
+	 * cluster: where the tail no longer fits beside them in one block,
+	 * its pcluster is stored as the others are (data holds it whole). */
+	if (xdedupe(e) && erofs_xdedup_full(e, at / BS, blk) &&
+	    inl > BS - (((64 + e->cur.xp.xsize + 7) & ~7u) + EROFS_Z_HEADER_SIZE + 8 +
+			e->cur.nlc * EROFS_Z_INDEX_SIZE) % BS)
+		return erofs_zip_put(w, at, p, NULL, data);
 	if ((ret = erofs_zip_head_last(w, at, p)) != 0)
 		return ret;
 	ret = chunkarr_add(&e->tails, (inl + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT, &index);
@@ -115,19 +142,30 @@ int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *
 }
 
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
-		  const uint8_t *blk)
+		  const uint8_t *in, const uint8_t *blk)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	int shared = e->cur.dedup ? erofs_dedup_zip_put(w, p->blocks, blk) : 0, ret;
+	uint64_t own;
+	struct erofs_xrec x;
 
+	/* Not while the whole file shares: its heads name the other's. */
+	if (shared == 0 && xdedupe(e)) {
+		if ((shared = erofs_xdedup_put(w, at, p, in, &x)) == 1) {
+			e->cur.blocks += x.blocks;
+			return zip_head(w, at, p, &x);
+		}
+	}
 	if (shared < 0)
 		return shared;
-	if ((ret = zip_head(w, at, p)) != 0)
+	own = w->out.pos / BS;
+	if ((ret = zip_head(w, at, p, NULL)) != 0)
 		return ret;
 	e->cur.blocks += p->blocks;
 	if (shared)
 		return 0;
-	if ((ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0)
+	if ((ret = erofs_w_append(w, blk, (size_t)p->blocks * BS)) != 0 ||
+	    (xdedupe(e) && (ret = erofs_xdedup_add(w, p, in, own)) != 0))
 		return ret;
 	w->stats.blocks_written += p->blocks;
 	w->stats.blocks_raw += p->plain;

@@ -202,7 +202,7 @@ int erofs_zip_init(struct sqp_writer *w)
 	};
 	if (sqp_pool_create(&pd, &e->pool) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "starting the compression workers");
-	return erofs_seam_init(w);
+	return erofs_seam_init(w) != 0 ? w->err.code : erofs_xdedup_init(w);
 }
 
 void erofs_zip_cleanup(struct sqp_writer *w)
@@ -216,6 +216,7 @@ void erofs_zip_cleanup(struct sqp_writer *w)
 	sqp_pool_destroy(e->pool);
 	e->pool = NULL;
 	erofs_seam_cleanup(w);
+	erofs_xdedup_cleanup(w);
 	for (i = 0; e->jobs != NULL && i < e->njobs; i++)
 		zbuf_free(&e->jobs[i].small);
 	for (i = 0; e->bigs != NULL && i < e->nbig; i++)
@@ -331,7 +332,7 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	static const struct erofs_pcl one = { .blocks = 1, .plain = 1 };
+	struct erofs_pcl one = { .blocks = 1, .plain = 1 };
 	uint32_t n = (j->len + BS - 1) / BS, b, used;
 	uint64_t lcn = j->off / BS;
 	int ret;
@@ -347,7 +348,9 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 			memcpy(e->block, j->in + (size_t)b * BS, used);
 			memset(e->block + used, 0, BS - used);
 		}
-		ret = erofs_zip_put(w, lcn * BS, &one, used < BS ? e->block : j->in + (size_t)b * BS);
+		one.len = used;
+		ret = erofs_zip_put(w, lcn * BS, &one, j->in + (size_t)b * BS,
+				    used < BS ? e->block : j->in + (size_t)b * BS);
 		if (ret != 0)
 			return ret;
 	}
@@ -379,6 +382,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.dedup = e->dd.on && !e->frag.packing;
 		e->cur.key = j->key;
 		e->cur.like = FS_NONE;
+		erofs_xdedup_begin(e, j->xsize);
 		e->compressed = 1;
 	}
 	if (inl == 0 && j->nblk >= (j->len + BS - 1) / BS)
@@ -402,7 +406,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		}
 		if (!j->last && i + 1 == j->npcl && erofs_seam_hold(w, j, at_blk))
 			return 0;
-		if ((ret = erofs_zip_put(w, at, p, j->out + (size_t)at_blk * BS)) != 0)
+		if ((ret = erofs_zip_put(w, at, p, j->in + p->off, j->out + (size_t)at_blk * BS)) != 0)
 			return ret;
 		at_blk += p->blocks;
 	}

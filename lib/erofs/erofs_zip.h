@@ -118,8 +118,9 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f);
 
 /* erofs_zidx.c, for the current file (e->cur). put: store cluster p
- * that starts at byte at of the file: its index, then its blocks from
- * blk (with dedup, named where an equal earlier file has them instead).
+ * that starts at byte at of the file, of input in (p->len bytes; NULL
+ * when unknown): its index, then its blocks from blk (with dedup, named
+ * where an equal earlier file or pcluster has them instead).
  * head_last: the index alone of the file's last cluster, whose bytes
  * go elsewhere (a fragment, an inline tail). rec: the k-th 8-byte
  * record of the file's index record. inline: the last pcluster's index,
@@ -127,7 +128,7 @@ int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f);
  * and size into the record. finish: after the file's last cluster, the
  * indexes to its end and its blocks. */
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
-		  const uint8_t *blk);
+		  const uint8_t *in, const uint8_t *blk);
 int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p);
 uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k);
 int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
@@ -164,5 +165,31 @@ int erofs_seam_flush(struct sqp_writer *w);
 int erofs_dedup_zip_put(struct sqp_writer *w, uint32_t n, const uint8_t *blk);
 int erofs_dedup_zip_unshare(struct sqp_writer *w);
 int erofs_dedup_zip_end(struct sqp_writer *w);
+
+/* erofs_xdedup.c, extent dedupe. init and cleanup: its table, with
+ * --erofs-dedupe. begin: a compressed file's clusters are about to be
+ * stored (xsize: its xattrs' bytes). head: every head of the file as
+ * its index is written, at logical cluster lcn, naming blocks from blk
+ * that an earlier pcluster holds (shared) or the file's own. put: the
+ * cluster p at byte at, of input in (NULL: unknown), about to be
+ * stored: 1 with *found the earlier pcluster its index names instead,
+ * read back and decoded to exactly in; 0 when it stores its own; < 0
+ * on error. full: whether the file needs full
+ * indexes (their heads do not pack), with a next head at logical cluster
+ * lcn naming blk. add: p, stored from
+ * block blk, recorded for later clusters. adopt: the heads so far,
+ * which named another file's blocks one after the other (dedup's run),
+ * are the file's shared extents from now on. */
+int erofs_xdedup_init(struct sqp_writer *w);
+void erofs_xdedup_cleanup(struct sqp_writer *w);
+void erofs_xdedup_begin(struct erofs_wstate *e, uint32_t xsize);
+void erofs_xdedup_head(struct erofs_wstate *e, uint64_t lcn, int shared, uint64_t blk,
+		       uint32_t blocks);
+int erofs_xdedup_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		     const uint8_t *in, struct erofs_xrec *found);
+int erofs_xdedup_full(const struct erofs_wstate *e, uint64_t lcn, uint64_t blk);
+void erofs_xdedup_adopt(struct erofs_wstate *e);
+int erofs_xdedup_add(struct sqp_writer *w, const struct erofs_pcl *p, const uint8_t *in,
+		     uint64_t blk);
 
 #endif
