@@ -49,7 +49,11 @@ bench_need_cmds "$sqfs2tar" "$mksquashfs"
 mksq_version=$("$mksquashfs" -version 2>&1 | awk 'NR == 1 { print $3 }')
 bench_need_corpus "$corpus/rootfs-$tree"
 images=$corpus/img2tar-images
-mkdir -p "$images"
+mkdir -p "$images" || exit 1
+# the runs' figures go to a directory of this run's own, so that two runs
+# sharing the images do not mix them
+work=$(mktemp -d "$images/run.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
 out=$corpus/img2tar-bench-$(date +%Y%m%d-%H%M%S).md
 
 {
@@ -70,24 +74,23 @@ for c in $codecs; do
 			> /dev/null 2>&1 || { echo "mksquashfs -comp $c failed" >&2; rm -f "$img"; continue; }
 	fi
 	cat "$img" > /dev/null
-	: > "$images/a"; : > "$images/b"; : > "$images/f"
+	: > "$work/a"; : > "$work/b"; : > "$work/f"
 	for _ in $(seq "$runs"); do
 		# one line per run: wall-s rss-KiB user-s system-s
-		bench_timed "$images/run" '%e %M %U %S' "$img2tar" -j "$jobs" "$img" >> "$images/a"
-		bench_timed "$images/run" '%e %M %U %S' sh -c "'$sqfs2tar' '$img' > /dev/null" >> "$images/b"
-		bench_timed "$images/run" '%e %M %U %S' "$imginfo" check -q -j "$jobs" "$img" >> "$images/f"
+		bench_timed "$work/run" '%e %M %U %S' "$img2tar" -j "$jobs" "$img" >> "$work/a"
+		bench_timed "$work/run" '%e %M %U %S' sh -c "'$sqfs2tar' '$img' > /dev/null" >> "$work/b"
+		bench_timed "$work/run" '%e %M %U %S' "$imginfo" check -q -j "$jobs" "$img" >> "$work/f"
 	done
 	# The floor: 1.7x sqfs2tar for gzip and xz, not slower for the
 	# others, at most 128 MiB resident.
-	awk -v c="$c" -v s1="$(med "$images/a" 1)" -v s2="$(med "$images/b" 1)" \
-		-v c1="$(cpu "$images/a")" -v c2="$(cpu "$images/b")" -v sf="$(med "$images/f" 1)" \
-		-v cf="$(cpu "$images/f")" -v m1="$(med "$images/a" 2)" -v m2="$(med "$images/b" 2)" 'BEGIN {
+	awk -v c="$c" -v s1="$(med "$work/a" 1)" -v s2="$(med "$work/b" 1)" \
+		-v c1="$(cpu "$work/a")" -v c2="$(cpu "$work/b")" -v sf="$(med "$work/f" 1)" \
+		-v cf="$(cpu "$work/f")" -v m1="$(med "$work/a" 2)" -v m2="$(med "$work/b" 2)" 'BEGIN {
 		r = s1 > 0 ? s2 / s1 : 0
 		need = (c == "gzip" || c == "xz") ? 1.7 : 1.0
 		ok = r >= need && m1 / 1024 <= 128 ? "ok" : "MISSED"
 		printf "| %s | %s | %s | %.2fx | %s | %s | %.2fx | %s | %s | %.1f | %.1f | %s (%.1fx) |\n", c,
 			s1, s2, r, c1, c2, (c2 > 0 ? c1 / c2 : 0), sf, cf, m1 / 1024, m2 / 1024, ok, need }' |
 		tee -a "$out"
-	rm -f "$images/a" "$images/b" "$images/f"
 done
 echo "Results saved in $out"
