@@ -18,13 +18,16 @@
 # (FORMAT: '%e', '%e %M', ...), its output dropped; on failure its
 # message on stderr and one "nan" per figure. FILES is a path prefix for
 # the time and error files.
-# bench_extract OUT COMMAND...: bench_timed '%e %M' of an extraction
-# into OUT, which is removed before and after (files: $work/extract).
+# bench_extract OUT COMMAND...: "wall-s rss-KiB cpu-s" (CPU: user +
+# system) of an extraction into OUT, which is removed before and after
+# (files: $work/extract); "nan nan nan" when it failed.
 # bench_median: the median of the numbers on stdin (the lower middle
 # one of an even count), "nan" when there are none.
 # bench_extract_args ARGS...: the options img2dir- and unsquashfs-bench.sh
-# share (--corpus --tree --codecs --jobs --runs --bin --out) into corpus,
-# tree, codecs, jobs, runs, bin and out_dir, given their defaults first.
+# share (--corpus --tree --codecs --jobs --runs --bin --out --unsquashfs)
+# into corpus, tree, codecs, jobs, runs, bin, out_dir and unsquashfs
+# (the peer's path: squashfs-tools 4.7.5 built from its source, say),
+# given their defaults first.
 
 bench_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -77,7 +80,8 @@ bench_extract() {
 	local out=$1
 	shift
 	rm -rf "$out"
-	bench_timed "$work/extract" '%e %M' "$@"
+	bench_timed "$work/extract" '%e %M %U %S' "$@" |
+		awk '{ print $1, $2, ($3 == "nan" ? "nan" : $3 + $4) }'
 	rm -rf "$out"
 }
 
@@ -95,8 +99,9 @@ bench_extract_args() {
 		--runs) runs=$2; shift ;;
 		--bin) bin=$2; shift ;;
 		--out) out_dir=$2; shift ;;
+		--unsquashfs) unsquashfs=$2; shift ;;
 		-h|--help)
-			echo "usage: $0 [--corpus DIR] [--tree big|small] [--codecs LIST] [--jobs N] [--runs N] [--bin BUILD/bin] [--out TMPFS-DIR]"
+			echo "usage: $0 [--corpus DIR] [--tree big|small] [--codecs LIST] [--jobs N] [--runs N] [--bin BUILD/bin] [--out TMPFS-DIR] [--unsquashfs PATH]"
 			exit 0 ;;
 		*) echo "$0: unknown argument $1" >&2; exit 2 ;;
 		esac

@@ -5,7 +5,7 @@
 # scratch dir removed, and exit codes a script can trust (a failing tool,
 # a missing corpus, bad usage, --strict with a missed floor).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/common.sh"
-need_tool tar2sqfs mksquashfs tar "$PYTHON3"
+need_tool tar2sqfs mksquashfs sqfstar tar "$PYTHON3"
 [ -x /usr/bin/time ] || skip "/usr/bin/time not installed"
 BENCH="$top_srcdir/extras/bench/tar2img-bench.sh"
 BASELINE="$top_builddir/extras/bench/codec-baseline"
@@ -33,13 +33,13 @@ bench() {
 	bash "$BENCH" --corpus "$C" --tars small --codecs gzip --scratch "$C/out" \
 		--results "$SCRATCH/results.md" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err"
 }
-# rows N: the table rows of N columns (14: main table, 8: CPU table).
+# rows N: the table rows of N columns (18: main table, 12: CPU table).
 rows() { awk -F'|' -v n="$1" '/^\| small \| gzip \|/ && NF - 2 == n' "$SCRATCH/out"; }
 
 bench --jobs "1 2" --tar2img "$TAR2IMG" --baseline "$BASELINE"
 check "full run exits 0" [ $? -eq 0 ]
-check "one row per thread count" [ "$(rows 14 | wc -l)" = 2 ]
-check "one CPU row per thread count" [ "$(rows 9 | wc -l)" = 2 ]
+check "one row per thread count" [ "$(rows 18 | wc -l)" = 2 ]
+check "one CPU row per thread count" [ "$(rows 12 | wc -l)" = 2 ]
 check "no other rows" [ "$(grep -c '^| small |' "$SCRATCH/out")" = 4 ]
 check "every cell filled" [ "$(grep '^| small |' "$SCRATCH/out" | tr -d ' ' | grep -c '|-|')" = 0 ]
 check "floors verdict for small/gzip" grep -Eq '^Floors .*(held|missed):.* small/gzip/-j2' "$SCRATCH/out"
@@ -54,7 +54,7 @@ check "dry run says it has no figures for the floors" grep -q 'missed: none; not
 bench --jobs 2 --tar2img /bin/false --baseline "$BASELINE"
 check "a failing tar2img exits 1" [ $? -eq 1 ]
 check "the failure is named" grep -q 'FAILED: /bin/false' "$SCRATCH/err"
-check "its row is still printed" [ "$(rows 14 | wc -l)" = 1 ]
+check "its row is still printed" [ "$(rows 18 | wc -l)" = 1 ]
 
 bench --jobs 2 --tar2img /bin/true --no-baseline --no-mksquashfs
 check "a tar2img that writes no image counts as failed" [ $? -eq 1 ]
@@ -67,7 +67,7 @@ check "and is named" grep -q 'FAILED: codec-baseline' "$SCRATCH/err"
 bench --jobs 1 --repeat 3 --tar2img "$TAR2IMG" --no-baseline --no-mksquashfs
 check "--repeat 3 exits 0" [ $? -eq 0 ]
 check "--repeat 3 says so" grep -q 'repeat 3 (median)' "$SCRATCH/out"
-check "--repeat 3 gives one row" [ "$(rows 14 | wc -l)" = 1 ]
+check "--repeat 3 gives one row" [ "$(rows 18 | wc -l)" = 1 ]
 
 printf '#!/bin/sh\nsleep 1\nexec "%s" "$@"\n' "$TAR2IMG" > "$SCRATCH/slow-tar2img"
 chmod +x "$SCRATCH/slow-tar2img"

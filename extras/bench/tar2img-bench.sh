@@ -6,7 +6,9 @@
 # RSS, image size and the ratios to tar2sqfs as a Markdown table, then say
 # which floors held (zstd, gzip, xz at -j 2; lz4 at -j 1 and -j 2), and
 # the main thread's share of tar2img's CPU time (from its own summary:
-# how far more -j can help). A generated tar of many small files (each
+# how far more -j can help). The peers are taken by path, so that a
+# squashfs-tools built from its source (4.7, which reads files in
+# parallel) can stand beside Debian's 4.5.1; sqfstar packs the same tar. A generated tar of many small files (each
 # with its own text, so no tail is shared) measures the per-entry cost
 # and memory at lz4 and zstd. The machine is shared and noisy: the tools
 # run interleaved per configuration, and --repeat N reports the median.
@@ -24,6 +26,10 @@ tar2img=
 baseline=
 use_tar2img=yes
 use_mksq=yes
+mksquashfs=mksquashfs
+tar2sqfs=tar2sqfs
+sqfstar=
+use_sqfstar=yes
 use_baseline=yes
 scratch_parent=
 results=
@@ -49,6 +55,12 @@ usage: $prog [options]
                      build tree, extras/bench/codec-baseline)
   --no-baseline      skip the pure-codec reference
   --no-mksquashfs    skip the mksquashfs reference
+  --mksquashfs PATH  the mksquashfs to run (default: mksquashfs on PATH)
+  --sqfstar PATH     sqfstar (squashfs-tools 4.5.1 or later), timed on the tar
+                     like tar2sqfs (default: the one beside --mksquashfs,
+                     else on PATH; its columns are left out when there is none)
+  --no-sqfstar       leave sqfstar out
+  --tar2sqfs PATH    the tar2sqfs to run (default: tar2sqfs on PATH)
   --scratch DIR      where images are written (default DIR/out, removed after)
   --results FILE     where the table is saved (default DIR/tar2img-bench-DATE.md)
   --strict           exit 1 if a floor was missed or could not be measured
@@ -58,7 +70,8 @@ die() { echo "$prog: $*" >&2; exit 1; }
 need_arg() { [ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; usage >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tars|--codecs|--jobs|--repeat|--tar2img|--baseline|--scratch|--results|--many-files)
+	--corpus|--tars|--codecs|--jobs|--repeat|--tar2img|--baseline|--scratch|--results|--many-files|\
+	--mksquashfs|--sqfstar|--tar2sqfs)
 		need_arg "$@" ;;
 	esac
 	case $1 in
@@ -75,6 +88,10 @@ while [ $# -gt 0 ]; do
 	--no-tar2img) use_tar2img=no ;;
 	--no-baseline) use_baseline=no ;;
 	--no-mksquashfs) use_mksq=no ;;
+	--mksquashfs) mksquashfs=$2; shift ;;
+	--sqfstar) sqfstar=$2; shift ;;
+	--no-sqfstar) use_sqfstar=no ;;
+	--tar2sqfs) tar2sqfs=$2; shift ;;
 	--strict) strict=yes ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -101,9 +118,21 @@ if [ "$use_baseline" = yes ]; then
 	fi
 	[ -x "$baseline" ] || die "codec-baseline not found at $baseline (make extras/bench/codec-baseline, pass --baseline PATH, or --no-baseline)"
 fi
-command -v tar2sqfs >/dev/null || die "tar2sqfs not installed (Debian: squashfs-tools-ng)"
-[ "$use_mksq" = no ] || command -v mksquashfs >/dev/null ||
-	die "mksquashfs not installed (Debian: squashfs-tools), or pass --no-mksquashfs"
+command -v "$tar2sqfs" >/dev/null || die "tar2sqfs not found at $tar2sqfs (Debian: squashfs-tools-ng)"
+[ "$use_mksq" = no ] || command -v "$mksquashfs" >/dev/null ||
+	die "mksquashfs not found at $mksquashfs (Debian: squashfs-tools), or pass --no-mksquashfs"
+# sqfstar came with squashfs-tools 4.5.1: look for it beside the
+# mksquashfs given, then on PATH; without one its columns are left out.
+if [ "$use_sqfstar" = yes ] && [ -z "$sqfstar" ]; then
+	m=$(command -v "$mksquashfs" 2>/dev/null)
+	if [ -n "$m" ] && [ -x "$(dirname "$m")/sqfstar" ]; then
+		sqfstar=$(dirname "$m")/sqfstar
+	else
+		sqfstar=$(command -v sqfstar) || use_sqfstar=no
+	fi
+elif [ "$use_sqfstar" = yes ]; then
+	[ -x "$sqfstar" ] || die "sqfstar not found at $sqfstar, or pass --no-sqfstar"
+fi
 [ -x /usr/bin/time ] || die "/usr/bin/time not installed (Debian: time)"
 for t in $tars; do
 	[ -f "$corpus/$t.tar" ] ||
@@ -221,16 +250,25 @@ size_mib() { calc 'printf "%.2f", a / b' "$1" 1048576; }
 warm_tree() { find "$1" -type f -print0 | xargs -0 -r cat > /dev/null 2>&1; }
 
 version() { "$@" --version 2>&1 | head -n 1; }
+# The sqfstar columns, only when there is one: wall time and tar2img's
+# ratio to it, the image size and tar2img's size ratio to it.
+sq_head= sq_rule= sq_size_head= sq_size_rule= sq_cpu_head= sq_cpu_rule=
+if [ "$use_sqfstar" = yes ]; then
+	sq_head=" sqfstar s | vs sqfstar |" sq_rule="---|---|"
+	sq_size_head=" sqfstar MiB | size vs sqfstar |" sq_size_rule="---|---|"
+	sq_cpu_head=" sqfstar CPU s | CPU vs sqfstar |" sq_cpu_rule="---|---|"
+fi
 {
 	echo "# tar2img benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), repeat $repeat (median)."
 	[ "$use_tar2img" = no ] || echo "tar2img: $(version "$tar2img")"
 	echo "tar2sqfs: $(version tar2sqfs)"
-	[ "$use_mksq" = no ] || echo "mksquashfs: $(mksquashfs -version 2>&1 | head -n 1)"
+	[ "$use_mksq" = no ] || echo "mksquashfs: $("$mksquashfs" -version 2>&1 | head -n 1)"
+	[ "$use_sqfstar" = no ] || echo "sqfstar: $("$sqfstar" -version 2>&1 | head -n 1)"
 	echo
-	echo "| tar | codec | -j | tar2img s | tar2sqfs s | time ratio | mksquashfs s | codec s | over codec | tar2img RSS MiB | tar2sqfs RSS MiB | tar2img MiB | tar2sqfs MiB | size ratio |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| tar | codec | -j | tar2img s | tar2sqfs s | time ratio | mksquashfs s |$sq_head codec s | over codec | tar2img RSS MiB | tar2sqfs RSS MiB | tar2img MiB | tar2sqfs MiB | size ratio |$sq_size_head"
+	echo "|---|---|---|---|---|---|---|$sq_rule---|---|---|---|---|---|---|$sq_size_rule"
 } | tee -a "$results"
 
 held="" missed="" unmeasured=""
@@ -243,24 +281,31 @@ for t in $tars; do
 	case $t in many-*) tar_codecs=$many_codecs ;; esac
 	for c in $tar_codecs; do
 		for j in $jobs; do
-			s1=- m1=- b1=- c1=- p1=- s3=- s4=- c4=-
+			s1=- m1=- b1=- c1=- p1=- s3=- c3=- s4=- c4=- sq_cells= sq_size= sq_cpu=
 			if [ "$use_tar2img" = yes ]; then
 				read -r s1 m1 b1 c1 p1 < <(measure /dev/null "$tar2img" -f -c "$c" -j "$j" "$img" "$tarfile")
 			fi
-			read -r s2 m2 b2 c2 _ < <(measure "$tarfile" tar2sqfs -q -f -j "$j" -c "$c" "$img")
+			read -r s2 m2 b2 c2 _ < <(measure "$tarfile" "$tar2sqfs" -q -f -j "$j" -c "$c" "$img")
+			if [ "$use_sqfstar" = yes ]; then
+				read -r s5 _ b5 c5 _ < <(measure "$tarfile" "$sqfstar" -comp "$c" \
+					-processors "$j" -quiet -no-progress "$img")
+				sq_cells=" $s5 | $(calc 'printf "%.3f", a / b' "$s1" "$s5") |"
+				sq_size=" $(size_mib "$b5") | $(calc 'printf "%.2f%%", 100 * a / b' "$b1" "$b5") |"
+				sq_cpu=" $c5 | $(calc 'printf "%.3f", a / b' "$c1" "$c5") |"
+			fi
 			if [ "$use_mksq" = yes ] && [ -d "$tree" ]; then
-				read -r s3 _ _ _ _ < <(measure /dev/null mksquashfs "$tree" "$img" \
+				read -r s3 _ _ c3 _ < <(measure /dev/null "$mksquashfs" "$tree" "$img" \
 					-comp "$c" -processors "$j" -noappend -quiet -no-progress)
 			fi
 			[ "$use_baseline" = no ] || read -r s4 c4 < <(baseline_s "$tarfile" "$c" "$j")
 			tr=$(calc 'printf "%.3f", a / b' "$s1" "$s2")
 			sr=$(calc 'printf "%.2f%%", 100 * a / b' "$b1" "$b2")
 			oc=$(calc 'printf "%+.0f%%", 100 * (a - b) / b' "$s1" "$s4")
-			echo "| $t | $c | $j | $s1 | $s2 | $tr | $s3 | $s4 | $oc | $(mib "$m1") | $(mib "$m2") | $(size_mib "$b1") | $(size_mib "$b2") | $sr |" |
+			echo "| $t | $c | $j | $s1 | $s2 | $tr | $s3 |$sq_cells $s4 | $oc | $(mib "$m1") | $(mib "$m2") | $(size_mib "$b1") | $(size_mib "$b2") | $sr |$sq_size" |
 				tee -a "$results"
 			cr=$(calc 'printf "%.3f", a / b' "$c1" "$c2")
 			oc=$(calc 'printf "%+.0f%%", 100 * (a - b) / b' "$c1" "$c4")
-			echo "| $t | $c | $j | $c1 | $c2 | $cr | $c4 | $oc | $p1 |" >> "$scratch/cpu"
+			echo "| $t | $c | $j | $c1 | $c2 | $cr | $c3 |$sq_cpu $c4 | $oc | $p1 |" >> "$scratch/cpu"
 			rss=128
 			case "$t:$j:$c" in
 			many-*) limit=1.0 rss=160 ;;
@@ -287,8 +332,8 @@ done
 	echo
 	echo "CPU seconds (user + system), less sensitive to a busy machine than wall time:"
 	echo
-	echo "| tar | codec | -j | tar2img CPU s | tar2sqfs CPU s | CPU ratio | codec CPU s | CPU over codec | tar2img main thread % |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| tar | codec | -j | tar2img CPU s | tar2sqfs CPU s | CPU ratio | mksquashfs CPU s |$sq_cpu_head codec CPU s | CPU over codec | tar2img main thread % |"
+	echo "|---|---|---|---|---|---|---|$sq_cpu_rule---|---|---|"
 	cat "$scratch/cpu"
 	echo
 	echo "Floors (time <= 1.1x tar2sqfs at -j 2 for zstd, gzip, xz; lz4 <= 1.0x at -j 1" \

@@ -23,12 +23,13 @@ jobs=2
 runs=3
 bin=
 out_dir=/dev/shm
+unsquashfs=unsquashfs
 
 . "$(dirname "$0")/bench_lib.sh"
 bench_extract_args "$@"
 bin=$(bench_bindir "$bin")
 bench_need_bins "$bin" sqpack-unsquashfs tar2img img2tar imginfo
-bench_need_cmds unsquashfs
+bench_need_cmds "$unsquashfs"
 bench_need_corpus "$corpus/$tree.tar"
 images=$corpus/unsquashfs-images
 mkdir -p "$images" || exit 1
@@ -38,6 +39,8 @@ report=$corpus/unsquashfs-bench-$(date +%Y%m%d-%H%M%S).md
 
 {
 echo "sqpack-unsquashfs benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $tree.tar, -j $jobs, $runs pairs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "Peer: $("$unsquashfs" -version 2>&1 | head -n 1)"
 echo
 echo "| codec | sqpack-unsquashfs s | unsquashfs s | ratio (pairs' median) | img2tar floor s | codec decode s (imginfo check) | ours / codec | sqpack-unsquashfs MiB | unsquashfs MiB |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -51,8 +54,8 @@ for c in $codecs; do
 	cat "$img" > /dev/null
 	: > "$work/a"; : > "$work/b"; : > "$work/r"; : > "$work/f"; : > "$work/c"
 	for _ in $(seq "$runs"); do
-		read -r sa ma < <(bench_extract "$work/o" "$bin/sqpack-unsquashfs" -q -n -d "$work/o" -processors "$jobs" "$img")
-		read -r sb mb < <(bench_extract "$work/u" unsquashfs -q -n -d "$work/u" -processors "$jobs" "$img")
+		read -r sa ma _ < <(bench_extract "$work/o" "$bin/sqpack-unsquashfs" -q -n -d "$work/o" -processors "$jobs" "$img")
+		read -r sb mb _ < <(bench_extract "$work/u" "$unsquashfs" -q -n -d "$work/u" -processors "$jobs" "$img")
 		read -r sf _ < <(bench_extract "$work/t" "$bin/img2tar" -j "$jobs" "$img")
 		read -r sc _ < <(bench_extract "$work/t" "$bin/imginfo" check -q -j "$jobs" "$img")
 		echo "$sf" >> "$work/f"
