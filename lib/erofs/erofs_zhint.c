@@ -101,7 +101,10 @@ static int parse_line(const struct erofs_wstate *e, const char *s, size_t len,
 	if (ret != 0) {
 		int n = snprintf(why, why_size, "bad regular expression '%s': ", re);
 
-		regerror(ret, &h->re, why + n, why_size - (size_t)n);
+		/* A pattern longer than why leaves no room for the reason:
+		 * the message stays cut where snprintf cut it. */
+		if (n >= 0 && (size_t)n < why_size)
+			regerror(ret, &h->re, why + n, why_size - (size_t)n);
 		regfree(&h->re);
 	}
 	free(re);

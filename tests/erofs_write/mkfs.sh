@@ -223,12 +223,15 @@ hints_check() {
 	judge_same_tree "hints, ours" kernel erofs "$T/o.erofs" "$T/src" --ignore=mtime
 }
 if codec_built lzma; then hints_check; else skipc "two codecs: lzma not built"; fi
-printf '4096 1 (\n' > "$T/badhints"
-rm -f "$T/r.erofs"
-"$MKFS" -zlz4:lzma --compress-hints="$T/badhints" "$T/r.erofs" "$T/src" > "$T/out" 2>&1
-rc=$?
-[ $rc -eq 1 ] && grep -q "compress hints line 1: bad regular expression" "$T/out" &&
-	[ ! -e "$T/r.erofs" ] && pass "a bad hints line: $(head -1 "$T/out")" ||
-	fail "a bad hints line: expected exit 1, its number and no image: exit $rc: $(head -c 200 "$T/out")"
+# a bad pattern, and one longer than the message it goes into
+for bad in '(' "$(printf '%400s' | tr ' ' '(')"; do
+	printf '4096 1 %s\n' "$bad" > "$T/badhints"
+	rm -f "$T/r.erofs"
+	"$MKFS" -zlz4:lzma --compress-hints="$T/badhints" "$T/r.erofs" "$T/src" > "$T/out" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "compress hints line 1: bad regular expression" "$T/out" &&
+		[ ! -e "$T/r.erofs" ] && pass "a bad hints line of ${#bad} bytes: $(head -c 100 "$T/out")" ||
+		fail "a bad hints line of ${#bad} bytes: expected exit 1, its number and no image: exit $rc: $(head -c 200 "$T/out")"
+done
 usage_refused "an EROFS option" "$DIR2IMG" --compress-hints "$T/hints" "$T/r.sqfs" "$T/src"
 finish
