@@ -20,16 +20,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "bench_common.h"
 
 #define BATCH_BYTES (64u << 20)
 
@@ -43,7 +42,6 @@ struct batch {
 };
 
 struct worker {
-	pthread_t thread;
 	struct batch *batch;
 	struct sqp_compressor *comp;
 	uint8_t *out;
@@ -56,14 +54,6 @@ struct totals {
 	uint64_t blocks, frag_blocks, in_bytes, out_bytes;
 	double cpu_s, wall_s;
 };
-
-static double now(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Each thread is new per batch, so its CPU clock covers this batch only. */
 static void *work(void *arg)
@@ -81,14 +71,14 @@ static void *work(void *arg)
 		}
 		w->out_bytes += r > 0 ? (uint64_t)r : b->len[i];
 	}
-	w->cpu_s = now(CLOCK_THREAD_CPUTIME_ID);
+	w->cpu_s = bench_now(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
 static int compress_batch(struct batch *b, struct worker *w, unsigned jobs,
 			  struct totals *t)
 {
-	double start = now(CLOCK_MONOTONIC);
+	double start = bench_now(CLOCK_MONOTONIC);
 	unsigned k, started = 0;
 	int err = 0;
 
@@ -97,18 +87,15 @@ static int compress_batch(struct batch *b, struct worker *w, unsigned jobs,
 		w[k].batch = b;
 		w[k].out_bytes = 0;
 		w[k].err = 0;
-		if (pthread_create(&w[k].thread, NULL, work, &w[k]) != 0)
-			break;
-		started++;
 	}
+	started = bench_run_threads(work, w, sizeof(*w), jobs);
 	for (k = 0; k < started; k++) {
-		pthread_join(w[k].thread, NULL);
 		t->out_bytes += w[k].out_bytes;
 		t->cpu_s += w[k].cpu_s;
 		if (w[k].err != 0 && err == 0)
 			err = w[k].err;
 	}
-	t->wall_s += now(CLOCK_MONOTONIC) - start;
+	t->wall_s += bench_now(CLOCK_MONOTONIC) - start;
 	if (started == 0) {
 		fprintf(stderr, "codec-baseline: cannot start a thread\n");
 		return -1;
@@ -233,44 +220,25 @@ static int usage(const char *why)
 static int parse_args(int argc, char **argv, struct sqp_codec_config *cfg,
 		      unsigned *jobs, const char **input)
 {
-	const char *codec = "zstd", *xopts = NULL;
-	unsigned long bs = 128 * 1024, j = 1;
-	char msg[256], *end;
-	int opt, id;
+	struct bench_args a = { .codec = "zstd" };
+	unsigned long bs = 128 * 1024;
+	char *end;
+	int r;
 
-	while ((opt = getopt(argc, argv, "c:X:b:j:")) != -1) {
-		switch (opt) {
-		case 'c': codec = optarg; break;
-		case 'X': xopts = optarg; break;
-		case 'b':
-			bs = strtoul(optarg, &end, 10);
-			if (*end == 'K' || *end == 'k')
-				bs <<= 10, end++;
-			else if (*end == 'M' || *end == 'm')
-				bs <<= 20, end++;
-			if (*end != '\0')
-				return usage("block size is not a number");
-			break;
-		case 'j':
-			j = strtoul(optarg, &end, 10);
-			if (*end != '\0' || j < 1 || j > 1024)
-				return usage("jobs must be 1..1024");
-			break;
-		default: return usage("unknown option");
-		}
+	if ((r = bench_parse_args(argc, argv, 'b', &a, usage)) != 0)
+		return r;
+	if (a.size != NULL) {
+		bs = strtoul(a.size, &end, 10);
+		if (*end == 'K' || *end == 'k')
+			bs <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			bs <<= 20, end++;
+		if (*end != '\0' || bs > (1u << 20))
+			return usage("block size is not a number up to 1M");
 	}
-	if (argc - optind > 1)
-		return usage("too many arguments");
-	*input = optind < argc ? argv[optind] : "-";
-	*jobs = (unsigned)j;
-	id = sqp_codec_by_name(codec);
-	if (id < 0)
-		return usage("unknown codec");
-	if (bs > (1u << 20) || sqp_codec_config_init(cfg, id, (uint32_t)bs) != 0)
-		return usage("codec not built or bad block size");
-	if (xopts != NULL && sqp_codec_config_parse(cfg, xopts, msg, sizeof(msg)) != 0)
-		return usage(msg);
-	return 0;
+	*input = a.input;
+	*jobs = a.jobs;
+	return bench_codec_config(&a, a.codec, (uint32_t)bs, cfg, usage);
 }
 
 static void report(const struct sqp_codec_config *cfg, unsigned jobs,

@@ -26,17 +26,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sqpack/sqpack.h"
+#include "bench_common.h"
 
 #define BATCH_BYTES (64u << 20)
 #define SEGMENT (8u << 20)
@@ -55,7 +54,6 @@ struct batch {
 };
 
 struct worker {
-	pthread_t thread;
 	struct batch *b;
 	struct sqp_fixed_compressor *fc;
 	uint8_t *out;
@@ -69,14 +67,6 @@ struct totals {
 	uint64_t clusters, in_bytes, out_bytes;
 	double cut_cpu_s, cpu_s, wall_s;
 };
-
-static double now(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Segment k cut into clusters, each search started from the ratio of
  * the one before, as the writer's cut does. */
@@ -142,13 +132,13 @@ static void *work(void *arg)
 
 	while (w->err == 0 && (k = atomic_fetch_add(&b->next, 1)) < b->nseg)
 		w->err = b->timed ? press_segment(w, k) : cut_segment(w, k);
-	w->cpu_s = now(CLOCK_THREAD_CPUTIME_ID);
+	w->cpu_s = bench_now(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
 static int run_pass(struct batch *b, struct worker *w, unsigned jobs, struct totals *t)
 {
-	double start = now(CLOCK_MONOTONIC), cpu = 0;
+	double start = bench_now(CLOCK_MONOTONIC), cpu = 0;
 	unsigned k, started = 0;
 	int err = 0;
 
@@ -156,19 +146,16 @@ static int run_pass(struct batch *b, struct worker *w, unsigned jobs, struct tot
 	for (k = 0; k < jobs; k++) {
 		w[k].b = b;
 		w[k].err = 0;
-		if (pthread_create(&w[k].thread, NULL, work, &w[k]) != 0)
-			break;
-		started++;
 	}
+	started = bench_run_threads(work, w, sizeof(*w), jobs);
 	for (k = 0; k < started; k++) {
-		pthread_join(w[k].thread, NULL);
 		cpu += w[k].cpu_s;
 		if (w[k].err != 0 && err == 0)
 			err = w[k].err;
 	}
 	if (b->timed) {
 		t->cpu_s += cpu;
-		t->wall_s += now(CLOCK_MONOTONIC) - start;
+		t->wall_s += bench_now(CLOCK_MONOTONIC) - start;
 	} else {
 		t->cut_cpu_s += cpu;
 	}
@@ -255,42 +242,24 @@ static int usage(const char *why)
 static int parse_args(int argc, char **argv, struct sqp_codec_config *cfg,
 		      uint32_t *pcluster, unsigned *jobs, const char **input)
 {
-	const char *codec = "lz4", *xopts = NULL;
-	unsigned long p = BLOCK, j = 1;
-	char msg[256], *end;
-	int opt, id;
+	struct bench_args a = { .codec = "lz4" };
+	unsigned long p = BLOCK;
+	char *end;
+	int r;
 
-	while ((opt = getopt(argc, argv, "c:X:C:j:")) != -1) {
-		switch (opt) {
-		case 'c': codec = optarg; break;
-		case 'X': xopts = optarg; break;
-		case 'C':
-			p = strtoul(optarg, &end, 10);
-			if (*end != '\0' || p == 0 || p % BLOCK != 0 || p > (1u << 20))
-				return usage("PCLUSTER: a multiple of 4096 up to 1048576");
-			break;
-		case 'j':
-			j = strtoul(optarg, &end, 10);
-			if (*end != '\0' || j < 1 || j > 1024)
-				return usage("jobs must be 1..1024");
-			break;
-		default: return usage("unknown option");
-		}
+	if ((r = bench_parse_args(argc, argv, 'C', &a, usage)) != 0)
+		return r;
+	if (a.size != NULL) {
+		p = strtoul(a.size, &end, 10);
+		if (*end != '\0' || p == 0 || p % BLOCK != 0 || p > (1u << 20))
+			return usage("PCLUSTER: a multiple of 4096 up to 1048576");
 	}
-	if (argc - optind > 1)
-		return usage("too many arguments");
-	*input = optind < argc ? argv[optind] : "-";
-	*jobs = (unsigned)j;
+	*input = a.input;
+	*jobs = a.jobs;
 	*pcluster = (uint32_t)p;
 	/* EROFS's name for the gzip codec's raw deflate. */
-	id = sqp_codec_by_name(strcmp(codec, "deflate") == 0 ? "gzip" : codec);
-	if (id < 0)
-		return usage("unknown codec");
-	if (sqp_codec_config_init(cfg, id, 128 * 1024) != 0)
-		return usage("codec not built");
-	if (xopts != NULL && sqp_codec_config_parse(cfg, xopts, msg, sizeof(msg)) != 0)
-		return usage(msg);
-	return 0;
+	return bench_codec_config(&a, strcmp(a.codec, "deflate") == 0 ? "gzip" : a.codec,
+				  128 * 1024, cfg, usage);
 }
 
 static int batch_init(struct batch *b)
