@@ -155,6 +155,11 @@ enum sqp_fragment_mode {
  * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
  * a blob always has them). */
 #define SQP_WRITE_EROFS_CHUNK_INDEXES   0x2000000
+/* A directory no entry named (an implied one) made as mkfs.erofs --tar
+ * makes it, not 0755 owned by root: the root 0777, any other 0755 with
+ * its parent's group- and other-write bits, owner and group. A policy
+ * (fs_config, forced owners) still applies after. */
+#define SQP_WRITE_IMPLIED_FROM_PARENT   0x4000000
 
 struct sqp_policy;
 

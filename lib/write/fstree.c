@@ -312,6 +312,34 @@ int fstree_init(struct fstree *t, struct sqp_errbuf *err,
 	return 0;
 }
 
+/* A node is made after its parent (as_dir makes the parents first), so
+ * one pass in node order sees every parent settled before its child. */
+void fstree_imply_from_parents(struct fstree *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nodes.count; i++) {
+		const struct fs_node *n = fstree_node(t, i);
+		const struct fs_irec *up;
+		struct fs_irec *ino;
+
+		sqp_spill_tick(t->spill);
+		if (n->inode >= FS_DEAD)
+			continue;
+		ino = fstree_inode(t, n->inode);
+		if (!ino->implied || !S_ISDIR(ino->mode))
+			continue;
+		if (n->parent == FS_NONE) {
+			ino->mode = S_IFDIR | 0777;
+			continue;
+		}
+		up = fstree_inode(t, fstree_node(t, n->parent)->inode);
+		ino->mode = (uint16_t)(S_IFDIR | 0755 | (up->mode & 022));
+		ino->uid = up->uid;
+		ino->gid = up->gid;
+	}
+}
+
 void fstree_drop_lookups(struct fstree *t)
 {
 	map_free(t->spill, t->map, t->map_tags, t->map_size);

@@ -298,6 +298,11 @@ int fstree_whiteout(struct fstree *t, const char *path, int opaque);
  * FS_NONE while it waits for a hard link's target), else NULL. */
 struct fs_node *fstree_current(struct fstree *t, const char *path);
 
+/* Implied directories as mkfs.erofs --tar makes them
+ * (SQP_WRITE_IMPLIED_FROM_PARENT): the root 0777, any other 0755 with
+ * its parent's group- and other-write bits, owner and group. */
+void fstree_imply_from_parents(struct fstree *t);
+
 /* Free the path table: no lookups from now on (fstree_finalize). */
 void fstree_drop_lookups(struct fstree *t);
 

@@ -346,6 +346,8 @@ int writer_add_extras(struct sqp_writer *w)
 	size_t i, n;
 	int ret = 0;
 
+	if (w->desc.flags & SQP_WRITE_IMPLIED_FROM_PARENT)
+		fstree_imply_from_parents(&w->tree);
 	if (w->desc.policy == NULL)
 		return 0;
 	n = sqp_policy_extra_count(w->desc.policy);

@@ -275,6 +275,8 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		    strcmp(arg, "0") != 0 && strcmp(arg, "headerball") != 0)
 			return mkfs_refuse(name, "valid are f, i and headerball");
 		a->tar = 1;
+		/* a tar without an entry for / or a parent: what 1.9 makes */
+		opt->desc.flags |= SQP_WRITE_IMPLIED_FROM_PARENT;
 		opt->desc.flags &= ~(unsigned)(SQP_WRITE_EROFS_TAR_INDEX |
 					       SQP_WRITE_EROFS_TAR_HEADERBALL);
 		opt->tar_read_flags = 0;
