@@ -155,6 +155,10 @@ enum sqp_fragment_mode {
  * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
  * a blob always has them). */
 #define SQP_WRITE_EROFS_CHUNK_INDEXES   0x2000000
+/* EROFS (mkfs.erofs --zD): every directory's listing is wholly a
+ * fragment of the packed inode, compressed with the packed inode when
+ * there is a codec (Linux 6.1 reads them). */
+#define SQP_WRITE_EROFS_COMPRESS_DIRS   0x8000000
 
 struct sqp_policy;
 

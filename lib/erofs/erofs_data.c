@@ -63,6 +63,10 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->erofs_chunk_size != 0 && d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: chunk-based files are "
 			       "stored as they are: no codec with a chunk size");
+	if ((d->flags & SQP_WRITE_EROFS_COMPRESS_DIRS) &&
+	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)))
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar keeps its "
+			       "directories as they are: no compressed directories");
 	if (d->erofs_chunk_size != 0 &&
 	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)))
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar makes its "

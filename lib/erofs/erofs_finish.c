@@ -14,6 +14,14 @@
  * writing cannot drift. An inode with its xattrs and inline tail never
  * straddles a block: the kernel reads an inline tail from the inode's
  * block.
+ *
+ * Compressed directories (SQP_WRITE_EROFS_COMPRESS_DIRS) are wholly
+ * fragments of the packed inode, as mkfs.erofs --zD makes them: a map
+ * header of their listing's offset there, so their records' sizes do
+ * not depend on what the codec makes of the listings. Their listings
+ * need the nids, so the packed inode is stored after every other inode
+ * is placed, and the metadata area after it: the nids then count from
+ * the area (the head block's room is not used).
  */
 #include "config.h"
 
@@ -21,7 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
 #include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
@@ -155,6 +162,8 @@ static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_tim
 			s->ei.layout = EROFS_FLAT_INLINE;
 			s->inl = (uint32_t)tail;
 		}
+	} else if (S_ISDIR(r->mode) && (flags & SQP_WRITE_EROFS_COMPRESS_DIRS)) {
+		s->ei.layout = EROFS_COMPRESSED_FULL;
 	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
 		s->nblocks = s->ei.size / BS;
 		if (tail > 0 && s->isize + s->xsize + tail <= BS) {
@@ -253,44 +262,72 @@ static int place_blocks(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
 	return 0;
 }
 
-/* Every inode's nid (erofs_fit.c chooses; the root comes first, so its
- * nid fits 16 bits); the area's size in blocks from block first, and
- * meta_blkaddr. Block 0's room after the superblock takes the first
- * records (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's
- * images) when the root's fits there, which saves most of a block; else
- * the nids count from the area (the root's 0). */
-static int place_inodes(struct erofs_wlayout *L, int64_t bt, uint64_t first,
-			uint64_t *inos, uint64_t *blocks, uint64_t *meta)
+/* Where the metadata area starts, from block first (fit set up for
+ * it): block 0's room after the superblock takes the first records
+ * (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's images)
+ * when the root's fits there, which saves most of a block; else, and
+ * always with compressed directories, the nids count from the area
+ * (the root's 0). */
+static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
+		       struct erofs_fit *fit, uint64_t *meta)
 {
-	struct erofs_fit fit;
-	uint32_t k, i, from = erofs_w_head_from(L), head = erofs_head_blk(L->w);
+	uint32_t from = erofs_w_head_from(L), head = erofs_head_blk(L->w);
 	uint32_t room = (head + 1) * BS - from;
 	struct shape s;
-	uint64_t at;
 	int ret;
 
-	memset(&fit, 0, sizeof(fit));
-	fit.slots = BS / EROFS_SLOT_SIZE;
-	fit.blocks = first;
+	memset(fit, 0, sizeof(*fit));
+	fit->slots = BS / EROFS_SLOT_SIZE;
+	fit->blocks = first;
 	*meta = first;
-	*inos = 0;
+	if (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS)
+		return 0;
 	if ((ret = shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
 		*meta = 0;
-		ret = erofs_fit_room(&fit, head, room / EROFS_SLOT_SIZE);
+		ret = erofs_fit_room(fit, head, room / EROFS_SLOT_SIZE);
 	}
-	for (k = 0; k < L->slots && ret == 0; k++) {
+	return ret;
+}
+
+/* The nids of the k-th to the (end - 1)-th inodes of the layout order
+ * (erofs_fit.c chooses; the root comes first, so its nid fits 16
+ * bits), counted into *inos. */
+static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit,
+			uint64_t meta, uint32_t k, uint32_t end, uint64_t *inos)
+{
+	struct shape s;
+	uint64_t at;
+	uint32_t i;
+	int ret;
+
+	for (; k < end; k++) {
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
 		if ((ret = shape_of(L, i, bt, &s)) != 0 ||
-		    (ret = erofs_fit_place(&fit, s.total, &at)) != 0)
-			break;
-		L->nid[i] = (at - *meta * BS) / EROFS_SLOT_SIZE;
+		    (ret = erofs_fit_place(fit, s.total, &at)) != 0)
+			return ret;
+		L->nid[i] = (at - meta * BS) / EROFS_SLOT_SIZE;
 		++*inos;
 	}
-	*blocks = fit.blocks - first;
-	erofs_fit_cleanup(&fit);
-	return ret;
+	return 0;
+}
+
+/* Compressed directories: the packed inode, with every listing,
+ * stored after the blocks so far and placed last; *first: the area's
+ * first block. */
+static int pack_dirs(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit,
+		     uint64_t *inos, uint64_t *first, uint8_t *buf)
+{
+	int ret;
+
+	if ((ret = erofs_frag_dirs(L, buf)) != 0)
+		return ret;
+	if ((ret = erofs_frag_finish(L->w, bt)) != 0)
+		return ret;
+	L->slots = L->count + (erofs_of(L->w)->frag.present ? 1 : 0);
+	*first = L->w->out.pos / BS;
+	return place_inodes(L, bt, fit, 0, L->count, L->slots, inos);
 }
 
 struct dirblocks {
@@ -356,29 +393,6 @@ static int write_blocks(struct erofs_wlayout *L, int64_t bt, uint8_t *buf)
 	return 0;
 }
 
-/* A compressed file's map header at out, from its index record zr. */
-static void encode_zheader(const struct erofs_wlayout *L, const struct shape *s,
-			   const uint8_t *zr, uint8_t *out)
-{
-	uint64_t off;
-	unsigned kind = erofs_frag_of(erofs_of(L->w), zr, &off);
-
-	if (kind >= EROFS_FRAG_WHOLE_T) {
-		/* The offset's top bit says the whole file is one. */
-		sqp_put64(out, off | (uint64_t)1 << 63);
-		return;
-	}
-	erofs_z_map_header_encode((s->ei.layout == EROFS_COMPRESSED_COMPACT ?
-				   EROFS_Z_COMPACTED_2B : 0) | (erofs_w_big_pclusters(L->w) ?
-				  EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
-				  (s->inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
-				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)s->inl,
-				  (uint8_t)erofs_of(L->w)->zdest[zr[ZREC_CODEC]]->erofs_alg, 0, out);
-	/* A tail's offset (under 4 GiB) where an inline size goes. */
-	if (kind != 0)
-		sqp_put32(out, (uint32_t)off);
-}
-
 /* One inode record into rec (a block): the inode, its xattr area, its
  * inline tail or a compressed file's map header. */
 static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
@@ -394,10 +408,16 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	erofs_inode_encode(&s->ei, ino_number, rec);
 	if (s->xsize > 0)
 		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
+	if (S_ISDIR(r->mode) && s->ei.layout == EROFS_COMPRESSED_FULL) {
+		/* Wholly a fragment: its offset, the top bit saying so. */
+		sqp_put64(rec + zmap_at(s), L->doff[i] | (uint64_t)1 << 63);
+		return 0;
+	}
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		fstree_file_get(L->t, r, &f);
-		encode_zheader(L, s, chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec),
-			       rec + zmap_at(s));
+		erofs_zidx_header(L->w, s->ei.layout == EROFS_COMPRESSED_COMPACT, s->inl,
+				  chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec),
+				  rec + zmap_at(s));
 		return 0;
 	}
 	if (s->inl == 0)
@@ -411,23 +431,6 @@ static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape
 	fstree_file_get(L->t, r, &f);
 	memcpy(tail, chunkarr_at(&erofs_of(L->w)->tails, f.u.file.ero_rec), s->inl);
 	return 0;
-}
-
-/* A file's full indexes (extent dedupe named pclusters that compact
- * ones cannot count on to) into out. With a tail fragment, the last
- * head's block is the upper half of the fragment's offset in the full
- * form (the kernel reads it so): 0, as tails stay under 4 GiB. */
-static void put_full(const struct erofs_wlayout *L, const struct shape *s, uint32_t rec,
-		     const uint8_t *idx, uint8_t *out)
-{
-	uint64_t off, k = s->nlc;
-
-	memcpy(out, idx, s->nlc * EROFS_Z_INDEX_SIZE);
-	if (erofs_frag_of(erofs_of(L->w), chunkarr_at(&erofs_of(L->w)->zidx, rec), &off) == 0)
-		return;
-	while (k > 0 && (sqp_get16(out + --k * EROFS_Z_INDEX_SIZE) & 3u) == EROFS_LC_NONHEAD)
-		;
-	sqp_put32(out + k * EROFS_Z_INDEX_SIZE + 4, 0);
 }
 
 /* Inode i's record at area + at. */
@@ -458,7 +461,7 @@ static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 	fstree_file_get(L->t, rec_of(L, i), &f);
 	idx = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES);
 	if (full)
-		put_full(L, s, f.u.file.ero_rec, idx, area + head);
+		erofs_zidx_full(L->w, s->nlc, f.u.file.ero_rec, idx, area + head);
 	else if (erofs_z_compact_encode(idx, s->nlc, zidx_at(s) % 32, erofs_w_big_pclusters(L->w),
 					area + head) != 0)
 		return SQP_ERR_INTERNAL;
@@ -514,19 +517,30 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 
 static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 {
-	uint64_t first, meta, inos, meta_blocks;
+	int zdirs = (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) != 0;
+	uint64_t first, meta, inos = 0, base;
+	struct erofs_fit fit;
 	int ret;
 
-	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &first)) != 0 ||
-	    (ret = place_inodes(L, bt, first, &inos, &meta_blocks, &meta)) != 0)
+	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &first)) != 0)
+		return ret;
+	/* With compressed directories the area's place is known only
+	 * once the packed inode is stored: the nids count from it. */
+	base = zdirs ? 0 : first;
+	if ((ret = place_start(L, bt, base, &fit, &meta)) == 0 &&
+	    (ret = place_inodes(L, bt, &fit, meta, 0, L->slots, &inos)) == 0 &&
+	    (ret = write_blocks(L, bt, scratch)) == 0 && zdirs &&
+	    (ret = pack_dirs(L, bt, &fit, &inos, &first, scratch)) == 0)
+		meta = first;
+	base = fit.blocks - base;
+	erofs_fit_cleanup(&fit);
+	if (ret != 0)
 		return ret;
 	if (L->nid[L->root] > UINT16_MAX)
 		return SQP_ERR_INTERNAL; /* the root is placed first */
-	if ((ret = write_blocks(L, bt, scratch)) != 0)
-		return ret;
 	if (L->w->out.pos != first * BS)
 		return SQP_ERR_INTERNAL;
-	if ((ret = write_meta(L, bt, meta_blocks, first, meta, scratch)) != 0)
+	if ((ret = write_meta(L, bt, base, first, meta, scratch)) != 0)
 		return ret;
 	L->w->stats.inodes = inos;
 	return erofs_w_write_super(L, bt, meta, inos);
@@ -547,12 +561,15 @@ static int layout_and_write(struct sqp_writer *w, int64_t mod_time, uint8_t *scr
 	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
 	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));
 	L.blk = sqp_spill_alloc(w->spill, n * sizeof(*L.blk));
-	if (L.nid != NULL && L.dsize != NULL && L.up != NULL && L.blk != NULL)
+	L.doff = sqp_spill_alloc(w->spill, n * sizeof(*L.doff));
+	if (L.nid != NULL && L.dsize != NULL && L.up != NULL && L.blk != NULL &&
+	    L.doff != NULL)
 		ret = run(&L, mod_time, scratch);
 	sqp_spill_free(w->spill, L.nid, n * sizeof(*L.nid));
 	sqp_spill_free(w->spill, L.dsize, n * sizeof(*L.dsize));
 	sqp_spill_free(w->spill, L.up, n * sizeof(*L.up));
 	sqp_spill_free(w->spill, L.blk, n * sizeof(*L.blk));
+	sqp_spill_free(w->spill, L.doff, n * sizeof(*L.doff));
 	return ret;
 }
 
@@ -561,9 +578,12 @@ int erofs_w_finish(struct sqp_writer *w, int64_t mod_time)
 	uint8_t *scratch = malloc(2 * EROFS_W_BLOCK);
 	int ret = SQP_ERR_NOMEM;
 
-	/* The last clusters first: the metadata goes after them. */
+	/* The last clusters first: the metadata goes after them (after
+	 * the packed inode too, which holds compressed directories'
+	 * listings: finish stores it then). */
 	if (scratch != NULL && (ret = erofs_zip_drain(w)) == 0 &&
-	    (ret = erofs_frag_finish(w, mod_time)) == 0)
+	    ((w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) ||
+	     (ret = erofs_frag_finish(w, mod_time)) == 0))
 		ret = layout_and_write(w, mod_time, scratch);
 	free(scratch);
 	w->stats.image_bytes = w->out.pos;

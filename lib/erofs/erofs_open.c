@@ -246,6 +246,7 @@ void rd_erofs_free(struct sqp_image *img)
 	free(e->dblk);
 	free(e->dev_map);
 	rd_zfile_close(e->packed);
+	rd_zfile_close(e->zdir);
 	free(e);
 }
 

@@ -79,6 +79,7 @@ struct erofs_frag {
 	int packing;             /* finish: the packed inode's own data */
 	int present;             /* the packed inode is in the image */
 	struct erofs_flog tails, whole;
+	struct erofs_flog dirs;  /* listings, SQP_WRITE_EROFS_COMPRESS_DIRS */
 	uint64_t reserved;       /* the most the tail log may hold so far */
 	struct fs_irec irec;     /* the packed inode */
 };
@@ -355,7 +356,13 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 /* The fragment's kind (0: none) of index record rec, and its offset in
  * the packed inode (final only once every file is in). */
 unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off);
-/* After the last file's clusters: the packed inode's data stored. */
+/* Every directory's listing (L's nids final) appended to the packed
+ * inode's data, where each starts there into L->doff: once both logs
+ * of files are complete, before erofs_frag_finish; buf: a block. */
+struct erofs_wlayout;
+int erofs_frag_dirs(struct erofs_wlayout *L, uint8_t *buf);
+/* After the last file's clusters (and listings): the packed inode's
+ * data stored. */
 int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time);
 void erofs_frag_cleanup(struct sqp_writer *w);
 
@@ -398,6 +405,7 @@ struct erofs_wlayout {
 	uint32_t *up;
 	uint64_t *dsize;
 	uint32_t *blk;
+	uint64_t *doff;         /* a compressed directory's listing in the packed inode */
 };
 
 /* erofs_head.c: the head block's first free byte after the superblock
@@ -434,6 +442,16 @@ int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
 /* Offer the last free_slots slots of block blk, outside the area. */
 int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);
+
+/* erofs_zidx.c, for finish: a compressed file's map header into out
+ * (8 bytes) from its index record zr, its indexes compact or full and
+ * its inline tail pcluster of inl bytes; its full indexes (extent
+ * dedupe named pclusters that compact ones cannot count on to), nlc of
+ * them at idx, into out, from index record rec. */
+void erofs_zidx_header(const struct sqp_writer *w, int compact, uint32_t inl,
+		       const uint8_t *zr, uint8_t *out);
+void erofs_zidx_full(const struct sqp_writer *w, uint64_t nlc, uint32_t rec,
+		     const uint8_t *idx, uint8_t *out);
 
 /* Everything after the last entry: directories, inodes, superblock. */
 int erofs_w_finish(struct sqp_writer *w, int64_t mod_time);

@@ -66,10 +66,15 @@ struct rd_erofs {
 	uint32_t history[SQP_EROFS_ALG_MAX];
 	uint16_t lz4_blocks;
 	/* The directory block read last, whole (len 0: none): a listing's
-	 * entries are parsed from it, read once. */
+	 * entries are parsed from it, read once. A flat listing's block
+	 * is named by its position (dblk_dir UINT64_MAX); a compressed
+	 * listing's (mkfs.erofs --zD) by its directory's inode position
+	 * and its offset in the listing, decoded through zdir, the last
+	 * compressed listing opened. */
 	uint8_t *dblk;
-	uint64_t dblk_pos;
+	uint64_t dblk_pos, dblk_dir;
 	uint32_t dblk_len;
+	struct rd_zfile *zdir;
 	/* Long xattr name prefixes, whole ("user.long."), NUL-ended. */
 	char **prefixes;
 	unsigned prefix_count;

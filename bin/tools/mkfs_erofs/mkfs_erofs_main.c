@@ -35,7 +35,7 @@ enum {
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
 	OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
-	OPT_UNZIP, OPT_HINTS,
+	OPT_UNZIP, OPT_HINTS, OPT_ZDIRS,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -88,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "ungzip", optional_argument, NULL, OPT_UNZIP },
 	{ "unxz", optional_argument, NULL, OPT_UNZIP },
 	{ "unlzma", optional_argument, NULL, OPT_UNZIP },
+	{ "zD", optional_argument, NULL, OPT_ZDIRS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -116,7 +117,7 @@ static void usage(FILE *f)
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
 	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
-	      "  -Eztailpacking -Efragments\n"
+	      "  -Eztailpacking -Efragments --zD[=0|1] (compressed directories)\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
@@ -348,6 +349,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		return 0;
 	case OPT_HINTS:
 		opt->hints_file = arg;
+		return 0;
+	case OPT_ZDIRS:
+		/* As mkfs.erofs documents it: 1 (or no value) on, 0 off.
+		 * mkfs.erofs 1.9.3 itself reads any value but 1 as on. */
+		if (arg != NULL && strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)
+			return mkfs_refuse(name, "valid are 0 and 1");
+		if (arg == NULL || strcmp(arg, "1") == 0)
+			opt->desc.flags |= SQP_WRITE_EROFS_COMPRESS_DIRS;
+		else
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_COMPRESS_DIRS;
 		return 0;
 	case OPT_UNZIP:
 		/* The tar is read through its decompressor whatever the
