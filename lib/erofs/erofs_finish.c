@@ -10,7 +10,7 @@
  * names and attributes, so everything is measured first, then placed
  * (the directories' blocks, then every inode: the root first, the rest
  * in the order they arrived, each where erofs_fit.c finds room), then
- * written with the same measurements (shape_of), so placement and
+ * written with the same measurements (erofs_record.c), so placement and
  * writing cannot drift. An inode with its xattrs and inline tail never
  * straddles a block: the kernel reads an inline tail from the inode's
  * block.
@@ -22,6 +22,12 @@
  * need the nids, so the packed inode is stored after every other inode
  * is placed, and the metadata area after it: the nids then count from
  * the area (the head block's room is not used).
+ *
+ * With a metabox (desc.erofs_metabox_pcluster) every tree inode but the
+ * root is placed in the metabox's data instead (its nid marked
+ * EROFS_NID_MBOX), which is stored as a file after the packed inode;
+ * the area then holds the root, the packed inode and the metabox
+ * inode, placed as with compressed directories.
  */
 #include "config.h"
 
@@ -39,48 +45,11 @@
 /* The block size, with the layout L in scope. */
 #define BS (erofs_of(L->w)->bs)
 
-struct shape {
-	struct erofs_inode ei;
-	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
-	uint64_t nblocks;           /* a directory's or symlink's blocks */
-	uint64_t nlc;               /* a compressed file's logical clusters */
-	uint32_t keep;              /* bytes that must share one block */
-	uint64_t total;             /* the record's bytes, indexes included */
-};
-
-/* A compressed file's map header: after the inode and xattrs, at 8;
- * its compact indexes right after it. */
-static uint32_t zmap_at(const struct shape *s)
+/* Whether inode i's record goes in the metabox: a tree inode's but
+ * the root's (whose nid the superblock keeps in 16 bits). */
+static int in_mbox(const struct erofs_wlayout *L, uint32_t i)
 {
-	return (s->isize + s->xsize + 7) & ~7u;
-}
-
-static uint32_t zidx_at(const struct shape *s)
-{
-	return zmap_at(s) + EROFS_Z_HEADER_SIZE;
-}
-
-/* Full indexes start 8 bytes further (a whole fragment's file has
- * none). */
-static uint32_t zfull_at(const struct shape *s)
-{
-	return zmap_at(s) + EROFS_Z_HEADER_SIZE + 8;
-}
-
-/* A chunk-based file's map: the kernel finds 8-byte indexes at the
- * next multiple of 8, a block map's 4-byte entries right after the
- * xattrs (4-byte units). */
-static uint32_t map_at(const struct shape *s)
-{
-	uint32_t base = s->isize + s->xsize;
-
-	return s->ei.u & EROFS_CHUNK_INDEXES ? (base + 7) & ~7u : base;
-}
-
-/* Inode i's record: the tree's, or the packed inode past its end. */
-static const struct fs_irec *rec_of(const struct erofs_wlayout *L, uint32_t i)
-{
-	return i < L->count ? fstree_inode(L->t, i) : &erofs_of(L->w)->frag.irec;
+	return erofs_of(L->w)->frag.mbox && i < L->count && i != L->root;
 }
 
 /* The inode the k-th of the layout order: the root, then the rest. */
@@ -91,120 +60,9 @@ static uint32_t order_at(const struct erofs_wlayout *L, uint32_t k)
 	return k - 1 < L->root ? k - 1 : k;
 }
 
-static int shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time,
-		    struct shape *s)
-{
-	const struct fs_irec *r = rec_of(L, i);
-	unsigned flags = L->w->desc.flags;
-	struct fs_inode f;
-	uint64_t tail, off;
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	if ((ret = erofs_w_xattr_size(L->w, r->xattr_set, &s->xsize)) != 0)
-		return ret;
-	s->ei.xattr_icount = erofs_xattr_icount(s->xsize);
-	s->ei.mode = r->mode;
-	s->ei.nlink = r->nlink;
-	s->ei.uid = r->uid;
-	s->ei.gid = r->gid;
-	s->ei.mtime = (uint64_t)r->mtime;
-	s->ei.mtime_nsec = r->mtime_nsec;
-	s->ei.layout = EROFS_FLAT_PLAIN;
-	if (S_ISREG(r->mode)) {
-		fstree_file_get(L->t, r, &f);
-		s->ei.size = f.u.file.size;
-		s->ei.u = (uint32_t)f.u.file.blocks_start;
-	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
-		s->ei.size = L->dsize[i];
-	} else if (S_ISCHR(r->mode) || S_ISBLK(r->mode)) {
-		s->ei.u = erofs_rdev(r->u.dev.major, r->u.dev.minor);
-	}
-	/* A compact inode has the build time (its nanoseconds 0), as
-	 * mkfs.erofs decides: any other time needs the extended one,
-	 * unless told to give the build time instead. */
-	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
-			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX;
-	if (s->ei.extended && (flags & SQP_WRITE_EROFS_INODE_COMPACT))
-		return writer_fail(L->w, SQP_ERR_LIMIT, "an inode (owner %u:%u, %u links, "
-				   "%llu bytes) cannot be in compact form",
-				   (unsigned)s->ei.uid, (unsigned)s->ei.gid,
-				   (unsigned)s->ei.nlink, (unsigned long long)s->ei.size);
-	if (!(flags & (SQP_WRITE_EROFS_IGNORE_MTIME | SQP_WRITE_EROFS_INODE_COMPACT)))
-		s->ei.extended |= r->mtime != build_time || r->mtime_nsec != 0;
-	if (flags & SQP_WRITE_EROFS_INODE_EXTENDED)
-		s->ei.extended = 1;
-	s->isize = s->ei.extended ? 64 : 32;
-	tail = s->ei.size % BS;
-	if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_ZIP) {
-		const uint8_t *zr = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec);
-
-		s->ei.layout = sqp_get16(zr + 4) & EROFS_W_ZFULL ? EROFS_COMPRESSED_FULL :
-			       EROFS_COMPRESSED_COMPACT;
-		s->ei.u = sqp_get32(zr);
-		s->inl = sqp_get16(zr + 4) & ~EROFS_W_ZFULL;
-		s->nlc = (s->ei.size + BS - 1) / BS;
-		/* A whole file in the packed inode: the map header alone,
-		 * in the full form, as mkfs.erofs writes it. */
-		if (erofs_frag_of(erofs_of(L->w), zr, &off) >= EROFS_FRAG_WHOLE_T) {
-			s->ei.layout = EROFS_COMPRESSED_FULL;
-			s->ei.u = 0;
-			s->nlc = 0;
-		}
-	} else if (S_ISREG(r->mode) && erofs_of(L->w)->tidx && s->ei.size > 0) {
-		s->ei.layout = EROFS_CHUNK_BASED;
-		s->nlc = erofs_tidx_chunks(L->w, &f, &s->ei.u);
-	} else if (S_ISREG(r->mode) && f.u.file.ero_zip == EROFS_W_CHUNKED) {
-		s->ei.layout = EROFS_CHUNK_BASED;
-		s->nlc = erofs_chunk_shape(L->w, f.u.file.ero_rec, &s->ei.u);
-	} else if (S_ISREG(r->mode)) {
-		if (f.u.file.ero_rec != FS_NONE) {
-			s->ei.layout = EROFS_FLAT_INLINE;
-			s->inl = (uint32_t)tail;
-		}
-	} else if (S_ISDIR(r->mode) && (flags & SQP_WRITE_EROFS_COMPRESS_DIRS)) {
-		s->ei.layout = EROFS_COMPRESSED_FULL;
-	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
-		s->nblocks = s->ei.size / BS;
-		if (tail > 0 && s->isize + s->xsize + tail <= BS) {
-			s->ei.layout = EROFS_FLAT_INLINE;
-			s->inl = (uint32_t)tail;
-		} else if (tail > 0) {
-			s->nblocks++;
-		}
-		s->ei.u = s->nblocks > 0 ? L->blk[i] : 0;
-	}
-	s->keep = s->isize + s->xsize + s->inl;
-	s->total = s->keep;
-	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
-		/* An inline tail pcluster follows the indexes: the kernel
-		 * reads it in the inode's block, so all of it shares one
-		 * (erofs_zip.c and erofs_zidx.c made sure it fits). */
-		s->total = s->ei.layout == EROFS_COMPRESSED_FULL ?
-			   zfull_at(s) + s->nlc * EROFS_Z_INDEX_SIZE + s->inl :
-			   zidx_at(s) + erofs_z_compact_size(s->nlc, zidx_at(s) % 32) + s->inl;
-		/* erofs_zip.c measured the tail's room after the extended
-		 * inode; 32 bytes earlier it may cross a block boundary. */
-		if (s->inl > 0 && !s->ei.extended && (s->total - s->inl) % BS + s->inl > BS) {
-			if (flags & SQP_WRITE_EROFS_INODE_COMPACT)
-				return writer_fail(L->w, SQP_ERR_LIMIT, "a compressed "
-						   "tail inline needs an extended inode "
-						   "here; not with compact inodes forced");
-			s->ei.extended = 1;
-			s->isize = 64;
-			s->total += 32;
-		}
-		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
-	} else if (s->ei.layout == EROFS_CHUNK_BASED) {
-		s->total = map_at(s) +
-			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
-	}
-	return 0;
-}
-
 static int live(const struct erofs_wlayout *L, uint32_t i)
 {
-	return rec_of(L, i)->nlink > 0;
+	return erofs_rec_of(L, i)->nlink > 0;
 }
 
 /* Parents, listing sizes and symlink lengths. */
@@ -242,16 +100,16 @@ static int measure(struct erofs_wlayout *L)
 static int place_blocks(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
 {
 	uint64_t cur = L->w->out.pos / BS;
-	struct shape s;
+	struct erofs_shape s;
 	uint32_t k, i;
 	int ret;
 
 	for (k = 0; k < L->slots; k++) {
 		i = order_at(L, k);
-		if (!live(L, i) || !(S_ISDIR(rec_of(L, i)->mode) ||
-				     S_ISLNK(rec_of(L, i)->mode)))
+		if (!live(L, i) || !(S_ISDIR(erofs_rec_of(L, i)->mode) ||
+				     S_ISLNK(erofs_rec_of(L, i)->mode)))
 			continue;
-		if ((ret = shape_of(L, i, bt, &s)) != 0)
+		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0)
 			return ret;
 		L->blk[i] = (uint32_t)cur;
 		cur += s.nblocks;
@@ -262,27 +120,34 @@ static int place_blocks(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
 	return 0;
 }
 
+/* Whether the area's place is known only after the tree's inodes are
+ * placed: compressed directories and the metabox are stored first. */
+static int late_area(const struct erofs_wlayout *L)
+{
+	return (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) || erofs_of(L->w)->frag.mbox;
+}
+
 /* Where the metadata area starts, from block first (fit set up for
  * it): block 0's room after the superblock takes the first records
  * (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's images)
  * when the root's fits there, which saves most of a block; else, and
- * always with compressed directories, the nids count from the area
- * (the root's 0). */
+ * always with a late area, the nids count from the area (the root's
+ * 0). */
 static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 		       struct erofs_fit *fit, uint64_t *meta)
 {
 	uint32_t from = erofs_w_head_from(L), head = erofs_head_blk(L->w);
 	uint32_t room = (head + 1) * BS - from;
-	struct shape s;
+	struct erofs_shape s;
 	int ret;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->slots = BS / EROFS_SLOT_SIZE;
 	fit->blocks = first;
 	*meta = first;
-	if (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS)
+	if (late_area(L))
 		return 0;
-	if ((ret = shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
+	if ((ret = erofs_shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
 		*meta = 0;
 		ret = erofs_fit_room(fit, head, room / EROFS_SLOT_SIZE);
 	}
@@ -290,12 +155,13 @@ static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 }
 
 /* The nids of the k-th to the (end - 1)-th inodes of the layout order
- * (erofs_fit.c chooses; the root comes first, so its nid fits 16
- * bits), counted into *inos. */
+ * (erofs_fit.c chooses, in the area or in the metabox's data, mfit;
+ * the root comes first, so its nid fits 16 bits), counted into *inos. */
 static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit,
-			uint64_t meta, uint32_t k, uint32_t end, uint64_t *inos)
+			struct erofs_fit *mfit, uint64_t meta, uint32_t k, uint32_t end,
+			uint64_t *inos)
 {
-	struct shape s;
+	struct erofs_shape s;
 	uint64_t at;
 	uint32_t i;
 	int ret;
@@ -304,54 +170,19 @@ static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *f
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
-		if ((ret = shape_of(L, i, bt, &s)) != 0 ||
-		    (ret = erofs_fit_place(fit, s.total, &at)) != 0)
+		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0 ||
+		    (ret = erofs_fit_place(in_mbox(L, i) ? mfit : fit, s.total, &at)) != 0)
 			return ret;
-		L->nid[i] = (at - meta * BS) / EROFS_SLOT_SIZE;
+		L->nid[i] = in_mbox(L, i) ? EROFS_NID_MBOX | at / EROFS_SLOT_SIZE :
+			    (at - meta * BS) / EROFS_SLOT_SIZE;
 		++*inos;
 	}
 	return 0;
 }
 
-/* Compressed directories: the packed inode, with every listing,
- * stored after the blocks so far and placed last; *first: the area's
- * first block. */
-static int pack_dirs(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit,
-		     uint64_t *inos, uint64_t *first, uint8_t *buf)
-{
-	int ret;
-
-	if ((ret = erofs_frag_dirs(L, buf)) != 0)
-		return ret;
-	if ((ret = erofs_frag_finish(L->w, bt)) != 0)
-		return ret;
-	L->slots = L->count + (erofs_of(L->w)->frag.present ? 1 : 0);
-	*first = L->w->out.pos / BS;
-	return place_inodes(L, bt, fit, 0, L->count, L->slots, inos);
-}
-
-struct dirblocks {
-	struct sqp_writer *w;
-	int skip_last;   /* the last block goes inline */
-	uint8_t *dest;   /* meta pass: where the inline tail goes */
-};
-
-static int put_dirblock(void *user, const uint8_t *blk, uint32_t used, int last)
-{
-	struct dirblocks *d = user;
-
-	if (d->dest != NULL) {
-		if (last)
-			memcpy(d->dest, blk, used);
-		return 0;
-	}
-	if (last && d->skip_last)
-		return 0;
-	return erofs_w_append(d->w, blk, erofs_of(d->w)->bs);
-}
 
 /* A symlink's blocks (only when its target does not fit inline). */
-static int put_target(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
+static int put_target(struct erofs_wlayout *L, uint32_t i, const struct erofs_shape *s,
 		      uint8_t *buf)
 {
 	const char *target = fstree_target(L->t, fstree_inode(L->t, i));
@@ -370,8 +201,8 @@ static int put_target(struct erofs_wlayout *L, uint32_t i, const struct shape *s
 
 static int write_blocks(struct erofs_wlayout *L, int64_t bt, uint8_t *buf)
 {
-	struct dirblocks d = { .w = L->w };
-	struct shape s;
+	struct erofs_dirblocks d = { .w = L->w };
+	struct erofs_shape s;
 	uint64_t size;
 	uint32_t k, i;
 	int ret;
@@ -380,97 +211,16 @@ static int write_blocks(struct erofs_wlayout *L, int64_t bt, uint8_t *buf)
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
-		if ((ret = shape_of(L, i, bt, &s)) != 0)
+		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0)
 			return ret;
 		if (s.nblocks == 0)
 			continue;
 		d.skip_last = s.inl > 0;
-		ret = S_ISDIR(s.ei.mode) ? erofs_w_dir_pack(L, i, buf, put_dirblock, &d, &size) :
+		ret = S_ISDIR(s.ei.mode) ? erofs_w_dir_pack(L, i, buf, erofs_put_dirblock, &d, &size) :
 		      put_target(L, i, &s, buf);
 		if (ret != 0)
 			return ret;
 	}
-	return 0;
-}
-
-/* One inode record into rec (a block): the inode, its xattr area, its
- * inline tail or a compressed file's map header. */
-static int encode_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
-			 uint32_t ino_number, uint8_t *rec, uint8_t *scratch)
-{
-	const struct fs_irec *r = rec_of(L, i);
-	uint8_t *tail = rec + s->isize + s->xsize;
-	struct dirblocks d = { .w = L->w, .dest = tail };
-	struct fs_inode f;
-	uint64_t size;
-
-	memset(rec, 0, BS);
-	erofs_inode_encode(&s->ei, ino_number, rec);
-	if (s->xsize > 0)
-		erofs_w_xattr_encode(L->w, r->xattr_set, rec + s->isize);
-	if (S_ISDIR(r->mode) && s->ei.layout == EROFS_COMPRESSED_FULL) {
-		/* Wholly a fragment: its offset, the top bit saying so. */
-		sqp_put64(rec + zmap_at(s), L->doff[i] | (uint64_t)1 << 63);
-		return 0;
-	}
-	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
-		fstree_file_get(L->t, r, &f);
-		erofs_zidx_header(L->w, s->ei.layout == EROFS_COMPRESSED_COMPACT, s->inl,
-				  chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec),
-				  rec + zmap_at(s));
-		return 0;
-	}
-	if (s->inl == 0)
-		return 0;
-	if (S_ISDIR(r->mode))
-		return erofs_w_dir_pack(L, i, scratch, put_dirblock, &d, &size);
-	if (S_ISLNK(r->mode)) {
-		memcpy(tail, fstree_target(L->t, r) + (s->ei.size - s->inl), s->inl);
-		return 0;
-	}
-	fstree_file_get(L->t, r, &f);
-	memcpy(tail, chunkarr_at(&erofs_of(L->w)->tails, f.u.file.ero_rec), s->inl);
-	return 0;
-}
-
-/* Inode i's record at area + at. */
-static int put_record(struct erofs_wlayout *L, uint32_t i, const struct shape *s,
-		      uint8_t *area, uint32_t ino_number, uint8_t *scratch)
-{
-	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
-	int full = s->ei.layout == EROFS_COMPRESSED_FULL;
-	uint32_t head = zip ? zidx_at(s) : full ? zfull_at(s) : s->keep;
-	uint8_t *rec = scratch + BS;
-	const uint8_t *idx;
-	struct fs_inode f;
-	int ret;
-
-	if ((ret = encode_record(L, i, s, ino_number, rec, scratch)) != 0)
-		return ret;
-	memcpy(area, rec, head);
-	if (s->ei.layout == EROFS_CHUNK_BASED) {
-		fstree_file_get(L->t, rec_of(L, i), &f);
-		if (f.u.file.ero_zip == EROFS_W_CHUNKED)
-			erofs_chunk_encode(L->w, f.u.file.ero_rec, area + map_at(s));
-		else
-			erofs_tidx_encode(L->w, &f, area + map_at(s));
-	}
-	if (!zip && !(full && s->nlc > 0))
-		return 0;
-	/* The full indexes the data path kept, packed, or as they are. */
-	fstree_file_get(L->t, rec_of(L, i), &f);
-	idx = chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + ZREC_INDEXES);
-	if (full)
-		erofs_zidx_full(L->w, s->nlc, f.u.file.ero_rec, idx, area + head);
-	else if (erofs_z_compact_encode(idx, s->nlc, zidx_at(s) % 32, erofs_w_big_pclusters(L->w),
-					area + head) != 0)
-		return SQP_ERR_INTERNAL;
-	/* The inline tail pcluster right after the indexes, where the
-	 * kernel looks for it (the end of the last pack). */
-	if (s->inl > 0)
-		memcpy(area + s->total - s->inl, chunkarr_at(&erofs_of(L->w)->tails,
-		       sqp_get32(chunkarr_at(&erofs_of(L->w)->zidx, f.u.file.ero_rec + 1))),
-		       s->inl);
 	return 0;
 }
 
@@ -486,17 +236,17 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 	uint32_t k, i, ino_number = 0, from = erofs_w_head_from(L);
 	uint32_t head_end = (erofs_head_blk(L->w) + 1) * BS;
 	uint8_t *head = calloc(1, head_end);
-	struct shape s;
+	struct erofs_shape s;
 	int ret = area != NULL && head != NULL ? 0 : SQP_ERR_NOMEM;
 
 	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
-		if (!live(L, i))
+		if (!live(L, i) || (++ino_number, in_mbox(L, i)))
 			continue;
 		at = meta * BS + L->nid[i] * EROFS_SLOT_SIZE;
-		if ((ret = shape_of(L, i, bt, &s)) == 0)
-			ret = put_record(L, i, &s, at < first * BS ? head + at : area + (at - first * BS),
-					 ++ino_number, scratch);
+		if ((ret = erofs_shape_of(L, i, bt, &s)) == 0)
+			ret = erofs_put_record(L, i, &s, at < first * BS ? head + at : area + (at - first * BS),
+					 ino_number, scratch);
 		sqp_spill_tick(L->w->spill);
 	}
 	for (off = 0; ret == 0 && off < size; off += n) {
@@ -515,25 +265,72 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 	return ret;
 }
 
+/* The metabox's data (mfit's blocks): the records of the inodes in
+ * it, numbered as write_meta numbers them all, then stored. */
+static int put_mbox(struct erofs_wlayout *L, int64_t bt, uint64_t blocks, uint8_t *scratch)
+{
+	uint64_t size = blocks * BS;
+	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
+	uint32_t k, i, ino_number = 0;
+	struct erofs_shape s;
+	int ret = area != NULL ? 0 : SQP_ERR_NOMEM;
+
+	for (k = 0; k < L->count && ret == 0; k++) {
+		i = order_at(L, k);
+		if (!live(L, i) || (++ino_number, !in_mbox(L, i)))
+			continue;
+		if ((ret = erofs_shape_of(L, i, bt, &s)) == 0)
+			ret = erofs_put_record(L, i, &s, area + (L->nid[i] & ~EROFS_NID_MBOX) *
+					 EROFS_SLOT_SIZE, ino_number, scratch);
+		sqp_spill_tick(L->w->spill);
+	}
+	if (ret == 0)
+		ret = erofs_frag_mbox(L->w, area, size, bt);
+	if (area != NULL)
+		sqp_spill_free(L->w->spill, area, size ? size : 1);
+	return ret;
+}
+
+/* Once the tree's inodes are placed and the blocks written: the packed
+ * inode with the listings, and the metabox, stored, then placed with
+ * the packed inode; *first: the area's first block. */
+static int store_late(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit,
+		      struct erofs_fit *mfit, uint64_t *inos, uint64_t *first, uint8_t *buf)
+{
+	int ret;
+
+	if ((L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) &&
+	    ((ret = erofs_frag_dirs(L, buf)) != 0 || (ret = erofs_frag_finish(L->w, bt)) != 0))
+		return ret;
+	if (erofs_of(L->w)->frag.mbox && (ret = put_mbox(L, bt, mfit->blocks, buf)) != 0)
+		return ret;
+	*first = L->w->out.pos / BS;
+	return place_inodes(L, bt, fit, mfit, 0, L->count, L->slots, inos);
+}
+
 static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 {
-	int zdirs = (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) != 0;
+	int late = late_area(L);
 	uint64_t first, meta, inos = 0, base;
-	struct erofs_fit fit;
+	struct erofs_fit fit, mfit;
 	int ret;
 
 	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &first)) != 0)
 		return ret;
-	/* With compressed directories the area's place is known only
-	 * once the packed inode is stored: the nids count from it. */
-	base = zdirs ? 0 : first;
+	/* With compressed directories or a metabox the area's place is
+	 * known only once they are stored: the nids count from it. */
+	memset(&mfit, 0, sizeof(mfit));
+	mfit.slots = BS / EROFS_SLOT_SIZE;
+	base = late ? 0 : first;
 	if ((ret = place_start(L, bt, base, &fit, &meta)) == 0 &&
-	    (ret = place_inodes(L, bt, &fit, meta, 0, L->slots, &inos)) == 0 &&
-	    (ret = write_blocks(L, bt, scratch)) == 0 && zdirs &&
-	    (ret = pack_dirs(L, bt, &fit, &inos, &first, scratch)) == 0)
+	    (ret = place_inodes(L, bt, &fit, &mfit, meta, 0, late ? L->count : L->slots,
+				&inos)) == 0 &&
+	    (ret = write_blocks(L, bt, scratch)) == 0 && late &&
+	    (ret = store_late(L, bt, &fit, &mfit, &inos, &first, scratch)) == 0)
 		meta = first;
 	base = fit.blocks - base;
 	erofs_fit_cleanup(&fit);
+	erofs_fit_cleanup(&mfit);
 	if (ret != 0)
 		return ret;
 	if (L->nid[L->root] > UINT16_MAX)
@@ -554,9 +351,11 @@ static int layout_and_write(struct sqp_writer *w, int64_t mod_time, uint8_t *scr
 
 	fstree_finalize(&w->tree, mod_time);
 	L.count = fstree_inode_count(&w->tree);
-	L.slots = L.count + (erofs_of(w)->frag.present ? 1 : 0);
+	/* the packed inode and the metabox inode past the tree's (each
+	 * skipped while it is not stored) */
+	L.slots = L.count + 2;
 	L.root = fstree_node(&w->tree, 0)->inode;
-	n = L.count + 1;
+	n = L.slots;
 	L.nid = sqp_spill_alloc(w->spill, n * sizeof(*L.nid));
 	L.dsize = sqp_spill_alloc(w->spill, n * sizeof(*L.dsize));
 	L.up = sqp_spill_alloc(w->spill, n * sizeof(*L.up));

@@ -318,6 +318,59 @@ static int packed_read(void *user, void *buf, size_t n)
 	return 0;
 }
 
+/* The metabox's data, from memory. */
+struct mem_src {
+	const uint8_t *p;
+	uint64_t left;
+};
+
+static int mem_read(void *user, void *buf, size_t n)
+{
+	struct mem_src *s = user;
+
+	if (n > s->left)
+		return SQP_ERR_INTERNAL;
+	memcpy(buf, s->p, n);
+	s->p += n;
+	s->left -= n;
+	return 0;
+}
+
+/* A regular file no directory names (the packed inode, the metabox). */
+static void special_irec(struct fs_irec *r, int64_t mod_time)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = S_IFREG | 0600;
+	r->nlink = 1;
+	r->mtime = mod_time;
+	r->xattr_set = WR_NO_XATTR;
+	r->u.file.blocks = FS_NONE;
+}
+
+int erofs_frag_mbox(struct sqp_writer *w, const uint8_t *area, uint64_t size,
+		    int64_t mod_time)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	struct mem_src ms = { area, size };
+	struct sqp_data_source src = { .read = mem_read, .user = &ms };
+	struct fs_inode f;
+	int ret;
+
+	special_irec(&e->frag.mbox_irec, mod_time);
+	/* Neither a fragment nor shared: packing turns both off. */
+	e->frag.packing = 1;
+	erofs_hints_pick(e, NULL);
+	e->sel.zc = w->desc.erofs_metabox_codec;
+	e->sel.cap = w->desc.erofs_metabox_pcluster;
+	memset(&f, 0, sizeof(f));
+	if ((ret = erofs_w_add_file(w, &e->frag.mbox_irec, size, 0, &src, &f)) != 0 ||
+	    (ret = fstree_file_set(&w->tree, &e->frag.mbox_irec, &f)) != 0 ||
+	    (ret = erofs_zip_drain(w)) != 0)
+		return ret;
+	w->stats.bytes_in -= size;
+	return 0;
+}
+
 int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 {
 	struct erofs_wstate *e = erofs_of(w);
@@ -330,14 +383,9 @@ int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 
 	if (size == 0)
 		return 0;
-	/* A regular file no directory names, stored as any other (it may
-	 * not hold fragments itself: fr->packing turns them off). */
-	memset(&fr->irec, 0, sizeof(fr->irec));
-	fr->irec.mode = S_IFREG | 0600;
-	fr->irec.nlink = 1;
-	fr->irec.mtime = mod_time;
-	fr->irec.xattr_set = WR_NO_XATTR;
-	fr->irec.u.file.blocks = FS_NONE;
+	/* Stored as any other file (it may not hold fragments itself:
+	 * fr->packing turns them off). */
+	special_irec(&fr->irec, mod_time);
 	fr->packing = 1;
 	/* The defaults' codec and pcluster, whatever the last file took. */
 	erofs_hints_pick(erofs_of(w), NULL);

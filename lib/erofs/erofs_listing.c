@@ -114,7 +114,7 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 	erd(it)->elen = len;
 	if (!held(ero, it, phys, len)) { /* a flat one: zblock read the other */
 		ero->dblk_len = 0;
-		if ((ret = rd_read_at(img, phys, ero->dblk, len, "a directory block")) != 0)
+		if ((ret = rd_erofs_read(img, phys, ero->dblk, len, "a directory block")) != 0)
 			return ret;
 		ero->dblk_pos = phys;
 		ero->dblk_len = len;
@@ -171,13 +171,13 @@ static int dots(struct sqp_image *img, struct rd_dir *it,
 	if (bit == 0)
 		return 0;
 	if ((erd(it)->edots & bit) || d->file_type != EROFS_FT_DIR ||
-	    (bit == 1 && d->nid + 1 != it->inode_number))
+	    (bit == 1 && rd_erofs_ino(rd_ero(img), d->nid) != it->inode_number))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "a bad '%s' entry", img->name, it->inode_number,
 			      name);
 	erd(it)->edots |= bit;
 	if (bit == 2)
-		erd(it)->eparent = (uint32_t)d->nid + 1;
+		erd(it)->eparent = rd_erofs_ino(rd_ero(img), d->nid);
 	return 1;
 }
 
@@ -211,13 +211,13 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		return ret;
 	if ((ret = rd_dir_name(img, it, e->name)) != 0)
 		return ret;
-	if (d.nid >= rd_ero(img)->nid_count || d.file_type >= EROFS_FT_MAX ||
+	if (!rd_erofs_nid_ok(rd_ero(img), d.nid) || d.file_type >= EROFS_FT_MAX ||
 	    ft_types[d.file_type] == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "entry '%s' with a bad inode or type", img->name,
 			      it->inode_number, e->name);
 	e->inode_ref = d.nid;
-	e->inode_number = (uint32_t)d.nid + 1;
+	e->inode_number = rd_erofs_ino(rd_ero(img), d.nid);
 	e->type = ft_types[d.file_type];
 	return 1;
 }

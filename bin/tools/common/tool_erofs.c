@@ -4,7 +4,7 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
- * --erofs-compress-dirs,
+ * --erofs-compress-dirs, --erofs-metabox,
  * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
  * --hint-compressor), refused for SquashFS
  * rather than ignored; and
@@ -115,6 +115,8 @@ int tool_erofs_only(const struct tool_options *opt)
 		name = "--pcluster-size";
 	if (d->erofs_max_extent != 0)
 		name = "--max-extent-bytes";
+	if (d->erofs_metabox_pcluster != 0)
+		name = "--erofs-metabox";
 	if (d->erofs_chunk_size != 0)
 		name = "--chunk-size";
 	if (d->flags & SQP_WRITE_EROFS_BLOB)
