@@ -9,8 +9,9 @@
  * blockrd_erofs.c (block reader jobs), erofs_ops.c (the table, layouts,
  * runs), erofs_check.c (the checker's EROFS part).
  *
- * An inode's reference is its nid and its number nid + 1, so the walk's
- * one bit per inode number works over the nids the image can hold.
+ * An inode's reference is its nid and its number nid + 1 (one in the
+ * metabox: after the area's, rd_erofs_ino), so the walk's one bit per
+ * inode number works over the nids the image can hold.
  */
 #ifndef SQP_READ_RD_EROFS_H
 #define SQP_READ_RD_EROFS_H
