@@ -160,6 +160,10 @@ enum sqp_fragment_mode {
  * its parent's group- and other-write bits, owner and group. A policy
  * (fs_config, forced owners) still applies after. */
 #define SQP_WRITE_IMPLIED_FROM_PARENT   0x4000000
+/* EROFS (mkfs.erofs --zD): every directory's listing is wholly a
+ * fragment of the packed inode, compressed with the packed inode when
+ * there is a codec (Linux 6.1 reads them). */
+#define SQP_WRITE_EROFS_COMPRESS_DIRS   0x8000000
 
 struct sqp_policy;
 
@@ -274,6 +278,14 @@ struct sqp_writer_desc {
 	 * bad line fails create (SQP_ERR_ARG, its number in the message).
 	 * The image's largest pcluster is the largest of them all. */
 	const char *erofs_hints;
+	/* EROFS with a codec (mkfs.erofs -m#[:X]): 0, or every inode record
+	 * but the root's (with its xattrs, inline data and cluster
+	 * indexes) goes into the metabox, a file compressed in pclusters
+	 * of at most this many bytes (a multiple of 4096 up to 1 MiB) with
+	 * codec erofs_metabox_codec (0: codec, 1: erofs_codec2); Linux 6.17
+	 * reads it. Not with a tar's index or a blob. */
+	uint32_t erofs_metabox_pcluster;
+	unsigned erofs_metabox_codec;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

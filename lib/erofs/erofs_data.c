@@ -63,6 +63,22 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	if (d->erofs_chunk_size != 0 && d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: chunk-based files are "
 			       "stored as they are: no codec with a chunk size");
+	if (d->erofs_metabox_pcluster != 0 &&
+	    (d->codec.id == 0 || d->erofs_metabox_pcluster % EROFS_W_BLOCK != 0 ||
+	     d->erofs_metabox_pcluster > EROFS_Z_PCLUSTER_MAX ||
+	     d->erofs_metabox_codec > (d->erofs_codec2.id != 0 ? 1u : 0u)))
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: the metabox needs a codec of "
+			       "the image's and a pcluster size that is a multiple of "
+			       "4096 up to 1 MiB");
+	if (d->erofs_metabox_pcluster != 0 &&
+	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL |
+			 SQP_WRITE_EROFS_BLOB)))
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: the metabox's superblock slot is "
+			       "where a device table goes: not with an extra device");
+	if ((d->flags & SQP_WRITE_EROFS_COMPRESS_DIRS) &&
+	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)))
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar keeps its "
+			       "directories as they are: no compressed directories");
 	if (d->erofs_chunk_size != 0 &&
 	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)))
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar makes its "

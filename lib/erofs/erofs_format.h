@@ -31,6 +31,13 @@
 #define EROFS_IN_ZTAILPACKING 0x10u
 #define EROFS_IN_FRAGMENTS    0x20u
 #define EROFS_IN_XATTR_PREFIX 0x40u
+/* The metabox (Linux 6.17): an inode whose nid has EROFS_NID_MBOX set
+ * lies at (nid without it) * 32 in the data of the metabox inode, whose
+ * nid the superblock's extension slot holds (EROFS_SUPER_MBOX_NID). */
+#define EROFS_IN_METABOX      0x100u
+#define EROFS_NID_MBOX        (1ull << 63)
+#define EROFS_SUPER_MBOX_NID  128u
+#define EROFS_SUPER_EXTSLOT   16u
 
 /* Inode data layouts (i_format bits 1..3). */
 enum erofs_layout {

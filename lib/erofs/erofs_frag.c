@@ -22,6 +22,12 @@
  * finish. Both logs live in 1 MiB chunks of the spill arena, so --mem
  * bounds them; finish reads them back, in that order, as the packed
  * inode's data, which goes through the ordinary compressed data path.
+ *
+ * Compressed directories (SQP_WRITE_EROFS_COMPRESS_DIRS, mkfs.erofs
+ * --zD) are whole fragments too, as mkfs.erofs makes them: a listing
+ * holds nids, known only at finish, so the listings have a third log,
+ * after the other two, filled by finish before it stores the packed
+ * inode.
  */
 #include "config.h"
 
@@ -86,6 +92,47 @@ void erofs_frag_cleanup(struct sqp_writer *w)
 {
 	log_free(w, &erofs_of(w)->frag.tails);
 	log_free(w, &erofs_of(w)->frag.whole);
+	log_free(w, &erofs_of(w)->frag.dirs);
+}
+
+/* A listing's blocks into the dirs log: whole blocks but the last. */
+struct dirlog {
+	struct sqp_writer *w;
+	int first;
+	uint64_t off;            /* where its first block went */
+};
+
+static int put_dirlog(void *user, const uint8_t *blk, uint32_t used, int last)
+{
+	struct dirlog *d = user;
+	const struct erofs_frag *fr = &erofs_of(d->w)->frag;
+
+	if (d->first)
+		d->off = fr->tails.len + fr->whole.len + fr->dirs.len;
+	d->first = 0;
+	return log_append(d->w, &erofs_of(d->w)->frag.dirs, blk,
+			  last ? used : erofs_of(d->w)->bs);
+}
+
+int erofs_frag_dirs(struct erofs_wlayout *L, uint8_t *buf)
+{
+	struct dirlog d = { .w = L->w };
+	const struct fs_irec *r;
+	uint64_t size;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < L->count; i++) {
+		r = fstree_inode(L->t, i);
+		if (r->nlink == 0 || !S_ISDIR(r->mode))
+			continue;
+		d.first = 1;
+		if ((ret = erofs_w_dir_pack(L, i, buf, put_dirlog, &d, &size)) != 0)
+			return ret;
+		L->doff[i] = d.off;
+		sqp_spill_tick(L->w->spill);
+	}
+	return 0;
 }
 
 /* Records rec[0] (8 bytes) and rec[1] of a file's index record (see
@@ -239,7 +286,8 @@ unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_
 	return kind;
 }
 
-/* The packed inode's data: the tail log, then the whole files' log. */
+/* The packed inode's data: the tail log, the whole files' log, then
+ * the listings'. */
 struct packed_src {
 	const struct erofs_frag *fr;
 	uint64_t pos;
@@ -248,15 +296,17 @@ struct packed_src {
 static int packed_read(void *user, void *buf, size_t n)
 {
 	struct packed_src *s = user;
+	const struct erofs_flog *logs[] = { &s->fr->tails, &s->fr->whole, &s->fr->dirs };
 	const struct erofs_flog *l;
 	const uint8_t *src;
 	uint8_t *out = buf;
 	uint64_t at;
-	size_t k;
+	size_t k, i;
 
 	while (n > 0) {
-		l = s->pos < s->fr->tails.len ? &s->fr->tails : &s->fr->whole;
-		at = l == &s->fr->tails ? s->pos : s->pos - s->fr->tails.len;
+		for (i = 0, at = s->pos; i < 2 && at >= logs[i]->len; i++)
+			at -= logs[i]->len;
+		l = logs[i];
 		if (at >= l->len)
 			return SQP_ERR_INTERNAL;
 		src = log_piece(l, at, l->len - at < n ? (size_t)(l->len - at) : n, &k);
@@ -268,11 +318,64 @@ static int packed_read(void *user, void *buf, size_t n)
 	return 0;
 }
 
+/* The metabox's data, from memory. */
+struct mem_src {
+	const uint8_t *p;
+	uint64_t left;
+};
+
+static int mem_read(void *user, void *buf, size_t n)
+{
+	struct mem_src *s = user;
+
+	if (n > s->left)
+		return SQP_ERR_INTERNAL;
+	memcpy(buf, s->p, n);
+	s->p += n;
+	s->left -= n;
+	return 0;
+}
+
+/* A regular file no directory names (the packed inode, the metabox). */
+static void special_irec(struct fs_irec *r, int64_t mod_time)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = S_IFREG | 0600;
+	r->nlink = 1;
+	r->mtime = mod_time;
+	r->xattr_set = WR_NO_XATTR;
+	r->u.file.blocks = FS_NONE;
+}
+
+int erofs_frag_mbox(struct sqp_writer *w, const uint8_t *area, uint64_t size,
+		    int64_t mod_time)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	struct mem_src ms = { area, size };
+	struct sqp_data_source src = { .read = mem_read, .user = &ms };
+	struct fs_inode f;
+	int ret;
+
+	special_irec(&e->frag.mbox_irec, mod_time);
+	/* Neither a fragment nor shared: packing turns both off. */
+	e->frag.packing = 1;
+	erofs_hints_pick(e, NULL);
+	e->sel.zc = w->desc.erofs_metabox_codec;
+	e->sel.cap = w->desc.erofs_metabox_pcluster;
+	memset(&f, 0, sizeof(f));
+	if ((ret = erofs_w_add_file(w, &e->frag.mbox_irec, size, 0, &src, &f)) != 0 ||
+	    (ret = fstree_file_set(&w->tree, &e->frag.mbox_irec, &f)) != 0 ||
+	    (ret = erofs_zip_drain(w)) != 0)
+		return ret;
+	w->stats.bytes_in -= size;
+	return 0;
+}
+
 int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_frag *fr = &e->frag;
-	uint64_t size = fr->tails.len + fr->whole.len;
+	uint64_t size = fr->tails.len + fr->whole.len + fr->dirs.len;
 	struct packed_src ps = { .fr = fr };
 	struct sqp_data_source src = { .read = packed_read, .user = &ps };
 	struct fs_inode f;
@@ -280,14 +383,9 @@ int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 
 	if (size == 0)
 		return 0;
-	/* A regular file no directory names, stored as any other (it may
-	 * not hold fragments itself: fr->packing turns them off). */
-	memset(&fr->irec, 0, sizeof(fr->irec));
-	fr->irec.mode = S_IFREG | 0600;
-	fr->irec.nlink = 1;
-	fr->irec.mtime = mod_time;
-	fr->irec.xattr_set = WR_NO_XATTR;
-	fr->irec.u.file.blocks = FS_NONE;
+	/* Stored as any other file (it may not hold fragments itself:
+	 * fr->packing turns them off). */
+	special_irec(&fr->irec, mod_time);
 	fr->packing = 1;
 	/* The defaults' codec and pcluster, whatever the last file took. */
 	erofs_hints_pick(erofs_of(w), NULL);

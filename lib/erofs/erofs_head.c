@@ -86,11 +86,18 @@ static void device_slot(const struct erofs_wlayout *L, uint32_t image_blocks,
 	sqp_put32(slot + 68, image_blocks);
 }
 
+/* Where the compression records start: after the superblock and, with
+ * a metabox, its extension slot (the metabox's nid). */
+static uint32_t cfgs_at(const struct erofs_wstate *e)
+{
+	return EROFS_COMPR_CFGS_OFFSET + (e->frag.mbox ? EROFS_SUPER_EXTSLOT : 0);
+}
+
 uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
 {
 	uint8_t cfgs[EROFS_W_CODECS * EROFS_COMPR_CFG_MAX];
 	size_t end = has_device(erofs_of(L->w)) ? EROFS_TIDX_HEAD_END :
-		     EROFS_COMPR_CFGS_OFFSET + compr_cfgs(L, cfgs);
+		     cfgs_at(erofs_of(L->w)) + compr_cfgs(L, cfgs);
 
 	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
 }
@@ -110,7 +117,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	};
 	const struct erofs_wstate *e = erofs_of(L->w);
 	struct erofs_super_extra x = { 0 };
-	uint8_t raw[EROFS_SUPER_SIZE], cfgs[EROFS_W_CODECS * EROFS_COMPR_CFG_MAX], slot[128];
+	uint8_t raw[EROFS_SUPER_SIZE + EROFS_SUPER_EXTSLOT];
+	uint8_t cfgs[EROFS_W_CODECS * EROFS_COMPR_CFG_MAX], slot[128];
 	size_t ncfgs;
 	XXH128_canonical_t h;
 	int ret;
@@ -137,6 +145,10 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	}
 	if (e->frag.present)
 		sb.packed_nid = L->nid[L->count];
+	if (e->frag.mbox) {
+		sb.feature_incompat |= EROFS_IN_METABOX;
+		sb.sb_extslots = 1;
+	}
 	if (e->tidx)
 		erofs_tidx_super(L->w, &sb);
 	if (e->chunks.bits)
@@ -148,12 +160,15 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		sb.extra_devices = 1;
 	}
 	erofs_super_encode(&sb, &x, raw);
+	memset(raw + EROFS_SUPER_SIZE, 0, EROFS_SUPER_EXTSLOT);
+	sqp_put64(raw + EROFS_SUPER_MBOX_NID, e->frag.mbox ? L->nid[L->count + 1] : 0);
 	if (has_device(e))
 		device_slot(L, sb.blocks, raw, slot);
 	if ((ret = imgout_flush(&L->w->out)) != 0 ||
-	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, sizeof(raw))) != 0)
+	    (ret = imgout_pwrite(&L->w->out, EROFS_SUPER_OFFSET, raw, EROFS_SUPER_SIZE +
+				 sb.sb_extslots * EROFS_SUPER_EXTSLOT)) != 0)
 		return ret;
 	if (has_device(e))
 		return imgout_pwrite(&L->w->out, EROFS_TIDX_SLOT_AT, slot, sizeof(slot));
-	return ncfgs > 0 ? imgout_pwrite(&L->w->out, EROFS_COMPR_CFGS_OFFSET, cfgs, ncfgs) : 0;
+	return ncfgs > 0 ? imgout_pwrite(&L->w->out, cfgs_at(e), cfgs, ncfgs) : 0;
 }

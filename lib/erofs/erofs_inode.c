@@ -103,10 +103,11 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	int ret;
 
 	memset(ino, 0, sizeof(*ino));
-	if (nid >= ero->nid_count)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu out of "
-			      "range", img->name, (unsigned long long)nid + 1);
-	pos = ero->meta + nid * EROFS_SLOT_SIZE;
+	if (!rd_erofs_nid_ok(ero, nid))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: nid %llu out of "
+			      "range", img->name, (unsigned long long)nid);
+	pos = nid & EROFS_NID_MBOX ? RD_EROFS_MBOX_POS + (nid & ~EROFS_NID_MBOX) *
+	      EROFS_SLOT_SIZE : ero->meta + nid * EROFS_SLOT_SIZE;
 	if ((ret = rd_erofs_meta_read(img, pos, buf, 32,
 				      "an inode")) != 0)
 		return ret;
@@ -134,13 +135,13 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	}
 	ino->mtime = (int64_t)di.mtime;
 	ino->mtime_nsec = di.mtime_nsec < NSEC_PER_SEC ? di.mtime_nsec : 0;
-	ino->inode_number = (uint32_t)nid + 1;
+	ino->inode_number = rd_erofs_ino(ero, nid);
 	ino->nlink = di.nlink;
 	ino->has_xattrs = di.xattr_icount != 0;
 	*eri(ino) = (struct rd_einode){ pos, isize +
 		erofs_xattr_ibody_size(di.xattr_icount), di.xattr_icount,
 		di.layout, di.u, di.size };
-	if (eri(ino)->data_off > img->end - pos)
+	if (eri(ino)->data_off > rd_erofs_end(img, pos) - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: xattrs "
 			      "past the end of the image", img->name,
 			      (unsigned long long)nid + 1);
@@ -256,7 +257,7 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 			      "data layout %u", img->name,
 			      inum(img, e), e->layout);
 	}
-	if (*phys > img->end || *len > img->end - *phys)
+	if (*phys > rd_erofs_end(img, *phys) || *len > rd_erofs_end(img, *phys) - *phys)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: block "
 			      "%llu lies outside the image", img->name,
 			      inum(img, e),

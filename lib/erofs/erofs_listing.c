@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_dir.c - EROFS directory listings, as rd_dir_next gives them for
+ * erofs_listing.c - EROFS directory listings, as rd_dir_next gives them for
  * SquashFS.
  *
  * A directory's data is blocks of 12-byte entries followed by their
@@ -13,6 +13,10 @@
  * directory), once each, are checked and skipped; a nid must lie inside
  * the image. A directory that lists itself or an ancestor is the
  * walk's to refuse (its inode met twice).
+ *
+ * A compressed listing (mkfs.erofs --zD: mostly wholly a fragment of
+ * the packed inode) is decoded a block at a time through erofs_zread.c;
+ * its blocks are then checked as a flat listing's.
  */
 #include "config.h"
 
@@ -44,6 +48,46 @@ int rd_erofs_dir_open(struct sqp_image *img, const struct rd_inode *dir,
 	return 0;
 }
 
+/* Whether the cache holds the listing's block at phys (a compressed
+ * listing's: its offset in the listing) of len bytes. */
+static int held(const struct rd_erofs *ero, const struct rd_dir *it, uint64_t phys,
+		uint32_t len)
+{
+	uint64_t dir = rd_erofs_compressed(&erd(it)->edir) ? erd(it)->edir.pos : UINT64_MAX;
+
+	return ero->dblk_len != 0 && ero->dblk_pos == phys && ero->dblk_len == len &&
+	       ero->dblk_dir == dir;
+}
+
+/* Block lblk of a compressed listing (mkfs.erofs --zD): *phys its
+ * offset in the listing, decoded into the cache unless it is there. */
+static int zblock(struct sqp_image *img, struct rd_dir *it, uint64_t lblk,
+		  uint64_t *phys, uint32_t *len)
+{
+	struct rd_erofs *ero = rd_ero(img);
+	const struct rd_einode *e = &erd(it)->edir;
+	uint64_t rest;
+	int ret;
+
+	*phys = lblk << ero->bits;
+	rest = e->size - *phys;
+	*len = rest < ero->bs ? (uint32_t)rest : ero->bs;
+	if (held(ero, it, *phys, *len))
+		return 0;
+	if (ero->zdir == NULL || ero->zdir->e.pos != e->pos) {
+		rd_zfile_close(ero->zdir);
+		if ((ret = rd_zfile_open(img, e, &ero->zdir)) != 0)
+			return ret;
+	}
+	ero->dblk_len = 0;
+	if ((ret = rd_zfile_pread(img, ero->zdir, ero->dblk, *len, *phys)) != 0)
+		return ret;
+	ero->dblk_pos = *phys;
+	ero->dblk_len = *len;
+	ero->dblk_dir = e->pos;
+	return 0;
+}
+
 /* The next block of the listing into the cache, its entry count set. */
 static int next_block(struct sqp_image *img, struct rd_dir *it)
 {
@@ -52,8 +96,14 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 	uint32_t len, first;
 	int ret;
 
-	if ((ret = rd_erofs_map(img, &erd(it)->edir, erd(it)->eblk << ero->bits, &phys,
-				&len)) != 0)
+	if (ero->dblk == NULL && (ero->dblk = malloc(ero->bs)) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if (rd_erofs_compressed(&erd(it)->edir))
+		ret = zblock(img, it, erd(it)->eblk, &phys, &len);
+	else
+		ret = rd_erofs_map(img, &erd(it)->edir, erd(it)->eblk << ero->bits, &phys,
+				   &len);
+	if (ret != 0)
 		return ret;
 	if (phys == UINT64_MAX || len < EROFS_DIRENT_SIZE || len > ero->bs)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
@@ -62,15 +112,13 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 	erd(it)->eblk++;
 	erd(it)->ephys = phys;
 	erd(it)->elen = len;
-	if (ero->dblk_len == 0 || ero->dblk_pos != phys || ero->dblk_len != len) {
+	if (!held(ero, it, phys, len)) { /* a flat one: zblock read the other */
 		ero->dblk_len = 0;
-		if (ero->dblk == NULL && (ero->dblk = malloc(ero->bs)) == NULL)
-			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-		if ((ret = rd_read_at(img, phys, ero->dblk, len,
-				      "a directory block")) != 0)
+		if ((ret = rd_erofs_read(img, phys, ero->dblk, len, "a directory block")) != 0)
 			return ret;
 		ero->dblk_pos = phys;
 		ero->dblk_len = len;
+		ero->dblk_dir = UINT64_MAX;
 	}
 	first = sqp_get16(ero->dblk + 8);
 	if (first < EROFS_DIRENT_SIZE || first % EROFS_DIRENT_SIZE != 0 ||
@@ -123,13 +171,13 @@ static int dots(struct sqp_image *img, struct rd_dir *it,
 	if (bit == 0)
 		return 0;
 	if ((erd(it)->edots & bit) || d->file_type != EROFS_FT_DIR ||
-	    (bit == 1 && d->nid + 1 != it->inode_number))
+	    (bit == 1 && rd_erofs_ino(rd_ero(img), d->nid) != it->inode_number))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "a bad '%s' entry", img->name, it->inode_number,
 			      name);
 	erd(it)->edots |= bit;
 	if (bit == 2)
-		erd(it)->eparent = (uint32_t)d->nid + 1;
+		erd(it)->eparent = rd_erofs_ino(rd_ero(img), d->nid);
 	return 1;
 }
 
@@ -145,8 +193,7 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 				return 0;
 			if ((ret = next_block(img, it)) != 0)
 				return ret;
-		} else if (rd_ero(img)->dblk_pos != erd(it)->ephys ||
-			   rd_ero(img)->dblk_len != erd(it)->elen) {
+		} else if (!held(rd_ero(img), it, erd(it)->ephys, erd(it)->elen)) {
 			/* Another listing used the cache: read ours again. */
 			uint32_t idx = erd(it)->eidx;
 
@@ -164,13 +211,13 @@ int rd_erofs_dir_next(struct sqp_image *img, struct rd_dir *it,
 		return ret;
 	if ((ret = rd_dir_name(img, it, e->name)) != 0)
 		return ret;
-	if (d.nid >= rd_ero(img)->nid_count || d.file_type >= EROFS_FT_MAX ||
+	if (!rd_erofs_nid_ok(rd_ero(img), d.nid) || d.file_type >= EROFS_FT_MAX ||
 	    ft_types[d.file_type] == 0)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: directory inode %u: "
 			      "entry '%s' with a bad inode or type", img->name,
 			      it->inode_number, e->name);
 	e->inode_ref = d.nid;
-	e->inode_number = (uint32_t)d.nid + 1;
+	e->inode_number = rd_erofs_ino(rd_ero(img), d.nid);
 	e->type = ft_types[d.file_type];
 	return 1;
 }

@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "erofs/erofs_super.h"
 #include "erofs/rd_erofs.h"
@@ -30,7 +31,7 @@
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
 			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX | \
-			EROFS_IN_DEVICE_TABLE)
+			EROFS_IN_DEVICE_TABLE | EROFS_IN_METABOX)
 /* The device table's place (in 128-byte slots) and a slot's fields. */
 #define DEVT_SLOTOFF_AT 88
 #define DEVT_SLOT_SIZE 128u
@@ -84,6 +85,21 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 	return rd_erofs_super_check(img, sb);
 }
 
+int rd_erofs_read(struct sqp_image *img, uint64_t pos, void *buf, size_t n,
+		  const char *what)
+{
+	struct rd_erofs *e = rd_ero(img);
+
+	if (pos < RD_EROFS_MBOX_POS)
+		return rd_read_at(img, pos, buf, n, what);
+	pos -= RD_EROFS_MBOX_POS;
+	if (pos > e->mbox_len || n > e->mbox_len - pos)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: %s past the end of the "
+			      "metabox", img->name, what);
+	memcpy(buf, e->mbox + pos, n);
+	return 0;
+}
+
 int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
 		       size_t n, const char *what)
 {
@@ -93,6 +109,8 @@ int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
 	size_t len = RD_EROFS_WIN;
 	int ret;
 
+	if (pos >= RD_EROFS_MBOX_POS)
+		return rd_erofs_read(img, pos, buf, n, what);
 	if (pos < e->win_pos || pos - e->win_pos > e->win_len ||
 	    n > e->win_len - (pos - e->win_pos)) {
 		if (pos > img->file_size || pos - start + n > RD_EROFS_WIN)
@@ -246,7 +264,52 @@ void rd_erofs_free(struct sqp_image *img)
 	free(e->dblk);
 	free(e->dev_map);
 	rd_zfile_close(e->packed);
+	rd_zfile_close(e->zdir);
+	free(e->mbox);
 	free(e);
+}
+
+/* The metabox's data, read whole through its inode (a regular file
+ * of the area, as the kernel refuses one in the metabox itself); its
+ * inodes then count after the area's. */
+static int load_mbox(struct sqp_image *img, struct rd_erofs *e)
+{
+	struct rd_zfile *f = NULL;
+	struct rd_inode ino;
+	uint8_t raw[8];
+	uint64_t nid;
+	int ret;
+
+	if (!(e->sb.feature_incompat & EROFS_IN_METABOX))
+		return 0;
+	if (e->sb.sb_extslots < 1)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: a metabox but no superblock "
+			      "slot for it", img->name);
+	if ((ret = rd_read_at(img, EROFS_SUPER_OFFSET + EROFS_SUPER_MBOX_NID, raw, 8,
+			      "the superblock")) != 0)
+		return ret;
+	nid = sqp_get64(raw);
+	if (nid >= e->nid_count)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: the metabox inode (nid %llu) "
+			      "outside the image", img->name, (unsigned long long)nid);
+	if ((ret = rd_erofs_inode_read(img, nid, &ino)) != 0)
+		return ret;
+	ret = !S_ISREG(ino.mode) ? rd_err(img, SQP_ERR_CORRUPT, "%s: the metabox "
+					  "inode is not a regular file", img->name) :
+	      eri(&ino)->size > RD_EROFS_MBOX_MAX ||
+	      e->nid_count + eri(&ino)->size / EROFS_SLOT_SIZE > UINT32_MAX - 1 ?
+	      rd_err(img, SQP_ERR_LIMIT, "%s: a metabox of %llu bytes", img->name,
+		     (unsigned long long)eri(&ino)->size) :
+	      rd_zfile_open(img, eri(&ino), &f);
+	rd_inode_free(&ino);
+	if (ret == 0 && (e->mbox = malloc(f->e.size ? f->e.size : 1)) == NULL)
+		ret = rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	if (ret == 0 && (ret = rd_zfile_pread(img, f, e->mbox, f->e.size, 0)) == 0) {
+		e->mbox_len = f->e.size;
+		img->inode_count = (uint32_t)(e->nid_count + e->mbox_len / EROFS_SLOT_SIZE);
+	}
+	rd_zfile_close(f);
+	return ret;
 }
 
 int rd_erofs_open(struct sqp_image *img)
@@ -282,7 +345,7 @@ int rd_erofs_open(struct sqp_image *img)
 	img->inode_count = (uint32_t)e->nid_count;
 	img->block_size = e->bs;
 	img->end = end;
-	if ((ret = load_devices(img, e, raw)) != 0 ||
+	if ((ret = load_devices(img, e, raw)) != 0 || (ret = load_mbox(img, e)) != 0 ||
 	    (ret = rd_erofs_mount_inodes(img)) != 0)
 		return ret;
 	return load_prefixes(img, e);

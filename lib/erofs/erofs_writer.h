@@ -76,9 +76,12 @@ struct erofs_flog {
 
 struct erofs_frag {
 	int on;                  /* SQP_WRITE_EROFS_FRAGMENTS with a codec */
+	int mbox;                /* desc.erofs_metabox_pcluster given */
+	struct fs_irec mbox_irec; /* the metabox inode, once stored */
 	int packing;             /* finish: the packed inode's own data */
 	int present;             /* the packed inode is in the image */
 	struct erofs_flog tails, whole;
+	struct erofs_flog dirs;  /* listings, SQP_WRITE_EROFS_COMPRESS_DIRS */
 	uint64_t reserved;       /* the most the tail log may hold so far */
 	struct fs_irec irec;     /* the packed inode */
 };
@@ -355,7 +358,18 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 /* The fragment's kind (0: none) of index record rec, and its offset in
  * the packed inode (final only once every file is in). */
 unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off);
-/* After the last file's clusters: the packed inode's data stored. */
+/* Every directory's listing (L's nids final) appended to the packed
+ * inode's data, where each starts there into L->doff: once both logs
+ * of files are complete, before erofs_frag_finish; buf: a block. */
+struct erofs_wlayout;
+int erofs_frag_dirs(struct erofs_wlayout *L, uint8_t *buf);
+/* The metabox inode's data (size bytes at area, the records of the
+ * inodes it holds) stored as a file with the metabox's codec and
+ * pcluster: after the packed inode, before the metadata area. */
+int erofs_frag_mbox(struct sqp_writer *w, const uint8_t *area, uint64_t size,
+		    int64_t mod_time);
+/* After the last file's clusters (and listings): the packed inode's
+ * data stored. */
 int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time);
 void erofs_frag_cleanup(struct sqp_writer *w);
 
@@ -398,6 +412,7 @@ struct erofs_wlayout {
 	uint32_t *up;
 	uint64_t *dsize;
 	uint32_t *blk;
+	uint64_t *doff;         /* a compressed directory's listing in the packed inode */
 };
 
 /* erofs_head.c: the head block's first free byte after the superblock
@@ -434,6 +449,45 @@ int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
 /* Offer the last free_slots slots of block blk, outside the area. */
 int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);
+
+/* erofs_record.c, for finish: an inode's record. Its shape: */
+struct erofs_shape {
+	struct erofs_inode ei;
+	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
+	uint64_t nblocks;           /* a directory's or symlink's blocks */
+	uint64_t nlc;               /* a compressed file's logical clusters */
+	uint32_t keep;              /* bytes that must share one block */
+	uint64_t total;             /* the record's bytes, indexes included */
+};
+/* Inode i's record: the tree's, or past its end the packed inode and
+ * the metabox inode. */
+const struct fs_irec *erofs_rec_of(const struct erofs_wlayout *L, uint32_t i);
+/* Inode i's shape into *s, from the tree and bt, the build time. */
+int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t bt,
+		   struct erofs_shape *s);
+/* Inode i's record (shape s, i_ino ino_number) at area; scratch: two
+ * blocks. */
+int erofs_put_record(struct erofs_wlayout *L, uint32_t i, const struct erofs_shape *s,
+		     uint8_t *area, uint32_t ino_number, uint8_t *scratch);
+/* erofs_w_dir_pack's block function: a listing's blocks appended
+ * (the last one not, when it goes inline), or its inline tail copied
+ * to dest. */
+struct erofs_dirblocks {
+	struct sqp_writer *w;
+	int skip_last;   /* the last block goes inline */
+	uint8_t *dest;   /* meta pass: where the inline tail goes */
+};
+int erofs_put_dirblock(void *user, const uint8_t *blk, uint32_t used, int last);
+
+/* erofs_zidx.c, for finish: a compressed file's map header into out
+ * (8 bytes) from its index record zr, its indexes compact or full and
+ * its inline tail pcluster of inl bytes; its full indexes (extent
+ * dedupe named pclusters that compact ones cannot count on to), nlc of
+ * them at idx, into out, from index record rec. */
+void erofs_zidx_header(const struct sqp_writer *w, int compact, uint32_t inl,
+		       const uint8_t *zr, uint8_t *out);
+void erofs_zidx_full(const struct sqp_writer *w, uint64_t nlc, uint32_t rec,
+		     const uint8_t *idx, uint8_t *out);
 
 /* Everything after the last entry: directories, inodes, superblock. */
 int erofs_w_finish(struct sqp_writer *w, int64_t mod_time);

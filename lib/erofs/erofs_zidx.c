@@ -4,7 +4,8 @@
  * are stored, on the caller's thread, in file order: each cluster's
  * head (and the NONHEAD indexes before it), its blocks appended, or,
  * with dedup, named where an equal earlier file stored them; the inline
- * tail; the indexes to the file's end.
+ * tail; the indexes to the file's end. And for finish, the map
+ * header and full indexes written from that record.
  *
  * Why apart from erofs_zip.c (cutting and taking segments back) and
  * erofs_seam.c (the re-cut at a seam): all three store clusters, and
@@ -18,6 +19,7 @@
 
 #include <string.h>
 
+#include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
 #include "erofs/erofs_writer.h"
 #include "erofs/erofs_zip.h"
@@ -26,6 +28,44 @@
 #include "write/writer_impl.h"
 
 #define BS EROFS_W_BLOCK
+
+void erofs_zidx_header(const struct sqp_writer *w, int compact, uint32_t inl,
+		       const uint8_t *zr, uint8_t *out)
+{
+	uint64_t off;
+	unsigned kind = erofs_frag_of(erofs_of(w), zr, &off);
+
+	if (kind >= EROFS_FRAG_WHOLE_T) {
+		/* The offset's top bit says the whole file is one. */
+		sqp_put64(out, off | (uint64_t)1 << 63);
+		return;
+	}
+	erofs_z_map_header_encode((compact ? EROFS_Z_COMPACTED_2B : 0) |
+				  (erofs_w_big_pclusters(w) ?
+				   EROFS_Z_BIG_PCLUSTER_1 | EROFS_Z_BIG_PCLUSTER_2 : 0) |
+				  (inl > 0 ? EROFS_Z_INLINE_PCLUSTER : 0) |
+				  (kind != 0 ? EROFS_Z_FRAGMENT_PCLUSTER : 0), (uint16_t)inl,
+				  (uint8_t)erofs_of(w)->zdest[zr[ZREC_CODEC]]->erofs_alg, 0, out);
+	/* A tail's offset (under 4 GiB) where an inline size goes. */
+	if (kind != 0)
+		sqp_put32(out, (uint32_t)off);
+}
+
+/* With a tail fragment, the last head's block is the upper half of the
+ * fragment's offset in the full form (the kernel reads it so): 0, as
+ * tails stay under 4 GiB. */
+void erofs_zidx_full(const struct sqp_writer *w, uint64_t nlc, uint32_t rec,
+		     const uint8_t *idx, uint8_t *out)
+{
+	uint64_t off, k = nlc;
+
+	memcpy(out, idx, nlc * EROFS_Z_INDEX_SIZE);
+	if (erofs_frag_of(erofs_of(w), chunkarr_at(&erofs_of(w)->zidx, rec), &off) == 0)
+		return;
+	while (k > 0 && (sqp_get16(out + --k * EROFS_Z_INDEX_SIZE) & 3u) == EROFS_LC_NONHEAD)
+		;
+	sqp_put32(out + k * EROFS_Z_INDEX_SIZE + 4, 0);
+}
 
 uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k)
 {

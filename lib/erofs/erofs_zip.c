@@ -158,6 +158,10 @@ static int zip_codecs(struct sqp_writer *w)
 	e->dest = e->zdest[0];
 	e->pcluster = e->pcl_def = w->desc.erofs_pcluster_size > BS ?
 				   w->desc.erofs_pcluster_size : BS;
+	/* The metabox's pclusters count among the image's. */
+	e->frag.mbox = w->desc.erofs_metabox_pcluster != 0;
+	if (w->desc.erofs_metabox_pcluster > e->pcluster)
+		e->pcluster = w->desc.erofs_metabox_pcluster;
 	if (w->desc.erofs_hints != NULL && erofs_hints_load(w, w->desc.erofs_hints) != 0)
 		return w->err.code;
 	erofs_hints_pick(e, NULL);

@@ -79,7 +79,7 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 			return zerr(img, e, "an inconsistent compact index");
 		*next = base + bytes;
 	}
-	if (*next > img->end)
+	if (*next > rd_erofs_end(img, e->pos))
 		return zerr(img, e, "indexes past the end of the image");
 	if (lc->type != EROFS_LC_NONHEAD && lc->clusterofs >> z->lcbits)
 		return zerr(img, e, "an extent starting past its cluster");
@@ -187,7 +187,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 	if ((z->h.advise & EROFS_Z_INLINE_PCLUSTER) &&
 	    (z->h.idata_size == 0 ||
 	     (next & (ero->bs - 1)) + z->h.idata_size > ero->bs ||
-	     next + z->h.idata_size > img->end))
+	     next + z->h.idata_size > rd_erofs_end(img, next)))
 		return zerr(img, e, "a bad inline pcluster");
 	return 0;
 }
@@ -294,7 +294,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		x->pa = (uint64_t)lc.blkaddr << ero->bits;
 		x->plen = blocks << ero->bits;
 	}
-	if (x->pa > img->end || x->plen > img->end - x->pa)
+	if (x->pa > rd_erofs_end(img, x->pa) || x->plen > rd_erofs_end(img, x->pa) - x->pa)
 		return zerr(img, e, "a pcluster past the end of the image");
 	if ((x->fmt == RD_Z_RAW && x->llen > x->plen) ||
 	    (x->fmt == RD_Z_INTERLACED && (x->llen > x->plen ||

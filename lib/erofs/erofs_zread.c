@@ -79,7 +79,7 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	if (x.fmt == RD_Z_FRAGMENT)
 		ret = rd_erofs_packed_read(img, f->out, x.llen, x.pa);
-	else if ((ret = rd_read_at(img, x.pa, f->in, x.plen,
+	else if ((ret = rd_erofs_read(img, x.pa, f->in, x.plen,
 				     "a pcluster")) == 0 &&
 		   (ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, f->out,
 					   &f->unz)) != 0) {
@@ -117,7 +117,7 @@ int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
 		take = take < n ? take : n;
 		if (phys == UINT64_MAX)
 			memset(dst, 0, take);
-		else if ((ret = rd_read_at(img, phys + (off & mask), dst, take,
+		else if ((ret = rd_erofs_read(img, phys + (off & mask), dst, take,
 					   "file data")) != 0)
 			return ret;
 	}

@@ -3,14 +3,15 @@
  * rd_erofs.h - the reader's EROFS back end: the core's struct sqp_image,
  * rd_inode and rd_dir filled from an EROFS image, reached by the core
  * only through rd_erofs_format (erofs_ops.c). Files: erofs_open.c
- * (superblock, detection), erofs_inode.c (inodes, where a file's blocks
- * are), erofs_dir.c (directory blocks), erofs_xattr.c (inline and
+ * (superblock, detection, the metabox), erofs_inode.c (inodes, where a
+ * file's blocks are), erofs_listing.c (directory blocks), erofs_xattr.c (inline and
  * shared xattrs), erofs_zmap.c and erofs_zread.c (compressed files),
  * blockrd_erofs.c (block reader jobs), erofs_ops.c (the table, layouts,
  * runs), erofs_check.c (the checker's EROFS part).
  *
- * An inode's reference is its nid and its number nid + 1, so the walk's
- * one bit per inode number works over the nids the image can hold.
+ * An inode's reference is its nid and its number nid + 1 (one in the
+ * metabox: after the area's, rd_erofs_ino), so the walk's one bit per
+ * inode number works over the nids the image can hold.
  */
 #ifndef SQP_READ_RD_EROFS_H
 #define SQP_READ_RD_EROFS_H
@@ -42,6 +43,14 @@ static inline struct rd_einode *eri(const struct rd_inode *ino)
  * claim a hole of 2^43 bytes, and no file system holds 2^48. */
 #define RD_EROFS_SIZE_MAX (1ull << 48)
 
+/* The metabox (EROFS_IN_METABOX): its inode's data is read whole at
+ * open (at most RD_EROFS_MBOX_MAX bytes); an inode in it (its nid has
+ * EROFS_NID_MBOX) lies at RD_EROFS_MBOX_POS plus its place there, a
+ * position no image reaches, which rd_erofs_meta_read and rd_erofs_read
+ * take from that copy. Its inodes are numbered after the area's. */
+#define RD_EROFS_MBOX_POS (1ull << 62)
+#define RD_EROFS_MBOX_MAX (1ull << 30)
+
 /* Bytes of metadata one read brings in (struct rd_erofs.win). */
 #define RD_EROFS_WIN (16u << 10)
 
@@ -66,15 +75,23 @@ struct rd_erofs {
 	uint32_t history[SQP_EROFS_ALG_MAX];
 	uint16_t lz4_blocks;
 	/* The directory block read last, whole (len 0: none): a listing's
-	 * entries are parsed from it, read once. */
+	 * entries are parsed from it, read once. A flat listing's block
+	 * is named by its position (dblk_dir UINT64_MAX); a compressed
+	 * listing's (mkfs.erofs --zD) by its directory's inode position
+	 * and its offset in the listing, decoded through zdir, the last
+	 * compressed listing opened. */
 	uint8_t *dblk;
-	uint64_t dblk_pos;
+	uint64_t dblk_pos, dblk_dir;
 	uint32_t dblk_len;
+	struct rd_zfile *zdir;
 	/* Long xattr name prefixes, whole ("user.long."), NUL-ended. */
 	char **prefixes;
 	unsigned prefix_count;
 	/* The packed inode, opened when a fragment is first read. */
 	struct rd_zfile *packed;
+	/* The metabox's data (NULL: none) and its bytes. */
+	uint8_t *mbox;
+	uint64_t mbox_len;
 	/* The metadata read last (rd_erofs_meta_read): an inode, its
 	 * xattrs, map header and cluster indexes lie together, and a
 	 * walk meets the inodes of a directory one after the other, so
@@ -142,15 +159,41 @@ static inline struct rd_erofs *rd_ero(const struct sqp_image *img)
 	return img->back;
 }
 
+/* Whether nid names an inode of the image, and its inode number:
+ * nid + 1, or after the area's for one in the metabox. */
+static inline int rd_erofs_nid_ok(const struct rd_erofs *e, uint64_t nid)
+{
+	return nid & EROFS_NID_MBOX ? (nid & ~EROFS_NID_MBOX) < e->mbox_len / EROFS_SLOT_SIZE :
+	       nid < e->nid_count;
+}
+
+static inline uint32_t rd_erofs_ino(const struct rd_erofs *e, uint64_t nid)
+{
+	return (uint32_t)(nid & EROFS_NID_MBOX ? e->nid_count + (nid & ~EROFS_NID_MBOX) + 1 :
+			  nid + 1);
+}
+
+/* Where the bytes that pos lies among end: the image's or the
+ * metabox's. */
+static inline uint64_t rd_erofs_end(const struct sqp_image *img, uint64_t pos)
+{
+	const struct rd_erofs *e = img->back;
+
+	return pos >= RD_EROFS_MBOX_POS ? RD_EROFS_MBOX_POS + e->mbox_len : img->end;
+}
+
 /* The superblock at 1024 holds EROFS's magic: 1 yes, 0 no, < 0 error. */
 int rd_erofs_probe(struct sqp_image *img);
 /* Validate the superblock and set img up as an EROFS image. */
 int rd_erofs_open(struct sqp_image *img);
 void rd_erofs_free(struct sqp_image *img);
 /* n bytes of metadata at pos, as rd_read_at, through the window of
- * struct rd_erofs (caller's thread only). */
+ * struct rd_erofs (caller's thread only); rd_erofs_read without it.
+ * Both take a position in the metabox from its copy. */
 int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
 		       size_t n, const char *what);
+int rd_erofs_read(struct sqp_image *img, uint64_t pos, void *buf, size_t n,
+		  const char *what);
 /* The codecs the image may use, as sqp_image_info.codecs says. */
 uint32_t rd_erofs_codecs(const struct rd_erofs *e);
 

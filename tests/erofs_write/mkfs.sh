@@ -9,7 +9,9 @@
 # clear: zeros; -U random: another at each run; a bad one: exit 1, as
 # mkfs.erofs), --max-extent-bytes gives dir2img's bytes, two codecs
 # chosen per file by --compress-hints make an image the kernel, fsck.erofs
-# and img2dir read as the source, the same for any --workers, and what is
+# and img2dir read as the source, the same for any --workers, --zD's
+# compressed directories (in the packed inode) read by the kernel and
+# img2dir as the source, mkfs.erofs 1.9.3's too, and what is
 # not done yet (three algorithms, other -E options (-E48bit), unaligned
 # extents, unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
@@ -139,6 +141,7 @@ refused "the level is 1..12" -zlz4hc,13
 refused "need -E48bit" -zlz4 --max-extent-bytes=-8192
 refused "at least the block size" -zlz4 --max-extent-bytes=4095
 refused "extended option not done yet" -zlz4 -E48bit
+refused "metadata zone is not done" --MZ=i
 
 # Two codecs (-zX:Y) chosen per file by --compress-hints, with a second
 # pcluster size: lz4hc for most files, lzma in 16 KiB clusters for the
@@ -234,4 +237,95 @@ for bad in '(' "$(printf '%400s' | tr ' ' '(')"; do
 		fail "a bad hints line of ${#bad} bytes: expected exit 1, its number and no image: exit $rc: $(head -c 200 "$T/out")"
 done
 usage_refused "an EROFS option" "$DIR2IMG" --compress-hints "$T/hints" "$T/r.sqfs" "$T/src"
+
+# --zD: every directory's listing wholly a fragment of the packed inode
+# (the 300-name directory spans blocks), as mkfs.erofs makes them. The
+# root inode's layout (i_format bits 1..3) says it is compressed.
+root_layout() {
+	rl_nid=$(od -An -tu2 -j1038 -N2 "$1" | tr -d ' ')
+	rl_meta=$(od -An -tu4 -j1064 -N4 "$1" | tr -d ' ')
+	rl_fmt=$(od -An -tu2 -j$((rl_meta * 4096 + rl_nid * 32)) -N2 "$1" | tr -d ' ')
+	echo $(((rl_fmt >> 1) & 7))
+}
+for j in 1 2; do
+	run "-zlz4hc -Efragments --zD, --workers=$j" "$MKFS" --quiet -zlz4hc -Efragments --zD \
+		-T0 -Uclear --workers=$j "$T/zd$j.erofs" "$T/src" || finish
+done
+check "--zD: the same bytes for --workers=1 and 2" cmp -s "$T/zd1.erofs" "$T/zd2.erofs"
+run "dir2img --erofs-compress-dirs" "$DIR2IMG" -q --format erofs -c lz4 -X hc \
+	--erofs-fragments --erofs-compress-dirs --mtime 0 --image-time 0 --uuid "$Z" \
+	"$T/zdd.erofs" "$T/src" &&
+	check "--zD: the same bytes as dir2img --erofs-compress-dirs" cmp -s "$T/zd1.erofs" "$T/zdd.erofs"
+check "--zD: the root directory is compressed (layout 1)" test "$(root_layout "$T/zd1.erofs")" = 1
+run "--zD, no compressor" "$MKFS" --quiet --zD -T0 "$T/zdn.erofs" "$T/src"
+for img in zd1 zdn; do
+	judge_same_tree "--zD ($img)" kernel erofs "$T/$img.erofs" "$T/src" --ignore=mtime
+	rm -rf "$T/x" && run "img2dir, --zD ($img)" "$SQP_BIN/img2dir" -q "$T/$img.erofs" "$T/x" &&
+		same_tree "--zD ($img): img2dir reads the source" "$T/x" "$T/src" --ignore=mtime
+done
+run "imginfo check, --zD" "$SQP_BIN/imginfo" check -q "$T/zd1.erofs"
+usage_refused "valid are 0 and 1" "$MKFS" --zD=2 "$T/r.erofs" "$T/src"
+usage_refused "an EROFS option" "$DIR2IMG" --erofs-compress-dirs "$T/r.sqfs" "$T/src"
+# mkfs.erofs 1.9.3's own: it reads --zD=1 as off, so no value is given.
+if [ -x "$P193/mkfs/mkfs.erofs" ]; then
+	run "mkfs.erofs 1.9.3 --zD" "$P193/mkfs/mkfs.erofs" --quiet -zlz4hc --zD "$T/zp.erofs" \
+		"$T/src" > /dev/null &&
+		check "mkfs.erofs 1.9.3 --zD: its root directory is compressed" \
+			test "$(root_layout "$T/zp.erofs")" = 1 &&
+		rm -rf "$T/x" && run "img2dir, mkfs.erofs 1.9.3's --zD" "$SQP_BIN/img2dir" -q \
+			"$T/zp.erofs" "$T/x" &&
+		same_tree "mkfs.erofs 1.9.3's --zD: img2dir reads the source" "$T/x" "$T/src" \
+			--ignore=mtime
+else
+	skipc "mkfs.erofs 1.9.3's --zD image: none at $P193"
+fi
+
+# -m: every inode but the root's in the metabox, itself compressed
+# (with --zD its listings too; -m8192:1 with -z's second algorithm);
+# the superblock says so (incompat 0x100).
+incompat() { od -An -tu4 -j1104 -N4 "$1" | tr -d ' '; }
+for j in 1 2; do
+	run "-zlz4hc -Eztailpacking --zD -m4096, --workers=$j" "$MKFS" --quiet -zlz4hc \
+		-Eztailpacking --zD -m4096 -T0 -Uclear --workers=$j "$T/mb$j.erofs" "$T/src" || finish
+done
+check "-m: the same bytes for --workers=1 and 2" cmp -s "$T/mb1.erofs" "$T/mb2.erofs"
+check "-m: the metabox feature" test $(($(incompat "$T/mb1.erofs") & 256)) = 256
+run "dir2img --erofs-metabox" "$DIR2IMG" -q --format erofs -c lz4 -X hc --ztailpacking \
+	--erofs-compress-dirs --erofs-metabox 4K --mtime 0 --image-time 0 --uuid "$Z" \
+	"$T/mbd.erofs" "$T/src" &&
+	check "-m: the same bytes as dir2img --erofs-metabox" cmp -s "$T/mb1.erofs" "$T/mbd.erofs"
+if codec_built lzma; then
+	run "-zlz4hc:lzma -m8192:1" "$MKFS" --quiet -zlz4hc:lzma -m8192:1 -T0 "$T/mbl.erofs" \
+		"$T/src"
+	mb_imgs="mb1 mbl"
+else
+	skipc "-m8192:1: lzma not built"
+	mb_imgs=mb1
+fi
+for img in $mb_imgs; do
+	judge_same_tree "-m ($img)" kernel erofs "$T/$img.erofs" "$T/src" --ignore=mtime
+	rm -rf "$T/x" && run "img2dir, -m ($img)" "$SQP_BIN/img2dir" -q "$T/$img.erofs" "$T/x" &&
+		same_tree "-m ($img): img2dir reads the source" "$T/x" "$T/src" --ignore=mtime
+	run "imginfo check, -m ($img)" "$SQP_BIN/imginfo" check -q "$T/$img.erofs"
+done
+usage_refused "needs a compressor" "$MKFS" -m4096 "$T/r.erofs" "$T/src"
+usage_refused "index of one of -z's" "$MKFS" -zlz4 -m4096:lzma "$T/r.erofs" "$T/src"
+usage_refused "an EROFS option" "$DIR2IMG" -c lz4 --erofs-metabox 4K "$T/r.sqfs" "$T/src"
+# mkfs.erofs 1.9.3 puts the root in the metabox too, which takes the
+# 48-bit layout's root nid: read once this reader has that layout.
+if [ -x "$P193/mkfs/mkfs.erofs" ]; then
+	run "mkfs.erofs 1.9.3 -m4096" "$P193/mkfs/mkfs.erofs" --quiet -zlz4hc -m4096 "$T/mp.erofs" \
+		"$T/src" > /dev/null
+	rm -rf "$T/x"
+	if "$SQP_BIN/img2dir" -q "$T/mp.erofs" "$T/x" > "$T/out" 2>&1; then
+		same_tree "mkfs.erofs 1.9.3's -m: img2dir reads the source" "$T/x" "$T/src" \
+			--ignore=mtime
+	elif grep -q "features 0x80 not supported" "$T/out"; then
+		skipc "mkfs.erofs 1.9.3's -m image: its 48-bit layout is not read yet"
+	else
+		fail "mkfs.erofs 1.9.3's -m image: $(head -c 200 "$T/out")"
+	fi
+else
+	skipc "mkfs.erofs 1.9.3's -m image: none at $P193"
+fi
 finish

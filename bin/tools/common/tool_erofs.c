@@ -4,6 +4,7 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
+ * --erofs-compress-dirs, --erofs-metabox,
  * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
  * --hint-compressor), refused for SquashFS
  * rather than ignored; and
@@ -97,6 +98,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_ZTAILPACKING, "--ztailpacking" },
 		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
 		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
+		{ SQP_WRITE_EROFS_COMPRESS_DIRS, "--erofs-compress-dirs" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;
@@ -113,6 +115,8 @@ int tool_erofs_only(const struct tool_options *opt)
 		name = "--pcluster-size";
 	if (d->erofs_max_extent != 0)
 		name = "--max-extent-bytes";
+	if (d->erofs_metabox_pcluster != 0)
+		name = "--erofs-metabox";
 	if (d->erofs_chunk_size != 0)
 		name = "--chunk-size";
 	if (d->flags & SQP_WRITE_EROFS_BLOB)

@@ -35,7 +35,7 @@ enum {
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
 	OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
-	OPT_UNZIP, OPT_HINTS,
+	OPT_UNZIP, OPT_HINTS, OPT_ZDIRS, OPT_METAZONE,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -88,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "ungzip", optional_argument, NULL, OPT_UNZIP },
 	{ "unxz", optional_argument, NULL, OPT_UNZIP },
 	{ "unlzma", optional_argument, NULL, OPT_UNZIP },
+	{ "zD", optional_argument, NULL, OPT_ZDIRS },
+	{ "MZ", optional_argument, NULL, OPT_METAZONE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -116,7 +118,9 @@ static void usage(FILE *f)
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
 	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
-	      "  -Eztailpacking -Efragments\n"
+	      "  -Eztailpacking -Efragments --zD[=0|1] (compressed directories)\n"
+	      "  -m#[:X] (inodes in the metabox, in clusters of # with -z's Xth\n"
+	      "  algorithm, 0 or 1)\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
@@ -164,6 +168,22 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 			return mkfs_refuse(name, "the cluster size is a multiple of 4K up to 1M");
 		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
+	case 'm': {
+		/* mkfs.erofs also takes an algorithm's name for X, which
+		 * adds it to -z's: here X is one of -z's, by its index. */
+		const char *colon = strchr(arg, ':');
+		char size[32];
+
+		if (colon != NULL && strcmp(colon + 1, "0") != 0 && strcmp(colon + 1, "1") != 0)
+			return mkfs_refuse(name, "X is the index of one of -z's algorithms, 0 or 1");
+		snprintf(size, sizeof(size), "%.*s", colon ? (int)(colon - arg) : 31, arg);
+		if (tool_parse_bytes(size, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+			return mkfs_refuse(name, "the metabox's cluster size is a multiple of "
+					   "4K up to 1M");
+		d->erofs_metabox_pcluster = (uint32_t)v;
+		d->erofs_metabox_codec = colon != NULL && colon[1] == '1';
+		return 0;
+	}
 	case 'b':
 		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
 	case 'E': return mkfs_extended(&d->flags, &a->blockmap, name, arg);
@@ -351,6 +371,22 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	case OPT_HINTS:
 		opt->hints_file = arg;
 		return 0;
+	case OPT_METAZONE:
+		/* mkfs.erofs 1.9's metadata zone moves inodes (and listings)
+		 * to a zone of their own: a layout, no feature the kernel
+		 * needs; not this writer's layout, so refused by name. */
+		return mkfs_refuse(name, "a separate metadata zone is not done (-m "
+				   "compresses the inodes into the metabox)");
+	case OPT_ZDIRS:
+		/* As mkfs.erofs documents it: 1 (or no value) on, 0 off.
+		 * mkfs.erofs 1.9.3 itself reads any value but 1 as on. */
+		if (arg != NULL && strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)
+			return mkfs_refuse(name, "valid are 0 and 1");
+		if (arg == NULL || strcmp(arg, "1") == 0)
+			opt->desc.flags |= SQP_WRITE_EROFS_COMPRESS_DIRS;
+		else
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_COMPRESS_DIRS;
+		return 0;
 	case OPT_UNZIP:
 		/* The tar is read through its decompressor whatever the
 		 * option says: tar2img knows gzip, xz, lzma, zstd, lz4 and
@@ -432,8 +468,8 @@ static int times(struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
-/* --chunksize and --blobdev against the rest, as mkfs.erofs 1.9 checks
- * them, and what is not done here. */
+/* --chunksize, --blobdev, --compress-hints and -m against the rest, as
+ * mkfs.erofs 1.9 checks them, and what is not done here. */
 static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 {
 	unsigned tidx = SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL;
@@ -447,6 +483,10 @@ static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 	 * to choose (mkfs.erofs reads them and compresses nothing). */
 	if (opt->hints_file != NULL && opt->desc.codec.id == 0)
 		return mkfs_refuse("--compress-hints", "needs a compressor (-z)");
+	if (opt->desc.erofs_metabox_pcluster != 0 &&
+	    (opt->desc.codec.id == 0 ||
+	     (opt->desc.erofs_metabox_codec == 1 && opt->desc.erofs_codec2.id == 0)))
+		return mkfs_refuse("-m", "needs a compressor (-z), and X one of -z's");
 	if (opt->desc.erofs_chunk_size == 0)
 		return 0;
 	/* mkfs.erofs 1.9 compresses what compresses and makes the rest
@@ -507,7 +547,7 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 	opt->force = 1;
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":z:C:b:E:T:U:L:d:x:V", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":z:C:b:E:T:U:L:d:x:m:V", long_opts, NULL)) != -1) {
 		const char *name = argv[optind - 1];
 
 		if (c == OPT_HELP) {
