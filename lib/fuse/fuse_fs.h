@@ -97,6 +97,22 @@ void fs_fini(struct fs *fs);
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 	    uint8_t **data, size_t *len, unsigned *kind);
 
+/* fuse_read.c: a read's reply, bytes off..end of file ref (of size
+ * fsize, end past off), as buffers into the cache's entries (or the
+ * image file), pinned: 0, or a negative errno (EIO: what the cache
+ * holds does not cover them, or the image file was cut short).
+ * fs_reply_free unpins and frees, whatever fs_read_reply returned. */
+struct fs_reply {
+	struct fuse_bufvec *bv;
+	struct fc_entry **pins;
+	size_t npins;
+	uint64_t stored_end;        /* image file bytes the reply needs */
+	uint64_t stored;            /* bytes it takes from there */
+};
+int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
+		  uint64_t off, uint64_t end, struct fs_reply *r);
+void fs_reply_free(struct fs *fs, struct fs_reply *r);
+
 /* A listing as cached: count entries, then their names, each
  * NUL-terminated at name_off from the blob's start, in stored (strcmp)
  * order. */

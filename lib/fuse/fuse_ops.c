@@ -329,94 +329,6 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 	reply_err(fs, req, 0);
 }
 
-/* A read's reply as it is built: buffers into the entries pinned. A
- * file chunk pins itself and, when its bytes are shared (FS_SHARED, at
- * most a chunk of them), the two shared chunks they may straddle at
- * most: 3 pins and 2 buffers a chunk. */
-struct reply {
-	struct fuse_bufvec *bv;
-	struct fc_entry **pins;
-	size_t npins;
-	uint64_t stored_end;        /* image file bytes the reply needs */
-	uint64_t stored;            /* bytes it takes from there */
-};
-
-static int add_entry(struct fs *fs, struct reply *r, struct fc_entry *e,
-		     uint64_t from, uint64_t len, int shared);
-
-/* len bytes of the shared data of w, from pos on, into r. */
-static int add_shared(struct fs *fs, struct reply *r,
-		      const struct fs_where *w, uint64_t pos, uint64_t len)
-{
-	while (len > 0) {
-		uint64_t idx = pos / fs->chunk, in = pos % fs->chunk;
-		uint64_t take = fs->chunk - in < len ? fs->chunk - in : len;
-		struct fc_entry *e;
-		int ret;
-
-		if ((ret = fc_get(fs->cache, w->ref, idx, &fs->packed_size,
-				  &e)) != 0)
-			return ret;
-		r->pins[r->npins++] = e;
-		if ((ret = add_entry(fs, r, e, in, take, 1)) != 0)
-			return ret;
-		pos += take;
-		len -= take;
-	}
-	return 0;
-}
-
-/* Bytes from .. from + len of entry e's data into r: from the cache's
- * buffer, or from the image file. shared: e is shared data, which
- * cannot point to more. -EIO when e does not hold them. */
-static int add_entry(struct fs *fs, struct reply *r, struct fc_entry *e,
-		     uint64_t from, uint64_t len, int shared)
-{
-	const struct fs_where *w = (const void *)fc_data(e);
-	struct fuse_buf *b = &r->bv->buf[r->bv->count];
-
-	switch (fc_kind(e)) {
-	case FS_BYTES:
-		if (from > fc_len(e) || len > fc_len(e) - from)
-			return -EIO;
-		*b = (struct fuse_buf){ .size = (size_t)len,
-			.mem = (void *)(fc_data(e) + from) };
-		break;
-	case FS_STORED:
-		if (w->pos > UINT64_MAX - from - len ||
-		    w->pos + from + len > (uint64_t)INT64_MAX)
-			return -EIO;
-		*b = (struct fuse_buf){ .size = (size_t)len,
-			.flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK,
-			.fd = fs->fd, .pos = (off_t)(w->pos + from) };
-		if (w->pos + from + len > r->stored_end)
-			r->stored_end = w->pos + from + len;
-		r->stored += len;
-		break;
-	default:
-		if (shared || w->pos > UINT64_MAX - from)
-			return -EIO;
-		return add_shared(fs, r, w, w->pos + from, len);
-	}
-	r->bv->count++;
-	return 0;
-}
-
-/* The image file still holds what the stored buffers read (it was
- * checked when opened; one truncated since would give a short reply,
- * which the kernel takes for the file's end): 0 or -EIO. */
-static int stored_there(const struct fs *fs, const struct reply *r)
-{
-	struct stat st;
-
-	if (r->stored_end == 0)
-		return 0;
-	if (fstat(fs->fd, &st) != 0 || st.st_size < 0 ||
-	    (uint64_t)st.st_size < r->stored_end)
-		return -EIO;
-	return 0;
-}
-
 /* The chunks a read covers, pinned, answered without a copy: the
  * kernel takes the bytes from the cache's buffers, or from the image
  * file where they are stored as they are (spliced, where the kernel
@@ -426,53 +338,28 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino);
-	uint64_t end, first, n;
-	struct reply r = { 0 };
-	int ret = 0;
+	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino), end;
+	struct fs_reply r;
+	int ret;
 
 	if (off < 0 || (uint64_t)off >= fsize || size == 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return done(fs);
 	}
 	end = fsize - (uint64_t)off < size ? fsize : (uint64_t)off + size;
-	first = (uint64_t)off / fs->chunk;
-	n = (end - 1) / fs->chunk - first + 1;
-	ahead_read(fs->ahead, file_of(fi), ref, first, first + n - 1);
-	r.pins = calloc(3 * n, sizeof(*r.pins));
-	r.bv = malloc(sizeof(*r.bv) + 2 * n * sizeof(r.bv->buf[0]));
-	if (r.pins == NULL || r.bv == NULL) {
-		ret = -ENOMEM;
-	} else {
-		*r.bv = (struct fuse_bufvec)FUSE_BUFVEC_INIT(0);
-		r.bv->count = 0;
-	}
-	for (uint64_t i = 0; ret == 0 && i < n; i++) {
-		uint64_t at = (first + i) * fs->chunk;
-		uint64_t from = i == 0 ? (uint64_t)off - at : 0;
-		uint64_t to = end - at < fs->chunk ? end - at : fs->chunk;
-		struct fc_entry *e;
-
-		if ((ret = fc_get(fs->cache, ref, first + i, &fsize, &e)) != 0)
-			break;
-		r.pins[r.npins++] = e;
-		ret = add_entry(fs, &r, e, from, to - from, 0);
-	}
-	if (ret == 0)
-		ret = stored_there(fs, &r);
-	if (ret != 0) {
+	ahead_read(fs->ahead, file_of(fi), ref, (uint64_t)off / fs->chunk,
+		   (end - 1) / fs->chunk);
+	if ((ret = fs_read_reply(fs, ref, fsize, (uint64_t)off, end,
+				 &r)) != 0) {
 		fuse_reply_err(req, -ret);
 	} else {
 		atomic_fetch_add(&fs->stored_bytes, r.stored);
 		/* Buffers in memory are copied either way: splice would
 		 * write them into a pipe first. */
-		fuse_reply_data(req, r.bv, r.stored_end != 0 ? 0 :
+		fuse_reply_data(req, r.bv, r.stored != 0 ? 0 :
 				FUSE_BUF_NO_SPLICE);
 	}
-	for (size_t i = 0; i < r.npins; i++)
-		fc_put(fs->cache, r.pins[i]);
-	free(r.pins);
-	free(r.bv);
+	fs_reply_free(fs, &r);
 	done(fs);
 }
 
