@@ -96,7 +96,8 @@ fuse=$bin/sqpack-fuse
 [ -x "${bin%/.libs}/sqpack-fuse" ] &&
 	! grep -qs 'temporary wrapper script' "${bin%/.libs}/sqpack-fuse" &&
 	fuse=${bin%/.libs}/sqpack-fuse
-bench_need_bins "$bin" sqpack-fuse tar2img
+bench_need_bins "$bin" tar2img
+[ -x "$fuse" ] || { echo "$0: sqpack-fuse not found in ${bin%/.libs}" >&2; exit 1; }
 bench_need_cmds mkfs.erofs fusermount3 python3
 src=$corpus/$tree
 bench_need_corpus "$src"
