@@ -90,7 +90,14 @@ done
 bin=$(bench_bindir "$bin")
 # The programs, not libtool's wrappers (whose shell would be timed).
 bench_unwrap
-bench_need_bins "$bin" sqpack-fuse tar2img
+# sqpack-fuse links libsqpack's objects into itself: no wrapper, and
+# nothing of it in .libs (an older build's may be left there).
+fuse=$bin/sqpack-fuse
+[ -x "${bin%/.libs}/sqpack-fuse" ] &&
+	! grep -qs 'temporary wrapper script' "${bin%/.libs}/sqpack-fuse" &&
+	fuse=${bin%/.libs}/sqpack-fuse
+bench_need_bins "$bin" tar2img
+[ -x "$fuse" ] || { echo "$0: sqpack-fuse not found in ${bin%/.libs}" >&2; exit 1; }
 bench_need_cmds mkfs.erofs fusermount3 python3
 src=$corpus/$tree
 bench_need_corpus "$src"
@@ -112,7 +119,7 @@ big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d
 mnt_up() {
 	case $1 in
 	kernel) mount -o loop,ro "$2" "$scratch/m" ;;
-	sqpack) "$bin/sqpack-fuse" "$2" "$scratch/m" ;;
+	sqpack) "$fuse" "$2" "$scratch/m" ;;
 	squashfuse_ll) "$sqll" "$2" "$scratch/m" ;;
 	squashfuse) "$sqhl" "$2" "$scratch/m" ;;
 	erofsfuse) "$erofsfuse" "$2" "$scratch/m" > /dev/null 2>&1 ;;
@@ -130,7 +137,7 @@ ready_of() {
 	local cmd
 	case $1 in
 	kernel) cmd=(mount -o loop,ro "$2" "$scratch/m") ;;
-	sqpack) cmd=("$bin/sqpack-fuse" -f "$2" "$scratch/m") ;;
+	sqpack) cmd=("$fuse" -f "$2" "$scratch/m") ;;
 	squashfuse_ll) cmd=("$sqll" -f "$2" "$scratch/m") ;;
 	squashfuse) cmd=("$sqhl" -f "$2" "$scratch/m") ;;
 	erofsfuse) cmd=("$erofsfuse" -f "$2" "$scratch/m") ;;

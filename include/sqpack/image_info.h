@@ -117,6 +117,45 @@ SQP_API int sqp_image_file_layout(struct sqp_image *img, uint64_t ref,
 SQP_API int sqp_file_seek(struct sqp_file *f, uint64_t off, int data,
 			  uint64_t *out);
 
+/* Where an open file's bytes are, for a reader that takes them from
+ * the image itself instead of through sqp_file_pread: sqpack-fuse hands
+ * stored blocks to the kernel from the image file (splice), and decodes
+ * a block several files' tails share once for all its threads. */
+enum sqp_span_kind {
+	/* Compressed, a hole, or laid out otherwise: read them with
+	 * sqp_file_pread. */
+	SQP_SPAN_DECODE,
+	/* Stored as they are: len bytes at pos of the image's file (the
+	 * descriptor sqp_image_desc.fd, its offset counted), checked to lie
+	 * inside the image. */
+	SQP_SPAN_STORED,
+	/* SquashFS: a tail in fragment block `shared`, at pos in the block
+	 * as decoded (sqp_image_fragment). */
+	SQP_SPAN_FRAGMENT,
+	/* EROFS: bytes of the packed inode (sqp_image_info.packed_ref),
+	 * from its byte pos on. */
+	SQP_SPAN_PACKED,
+};
+
+struct sqp_file_span {
+	int kind;                  /* enum sqp_span_kind */
+	uint64_t len;              /* bytes from the asked offset on */
+	uint64_t pos;
+	uint32_t shared;
+};
+
+/* The span of file f that starts at off (< its size) and holds at
+ * least one byte: its kind and where it is; len is at most max (> 0),
+ * less where the layout changes sooner. 0, or an error (latched). */
+SQP_API int sqp_file_span(struct sqp_file *f, uint64_t off, uint64_t max,
+			  struct sqp_file_span *out);
+
+/* SquashFS fragment block index, decoded into buf (cap bytes: the
+ * block size suffices), *len its bytes: 0, or an error (latched; an
+ * index past the fragment table is corrupt). */
+SQP_API int sqp_image_fragment(struct sqp_image *img, uint32_t index,
+			       void *buf, size_t cap, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

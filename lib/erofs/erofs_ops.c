@@ -228,6 +228,7 @@ const struct rd_format rd_erofs_format = {
 	.xattrs = xattrs,
 	.pieces = pieces,
 	.file_layout = rd_erofs_file_layout,
+	.file_span = rd_erofs_file_span,
 	.file_open = file_open,
 	.file_pread = file_pread,
 	.file_close = file_close,

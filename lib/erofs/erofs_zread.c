@@ -19,6 +19,7 @@
 
 #include "erofs/rd_erofs.h"
 #include "sqpack/error.h"
+#include "sqpack/image_info.h"
 
 int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
 		  struct rd_zfile **out)
@@ -158,4 +159,74 @@ int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: a fragment past the end "
 			      "of the packed inode", img->name);
 	return rd_zfile_pread(img, ero->packed, dst, n, off);
+}
+
+/* Stored bytes at phys..phys + len are in the image's own file (not
+ * on its extra device) and inside the image. */
+static int in_file(const struct sqp_image *img, uint64_t phys, uint64_t len)
+{
+	uint64_t end = img->dev_fd >= 0 && img->dev_at < img->end ?
+		       img->dev_at : img->end;
+
+	return end <= img->file_size && phys <= end && len <= end - phys;
+}
+
+/* A compressed file's span: its extent's, stored (a raw pcluster, not
+ * the rotated kind), packed (a fragment) or decoded. */
+static int zspan(struct sqp_image *img, struct rd_zfile *f, uint64_t off,
+		 uint64_t max, struct sqp_file_span *s)
+{
+	struct rd_extent x;
+	int ret;
+
+	if ((ret = rd_erofs_zext(img, &f->e, &f->z, off, &x)) != 0)
+		return ret;
+	if (off < x.la || off - x.la >= x.llen)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: an extent that does "
+			      "not hold the offset it was found for", img->name);
+	s->len = x.la + x.llen - off < max ? x.la + x.llen - off : max;
+	if (x.fmt == RD_Z_FRAGMENT) {
+		s->kind = SQP_SPAN_PACKED;
+		s->pos = x.pa + (off - x.la);
+	} else if (x.fmt == RD_Z_RAW && in_file(img, x.pa, x.llen)) {
+		s->kind = SQP_SPAN_STORED;
+		s->pos = img->base + x.pa + (off - x.la);
+	}
+	return 0;
+}
+
+/* sqp_file_span: a plain or chunk-based file's blocks, as long as they
+ * follow each other in the image (up to max bytes); a compressed file's
+ * extent (zspan). */
+int rd_erofs_file_span(struct sqp_file *pub, uint64_t off, uint64_t max,
+		       struct sqp_file_span *s)
+{
+	struct sqp_image *img = pub->img;
+	struct rd_zfile *f = pub->own;
+	uint64_t mask = rd_ero(img)->bs - 1, phys, at, run;
+	uint32_t len;
+	int ret;
+
+	if (rd_erofs_compressed(&f->e))
+		return zspan(img, f, off, max, s);
+	if ((ret = rd_erofs_map(img, &f->e, off & ~mask, &phys, &len)) != 0)
+		return ret;
+	run = len - (off & mask);
+	if (phys == UINT64_MAX || !in_file(img, phys, len)) {
+		s->len = run < max ? run : max;
+		return 0;
+	}
+	at = phys + (off & mask);
+	while (run < max && off + run < f->e.size) {
+		if ((ret = rd_erofs_map(img, &f->e, off + run, &phys,
+					&len)) != 0)
+			return ret;
+		if (phys != at + run || !in_file(img, phys, len))
+			break;
+		run += len;
+	}
+	s->kind = SQP_SPAN_STORED;
+	s->pos = img->base + at;
+	s->len = run < max ? run : max;
+	return 0;
 }

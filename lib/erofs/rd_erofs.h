@@ -249,6 +249,9 @@ int rd_zfile_open(struct sqp_image *img, const struct rd_einode *e,
 void rd_zfile_close(struct rd_zfile *f);
 int rd_zfile_pread(struct sqp_image *img, struct rd_zfile *f, uint8_t *dst,
 		   size_t n, uint64_t off);
+struct sqp_file_span;
+int rd_erofs_file_span(struct sqp_file *pub, uint64_t off, uint64_t max,
+		       struct sqp_file_span *s);
 /* n bytes at off of the packed inode (a fragment's). */
 int rd_erofs_packed_read(struct sqp_image *img, uint8_t *dst, size_t n,
 			 uint64_t off);

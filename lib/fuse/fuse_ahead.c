@@ -40,7 +40,10 @@ struct ahead {
 	struct fuse_cache *cache;
 	uint32_t chunk;
 	uint64_t window;            /* chunks */
-	unsigned threads;
+	/* Loaders asked for, and started: by the first prefetch, not at
+	 * mount, so a mount costs no threads until a file is read in
+	 * order (what a mount costs until ready is squashfuse's). */
+	unsigned want, threads;
 	pthread_t tid[];
 };
 
@@ -79,7 +82,6 @@ int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
 {
 	uint64_t window = WINDOW_BYTES / chunk;
 	struct ahead *a;
-	int ret = 0;
 
 	*out = NULL;
 	if (window < WINDOW_MIN)
@@ -97,16 +99,21 @@ int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
 	a->cache = c;
 	a->chunk = chunk;
 	a->window = window;
-	for (; a->threads < threads; a->threads++)
-		if ((ret = pthread_create(&a->tid[a->threads], NULL, loader,
-					  a)) != 0)
-			break;
-	if (ret != 0 && a->threads == 0) {
-		ahead_destroy(a);
-		return -ret;
-	}
-	*out = a;       /* fewer loaders than asked still prefetch */
+	a->want = threads;
+	*out = a;
 	return 0;
+}
+
+/* With a->lock held: the loaders not started yet. One that cannot be
+ * started is not asked for again: fewer loaders still prefetch, and
+ * none leaves the queue to fill up and drop what comes. */
+static void start(struct ahead *a)
+{
+	for (; a->threads < a->want; a->threads++)
+		if (pthread_create(&a->tid[a->threads], NULL, loader, a) != 0) {
+			a->want = a->threads;
+			break;
+		}
 }
 
 void ahead_destroy(struct ahead *a)
@@ -163,6 +170,8 @@ void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 	f->queued = to;
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_lock(&a->lock);
+	if (a->threads < a->want)
+		start(a);
 	for (uint64_t i = from; i < to && a->count < RING; i++) {
 		a->ring[(a->head + a->count) % RING] = (struct job){
 			.ref = ref, .idx = i, .size = f->size };

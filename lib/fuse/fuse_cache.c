@@ -27,7 +27,7 @@ struct fc_entry {
 	struct fc_entry *prev, *next;   /* unused list, when refs == 0 */
 	uint64_t ref, idx;
 	int state, err;
-	unsigned refs;
+	unsigned refs, kind;
 	size_t len;
 	uint8_t *data;
 };
@@ -141,10 +141,11 @@ static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
 {
 	uint8_t *data = NULL;
 	size_t len = 0;
+	unsigned kind = 0;
 	int ret;
 
 	pthread_mutex_unlock(&c->lock);
-	ret = c->load(c->user, e->ref, e->idx, arg, &data, &len);
+	ret = c->load(c->user, e->ref, e->idx, arg, &data, &len, &kind);
 	pthread_mutex_lock(&c->lock);
 	if (ret != 0) {
 		free(data);
@@ -154,6 +155,7 @@ static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
 	} else {
 		e->data = data;
 		e->len = len;
+		e->kind = kind;
 		e->state = READY;
 		c->used += cost(e);
 		evict(c);
@@ -228,4 +230,9 @@ const uint8_t *fc_data(const struct fc_entry *e)
 size_t fc_len(const struct fc_entry *e)
 {
 	return e->len;
+}
+
+unsigned fc_kind(const struct fc_entry *e)
+{
+	return e->kind;
 }

@@ -23,9 +23,11 @@ struct fc_entry;
 struct fuse_cache;
 
 /* Make the bytes of key (ref, idx): 0 with *data (malloc'd, given to the
- * cache) and *len, or a negative errno. arg is the get's. */
+ * cache) and *len, or a negative errno. arg is the get's. *kind (0 when
+ * called) is the user's, for what the bytes are (fc_kind). */
 typedef int (*fc_load_fn)(void *user, uint64_t ref, uint64_t idx,
-			  const void *arg, uint8_t **data, size_t *len);
+			  const void *arg, uint8_t **data, size_t *len,
+			  unsigned *kind);
 
 /* 0, or -ENOMEM. budget: bytes kept beyond those in use. */
 int fc_create(size_t budget, fc_load_fn load, void *user,
@@ -40,5 +42,6 @@ void fc_put(struct fuse_cache *c, struct fc_entry *e);
 
 const uint8_t *fc_data(const struct fc_entry *e);
 size_t fc_len(const struct fc_entry *e);
+unsigned fc_kind(const struct fc_entry *e);
 
 #endif

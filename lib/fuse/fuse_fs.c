@@ -19,6 +19,7 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 	    size_t msg_size)
 {
 	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
+	struct sqp_inode_info pk = { .struct_size = sizeof(pk) };
 	struct sqp_image *img;
 	int ret;
 
@@ -35,12 +36,22 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		ret = sqp_image_stat(img, fs->root, &ri);
 	if (ret == 0 && s->subdir != NULL && !S_ISDIR(ri.mode))
 		ret = SQP_ERR_NOT_FOUND;
+	/* EROFS's fragments are read from the packed inode's chunks; an
+	 * image whose packed inode is no file is refused here. */
+	if (ret == 0 && fs->info.packed_ref != 0 &&
+	    (ret = sqp_image_stat(img, fs->info.packed_ref, &pk)) == 0) {
+		if (!S_ISREG(pk.mode))
+			ret = SQP_ERR_CORRUPT;
+		fs->packed_size = pk.size;
+	}
 	if (ret != 0) {
 		snprintf(msg, msg_size, "%s", ret == SQP_ERR_NOT_FOUND ?
-			 "subdir: no such directory" : sqp_image_error(img));
+			 "subdir: no such directory" : sqp_image_error(img)[0] ?
+			 sqp_image_error(img) : "the packed inode is no file");
 		pool_destroy(&fs->pool);
 		return ret;
 	}
+	fs->fd = s->desc.fd;
 	/* SquashFS compresses by block; EROFS's clusters are decoded by a
 	 * file reader that keeps the last one, which 128 KiB chunks reuse. */
 	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?

@@ -26,6 +26,25 @@
 
 /* The cache index of a directory's listing (file data uses 0..). */
 #define FS_LISTING UINT64_MAX
+/* The cache's ref of SquashFS's fragment blocks, block i at index i (no
+ * inode's ref: node ids are refs plus 2). */
+#define FS_FRAGMENTS UINT64_MAX
+
+/* What a chunk's cache entry holds (fc_kind). */
+enum fs_chunk_kind {
+	FS_BYTES,       /* the chunk's bytes */
+	/* A struct fs_where: the chunk's bytes are stored as they are in
+	 * the image file, at pos; the reply is made from there (splice). */
+	FS_STORED,
+	/* A struct fs_where: the chunk's bytes are those of the shared
+	 * data ref (FS_FRAGMENTS, or EROFS's packed inode) from pos on,
+	 * cached in chunks of their own, which every file whose tail they
+	 * hold reads. */
+	FS_SHARED,
+};
+struct fs_where {
+	uint64_t ref, pos;
+};
 
 struct fs_opts {
 	int set_uid, set_gid;
@@ -43,6 +62,12 @@ struct fs {
 	struct sqp_image_info info;
 	uint64_t root;               /* the mount's root's reference */
 	uint32_t chunk;              /* file data is cached in these */
+	int fd;                      /* the image file: stored chunks */
+	uint64_t packed_size;        /* EROFS's packed inode's (info's
+				      * packed_ref), 0: none */
+	/* Bytes answered from the image file (spliced where the kernel
+	 * allows), not through the cache: what tests count. */
+	atomic_ullong stored_bytes;
 	struct fs_opts o;
 	/* -o timeout=: requests in flight and when the last one ended. */
 	atomic_uint busy;
@@ -70,7 +95,23 @@ void fs_fini(struct fs *fs);
 
 /* fuse_load.c: the cache's loader (file chunks and listings). */
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
-	    uint8_t **data, size_t *len);
+	    uint8_t **data, size_t *len, unsigned *kind);
+
+/* fuse_read.c: a read's reply, bytes off..end of file ref (of size
+ * fsize, end past off), as buffers into the cache's entries (or the
+ * image file), pinned: 0, or a negative errno (EIO: what the cache
+ * holds does not cover them, or the image file was cut short).
+ * fs_reply_free unpins and frees, whatever fs_read_reply returned. */
+struct fs_reply {
+	struct fuse_bufvec *bv;
+	struct fc_entry **pins;
+	size_t npins;
+	uint64_t stored_end;        /* image file bytes the reply needs */
+	uint64_t stored;            /* bytes it takes from there */
+};
+int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
+		  uint64_t off, uint64_t end, struct fs_reply *r);
+void fs_reply_free(struct fs *fs, struct fs_reply *r);
 
 /* A listing as cached: count entries, then their names, each
  * NUL-terminated at name_off from the blob's start, in stored (strcmp)

@@ -5,6 +5,13 @@
  * the library, which checks every block against the image), or a
  * directory's whole listing (so lookups are a binary search and a
  * readdir at any offset costs no rescan).
+ *
+ * A chunk that needs no decoding of its own is loaded as where it is
+ * (fs_where): stored as it is in the image (the reply is made from the
+ * image file), or a tail in data several files share (a SquashFS
+ * fragment block, EROFS's packed inode), which is cached once in chunks
+ * of its own: each image of the pool would otherwise decode a shared
+ * block into its own small cache, N threads N times.
  */
 #include "config.h"
 
@@ -14,21 +21,66 @@
 #include <string.h>
 
 #include "fuse_fs.h"
+#include "sqpack/image_info.h"
 
-/* Chunk idx of the file ref whose size *arg is. */
+/* A chunk whose span (sp, from its first byte) holds it whole and is
+ * not decoded by the file reader: where it is, as an FS_STORED or
+ * FS_SHARED entry (1), or 0 when it must be read. */
+static int where(struct fs *fs, const struct sqp_file_span *sp, size_t n,
+		 uint8_t **data, size_t *len, unsigned *kind)
+{
+	struct fs_where w = { 0, sp->pos };
+
+	if (sp->len < n)
+		return 0;
+	switch (sp->kind) {
+	case SQP_SPAN_STORED:
+		*kind = FS_STORED;
+		break;
+	case SQP_SPAN_FRAGMENT:
+		/* Fragment block i is FS_FRAGMENTS' chunk i (a chunk is a
+		 * block); a tail past the block is the reader's to refuse. */
+		if (sp->pos > fs->chunk || n > fs->chunk - sp->pos)
+			return 0;
+		w.ref = FS_FRAGMENTS;
+		w.pos += (uint64_t)sp->shared * fs->chunk;
+		*kind = FS_SHARED;
+		break;
+	case SQP_SPAN_PACKED:
+		if (sp->pos > fs->packed_size || n > fs->packed_size - sp->pos)
+			return 0;
+		w.ref = fs->info.packed_ref;
+		*kind = FS_SHARED;
+		break;
+	default:
+		return 0;
+	}
+	if ((*data = malloc(sizeof(w))) == NULL)
+		return SQP_ERR_NOMEM;
+	memcpy(*data, &w, sizeof(w));
+	*len = sizeof(w);
+	return 1;
+}
+
+/* Chunk idx of the file ref whose size *arg is: its bytes, or where
+ * they are when they need no decoding of their own. */
 static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		      uint64_t idx, uint64_t size, uint8_t **data,
-		      size_t *len)
+		      size_t *len, unsigned *kind)
 {
 	uint64_t off = idx * fs->chunk;
+	struct sqp_file_span sp;
 	size_t n, got = 0;
 	int ret = 0;
 
 	if (off >= size)
 		return SQP_ERR_ARG;
 	n = size - off < fs->chunk ? (size_t)(size - off) : fs->chunk;
-	if ((ret = pool_file(pi, ref)) != 0)
+	if ((ret = pool_file(pi, ref)) != 0 ||
+	    (ret = sqp_file_span(pi->file, off, n, &sp)) != 0)
 		return ret;
+	if ((ret = where(fs, &sp, n, data, len, kind)) != 0)
+		return ret < 0 ? ret : 0;
 	if ((*data = malloc(n)) == NULL)
 		return SQP_ERR_NOMEM;
 	if ((ret = sqp_file_pread(pi->file, *data, n, off, &got)) == 0 &&
@@ -36,6 +88,19 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		ret = SQP_ERR_CORRUPT;
 	*len = n;
 	return ret;
+}
+
+/* SquashFS fragment block idx, decoded once for every file whose tail
+ * it holds. */
+static int load_fragment(struct fs *fs, struct pool_img *pi, uint64_t idx,
+			 uint8_t **data, size_t *len)
+{
+	if (idx > UINT32_MAX)
+		return SQP_ERR_CORRUPT;
+	if ((*data = malloc(fs->chunk)) == NULL)
+		return SQP_ERR_NOMEM;
+	return sqp_image_fragment(pi->img, (uint32_t)idx, *data, fs->chunk,
+				  len);
 }
 
 struct names {
@@ -117,7 +182,7 @@ static int load_listing(struct pool_img *pi, uint64_t ref, uint8_t **data,
 }
 
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
-	    uint8_t **data, size_t *len)
+	    uint8_t **data, size_t *len, unsigned *kind)
 {
 	struct fs *fs = user;
 	struct pool_img *pi;
@@ -127,9 +192,11 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 		return ret;
 	if (idx == FS_LISTING)
 		ret = load_listing(pi, ref, data, len);
+	else if (ref == FS_FRAGMENTS)
+		ret = load_fragment(fs, pi, idx, data, len);
 	else
 		ret = load_chunk(fs, pi, ref, idx, *(const uint64_t *)arg,
-				 data, len);
+				 data, len, kind);
 	if (ret != 0 && fs->o.warn != NULL) {
 		char msg[512];
 

@@ -330,55 +330,36 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 }
 
 /* The chunks a read covers, pinned, answered without a copy: the
- * kernel takes the bytes from the cache's buffers. Those after them are
- * prefetched when the reads go in order (fuse_ahead.h). */
+ * kernel takes the bytes from the cache's buffers, or from the image
+ * file where they are stored as they are (spliced, where the kernel
+ * allows: op_init). Those after them are prefetched when the reads go
+ * in order (fuse_ahead.h). */
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino);
-	uint64_t end, first, n;
-	struct fc_entry **ces = NULL;
-	struct fuse_bufvec *bv = NULL;
-	int ret = 0;
+	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino), end;
+	struct fs_reply r;
+	int ret;
 
 	if (off < 0 || (uint64_t)off >= fsize || size == 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return done(fs);
 	}
 	end = fsize - (uint64_t)off < size ? fsize : (uint64_t)off + size;
-	first = (uint64_t)off / fs->chunk;
-	n = (end - 1) / fs->chunk - first + 1;
-	ahead_read(fs->ahead, file_of(fi), ref, first, first + n - 1);
-	ces = calloc(n, sizeof(*ces));
-	bv = malloc(sizeof(*bv) + n * sizeof(bv->buf[0]));
-	if (ces == NULL || bv == NULL) {
-		ret = -ENOMEM;
-		n = 0;
-	} else {
-		*bv = (struct fuse_bufvec)FUSE_BUFVEC_INIT(0);
-		bv->count = 0;
-	}
-	for (uint64_t i = 0; ret == 0 && i < n; i++) {
-		uint64_t at = (first + i) * fs->chunk;
-		uint64_t from = i == 0 ? (uint64_t)off - at : 0;
-		uint64_t to = end - at < fs->chunk ? end - at : fs->chunk;
-
-		if ((ret = fc_get(fs->cache, ref, first + i, &fsize,
-				  &ces[i])) != 0)
-			break;
-		bv->buf[i] = (struct fuse_buf){ .size = (size_t)(to - from),
-			.mem = (void *)(fc_data(ces[i]) + from) };
-		bv->count++;
-	}
-	if (ret != 0)
+	ahead_read(fs->ahead, file_of(fi), ref, (uint64_t)off / fs->chunk,
+		   (end - 1) / fs->chunk);
+	if ((ret = fs_read_reply(fs, ref, fsize, (uint64_t)off, end,
+				 &r)) != 0) {
 		fuse_reply_err(req, -ret);
-	else
-		fuse_reply_data(req, bv, FUSE_BUF_NO_SPLICE);
-	for (uint64_t i = 0; i < n; i++)
-		fc_put(fs->cache, ces[i]);
-	free(ces);
-	free(bv);
+	} else {
+		atomic_fetch_add(&fs->stored_bytes, r.stored);
+		/* Buffers in memory are copied either way: splice would
+		 * write them into a pipe first. */
+		fuse_reply_data(req, r.bv, r.stored != 0 ? 0 :
+				FUSE_BUF_NO_SPLICE);
+	}
+	fs_reply_free(fs, &r);
 	done(fs);
 }
 
@@ -491,11 +472,17 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	done(fs);
 }
 
-/* Symlinks kept by the kernel, and readdirplus whenever it helps. */
+/* Symlinks kept by the kernel, and readdirplus whenever it helps.
+ * Replies spliced from the image file (stored data) where the kernel
+ * takes them: SPLICE_WRITE. Not SPLICE_READ, which would read every
+ * request through a pipe, for the writes a read-only mount never gets;
+ * nor SPLICE_MOVE, which would hand the image's page-cache pages over. */
 static void op_init(void *user, struct fuse_conn_info *conn)
 {
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {

@@ -323,3 +323,33 @@ SQP_API int sqp_file_seek(struct sqp_file *f, uint64_t off, int data,
 	*out = ret == 0 ? f->ino.size : w.found;
 	return 0;
 }
+
+SQP_API int sqp_file_span(struct sqp_file *f, uint64_t off, uint64_t max,
+			  struct sqp_file_span *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (f->img->err.code != 0)
+		return f->img->err.code;
+	if (off >= f->ino.size || max == 0)
+		return rd_err(f->img, SQP_ERR_ARG, "%s: a span at %llu of a "
+			      "file of %llu bytes", f->img->name,
+			      (unsigned long long)off,
+			      (unsigned long long)f->ino.size);
+	out->kind = SQP_SPAN_DECODE;
+	out->len = f->ino.size - off < max ? f->ino.size - off : max;
+	if (f->img->fmt->file_span == NULL)
+		return 0;
+	return f->img->fmt->file_span(f, off, out->len, out);
+}
+
+SQP_API int sqp_image_fragment(struct sqp_image *img, uint32_t index,
+			       void *buf, size_t cap, size_t *len)
+{
+	*len = 0;
+	if (img->err.code != 0)
+		return img->err.code;
+	if (img->fmt->fragment == NULL)
+		return rd_err(img, SQP_ERR_ARG, "%s: the format has no "
+			      "fragment blocks", img->name);
+	return img->fmt->fragment(img, index, buf, cap, len);
+}

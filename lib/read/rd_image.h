@@ -243,6 +243,7 @@ struct sqp_file;
 struct sqp_image_info;
 struct sqp_image_layout;
 struct sqp_file_layout;
+struct sqp_file_span;
 
 /*
  * A format's back end: the one table the core calls, set when the image
@@ -290,6 +291,13 @@ struct rd_format {
 	int (*file_pread)(struct sqp_file *f, uint8_t *dst, size_t n,
 			  uint64_t off);
 	void (*file_close)(struct sqp_file *f);
+	/* Optional: sqp_file_span (off < size, max > 0; the core fills
+	 * a DECODE span of max bytes before); sqp_image_fragment (NULL:
+	 * the format has no fragment blocks). */
+	int (*file_span)(struct sqp_file *f, uint64_t off, uint64_t max,
+			 struct sqp_file_span *s);
+	int (*fragment)(struct sqp_image *img, uint32_t index, uint8_t *buf,
+			size_t cap, size_t *len);
 	/* The block reader: a regular file's jobs; optional, a plan of
 	 * what blocks several files share (before the first entry); the
 	 * decoding of an extent job on a worker (own_codec), with the

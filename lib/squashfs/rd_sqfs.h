@@ -138,6 +138,10 @@ int rd_sqfs_file_open(struct sqp_file *f);
 int rd_sqfs_file_pread(struct sqp_file *f, uint8_t *dst, size_t n,
 		       uint64_t off);
 void rd_sqfs_file_close(struct sqp_file *f);
+int rd_sqfs_file_span(struct sqp_file *f, uint64_t off, uint64_t max,
+		      struct sqp_file_span *s);
+int rd_sqfs_fragment(struct sqp_image *img, uint32_t index, uint8_t *buf,
+		     size_t cap, size_t *len);
 
 /* sqfs_layout.c */
 int rd_sqfs_layout(struct sqp_image *img, struct sqp_image_layout *o);

@@ -30,6 +30,7 @@
 #include "squashfs/rd_sqfs.h"
 #include "sqpack/error.h"
 #include "util/endian.h"
+#include "sqpack/image_info.h"
 #include "util/fileio.h"
 
 #define NO_BLOCK UINT64_MAX
@@ -82,46 +83,52 @@ int rd_sqfs_file_open(struct sqp_file *pub)
 	return 0;
 }
 
-/* Read disk bytes at pos (stored raw or not) into dst (a block): at
- * least want bytes. */
-static int load(struct sq_file *f, uint8_t *dst, uint64_t pos,
-		uint32_t word, uint32_t want, const char *what)
+/* Read disk bytes at pos (stored raw or not) into dst (a block), cbuf
+ * a block to decompress from: at least want bytes. inode: for
+ * messages. */
+static int load_at(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
+		   uint8_t *dst, uint64_t pos, uint32_t word, uint32_t want,
+		   const char *what)
 {
-	struct sqp_image *img = f->img;
 	uint32_t disk = word & SQFS_BLOCK_SIZE_MASK;
 	int n, ret;
 
 	if (disk > img->block_size || pos > img->end ||
 	    disk > img->end - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: %s at %llu "
-			      "lies outside the image", img->name,
-			      sqi(f->ino)->raw.inode_number, what,
+			      "lies outside the image", img->name, inode, what,
 			      (unsigned long long)pos);
 	if (word & SQFS_BLOCK_UNCOMPRESSED) {
 		if ((ret = rd_read_at(img, pos, dst, disk, what)) != 0)
 			return ret;
 		n = (int)disk;
 	} else {
-		if ((ret = rd_read_at(img, pos, f->cbuf, disk, what)) != 0)
+		if ((ret = rd_read_at(img, pos, cbuf, disk, what)) != 0)
 			return ret;
-		n = sqp_decompress(sq(img)->codec, f->cbuf, disk, dst,
+		n = sqp_decompress(sq(img)->codec, cbuf, disk, dst,
 				   img->block_size);
 	}
 	if (n < 0 || (uint32_t)n < want)
 		return rd_err(img, n < 0 ? SQP_ERR_BAD_DATA : SQP_ERR_CORRUPT,
-			      "%s: inode %u: %s at %llu %s", img->name,
-			      sqi(f->ino)->raw.inode_number, what,
-			      (unsigned long long)pos, n < 0 ?
+			      "%s: inode %u: %s at %llu %s", img->name, inode,
+			      what, (unsigned long long)pos, n < 0 ?
 			      "does not decompress" : "is too short");
 	return n;
 }
 
-/* Block idx (< block_count) into blk. */
-static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
+static int load(struct sq_file *f, uint8_t *dst, uint64_t pos,
+		uint32_t word, uint32_t want, const char *what)
+{
+	return load_at(f->img, f->cbuf, sqi(f->ino)->raw.inode_number, dst,
+		       pos, word, want, what);
+}
+
+/* Move the cursor onto block idx (< block_count): *word is its size
+ * word, f->disk where it starts, f->next idx + 1. */
+static int walk_to(struct sq_file *f, uint64_t idx, uint32_t *word)
 {
 	struct sqp_image *img = f->img;
 	uint8_t raw[4];
-	uint32_t word;
 	int ret;
 
 	if (idx < f->next) {
@@ -132,16 +139,27 @@ static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
 	for (;;) {
 		if ((ret = meta_read(img, &f->word, raw, 4)) != 0)
 			return ret;
-		word = sqp_get32(raw);
-		if ((word & SQFS_BLOCK_SIZE_MASK) > img->block_size)
+		*word = sqp_get32(raw);
+		if ((*word & SQFS_BLOCK_SIZE_MASK) > img->block_size)
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
 				      "of %u bytes", img->name,
 				      sqi(f->ino)->raw.inode_number,
-				      word & SQFS_BLOCK_SIZE_MASK);
+				      *word & SQFS_BLOCK_SIZE_MASK);
 		if (f->next++ == idx)
-			break;
-		f->disk += word & SQFS_BLOCK_SIZE_MASK;
+			return 0;
+		f->disk += *word & SQFS_BLOCK_SIZE_MASK;
 	}
+}
+
+/* Block idx (< block_count) into blk. */
+static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
+{
+	struct sqp_image *img = f->img;
+	uint32_t word;
+	int ret;
+
+	if ((ret = walk_to(f, idx, &word)) != 0)
+		return ret;
 	if ((word & SQFS_BLOCK_SIZE_MASK) == 0) {
 		memset(f->blk, 0, want);
 		ret = 0;
@@ -157,13 +175,26 @@ static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
 	return ret < 0 ? ret : 0;
 }
 
+/* Fragment block index decompressed into dst (a block), through cbuf
+ * (a block): its length, or an error. inode: for messages. */
+static int frag_decode(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
+		       uint32_t index, uint8_t *dst)
+{
+	struct sqfs_frag_entry fe;
+	int ret;
+
+	if ((ret = rd_fragment(img, index, &fe)) != 0)
+		return ret;
+	return load_at(img, cbuf, inode, dst, fe.start, fe.size, 0,
+		       "fragment block");
+}
+
 /* Fragment block index, decompressed, from the image's cache. */
 static int frag_block(struct sq_file *f, uint32_t index,
 		      struct rd_frag_slot **out)
 {
 	struct sqp_image *img = f->img;
 	struct rd_frag_slot *s = &sq(img)->frags[0];
-	struct sqfs_frag_entry fe;
 	int n;
 
 	for (unsigned i = 0; i < RD_FRAG_SLOTS; i++) {
@@ -177,12 +208,11 @@ static int frag_block(struct sq_file *f, uint32_t index,
 		if (c->used < s->used)
 			s = c;
 	}
-	if ((n = rd_fragment(img, index, &fe)) != 0)
-		return n;
 	if (s->buf == NULL && (s->buf = malloc(img->block_size)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	s->len = 0;
-	if ((n = load(f, s->buf, fe.start, fe.size, 0, "fragment block")) < 0)
+	if ((n = frag_decode(img, f->cbuf, sqi(f->ino)->raw.inode_number,
+			     index, s->buf)) < 0)
 		return n;
 	s->index = index;
 	s->len = (uint32_t)n;
@@ -257,5 +287,63 @@ int rd_sqfs_file_pread(struct sqp_file *pub, uint8_t *d, size_t n,
 		off += take;
 		n -= take;
 	}
+	return 0;
+}
+
+/* sqp_file_span: a block stored uncompressed is read from the image as
+ * it lies; the tail is in its fragment block; anything else decodes. A
+ * stored block must hold exactly the bytes the file size gives it, as
+ * load_block requires. */
+int rd_sqfs_file_span(struct sqp_file *pub, uint64_t off, uint64_t max,
+		      struct sqp_file_span *s)
+{
+	struct sq_file *f = pub->own;
+	struct sqp_image *img = f->img;
+	uint32_t bs = img->block_size, in = (uint32_t)(off % bs), word, disk;
+	uint64_t idx = off / bs, rest = f->size - idx * bs;
+	uint32_t want = rest < bs ? (uint32_t)rest : bs;
+	int ret;
+
+	s->kind = SQP_SPAN_DECODE;
+	s->len = want - in < max ? want - in : max;
+	if (idx >= f->ino->block_count) {
+		if (!f->has_frag || idx != f->ino->block_count)
+			return 0;       /* the reader will say why */
+		s->kind = SQP_SPAN_FRAGMENT;
+		s->shared = sqi(f->ino)->raw.u.file.frag_index;
+		s->pos = (uint64_t)sqi(f->ino)->raw.u.file.frag_offset + in;
+		return 0;
+	}
+	if ((ret = walk_to(f, idx, &word)) != 0)
+		return ret;
+	disk = word & SQFS_BLOCK_SIZE_MASK;
+	if ((word & SQFS_BLOCK_UNCOMPRESSED) && disk == want &&
+	    f->disk <= img->end && disk <= img->end - f->disk &&
+	    img->end <= img->file_size && (img->dev_fd < 0 ||
+					   f->disk + disk <= img->dev_at)) {
+		s->kind = SQP_SPAN_STORED;
+		s->pos = img->base + f->disk + in;
+	}
+	f->disk += disk;
+	return 0;
+}
+
+int rd_sqfs_fragment(struct sqp_image *img, uint32_t index, uint8_t *buf,
+		     size_t cap, size_t *len)
+{
+	uint8_t *cbuf;
+	int n;
+
+	*len = 0;
+	if (cap < img->block_size)
+		return rd_err(img, SQP_ERR_ARG, "%s: a fragment block needs "
+			      "%u bytes", img->name, img->block_size);
+	if ((cbuf = malloc(img->block_size)) == NULL)
+		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+	n = frag_decode(img, cbuf, 0, index, buf);
+	free(cbuf);
+	if (n < 0)
+		return n;
+	*len = (size_t)n;
 	return 0;
 }

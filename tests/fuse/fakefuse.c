@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fakefuse.h"
 
@@ -162,8 +163,9 @@ int fuse_reply_data(fuse_req_t req, struct fuse_bufvec *bufv,
 	for (size_t i = bufv->idx; i < bufv->count; i++) {
 		size_t skip = i == bufv->idx ? bufv->off : 0;
 
-		if (bufv->buf[i].flags & FUSE_BUF_IS_FD)
-			die("a descriptor buffer (not faked)");
+		if ((bufv->buf[i].flags & FUSE_BUF_IS_FD) &&
+		    !(bufv->buf[i].flags & FUSE_BUF_FD_SEEK))
+			die("a descriptor buffer without a position");
 		if (skip > bufv->buf[i].size)
 			die("a buffer offset past its end");
 		n += bufv->buf[i].size - skip;
@@ -173,9 +175,17 @@ int fuse_reply_data(fuse_req_t req, struct fuse_bufvec *bufv,
 		size_t skip = i == bufv->idx ? bufv->off : 0;
 		size_t len = bufv->buf[i].size - skip;
 
-		if (len > 0)
+		if (len > 0 && (bufv->buf[i].flags & FUSE_BUF_IS_FD)) {
+			/* As libfuse would splice or read it: a short read
+			 * is a reply the kernel would take for the end. */
+			if (pread(bufv->buf[i].fd, req->buf + at, len,
+				  bufv->buf[i].pos + (off_t)skip) != (ssize_t)len)
+				die("a descriptor buffer past its file's end");
+			req->fd_bytes += len;
+		} else if (len > 0) {
 			memcpy(req->buf + at, (const char *)bufv->buf[i].mem +
 			       skip, len);
+		}
 		at += len;
 	}
 	(void)flags;

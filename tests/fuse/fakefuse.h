@@ -39,6 +39,8 @@ struct fuse_req {
 	struct statvfs sv;
 	char *buf;                   /* FAKE_BUF, FAKE_READLINK (its NUL */
 	size_t len;                  /* counted): the bytes, malloc'd */
+	size_t fd_bytes;             /* FAKE_BUF: of them, read from a
+				      * descriptor (fuse_reply_data) */
 	size_t xattr_size;
 	off_t off;                   /* FAKE_LSEEK */
 };

@@ -18,7 +18,9 @@
 # ELOOP where the kernel finds a directory in itself, with the daemon
 # alive after; counts in refused and eio.
 
-FUSE=$SQP_BIN/sqpack-fuse
+# sqpack-fuse links libsqpack's objects into itself: bin/sqpack-fuse is
+# the program, never a wrapper.
+FUSE=$top_builddir/bin/sqpack-fuse
 # cannot WHY: skip the script, or fail it where SQPACK_REQUIRE_FUSE=yes
 # (CI, where FUSE is there and the tool must be built).
 cannot() { skip_unless_required SQPACK_REQUIRE_FUSE "the FUSE tests" "$1"; }

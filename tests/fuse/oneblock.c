@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oneblock.c - oneblock IMAGE NAME CHUNK COPY: 64 threads read chunk
- * CHUNK of the file NAME (in the image's root) through sqpack-fuse's
- * read operation at once, on a fresh cache, with no kernel between
- * (fakefuse.c answers for libfuse). Each must get the bytes of COPY,
- * and the chunk must be loaded (decompressed) once: the cache's loader
- * is counted, and it waits for every thread to have asked before it
- * runs, so the other 63 meet a miss in progress. Run under TSan in CI
- * (tests/fuse/threads.sh). Exit 0, or 1 with the reasons on stderr.
+ * oneblock.c - oneblock MODE IMAGE SRCDIR CHUNK NAME...: 64 threads read
+ * chunk CHUNK of the files NAME (in the image's root; thread i the
+ * (i mod count)th) through sqpack-fuse's read operation at once, on a
+ * fresh cache, with no kernel between (fakefuse.c answers for libfuse).
+ * Each must get the bytes of SRCDIR/NAME there, and what is shared must
+ * be loaded once: the cache's loader is counted, and it waits for every
+ * thread to have asked before it runs, so the others meet a miss in
+ * progress. MODE says what is counted:
+ *   decoded   the file's chunk, loaded (decompressed) once;
+ *   stored    the same, and every reply taken whole from the image file
+ *             (a descriptor buffer, which libfuse splices);
+ *   fragment  what the files' tails share (a SquashFS fragment block,
+ *             EROFS's packed inode), decoded once for all, not once per
+ *             image of the pool.
+ * Run under TSan in CI (tests/fuse/threads.sh). Exit 0, or 1 with the
+ * reasons on stderr.
  */
 #include "config.h"
 
@@ -26,80 +34,119 @@
 
 #define READERS 64
 
-struct counted {
-	struct fs fs;
-	atomic_uint loads;          /* of file data, not listings */
-	atomic_uint arrived;        /* readers that have asked */
+struct file {
 	fuse_ino_t ino;
 	struct fuse_file_info fi;
-	uint64_t chunk;
-	const char *copy;           /* the chunk's bytes */
+	char *copy;                 /* the chunk's bytes */
 	size_t len;
+};
+
+struct counted {
+	struct fs fs;
+	int fragments;              /* count fragment blocks, not chunks */
+	int stored;                 /* replies must be the descriptor's */
+	atomic_uint loads;
+	atomic_uint arrived;        /* readers that have asked */
+	uint64_t chunk;
+	struct file files[READERS];
+	unsigned count;
 	atomic_uint wrong;          /* readers that got other bytes */
 };
 
-/* fs_load, counted; a data chunk's load waits (5 s at most) until every
+struct reader {
+	struct counted *c;
+	unsigned i;
+};
+
+/* fs_load, counted; a counted load waits (5 s at most) until every
  * reader has called read, so their gets overlap this miss. */
 static int counting_load(void *user, uint64_t ref, uint64_t idx,
-			 const void *arg, uint8_t **data, size_t *len)
+			 const void *arg, uint8_t **data, size_t *len,
+			 unsigned *kind)
 {
 	struct counted *c = user;
 	struct timespec ms = { 0, 1000000 };
 
-	if (idx != FS_LISTING) {
+	int shared = ref == FS_FRAGMENTS ||
+		     (c->fs.info.packed_ref != 0 && ref == c->fs.info.packed_ref);
+
+	if (idx != FS_LISTING && shared == c->fragments) {
 		atomic_fetch_add(&c->loads, 1);
 		for (int i = 0; i < 5000 &&
 		     atomic_load(&c->arrived) < READERS; i++)
 			nanosleep(&ms, NULL);
 	}
-	return fs_load(&c->fs, ref, idx, arg, data, len);
+	return fs_load(&c->fs, ref, idx, arg, data, len, kind);
 }
 
 static void *reader(void *arg)
 {
-	struct counted *c = arg;
+	const struct reader *rd = arg;
+	struct counted *c = rd->c;
+	const struct file *f = &c->files[rd->i % c->count];
 	struct fuse_req r = { 0 };
-	struct fuse_file_info fi = c->fi;
+	struct fuse_file_info fi = f->fi;
 
-	fake_req(&r, &c->fs, c->len);
+	fake_req(&r, &c->fs, f->len);
 	atomic_fetch_add(&c->arrived, 1);
-	fs_ops.read(&r, c->ino, c->len, (off_t)(c->chunk * c->fs.chunk), &fi);
+	fs_ops.read(&r, f->ino, f->len, (off_t)(c->chunk * c->fs.chunk), &fi);
 	fake_answered(&r, "read", FAKE_BUF, FAKE_NONE);
-	if (r.kind != FAKE_BUF || r.len != c->len ||
-	    memcmp(r.buf, c->copy, c->len) != 0)
+	if (r.kind != FAKE_BUF || r.len != f->len ||
+	    memcmp(r.buf, f->copy, f->len) != 0 ||
+	    (c->stored && r.fd_bytes != f->len))
 		atomic_fetch_add(&c->wrong, 1);
 	fake_req_free(&r);
 	return NULL;
 }
 
-/* COPY's bytes, malloc'd, in *out (*len of them): 0 or -1. */
-static int slurp(const char *path, char **out, size_t *len)
+/* SRCDIR/NAME's bytes in the chunk, malloc'd, in f: 0 or -1. */
+static int slurp(struct counted *c, const char *dir, const char *name,
+		 struct file *f)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = f != NULL ? malloc(16 << 20) : NULL;
+	char path[4096];
+	ssize_t n;
+	int fd;
 
-	if (buf == NULL || (*len = fread(buf, 1, 16 << 20, f)) == 0 ||
-	    ferror(f)) {
-		if (f != NULL)
-			fclose(f);
-		free(buf);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_RDONLY)) < 0)
 		return -1;
-	}
-	fclose(f);
-	*out = buf;
+	f->copy = malloc(c->fs.chunk);
+	n = f->copy == NULL ? -1 : pread(fd, f->copy, c->fs.chunk,
+					 (off_t)(c->chunk * c->fs.chunk));
+	close(fd);
+	if (n <= 0)
+		return -1;
+	f->len = (size_t)n;
 	return 0;
 }
 
-/* The file opened through lookup and open, the cache made counting. */
-static int setup(struct counted *c, int fd, const char *image,
-		 const char *name)
+/* The file name opened through lookup and open into f. */
+static int open_one(struct counted *c, const char *name, struct file *f)
+{
+	struct fuse_req r = { 0 };
+
+	fake_req(&r, &c->fs, SIZE_MAX);
+	fs_ops.lookup(&r, FUSE_ROOT_ID, name);
+	fake_answered(&r, "lookup", FAKE_ENTRY, FAKE_NONE);
+	if (r.kind != FAKE_ENTRY || r.entry.ino == 0)
+		return -1;
+	f->ino = r.entry.ino;
+	f->fi.flags = O_RDONLY;
+	fake_req(&r, &c->fs, SIZE_MAX);
+	fs_ops.open(&r, f->ino, &f->fi);
+	fake_answered(&r, "open", FAKE_OPEN, FAKE_NONE);
+	f->fi = r.fi;
+	return r.kind == FAKE_OPEN ? 0 : -1;
+}
+
+/* The file system on image, its cache made counting. */
+static int setup(struct counted *c, int fd, const char *image)
 {
 	struct fs_setup s = {
 		.desc = { .struct_size = sizeof(s.desc), .fd = fd,
 			  .name = image },
 		.threads = READERS, .cache_bytes = 64 << 20,
 	};
-	struct fuse_req r = { 0 };
 	char msg[256];
 
 	if (fs_init(&c->fs, &s, msg, sizeof(msg)) != 0) {
@@ -107,57 +154,58 @@ static int setup(struct counted *c, int fd, const char *image,
 		return -1;
 	}
 	fc_destroy(c->fs.cache);
-	if (fc_create(64 << 20, counting_load, c, &c->fs.cache) != 0)
-		return -1;
-	fake_req(&r, &c->fs, SIZE_MAX);
-	fs_ops.lookup(&r, FUSE_ROOT_ID, name);
-	fake_answered(&r, "lookup", FAKE_ENTRY, FAKE_NONE);
-	if (r.kind != FAKE_ENTRY || r.entry.ino == 0)
-		return -1;
-	c->ino = r.entry.ino;
-	c->fi.flags = O_RDONLY;
-	fake_req(&r, &c->fs, SIZE_MAX);
-	fs_ops.open(&r, c->ino, &c->fi);
-	fake_answered(&r, "open", FAKE_OPEN, FAKE_NONE);
-	c->fi = r.fi;
-	return r.kind == FAKE_OPEN ? 0 : -1;
+	return fc_create(64 << 20, counting_load, c, &c->fs.cache);
 }
 
 int main(int argc, char **argv)
 {
 	static struct counted c;
+	static struct reader rd[READERS];
 	pthread_t tid[READERS];
 	struct fuse_req r = { 0 };
-	char *copy = NULL;
 	int fd, ok;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: oneblock IMAGE NAME CHUNK COPY\n");
+	if (argc < 6 || argc - 5 > READERS) {
+		fprintf(stderr, "usage: oneblock decoded|stored|fragment "
+			"IMAGE SRCDIR CHUNK NAME...\n");
 		return 2;
 	}
-	c.chunk = strtoull(argv[3], NULL, 10);
-	if ((fd = open(argv[1], O_RDONLY)) < 0 ||
-	    slurp(argv[4], &copy, &c.len) != 0 ||
-	    setup(&c, fd, argv[1], argv[2]) != 0) {
+	c.fragments = strcmp(argv[1], "fragment") == 0;
+	c.stored = strcmp(argv[1], "stored") == 0;
+	c.chunk = strtoull(argv[4], NULL, 10);
+	c.count = (unsigned)(argc - 5);
+	if ((fd = open(argv[2], O_RDONLY)) < 0 || setup(&c, fd, argv[2]) != 0) {
 		fprintf(stderr, "oneblock: cannot set up: %s\n", strerror(errno));
 		return 1;
 	}
-	c.copy = copy;
-	for (int i = 0; i < READERS; i++)
-		if (pthread_create(&tid[i], NULL, reader, &c) != 0)
+	for (unsigned i = 0; i < c.count; i++)
+		if (slurp(&c, argv[3], argv[5 + i], &c.files[i]) != 0 ||
+		    open_one(&c, argv[5 + i], &c.files[i]) != 0) {
+			fprintf(stderr, "oneblock: cannot open %s\n",
+				argv[5 + i]);
 			return 1;
+		}
+	for (unsigned i = 0; i < READERS; i++) {
+		rd[i] = (struct reader){ &c, i };
+		if (pthread_create(&tid[i], NULL, reader, &rd[i]) != 0)
+			return 1;
+	}
 	for (int i = 0; i < READERS; i++)
 		pthread_join(tid[i], NULL);
 	ok = atomic_load(&c.loads) == 1 && atomic_load(&c.wrong) == 0;
 	if (!ok)
-		fprintf(stderr, "oneblock: %u loads of the chunk (1 expected), "
-			"%u readers got other bytes\n", atomic_load(&c.loads),
-			atomic_load(&c.wrong));
-	fake_req(&r, &c.fs, SIZE_MAX);
-	fs_ops.release(&r, c.ino, &c.fi);
+		fprintf(stderr, "oneblock: %u loads of the %s (1 expected), "
+			"%u readers got other bytes%s\n", atomic_load(&c.loads),
+			c.fragments ? "fragment block" : "chunk",
+			atomic_load(&c.wrong), c.stored ?
+			" or not from the image file" : "");
+	for (unsigned i = 0; i < c.count; i++) {
+		fake_req(&r, &c.fs, SIZE_MAX);
+		fs_ops.release(&r, c.files[i].ino, &c.files[i].fi);
+		free(c.files[i].copy);
+	}
 	fake_req_free(&r);
 	fs_fini(&c.fs);
-	free(copy);
 	close(fd);
 	return ok ? 0 : 1;
 }

@@ -16,13 +16,36 @@ COMMON_NEEDS_TAR2IMG=no
 T=$SCRATCH
 mkdir -p "$T/src" "$T/m" || exit 99
 seq 1 700000 > "$T/src/f" || exit 99     # 4.6 MB, 36 blocks of 128 KiB
+# Random bytes: blocks the packer stores as they are; 64 small files:
+# tails in one fragment block (one packed inode, EROFS).
+head -c 300000 /dev/urandom > "$T/src/r" || exit 99
+smalls=
+for i in $(seq 1 64); do
+	echo "small file $i" > "$T/src/s$i" || exit 99
+	smalls="$smalls s$i"
+done
 run "the image" "$SQP_BIN/dir2img" -q "$T/o.sqfs" "$T/src" || finish
+run "the EROFS image" "$SQP_BIN/dir2img" -q --format erofs "$T/o.erofs" "$T/src" || finish
+run "the EROFS image with fragments" "$SQP_BIN/dir2img" -q --format erofs \
+	-c gzip --erofs-fragments "$T/fr.erofs" "$T/src" || finish
 dd if="$T/src/f" of="$T/block" bs=128K skip=5 count=1 2> /dev/null || exit 99
+oneblock="$top_builddir/tests/fuse/oneblock"
 check "64 threads read block 5 at once: their bytes, decompressed once" \
-	"$top_builddir/tests/fuse/oneblock" "$T/o.sqfs" f 5 "$T/block"
+	"$oneblock" decoded "$T/o.sqfs" "$T/src" 5 f
+check "64 threads read a stored block: its bytes, from the image file" \
+	"$oneblock" stored "$T/o.sqfs" "$T/src" 1 r
+check "EROFS, 64 threads read stored data: its bytes, from the image file" \
+	"$oneblock" stored "$T/o.erofs" "$T/src" 1 r
+# shellcheck disable=SC2086
+check "64 threads read 64 tails of one fragment block: decoded once" \
+	"$oneblock" fragment "$T/o.sqfs" "$T/src" 0 $smalls
+# shellcheck disable=SC2086
+check "EROFS, 64 threads read 64 files of the packed inode: decoded once" \
+	"$oneblock" fragment "$T/fr.erofs" "$T/src" 0 $smalls
 
 fuse_usable
-"$FUSE" -f -o cachesize=512K "$T/o.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
+cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
+"$FUSE" -f -o cachesize=512K "$T/t.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
 pid=$!
 wait_mounted $pid "$T/m" || { fail "not mounted: $(cat "$T/fg.err")"; wait_gone $pid; finish; }
 
@@ -32,7 +55,7 @@ readers() {
 	rn=$1; shift
 	i=0 pids=
 	while [ $i -lt "$rn" ]; do
-		dd if="$T/m/f" of="$T/r$i" iflag=direct "$@" 2> "$T/r$i.err" &
+		dd if="$T/m/${rfile:-f}" of="$T/r$i" iflag=direct "$@" 2> "$T/r$i.err" &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
@@ -53,8 +76,42 @@ run "16 readers of one block at once" readers 16 bs=128K skip=5 count=1 &&
 	check "16 readers of one block: each got its bytes" same_as 16 "$T/block"
 run "8 readers of the whole file at once" readers 8 bs=64K &&
 	check "8 readers of the whole file: each got its bytes" same_as 8 "$T/src/f"
+# The stored file: its bytes, replied from the image file, spliced
+# where libfuse can (strace, attached to the daemon's threads, sees it).
+spid=
+if command -v strace > /dev/null 2>&1; then
+	strace -f -e trace=splice -o "$T/strace" -p $pid 2> "$T/strace.err" &
+	spid=$!
+	i=0
+	while [ $i -lt 250 ] && kill -0 $spid 2> /dev/null &&
+		! grep -q attached "$T/strace.err"; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	grep -q attached "$T/strace.err" || { wait $spid; spid=; }
+fi
+rfile=r
+run "8 readers of the stored file at once" readers 8 bs=64K &&
+	check "8 readers of the stored file: each got its bytes" same_as 8 "$T/src/r"
+# Its image cut short under the mount: the stored chunks, cached as
+# places in it, give EIO (not a short read the kernel would take for
+# the file's end).
+truncate -s 20000 "$T/t.sqfs" || exit 99
+if dd if="$T/m/r" of=/dev/null iflag=direct bs=64K 2> "$T/cut.err"; then
+	fail "the image cut short: the stored file read without an error"
+else
+	check "the image cut short: the stored file gives EIO" \
+		grep -q 'Input/output error' "$T/cut.err"
+fi
 unmount "$T/m"
 wait_gone $pid
+# strace ends with the daemon.
+if [ -n "$spid" ] && wait $spid; then
+	check "the stored file's replies spliced ($(grep -c 'splice(' "$T/strace") calls)" \
+		grep -q 'splice(' "$T/strace"
+else
+	skipc "splice: strace cannot trace the daemon: $(head -c 200 "$T/strace.err" 2> /dev/null)"
+fi
 check "unmounted: exit 0 ($rc)" [ $rc = 0 ]
 check "nothing on stderr (a sanitizer's report): $(head -c 300 "$T/fg.err")" [ ! -s "$T/fg.err" ]
 finish
