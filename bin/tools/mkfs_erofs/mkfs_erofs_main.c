@@ -115,7 +115,7 @@ static void usage(FILE *f)
 	      "  --sort=none|path --max-extent-bytes=# (at least 4096)\n"
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
-	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
+	      "  --mount-point=PATH --product-out=DIR (Android's built-in fs_config)\n"
 	      "  -Eztailpacking -Efragments\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
