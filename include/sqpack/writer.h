@@ -269,6 +269,10 @@ struct sqp_writer_desc {
 	 * bad line fails create (SQP_ERR_ARG, its number in the message).
 	 * The image's largest pcluster is the largest of them all. */
 	const char *erofs_hints;
+	/* EROFS with erofs_hints: NULL, or the name of the file the text
+	 * came from, which a bad line's message then names ("compress
+	 * hints file 'NAME' line N: ..."). Borrowed until create returns. */
+	const char *erofs_hints_name;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,
