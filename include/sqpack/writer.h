@@ -149,7 +149,7 @@ enum sqp_fragment_mode {
  * erofs_blob_fd, extra device 1 of the image's device table, which the
  * kernel reads as the device named by mount -o device=, or appended to
  * the image. Not with desc.verity: its tree would cover the image and
- * not the data. */
+ * not the data. Not with a codec. */
 #define SQP_WRITE_EROFS_BLOB            0x1000000
 /* EROFS with erofs_chunk_size: 8-byte chunk indexes, as a blob's,
  * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
@@ -243,8 +243,11 @@ struct sqp_writer_desc {
 	 * up to 1 GiB): a chunk equal byte for byte to an earlier one
 	 * shares it (read back and compared first), a chunk of zeros is a
 	 * hole, and a file's chunks that follow each other merge into
-	 * larger ones. No codec, not with a tar's index. SquashFS refuses
-	 * it. */
+	 * larger ones. With a codec, only the files not compressed (as
+	 * mkfs.erofs 1.9); one of several segments (8 MiB) is then one run
+	 * of blocks, without holes or shared chunks. Not with a tar's
+	 * index, nor with a codec and SQP_WRITE_EROFS_BLOB. SquashFS
+	 * refuses it. */
 	uint32_t erofs_chunk_size;
 	/* EROFS with SQP_WRITE_EROFS_BLOB: the blob file, opened read-write
 	 * (the writer reads back what it wrote), empty. Borrowed. */
