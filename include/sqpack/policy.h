@@ -140,6 +140,31 @@ SQP_API void sqp_policy_set_keep(struct sqp_policy *p,
  */
 SQP_API int sqp_policy_load_fs_config(struct sqp_policy *p, const char *file);
 
+/*
+ * Android's built-in fs_config (mkfs.erofs built for Android, given
+ * --product-out and no --fs-config-file): libcutils' fs_config(). Every
+ * entry takes the owners, permission bits and capabilities of the first
+ * rule whose prefix matches MOUNT_POINT/PATH (without its leading '/';
+ * a directory's with a '/' at its end, the root's "MOUNT_POINT/"): the
+ * records of the generated PRODUCT_OUT/<part>/etc/fs_config_files (for
+ * a directory, fs_config_dirs), for part system, vendor, oem, odm,
+ * product and system_ext in that order, then libcutils' own table; a
+ * path none matches is root's, 0755 for a directory and 0644 else. A
+ * prefix is an fnmatch pattern whose '*' crosses '/' (a directory's
+ * names it and everything below); a path under system/product/,
+ * system/system_ext/, system/vendor/ or vendor/odm/ also matches its
+ * partition's rules without its first component. product_out may end
+ * in /system (as libcutils, it is then dropped) or be NULL (the table
+ * alone); a part without the file is skipped, and nothing outside
+ * product_out is read (libcutils would fall back to the host's /system).
+ * A record cut short or malformed (a length not past its 16-byte head,
+ * a prefix without its NUL, a mode beyond 07777) fails with the file
+ * and the record's offset. A canned file, when one is loaded, is
+ * looked up instead.
+ */
+SQP_API int sqp_policy_load_android_fs_config(struct sqp_policy *p,
+					      const char *product_out);
+
 /* The fs_config step of sqp_policy_apply alone: e's owners and
  * permission bits from its line (0; e unchanged when no file is
  * loaded), or SQP_ERR_NOT_FOUND. For the directories a writer makes up

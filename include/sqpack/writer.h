@@ -149,7 +149,7 @@ enum sqp_fragment_mode {
  * erofs_blob_fd, extra device 1 of the image's device table, which the
  * kernel reads as the device named by mount -o device=, or appended to
  * the image. Not with desc.verity: its tree would cover the image and
- * not the data. */
+ * not the data. Not with a codec. */
 #define SQP_WRITE_EROFS_BLOB            0x1000000
 /* EROFS with erofs_chunk_size: 8-byte chunk indexes, as a blob's,
  * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
@@ -252,8 +252,11 @@ struct sqp_writer_desc {
 	 * up to 1 GiB): a chunk equal byte for byte to an earlier one
 	 * shares it (read back and compared first), a chunk of zeros is a
 	 * hole, and a file's chunks that follow each other merge into
-	 * larger ones. No codec, not with a tar's index. SquashFS refuses
-	 * it. */
+	 * larger ones. With a codec, only the files not compressed (as
+	 * mkfs.erofs 1.9); one of several segments (8 MiB) is then one run
+	 * of blocks, without holes or shared chunks. Not with a tar's
+	 * index, nor with a codec and SQP_WRITE_EROFS_BLOB. SquashFS
+	 * refuses it. */
 	uint32_t erofs_chunk_size;
 	/* EROFS with SQP_WRITE_EROFS_BLOB: the blob file, opened read-write
 	 * (the writer reads back what it wrote), empty. Borrowed. */
@@ -286,6 +289,10 @@ struct sqp_writer_desc {
 	 * reads it. Not with a tar's index or a blob. */
 	uint32_t erofs_metabox_pcluster;
 	unsigned erofs_metabox_codec;
+	/* EROFS with erofs_hints: NULL, or the name of the file the text
+	 * came from, which a bad line's message then names ("compress
+	 * hints file 'NAME' line N: ..."). Borrowed until create returns. */
+	const char *erofs_hints_name;
 };
 
 SQP_API int sqp_writer_create(const struct sqp_writer_desc *desc,

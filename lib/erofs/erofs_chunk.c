@@ -21,6 +21,14 @@
  * one entry (mkfs.erofs merges by the runs' lengths; this takes every
  * merge the layout allows).
  *
+ * With a codec, as mkfs.erofs 1.9 does, only the files that are not
+ * compressed are chunk based: those no codec is tried on (erofs_data.c)
+ * and those compression gained nothing on (erofs_zip.c), whose bytes
+ * are in memory then (erofs_chunk_mem) or, for a file of several
+ * segments, stored already as one run of blocks (erofs_chunk_run: no
+ * holes or shared chunks there). No blob then: such a run is in the
+ * image.
+ *
  * The map is a 4-byte block map, or 8-byte chunk indexes with a blob
  * (they name the device) or when asked (mkfs.erofs -E
  * force-chunk-indexes).
@@ -216,33 +224,103 @@ static void merge(struct erofs_chunks *c, uint32_t *head, uint64_t n)
 	head[1] = (uint32_t)k;
 }
 
+/* A new map for a file of size bytes: its record in *rec, its entry
+ * count in *n. */
+static int map_new(struct sqp_writer *w, uint64_t size, uint32_t *rec, uint64_t *n)
+{
+	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	int ret;
+
+	*n = (size + ((uint64_t)1 << c->bits) - 1) >> c->bits;
+	if (*n > UINT32_MAX - MAP_HEAD)
+		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: a file of %llu chunks",
+				   (unsigned long long)*n);
+	if ((ret = chunkarr_add(&c->maps, (uint32_t)(*n + MAP_HEAD), rec)) != 0)
+		return writer_fail(w, ret, "EROFS: chunk maps: out of memory");
+	return 0;
+}
+
+/* The map's entries filled: merged, and f says the file is chunk based. */
+static void map_done(struct sqp_writer *w, uint32_t rec, uint64_t n, uint64_t size,
+		     struct fs_inode *f)
+{
+	merge(&erofs_of(w)->chunks, chunkarr_at(&erofs_of(w)->chunks.maps, rec), n);
+	f->u.file.size = size;
+	f->u.file.blocks_start = 0;
+	f->u.file.ero_rec = rec;
+	f->u.file.ero_zip = EROFS_W_CHUNKED;
+}
+
+/* The length of chunk k of a file of size bytes. */
+static uint32_t chunk_len(const struct erofs_chunks *c, uint64_t size, uint64_t k)
+{
+	uint64_t csize = (uint64_t)1 << c->bits;
+
+	return (uint32_t)(size - k * csize < csize ? size - k * csize : csize);
+}
+
 int erofs_chunk_add(struct sqp_writer *w, uint64_t size,
 		    const struct sqp_data_source *src, struct fs_inode *f)
 {
 	struct erofs_chunks *c = &erofs_of(w)->chunks;
-	uint64_t csize = (uint64_t)1 << c->bits, n = (size + csize - 1) >> c->bits, k;
+	uint64_t n, k;
 	uint32_t rec, len, *head;
 	int ret;
 
-	if (n > UINT32_MAX - MAP_HEAD)
-		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: a file of %llu chunks",
-				   (unsigned long long)n);
-	if ((ret = chunkarr_add(&c->maps, (uint32_t)(n + MAP_HEAD), &rec)) != 0)
-		return writer_fail(w, ret, "EROFS: chunk maps: out of memory");
+	/* After every cluster still being compressed, as a flat file's
+	 * blocks go. */
+	if ((ret = erofs_zip_drain(w)) != 0 || (ret = map_new(w, size, &rec, &n)) != 0)
+		return ret;
 	head = chunkarr_at(&c->maps, rec);
 	for (k = 0; k < n; k++) {
-		len = (uint32_t)(size - k * csize < csize ? size - k * csize : csize);
+		len = chunk_len(c, size, k);
 		if ((ret = src->read(src->user, c->buf, len)) != 0)
 			return ret;
 		w->stats.bytes_in += len;
 		if ((ret = put_chunk(w, len, &head[MAP_HEAD + k])) != 0)
 			return ret;
 	}
-	merge(c, head, n);
-	f->u.file.size = size;
-	f->u.file.blocks_start = 0;
-	f->u.file.ero_rec = rec;
-	f->u.file.ero_zip = EROFS_W_CHUNKED;
+	map_done(w, rec, n, size, f);
+	return 0;
+}
+
+int erofs_chunk_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
+		    struct fs_inode *f)
+{
+	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	uint64_t n, k;
+	uint32_t rec, len, *head;
+	int ret;
+
+	if ((ret = map_new(w, size, &rec, &n)) != 0)
+		return ret;
+	head = chunkarr_at(&c->maps, rec);
+	for (k = 0; k < n; k++) {
+		len = chunk_len(c, size, k);
+		memcpy(c->buf, data + (k << c->bits), len);
+		if ((ret = put_chunk(w, len, &head[MAP_HEAD + k])) != 0)
+			return ret;
+	}
+	map_done(w, rec, n, size, f);
+	return 0;
+}
+
+int erofs_chunk_run(struct sqp_writer *w, uint64_t start, uint64_t size, struct fs_inode *f)
+{
+	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	uint64_t n, k, per = (uint64_t)1 << (c->bits - BS_BITS);
+	uint32_t rec, *head;
+	int ret;
+
+	if (start + (size + BS - 1) / BS >= EROFS_NULL_ADDR)
+		return writer_fail(w, SQP_ERR_LIMIT, "EROFS: chunks past the 32-bit "
+				   "block range of the image");
+	if ((ret = map_new(w, size, &rec, &n)) != 0)
+		return ret;
+	head = chunkarr_at(&c->maps, rec);
+	for (k = 0; k < n; k++)
+		head[MAP_HEAD + k] = (uint32_t)(start + k * per);
+	map_done(w, rec, n, size, f);
 	return 0;
 }
 

@@ -57,12 +57,11 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 					 d->erofs_chunk_size > EROFS_CHUNK_MAX))
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: chunk size %u is not a power "
 			       "of two from 4096 to 1 GiB", d->erofs_chunk_size);
-	/* mkfs.erofs 1.9 makes chunk-based only the files it leaves
-	 * uncompressed: not asked for here (a file compressed or chunked
-	 * by what the codec made of it). */
-	if (d->erofs_chunk_size != 0 && d->codec.id != 0)
-		return sqp_err(err, SQP_ERR_ARG, "EROFS: chunk-based files are "
-			       "stored as they are: no codec with a chunk size");
+	/* With a codec, a file of several segments that gains nothing is
+	 * in the image already when it turns out so (erofs_chunk.c). */
+	if ((d->flags & SQP_WRITE_EROFS_BLOB) && d->codec.id != 0)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: a blob device with a codec "
+			       "is not done (chunk-based files in the image: no blob)");
 	if (d->erofs_metabox_pcluster != 0 &&
 	    (d->codec.id == 0 || d->erofs_metabox_pcluster % EROFS_W_BLOCK != 0 ||
 	     d->erofs_metabox_pcluster > EROFS_Z_PCLUSTER_MAX ||
@@ -202,6 +201,10 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		return erofs_frag_whole(w, size, src, f);
 	if (e->dest != NULL && e->sel.cap != 0 && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
+	/* What is not compressed is chunk based, as in mkfs.erofs; the
+	 * packed inode of the fragments stays as it is. */
+	if (e->chunks.bits != 0 && size > 0 && !e->frag.packing)
+		return erofs_chunk_add(w, size, src, f);
 	return erofs_w_add_flat(w, size, xattr_size, src, f);
 }
 
@@ -330,8 +333,6 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
 				   "65535, about 4000 bytes in all)", e->path);
 	if (erofs_of(w)->tidx)
 		return erofs_tidx_add(w, e, file);
-	if (erofs_of(w)->chunks.bits && e->size > 0)
-		return erofs_chunk_add(w, e->size, data, file);
 	if (erofs_of(w)->nhints > 0)
 		erofs_hints_pick(erofs_of(w), e->path);
 	return erofs_w_add_file(w, ino, e->size, xsize, data, file);

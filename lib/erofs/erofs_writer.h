@@ -76,7 +76,7 @@ struct erofs_flog {
 
 struct erofs_frag {
 	int on;                  /* SQP_WRITE_EROFS_FRAGMENTS with a codec */
-	int mbox;                /* desc.erofs_metabox_pcluster given */
+	int mbox;                /* a metabox asked for (the desc's pcluster) */
 	struct fs_irec mbox_irec; /* the metabox inode, once stored */
 	int packing;             /* finish: the packed inode's own data */
 	int present;             /* the packed inode is in the image */
@@ -276,6 +276,12 @@ int erofs_chunk_init(struct sqp_writer *w, unsigned hash_bits);
 void erofs_chunk_cleanup(struct sqp_writer *w);
 int erofs_chunk_add(struct sqp_writer *w, uint64_t size,
 		    const struct sqp_data_source *src, struct fs_inode *f);
+/* The same from size bytes in memory. */
+int erofs_chunk_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
+		    struct fs_inode *f);
+/* A file of size bytes stored already, one run of blocks from block
+ * start (each chunk its part of the run). */
+int erofs_chunk_run(struct sqp_writer *w, uint64_t start, uint64_t size, struct fs_inode *f);
 uint64_t erofs_chunk_shape(const struct sqp_writer *w, uint32_t rec, uint32_t *format);
 void erofs_chunk_encode(const struct sqp_writer *w, uint32_t rec, uint8_t *out);
 int erofs_chunk_flush(struct sqp_writer *w);

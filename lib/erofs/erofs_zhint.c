@@ -113,6 +113,19 @@ static int parse_line(const struct erofs_wstate *e, const char *s, size_t len,
 	return ret != 0 ? -1 : 0;
 }
 
+/* A bad line's message, with the file's name when the caller gave it:
+ * the tools put the image's name in front of the writer's messages, and
+ * the line is the hints file's, not the image's. */
+static int bad_line(struct sqp_writer *w, unsigned line, const char *why)
+{
+	const char *name = w->desc.erofs_hints_name;
+
+	if (name != NULL)
+		return writer_fail(w, SQP_ERR_ARG, "EROFS: compress hints file '%s' line "
+				   "%u: %s", name, line, why);
+	return writer_fail(w, SQP_ERR_ARG, "EROFS: compress hints line %u: %s", line, why);
+}
+
 int erofs_hints_load(struct sqp_writer *w, const char *text)
 {
 	struct erofs_wstate *e = erofs_of(w);
@@ -141,8 +154,7 @@ int erofs_hints_load(struct sqp_writer *w, const char *text)
 			}
 			if (parse_line(e, s + lead, len - lead, &e->hints[e->nhints], why,
 				       sizeof(why)) != 0)
-				return writer_fail(w, SQP_ERR_ARG, "EROFS: compress hints line "
-						   "%u: %s", line, why);
+				return bad_line(w, line, why);
 			if (e->hints[e->nhints].pcluster > e->pcluster)
 				e->pcluster = e->hints[e->nhints].pcluster;
 			e->nhints++;

@@ -290,9 +290,36 @@ static int no_gain(const struct erofs_wstate *e, const struct erofs_zjob *j, uin
 	return j->last && (j->first || e->cur.raw) && zip >= flat;
 }
 
+/* store_flat's file with a chunk size (mkfs.erofs --chunksize): chunk
+ * based. A file of one segment is cut into chunks from memory (holes,
+ * shared chunks); one of several has its earlier blocks from start,
+ * and the job's follow them, the tail in a block of its own. */
+static int store_chunked(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start,
+			 struct fs_inode *f)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	uint32_t full = j->len / BS, tail = j->len % BS;
+	int ret;
+
+	if (j->first)
+		return erofs_chunk_mem(w, j->in, j->size, f);
+	if ((ret = erofs_w_append(w, j->in, (size_t)full * BS)) != 0)
+		return ret;
+	if (tail > 0) {
+		memcpy(e->block, j->in + (size_t)full * BS, tail);
+		memset(e->block + tail, 0, BS - tail);
+		if ((ret = erofs_w_append(w, e->block, BS)) != 0)
+			return ret;
+	}
+	w->stats.blocks_written += full + (tail > 0);
+	w->stats.blocks_raw += full + (tail > 0);
+	return erofs_chunk_run(w, start, j->size, f);
+}
+
 /* A file stored as it is after all: the job's full blocks appended
  * after the start-th block (with the file's earlier segments there
- * already, when it has several), its tail inline where it fits. */
+ * already, when it has several), its tail inline where it fits; chunk
+ * based with a chunk size. */
 static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start)
 {
 	struct fs_inode f;
@@ -300,6 +327,12 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	int ret;
 
 	memset(&f, 0, sizeof(f));
+	if (erofs_of(w)->chunks.bits != 0 && !erofs_of(w)->frag.packing) {
+		ret = store_chunked(w, j, start, &f);
+		if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
+			ret = w->err.code;
+		return ret;
+	}
 	f.u.file.size = j->size;
 	f.u.file.ero_rec = FS_NONE;
 	/* As erofs_w_add_file: the first block if any is appended (with

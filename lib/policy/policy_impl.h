@@ -34,6 +34,20 @@ struct fs_config_rec {
 	size_t order;
 };
 
+/* A rule of Android's built-in fs_config (android_fs_config.c): a
+ * generated file's record, or a line of libcutils' own table. */
+struct android_rule {
+	const char *prefix;    /* loaded: malloc'ed, a directory's as a pattern */
+	uint16_t mode, uid, gid;
+	uint64_t caps;
+};
+
+/* What fs_config gives an entry. */
+struct fs_config_hit {
+	uint32_t uid, gid, mode;
+	uint64_t caps;
+};
+
 struct sqp_policy {
 	struct sqp_policy_desc desc;
 	struct sqp_errbuf err;
@@ -57,6 +71,10 @@ struct sqp_policy {
 	struct fs_config_rec *fscfg;  /* sorted by path, then file order */
 	size_t fscfg_count, fscfg_cap;
 	int has_fscfg;                /* a file was loaded (it may be empty) */
+	struct android_rule *droid[2]; /* the generated files' records, in
+	                                * libcutils' order: [0] files, [1] dirs */
+	size_t droid_count[2], droid_cap[2];
+	int has_droid;                /* sqp_policy_load_android_fs_config */
 	char *mount_point;            /* NULL: none */
 	sqp_label_fn label;           /* sqp_policy_set_labeler */
 	void *label_user;
@@ -67,9 +85,18 @@ struct sqp_policy {
  * first member its char *path), or NULL. */
 const void *policy_find_last(const void *base, size_t count, size_t elem, const char *path);
 
-/* The fs_config line for path, as sqp_policy_apply looks it up (NULL:
- * none). */
-const struct fs_config_rec *policy_fs_config(const struct sqp_policy *p, const char *path);
+/* What fs_config gives path (a directory when dir): 1 with *hit set,
+ * 0 when no rule applies (no fs_config loaded, or a canned file
+ * without a line for it: *missing then 1). */
+int policy_fs_config(const struct sqp_policy *p, const char *path, int dir,
+		     struct fs_config_hit *hit, int *missing);
+
+/* Android's built-in fs_config for input, the path as libcutils takes
+ * it (no leading '/', a directory's ending in '/'); always a rule, the
+ * default one at worst. */
+void policy_android_lookup(const struct sqp_policy *p, const char *input, int dir,
+			   struct fs_config_hit *hit);
+void policy_android_free(struct sqp_policy *p);
 
 /* security.c's share of sqp_policy_destroy. */
 void policy_security_free(struct sqp_policy *p);

@@ -31,6 +31,7 @@ void policy_security_free(struct sqp_policy *p)
 	for (i = 0; i < p->fscfg_count; i++)
 		free(p->fscfg[i].path);
 	free(p->fscfg);
+	policy_android_free(p);
 	free(p->mount_point);
 	if (p->label_release != NULL)
 		p->label_release(p->label_user);
@@ -63,7 +64,7 @@ void sqp_policy_set_labeler(struct sqp_policy *p, sqp_label_fn fn, void *user,
 
 int sqp_policy_has_xattrs(const struct sqp_policy *p)
 {
-	return p->label != NULL || p->has_fscfg;
+	return p->label != NULL || p->has_fscfg || p->has_droid;
 }
 
 /* One unsigned number of a line: the whole token, in base, at most max. */
@@ -157,43 +158,67 @@ int sqp_policy_load_fs_config(struct sqp_policy *p, const char *file)
 	return 0;
 }
 
-/* The fs_config key of an entry path: MOUNT_POINT/PATH without its
- * leading '/', the root always "" (mkfs.erofs drops the mount point
- * there), into buf. NULL when it does not fit. */
-static const char *fs_config_key(const struct sqp_policy *p, const char *path, char *buf,
-				 size_t size)
+/* The fs_config key of an entry path, into buf: MOUNT_POINT/PATH, or
+ * PATH without a mount point, without its leading '/'. The root's is
+ * "" for a canned file (mkfs.erofs drops the mount point there) and
+ * "MOUNT_POINT/" for Android's built-in one, where a directory's key
+ * ends in '/' as libcutils compares it. NULL when it does not fit. */
+static const char *fs_config_key(const struct sqp_policy *p, const char *path, int dir,
+				 char *buf, size_t size)
 {
-	int n;
+	int droid = !p->has_fscfg, n;
+	const char *key;
+	size_t len;
 
-	if (p->mount_point == NULL || path[0] == '\0')
-		return path;
-	n = snprintf(buf, size, "%s/%s", p->mount_point, path);
-	if (n < 0 || (size_t)n >= size)
+	if (p->mount_point == NULL || (path[0] == '\0' && !droid))
+		n = snprintf(buf, size, "%s", path);
+	else
+		n = snprintf(buf, size, "%s/%s", p->mount_point, path);
+	if (n < 0 || (size_t)n + 1 >= size)
 		return NULL;
-	return buf[0] == '/' ? buf + 1 : buf;
+	key = buf[0] == '/' ? buf + 1 : buf;
+	len = strlen(key);
+	if (droid && dir && (len == 0 || key[len - 1] != '/'))
+		strcat(buf, "/");
+	return key;
 }
 
-const struct fs_config_rec *policy_fs_config(const struct sqp_policy *p, const char *path)
+int policy_fs_config(const struct sqp_policy *p, const char *path, int dir,
+		     struct fs_config_hit *hit, int *missing)
 {
 	char buf[8192];
-	const char *key = fs_config_key(p, path, buf, sizeof(buf));
+	const char *key;
+	const struct fs_config_rec *r;
 
-	return key == NULL ? NULL :
-	       policy_find_last(p->fscfg, p->fscfg_count, sizeof(*p->fscfg), key);
+	*missing = 0;
+	if (!p->has_fscfg && !p->has_droid)
+		return 0;
+	key = fs_config_key(p, path, dir, buf, sizeof(buf));
+	if (key != NULL && !p->has_fscfg) {
+		policy_android_lookup(p, key, dir, hit);
+		return 1;
+	}
+	r = key == NULL ? NULL :
+	    policy_find_last(p->fscfg, p->fscfg_count, sizeof(*p->fscfg), key);
+	if (r == NULL) {
+		*missing = 1;
+		return 0;
+	}
+	*hit = (struct fs_config_hit){ r->uid, r->gid, r->mode, r->caps };
+	return 1;
 }
 
 int sqp_policy_fs_config(const struct sqp_policy *p, struct sqp_entry *e)
 {
-	const struct fs_config_rec *r;
+	struct fs_config_hit hit;
+	int missing;
 
-	if (!p->has_fscfg)
-		return 0;
-	if ((r = policy_fs_config(p, e->path)) == NULL)
-		return SQP_ERR_NOT_FOUND;
-	/* the file's type stays; its permission bits are the line's */
-	e->mode = (e->mode & S_IFMT) | r->mode;
-	e->uid = r->uid;
-	e->gid = r->gid;
+	if (!policy_fs_config(p, e->path, S_ISDIR(e->mode), &hit, &missing))
+		return missing ? SQP_ERR_NOT_FOUND : 0;
+	/* the file's type stays; its permission bits are the rule's */
+	e->mode = (e->mode & S_IFMT) | hit.mode;
+	e->uid = hit.uid;
+	e->gid = hit.gid;
 	return 0;
 }
 
@@ -245,7 +270,9 @@ static int lookup_label(const struct sqp_policy *p, const struct sqp_entry *e,
 int sqp_policy_xattrs(const struct sqp_policy *p, struct sqp_entry *e,
 		      struct sqp_policy_xattrs *x)
 {
-	const struct fs_config_rec *r = p->has_fscfg ? policy_fs_config(p, e->path) : NULL;
+	struct fs_config_hit hit;
+	int missing, has = policy_fs_config(p, e->path, S_ISDIR(e->mode), &hit, &missing);
+	uint64_t caps = has ? hit.caps : 0;
 	size_t i, n = 0;
 	int ret;
 
@@ -253,7 +280,7 @@ int sqp_policy_xattrs(const struct sqp_policy *p, struct sqp_entry *e,
 	x->label = NULL;
 	if (p->label != NULL && (ret = lookup_label(p, e, x)) != 0)
 		return ret;
-	if (p->label == NULL && (r == NULL || r->caps == 0))
+	if (p->label == NULL && caps == 0)
 		return 0;
 	if ((ret = reserve(x, e->xattr_count + 2)) != 0)
 		return ret;
@@ -262,18 +289,18 @@ int sqp_policy_xattrs(const struct sqp_policy *p, struct sqp_entry *e,
 
 		if (p->label != NULL && strcmp(key, "security.selinux") == 0)
 			continue;
-		if (r != NULL && r->caps != 0 && strcmp(key, "security.capability") == 0)
+		if (caps != 0 && strcmp(key, "security.capability") == 0)
 			continue;
 		x->v[n++] = e->xattrs[i];
 	}
 	if (x->label != NULL)
 		x->v[n++] = (struct sqp_xattr){ "security.selinux", (const uint8_t *)x->label,
 						strlen(x->label) };
-	if (r != NULL && r->caps != 0) {
+	if (caps != 0) {
 		memset(x->caps, 0, sizeof(x->caps));
 		put_le32(x->caps, CAP_REVISION_2 | CAP_EFFECTIVE);
-		put_le32(x->caps + 4, (uint32_t)r->caps);           /* permitted, low */
-		put_le32(x->caps + 12, (uint32_t)(r->caps >> 32));  /* permitted, high */
+		put_le32(x->caps + 4, (uint32_t)caps);           /* permitted, low */
+		put_le32(x->caps + 12, (uint32_t)(caps >> 32));  /* permitted, high */
 		x->v[n++] = (struct sqp_xattr){ "security.capability", x->caps, sizeof(x->caps) };
 	}
 	e->xattrs = x->v;

@@ -179,6 +179,66 @@ refused "fs_config without a line for a path" "is not in the fs_config file" \
 grep -v ' 0 2000 0751$' "$T/fs_config" > "$T/nobin_fs"
 refused "fs_config without a line for an implied directory" "'bin' (a directory the input implies)" \
 	"$TAR2IMG" --mount-point=/system --fs-config-file="$T/nobin_fs" "$T/out/b.img" "$T/src.tar"
-usage_refused "give --fs-config-file" "$SQP_BIN/sqpack-mkfs.erofs" --product-out="$T" \
-	"$T/out/b.img" "$T/src"
+
+# Android's built-in fs_config (no --fs-config-file): the tables the
+# build generated under --product-out (system's before vendor's), then
+# libcutils' own (bin is root:shell 0751, bin/* 0755 with run-as's
+# CAP_SETUID and CAP_SETGID, system/vendor/bin/* as vendor/bin/*), then
+# root's 0755 or 0644. records FILE "PREFIX MODE UID GID CAPS"...
+# writes a generated table: little-endian len, mode, uid, gid (16 bits),
+# capabilities (64), the prefix and its NUL padded to 8 bytes.
+records() {
+	$PYTHON3 -c 'import struct, sys
+with open(sys.argv[1], "wb") as f:
+	for r in sys.argv[2:]:
+		p, mode, uid, gid, caps = r.split()
+		b = p.encode() + b"\0"
+		b += b"\0" * (-(16 + len(b)) % 8)
+		f.write(struct.pack("<HHHHQ", 16 + len(b), int(mode, 8), int(uid),
+				    int(gid), int(caps, 0)) + b)' "$@"
+}
+mkdir -p "$T/prod/system/etc" "$T/prod/vendor/etc" "$T/droid/bin" "$T/droid/etc" \
+	"$T/droid/vendor/bin"
+for f in bin/sh bin/run-as etc/hosts etc/motd vendor/bin/tool; do echo "$f" > "$T/droid/$f"; done
+ln -s sh "$T/droid/bin/ash"
+records "$T/prod/system/etc/fs_config_files" "system/bin/sh 0700 1000 1000 0x2000" \
+	"system/etc/mo* 0604 5 6 0"
+records "$T/prod/system/etc/fs_config_dirs" "system/etc/ 0750 1000 1001 0"
+records "$T/prod/vendor/etc/fs_config_files" "system/bin/sh 0111 7 7 0" \
+	"system/etc/hosts 0600 2 3 0"
+cat > "$T/want" <<'EOF'
+. 755 0:0 - -
+bin 751 0:2000 - -
+bin/ash 755 0:2000 - -
+bin/run-as 750 0:2000 - 01000002c0000000000000000000000000000000
+bin/sh 700 1000:1000 - 0100000200200000000000000000000000000000
+etc 750 1000:1001 - -
+etc/hosts 600 2:3 - -
+etc/motd 604 5:6 - -
+vendor 755 0:2000 - -
+vendor/bin 755 0:2000 - -
+vendor/bin/tool 755 0:2000 - -
+EOF
+PATHS=". bin bin/ash bin/run-as bin/sh etc etc/hosts etc/motd vendor vendor/bin vendor/bin/tool"
+DROID="--mount-point=/system --product-out=$T/prod/system/"
+# shellcheck disable=SC2086
+run "sqpack-mkfs.erofs, built-in fs_config" "$SQP_BIN/sqpack-mkfs.erofs" --quiet -zlz4hc,9 \
+	$DROID -T 0 -U clear "$T/out/droid.img" "$T/droid" &&
+	readback "sqpack-mkfs.erofs, built-in fs_config" "$T/out/droid.img" erofs
+# shellcheck disable=SC2086
+run "dir2img, built-in fs_config" "$SQP_BIN/dir2img" -q $DROID "$T/out/droid.sq" "$T/droid" &&
+	readback "dir2img (SquashFS), built-in fs_config" "$T/out/droid.sq" squashfs
+# A record cut short, or whose length leaves no prefix: the file and the
+# record's offset, exit 1, nothing written.
+mkdir -p "$T/bad1/system/etc" "$T/bad2/vendor/etc"
+head -c 50 "$T/prod/system/etc/fs_config_files" > "$T/bad1/system/etc/fs_config_files"
+records "$T/bad2/vendor/etc/fs_config_dirs" "system/etc 0755 0 0 0"
+printf '\010\000' | dd of="$T/bad2/vendor/etc/fs_config_dirs" conv=notrunc 2> /dev/null
+refused "a generated fs_config record cut short" \
+	"bad1/system/etc/fs_config_files' offset 32: the record is cut short" \
+	"$SQP_BIN/sqpack-mkfs.erofs" --mount-point=/system --product-out="$T/bad1" \
+	"$T/out/b.img" "$T/droid"
+refused "a generated fs_config record without room for its prefix" \
+	"bad2/vendor/etc/fs_config_dirs' offset 0: a record's length" \
+	"$SQP_BIN/dir2img" --mount-point=system --product-out="$T/bad2" "$T/out/b.img" "$T/droid"
 finish

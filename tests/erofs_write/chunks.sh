@@ -16,9 +16,12 @@
 # appended form, and with the blob as --device (imginfo, img2tar too).
 # Debian's fsck.erofs 1.5 checks both layouts (its
 # --extract writes holes in chunk maps wrong, mkfs.erofs 1.9.3's images
-# too: not used). Refused: a chunk size not a power of two, --blobdev
-# without --chunksize or with -E force-inode-blockmap, a compressor with
-# --chunksize, SquashFS, --verity with a
+# too: not used). With a compressor, as mkfs.erofs 1.9: what compresses
+# is compressed, the rest chunk based (dump.erofs's layouts), a file of
+# two segments that gains nothing too; the kernel reads it, fsck.erofs
+# checks it, the same bytes for --workers=1 and 2. Refused: a chunk size
+# not a power of two, --blobdev without --chunksize, with -E
+# force-inode-blockmap or with a compressor, SquashFS, --verity with a
 # blob (the tree would not cover the data), --ungzip=FILE;
 # --ungzip takes a gzip'd tar.
 . "$top_srcdir/tests/lib/common.sh"
@@ -72,6 +75,32 @@ run "--chunk-size 64K" "$DIR2IMG" --format erofs --chunk-size 64K -q \
 	rm -rf "$T/x" && run "img2dir, 64K chunks" "$IMG2DIR" "$T/c64.img" "$T/x" &&
 	same_tree "img2dir, 64K chunks: the source" "$T/x" "$S"
 
+# A compressor: the text, the hole and b (two blocks of zeros in it)
+# compressed; the random files, the short one and one of 8 MiB and a block (its first segment stored as it
+# is before its last is tried) chunk based, as mkfs.erofs 1.9.3 lays
+# them out (0 flat, 3 compressed, 4 chunk based).
+Z=$T/zsrc
+cp -a "$S" "$Z"
+seq 1 20000 > "$Z/text"
+head -c 8392704 /dev/urandom > "$Z/long"
+touch -d @1000000 "$Z/text" "$Z/long"
+for j in 1 2; do
+	run "-zlz4 --chunksize=4096 --workers=$j" "$MKFS" --quiet -zlz4 --chunksize=4096 \
+		--workers=$j -T1000000 "$T/z$j.img" "$Z" || finish
+done
+check "-zlz4 --chunksize: the same bytes for --workers=1 and 2" cmp -s "$T/z1.img" "$T/z2.img"
+if command -v dump.erofs > /dev/null 2>&1; then
+	for p in text hole a b d/a2 long small empty; do
+		echo "$p $(dump.erofs --path="/$p" "$T/z1.img" | sed -n 's/.*Layout: \([0-9]*\).*/\1/p')"
+	done > "$T/layouts"
+	printf '%s\n' "text 3" "hole 3" "a 4" "b 3" "d/a2 4" "long 4" "small 4" "empty 0" > "$T/want"
+	check "-zlz4 --chunksize: compressed, else chunk based" cmp -s "$T/want" "$T/layouts" ||
+		cat "$T/layouts"
+else
+	skipc "dump.erofs not installed: the layouts of -zlz4 --chunksize unchecked"
+fi
+judge_same_tree "-zlz4 --chunksize" kernel erofs "$T/z1.img" "$Z"
+
 # Collisions: every chunk nominated for every other of its size.
 if [ -x "$HOOKED" ]; then
 	tar -C "$S" --format=gnu --mtime=@1000000 -cf "$T/src.tar" . &&
@@ -122,6 +151,7 @@ fi
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	check "fsck.erofs checks the chunk-based image" fsck.erofs "$T/c.img"
 	check "fsck.erofs checks it with chunk indexes" fsck.erofs "$T/ci.img"
+	check "fsck.erofs checks -zlz4 --chunksize's" fsck.erofs "$T/z1.img"
 	check "fsck.erofs checks the image with --device=BLOB" \
 		fsck.erofs --device="$T/c.blob" "$T/b.img"
 fi
@@ -130,7 +160,8 @@ usage_refused "power of two" "$MKFS" --chunksize=6144 "$T/r.img" "$S"
 usage_refused "together with --chunksize" "$MKFS" --blobdev="$T/r.blob" "$T/r.img" "$S"
 usage_refused "cannot work with block map" "$MKFS" --chunksize=4096 -Eforce-inode-blockmap \
 	--blobdev="$T/r.blob" "$T/r.img" "$S"
-usage_refused "with a compressor" "$MKFS" --chunksize=4096 -zlz4 "$T/r.img" "$S"
+usage_refused "with a compressor is not done" "$MKFS" --chunksize=4096 -zlz4 \
+	--blobdev="$T/r.blob" "$T/r.img" "$S"
 usage_refused "power of two" "$DIR2IMG" --format erofs --chunk-size 5K "$T/r.img" "$S"
 "$DIR2IMG" --format erofs --chunk-size 4K --blobdev "$T/r.blob" --verity "$T/r.img" \
 	"$S" > "$T/err" 2>&1

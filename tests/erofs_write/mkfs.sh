@@ -232,9 +232,9 @@ for bad in '(' "$(printf '%400s' | tr ' ' '(')"; do
 	rm -f "$T/r.erofs"
 	"$MKFS" -zlz4:lzma --compress-hints="$T/badhints" "$T/r.erofs" "$T/src" > "$T/out" 2>&1
 	rc=$?
-	[ $rc -eq 1 ] && grep -q "compress hints line 1: bad regular expression" "$T/out" &&
+	[ $rc -eq 1 ] && grep -qF "compress hints file '$T/badhints' line 1: bad regular expression" "$T/out" &&
 		[ ! -e "$T/r.erofs" ] && pass "a bad hints line of ${#bad} bytes: $(head -c 100 "$T/out")" ||
-		fail "a bad hints line of ${#bad} bytes: expected exit 1, its number and no image: exit $rc: $(head -c 200 "$T/out")"
+		fail "a bad hints line of ${#bad} bytes: expected exit 1, the file, its line and no image: exit $rc: $(head -c 200 "$T/out")"
 done
 usage_refused "an EROFS option" "$DIR2IMG" --compress-hints "$T/hints" "$T/r.sqfs" "$T/src"
 

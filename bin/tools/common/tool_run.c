@@ -183,6 +183,7 @@ int tool_run_writer(struct tool_run *r)
 		return 1;
 	}
 	d.erofs_hints = hints;
+	d.erofs_hints_name = r->opt->hints_file;
 
 	tool_progress_start(&r->progress, r->opt->progress, r->opt->quiet);
 	d.fd = sqp_outfile_fd(r->of);

@@ -2,7 +2,8 @@
 /*
  * tool_security.c - file_contexts through libselinux's selabel (the
  * library takes the labels from a callback, so libsqpack does not link
- * libselinux), and the fs_config file, into a packer's policy.
+ * libselinux), and the fs_config file or Android's built-in fs_config,
+ * into a packer's policy.
  *
  * Why libselinux: file_contexts is a list of PCRE regexes with file
  * types, ordered by rules of libselinux's own (exact paths before
@@ -43,18 +44,12 @@ int tool_security_wanted(const struct tool_security *s)
 
 int tool_security_check(const struct tool_security *s)
 {
-	/* --product-out names where Android's build keeps the fs_config
-	 * tables that libcutils' built-in fs_config() reads; the canned
-	 * file that --fs-config-file gives replaces them (mkfs.erofs then
-	 * ignores the directory). The built-in table is Android's alone. */
-	if (s->product_out != NULL && s->fs_config == NULL)
-		return tool_bad_usage("%s", "--product-out: Android's built-in fs_config "
-				      "is not done here; give --fs-config-file");
 #ifndef WITH_SELINUX
 	if (s->file_contexts != NULL)
 		return tool_bad_usage("%s", "--file-contexts: this build has no libselinux "
 				      "(configure --with-selinux; Debian: libselinux1-dev)");
 #endif
+	(void)s;
 	return 0;
 }
 
@@ -123,6 +118,14 @@ int tool_security_policy(const struct tool_security *s, struct sqp_policy *p)
 		ret = sqp_policy_set_mount_point(p, s->mount_point);
 	if (ret == 0 && s->fs_config != NULL)
 		ret = sqp_policy_load_fs_config(p, s->fs_config);
+	/* Android's built-in fs_config and the tables the build generated
+	 * under --product-out, as mkfs.erofs built for Android reads them:
+	 * only under a mount point, and only when no canned file replaces
+	 * them. --mount-point alone keeps to what other builds of
+	 * mkfs.erofs do (labels only): --product-out says the line is
+	 * Android's. */
+	else if (ret == 0 && s->product_out != NULL && s->mount_point != NULL)
+		ret = sqp_policy_load_android_fs_config(p, s->product_out);
 	if (ret != 0) {
 		fprintf(stderr, "%s: %s\n", tool_progname(), sqp_policy_error(p));
 		return 1;

@@ -25,12 +25,12 @@ int tool_security_option(struct tool_security *s, int which, const char *arg);
 int tool_security_wanted(const struct tool_security *s);
 
 /* The options as a whole, once all are read: 0, or 2 after a message
- * (--product-out without --fs-config-file, --file-contexts in a build
- * without libselinux). */
+ * (--file-contexts in a build without libselinux). */
 int tool_security_check(const struct tool_security *s);
 
 /* Load the files into p and set its labeler: 0, or 1 after a message
- * (a file that cannot be read, a bad line: its name and line number). */
+ * (a file that cannot be read, a bad line: its name and line number; a
+ * bad record of --product-out's tables: its file and offset). */
 int tool_security_policy(const struct tool_security *s, struct sqp_policy *p);
 
 #endif

@@ -117,16 +117,16 @@ static void usage(FILE *f)
 	      "  --sort=none|path --max-extent-bytes=# (at least 4096)\n"
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
-	      "  --mount-point=PATH --product-out=DIR (with --fs-config-file)\n"
+	      "  --mount-point=PATH --product-out=DIR (Android's built-in fs_config)\n"
 	      "  -Eztailpacking -Efragments --zD[=0|1] (compressed directories)\n"
 	      "  -m#[:X] (inodes in the metabox, in clusters of # with -z's Xth\n"
 	      "  algorithm, 0 or 1)\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
-	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
-	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
-	      "  (the tar's compression is found by its magic anyway)\n"
+	      "  --chunksize=# (chunk-based files: those not compressed) --blobdev=FILE\n"
+	      "  (the chunks in FILE, the image's extra device; -znone) --ungzip --gzip\n"
+	      "  --unxz --unlzma (the tar's compression is found by its magic anyway)\n"
 	      "  --help --version. Anything else (-zX:Y:Z, other -E options,\n"
 	      "  --dsunit ...) is refused with exit status 2.\n"
 	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
@@ -489,11 +489,11 @@ static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 		return mkfs_refuse("-m", "needs a compressor (-z), and X one of -z's");
 	if (opt->desc.erofs_chunk_size == 0)
 		return 0;
-	/* mkfs.erofs 1.9 compresses what compresses and makes the rest
-	 * chunk based; here chunk-based files are stored as they are. */
-	if (opt->desc.codec.id != 0)
-		return mkfs_refuse("--chunksize", "with a compressor is not done "
-				   "(chunk-based files are stored as they are: -znone)");
+	/* As mkfs.erofs 1.9, a compressor compresses what gains and the
+	 * rest is chunk based, in the image: no blob with it (writer.h). */
+	if (opt->blob_file != NULL && opt->desc.codec.id != 0)
+		return mkfs_refuse("--blobdev", "with a compressor is not done "
+				   "(-znone: every file in chunks in the blob)");
 	if (opt->desc.flags & tidx)
 		return mkfs_refuse("--chunksize", "not with --tar=i or --tar=headerball, "
 				   "which make their own chunks");
