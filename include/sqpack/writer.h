@@ -155,6 +155,11 @@ enum sqp_fragment_mode {
  * where a 4-byte block map would do (mkfs.erofs -E force-chunk-indexes;
  * a blob always has them). */
 #define SQP_WRITE_EROFS_CHUNK_INDEXES   0x2000000
+/* EROFS (mkfs.erofs -E xattr-name-filter): each xattr area's header
+ * holds a 32-bit filter of its names, and the superblock says so, so
+ * that the kernel (Linux 6.6 and later) answers a lookup of most absent
+ * names without reading the entries; older kernels ignore it. */
+#define SQP_WRITE_EROFS_XATTR_FILTER    0x4000000
 
 struct sqp_policy;
 

@@ -230,15 +230,17 @@ static uint8_t name_index(uint16_t type)
 }
 
 /* The store's records (sqfs form: type, name size, name, value size,
- * value) are walked for both size and encoding: one parser, two uses. */
-static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
+ * value) are walked for size, name filter and encoding: one parser,
+ * three uses. *filter: the bits of the names (erofs_format.h); out's
+ * 12-byte header is left to the caller. */
+static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad,
+		       uint32_t *filter)
 {
 	const uint8_t *p = set->blob, *end = set->blob + set->len;
 	size_t size = 12;
 
 	*bad = 0;
-	if (out != NULL)
-		erofs_xattr_ibody_header_encode(out);
+	*filter = 0;
 	while (p < end) {
 		struct erofs_xattr_head h;
 		uint16_t nlen = sqp_get16(p + 2);
@@ -257,6 +259,8 @@ static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
 			       (4 - (nlen + vlen) % 4) % 4);
 		}
 		size += (4 + (size_t)nlen + vlen + 3) & ~(size_t)3;
+		*filter |= 1u << (XXH32(p + 4, nlen, EROFS_XATTR_FILTER_SEED +
+					h.name_index) & 31);
 		p += 8 + nlen + vlen;
 	}
 	return size;
@@ -264,25 +268,33 @@ static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
 
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size)
 {
+	uint32_t filter;
 	size_t n;
 	int bad;
 
 	*size = 0;
 	if (id == WR_NO_XATTR)
 		return 0;
-	n = walk_set(&w->xattrs.sets[id], NULL, &bad);
+	n = walk_set(&w->xattrs.sets[id], NULL, &bad, &filter);
 	/* The area must fit one block beside a 64-byte inode. */
 	if (bad || n > EROFS_W_BLOCK - 64)
 		return SQP_ERR_LIMIT;
+	/* The superblock says so once some inode's filter has a bit set,
+	 * as mkfs.erofs 1.9 does (32 names may hash to every bit). */
+	if ((w->desc.flags & SQP_WRITE_EROFS_XATTR_FILTER) && filter != UINT32_MAX)
+		erofs_of(w)->xfilter = 1;
 	*size = (uint32_t)n;
 	return 0;
 }
 
 void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out)
 {
+	uint32_t filter;
 	int bad;
 
-	walk_set(&w->xattrs.sets[id], out, &bad);
+	walk_set(&w->xattrs.sets[id], out, &bad, &filter);
+	erofs_xattr_ibody_header_encode((w->desc.flags & SQP_WRITE_EROFS_XATTR_FILTER) ?
+					~filter : 0, out);
 }
 
 static int check_owners(struct sqp_writer *w, const char *path, uint32_t uid, uint32_t gid)

@@ -141,6 +141,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		erofs_tidx_super(L->w, &sb);
 	if (e->chunks.bits)
 		sb.feature_incompat |= EROFS_IN_CHUNKED_FILE;
+	if (e->xfilter)
+		sb.feature_compat |= EROFS_COMPAT_XATTR_FILTER;
 	if (e->chunks.blob && erofs_chunk_blob_blocks(L->w) > UINT32_MAX)
 		return SQP_ERR_LIMIT;
 	if (has_device(e)) {

@@ -168,6 +168,7 @@ struct erofs_hint;
 struct erofs_wstate {
 	uint32_t bs;             /* the block size: EROFS_W_BLOCK, 512 for a tar's index */
 	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
+	int xfilter;             /* some inode's xattr name filter has a bit */
 	uint64_t tar_end;        /* the end of the last file's bytes in the tar */
 	struct chunkarr tails;   /* inline tails, EROFS_W_TAIL_UNIT records */
 	uint8_t *block;          /* one block of file data (heap) */

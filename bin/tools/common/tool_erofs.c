@@ -4,6 +4,7 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
+ * --xattr-name-filter,
  * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
  * --hint-compressor), refused for SquashFS
  * rather than ignored; and
@@ -97,6 +98,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_ZTAILPACKING, "--ztailpacking" },
 		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
 		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
+		{ SQP_WRITE_EROFS_XATTR_FILTER, "--xattr-name-filter" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;

@@ -120,6 +120,7 @@ static void usage(FILE *f)
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
+	      "  -E[^]xattr-name-filter (off unless given)\n"
 	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
 	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
 	      "  (the tar's compression is found by its magic anyway)\n"

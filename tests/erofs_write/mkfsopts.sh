@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mkfsopts.sh - sqpack-mkfs.erofs's -E xattr-name-filter: each inode's
+# name filter has the bits mkfs.erofs 1.9.3 writes for the same xattrs
+# (its image and ours, the filter found 12 bytes before an inode's
+# first entry), the superblock says so (and without the option neither
+# filter nor bit), dir2img --xattr-name-filter gives the same bytes (and
+# refuses it for SquashFS), as do --workers=1 and 2; the kernel's getfattr finds every present name
+# (a wrong bit would hide one) and no absent one; fsck.erofs 1.9.3
+# passes it.
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3" getfattr
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+DIR2IMG="$SQP_BIN/dir2img"
+P193=${EROFS_UTILS_193:-/work/peers/erofs-utils}
+T=$SCRATCH
+
+# A small tree: names of each stored prefix, one to three per inode.
+mkdir -p "$T/src/d" "$T/m" && echo hi > "$T/src/a" && echo z > "$T/src/b" &&
+	"$PYTHON3" -c 'import os, sys
+r = sys.argv[1]
+os.setxattr(r, "user.x", b"1")
+os.setxattr(r + "/a", "user.foo", b"bar")
+os.setxattr(r + "/a", "user.mime_type", b"text/plain")
+os.setxattr(r + "/d", "trusted.t", b"2")
+os.setxattr(r + "/d", "security.s", b"3")
+os.setxattr(r + "/d", "user.y", b"4")' "$T/src" || exit 99
+# Each inode's xattrs, as the filter script reads them: IDX:NAME:VALUE.
+XS="1:x:1 1:foo:bar,1:mime_type:text/plain 4:t:2,6:s:3,1:y:4"
+# filters IMG: each inode's filter (hex), found 12 bytes before the
+# first of its entries (a head, the name after its prefix, the value),
+# and the superblock's compatible features.
+filters() {
+	"$PYTHON3" -c 'import sys
+img = open(sys.argv[1], "rb").read()
+for spec in sys.argv[2:]:
+    at = []
+    for e in spec.split(","):
+        i, n, v = e.split(":")
+        rec = bytes([len(n), int(i)]) + len(v).to_bytes(2, "little") + (n + v).encode()
+        at.append(img.find(rec))
+    p = min(at) if min(at) > 12 else 12
+    print(spec, img[p - 12:p - 8][::-1].hex())
+print("compat", img[1032:1036][::-1].hex())' "$1" $XS
+}
+
+for j in 1 2; do
+	run "-Exattr-name-filter --workers=$j" "$MKFS" --quiet -Exattr-name-filter -T0 -Uclear \
+		--workers=$j "$T/f$j.erofs" "$T/src" || finish
+done
+check "-Exattr-name-filter: the same bytes for --workers=1 and 2" cmp -s "$T/f1.erofs" "$T/f2.erofs"
+run "dir2img --xattr-name-filter" "$DIR2IMG" -q --format erofs --xattr-name-filter \
+	--mtime 0 --image-time 0 --uuid clear "$T/d.erofs" "$T/src" &&
+	check "dir2img --xattr-name-filter: the same bytes" cmp -s "$T/f1.erofs" "$T/d.erofs"
+usage_refused "an EROFS option" "$DIR2IMG" -q --xattr-name-filter "$T/r.sqfs" "$T/src"
+filters "$T/f1.erofs" > "$T/ours"
+check "the superblock says xattr_filter, as mkfs.erofs 1.9.3's" grep -qx "compat 00000004" "$T/ours"
+run "without the option" "$MKFS" --quiet -T0 -Uclear "$T/n.erofs" "$T/src" &&
+	filters "$T/n.erofs" > "$T/none" &&
+	check "without it: every filter 0, no feature bit" sh -c \
+		'test "$(grep -c " 00000000$" "$1")" -eq 4' - "$T/none"
+if [ -x "$P193/mkfs/mkfs.erofs" ]; then
+	run "mkfs.erofs 1.9.3 -Exattr-name-filter" "$P193/mkfs/mkfs.erofs" --quiet \
+		-Exattr-name-filter -T0 -Uclear "$T/p.erofs" "$T/src" > /dev/null &&
+		filters "$T/p.erofs" | grep -v compat > "$T/peer" &&
+		grep -v compat "$T/ours" > "$T/ours.f" &&
+		if cmp -s "$T/ours.f" "$T/peer"; then
+			pass "each inode's filter: mkfs.erofs 1.9.3's"
+		else
+			fail "filters differ (< ours, > mkfs.erofs 1.9.3's)"; diff "$T/ours.f" "$T/peer"
+		fi
+	if "$P193/fsck/fsck.erofs" "$T/f1.erofs" > "$T/err" 2>&1; then
+		pass "fsck.erofs 1.9.3 passes it"
+	else
+		fail "fsck.erofs 1.9.3 refuses it: $(grep -m1 . "$T/err")"
+	fi
+else
+	skipc "mkfs.erofs 1.9.3's filters and fsck.erofs: none at $P193"
+fi
+
+if judge_ok "the kernel's getfattr" kernel erofs &&
+   run "the kernel mounts it" mount -t erofs -o loop,ro "$T/f1.erofs" "$T/m"; then
+	# getfattr's dump of every name, and a lookup of absent ones
+	(cd "$T/m" && getfattr -h -d -m - . a d) > "$T/got" 2>&1
+	(cd "$T/src" && getfattr -h -d -m - . a d) > "$T/want" 2>&1
+	check "getfattr: every present name and value" cmp -s "$T/got" "$T/want"
+	for n in user.foo user.mime_type; do
+		check "getfattr -n $n: found" getfattr -n $n "$T/m/a" > /dev/null 2>&1
+	done
+	absent=0
+	for n in user.absent user.fo user.x trusted.foo security.foo user.z; do
+		! getfattr -n $n "$T/m/a" > /dev/null 2>&1 || absent=$((absent + 1))
+	done
+	check "getfattr: no absent name found" test $absent -eq 0
+	umount "$T/m"
+fi
+finish
