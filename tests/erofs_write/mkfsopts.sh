@@ -7,7 +7,7 @@
 # filter nor bit), dir2img --xattr-name-filter gives the same bytes (and
 # refuses it for SquashFS), as do --workers=1 and 2; the kernel's getfattr finds every present name
 # (a wrong bit would hide one) and no absent one; fsck.erofs 1.9.3
-# passes it.
+# passes it. --offset=N: see below.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" getfattr
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
@@ -76,6 +76,34 @@ if [ -x "$P193/mkfs/mkfs.erofs" ]; then
 	fi
 else
 	skipc "mkfs.erofs 1.9.3's filters and fsck.erofs: none at $P193"
+fi
+
+# --offset=N: the image N bytes into IMAGE, zeros before it whatever
+# IMAGE held (mkfs.erofs 1.9.3 truncates it: zeros too), read there by
+# imginfo, img2dir and the kernel through a loop device's offset.
+N=5000
+head -c $N /dev/urandom > "$T/o.erofs" && cp "$T/o.erofs" "$T/po.erofs" || exit 99
+run "--offset=$N" "$MKFS" --quiet -Exattr-name-filter -T0 -Uclear --offset=$N \
+	"$T/o.erofs" "$T/src" &&
+	check "--offset: zeros, then the image made without it" sh -c \
+		'cmp -s -n "$1" "$2" /dev/zero && tail -c +$(($1 + 1)) "$2" | cmp -s - "$3"' \
+		- $N "$T/o.erofs" "$T/f1.erofs"
+if [ -x "$P193/mkfs/mkfs.erofs" ]; then
+	run "mkfs.erofs 1.9.3 --offset=$N" "$P193/mkfs/mkfs.erofs" --quiet --offset=$N \
+		"$T/po.erofs" "$T/src" > /dev/null &&
+		check "mkfs.erofs 1.9.3 --offset: zeros before the image too" \
+			cmp -s -n $N "$T/po.erofs" /dev/zero
+fi
+check "imginfo --offset check passes" "$SQP_BIN/imginfo" --offset $N check -q "$T/o.erofs"
+rm -rf "$T/x" && run "img2dir --offset" "$SQP_BIN/img2dir" -q --offset $N "$T/o.erofs" "$T/x" &&
+	same_tree "img2dir --offset: the source" "$T/x" "$T/src" --ignore=mtime
+if judge_ok "the kernel at an offset" kernel erofs; then
+	if mount -t erofs -o loop,ro,offset=$N "$T/o.erofs" "$T/m" 2> "$T/err"; then
+		same_tree "the kernel, -o loop,offset=$N: the source" "$T/m" "$T/src" --ignore=mtime
+		umount "$T/m"
+	else
+		fail "the kernel does not mount it at offset $N: $(head -c 200 "$T/err")"
+	fi
 fi
 
 if judge_ok "the kernel's getfattr" kernel erofs &&

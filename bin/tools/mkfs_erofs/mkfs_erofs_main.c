@@ -35,7 +35,7 @@ enum {
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
 	OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
-	OPT_UNZIP, OPT_HINTS,
+	OPT_UNZIP, OPT_HINTS, OPT_OFFSET,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -78,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
 	{ "chunksize", required_argument, NULL, OPT_CHUNKSIZE },
 	{ "compress-hints", required_argument, NULL, OPT_HINTS },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -124,6 +125,7 @@ static void usage(FILE *f)
 	      "  --chunksize=# (chunk-based files, -znone) --blobdev=FILE (the chunks\n"
 	      "  in FILE, the image's extra device) --ungzip --gzip --unxz --unlzma\n"
 	      "  (the tar's compression is found by its magic anyway)\n"
+	      "  --offset=# (the image # bytes into IMAGE, zeros before it)\n"
 	      "  --help --version. Anything else (-zX:Y:Z, other -E options,\n"
 	      "  --dsunit ...) is refused with exit status 2.\n"
 	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
@@ -350,6 +352,11 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 	case OPT_HINTS:
 		opt->hints_file = arg;
 		return 0;
+	case OPT_OFFSET:
+		/* IMAGE is replaced: zeros in front, as mkfs.erofs, which
+		 * truncates it, leaves there. */
+		opt->prefix_zeros = 1;
+		return number(name, arg, (uint64_t)1 << 62, &opt->desc.offset);
 	case OPT_UNZIP:
 		/* The tar is read through its decompressor whatever the
 		 * option says: tar2img knows gzip, xz, lzma, zstd, lz4 and
