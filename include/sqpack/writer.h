@@ -221,7 +221,9 @@ struct sqp_writer_desc {
 	 * spec's own entries are not moved. NULL or "" = none. Copied. */
 	const char *prefix;
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
-	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
+	 * (codec.block_size 4096; 512, 1024 or 2048 with codec.id 0 and
+	 * no chunk size, dedup or tar index, where an inode's xattrs must
+	 * fit its block beside it); codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
 	 * block into one-block clusters (or erofs_pcluster_size's);
 	 * fragment_mode and the SQP_WRITE_* flags other than NO_XATTRS
