@@ -116,8 +116,9 @@ fi
 # -b 512, 1024 and 2048: data stored as it is, in blocks of that size
 # (the superblock's blkszbits), the same for --workers=1 and 2, read as
 # the source by the kernel (Linux 6.18 mounts blocks below the page
-# size), img2dir and fsck.erofs 1.9.3; what is still sized in 4 KiB
-# blocks is refused by name, as is a size mkfs.erofs would round down.
+# size), img2dir and fsck.erofs 1.9.3, and dir2img -b 1K gives -b1024's
+# bytes; what is still sized in 4 KiB blocks is refused by name (and
+# a small block for SquashFS), as is a size mkfs.erofs would round down.
 for bs in 512 1024 2048; do
 	for j in 1 2; do
 		run "-b$bs --workers=$j" "$MKFS" --quiet -b$bs -T0 -Uclear --workers=$j \
@@ -138,6 +139,14 @@ for bs in 512 1024 2048; do
 		fi
 	fi
 done
+run "dir2img --format erofs -b 1K" "$DIR2IMG" -q --format erofs -b 1K --mtime 0 \
+	--image-time 0 --uuid clear "$T/d1k.erofs" "$T/src" &&
+	run "-b1024" "$MKFS" --quiet -b1024 -T0 -Uclear "$T/m1k.erofs" "$T/src" &&
+	check "dir2img -b 1K: the same bytes as -b1024" cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
+usage_refused "below 4K: only in tar2img and dir2img's --format erofs" "$DIR2IMG" -b 1K \
+	"$T/r.sqfs" "$T/src"
+usage_refused "compressed files in blocks below 4K" "$DIR2IMG" --format erofs -c lz4 -b 2K \
+	"$T/r.erofs" "$T/src"
 usage_refused "the block size is 512, 1024, 2048 or 4096" "$MKFS" -b1000 "$T/r.erofs" "$T/src"
 usage_refused "the block size is 512, 1024, 2048 or 4096" "$MKFS" -b8192 "$T/r.erofs" "$T/src"
 usage_refused "compressed files in blocks below 4096" "$MKFS" -b1024 -zlz4 "$T/r.erofs" "$T/src"

@@ -424,6 +424,7 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 		      const char **comp_opts, uint32_t *block_size)
 {
 	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
+	uint64_t v;
 	int ret;
 
 	if (opt->tool != TOOL_IMG2IMG && c >= OPT_FIRST_IMG_ONLY)
@@ -439,8 +440,10 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	case 'c': *codec = optarg; return 0;
 	case 'X': *comp_opts = optarg; return 0;
 	case 'b':
-		if (tool_parse_size(optarg, block_size) != 0)
+		/* 512 to 2K too: EROFS's, refused below once the format is known */
+		if (tool_parse_bytes(optarg, &v) != 0 || v < 512 || v > (1u << 20) || (v & (v - 1)))
 			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
+		*block_size = (uint32_t)v;
 		return 0;
 	case 'f': opt->force = 1; return 0;
 	case OPT_SHARD:
@@ -570,6 +573,10 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 		ret = tool_tar_index_check(opt, codec);
 	if (ret == 0 && tool != TOOL_IMG2IMG)
 		ret = tool_erofs_only(opt);
+	if (ret == 0 && block_size < 4096 && block_size != 0 &&
+	    (tool == TOOL_IMG2IMG || opt->desc.format != SQP_FORMAT_EROFS))
+		ret = tool_bad_usage("%s", "a block size below 4K: only in tar2img and "
+				     "dir2img's --format erofs");
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;

@@ -13,7 +13,8 @@
 static const char common_help[] =
 	"  -c, --compressor NAME   block compressor (default zstd)\n"
 	"  -X, --comp-opt OPTS     compressor options, comma separated\n"
-	"  -b, --block-size SIZE   4K .. 1M, a power of two (default 128K)\n"
+	"  -b, --block-size SIZE   4K .. 1M, a power of two (default 128K; EROFS:\n"
+	"                          4K, or 512 .. 2K for data stored as it is)\n"
 	"  -j, --jobs N            compression threads (default: CPUs online)\n"
 	"  -f, --force             replace OUTPUT if it exists\n"
 	"  -q, --quiet             no summary, no progress\n"
