@@ -6,7 +6,8 @@
 # first entry), the superblock says so (and without the option neither
 # filter nor bit), dir2img --xattr-name-filter gives the same bytes (and
 # refuses it for SquashFS), as do --workers=1 and 2; the kernel's getfattr finds every present name
-# (a wrong bit would hide one) and no absent one; fsck.erofs 1.9.3
+# (a wrong bit would hide one) and no absent one, and answers from the
+# filter (all ones: a present name not found); fsck.erofs 1.9.3
 # passes it. --offset=N: see below.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" getfattr
@@ -167,5 +168,20 @@ if judge_ok "the kernel's getfattr" kernel erofs &&
 	done
 	check "getfattr: no absent name found" test $absent -eq 0
 	umount "$T/m"
+	# The kernel answers from the filter: with every bit of a's set
+	# (all absent), a lookup of its name fails, a listing still has it.
+	cp "$T/f1.erofs" "$T/all.erofs" && "$PYTHON3" -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+p = b.find(bytes([3, 1, 3, 0]) + b"foobar") - 12
+assert p > 0 and b[p:p + 4] != b"\xff" * 4
+b[p:p + 4] = b"\xff" * 4
+open(sys.argv[1], "wb").write(b)' "$T/all.erofs" || exit 99
+	if run "the kernel mounts a's filter all ones" mount -t erofs -o loop,ro "$T/all.erofs" "$T/m"; then
+		check "a's filter all ones: getfattr -n user.foo finds nothing" sh -c \
+			'! getfattr -n user.foo "$1" > /dev/null 2>&1' - "$T/m/a"
+		check "a's filter all ones: listxattr still names user.foo" "$PYTHON3" -c \
+			'import os, sys; assert "user.foo" in os.listxattr(sys.argv[1])' "$T/m/a"
+		umount "$T/m"
+	fi
 fi
 finish
