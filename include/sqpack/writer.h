@@ -164,6 +164,11 @@ enum sqp_fragment_mode {
  * fragment of the packed inode, compressed with the packed inode when
  * there is a codec (Linux 6.1 reads them). */
 #define SQP_WRITE_EROFS_COMPRESS_DIRS   0x8000000
+/* EROFS (mkfs.erofs -E xattr-name-filter): each xattr area's header
+ * holds a 32-bit filter of its names, and the superblock says so, so
+ * that the kernel (Linux 6.6 and later) answers a lookup of most absent
+ * names without reading the entries; older kernels ignore it. */
+#define SQP_WRITE_EROFS_XATTR_FILTER    0x10000000
 
 struct sqp_policy;
 
@@ -225,7 +230,9 @@ struct sqp_writer_desc {
 	 * spec's own entries are not moved. NULL or "" = none. Copied. */
 	const char *prefix;
 	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
-	 * (codec.block_size 4096); codec.id 0 stores data as it is, else a
+	 * (codec.block_size 4096; 512, 1024 or 2048 with codec.id 0 and
+	 * no chunk size, dedup or tar index, where an inode's xattrs must
+	 * fit its block beside it); codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
 	 * block into one-block clusters (or erofs_pcluster_size's);
 	 * fragment_mode and the SQP_WRITE_* flags other than NO_XATTRS

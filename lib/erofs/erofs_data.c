@@ -37,9 +37,22 @@
 
 static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 {
-	if (d->codec.block_size != EROFS_W_BLOCK)
-		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 4096",
-			       d->codec.block_size);
+	uint32_t bs = d->codec.block_size;
+
+	/* Below 4096, what the block size does not reach yet: compressed
+	 * clusters, chunks, dedup and a tar's index, each sized in 4 KiB
+	 * blocks. */
+	if (bs < 512 || bs > EROFS_W_BLOCK || (bs & (bs - 1)) != 0)
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 512, "
+			       "1024, 2048 or 4096", bs);
+	if (bs < EROFS_W_BLOCK && (d->codec.id != 0 || d->erofs_chunk_size != 0 ||
+				   (d->flags & (SQP_WRITE_EROFS_DEDUPE |
+						SQP_WRITE_EROFS_FRAGDEDUPE |
+						SQP_WRITE_EROFS_TAR_INDEX |
+						SQP_WRITE_EROFS_TAR_HEADERBALL))))
+		return sqp_err(err, SQP_ERR_ARG, "EROFS: blocks of %u bytes are done "
+			       "only for data stored as it is, without a chunk size, "
+			       "dedup or a tar's index", bs);
 	if (d->erofs_pcluster_size % EROFS_W_BLOCK != 0 ||
 	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
@@ -115,7 +128,7 @@ static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 	XXH3_128bits_reset(e->hash);
 	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) ? EROFS_TIDX_INDEX :
 		  (w->desc.flags & SQP_WRITE_EROFS_TAR_HEADERBALL) ? EROFS_TIDX_HEADERBALL : 0;
-	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : EROFS_W_BLOCK;
+	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : w->desc.codec.block_size;
 	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hooks->hash_bits) != 0 ||
 	    erofs_chunk_init(w, hooks->hash_bits) != 0)
 		return w->err.code;
@@ -159,7 +172,7 @@ static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 
 int erofs_w_tail_blocked(const struct sqp_writer *w, uint32_t tail, uint32_t xattr_size)
 {
-	return 64 + xattr_size + tail > EROFS_W_BLOCK ||
+	return 64 + xattr_size + tail > erofs_of(w)->bs ||
 	       (w->desc.flags & SQP_WRITE_EROFS_NO_INLINE);
 }
 
@@ -177,9 +190,9 @@ int erofs_w_put_tail(struct sqp_writer *w, const uint8_t *data, uint32_t tail,
 		/* A last block, zero padded. */
 		if (data != e->block)
 			memcpy(e->block, data, tail);
-		memset(e->block + tail, 0, EROFS_W_BLOCK - tail);
+		memset(e->block + tail, 0, e->bs - tail);
 		w->stats.blocks_written++;
-		return erofs_w_append(w, e->block, EROFS_W_BLOCK);
+		return erofs_w_append(w, e->block, e->bs);
 	}
 	units = (tail + EROFS_W_TAIL_UNIT - 1) / EROFS_W_TAIL_UNIT;
 	if ((ret = chunkarr_add(&e->tails, units, &index)) != 0)
@@ -212,8 +225,8 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 		     const struct sqp_data_source *src, struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t full = size / EROFS_W_BLOCK, i;
-	uint32_t tail = (uint32_t)(size % EROFS_W_BLOCK);
+	uint64_t full = size / e->bs, i;
+	uint32_t tail = (uint32_t)(size % e->bs);
 	int appends = full > 0 || (tail > 0 && erofs_w_tail_blocked(w, tail, xattr_size));
 	int ret;
 
@@ -223,12 +236,12 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 	if (appends && e->dd.on && !e->frag.packing)
 		return erofs_dedup_flat_stream(w, size, xattr_size, src, f);
 	f->u.file.size = size;
-	f->u.file.blocks_start = appends ? w->out.pos / EROFS_W_BLOCK : 0;
+	f->u.file.blocks_start = appends ? w->out.pos / e->bs : 0;
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
 		return SQP_ERR_LIMIT;
 	for (i = 0; i < full; i++) {
-		if ((ret = read_data(w, src, e->block, EROFS_W_BLOCK)) != 0 ||
-		    (ret = erofs_w_append(w, e->block, EROFS_W_BLOCK)) != 0)
+		if ((ret = read_data(w, src, e->block, e->bs)) != 0 ||
+		    (ret = erofs_w_append(w, e->block, e->bs)) != 0)
 			return ret;
 		w->stats.blocks_written++;
 	}
@@ -249,15 +262,17 @@ static uint8_t name_index(uint16_t type)
 }
 
 /* The store's records (sqfs form: type, name size, name, value size,
- * value) are walked for both size and encoding: one parser, two uses. */
-static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
+ * value) are walked for size, name filter and encoding: one parser,
+ * three uses. *filter: the bits of the names (erofs_format.h); out's
+ * 12-byte header is left to the caller. */
+static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad,
+		       uint32_t *filter)
 {
 	const uint8_t *p = set->blob, *end = set->blob + set->len;
 	size_t size = 12;
 
 	*bad = 0;
-	if (out != NULL)
-		erofs_xattr_ibody_header_encode(out);
+	*filter = 0;
 	while (p < end) {
 		struct erofs_xattr_head h;
 		uint16_t nlen = sqp_get16(p + 2);
@@ -276,6 +291,8 @@ static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
 			       (4 - (nlen + vlen) % 4) % 4);
 		}
 		size += (4 + (size_t)nlen + vlen + 3) & ~(size_t)3;
+		*filter |= 1u << (XXH32(p + 4, nlen, EROFS_XATTR_FILTER_SEED +
+					h.name_index) & 31);
 		p += 8 + nlen + vlen;
 	}
 	return size;
@@ -283,25 +300,33 @@ static size_t walk_set(const struct xattr_set *set, uint8_t *out, int *bad)
 
 int erofs_w_xattr_size(struct sqp_writer *w, uint32_t id, uint32_t *size)
 {
+	uint32_t filter;
 	size_t n;
 	int bad;
 
 	*size = 0;
 	if (id == WR_NO_XATTR)
 		return 0;
-	n = walk_set(&w->xattrs.sets[id], NULL, &bad);
+	n = walk_set(&w->xattrs.sets[id], NULL, &bad, &filter);
 	/* The area must fit one block beside a 64-byte inode. */
-	if (bad || n > EROFS_W_BLOCK - 64)
+	if (bad || n > erofs_of(w)->bs - 64)
 		return SQP_ERR_LIMIT;
+	/* The superblock says so once some inode's filter has a bit set,
+	 * as mkfs.erofs 1.9 does (32 names may hash to every bit). */
+	if ((w->desc.flags & SQP_WRITE_EROFS_XATTR_FILTER) && filter != UINT32_MAX)
+		erofs_of(w)->xfilter = 1;
 	*size = (uint32_t)n;
 	return 0;
 }
 
 void erofs_w_xattr_encode(const struct sqp_writer *w, uint32_t id, uint8_t *out)
 {
+	uint32_t filter;
 	int bad;
 
-	walk_set(&w->xattrs.sets[id], out, &bad);
+	walk_set(&w->xattrs.sets[id], out, &bad, &filter);
+	erofs_xattr_ibody_header_encode((w->desc.flags & SQP_WRITE_EROFS_XATTR_FILTER) ?
+					~filter : 0, out);
 }
 
 static int check_owners(struct sqp_writer *w, const char *path, uint32_t uid, uint32_t gid)
@@ -330,7 +355,8 @@ static int add_file(struct sqp_writer *w, const struct sqp_entry *e, struct fs_i
 	if (erofs_w_xattr_size(w, ino->xattr_set, &xsize) != 0)
 		return writer_fail(w, SQP_ERR_LIMIT, "'%s': xattrs do not fit EROFS's "
 				   "inline area (names up to 255 bytes, values up to "
-				   "65535, about 4000 bytes in all)", e->path);
+				   "65535, %u bytes in all with blocks of %u)", e->path,
+				   erofs_of(w)->bs - 64, erofs_of(w)->bs);
 	if (erofs_of(w)->tidx)
 		return erofs_tidx_add(w, e, file);
 	if (erofs_of(w)->nhints > 0)

@@ -129,10 +129,11 @@ unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
 	return 64;
 }
 
-void erofs_xattr_ibody_header_encode(uint8_t *raw)
+void erofs_xattr_ibody_header_encode(uint32_t name_filter, uint8_t *raw)
 {
-	/* Name filter, shared count and reserved bytes: all zero. */
+	/* Shared count and reserved bytes: all zero. */
 	memset(raw, 0, 12);
+	sqp_put32(raw, name_filter);
 }
 
 uint16_t erofs_xattr_icount(uint32_t ibody)

@@ -132,6 +132,15 @@ void erofs_xattr_head_decode(struct erofs_xattr_head *h, const uint8_t *raw);
  * rest of the prefix), padded to 4 bytes. */
 #define EROFS_XATTR_LONG_PREFIX 0x80u
 
+/* The xattr name filter (a compatible feature, mkfs.erofs -E
+ * xattr-name-filter): the area header's first 4 bytes hold 32 bits, one
+ * per hash of a name, set where no name of the inode hashes, so that the
+ * kernel answers a lookup of a name whose bit is set as absent without
+ * reading the entries. A name's bit: xxh32 of the name after its
+ * standard prefix, seeded with the seed plus the prefix's index, mod 32. */
+#define EROFS_COMPAT_XATTR_FILTER 0x04u
+#define EROFS_XATTR_FILTER_SEED   0x25BBE08Fu
+
 /* The standard prefix of a name index ("user." ...), NULL if unknown. */
 const char *erofs_xattr_prefix(uint8_t index);
 
@@ -204,9 +213,10 @@ void erofs_super_encode(const struct erofs_super *sb,
  * i_ino the kernel reports for 32-bit inode numbers. Returns the size. */
 unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
 			    uint8_t *raw);
-/* The xattr area's 12-byte header (no shared xattrs) and the icount an
- * area of ibody bytes (header included, a multiple of 4) is given. */
-void erofs_xattr_ibody_header_encode(uint8_t *raw);
+/* The xattr area's 12-byte header (name_filter, no shared xattrs) and
+ * the icount an area of ibody bytes (header included, a multiple of 4)
+ * is given. */
+void erofs_xattr_ibody_header_encode(uint32_t name_filter, uint8_t *raw);
 uint16_t erofs_xattr_icount(uint32_t ibody);
 void erofs_xattr_head_encode(const struct erofs_xattr_head *h, uint8_t *raw);
 void erofs_dirent_encode(const struct erofs_dirent *d, uint8_t *raw);

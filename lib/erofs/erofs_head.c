@@ -108,7 +108,7 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	const struct sqp_writer_desc *desc = &L->w->desc;
 	static const uint8_t zero[16];
 	struct erofs_super sb = {
-		.magic = EROFS_MAGIC, .blkszbits = 12,
+		.magic = EROFS_MAGIC,
 		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
 				    (erofs_of(L->w)->ztail ? EROFS_IN_ZTAILPACKING : 0) |
 				    (erofs_of(L->w)->frag.present ? EROFS_IN_FRAGMENTS : 0),
@@ -125,6 +125,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 
 	if (L->w->out.pos / BS > UINT32_MAX)
 		return SQP_ERR_LIMIT;
+	while ((1u << sb.blkszbits) < BS)
+		sb.blkszbits++;
 	sb.blocks = (uint32_t)(L->w->out.pos / BS);
 	if ((desc->flags & SQP_WRITE_EROFS_UUID) || memcmp(desc->uuid, zero, 16) != 0) {
 		memcpy(x.uuid, desc->uuid, 16);
@@ -153,6 +155,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		erofs_tidx_super(L->w, &sb);
 	if (e->chunks.bits)
 		sb.feature_incompat |= EROFS_IN_CHUNKED_FILE;
+	if (e->xfilter)
+		sb.feature_compat |= EROFS_COMPAT_XATTR_FILTER;
 	if (e->chunks.blob && erofs_chunk_blob_blocks(L->w) > UINT32_MAX)
 		return SQP_ERR_LIMIT;
 	if (has_device(e)) {

@@ -5,6 +5,7 @@
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
  * --erofs-compress-dirs, --erofs-metabox,
+ * --xattr-name-filter,
  * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
  * --hint-compressor), refused for SquashFS
  * rather than ignored; and
@@ -22,6 +23,23 @@
 
 static int codec_options(struct tool_options *opt, const char *codec,
 			 const char *comp_opts, uint32_t block_size);
+
+/* Blocks below 4K (data stored as it is): what is still sized in 4K
+ * blocks refused by name. */
+static int small_blocks(const struct tool_options *opt)
+{
+	const struct sqp_writer_desc *d = &opt->desc;
+
+	if (d->codec.block_size >= 4096)
+		return 0;
+	if (d->erofs_chunk_size != 0 || (d->flags & SQP_WRITE_EROFS_DEDUPE))
+		return tool_bad_usage("%s", "--format erofs: blocks below 4K are not done "
+				      "with --chunk-size or --erofs-dedupe");
+	if (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL))
+		return tool_bad_usage("%s", "--format erofs: a block size below 4K: an "
+				      "index of a tar has its own (512)");
+	return 0;
+}
 
 /* --hint-compressor NAME[,OPTS]: desc.erofs_codec2, read as -c NAME
  * -X OPTS would be; it needs a codec of its own and one for the image. */
@@ -46,7 +64,8 @@ static int hint_codec(struct tool_options *opt)
 	return ret;
 }
 
-/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks,
+/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks
+ * (512 to 2K for data stored as it is),
  * data stored as it is (the default, or -c none) or with a codec that
  * compresses to a fixed size, and a second codec for compress hints;
  * everything else refused by name. */
@@ -71,8 +90,9 @@ static int codec_options(struct tool_options *opt, const char *codec,
 		codec = "gzip";
 	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
 
-	if (block_size != 0 && block_size != 4096)
-		return tool_bad_usage("%s", "--format erofs: the block size is 4K");
+	if (block_size > 4096)
+		return tool_bad_usage("%s", "--format erofs: the block size is 4K, or "
+				      "512 to 2K for data stored as it is");
 	if (codec != NULL && strcmp(codec, "none") != 0 &&
 	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
 		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
@@ -82,9 +102,12 @@ static int codec_options(struct tool_options *opt, const char *codec,
 		if (comp_opts != NULL)
 			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
 		memset(&d->codec, 0, sizeof(d->codec));
-		d->codec.block_size = 4096;
-		return 0;
+		d->codec.block_size = block_size != 0 ? block_size : 4096;
+		return small_blocks(opt);
 	}
+	if (block_size != 0 && block_size < 4096)
+		return tool_bad_usage("%s", "--format erofs: compressed files in blocks "
+				      "below 4K are not done");
 	return tool_finish_codec(d, codec, comp_opts, 4096);
 }
 
@@ -99,6 +122,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
 		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
 		{ SQP_WRITE_EROFS_COMPRESS_DIRS, "--erofs-compress-dirs" },
+		{ SQP_WRITE_EROFS_XATTR_FILTER, "--xattr-name-filter" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;

@@ -32,7 +32,7 @@ enum {
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
 	OPT_EROFS_DEDUPE, OPT_EROFS_ZDIRS, OPT_EROFS_METABOX, OPT_OVLFS_STRIP, OPT_MAX_EXTENT, OPT_CHUNK_SIZE, OPT_BLOBDEV,
-	OPT_HINTS, OPT_HINT_CODEC,
+	OPT_HINTS, OPT_HINT_CODEC, OPT_XATTR_FILTER,
 	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
 	OPT_INDEX, OPT_HEADERS_ONLY,
 	/* --verity and its options (tool_verity.c), in enum tool_verity_opt order */
@@ -98,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
 	{ "erofs-compress-dirs", no_argument, NULL, OPT_EROFS_ZDIRS },
 	{ "erofs-metabox", required_argument, NULL, OPT_EROFS_METABOX },
+	{ "xattr-name-filter", no_argument, NULL, OPT_XATTR_FILTER },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE },
 	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
@@ -257,6 +258,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_EROFS_FRAGMENTS: d->flags |= SQP_WRITE_EROFS_FRAGMENTS; return 0;
 	case OPT_EROFS_DEDUPE: d->flags |= SQP_WRITE_EROFS_DEDUPE; return 0;
 	case OPT_EROFS_ZDIRS: d->flags |= SQP_WRITE_EROFS_COMPRESS_DIRS; return 0;
+	case OPT_XATTR_FILTER: d->flags |= SQP_WRITE_EROFS_XATTR_FILTER; return 0;
 	case OPT_MEM:
 		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
 			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);
@@ -431,6 +433,7 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 		      const char **comp_opts, uint32_t *block_size)
 {
 	const char *name = c >= OPT_NO_DEDUP ? long_name(c) : argv[optind - 1];
+	uint64_t v;
 	int ret;
 
 	if (opt->tool != TOOL_IMG2IMG && c >= OPT_FIRST_IMG_ONLY)
@@ -446,8 +449,10 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	case 'c': *codec = optarg; return 0;
 	case 'X': *comp_opts = optarg; return 0;
 	case 'b':
-		if (tool_parse_size(optarg, block_size) != 0)
+		/* 512 to 2K too: EROFS's, refused below once the format is known */
+		if (tool_parse_bytes(optarg, &v) != 0 || v < 512 || v > (1u << 20) || (v & (v - 1)))
 			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
+		*block_size = (uint32_t)v;
 		return 0;
 	case 'f': opt->force = 1; return 0;
 	case OPT_SHARD:
@@ -577,6 +582,10 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 		ret = tool_tar_index_check(opt, codec);
 	if (ret == 0 && tool != TOOL_IMG2IMG)
 		ret = tool_erofs_only(opt);
+	if (ret == 0 && block_size < 4096 && block_size != 0 &&
+	    (tool == TOOL_IMG2IMG || opt->desc.format != SQP_FORMAT_EROFS))
+		ret = tool_bad_usage("%s", "a block size below 4K: only in tar2img and "
+				     "dir2img's --format erofs");
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;

@@ -64,8 +64,10 @@ struct tool_options {
 	const char *codec_name, *comp_opts;
 	uint32_t block_size;
 	/* Where the bytes in front of an --offset image come from (NULL:
-	 * an existing OUTPUT). */
+	 * an existing OUTPUT), or with prefix_zeros none: zeros whatever
+	 * OUTPUT held (sqpack-mkfs.erofs: mkfs.erofs truncates IMAGE). */
 	const char *prefix_from;
+	int prefix_zeros;
 	/* sqpack-mksquashfs's: called with the new writer before any input
 	 * (to add the image appended to): 0, or a negative error latched in
 	 * the writer. NULL for none. */

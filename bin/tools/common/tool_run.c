@@ -25,7 +25,7 @@
 
 /* The bytes in front of the image: kept from opt->prefix_from (img2img's
  * BASE) or an existing OUTPUT (an AppImage runtime copied there first),
- * else zeros (a hole). */
+ * else (or with opt->prefix_zeros) zeros (a hole). */
 static int offset_prefix(struct tool_run *r)
 {
 	uint64_t n = r->opt->desc.offset, done = 0;
@@ -33,7 +33,8 @@ static int offset_prefix(struct tool_run *r)
 	char buf[65536];
 	ssize_t got;
 
-	in = open(r->opt->prefix_from ? r->opt->prefix_from : r->opt->output,
+	in = r->opt->prefix_zeros ? -1 :
+	     open(r->opt->prefix_from ? r->opt->prefix_from : r->opt->output,
 		  O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return ftruncate(out, (off_t)n) == 0 ? 0 : -1;

@@ -35,7 +35,7 @@ enum {
 	OPT_AUFS, OPT_SORT, OPT_EXCLUDE_PATH, OPT_UID_OFFSET, OPT_GID_OFFSET,
 	OPT_HARD_DEREF, OPT_IGNORE_MTIME, OPT_ALL_TIME, OPT_MKFS_TIME, OPT_OVLFS_STRIP,
 	OPT_SHARD, OPT_SHARD_PLAN, OPT_MAX_EXTENT, OPT_CHUNKSIZE, OPT_BLOBDEV,
-	OPT_UNZIP, OPT_HINTS, OPT_ZDIRS, OPT_METAZONE,
+	OPT_UNZIP, OPT_HINTS, OPT_ZDIRS, OPT_METAZONE, OPT_OFFSET,
 	/* in enum tool_security_opt order */
 	OPT_FILE_CONTEXTS, OPT_FS_CONFIG, OPT_MOUNT_POINT, OPT_PRODUCT_OUT,
 };
@@ -50,6 +50,7 @@ struct mkfs_args {
 	uint64_t uid_offset, gid_offset;
 	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
 	uint64_t time;
+	uint64_t block_size;       /* -b, 0: not given (4096) */
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "blobdev", required_argument, NULL, OPT_BLOBDEV },
 	{ "chunksize", required_argument, NULL, OPT_CHUNKSIZE },
 	{ "compress-hints", required_argument, NULL, OPT_HINTS },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
 	{ "aufs", no_argument, NULL, OPT_AUFS },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -106,7 +108,8 @@ static void usage(FILE *f)
 	      "  -zzstd[,LEVEL] (or ,level=LEVEL) -znone -C# (4096 to 1048576)\n"
 	      "  -zX:Y (two of those but none: Y for the files --compress-hints gives\n"
 	      "  index 1) --compress-hints=FILE (lines PCLUSTER [INDEX] REGEX)\n"
-	      "  -b4096 -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
+	      "  -b# (512, 1024, 2048 (data stored as it is) or 4096)\n"
+	      "  -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
 	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f --tar=i (an index:\n"
@@ -124,9 +127,11 @@ static void usage(FILE *f)
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
+	      "  -E[^]xattr-name-filter (off unless given)\n"
 	      "  --chunksize=# (chunk-based files: those not compressed) --blobdev=FILE\n"
 	      "  (the chunks in FILE, the image's extra device; -znone) --ungzip --gzip\n"
 	      "  --unxz --unlzma (the tar's compression is found by its magic anyway)\n"
+	      "  --offset=# (the image # bytes into IMAGE, zeros before it)\n"
 	      "  --help --version. Anything else (-zX:Y:Z, other -E options,\n"
 	      "  --dsunit ...) is refused with exit status 2.\n"
 	      "sqpack's own: --shard=I/N packs shard I of N of DIRECTORY (dir2img\n"
@@ -185,7 +190,12 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 		return 0;
 	}
 	case 'b':
-		return strcmp(arg, "4096") == 0 ? 0 : mkfs_refuse(name, "the block size is 4096");
+		/* mkfs.erofs takes 512 to 4096, rounded down to a power of
+		 * two: a typo here would be another block size. */
+		if (tool_parse_u64(arg, 4096, &v) != 0 || v < 512 || (v & (v - 1)) != 0)
+			return mkfs_refuse(name, "the block size is 512, 1024, 2048 or 4096");
+		a->block_size = v;
+		return 0;
 	case 'E': return mkfs_extended(&d->flags, &a->blockmap, name, arg);
 	case 'T':
 		a->has_time = 1;
@@ -387,6 +397,11 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		else
 			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_COMPRESS_DIRS;
 		return 0;
+	case OPT_OFFSET:
+		/* IMAGE is replaced: zeros in front, as mkfs.erofs, which
+		 * truncates it, leaves there. */
+		opt->prefix_zeros = 1;
+		return number(name, arg, (uint64_t)1 << 62, &opt->desc.offset);
 	case OPT_UNZIP:
 		/* The tar is read through its decompressor whatever the
 		 * option says: tar2img knows gzip, xz, lzma, zstd, lz4 and
@@ -500,6 +515,28 @@ static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
+/* -b below 4096: the block size of data stored as it is; what is sized
+ * in 4 KiB blocks yet is refused by name. */
+static int blocks(struct tool_options *opt, const struct mkfs_args *a)
+{
+	const unsigned sized = SQP_WRITE_EROFS_DEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE |
+			       SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL;
+	char name[32];
+
+	if (a->block_size == 0 || a->block_size == 4096)
+		return 0;
+	snprintf(name, sizeof(name), "-b%llu", (unsigned long long)a->block_size);
+	if (opt->desc.codec.id != 0)
+		return mkfs_refuse(name, "compressed files in blocks below 4096 are "
+				   "not done (give -znone or no -z)");
+	if (opt->desc.erofs_chunk_size != 0 || (opt->desc.flags & sized))
+		return mkfs_refuse(name, "blocks below 4096 are not done with "
+				   "--chunksize, -Ededupe, -Efragdedupe, --tar=i or "
+				   "--tar=headerball");
+	opt->desc.codec.block_size = (uint32_t)a->block_size;
+	return 0;
+}
+
 /* IMAGE, and DIRECTORY or TAR (none or "-": stdin); DIRECTORY alone
  * with --shard-plan, which writes no image. */
 static int operands(struct tool_options *opt, int tar, int argc, char **argv)
@@ -566,7 +603,7 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0 ||
-	    (ret = chunks(opt, a)) != 0)
+	    (ret = chunks(opt, a)) != 0 || (ret = blocks(opt, a)) != 0)
 		return ret;
 	/* A tar layer is written to be an overlay's lower directory, as
 	 * containerd's EROFS snapshotter mounts it. mkfs.erofs reads the

@@ -143,7 +143,8 @@ int mkfs_compressors(struct sqp_writer_desc *d, const char *what, const char *ar
 }
 
 /* -E X[,Y...]: ztailpacking, fragments, all-fragments, fragdedupe[=M],
- * dedupe, [^]inline_data, noinline_data, force-chunk-indexes and
+ * dedupe, [^]inline_data, noinline_data, xattr-name-filter,
+ * force-chunk-indexes and
  * force-inode-blockmap (*blockmap set: mkfs.erofs refuses it with
  * --blobdev); the others are refused by
  * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
@@ -172,6 +173,7 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 		{ "force-inode-extended", SQP_WRITE_EROFS_INODE_EXTENDED, 0 },
 		{ "force-chunk-indexes", SQP_WRITE_EROFS_CHUNK_INDEXES, 0 },
 		{ "force-inode-blockmap", SQP_WRITE_EROFS_CHUNK_INDEXES, 1 },
+		{ "xattr-name-filter", SQP_WRITE_EROFS_XATTR_FILTER, 0 },
 	};
 	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
 	const char *s = arg, *end;
@@ -204,8 +206,8 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 			return mkfs_refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
 				      "[all-]fragments, fragdedupe[=inode|full], "
-				      "dedupe, [^]inline_data, force-inode-* and "
-				      "force-chunk-indexes are done)");
+				      "dedupe, [^]inline_data, xattr-name-filter, "
+				      "force-inode-* and force-chunk-indexes are done)");
 	}
 	return 0;
 }
