@@ -217,7 +217,7 @@ int rd_erofs_mount_inodes(struct sqp_image *img)
 		return ret;
 	if (!S_ISDIR(mode))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the EROFS root inode (nid "
-			      "%u) is not a directory (mode 0%o)", img->name,
-			      sb->root_nid, mode);
+			      "%llu) is not a directory (mode 0%o)", img->name,
+			      (unsigned long long)sb->root_nid, mode);
 	return 0;
 }
