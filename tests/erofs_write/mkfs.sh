@@ -10,8 +10,8 @@
 # mkfs.erofs), --max-extent-bytes gives dir2img's bytes, two codecs
 # chosen per file by --compress-hints make an image the kernel, fsck.erofs
 # and img2dir read as the source, the same for any --workers, and what is
-# not done yet (three algorithms, other -E options (-E48bit), unaligned
-# extents, unknown options) or is wrong (a cluster size not a
+# not done yet (three algorithms, other -E options, unaligned extents,
+# unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
 # and no image.
 . "$top_srcdir/tests/lib/common.sh"
@@ -136,9 +136,8 @@ refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "needs a compressor" --compress-hints=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
-refused "need -E48bit" -zlz4 --max-extent-bytes=-8192
+refused "unaligned extents" -zlz4 -E48bit --max-extent-bytes=-8192
 refused "at least the block size" -zlz4 --max-extent-bytes=4095
-refused "extended option not done yet" -zlz4 -E48bit
 
 # Two codecs (-zX:Y) chosen per file by --compress-hints, with a second
 # pcluster size: lz4hc for most files, lzma in 16 KiB clusters for the

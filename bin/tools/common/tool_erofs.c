@@ -97,6 +97,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_ZTAILPACKING, "--ztailpacking" },
 		{ SQP_WRITE_EROFS_FRAGMENTS, "--erofs-fragments" },
 		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
+		{ SQP_WRITE_EROFS_48BIT, "--erofs-48bit" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;

@@ -55,6 +55,8 @@ static const char common_help[] =
 	"      --erofs-dedupe      EROFS: a file equal to an earlier one shares\n"
 	"                          its blocks, a cluster one of equal input\n"
 	"                          (checked byte for byte)\n"
+	"      --erofs-48bit       EROFS: the 48-bit layout (Linux 6.15 or\n"
+	"                          later): compact inodes keep their times\n"
 	"      --max-extent-bytes SIZE  EROFS: a compressed cluster holds at most\n"
 	"                          SIZE bytes of a file (at least 4K; what\n"
 	"                          reading one byte may decompress)\n"

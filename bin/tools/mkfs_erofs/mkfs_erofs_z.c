@@ -172,6 +172,7 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 		{ "force-inode-extended", SQP_WRITE_EROFS_INODE_EXTENDED, 0 },
 		{ "force-chunk-indexes", SQP_WRITE_EROFS_CHUNK_INDEXES, 0 },
 		{ "force-inode-blockmap", SQP_WRITE_EROFS_CHUNK_INDEXES, 1 },
+		{ "48bit", SQP_WRITE_EROFS_48BIT, 0 },
 	};
 	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
 	const char *s = arg, *end;
@@ -204,8 +205,8 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 			return mkfs_refuse(what, "extended option not done yet (sqpack writes "
 				      "compact cluster indexes; ztailpacking, "
 				      "[all-]fragments, fragdedupe[=inode|full], "
-				      "dedupe, [^]inline_data, force-inode-* and "
-				      "force-chunk-indexes are done)");
+				      "dedupe, [^]inline_data, force-inode-*, "
+				      "force-chunk-indexes and 48bit are done)");
 	}
 	return 0;
 }
