@@ -160,7 +160,7 @@ enum sqp_fragment_mode {
  * seconds from an epoch base (0 until the build time passes 2106), so
  * only times with nanoseconds, before 1970 or far past the base need
  * extended inodes. Compressed files keep their cluster indexes. */
-#define SQP_WRITE_EROFS_48BIT           0x4000000
+#define SQP_WRITE_EROFS_48BIT           0x8000000
 
 struct sqp_policy;
 
