@@ -169,6 +169,12 @@ enum sqp_fragment_mode {
  * that the kernel (Linux 6.6 and later) answers a lookup of most absent
  * names without reading the entries; older kernels ignore it. */
 #define SQP_WRITE_EROFS_XATTR_FILTER    0x10000000
+/* EROFS: the 48-bit layout (mkfs.erofs -E 48bit; Linux 6.15 and later
+ * mount it): a compact inode keeps any time, to the second, in the 2^32
+ * seconds from an epoch base (0 until the build time passes 2106), so
+ * only times with nanoseconds, before 1970 or far past the base need
+ * extended inodes. Compressed files keep their cluster indexes. */
+#define SQP_WRITE_EROFS_48BIT           0x20000000
 
 struct sqp_policy;
 

@@ -31,11 +31,11 @@ void erofs_super_encode(const struct erofs_super *sb,
 	sqp_put32(raw + 8, sb->feature_compat);
 	raw[12] = sb->blkszbits;
 	raw[13] = sb->sb_extslots;
-	sqp_put16(raw + 14, sb->root_nid);
+	sqp_put16(raw + 14, (uint16_t)sb->root_nid);
 	sqp_put64(raw + 16, sb->inos);
 	sqp_put64(raw + 24, sb->build_time);
 	sqp_put32(raw + 32, x->build_time_nsec);
-	sqp_put32(raw + 36, sb->blocks);
+	sqp_put32(raw + 36, (uint32_t)sb->blocks);
 	sqp_put32(raw + 40, sb->meta_blkaddr);
 	sqp_put32(raw + 44, sb->xattr_blkaddr);
 	memcpy(raw + 48, x->uuid, 16);
@@ -47,6 +47,15 @@ void erofs_super_encode(const struct erofs_super *sb,
 	raw[91] = sb->xattr_prefix_count;
 	sqp_put32(raw + 92, sb->xattr_prefix_start);
 	sqp_put64(raw + 96, sb->packed_nid);
+	if (!(sb->feature_incompat & EROFS_IN_48BIT))
+		return;
+	sqp_put32(raw + 108, sb->build_delta);
+	/* The 64-bit root nid only where 16 bits or the 32-bit block count
+	 * do not do, as mkfs.erofs writes it. */
+	if (sb->root_nid > UINT16_MAX || sb->blocks > UINT32_MAX) {
+		sqp_put16(raw + 14, (uint16_t)(sb->blocks >> 32));
+		sqp_put64(raw + 112, sb->root_nid);
+	}
 }
 
 static unsigned log2_of(uint32_t v)
@@ -108,6 +117,8 @@ unsigned erofs_inode_encode(const struct erofs_inode *ino, uint32_t ino_number,
 		sqp_put16(raw + 4, ino->mode);
 		sqp_put16(raw + 6, (uint16_t)ino->nlink);
 		sqp_put32(raw + 8, (uint32_t)ino->size);
+		/* From the epoch base: the caller made it fit. */
+		sqp_put32(raw + 12, (uint32_t)ino->mtime);
 		sqp_put32(raw + 16, ino->u);
 		sqp_put32(raw + 20, ino_number);
 		sqp_put16(raw + 24, (uint16_t)ino->uid);

@@ -23,6 +23,7 @@ void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw)
 	sb->root_nid = sqp_get16(raw + 14);
 	sb->inos = sqp_get64(raw + 16);
 	sb->build_time = sqp_get64(raw + 24);
+	sb->build_delta = 0;
 	sb->blocks = sqp_get32(raw + 36);
 	sb->meta_blkaddr = sqp_get32(raw + 40);
 	sb->xattr_blkaddr = sqp_get32(raw + 44);
@@ -33,14 +34,24 @@ void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw)
 	sb->xattr_prefix_count = raw[91];
 	sb->xattr_prefix_start = sqp_get32(raw + 92);
 	sb->packed_nid = sqp_get64(raw + 96);
+	if (!(sb->feature_incompat & EROFS_IN_48BIT))
+		return;
+	sb->build_delta = sqp_get32(raw + 108);
+	/* As the kernel reads it: a 64-bit root nid of 0 means the 16-bit
+	 * one holds the root, and the block count has 32 bits. */
+	if (sqp_get64(raw + 112) != 0) {
+		sb->root_nid = sqp_get64(raw + 112);
+		sb->blocks |= (uint64_t)sqp_get16(raw + 14) << 32;
+	}
 }
 
 unsigned erofs_inode_size(const uint8_t *raw)
 {
 	uint16_t format = sqp_get16(raw);
 
-	/* Bit 0 is the version; bits past the layout are reserved. */
-	if (format & ~0x0Fu)
+	/* Bit 0 is the version, then the layout and EROFS_I_NLINK_1; the
+	 * bits past it are reserved. */
+	if (format & ~0x1Fu)
 		return 0;
 	return (format & 1) ? 64 : 32;
 }
@@ -54,13 +65,20 @@ void erofs_inode_decode(struct erofs_inode *ino, const uint8_t *raw)
 	ino->xattr_icount = sqp_get16(raw + 2);
 	ino->mode = sqp_get16(raw + 4);
 	ino->u = sqp_get32(raw + 16);
+	/* Bytes 6..7: a compact inode's link count, unless EROFS_I_NLINK_1
+	 * says it has one; then, and in an extended inode, blk_hi. */
+	ino->blk_hi = sqp_get16(raw + 6);
 	if (!ino->extended) {
-		ino->nlink = sqp_get16(raw + 6);
+		ino->nlink = 1;
+		if (!(format & EROFS_I_NLINK_1) || (ino->mode & 0xF000u) == 0x4000u) {
+			ino->nlink = ino->blk_hi;
+			ino->blk_hi = 0;
+		}
 		ino->size = sqp_get32(raw + 8);
 		ino->uid = sqp_get16(raw + 24);
 		ino->gid = sqp_get16(raw + 26);
 		ino->has_mtime = 0;
-		ino->mtime = 0;
+		ino->mtime = sqp_get32(raw + 12);
 		ino->mtime_nsec = 0;
 		return;
 	}

@@ -38,6 +38,11 @@
 #define EROFS_NID_MBOX        (1ull << 63)
 #define EROFS_SUPER_MBOX_NID  128u
 #define EROFS_SUPER_EXTSLOT   16u
+/* The 48-bit layout: block addresses and counts with 16 more bits, a
+ * 64-bit root nid, and compact inodes with their own time, in seconds
+ * from an epoch base (the superblock's time field) that the build time
+ * too counts from. */
+#define EROFS_IN_48BIT        0x80u
 
 /* Inode data layouts (i_format bits 1..3). */
 enum erofs_layout {
@@ -51,6 +56,7 @@ enum erofs_layout {
 /* Chunk-based inodes: i_u's low 16 bits. */
 #define EROFS_CHUNK_BLKBITS_MASK 0x1Fu
 #define EROFS_CHUNK_INDEXES      0x20u
+#define EROFS_CHUNK_48BIT        0x40u   /* indexes' startblk_hi counts */
 /* One 8-byte chunk index (EROFS_CHUNK_INDEXES): advise 0, the device
  * (0 the image, 1.. its extra devices) and the chunk's first block; a
  * hole's chunk is device 0 at EROFS_NULL_ADDR, whatever device was
@@ -62,10 +68,15 @@ struct erofs_super {
 	uint32_t feature_compat;
 	uint8_t blkszbits;
 	uint8_t sb_extslots;
-	uint16_t root_nid;
+	/* 16 bits at 14, or with EROFS_IN_48BIT 64 at 112 when they are not
+	 * 0 (the 16 at 14 are then the high bits of blocks). */
+	uint64_t root_nid;
 	uint64_t inos;
+	/* The build time; with EROFS_IN_48BIT the epoch base, the build
+	 * time being build_delta seconds after it. */
 	uint64_t build_time;
-	uint32_t blocks;
+	uint32_t build_delta;
+	uint64_t blocks;
 	uint32_t meta_blkaddr;
 	uint32_t xattr_blkaddr;
 	uint32_t feature_incompat;
@@ -80,8 +91,9 @@ struct erofs_super {
 	uint16_t compr_algs;
 };
 
-/* Both inode versions, widened: compact inodes (32 bytes) have no
- * time of their own (the superblock's build time) and 16-bit ids. */
+/* Both inode versions, widened: compact inodes (32 bytes) have 16-bit
+ * ids and a 32-bit time counted from the superblock's build_time (0
+ * before the 48-bit layout: the build time itself). */
 struct erofs_inode {
 	uint8_t extended;        /* 64-byte inode */
 	uint8_t layout;          /* enum erofs_layout */
@@ -91,10 +103,15 @@ struct erofs_inode {
 	uint64_t size;
 	uint32_t u;              /* raw_blkaddr, rdev, or chunk format */
 	uint32_t uid, gid;
-	int has_mtime;
+	int has_mtime;           /* 0: mtime counts from build_time */
 	uint64_t mtime;
 	uint32_t mtime_nsec;     /* extended inodes; 0 for compact ones */
+	uint16_t blk_hi;         /* bits 32..47 of a flat layout's block */
 };
+/* i_format bit 4: a compact non-directory inode has one link, and its
+ * link count field holds blk_hi (48-bit layout); a directory has no
+ * "." entry. */
+#define EROFS_I_NLINK_1 0x10u
 
 /* The superblock from its 128 bytes (at EROFS_SUPER_OFFSET). */
 void erofs_super_decode(struct erofs_super *sb, const uint8_t *raw);
@@ -159,6 +176,24 @@ const char *erofs_xattr_prefix(uint8_t index);
 /* The largest pcluster on disk and the most bytes one decompresses to. */
 #define EROFS_Z_PCLUSTER_MAX       (1u << 20)
 #define EROFS_Z_DECODED_MAX        (12u << 20)
+
+/* Encoded extents (layout EROFS_COMPRESSED_FULL with EROFS_Z_EXTENTS,
+ * which mkfs.erofs writes with the 48-bit layout): after the map
+ * header, aligned to their size, records of 4, 8, 16 or 32 bytes (4 <<
+ * advise bits 1..2): a 32-bit plen (its low 21 bits the bytes stored,
+ * EROFS_ZE_PARTIAL, and from bit 28 the algorithm + 1, 0 for raw), a
+ * 64-bit pstart (a byte position, in two halves), a 64-bit lstart
+ * (likewise). Records of 4 and 8 bytes are one per logical cluster (a
+ * block << the header's byte 7), those of 4 after a 64-bit pstart of
+ * the first, each pcluster following the last; records of 16 and 32
+ * bytes are one per extent, the header's bytes 0..3 and 6..7 their
+ * count, sorted by lstart. The last extent of a file with
+ * EROFS_Z_FRAGMENT_PCLUSTER is its fragment: plen and pstart's low half
+ * are the offset in the packed inode. */
+#define EROFS_Z_EXTENTS            0x0001u
+#define EROFS_ZE_PLEN_MASK         0x1FFFFFu
+#define EROFS_ZE_PARTIAL           (1u << 27)
+#define EROFS_ZE_FMT_SHIFT         28
 
 /* An index's type: PLAIN (a pcluster stored as it is), HEAD1 and HEAD2
  * (compressed with the map header's first or second algorithm), NONHEAD

@@ -102,6 +102,13 @@ uint32_t erofs_w_head_from(const struct erofs_wlayout *L)
 	return (uint32_t)((end + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE * EROFS_SLOT_SIZE);
 }
 
+int64_t erofs_w_epoch(const struct sqp_writer *w, int64_t bt)
+{
+	if (!(w->desc.flags & SQP_WRITE_EROFS_48BIT) || bt < 0)
+		return bt;
+	return bt > (int64_t)UINT32_MAX ? bt - (int64_t)UINT32_MAX : 0;
+}
+
 int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
 			uint64_t inos)
 {
@@ -112,8 +119,10 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
 				    (erofs_of(L->w)->ztail ? EROFS_IN_ZTAILPACKING : 0) |
 				    (erofs_of(L->w)->frag.present ? EROFS_IN_FRAGMENTS : 0),
-		.root_nid = (uint16_t)L->nid[L->root], .inos = inos,
-		.build_time = (uint64_t)bt, .meta_blkaddr = (uint32_t)meta_blkaddr,
+		.root_nid = L->nid[L->root], .inos = inos,
+		.build_time = (uint64_t)erofs_w_epoch(L->w, bt),
+		.build_delta = (uint32_t)(bt - erofs_w_epoch(L->w, bt)),
+		.meta_blkaddr = (uint32_t)meta_blkaddr,
 	};
 	const struct erofs_wstate *e = erofs_of(L->w);
 	struct erofs_super_extra x = { 0 };
@@ -159,6 +168,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 		sb.feature_compat |= EROFS_COMPAT_XATTR_FILTER;
 	if (e->chunks.blob && erofs_chunk_blob_blocks(L->w) > UINT32_MAX)
 		return SQP_ERR_LIMIT;
+	if (desc->flags & SQP_WRITE_EROFS_48BIT)
+		sb.feature_incompat |= EROFS_IN_48BIT;
 	if (has_device(e)) {
 		sb.feature_incompat |= EROFS_IN_DEVICE_TABLE;
 		sb.extra_devices = 1;

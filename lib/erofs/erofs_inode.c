@@ -128,9 +128,11 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	ino->uid = di.uid;
 	ino->gid = di.gid;
 	/* Seconds are signed, as the kernel reads them (time64_t): before
-	 * 1970 is negative. A compact inode has the image's build time. */
+	 * 1970 is negative. A compact inode's count from the build time,
+	 * the 48-bit layout's epoch base (before it, they are 0: the build
+	 * time), with its nanoseconds. */
 	if (!di.has_mtime) {
-		di.mtime = ero->sb.build_time;
+		di.mtime += ero->sb.build_time;
 		di.mtime_nsec = ero->build_nsec;
 	}
 	ino->mtime = (int64_t)di.mtime;
@@ -140,7 +142,7 @@ int rd_erofs_inode_read(struct sqp_image *img, uint64_t nid,
 	ino->has_xattrs = di.xattr_icount != 0;
 	*eri(ino) = (struct rd_einode){ pos, isize +
 		erofs_xattr_ibody_size(di.xattr_icount), di.xattr_icount,
-		di.layout, di.u, di.size };
+		di.layout, di.u, di.size, di.blk_hi };
 	if (eri(ino)->data_off > rd_erofs_end(img, pos) - pos)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: xattrs "
 			      "past the end of the image", img->name,
@@ -160,7 +162,7 @@ static unsigned long long inum(const struct sqp_image *img,
 /* The block address of the chunk holding block lblk, with the number
  * of blocks per chunk. */
 static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
-		      uint64_t lblk, uint32_t *addr, uint64_t *per_chunk)
+		      uint64_t lblk, uint64_t *addr, uint64_t *per_chunk)
 {
 	struct rd_erofs *ero = rd_ero(img);
 	unsigned extra = e->u & EROFS_CHUNK_BLKBITS_MASK;
@@ -169,7 +171,8 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 	unsigned dev;
 	int ret;
 
-	if ((e->u & 0xFFFFu) & ~(EROFS_CHUNK_BLKBITS_MASK | EROFS_CHUNK_INDEXES) ||
+	if ((e->u & 0xFFFFu) & ~(EROFS_CHUNK_BLKBITS_MASK | EROFS_CHUNK_INDEXES |
+				 EROFS_CHUNK_48BIT) ||
 	    ero->bits + extra > 48)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: bad "
 			      "chunk format 0x%x", img->name,
@@ -182,7 +185,13 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 			return ret;
 		*addr = sqp_get32(raw + 4);
 		dev = sqp_get16(raw + 2);
-		if (dev == 0 || *addr == EROFS_NULL_ADDR)
+		/* A hole is all ones in the bits the format has. */
+		if (*addr == EROFS_NULL_ADDR && (!(e->u & EROFS_CHUNK_48BIT) ||
+						sqp_get16(raw) == 0xFFFFu))
+			return 0;
+		if (e->u & EROFS_CHUNK_48BIT)
+			*addr |= (uint64_t)sqp_get16(raw) << 32;
+		if (dev == 0)
 			return 0;
 		/* On an extra device: where the image holds it. */
 		if (dev > ero->dev_count || ero->dev_map[dev - 1] == 0)
@@ -190,7 +199,8 @@ static int chunk_addr(struct sqp_image *img, const struct rd_einode *e,
 				      "chunk on extra device %u, which is "
 				      "neither appended to the image nor given", img->name,
 				      inum(img, e), dev);
-		if ((uint64_t)*addr + ero->dev_map[dev - 1] >= EROFS_NULL_ADDR)
+		if (*addr + ero->dev_map[dev - 1] >= EROFS_NULL_ADDR &&
+		    !(e->u & EROFS_CHUNK_48BIT))
 			return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: a "
 				      "chunk past the 32-bit block range",
 				      img->name, inum(img, e));
@@ -210,7 +220,7 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 	struct rd_erofs *ero = rd_ero(img);
 	uint64_t lblk = off >> ero->bits, rest = e->size - off;
 	uint64_t last = (e->size - 1) >> ero->bits, per_chunk = 1, run;
-	uint32_t addr = e->u;
+	uint64_t addr = (uint64_t)e->u_hi << 32 | e->u;
 	int ret;
 
 	if (off >= e->size || (off & (ero->bs - 1)) != 0)
@@ -229,10 +239,10 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 					      inum(img, e));
 			break;
 		}
-		*phys = ((uint64_t)addr + lblk) << ero->bits;
+		*phys = (addr + lblk) << ero->bits;
 		break;
 	case EROFS_FLAT_PLAIN:
-		*phys = ((uint64_t)addr + lblk) << ero->bits;
+		*phys = (addr + lblk) << ero->bits;
 		break;
 	case EROFS_CHUNK_BASED:
 		if ((ret = chunk_addr(img, e, lblk, &addr, &per_chunk)) != 0)
@@ -244,7 +254,7 @@ int rd_erofs_map(struct sqp_image *img, const struct rd_einode *e,
 			*phys = UINT64_MAX;
 			return 0;
 		}
-		*phys = ((uint64_t)addr + (lblk & (per_chunk - 1))) << ero->bits;
+		*phys = (addr + (lblk & (per_chunk - 1))) << ero->bits;
 		break;
 	case EROFS_COMPRESSED_FULL:
 	case EROFS_COMPRESSED_COMPACT:

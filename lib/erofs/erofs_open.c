@@ -31,7 +31,7 @@
 #define KNOWN_INCOMPAT (EROFS_IN_ZERO_PADDING | EROFS_IN_COMPR_CFGS | \
 			EROFS_IN_CHUNKED_FILE | EROFS_IN_ZTAILPACKING | \
 			EROFS_IN_FRAGMENTS | EROFS_IN_XATTR_PREFIX | \
-			EROFS_IN_DEVICE_TABLE | EROFS_IN_METABOX)
+			EROFS_IN_DEVICE_TABLE | EROFS_IN_METABOX | EROFS_IN_48BIT)
 /* The device table's place (in 128-byte slots) and a slot's fields. */
 #define DEVT_SLOTOFF_AT 88
 #define DEVT_SLOT_SIZE 128u
@@ -71,7 +71,9 @@ static int check_super(struct sqp_image *img, const struct erofs_super *sb)
 		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: EROFS directory "
 			      "blocks 2^%u times the block size not "
 			      "supported yet", img->name, sb->dirblkbits);
-	end = (uint64_t)sb->blocks << sb->blkszbits;
+	/* 48-bit block counts: compared before the shift can wrap. */
+	end = sb->blocks > img->file_size >> sb->blkszbits ? UINT64_MAX :
+	      sb->blocks << sb->blkszbits;
 	if (end > img->file_size || end < EROFS_SUPER_OFFSET + EROFS_SUPER_SIZE)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the image claims %llu "
 			      "bytes but the file has %llu (truncated?)",
@@ -206,7 +208,7 @@ static int place_device(struct sqp_image *img, struct rd_erofs *e, uint64_t bloc
 	uint64_t at, len = blocks << e->bits;
 
 	if (e->dev_map[0] == 0)
-		e->dev_map[0] = e->sb.blocks;
+		e->dev_map[0] = (uint32_t)e->sb.blocks;
 	at = (uint64_t)e->dev_map[0] << e->bits;
 	if (at < img->end || len > img->dev_size)
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the device (%llu bytes) "
@@ -338,15 +340,18 @@ int rd_erofs_open(struct sqp_image *img)
 	/* Inode numbers are nid + 1 in 32 bits. */
 	if (e->nid_count > UINT32_MAX - 1)
 		e->nid_count = UINT32_MAX - 1;
-	if (e->sb.root_nid >= e->nid_count)
-		return rd_err(img, SQP_ERR_CORRUPT, "%s: root inode %u outside "
-			      "the image", img->name, e->sb.root_nid);
-	img->root = e->sb.root_nid;
 	img->inode_count = (uint32_t)e->nid_count;
 	img->block_size = e->bs;
 	img->end = end;
-	if ((ret = load_devices(img, e, raw)) != 0 || (ret = load_mbox(img, e)) != 0 ||
-	    (ret = rd_erofs_mount_inodes(img)) != 0)
+	if ((ret = load_devices(img, e, raw)) != 0 || (ret = load_mbox(img, e)) != 0)
+		return ret;
+	/* mkfs.erofs 1.9 puts the root in the metabox too: checked once
+	 * the metabox is loaded. */
+	if (!rd_erofs_nid_ok(e, e->sb.root_nid))
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: root inode %llu outside "
+			      "the image", img->name, (unsigned long long)e->sb.root_nid);
+	img->root = e->sb.root_nid;
+	if ((ret = rd_erofs_mount_inodes(img)) != 0)
 		return ret;
 	return load_prefixes(img, e);
 }

@@ -23,10 +23,11 @@
 static void info(const struct sqp_image *img, struct sqp_image_info *all)
 {
 	const struct rd_erofs *e = rd_ero(img);
+	/* With the 48-bit layout, build_time is the epoch base. */
+	uint64_t bt = e->sb.build_time + e->sb.build_delta;
 
 	all->format = SQP_FORMAT_EROFS;
-	all->mod_time = (uint32_t)(e->sb.build_time > UINT32_MAX ?
-				   UINT32_MAX : e->sb.build_time);
+	all->mod_time = (uint32_t)(bt > UINT32_MAX ? UINT32_MAX : bt);
 	all->codecs = rd_erofs_codecs(e);
 	all->inodes = e->sb.inos;
 	all->packed_ref = e->sb.packed_nid;

@@ -68,7 +68,8 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 	unsigned flags = L->w->desc.flags;
 	struct fs_inode f;
 	uint64_t tail, off;
-	int ret;
+	int64_t base;
+	int fits, ret;
 
 	memset(s, 0, sizeof(*s));
 	if ((ret = erofs_w_xattr_size(L->w, r->xattr_set, &s->xsize)) != 0)
@@ -90,9 +91,14 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 	} else if (S_ISCHR(r->mode) || S_ISBLK(r->mode)) {
 		s->ei.u = erofs_rdev(r->u.dev.major, r->u.dev.minor);
 	}
-	/* A compact inode has the build time (its nanoseconds 0), as
-	 * mkfs.erofs decides: any other time needs the extended one,
-	 * unless told to give the build time instead. */
+	/* A compact inode's time counts from the epoch base, in whole
+	 * seconds: before the 48-bit layout the base is the build time and
+	 * the count 0, so any other time needs the extended inode, as
+	 * mkfs.erofs decides, unless told to give the build time instead. */
+	base = erofs_w_epoch(L->w, build_time);
+	fits = r->mtime_nsec == 0 && r->mtime >= base &&
+	       (uint64_t)(r->mtime - base) <=
+	       (flags & SQP_WRITE_EROFS_48BIT ? UINT32_MAX : 0);
 	s->ei.extended = s->ei.uid > UINT16_MAX || s->ei.gid > UINT16_MAX ||
 			 s->ei.nlink > UINT16_MAX || s->ei.size > UINT32_MAX;
 	if (s->ei.extended && (flags & SQP_WRITE_EROFS_INODE_COMPACT))
@@ -101,7 +107,7 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 				   (unsigned)s->ei.uid, (unsigned)s->ei.gid,
 				   (unsigned)s->ei.nlink, (unsigned long long)s->ei.size);
 	if (!(flags & (SQP_WRITE_EROFS_IGNORE_MTIME | SQP_WRITE_EROFS_INODE_COMPACT)))
-		s->ei.extended |= r->mtime != build_time || r->mtime_nsec != 0;
+		s->ei.extended |= !fits;
 	if (flags & SQP_WRITE_EROFS_INODE_EXTENDED)
 		s->ei.extended = 1;
 	s->isize = s->ei.extended ? 64 : 32;
@@ -169,6 +175,10 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 		s->total = map_at(s) +
 			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
 	}
+	/* The count a compact inode stores (the build time's where its
+	 * own does not fit). */
+	if (!s->ei.extended)
+		s->ei.mtime = (uint64_t)((fits ? r->mtime : build_time) - base);
 	return 0;
 }
 

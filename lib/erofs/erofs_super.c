@@ -193,7 +193,7 @@ static int mount_inode(struct sqp_image *img, uint64_t nid, const char *what,
 	struct rd_inode ino;
 	int ret;
 
-	if (nid >= rd_ero(img)->nid_count)
+	if (!rd_erofs_nid_ok(rd_ero(img), nid))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: EROFS %s inode (nid %llu) "
 			      "outside the image", img->name, what,
 			      (unsigned long long)nid);
@@ -217,7 +217,7 @@ int rd_erofs_mount_inodes(struct sqp_image *img)
 		return ret;
 	if (!S_ISDIR(mode))
 		return rd_err(img, SQP_ERR_CORRUPT, "%s: the EROFS root inode (nid "
-			      "%u) is not a directory (mode 0%o)", img->name,
-			      sb->root_nid, mode);
+			      "%llu) is not a directory (mode 0%o)", img->name,
+			      (unsigned long long)sb->root_nid, mode);
 	return 0;
 }

@@ -429,6 +429,10 @@ struct erofs_wlayout {
  * the image's blocks are all out, meta_blkaddr and the inode count
  * known. */
 uint32_t erofs_w_head_from(const struct erofs_wlayout *L);
+/* The second compact inodes' times count from, for build time bt: bt
+ * itself, or with SQP_WRITE_EROFS_48BIT the earliest base that keeps bt
+ * within 32 bits after it (0 until 2106), as mkfs.erofs 1.9 picks it. */
+int64_t erofs_w_epoch(const struct sqp_writer *w, int64_t bt);
 int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkaddr,
 			uint64_t inos);
 

@@ -106,7 +106,8 @@ static int plan(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 	*pl = (struct zplan){ .tail_at = ei->size, .kind = TAIL_NONE };
 	if ((ret = rd_erofs_zwalk_init(img, ei, &zw)) != 0)
 		return ret;
-	if (zw.z.lcbits != 12)
+	/* Encoded extents may start anywhere in a block: decoded. */
+	if (zw.z.lcbits != 12 || zw.z.recsz != 0)
 		return 0;
 	while ((ret = rd_erofs_zwalk_next(img, &zw, &x)) == 1) {
 		if (x.fmt == RD_Z_FRAGMENT) {

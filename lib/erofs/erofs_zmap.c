@@ -29,8 +29,8 @@ static unsigned long long znum(const struct sqp_image *img,
 	return (e->pos - rd_ero(img)->meta) / EROFS_SLOT_SIZE + 1;
 }
 
-static int zerr(struct sqp_image *img, const struct rd_einode *e,
-		const char *what)
+int rd_erofs_zerr(struct sqp_image *img, const struct rd_einode *e,
+		  const char *what)
 {
 	return rd_err(img, SQP_ERR_CORRUPT, "%s: inode %llu: compressed data "
 		      "map: %s", img->name, znum(img, e), what);
@@ -48,7 +48,7 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 	int ret;
 
 	if (lcn >= z->lclusters)
-		return zerr(img, e, "an index past the end of the file");
+		return rd_erofs_zerr(img, e, "an index past the end of the file");
 	if (e->layout == EROFS_COMPRESSED_FULL) {
 		pos += lcn * 8;
 		if ((ret = rd_erofs_meta_read(img, pos, pack, 8,
@@ -76,16 +76,16 @@ static int load(struct sqp_image *img, const struct rd_einode *e,
 						  z->lcbits, (z->h.advise &
 						  EROFS_Z_BIG_PCLUSTER_1) != 0,
 						  (unsigned)((pos - base) >> shift)))
-			return zerr(img, e, "an inconsistent compact index");
+			return rd_erofs_zerr(img, e, "an inconsistent compact index");
 		*next = base + bytes;
 	}
 	if (*next > rd_erofs_end(img, e->pos))
-		return zerr(img, e, "indexes past the end of the image");
+		return rd_erofs_zerr(img, e, "indexes past the end of the image");
 	if (lc->type != EROFS_LC_NONHEAD && lc->clusterofs >> z->lcbits)
-		return zerr(img, e, "an extent starting past its cluster");
+		return rd_erofs_zerr(img, e, "an extent starting past its cluster");
 	if (lc->cblkcnt != 0 && !(z->h.advise & (EROFS_Z_BIG_PCLUSTER_1 |
 						  EROFS_Z_BIG_PCLUSTER_2)))
-		return zerr(img, e, "a block count without big pclusters");
+		return rd_erofs_zerr(img, e, "a block count without big pclusters");
 	return 0;
 }
 
@@ -113,7 +113,7 @@ static int head_of(struct sqp_image *img, const struct rd_einode *e,
 	}
 	do {
 		if (dist == 0 || dist > cur || lcn - (cur - dist) > back_max)
-			return zerr(img, e, "a cluster pointing back outside "
+			return rd_erofs_zerr(img, e, "a cluster pointing back outside "
 				    "its extent");
 		cur -= dist;
 		if ((ret = load(img, e, z, cur, lc, &dummy)) != 0)
@@ -140,9 +140,11 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 	erofs_zheader_decode(&z->h, raw);
 	if ((z->h.advise & EROFS_Z_FRAGMENT_PCLUSTER) &&
 	    !(ero->sb.feature_incompat & EROFS_IN_FRAGMENTS))
-		return zerr(img, e, "a fragment without the feature");
+		return rd_erofs_zerr(img, e, "a fragment without the feature");
 	if (z->h.whole_fragment)
 		return 0;
+	if (e->layout == EROFS_COMPRESSED_FULL && (z->h.advise & EROFS_Z_EXTENTS))
+		return rd_erofs_zenc_init(img, e, z, raw, at);
 	if (z->h.alg[0] >= SQP_EROFS_ALG_MAX || z->h.alg[1] >= SQP_EROFS_ALG_MAX)
 		return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: unknown "
 			      "compression algorithm %u", img->name, znum(img, e),
@@ -161,7 +163,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 		z->index = at + EROFS_Z_HEADER_SIZE;
 		if (!(z->h.advise & EROFS_Z_BIG_PCLUSTER_1) !=
 		    !(z->h.advise & EROFS_Z_BIG_PCLUSTER_2))
-			return zerr(img, e, "big pclusters for one head type");
+			return rd_erofs_zerr(img, e, "big pclusters for one head type");
 		if (z->lcbits > 14 || ((z->h.advise & EROFS_Z_COMPACTED_2B) &&
 				       z->lcbits > 12))
 			return rd_err(img, SQP_ERR_UNSUPPORTED, "%s: inode %llu: "
@@ -188,7 +190,7 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 	    (z->h.idata_size == 0 ||
 	     (next & (ero->bs - 1)) + z->h.idata_size > ero->bs ||
 	     next + z->h.idata_size > rd_erofs_end(img, next)))
-		return zerr(img, e, "a bad inline pcluster");
+		return rd_erofs_zerr(img, e, "a bad inline pcluster");
 	return 0;
 }
 
@@ -213,7 +215,7 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 		return 0;
 	if (lc.cblkcnt == 0 || lc.delta0 != 1 ||
 	    ((uint64_t)lc.cblkcnt << rd_ero(img)->bits) > EROFS_Z_PCLUSTER_MAX)
-		return zerr(img, e, "a big pcluster without a valid size");
+		return rd_erofs_zerr(img, e, "a big pcluster without a valid size");
 	*blocks = lc.cblkcnt;
 	return 0;
 }
@@ -221,7 +223,7 @@ static int pcluster_blocks(struct sqp_image *img, const struct rd_einode *e,
 /* A fragment (a whole file may be one) is handed out in pieces of at
  * most RD_Z_FRAG_PIECE bytes, the one holding off: the packed inode
  * is read a piece at a time, so no buffer grows with a file's size. */
-static int frag_piece(struct rd_extent *x, uint64_t off)
+void rd_erofs_frag_piece(struct rd_extent *x, uint64_t off)
 {
 	uint64_t skip = (off - x->la) / RD_Z_FRAG_PIECE * RD_Z_FRAG_PIECE;
 
@@ -230,11 +232,10 @@ static int frag_piece(struct rd_extent *x, uint64_t off)
 	x->llen -= skip;
 	if (x->llen > RD_Z_FRAG_PIECE)
 		x->llen = RD_Z_FRAG_PIECE;
-	return 0;
 }
 
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x)
+		  struct rd_zmap *z, uint64_t off, struct rd_extent *x)
 {
 	struct rd_erofs *ero = rd_ero(img);
 	struct erofs_lcluster lc, nl;
@@ -242,17 +243,20 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 	uint32_t blocks;
 	int ret;
 
+	if (z->recsz != 0)
+		return rd_erofs_zenc_find(img, e, z, off, x);
 	if (z->h.whole_fragment) {
 		*x = (struct rd_extent){ 0, e->size, z->h.fragment_off, 0,
 				       RD_Z_FRAGMENT };
-		return frag_piece(x, off);
+		rd_erofs_frag_piece(x, off);
+		return 0;
 	}
 	if ((ret = head_of(img, e, z, off, &head, &lc, &next)) != 0)
 		return ret;
 	x->la = (head << z->lcbits) | lc.clusterofs;
 	for (n = head + 1; n < z->lclusters; n++) {
 		if (((n - head) << z->lcbits) > EROFS_Z_DECODED_MAX + ero->bs)
-			return zerr(img, e, "an extent of more than 12 MiB");
+			return rd_erofs_zerr(img, e, "an extent of more than 12 MiB");
 		if ((ret = load(img, e, z, n, &nl, &next)) != 0)
 			return ret;
 		if (nl.type != EROFS_LC_NONHEAD) {
@@ -261,13 +265,13 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		}
 		/* What a lookup from this lcluster would find. */
 		if (nl.delta0 != n - head)
-			return zerr(img, e, "a cluster pointing back to another "
+			return rd_erofs_zerr(img, e, "a cluster pointing back to another "
 				    "extent's start");
 	}
 	/* A tail-packed file's last HEAD may start past its end. */
 	end = end < e->size ? end : e->size;
 	if (end <= off || x->la > off || end - x->la > EROFS_Z_DECODED_MAX)
-		return zerr(img, e, "an extent that does not hold its bytes");
+		return rd_erofs_zerr(img, e, "an extent that does not hold its bytes");
 	x->llen = end - x->la;
 	if (lc.type == EROFS_LC_PLAIN)
 		x->fmt = z->h.advise & EROFS_Z_INTERLACED_PCLUSTER ?
@@ -286,7 +290,8 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		x->pa = z->h.fragment_off;
 		x->plen = 0;
 		x->fmt = RD_Z_FRAGMENT;
-		return frag_piece(x, off);
+		rd_erofs_frag_piece(x, off);
+		return 0;
 	} else {
 		if ((ret = pcluster_blocks(img, e, z, head, lc.type,
 					   &blocks)) != 0)
@@ -295,11 +300,11 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		x->plen = blocks << ero->bits;
 	}
 	if (x->pa > rd_erofs_end(img, x->pa) || x->plen > rd_erofs_end(img, x->pa) - x->pa)
-		return zerr(img, e, "a pcluster past the end of the image");
+		return rd_erofs_zerr(img, e, "a pcluster past the end of the image");
 	if ((x->fmt == RD_Z_RAW && x->llen > x->plen) ||
 	    (x->fmt == RD_Z_INTERLACED && (x->llen > x->plen ||
 					    x->plen > ero->bs)))
-		return zerr(img, e, "a raw pcluster shorter than its extent");
+		return rd_erofs_zerr(img, e, "a raw pcluster shorter than its extent");
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct __attribute__((may_alias)) rd_einode {
 	uint8_t layout;             /* enum erofs_layout */
 	uint32_t u;                 /* raw_blkaddr or chunk format */
 	uint64_t size;
+	uint16_t u_hi;              /* 48-bit layout: raw_blkaddr's bits 32.. */
 };
 _Static_assert(sizeof(struct rd_einode) <= RD_OWN_BYTES,
 	       "an EROFS inode's part fits in rd_inode.own");
@@ -110,6 +111,13 @@ struct rd_zmap {
 	uint64_t init4, n2b;    /* compact: 4-byte entries, then 2-byte */
 	uint64_t tail_head;     /* the HEAD lcluster of the last extent */
 	uint64_t idata;         /* where the inline pcluster is */
+	/* Encoded extents (erofs_zenc.c; recsz 0: lcluster indexes): the
+	 * record size, the records (16 and 32 bytes) and, for records of
+	 * 4, where the pcluster of lcluster run_lcn starts, so that a walk
+	 * sums each record once. */
+	unsigned recsz;
+	uint64_t extents;
+	uint64_t run_lcn, run_pa;
 };
 
 /* The formats of an extent past the algorithms: stored raw, raw but
@@ -216,7 +224,18 @@ int rd_erofs_zmap_init(struct sqp_image *img, const struct rd_einode *e,
 /* The extent holding byte off of the file, whole; its pcluster lies
  * in the image and within the format's bounds. */
 int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
-		  const struct rd_zmap *z, uint64_t off, struct rd_extent *x);
+		  struct rd_zmap *z, uint64_t off, struct rd_extent *x);
+/* A message on a compressed file's map into img (SQP_ERR_CORRUPT). */
+int rd_erofs_zerr(struct sqp_image *img, const struct rd_einode *e,
+		  const char *what);
+/* erofs_zenc.c: encoded extents. zmap_init's part for a file that has
+ * them (raw: its map header, at: where it is), and zext's. */
+int rd_erofs_zenc_init(struct sqp_image *img, const struct rd_einode *e,
+		       struct rd_zmap *z, const uint8_t *raw, uint64_t at);
+int rd_erofs_zenc_find(struct sqp_image *img, const struct rd_einode *e,
+		       struct rd_zmap *z, uint64_t off, struct rd_extent *x);
+/* A fragment's extent x cut to the piece holding off (erofs_zmap.c). */
+void rd_erofs_frag_piece(struct rd_extent *x, uint64_t off);
 /* A compressed file's extents in order, each starting where the last
  * ended, from byte 0 to the file's end: the one walk of the block
  * reader's jobs and the checker's map walk. */

@@ -3,7 +3,8 @@
 # fixtures.sh - EROFS images made by mkfs.erofs 1.8.10 (fixtures/README:
 # lzma, deflate, zstd, two algorithms in one file, fragments and whole
 # files in the packed inode, deduplicated extents, interlaced raw
-# pclusters, long xattr prefixes) read equal to the tree they were made
+# pclusters, long xattr prefixes) and 1.9.3 (the 48-bit layout, its
+# encoded extents and pclusters at any byte) read equal to the tree they were made
 # from (fixtures/fixtree.py makes it again) through img2dir, img2tar and
 # imginfo cat and sqpack-unsquashfs -d, and imginfo check finds no
 # problem; the kernel's mount is a judge where its configuration
@@ -79,5 +80,7 @@ lz4frag lz4 lz4 small mixed
 multi lz4,lzma lz4,lzma small mixed
 interlaced lz4 lz4 small mixed
 bigfrag lzma lzma big big
+e48zstd zstd zstd small mixed
+e48unaligned zstd zstd small mixed
 CASES
 finish

@@ -12,7 +12,7 @@
 # and img2dir read as the source, the same for any --workers, --zD's
 # compressed directories (in the packed inode) read by the kernel and
 # img2dir as the source, mkfs.erofs 1.9.3's too, and what is
-# not done yet (three algorithms, other -E options (-E48bit), unaligned
+# not done yet (three algorithms, other -E options, unaligned
 # extents, unknown options) or is wrong (a cluster size not a
 # multiple of 4096, a level out of range) is refused with exit status 2
 # and no image.
@@ -138,9 +138,8 @@ refused "a multiple of 4K up to 1M" -zlz4 -C65537
 refused "needs a compressor" --compress-hints=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
-refused "need -E48bit" -zlz4 --max-extent-bytes=-8192
+refused "unaligned extents" -zlz4 -E48bit --max-extent-bytes=-8192
 refused "at least the block size" -zlz4 --max-extent-bytes=4095
-refused "extended option not done yet" -zlz4 -E48bit
 refused "metadata zone is not done" --MZ=i
 
 # Two codecs (-zX:Y) chosen per file by --compress-hints, with a second

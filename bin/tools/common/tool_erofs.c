@@ -123,6 +123,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_DEDUPE, "--erofs-dedupe" },
 		{ SQP_WRITE_EROFS_COMPRESS_DIRS, "--erofs-compress-dirs" },
 		{ SQP_WRITE_EROFS_XATTR_FILTER, "--xattr-name-filter" },
+		{ SQP_WRITE_EROFS_48BIT, "--erofs-48bit" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;

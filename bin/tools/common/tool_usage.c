@@ -64,6 +64,8 @@ static const char common_help[] =
 	"      --xattr-name-filter EROFS: each inode's xattr names in a filter,\n"
 	"                          so that Linux 6.6+ finds most absent names\n"
 	"                          absent without reading them\n"
+	"      --erofs-48bit       EROFS: the 48-bit layout (Linux 6.15 or\n"
+	"                          later): compact inodes keep their times\n"
 	"      --max-extent-bytes SIZE  EROFS: a compressed cluster holds at most\n"
 	"                          SIZE bytes of a file (at least 4K; what\n"
 	"                          reading one byte may decompress)\n"

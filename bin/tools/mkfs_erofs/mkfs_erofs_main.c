@@ -127,6 +127,7 @@ static void usage(FILE *f)
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
+	      "  -E48bit (compact inodes with their own times; Linux 6.15 or later)\n"
 	      "  -E[^]xattr-name-filter (off unless given)\n"
 	      "  --chunksize=# (chunk-based files: those not compressed) --blobdev=FILE\n"
 	      "  (the chunks in FILE, the image's extra device; -znone) --ungzip --gzip\n"
@@ -356,10 +357,12 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		return 0;
 	case OPT_MAX_EXTENT:
 		/* mkfs.erofs's negative values ask for unaligned extents,
-		 * which only its 48-bit layout (-E48bit) has. */
+		 * which its 48-bit layout (-E48bit) maps by encoded extents;
+		 * sqpack writes cluster indexes, under -E48bit too. */
 		if (arg[0] == '-')
-			return mkfs_refuse(name, "unaligned extents (a negative size) need "
-					   "-E48bit's layout, which is not done");
+			return mkfs_refuse(name, "unaligned extents (a negative size) "
+					   "are not done: clusters start on blocks, "
+					   "-E48bit's too");
 		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
 			return ret;
 		if (v < 4096)

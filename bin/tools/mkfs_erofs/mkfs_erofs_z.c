@@ -174,6 +174,7 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 		{ "force-chunk-indexes", SQP_WRITE_EROFS_CHUNK_INDEXES, 0 },
 		{ "force-inode-blockmap", SQP_WRITE_EROFS_CHUNK_INDEXES, 1 },
 		{ "xattr-name-filter", SQP_WRITE_EROFS_XATTR_FILTER, 0 },
+		{ "48bit", SQP_WRITE_EROFS_48BIT, 0 },
 	};
 	const unsigned forms = SQP_WRITE_EROFS_INODE_COMPACT | SQP_WRITE_EROFS_INODE_EXTENDED;
 	const char *s = arg, *end;
@@ -207,7 +208,7 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 				      "compact cluster indexes; ztailpacking, "
 				      "[all-]fragments, fragdedupe[=inode|full], "
 				      "dedupe, [^]inline_data, xattr-name-filter, "
-				      "force-inode-* and force-chunk-indexes are done)");
+				      "force-inode-*, force-chunk-indexes and 48bit are done)");
 	}
 	return 0;
 }
