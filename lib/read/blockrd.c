@@ -179,6 +179,9 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.no_codec = img->fmt->own_codec;
 	size_pool(desc->jobs, img->block_size, &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
+	/* This thread waits for a quarter of the pool (retire_batch); the
+	 * workers, idle when it is the slower side, for as much work. */
+	pd.wake_batch = pd.capacity / 4;
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
 	pd.worker_fini = sqp_codec_worker_fini;
