@@ -109,13 +109,13 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 #define DEPTH_BYTES (1u << 20)
 #define DEPTH_MAX 48u
 
-static void size_pool(unsigned jobs, uint32_t bs, unsigned *workers,
-		      unsigned *capacity)
+static void size_pool(unsigned jobs, uint32_t bs, uint32_t unit,
+		      unsigned *workers, unsigned *capacity)
 {
 	unsigned w = sqp_pipeline_workers(jobs);
 	size_t worker_bytes = 2 * (size_t)bs;
 	size_t most = JOB_MEMORY / (worker_bytes + 2 * (size_t)bs);
-	unsigned depth = DEPTH_BYTES / bs;
+	unsigned depth = DEPTH_BYTES / unit;
 
 	if (depth < 2)
 		depth = 2;
@@ -177,7 +177,12 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->block_size + SQP_IOBUF_SKEW;
 	b->wdesc.no_codec = img->fmt->own_codec;
-	size_pool(desc->jobs, img->block_size, &pd.workers, &pd.capacity);
+	/* An EROFS job is a run of extents (blockrd_run.c), up to RUN_OUT
+	 * decoded: at 4 KiB blocks, 48 of them per worker held 36 MiB in
+	 * flight, faulted in page by page. */
+	size_pool(desc->jobs, img->block_size, img->fmt->zdecode != NULL &&
+		  img->block_size < RUN_OUT ? RUN_OUT : img->block_size,
+		  &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
 	/* This thread waits for a quarter of the pool (retire_batch); the
 	 * workers, idle when it is the slower side, for as much work. */
