@@ -13,8 +13,8 @@
  * costing a million thread hand-offs; the pool only sees fragment blocks.
  *
  * Memory: HEAVY jobs with a block buffer each (sized by util/pipeline,
- * within JOB_MEMORY with the workers' scratch and decoders: 28 jobs of
- * 1 MiB blocks, 144 of 128 KiB at -j 2; see size_pool()),
+ * within JOB_MEMORY with the workers' scratch and decoders: 6 jobs of
+ * 1 MiB blocks, 24 of 128 KiB at -j 2; see size_pool()),
  * LIGHT_JOBS without, frag_slots cached fragment blocks (FRAG_MEMORY, at
  * least 8 and at most FRAG_SLOTS_MAX), and at most max_entries
  * (ENTRIES_MAX) entries waiting; nothing grows with the image but the
@@ -99,24 +99,35 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
  * as a block), about two blocks, and is worth starting only with two
  * jobs of its own. At -j 16 on 1 MiB blocks the job budget alone let 16
  * workers add 30 MiB on top of it; now that is 8 workers and 16 jobs.
- * 48 jobs per worker (and 48 more) where memory allows: a block
- * decompresses in about as long as the consumer takes for a few small
- * files, and a thread on a shared machine may sleep for a time slice
- * (~3 ms, ~20 blocks); a deep queue keeps the workers busy through both. */
-static void size_pool(unsigned jobs, uint32_t bs, unsigned *workers,
-		      unsigned *capacity)
+ * DEPTH_BYTES of decoded blocks per worker (and as much more for this
+ * thread's side), 2 to DEPTH_MAX jobs: every job's buffer is touched,
+ * so each is 32 page faults at 128 KiB blocks, which is what the queue
+ * cost at a fast codec: 48 jobs per worker made img2tar -j 2 of
+ * small.tar at lz4 take 8,200 faults where -j 1 takes 3,250, and more
+ * CPU than sqfs2tar. 8 jobs of 128 KiB per worker take 4,300 with no
+ * less speed at lz4, gzip or xz (blockrd.c's commit has the figures). */
+#define DEPTH_BYTES (1u << 20)
+#define DEPTH_MAX 48u
+
+static void size_pool(unsigned jobs, uint32_t bs, uint32_t unit,
+		      unsigned *workers, unsigned *capacity)
 {
 	unsigned w = sqp_pipeline_workers(jobs);
 	size_t worker_bytes = 2 * (size_t)bs;
 	size_t most = JOB_MEMORY / (worker_bytes + 2 * (size_t)bs);
+	unsigned depth = DEPTH_BYTES / unit;
 
+	if (depth < 2)
+		depth = 2;
+	if (depth > DEPTH_MAX)
+		depth = DEPTH_MAX;
 	if (w == 0) {
-		sqp_pipeline_size(1, 48, bs, JOB_MEMORY, workers, capacity);
+		sqp_pipeline_size(1, depth, bs, JOB_MEMORY, workers, capacity);
 		return;
 	}
 	if (w > most)
 		w = (unsigned)most;
-	sqp_pipeline_size(w, 48, bs, JOB_MEMORY - w * worker_bytes, workers,
+	sqp_pipeline_size(w, depth, bs, JOB_MEMORY - w * worker_bytes, workers,
 			  capacity);
 }
 
@@ -166,8 +177,16 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->block_size + SQP_IOBUF_SKEW;
 	b->wdesc.no_codec = img->fmt->own_codec;
-	size_pool(desc->jobs, img->block_size, &pd.workers, &pd.capacity);
+	/* An EROFS job is a run of extents (blockrd_run.c), up to RUN_OUT
+	 * decoded: at 4 KiB blocks, 48 of them per worker held 36 MiB in
+	 * flight, faulted in page by page. */
+	size_pool(desc->jobs, img->block_size, img->fmt->zdecode != NULL &&
+		  img->block_size < RUN_OUT ? RUN_OUT : img->block_size,
+		  &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
+	/* This thread waits for a quarter of the pool (retire_batch); the
+	 * workers, idle when it is the slower side, for as much work. */
+	pd.wake_batch = pd.capacity / 4;
 	pd.run = worker_run;
 	pd.worker_init = sqp_codec_worker_init;
 	pd.worker_fini = sqp_codec_worker_fini;

@@ -19,6 +19,9 @@
 #define LIGHT_JOBS 4096
 #define ENTRIES_MAX 4096
 #define JOB_MEMORY (32u << 20)
+/* Decoded bytes a run of extents takes at most (blockrd_run.c), and
+ * so the unit the pool is sized in for a back end that makes runs. */
+#define RUN_OUT (256u << 10)
 /* Decoded EROFS extents in flight (one may be 12 MiB). */
 #define ZMEMORY (64u << 20)
 
@@ -64,7 +67,8 @@ struct brun {
 	uint64_t pa;                /* where the read starts ... */
 	uint64_t plen;              /* ... and its bytes */
 	uint64_t out_len;           /* decoded bytes of all parts */
-	uint8_t *out;
+	uint8_t *out;               /* out_len bytes, then plen read */
+	int kept;                   /* out is a RUN_BUF buffer to reuse */
 	unsigned parts, refs;       /* parts; parts not yet retired */
 	int submitted, taken;
 	int ran;                    /* set by the worker, once done */
@@ -128,6 +132,8 @@ struct rd_blockrd {
 	uint64_t zbytes;                   /* decoded extents made, not retired */
 	struct brun *run_open;             /* taking extents; not submitted */
 	struct brun *runs;                 /* not yet freed */
+	uint8_t **run_bufs;                /* RUN_BUF buffers for reuse */
+	unsigned run_bufs_count, run_bufs_max;
 	struct rd_share sh;
 };
 

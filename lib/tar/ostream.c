@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sqpack/error.h"
@@ -22,6 +23,11 @@
 #include "util/fileio.h"
 
 #define BUF_SIZE (1u << 20)
+/* A piece of plain output this large is written from where it lies,
+ * behind the buffered bytes in the same call, not copied into the
+ * buffer first: img2tar hands over whole data blocks, and the copy cost
+ * as much CPU as decoding them at lz4 (sqfs2tar writes them directly). */
+#define DIRECT_MIN (64u << 10)
 
 struct ostream {
 	int fd;
@@ -47,6 +53,39 @@ static int write_all(struct ostream *s, const uint8_t *p, size_t n)
 				       "the output accepts no more data");
 		p += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The buffered bytes, then n bytes at p, in as few writev() calls as
+ * the descriptor takes them. */
+static int write_through(struct ostream *s, const uint8_t *p, size_t n)
+{
+	struct iovec v[2] = { { s->in, s->in_len }, { (void *)p, n } };
+	struct iovec *iov = s->in_len > 0 ? v : v + 1;
+	int cnt = s->in_len > 0 ? 2 : 1;
+
+	s->in_len = 0;
+	while (cnt > 0) {
+		ssize_t w = writev(s->fd, iov, cnt);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return sqp_err(s->err, sqp_errno_code(errno),
+				       "writing the tar: %s", strerror(errno));
+		if (w == 0)
+			return sqp_err(s->err, SQP_ERR_IO, "writing the tar: "
+				       "the output accepts no more data");
+		while (cnt > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
@@ -129,6 +168,8 @@ int ostream_write(struct ostream *s, const void *buf, size_t n)
 
 	if (s->err->code != 0)
 		return s->err->code;
+	if (s->enc == NULL && n >= DIRECT_MIN)
+		return write_through(s, p, n);
 	while (n > 0) {
 		size_t take = BUF_SIZE - s->in_len;
 

@@ -39,6 +39,8 @@ struct sqp_pool {
 
 	struct sqp_pool_job *pending_head;
 	struct sqp_pool_job *pending_tail;
+	size_t pending;             /* ordered jobs on that FIFO */
+	unsigned idle;              /* workers waiting for work_ready */
 	struct sqp_pool_job *bg_head, *bg_tail; /* background, pending */
 	struct sqp_pool_job *bg_done;           /* background, finished */
 	uint64_t submitted;         /* every job, for sqp_pool_job.nth */
@@ -76,8 +78,18 @@ static struct sqp_pool_job *fifo_pop(struct sqp_pool_job **head, struct sqp_pool
 /* With the lock held: the next job for a worker, ordered ones first. */
 static struct sqp_pool_job *take_pending(struct sqp_pool *pool)
 {
-	return pool->pending_head != NULL ? fifo_pop(&pool->pending_head, &pool->pending_tail) :
-	       fifo_pop(&pool->bg_head, &pool->bg_tail);
+	if (pool->pending_head == NULL)
+		return fifo_pop(&pool->bg_head, &pool->bg_tail);
+	pool->pending--;
+	return fifo_pop(&pool->pending_head, &pool->pending_tail);
+}
+
+/* With the lock held, before the orchestrator blocks: every idle worker
+ * up while ordered jobs a batched submit did not wake one for wait. */
+static void wake_pending(struct sqp_pool *pool)
+{
+	if (pool->pending > 0 && pool->idle > 0)
+		pthread_cond_broadcast(&pool->work_ready);
 }
 
 static void *worker_main(void *arg)
@@ -103,8 +115,11 @@ static void *worker_main(void *arg)
 		int wake;
 
 		pthread_mutex_lock(&pool->lock);
-		while (pool->pending_head == NULL && pool->bg_head == NULL && !pool->stopping)
+		while (pool->pending_head == NULL && pool->bg_head == NULL && !pool->stopping) {
+			pool->idle++;
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
+			pool->idle--;
+		}
 		if (pool->stopping)
 			break;
 		job = take_pending(pool);
@@ -230,6 +245,8 @@ void sqp_pool_destroy(struct sqp_pool *pool)
 static int enqueue(struct sqp_pool *pool, struct sqp_pool_job *job, int background,
 		   struct sqp_pool_job **head, struct sqp_pool_job **tail)
 {
+	int wake;
+
 	job->nth = pool->submitted++;
 	job->next = NULL;
 	job->status = 0;
@@ -246,8 +263,16 @@ static int enqueue(struct sqp_pool *pool, struct sqp_pool_job *job, int backgrou
 	else
 		(*tail)->next = job;
 	*tail = job;
+	if (!background)
+		pool->pending++;
+	/* A batch is for every idle worker; a single job for one. */
+	wake = background || pool->desc.wake_batch <= 1 ? 1 :
+	       pool->pending >= pool->desc.wake_batch ? 2 : 0;
 	pthread_mutex_unlock(&pool->lock);
-	pthread_cond_signal(&pool->work_ready);
+	if (wake == 1)
+		pthread_cond_signal(&pool->work_ready);
+	else if (wake == 2)
+		pthread_cond_broadcast(&pool->work_ready);
 	return 0;
 }
 
@@ -278,6 +303,8 @@ struct sqp_pool_job *sqp_pool_reap_background(struct sqp_pool *pool, int block)
 	if (pool->desc.workers != 0)
 		pthread_mutex_lock(&pool->lock);
 	pool->bg_waiting = block;
+	if (block && pool->bg_done == NULL)
+		wake_pending(pool);
 	while (block && pool->bg_done == NULL)
 		pthread_cond_wait(&pool->job_done, &pool->lock);
 	pool->bg_waiting = 0;
@@ -302,6 +329,8 @@ static struct sqp_pool_job *take_oldest(struct sqp_pool *pool, int block)
 		pthread_mutex_lock(&pool->lock);
 		job = pool->ring[pool->oldest % pool->desc.capacity];
 		pool->wake_seq = pool->oldest;
+		if (!job->done && block)
+			wake_pending(pool);
 		while (!job->done && block)
 			pthread_cond_wait(&pool->job_done, &pool->lock);
 		if (!job->done)
@@ -337,6 +366,8 @@ void sqp_pool_wait_ahead(struct sqp_pool *pool, size_t n)
 	pthread_mutex_lock(&pool->lock);
 	pool->wake_seq = pool->oldest + (in > n ? n : in - 1);
 	job = pool->ring[pool->wake_seq % pool->desc.capacity];
+	if (!job->done)
+		wake_pending(pool);
 	while (!job->done)
 		pthread_cond_wait(&pool->job_done, &pool->lock);
 	pthread_mutex_unlock(&pool->lock);

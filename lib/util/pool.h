@@ -60,6 +60,15 @@ struct sqp_pool_desc {
 	void (*worker_fini)(void *ctx, void *worker_state);
 
 	void *ctx;                  /* passed to all three */
+
+	/* Optional: wake an idle worker only once this many ordered jobs
+	 * are pending (0 or 1: at every submit), or when the orchestrator
+	 * is about to block on the pool. For an orchestrator that is the
+	 * slower side (a reader writing out blocks a fast codec decoded),
+	 * whose workers sleep between its submits: a worker then wakes for
+	 * a batch, not a thread switch per job. Never for one that needs a
+	 * job started at once while it does other work. */
+	unsigned wake_batch;
 };
 
 /* Start the workers. Returns 0 or a negative sqp_error. */

@@ -6,7 +6,8 @@
  * returns only once the job it names has run. Background jobs come back
  * once each, in any order, outside the capacity and the ordered count,
  * numbered (nth) with the ordered ones; a worker takes an ordered job
- * before a background one queued earlier.
+ * before a background one queued earlier. With a wake batch, idle
+ * workers wait for a batch or for the orchestrator to block.
  */
 #include "config.h"
 
@@ -227,9 +228,45 @@ static void priority_case(void)
 	sqp_pool_destroy(pool);
 }
 
+/* With wake_batch 4, two jobs wait for the orchestrator to block; the
+ * fourth pending one wakes the workers without it. */
+static void batch_case(void)
+{
+	struct sqp_pool_desc desc = { .workers = 2, .capacity = 8, .run = run_noted,
+				      .wake_batch = 4 };
+	struct test_job j[6] = { { .delay_us = 0 } };
+	struct sqp_pool *pool;
+	int waited = 0;
+
+	__atomic_store_n(&started, 0, __ATOMIC_SEQ_CST);
+	CHECK(sqp_pool_create(&desc, &pool) == 0, "create two workers");
+	if (pool == NULL)
+		return;
+	/* A worker not yet asleep takes what is pending without a wake:
+	 * let both reach their wait first. */
+	sleep_us(50000);
+	sqp_pool_submit(pool, &j[0].base);
+	sqp_pool_submit(pool, &j[1].base);
+	sleep_us(20000);
+	CHECK(__atomic_load_n(&started, __ATOMIC_SEQ_CST) == 0,
+	      "fewer jobs than the batch are not started by submitting");
+	CHECK(sqp_pool_wait(pool) == &j[0].base, "blocking starts them");
+	for (int i = 2; i < 6; i++)
+		sqp_pool_submit(pool, &j[i].base);
+	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 6 && waited++ < 5000)
+		sleep_us(1000);
+	CHECK(__atomic_load_n(&started, __ATOMIC_SEQ_CST) == 6,
+	      "a full batch starts without a wait (%d started)",
+	      __atomic_load_n(&started, __ATOMIC_SEQ_CST));
+	for (int i = 1; i < 6; i++)
+		CHECK(sqp_pool_wait(pool) == &j[i].base, "batched jobs in order");
+	sqp_pool_destroy(pool);
+}
+
 int main(void)
 {
 	priority_case();
+	batch_case();
 	background_case(0, 4);
 	background_case(1, 4);
 	background_case(2, 8);
