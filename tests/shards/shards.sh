@@ -133,6 +133,16 @@ check "shard 2/3: the same bytes for -j 1" cmp -s "$T/j1.2" "$T/dir2img.3.2"
 run "the merge of 3 with -j 1" "$IMG2IMG" -q -j 1 --shards "$T/m3.j1" \
 	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
 check "the merge: the same bytes for -j 1" cmp -s "$T/m3.img" "$T/m3.j1"
+# Into another file system (a tmpfs of its own), where the kernel will
+# not copy the shards' blocks (copy_file_range: EXDEV): they go through
+# a buffer, and the image is the same.
+if mkdir "$T/xfs" && on_tmpfs "$T/xfs" 0755; then
+	run "the merge of 3 into another file system" "$IMG2IMG" -q --shards "$T/xfs/m3.img" \
+		"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
+	check "the merge into another file system: the same bytes" cmp -s "$T/m3.img" "$T/xfs/m3.img"
+else
+	skipc "a merge into another file system: cannot mount a tmpfs here"
+fi
 
 # A tar's shards: its headers are read first, so it must be a file.
 tar --xattrs --sparse --sort=name --format=pax -C "$S" -cf "$T/t.tar" . || exit 99
