@@ -250,6 +250,19 @@ near "EROFS, fragments, 2 shards" "$(used "$T/m2f.erofs")" "$(used "$T/onef.erof
 judge_same_tree "EROFS, fragments, 2 shards" kernel erofs "$T/m2f.erofs" "$S"
 MERGE_OPTS=
 
+# A SquashFS merge takes its codec, with the options block's settings,
+# and block size from the first shard (where EROFS merges read theirs
+# from every shard, shard_opts.c): gzip level 3, window 2^12, 8K
+# blocks, over a second shard at gzip's defaults (converted).
+codec_of() { "$IMGINFO" "$1" | sed -n 's/^codec: *//p; s/^block size: *//p' | tr '\n' ' '; }
+# shellcheck disable=SC2086
+run "shard 1/2 at gzip level 3, window 12, 8K" "$DIR2IMG" -q -c gzip -X level=3,window=12 -b 8K \
+	--shard 1/2 "$T/lv.1" "$S" &&
+run "shard 2/2 at gzip's defaults, 8K" "$DIR2IMG" -q -c gzip -b 8K --shard 2/2 "$T/lv.2" "$S" &&
+run "their merge" "$IMG2IMG" -q --shards "$T/lv.img" "$T/lv.1" "$T/lv.2" &&
+check "a SquashFS merge: the first shard's codec and block size ($(codec_of "$T/lv.img"))" \
+	test "$(codec_of "$T/lv.img")" = "gzip level=3 window=12 strategies=none (options block) 8192 " &&
+check "that merge: imginfo diff finds the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/lv.img"
 # Another codec and block size: converted to the first shard's.
 # shellcheck disable=SC2086
 run "shard 2/2 in zstd, 32K blocks" "$DIR2IMG" -q -c zstd -b 32K --shard 2/2 "$T/z.2" "$S" &&
