@@ -132,6 +132,18 @@ int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
 	return imgout_append(&w->out, data, len);
 }
 
+int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
+		 uint64_t len)
+{
+	uint8_t rec[32];
+
+	memcpy(rec, id, 16);
+	sqp_put64(rec + 16, off);
+	sqp_put64(rec + 24, len);
+	XXH3_128bits_update(erofs_of(w)->hash, rec, sizeof(rec));
+	return imgout_copy(&w->out, fd, off, len);
+}
+
 static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 		     uint8_t *buf, size_t n)
 {

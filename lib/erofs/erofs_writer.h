@@ -287,6 +287,11 @@ static inline int erofs_w_big_pclusters(const struct sqp_writer *w)
 
 /* Append bytes to the image (and to the UUID's hash). */
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
+/* Append len bytes at off of file fd, copied in the kernel (imgout_copy),
+ * never read: the UUID's hash takes id (the UUID of the image they are
+ * copied from, itself a hash of its bytes) and where they lie in it. */
+int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
+		 uint64_t len);
 
 /* A regular file's data: full blocks appended now, the tail kept for
  * its inode when it fits there with the inode and its xattr area of
