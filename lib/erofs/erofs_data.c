@@ -198,11 +198,12 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		return erofs_frag_whole(w, size, src, f);
 	if (e->dest != NULL && e->sel.cap != 0 && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
-	return erofs_w_add_flat(w, size, xattr_size, src, f);
+	return erofs_w_add_flat(w, size, xattr_size, src, f, NULL);
 }
 
 int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f)
+		     const struct sqp_data_source *src, struct fs_inode *f,
+		     const struct erofs_flat_copy *cp)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	uint64_t full = size / EROFS_W_BLOCK, i;
@@ -219,7 +220,16 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 	f->u.file.blocks_start = appends ? w->out.pos / EROFS_W_BLOCK : 0;
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
 		return SQP_ERR_LIMIT;
-	for (i = 0; i < full; i++) {
+	i = 0;
+	if (cp != NULL && cp->blocks > 0 && cp->blocks <= full) {
+		if ((ret = erofs_w_copy(w, cp->id, cp->fd, cp->off, cp->blocks * EROFS_W_BLOCK)) != 0 ||
+		    (ret = src->skip(src->user, cp->blocks * EROFS_W_BLOCK)) != 0)
+			return ret;
+		w->stats.blocks_written += cp->blocks;
+		w->stats.bytes_in += cp->blocks * EROFS_W_BLOCK;
+		i = cp->blocks;
+	}
+	for (; i < full; i++) {
 		if ((ret = read_data(w, src, e->block, EROFS_W_BLOCK)) != 0 ||
 		    (ret = erofs_w_append(w, e->block, EROFS_W_BLOCK)) != 0)
 			return ret;

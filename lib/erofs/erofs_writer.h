@@ -305,8 +305,18 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 /* The same file stored as it is (no codec tried): its full blocks, its
  * tail inline or a block of its own, shared with an equal earlier
  * file's under dedup. */
+/* The first blocks of a flat file as a base image stores them, for
+ * erofs_w_add_flat to copy (erofs_w_copy) instead of reading them from
+ * the source, which it skips past them: blocks of them at off of fd,
+ * id the base's UUID. */
+struct erofs_flat_copy {
+	const uint8_t *id;
+	int fd;
+	uint64_t off, blocks;
+};
 int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f);
+		     const struct sqp_data_source *src, struct fs_inode *f,
+		     const struct erofs_flat_copy *cp);
 
 /* erofs_zcopy.c, a base EROFS image's files (lib/rebuild through the
  * table's base_fits and add_base): fits says whether the writer takes

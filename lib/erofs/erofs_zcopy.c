@@ -234,6 +234,25 @@ static int put_range(struct sqp_writer *w, struct sqp_image *img, const struct r
 	return erofs_zip_put_copy(w, x->la, p, rd_ero(img)->uuid, img->fd, img->base + x->pa);
 }
 
+/* Whether the full blocks of flat file ei (but an inline last one) may
+ * be copied in the kernel: into *cp. They lie back to back from its
+ * raw_blkaddr (rd_erofs_map). */
+static int flat_copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_einode *ei,
+		     struct erofs_flat_copy *cp)
+{
+	uint64_t full = ei->size / BS, at = (uint64_t)ei->u * BS;
+
+	if (!by_range(w, img) || rd_ero(img)->bs != BS ||
+	    (ei->layout != EROFS_FLAT_PLAIN && ei->layout != EROFS_FLAT_INLINE))
+		return 0;
+	if (ei->layout == EROFS_FLAT_INLINE && ei->size % BS == 0 && full > 0)
+		full--;   /* the last block is inline */
+	if (full == 0 || at > img->file_size || full * BS > img->file_size - at)
+		return 0;   /* read, and found corrupt there */
+	*cp = (struct erofs_flat_copy){ rd_ero(img)->uuid, img->fd, img->base + at, full };
+	return 1;
+}
+
 /* Copy ei's clusters up to pl's tail, then the tail. buf: a pcluster
  * of room and a block more. */
 static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_einode *ei,
@@ -309,7 +328,10 @@ int erofs_zcopy_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	/* The base compressed with the writer's codec and stored this one
 	 * as it is: it gained nothing, and trying again would not either. */
 	if (!rd_erofs_compressed(ei)) {
-		ret = erofs_w_add_flat(w, size, xattr_size, b->src, f);
+		struct erofs_flat_copy cp;
+
+		ret = erofs_w_add_flat(w, size, xattr_size, b->src, f,
+				       flat_copy(w, b->img, ei, &cp) ? &cp : NULL);
 		w->stats.files_copied += ret == 0;
 		return ret;
 	}
