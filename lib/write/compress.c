@@ -60,27 +60,15 @@ struct compress_stage {
 	struct blk_job *free_jobs;
 };
 
-/* Whether a base image's block goes to the image by a copy in the
- * kernel (imgout_queue_copy), never read here: when it is copied as it
- * is stored and no --verity tap needs to see its bytes. */
-static int by_range(const struct compress_settings *s, const struct blk_job *job)
-{
-	return job->kind >= JOB_BASE_BLOCK && job->recode == NULL && s->hash == NULL;
-}
-
-/* A base image's block: read as it is stored (0: done; nothing to do
- * when by_range), or decoded into raw[] to be compressed again (1). A
- * block that does not decode to its length, or a fragment block to at
- * most raw_len bytes, is corrupt. */
+/* A base image's block: read as it is stored (0: done), or decoded into
+ * raw[] to be compressed again (1). A block that does not decode to its
+ * length, or a fragment block to at most raw_len bytes, is corrupt. */
 static int base_job(struct blk_job *job, struct sqp_codec_worker *w)
 {
 	uint32_t len = job->size_word & WR_BLOCK_SIZE_MASK;
 	struct sqp_compressor *dec;
-	int n, ret;
+	int n, ret = sqp_pread_full(job->copy_fd, job->copy_from, job->out, len);
 
-	if (by_range(job->set, job))
-		return 0;
-	ret = sqp_pread_full(job->copy_fd, job->copy_from, job->out, len);
 	if (ret != 0 || job->recode == NULL)
 		return ret;
 	if (job->size_word & WR_BLOCK_RAW) {
@@ -253,10 +241,7 @@ static int write_job(struct compress_stage *c, struct blk_job *job)
 	/* In image order: the tap sees these bytes where they will lie. */
 	placed = job->span != NULL ? c->out->tap.place(c->out->tap.ctx, bytes, disk_len,
 							job->span) : 0;
-	if (by_range(&c->set, job))
-		ret = imgout_queue_copy(c->out, job->copy_fd, job->copy_from, disk_len, job);
-	else
-		ret = placed < 0 ? placed : imgout_queue(c->out, bytes, disk_len, job);
+	ret = placed < 0 ? placed : imgout_queue(c->out, bytes, disk_len, job);
 	if (ret != 0)
 		return ret;
 	/* Back to the pool to hash what the tap placed, in the background:

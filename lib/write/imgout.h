@@ -99,10 +99,6 @@ int imgout_start_async(struct imgout *o, size_t max_chunks);
 /* Stop the thread; queued bytes not yet written are dropped. */
 void imgout_stop_async(struct imgout *o);
 int imgout_queue(struct imgout *o, const void *data, size_t len, void *token);
-/* The same for len bytes at off of file fd (which stays open until the
- * token is reaped), copied there by the thread without passing through
- * this process (util/copyrange.h); no tap sees them. */
-int imgout_queue_copy(struct imgout *o, int fd, uint64_t off, size_t len, void *token);
 /* A written chunk's token: 1 and *token, 0 if none (with wait: none
  * queued), or a negative error. */
 int imgout_reap(struct imgout *o, int wait, void **token);

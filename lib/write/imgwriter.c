@@ -18,11 +18,6 @@
  * an idle thread is woken only once WAKE_BATCH chunks wait, or when the
  * owner is about to wait for it (reap, wait_written, stop); a thread that
  * is writing picks new chunks up by itself.
- *
- * A chunk may also name a range of another file (imgout_queue_copy: a
- * base image's stored block): adjacent ones whose ranges follow each
- * other in one file go out in one copy in the kernel (util/copyrange.h),
- * so that a merge's bytes never pass through user space.
  */
 #include "config.h"
 
@@ -34,16 +29,13 @@
 #include <unistd.h>
 
 #include "sqpack/error.h"
-#include "util/copyrange.h"
 #include "write/imgout.h"
 
 struct imgout_chunk {
-	const void *data;      /* NULL: the bytes at src_off of src_fd */
+	const void *data;
 	size_t len;
 	uint64_t off;
 	void *token;
-	int src_fd;
-	uint64_t src_off;
 };
 
 struct imgout_async {
@@ -60,15 +52,12 @@ struct imgout_async {
 	uint64_t base;             /* file offset of image position 0 */
 	int fail_errno;            /* 0, or why the write at fail_off failed */
 	uint64_t fail_off;
-	int fail_copy;             /* 0, or why the copy to fail_off failed */
-	uint64_t fail_src;         /* where it read from */
-	struct sqp_copier copier;  /* the thread's own */
 };
 
 /* With the lock held: the thread stopped on an error. */
 static int failed(const struct imgout_async *a)
 {
-	return a->fail_errno != 0 || a->fail_copy != 0;
+	return a->fail_errno != 0;
 }
 
 /* Chunks written with one system call at most: blocks are 4 KiB..1 MiB,
@@ -107,9 +96,8 @@ static int write_run(int fd, uint64_t base, struct iovec *iov, int n, uint64_t o
 	return 0;
 }
 
-/* With the lock held: the longest run of adjacent unwritten chunks of
- * bytes, at most WRITE_BATCH, as iovecs; returns their number and first
- * offset. */
+/* With the lock held: the longest run of adjacent unwritten chunks, at
+ * most WRITE_BATCH, as iovecs; returns their number and first offset. */
 static int next_run(const struct imgout_async *a, struct iovec *iov, uint64_t *off)
 {
 	uint64_t i = a->written, end;
@@ -119,7 +107,7 @@ static int next_run(const struct imgout_async *a, struct iovec *iov, uint64_t *o
 	for (; i < a->queued && n < WRITE_BATCH; ++i, ++n) {
 		const struct imgout_chunk *c = &a->ring[i % a->cap];
 
-		if (c->off != end || c->data == NULL)
+		if (c->off != end)
 			break;
 		iov[n].iov_base = (void *)c->data;
 		iov[n].iov_len = c->len;
@@ -128,64 +116,12 @@ static int next_run(const struct imgout_async *a, struct iovec *iov, uint64_t *o
 	return n;
 }
 
-/* With the lock held, the first unwritten chunk a copy: the run of
- * copies from there whose sources follow each other in one file, as
- * one range (*first, its length in *len); returns their number. */
-static uint64_t next_copy(const struct imgout_async *a, struct imgout_chunk *first,
-			  uint64_t *len)
-{
-	uint64_t i = a->written, n = 0;
-
-	*first = a->ring[i % a->cap];
-	*len = 0;
-	for (; i < a->queued; ++i, ++n) {
-		const struct imgout_chunk *c = &a->ring[i % a->cap];
-
-		if (c->data != NULL || c->src_fd != first->src_fd ||
-		    c->off != first->off + *len || c->src_off != first->src_off + *len)
-			break;
-		*len += c->len;
-	}
-	return n;
-}
-
-/* With the lock held, work queued: write or copy the next run, the lock
- * let go meanwhile. */
-static void write_next(struct imgout_async *a, struct iovec *iov)
-{
-	struct imgout_chunk c;
-	uint64_t off, len, n;
-	int e;
-
-	if (a->ring[a->written % a->cap].data == NULL) {
-		n = next_copy(a, &c, &len);
-		pthread_mutex_unlock(&a->lock);
-		e = sqp_copy_range(&a->copier, c.src_fd, c.src_off, a->fd, a->base + c.off, len);
-		pthread_mutex_lock(&a->lock);
-		if (e != 0) {
-			a->fail_copy = e;
-			a->fail_off = c.off;
-			a->fail_src = c.src_off;
-			return;
-		}
-	} else {
-		n = (uint64_t)next_run(a, iov, &off);
-		pthread_mutex_unlock(&a->lock);
-		e = write_run(a->fd, a->base, iov, (int)n, off, &len);
-		pthread_mutex_lock(&a->lock);
-		if (e != 0) {
-			a->fail_errno = e;
-			a->fail_off = len;
-			return;
-		}
-	}
-	a->written += n;
-}
-
 static void *writer_main(void *arg)
 {
 	struct imgout_async *a = arg;
 	struct iovec iov[WRITE_BATCH];
+	uint64_t off, fail_off = 0;
+	int e, n;
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
@@ -196,7 +132,16 @@ static void *writer_main(void *arg)
 		}
 		if (a->stop)
 			break;
-		write_next(a, iov);
+		n = next_run(a, iov, &off);
+		pthread_mutex_unlock(&a->lock);
+		e = write_run(a->fd, a->base, iov, n, off, &fail_off);
+		pthread_mutex_lock(&a->lock);
+		if (e != 0) {
+			a->fail_errno = e;
+			a->fail_off = fail_off;
+		} else {
+			a->written += (uint64_t)n;
+		}
 		/* The owner and proof workers (imgout_wait_durable) may wait. */
 		pthread_cond_broadcast(&a->progress);
 	}
@@ -247,7 +192,6 @@ void imgout_stop_async(struct imgout *o)
 	pthread_cond_destroy(&a->progress);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
-	sqp_copier_cleanup(&a->copier);
 	free(a->ring);
 	free(a);
 	o->async = NULL;
@@ -268,20 +212,15 @@ static int need_wake(struct imgout_async *a, uint64_t min)
 /* Called with the lock held after the thread failed: latch its error. */
 static int latch_failure(struct imgout *o, const struct imgout_async *a)
 {
-	if (a->fail_copy != 0)
-		return sqp_err(o->err, a->fail_copy, "copying a base image's bytes at %llu "
-			       "to the image at offset %llu: %s",
-			       (unsigned long long)a->fail_src,
-			       (unsigned long long)a->fail_off, sqp_strerror(a->fail_copy));
 	return sqp_err(o->err, sqp_errno_code(a->fail_errno),
 		       "writing the image at offset %llu: %s",
 		       (unsigned long long)a->fail_off, strerror(a->fail_errno));
 }
 
-/* Queue chunk c (its offset set here). */
-static int enqueue(struct imgout *o, struct imgout_chunk c)
+int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 {
 	struct imgout_async *a = o->async;
+	struct imgout_chunk *c;
 	int ret, wake;
 
 	/* Buffered bytes come first in the image: write them now. */
@@ -293,28 +232,19 @@ static int enqueue(struct imgout *o, struct imgout_chunk c)
 		pthread_mutex_unlock(&a->lock);
 		return sqp_err(o->err, SQP_ERR_INTERNAL, "image writer queue overrun");
 	}
-	c.off = o->pos;
-	a->ring[a->queued % a->cap] = c;
+	c = &a->ring[a->queued % a->cap];
+	c->data = data;
+	c->len = len;
+	c->off = o->pos;
+	c->token = token;
 	a->queued++;
 	wake = need_wake(a, WAKE_BATCH);
 	pthread_mutex_unlock(&a->lock);
 	if (wake)
 		pthread_cond_signal(&a->wake);
-	o->pos += c.len;
+	o->pos += len;
 	o->flushed = o->pos;
 	return 0;
-}
-
-int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
-{
-	return enqueue(o, (struct imgout_chunk){ .data = data, .len = len, .token = token,
-						 .src_fd = -1 });
-}
-
-int imgout_queue_copy(struct imgout *o, int fd, uint64_t off, size_t len, void *token)
-{
-	return enqueue(o, (struct imgout_chunk){ .len = len, .token = token, .src_fd = fd,
-						 .src_off = off });
 }
 
 int imgout_reap(struct imgout *o, int wait, void **token)
@@ -365,9 +295,7 @@ int imgout_wait_durable(struct imgout_async *a, uint64_t end)
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	wait_below(a, end);
-	if (a->fail_copy != 0)
-		ret = a->fail_copy;
-	else if (a->fail_errno != 0)
+	if (a->fail_errno != 0)
 		ret = sqp_errno_code(a->fail_errno);
 	else if (unwritten_below(a, end))
 		ret = SQP_ERR_INTERNAL; /* stopped first */
