@@ -15,9 +15,19 @@
  * (a shard whose files all stored better raw names none). Shards built
  * alike are then copied whole; a shard built otherwise is converted,
  * each file whose pclusters or record do not fit decoded and compressed
- * again, never refused. Not shown, so not taken: the codec's level and
- * options (copies do not need them), --erofs-dedupe (shared blocks bear
- * no mark) and --max-extent-bytes.
+ * again, never refused.
+ *
+ * Not recorded, so not taken (the user gives them, or the writer's
+ * defaults serve): deflate's pcluster size, as deflate's record holds
+ * its window alone (the layout's erofs_pcluster is 0 for it; the
+ * largest pcluster any file's index names bounds it only from below,
+ * and reading it costs a walk of every index); --erofs-dedupe, as
+ * shared blocks bear no mark (two files naming the same blocks show it
+ * only where a shard had equal files); --max-extent-bytes, which no
+ * field holds (extents' lengths bound it from below); the codec's
+ * level, which EROFS stores nowhere (copies do not need it; what is
+ * compressed again takes the codec's default). A SquashFS merge takes
+ * the first shard's options block, level included (resolve_codec).
  */
 #include "config.h"
 
