@@ -160,6 +160,18 @@ int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
 	return imgout_append(&w->out, data, len);
 }
 
+int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
+		 uint64_t len)
+{
+	uint8_t rec[32];
+
+	memcpy(rec, id, 16);
+	sqp_put64(rec + 16, off);
+	sqp_put64(rec + 24, len);
+	XXH3_128bits_update(erofs_of(w)->hash, rec, sizeof(rec));
+	return imgout_copy(&w->out, fd, off, len);
+}
+
 static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 		     uint8_t *buf, size_t n)
 {
@@ -218,11 +230,12 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	 * packed inode of the fragments stays as it is. */
 	if (e->chunks.bits != 0 && size > 0 && !e->frag.packing)
 		return erofs_chunk_add(w, size, src, f);
-	return erofs_w_add_flat(w, size, xattr_size, src, f);
+	return erofs_w_add_flat(w, size, xattr_size, src, f, NULL);
 }
 
 int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f)
+		     const struct sqp_data_source *src, struct fs_inode *f,
+		     const struct erofs_flat_copy *cp)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	uint64_t full = size / e->bs, i;
@@ -239,7 +252,17 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 	f->u.file.blocks_start = appends ? w->out.pos / e->bs : 0;
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
 		return SQP_ERR_LIMIT;
-	for (i = 0; i < full; i++) {
+	i = 0;
+	/* a base's blocks are 4096 bytes: copied only into as large */
+	if (cp != NULL && e->bs == EROFS_W_BLOCK && cp->blocks > 0 && cp->blocks <= full) {
+		if ((ret = erofs_w_copy(w, cp->id, cp->fd, cp->off, cp->blocks * EROFS_W_BLOCK)) != 0 ||
+		    (ret = src->skip(src->user, cp->blocks * EROFS_W_BLOCK)) != 0)
+			return ret;
+		w->stats.blocks_written += cp->blocks;
+		w->stats.bytes_in += cp->blocks * EROFS_W_BLOCK;
+		i = cp->blocks;
+	}
+	for (; i < full; i++) {
 		if ((ret = read_data(w, src, e->block, e->bs)) != 0 ||
 		    (ret = erofs_w_append(w, e->block, e->bs)) != 0)
 			return ret;

@@ -39,6 +39,7 @@
 #define DEVT_MAPPED_AT 68
 /* Where the superblock keeps its build time's nanoseconds. */
 #define BUILD_NSEC_AT 32
+#define UUID_AT 48
 /* A whole xattr name is at most 255 bytes: so is a prefix. */
 #define PREFIX_MAX 255u
 
@@ -329,6 +330,7 @@ int rd_erofs_open(struct sqp_image *img)
 	img->back = e;
 	erofs_super_decode(&e->sb, raw);
 	e->build_nsec = sqp_get32(raw + BUILD_NSEC_AT);
+	memcpy(e->uuid, raw + UUID_AT, sizeof(e->uuid));
 	if ((ret = check_super(img, &e->sb)) != 0)
 		return ret;
 	e->bits = e->sb.blkszbits;

@@ -299,6 +299,11 @@ static inline int erofs_w_big_pclusters(const struct sqp_writer *w)
 
 /* Append bytes to the image (and to the UUID's hash). */
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
+/* Append len bytes at off of file fd, copied in the kernel (imgout_copy),
+ * never read: the UUID's hash takes id (the UUID of the image they are
+ * copied from, itself a hash of its bytes) and where they lie in it. */
+int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
+		 uint64_t len);
 
 /* A regular file's data: full blocks appended now, the tail kept for
  * its inode when it fits there with the inode and its xattr area of
@@ -312,8 +317,18 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 /* The same file stored as it is (no codec tried): its full blocks, its
  * tail inline or a block of its own, shared with an equal earlier
  * file's under dedup. */
+/* The first blocks of a flat file as a base image stores them, for
+ * erofs_w_add_flat to copy (erofs_w_copy) instead of reading them from
+ * the source, which it skips past them: blocks of them at off of fd,
+ * id the base's UUID. */
+struct erofs_flat_copy {
+	const uint8_t *id;
+	int fd;
+	uint64_t off, blocks;
+};
 int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
-		     const struct sqp_data_source *src, struct fs_inode *f);
+		     const struct sqp_data_source *src, struct fs_inode *f,
+		     const struct erofs_flat_copy *cp);
 
 /* erofs_zcopy.c, a base EROFS image's files (lib/rebuild through the
  * table's base_fits and add_base): fits says whether the writer takes

@@ -35,6 +35,15 @@
  * the writer's, interlaced or unpadded data, a tail the writer's
  * options would not keep so) is read decoded through the data source
  * and compressed again: slower, never wrong.
+ *
+ * Without dedup (which compares stored bytes) and --verity (which
+ * hashes them), a base with a UUID has its pclusters copied in the
+ * kernel, file range to file range (erofs_zip_put_copy), never read
+ * here: the merge then costs what `cat` of the shards does. The derived
+ * UUID of the new image hashes the base's UUID and where the bytes lie
+ * in it instead of the bytes themselves; the base's UUID is the hash
+ * of its own bytes (or one its builder chose), so other bytes still
+ * give another UUID.
  */
 #include "config.h"
 
@@ -206,6 +215,45 @@ static int put_inline(struct sqp_writer *w, const struct rd_extent *x, const uin
 	return erofs_zip_inline(w, x->la, &p, blk, x->plen);
 }
 
+/* Whether img's pclusters may be copied in the kernel (see above). */
+static int by_range(struct sqp_writer *w, struct sqp_image *img)
+{
+	static const uint8_t none[16];
+	const struct erofs_wstate *e = erofs_of(w);
+
+	return !e->dd.on && w->out.tap.feed == NULL &&
+	       img->dev_fd < 0 && memcmp(rd_ero(img)->uuid, none, 16) != 0;
+}
+
+/* Extent x's pcluster copied in the kernel. */
+static int put_range(struct sqp_writer *w, struct sqp_image *img, const struct rd_extent *x,
+		     const struct erofs_pcl *p)
+{
+	if (x->pa > img->file_size || x->plen > img->file_size - x->pa)
+		return rd_err(img, SQP_ERR_CORRUPT, "%s: a pcluster at offset %llu lies "
+			      "past the end of the image", img->name, (unsigned long long)x->pa);
+	return erofs_zip_put_copy(w, x->la, p, rd_ero(img)->uuid, img->fd, img->base + x->pa);
+}
+
+/* Whether the full blocks of flat file ei (but an inline last one) may
+ * be copied in the kernel: into *cp. They lie back to back from its
+ * raw_blkaddr (rd_erofs_map). */
+static int flat_copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_einode *ei,
+		     struct erofs_flat_copy *cp)
+{
+	uint64_t full = ei->size / BS, at = (uint64_t)ei->u * BS;
+
+	if (!by_range(w, img) || rd_ero(img)->bs != BS ||
+	    (ei->layout != EROFS_FLAT_PLAIN && ei->layout != EROFS_FLAT_INLINE))
+		return 0;
+	if (ei->layout == EROFS_FLAT_INLINE && ei->size % BS == 0 && full > 0)
+		full--;   /* the last block is inline */
+	if (full == 0 || at > img->file_size || full * BS > img->file_size - at)
+		return 0;   /* read, and found corrupt there */
+	*cp = (struct erofs_flat_copy){ rd_ero(img)->uuid, img->fd, img->base + at, full };
+	return 1;
+}
+
 /* Copy ei's clusters up to pl's tail, then the tail. buf: a pcluster
  * of room and a block more. */
 static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_einode *ei,
@@ -215,7 +263,7 @@ static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 	uint8_t *blk = buf + e->pcluster;
 	struct rd_zwalk zw;
 	struct rd_extent x;
-	int first = 1, ret;
+	int first = 1, range = by_range(w, img), ret;
 
 	if ((ret = erofs_zip_drain(w)) != 0 ||
 	    (ret = rd_erofs_zwalk_init(img, ei, &zw)) != 0)
@@ -224,6 +272,15 @@ static int copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_ein
 		struct erofs_pcl p = { .len = (uint32_t)x.llen, .clen = x.plen,
 				       .blocks = x.plen / BS, .plain = x.fmt == RD_Z_RAW };
 
+		if (range) {
+			/* no dedup: its key is never read */
+			if (first && (ret = begin(w, ei->size, 0, f)) != 0)
+				return ret;
+			first = 0;
+			if ((ret = put_range(w, img, &x, &p)) != 0)
+				return ret;
+			continue;
+		}
 		if ((ret = rd_read_at(img, x.pa, buf, x.plen, "a pcluster")) != 0)
 			return ret;
 		/* Dedup nominates by the first stored bytes, seeded with the
@@ -272,7 +329,10 @@ int erofs_zcopy_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	/* The base compressed with the writer's codec and stored this one
 	 * as it is: it gained nothing, and trying again would not either. */
 	if (!rd_erofs_compressed(ei)) {
-		ret = erofs_w_add_flat(w, size, xattr_size, b->src, f);
+		struct erofs_flat_copy cp;
+
+		ret = erofs_w_add_flat(w, size, xattr_size, b->src, f,
+				       flat_copy(w, b->img, ei, &cp) ? &cp : NULL);
 		w->stats.files_copied += ret == 0;
 		return ret;
 	}

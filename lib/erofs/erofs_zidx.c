@@ -212,3 +212,19 @@ int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 	w->stats.blocks_probed_raw += (unsigned)p->untried;
 	return 0;
 }
+
+int erofs_zip_put_copy(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		       const uint8_t *id, int fd, uint64_t off)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	int ret;
+
+	if ((ret = zip_head(w, at, p, NULL)) != 0)
+		return ret;
+	e->cur.blocks += p->blocks;
+	if ((ret = erofs_w_copy(w, id, fd, off, (uint64_t)p->blocks * BS)) != 0)
+		return ret;
+	w->stats.blocks_written += p->blocks;
+	w->stats.blocks_raw += p->plain;
+	return 0;
+}

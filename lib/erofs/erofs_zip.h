@@ -130,6 +130,10 @@ int erofs_zip_record(struct sqp_writer *w, uint64_t size, struct fs_inode *f);
 int erofs_zip_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		  const uint8_t *in, const uint8_t *blk);
 int erofs_zip_head_last(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p);
+/* put_copy: as put, without dedup, the blocks copied from off of file
+ * fd (erofs_w_copy, id its image's UUID) instead of read. */
+int erofs_zip_put_copy(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
+		       const uint8_t *id, int fd, uint64_t off);
 uint8_t *erofs_zip_rec(const struct erofs_wstate *e, uint64_t k);
 int erofs_zip_inline(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *p,
 		     const uint8_t *data, uint32_t inl);

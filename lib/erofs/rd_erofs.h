@@ -58,6 +58,7 @@ static inline struct rd_einode *eri(const struct rd_inode *ino)
 struct rd_erofs {
 	struct erofs_super sb;
 	uint32_t build_nsec;    /* the build time's nanoseconds */
+	uint8_t uuid[16];       /* the superblock's (all zero: none) */
 	unsigned bits;          /* block size, log2 */
 	uint32_t bs;
 	uint64_t meta;          /* where nid 0 is */

@@ -68,6 +68,16 @@ static int base_read(void *user, void *buf, size_t n)
 	return 0;
 }
 
+/* Past n bytes without reading them: their blocks were copied as the
+ * base stores them (erofs_w_add_flat). */
+static int base_skip(void *user, uint64_t n)
+{
+	struct base_source *s = user;
+
+	s->off += n;
+	return 0;
+}
+
 static int same_codec(const struct sqp_codec_config *a,
 		      const struct sqp_codec_config *b)
 {
@@ -146,7 +156,7 @@ int rebuild_add(struct rebuild *rb, const struct sqp_entry *e,
 		const struct rd_walk_node *n)
 {
 	struct base_source s = { rb, n, NULL, 0 };
-	struct sqp_data_source src = { base_read, NULL, NULL, &s };
+	struct sqp_data_source src = { base_read, NULL, base_skip, &s };
 	struct writer_base b;
 	struct base_file f;
 	int seen, ret;

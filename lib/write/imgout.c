@@ -6,6 +6,9 @@
  * ones; a 1 MiB buffer turns them into few large write() calls. A read-back
  * flushes first, so what is compared is what the kernel holds, never our
  * buffer. Short writes are retried; ENOSPC/EFBIG become SQP_ERR_NO_SPACE.
+ * Ranges of other files (imgout_copy) wait, joined while they follow each
+ * other, until anything else is appended or read: then one copy in the
+ * kernel writes them.
  */
 #include "config.h"
 
@@ -38,6 +41,45 @@ void imgout_cleanup(struct imgout *o)
 {
 	free(o->buf);
 	o->buf = NULL;
+	sqp_copier_cleanup(&o->copier);
+}
+
+/* The pending range of imgout_copy, copied (the buffer is empty). */
+static int run_copy(struct imgout *o)
+{
+	int ret = sqp_copy_range(&o->copier, o->copy_fd, o->copy_src, o->fd,
+				 o->base + o->flushed, o->copy_len);
+
+	if (ret != 0)
+		return sqp_err(o->err, ret, "copying %llu bytes at %llu of a base image to "
+			       "the image at offset %llu: %s", (unsigned long long)o->copy_len,
+			       (unsigned long long)o->copy_src,
+			       (unsigned long long)o->flushed, sqp_strerror(ret));
+	o->flushed += o->copy_len;
+	o->copy_len = 0;
+	return 0;
+}
+
+int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len)
+{
+	int ret;
+
+	if (o->err->code != 0)
+		return o->err->code;
+	if (o->tap.feed != NULL)
+		return sqp_err(o->err, SQP_ERR_INTERNAL, "a copy the image's tap cannot see");
+	if (o->copy_len > 0 && fd == o->copy_fd && off == o->copy_src + o->copy_len) {
+		o->copy_len += len;
+		o->pos += len;
+		return 0;
+	}
+	if ((ret = imgout_flush_buffer(o)) != 0 || (ret = imgout_wait_written(o, UINT64_MAX)) != 0)
+		return ret;
+	o->copy_fd = fd;
+	o->copy_src = off;
+	o->copy_len = len;
+	o->pos += len;
+	return 0;
 }
 
 static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t len)
@@ -78,6 +120,8 @@ int imgout_flush_buffer(struct imgout *o)
 
 	if (o->err->code != 0)
 		return o->err->code;
+	if (o->copy_len > 0)
+		return run_copy(o);
 	if (pending == 0)
 		return 0;
 	ret = write_at(o, o->flushed, o->buf, pending);
@@ -88,11 +132,14 @@ int imgout_flush_buffer(struct imgout *o)
 
 int imgout_append(struct imgout *o, const void *data, size_t len)
 {
-	size_t pending = (size_t)(o->pos - o->flushed);
+	size_t pending;
 	int ret;
 
 	if (o->err->code != 0)
 		return o->err->code;
+	if (o->copy_len > 0 && (ret = run_copy(o)) != 0)
+		return ret;
+	pending = (size_t)(o->pos - o->flushed);
 	/* The tap latches its own errors. */
 	if (o->tap.feed != NULL && (ret = o->tap.feed(o->tap.ctx, data, len)) != 0)
 		return ret;

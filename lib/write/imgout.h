@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/copyrange.h"
 #include "util/errbuf.h"
 
 struct imgout_async;
@@ -27,6 +28,11 @@ struct imgout {
 	size_t cap;
 	struct sqp_errbuf *err; /* the owner's; I/O errors are latched there */
 	struct imgout_async *async; /* the writer thread, or NULL */
+	/* imgout_copy's range not yet copied: the last copy_len bytes
+	 * before pos, from copy_src of copy_fd (buf is empty meanwhile). */
+	int copy_fd;
+	uint64_t copy_src, copy_len;
+	struct sqp_copier copier;
 	/* --verity's hasher, when tap.feed is set (before
 	 * imgout_start_async): every byte is handed to it in image order,
 	 * on the owner's thread (it latches its own errors there): appended
@@ -52,6 +58,13 @@ void imgout_cleanup(struct imgout *o);
 
 /* Append len bytes. */
 int imgout_append(struct imgout *o, const void *data, size_t len);
+
+/* Append the len bytes at off of file fd (open until the next call),
+ * copied in the kernel (util/copyrange.h) when the bytes before them are
+ * written: a copy that continues the last one in the same file joins it,
+ * so a run of them is one copy. Not with a tap (it would not see them):
+ * SQP_ERR_INTERNAL. */
+int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len);
 
 /* Append len zero bytes. */
 int imgout_append_zeros(struct imgout *o, size_t len);

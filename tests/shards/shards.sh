@@ -183,6 +183,17 @@ copied "EROFS, 3 shards, merged with no option" "$T/m3.erofs.stats" lz4 \
 # fsck.erofs 1.5 extracts neither hard links nor xattrs; the kernel does
 judge_same_tree "EROFS, 3 shards" fsck.erofs erofs "$T/m3.erofs" "$S" --no-xattrs --no-hardlinks
 judge_same_tree "EROFS, 3 shards" kernel erofs "$T/m3.erofs" "$S"
+# Their pclusters are copied in the kernel; into another file system (a
+# tmpfs of its own), where the kernel will not (copy_file_range: EXDEV),
+# through a buffer: the same image.
+if mkdir "$T/xfs" && on_tmpfs "$T/xfs" 0755; then
+	run "EROFS, the merge of 3 into another file system" "$IMG2IMG" -q --shards \
+		"$T/xfs/m3.erofs" "$T/dir2img.erofs.3.1" "$T/dir2img.erofs.3.2" "$T/dir2img.erofs.3.3" &&
+	check "EROFS, the merge into another file system: the same bytes" \
+		cmp -s "$T/m3.erofs" "$T/xfs/m3.erofs"
+else
+	skipc "EROFS, a merge into another file system: cannot mount a tmpfs here"
+fi
 # The other codecs' pclusters are copied as lz4's: lzma (else zstd, else
 # deflate: the first the kernel here has), its dictionary the
 # superblock's record; fsck.erofs 1.5 reads lz4 alone: the kernel
@@ -240,6 +251,19 @@ near "EROFS, fragments, 2 shards" "$(used "$T/m2f.erofs")" "$(used "$T/onef.erof
 judge_same_tree "EROFS, fragments, 2 shards" kernel erofs "$T/m2f.erofs" "$S"
 MERGE_OPTS=
 
+# A SquashFS merge takes its codec, with the options block's settings,
+# and block size from the first shard (where EROFS merges read theirs
+# from every shard, shard_opts.c): gzip level 3, window 2^12, 8K
+# blocks, over a second shard at gzip's defaults (converted).
+codec_of() { "$IMGINFO" "$1" | sed -n 's/^codec: *//p; s/^block size: *//p' | tr '\n' ' '; }
+# shellcheck disable=SC2086
+run "shard 1/2 at gzip level 3, window 12, 8K" "$DIR2IMG" -q -c gzip -X level=3,window=12 -b 8K \
+	--shard 1/2 "$T/lv.1" "$S" &&
+run "shard 2/2 at gzip's defaults, 8K" "$DIR2IMG" -q -c gzip -b 8K --shard 2/2 "$T/lv.2" "$S" &&
+run "their merge" "$IMG2IMG" -q --shards "$T/lv.img" "$T/lv.1" "$T/lv.2" &&
+check "a SquashFS merge: the first shard's codec and block size ($(codec_of "$T/lv.img"))" \
+	test "$(codec_of "$T/lv.img")" = "gzip level=3 window=12 strategies=none (options block) 8192 " &&
+check "that merge: imginfo diff finds the one-pass image" "$IMGINFO" diff -q "$T/one.img" "$T/lv.img"
 # Another codec and block size: converted to the first shard's.
 # shellcheck disable=SC2086
 run "shard 2/2 in zstd, 32K blocks" "$DIR2IMG" -q -c zstd -b 32K --shard 2/2 "$T/z.2" "$S" &&

@@ -60,16 +60,18 @@ static int open_base(const struct tool_options *opt, int *fd,
 /* --format erofs: the base's codec when EROFS can write it (kept with
  * its options, in 4 KiB blocks), else the one -c names; a base whose
  * codec EROFS cannot write needs -c. --shards: the codec, pcluster size
- * and layout the shards show, unless given (shard_opts.c). */
+ * and layout the shards (img and the n others, opened) show, unless
+ * given (shard_opts.c). */
 static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *lay,
-		       const struct sqp_image_info *ii, struct sqp_image *img)
+		       const struct sqp_image_info *ii, struct sqp_image *img,
+		       struct sqp_image *const *shards, size_t n)
 {
 	const char *name = sqp_codec_name(ii->codec);
 	struct shards_shown shown = { 0 };
 	int ret;
 
 	if (opt->shards) {
-		img2img_shards_shown(opt, img, &shown);
+		img2img_shards_shown(img, shards, n, &shown);
 		img2img_shards_layout(opt, &shown);
 	}
 	if (opt->codec_name != NULL || opt->comp_opts != NULL)
@@ -97,8 +99,10 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 /* The new image's codec: the base's, unless -c, -X or -b change it (a
  * change starts from the codec's defaults, as tar2img's options do).
  * From an EROFS base to SquashFS: the base's codec (zstd for an
- * uncompressed one) in 128 KiB blocks unless -b says otherwise. */
-static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
+ * uncompressed one) in 128 KiB blocks unless -b says otherwise.
+ * shards: --shards' other n shards, opened. */
+static int resolve_codec(struct tool_options *opt, struct sqp_image *img,
+			 struct sqp_image *const *shards, size_t n)
 {
 	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	struct sqp_image_layout lay;
@@ -115,7 +119,7 @@ static int resolve_codec(struct tool_options *opt, struct sqp_image *img)
 	if (tool_erofs_only(opt) != 0)
 		return 2;
 	if (opt->desc.format == SQP_FORMAT_EROFS)
-		return erofs_codec(opt, &lay, &ii, img);
+		return erofs_codec(opt, &lay, &ii, img, shards, n);
 	if (ii.format == SQP_FORMAT_EROFS) {
 		name = opt->codec_name ? opt->codec_name :
 		       ii.codec ? sqp_codec_name(ii.codec) : NULL;
@@ -393,18 +397,14 @@ static int check_plan(const struct tool_options *opt, struct sqp_image *const *a
 	return ret;
 }
 
-/* --shards: every SHARD after the first opened, as an image, before any
- * is added, so that the writer knows which file sizes repeat among all
- * of them (merge.h): files equal across shards are then stored once;
- * with --plan, they are checked against it first. */
-static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_layers *il)
+/* --shards: every SHARD after the first opened, as an image, once: what
+ * they show sets the EROFS options (shard_opts.c), and the writer reads
+ * them. */
+static int open_shards(const struct tool_options *opt, struct img_layers *il)
 {
-	const struct tool_options *opt = r->opt;
-	struct sqp_image **all;
-	size_t i;
 	int fd, ret = 0;
 
-	for (i = 0; ret == 0 && i < opt->dir_count; i++) {
+	for (size_t i = 0; ret == 0 && i < opt->dir_count; i++) {
 		fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->dirs[i],
@@ -420,24 +420,34 @@ static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_la
 		}
 		ret = open_image(il, opt->dirs[i], fd);
 	}
-	all = ret == 0 ? malloc((il->n + 1) * sizeof(*all)) : NULL;
-	if (ret == 0 && all == NULL) {
+	return ret;
+}
+
+/* --shards: before any shard is added, the writer learns which file
+ * sizes repeat among all of them (merge.h): files equal across shards
+ * are then stored once; with --plan, they are checked against it first. */
+static int expect_shards(struct tool_run *r, struct sqp_image *base, struct img_layers *il)
+{
+	const struct tool_options *opt = r->opt;
+	struct sqp_image **all = malloc((il->n + 1) * sizeof(*all));
+	size_t i;
+	int ret = 0;
+
+	if (all == NULL) {
 		fprintf(stderr, "%s: out of memory\n", tool_progname());
 		return 1;
 	}
-	if (ret == 0) {
-		all[0] = base;
-		for (i = 0; i < il->n; i++)
-			all[i + 1] = il->img[i];
-		if (opt->plan != NULL)
-			ret = check_plan(opt, all, il->n + 1);
-		if (ret == 0 && sqp_writer_expect_images(r->w, all, il->n + 1) != 0) {
-			fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
-				sqp_writer_error(r->w));
-			ret = 1;
-		}
-		free(all);
+	all[0] = base;
+	for (i = 0; i < il->n; i++)
+		all[i + 1] = il->img[i];
+	if (opt->plan != NULL)
+		ret = check_plan(opt, all, il->n + 1);
+	if (ret == 0 && sqp_writer_expect_images(r->w, all, il->n + 1) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output,
+			sqp_writer_error(r->w));
+		ret = 1;
 	}
+	free(all);
 	return ret;
 }
 
@@ -446,7 +456,7 @@ static int open_shards(struct tool_run *r, struct sqp_image *base, struct img_la
 static int feed_shards(struct tool_run *r, struct sqp_image *img, struct img_layers *il)
 {
 	size_t i;
-	int ret = open_shards(r, img, il);
+	int ret = expect_shards(r, img, il);
 
 	for (i = il->n; ret == 0 && i-- > 0;) {
 		ret = begin_layer(r);
@@ -514,23 +524,27 @@ int img2img_main(int argc, char **argv)
 		return tool_bad_usage("%s", "--shards merges shards as they are: no --delete");
 	}
 	ret = open_base(&opt, &fd, &img);
+	if (ret == 0) {
+		il.img = calloc(opt.dir_count + 1, sizeof(*il.img));
+		il.fd = calloc(opt.dir_count + 1, sizeof(*il.fd));
+		if (il.img == NULL || il.fd == NULL) {
+			fprintf(stderr, "%s: out of memory\n", tool_progname());
+			ret = 1;
+		}
+	}
+	if (ret == 0 && opt.shards)
+		ret = open_shards(&opt, &il);
 	if (ret == 0)
-		ret = resolve_codec(&opt, img);
+		ret = resolve_codec(&opt, img, il.img, il.n);
 	if (ret != 0) {
+		img_layers_close(&il);
 		sqp_image_destroy(img);
 		if (fd >= 0)
 			close(fd);
 		tool_options_free(&opt);
 		return ret;
 	}
-	il.img = calloc(opt.dir_count + 1, sizeof(*il.img));
-	il.fd = calloc(opt.dir_count + 1, sizeof(*il.fd));
-	if (il.img == NULL || il.fd == NULL) {
-		fprintf(stderr, "%s: out of memory\n", tool_progname());
-		ret = 1;
-	} else {
-		ret = tool_run_begin(&run, &opt);
-	}
+	ret = tool_run_begin(&run, &opt);
 	if (ret == 0)
 		ret = tool_run_writer(&run);
 	if (ret == 0) {
@@ -539,10 +553,7 @@ int img2img_main(int argc, char **argv)
 			 opt.dir_count == 1 ? "" : "s");
 		ret = tool_run_finish(&run, ret, what);
 	}
-	if (il.img != NULL && il.fd != NULL)
-		tool_run_end(&run);
-	else
-		tool_options_free(&opt);
+	tool_run_end(&run);
 	img_layers_close(&il);
 	sqp_image_destroy(img);
 	close(fd);

@@ -15,27 +15,34 @@
  * (a shard whose files all stored better raw names none). Shards built
  * alike are then copied whole; a shard built otherwise is converted,
  * each file whose pclusters or record do not fit decoded and compressed
- * again, never refused. Not shown, so not taken: the codec's level and
- * options (copies do not need them), --erofs-dedupe (shared blocks bear
- * no mark) and --max-extent-bytes.
+ * again, never refused.
+ *
+ * Not recorded, so not taken (the user gives them, or the writer's
+ * defaults serve): deflate's pcluster size, as deflate's record holds
+ * its window alone (the layout's erofs_pcluster is 0 for it; the
+ * largest pcluster any file's index names bounds it only from below,
+ * and reading it costs a walk of every index); --erofs-dedupe, as
+ * shared blocks bear no mark (two files naming the same blocks show it
+ * only where a shard had equal files); --max-extent-bytes, which no
+ * field holds (extents' lengths bound it from below); the codec's
+ * level, which EROFS stores nowhere (copies do not need it; what is
+ * compressed again takes the codec's default). A SquashFS merge takes
+ * the first shard's options block, level included (resolve_codec).
  */
 #include "config.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "sqpack/image_info.h"
 #include "../common/tool_mains.h"
 #include "shard_opts.h"
 
-/* What img shows, into out. */
+/* What img shows, into out: a SquashFS shard's layout shows no EROFS
+ * pcluster or feature (zero), its codec as any shard's. */
 static void show(struct sqp_image *img, struct shards_shown *out)
 {
 	struct sqp_image_info ii = { .struct_size = sizeof(ii) };
 	struct sqp_image_layout lay;
 
-	if (sqp_image_get_info(img, &ii) != 0 || ii.format != SQP_FORMAT_EROFS ||
-	    sqp_image_get_layout(img, &lay) != 0)
+	if (sqp_image_get_info(img, &ii) != 0 || sqp_image_get_layout(img, &lay) != 0)
 		return;
 	if (out->codec == 0)
 		out->codec = ii.codec;
@@ -44,22 +51,13 @@ static void show(struct sqp_image *img, struct shards_shown *out)
 	out->features |= lay.erofs_features;
 }
 
-void img2img_shards_shown(const struct tool_options *opt, struct sqp_image *base,
-			  struct shards_shown *out)
+void img2img_shards_shown(struct sqp_image *base, struct sqp_image *const *shards,
+			  size_t n, struct shards_shown *out)
 {
 	*out = (struct shards_shown){ 0 };
 	show(base, out);
-	for (size_t i = 0; i < opt->dir_count; i++) {
-		struct sqp_image_desc d = { .struct_size = sizeof(d), .name = opt->dirs[i] };
-		struct sqp_image *img = NULL;
-
-		if ((d.fd = open(opt->dirs[i], O_RDONLY | O_CLOEXEC)) < 0)
-			continue;   /* reported when the shard is added */
-		if (sqp_image_create(&d, &img) == 0)
-			show(img, out);
-		sqp_image_destroy(img);
-		close(d.fd);
-	}
+	for (size_t i = 0; i < n; i++)
+		show(shards[i], out);
 }
 
 void img2img_shards_layout(struct tool_options *opt, const struct shards_shown *s)

@@ -18,10 +18,9 @@ struct shards_shown {
 	unsigned features;
 };
 
-/* base (the first shard, opened) and opt's other shards: a shard that
- * does not open is left for the merge to report. */
-void img2img_shards_shown(const struct tool_options *opt, struct sqp_image *base,
-			  struct shards_shown *out);
+/* What base (the first shard) and the n other shards show, all open. */
+void img2img_shards_shown(struct sqp_image *base, struct sqp_image *const *shards,
+			  size_t n, struct shards_shown *out);
 /* Into opt->desc, when the user gives none of the EROFS layout options
  * (--pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
  * --max-extent-bytes): the pcluster size and features s shows. */
