@@ -38,34 +38,10 @@ struct ostream {
 	size_t in_len, out_cap;
 };
 
-static int write_all(struct ostream *s, const uint8_t *p, size_t n)
+/* cnt buffers at iov, all of them, in as few writev() calls as the
+ * descriptor takes them. */
+static int writev_all(struct ostream *s, struct iovec *iov, int cnt)
 {
-	while (n > 0) {
-		ssize_t w = write(s->fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return sqp_err(s->err, sqp_errno_code(errno),
-				       "writing the tar: %s", strerror(errno));
-		if (w == 0)
-			return sqp_err(s->err, SQP_ERR_IO, "writing the tar: "
-				       "the output accepts no more data");
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The buffered bytes, then n bytes at p, in as few writev() calls as
- * the descriptor takes them. */
-static int write_through(struct ostream *s, const uint8_t *p, size_t n)
-{
-	struct iovec v[2] = { { s->in, s->in_len }, { (void *)p, n } };
-	struct iovec *iov = s->in_len > 0 ? v : v + 1;
-	int cnt = s->in_len > 0 ? 2 : 1;
-
-	s->in_len = 0;
 	while (cnt > 0) {
 		ssize_t w = writev(s->fd, iov, cnt);
 
@@ -88,6 +64,23 @@ static int write_through(struct ostream *s, const uint8_t *p, size_t n)
 		}
 	}
 	return 0;
+}
+
+static int write_all(struct ostream *s, const uint8_t *p, size_t n)
+{
+	struct iovec v = { (void *)p, n };
+
+	return writev_all(s, &v, 1);
+}
+
+/* The buffered bytes, then n bytes at p. */
+static int write_through(struct ostream *s, const uint8_t *p, size_t n)
+{
+	struct iovec v[2] = { { s->in, s->in_len }, { (void *)p, n } };
+	int first = s->in_len > 0 ? 0 : 1;
+
+	s->in_len = 0;
+	return writev_all(s, v + first, 2 - first);
 }
 
 int ostream_create(int fd, int compression, struct sqp_errbuf *err,
