@@ -69,7 +69,7 @@ static int base_read(void *user, void *buf, size_t n)
 }
 
 /* Past n bytes without reading them: their blocks were copied as the
- * base stores them (erofs_w_add_flat). */
+ * base stores them (the back end's copy of a flat file's blocks). */
 static int base_skip(void *user, uint64_t n)
 {
 	struct base_source *s = user;

@@ -7,7 +7,8 @@
 # bash-completion's loader finds it by any tool's name.
 . "$top_srcdir/tests/lib/common.sh"
 
-PATH=$SQP_BIN:$PATH
+# bin/ after the unwrapped programs: sqpack-fuse is linked whole there.
+PATH=$SQP_BIN:$top_builddir/bin:$PATH
 COMPLETION=$top_srcdir/extras/completion/sqpack.bash
 # shellcheck source=/dev/null
 . "$COMPLETION" || { fail "the script loads"; finish; }
