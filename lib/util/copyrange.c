@@ -32,25 +32,6 @@ static int refused(int e)
 }
 #endif
 
-static int write_full(int fd, uint64_t off, const uint8_t *p, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return sqp_errno_code(errno);
-		if (n == 0)
-			return SQP_ERR_NO_SPACE;
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int copy_buffered(struct sqp_copier *c, int in, uint64_t in_off, int out,
 			 uint64_t out_off, uint64_t len)
 {
@@ -65,7 +46,7 @@ static int copy_buffered(struct sqp_copier *c, int in, uint64_t in_off, int out,
 	while (len > 0) {
 		n = len < c->cap ? (size_t)len : c->cap;
 		if ((ret = sqp_pread_full(in, in_off, c->buf, n)) != 0 ||
-		    (ret = write_full(out, out_off, c->buf, n)) != 0)
+		    (ret = sqp_pwrite_full(out, out_off, c->buf, n)) != 0)
 			return ret;
 		in_off += n;
 		out_off += n;

@@ -33,6 +33,26 @@ int sqp_pread_full(int fd, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+int sqp_pwrite_full(int fd, uint64_t off, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sqp_errno_code(errno);
+		if (n == 0)
+			return SQP_ERR_NO_SPACE;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 void *sqp_iobuf_alloc(size_t size)
 {
 	void *p;

@@ -14,6 +14,10 @@
  * file, or another negative sqp_error (errno is kept for the message). */
 int sqp_pread_full(int fd, uint64_t off, void *buf, size_t len);
 
+/* Write exactly len bytes at off. Returns 0, SQP_ERR_NO_SPACE when the
+ * file takes no more, or another negative sqp_error (errno kept). */
+int sqp_pwrite_full(int fd, uint64_t off, const void *buf, size_t len);
+
 /*
  * A buffer that whole blocks are copied into or out of (read(), write(),
  * memcpy), page aligned; release it with free(). NULL when out of memory.
