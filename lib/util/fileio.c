@@ -44,8 +44,10 @@ int sqp_pwrite_full(int fd, uint64_t off, const void *buf, size_t len)
 			continue;
 		if (n < 0)
 			return sqp_errno_code(errno);
-		if (n == 0)
+		if (n == 0) { /* a file that takes no more: say so in errno too */
+			errno = ENOSPC;
 			return SQP_ERR_NO_SPACE;
+		}
 		p += n;
 		off += (uint64_t)n;
 		len -= (size_t)n;

@@ -15,7 +15,8 @@
 int sqp_pread_full(int fd, uint64_t off, void *buf, size_t len);
 
 /* Write exactly len bytes at off. Returns 0, SQP_ERR_NO_SPACE when the
- * file takes no more, or another negative sqp_error (errno kept). */
+ * file takes no more (errno ENOSPC), or another negative sqp_error
+ * (errno kept for the message). */
 int sqp_pwrite_full(int fd, uint64_t off, const void *buf, size_t len);
 
 /*

@@ -84,26 +84,10 @@ int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len)
 
 static int write_at(struct imgout *o, uint64_t off, const uint8_t *data, size_t len)
 {
-	ssize_t n;
+	int r = sqp_pwrite_full(o->fd, o->base + off, data, len);
 
-	while (len > 0) {
-		n = pwrite(o->fd, data, len, (off_t)(o->base + off));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return sqp_err(o->err, sqp_errno_code(errno),
-				       "writing the image at offset %llu: %s",
-				       (unsigned long long)off, strerror(errno));
-		}
-		if (n == 0)
-			return sqp_err(o->err, SQP_ERR_NO_SPACE,
-				       "writing the image at offset %llu: no progress",
-				       (unsigned long long)off);
-		data += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return r == 0 ? 0 : sqp_err(o->err, r, "writing the image at offset %llu: %s",
+				    (unsigned long long)off, strerror(errno));
 }
 
 int imgout_flush(struct imgout *o)

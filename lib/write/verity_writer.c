@@ -20,6 +20,7 @@
 #include "sqpack/error.h"
 #include "util/abi.h"
 #include "util/endian.h"
+#include "util/fileio.h"
 #include "verity/verity.h"
 #include "write/writer_impl.h"
 
@@ -106,21 +107,11 @@ int writer_verity_pad(struct sqp_writer *w)
 static int put_separate(void *ctx, const void *data, size_t len)
 {
 	struct sqp_writer *w = ctx;
-	const uint8_t *p = data;
-	ssize_t n;
+	int r = sqp_pwrite_full(w->verity_hash_fd, w->verity_hash_pos, data, len);
 
-	while (len > 0) {
-		n = pwrite(w->verity_hash_fd, p, len, (off_t)w->verity_hash_pos);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return writer_fail(w, n < 0 ? sqp_errno_code(errno) : SQP_ERR_NO_SPACE,
-					   "writing the verity hash tree: %s",
-					   n < 0 ? strerror(errno) : "no progress");
-		p += n;
-		w->verity_hash_pos += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	if (r != 0)
+		return writer_fail(w, r, "writing the verity hash tree: %s", strerror(errno));
+	w->verity_hash_pos += len;
 	return 0;
 }
 
