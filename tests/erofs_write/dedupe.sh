@@ -56,6 +56,9 @@ export SOURCE_DATE_EPOCH
 # Random bytes from a fixed seed, so that a failure can be replayed.
 make_tree() {
 	$PYTHON3 -c 'import os, random, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from words import lines
 d, r = sys.argv[1], random.Random(26)
 def rand(n): return r.getrandbits(8 * n).to_bytes(n, "little")
 def text(n, salt=0):
@@ -84,11 +87,7 @@ for i in range(6):
 wr = random.Random(7)
 words = [bytes(wr.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(wr.randint(2, 9)))
          for _ in range(400)]
-lines, n = [], 0
-while n < (16 << 20) + 3333:
-    lines.append(b" ".join(wr.choice(words) for _ in range(wr.randint(3, 14))) + b"\n")
-    n += len(lines[-1])
-seam = b"".join(lines)[:(16 << 20) + 3333]
+seam = lines(wr, words, (16 << 20) + 3333)
 put("f_seam1", seam)
 put("f_seam2", seam)
 put("f_seam3", seam[:(8 << 20) - 100] + b"Z" * 8 + seam[(8 << 20) - 92:])
@@ -100,7 +99,7 @@ for i in range(8):
     put("e/w%d" % i, text(3000, i + 1))
 # The xattr leaves a tail of 848 bytes no room beside a 64-byte inode.
 for n in ("c_rand3x", "c_rand4x"):
-    os.setxattr(d + "/" + n, "user.big", b"x" * 3900)' "$1"
+    os.setxattr(d + "/" + n, "user.big", b"x" * 3900)' "$1" "$top_srcdir/tests/lib"
 }
 mkdir -p "$T/src" && run "make the tree" make_tree "$T/src" || finish
 # in name order, as dir2img reads the tree: twins before near-twins

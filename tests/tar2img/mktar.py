@@ -21,9 +21,14 @@ children. Paths past PATH_MAX: see mklong.py.
 The pax records are written here, not by tarfile, so that xattr values
 can be any bytes; tarfile only formats the ustar header blocks.
 """
+import os
 import random
 import sys
 import tarfile
+
+sys.dont_write_bytecode = True    # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from words import batches  # noqa: E402
 
 BS = 131072
 T0 = 1700000000
@@ -35,12 +40,13 @@ def rand_bytes(n):
 
 
 def text_bytes(n, seed):
-    r = random.Random(seed)
-    words = [b"squash", b"inode", b"block", b"tail", b"frag", b"dir\n"]
+    """n bytes of words, each followed by a space, picked from seed."""
     out = bytearray()
-    while len(out) < n:
-        out += r.choice(words) + b" "
-    return bytes(out[:n])
+    for picks in batches(random.Random(seed), [b"squash ", b"inode ", b"block ",
+                                               b"tail ", b"frag ", b"dir\n "]):
+        out += b"".join(picks)
+        if len(out) >= n:
+            return bytes(out[:n])
 
 
 def record(key, value):
