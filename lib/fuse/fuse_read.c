@@ -6,8 +6,8 @@
  * in the image file is a descriptor buffer (which libfuse splices), a
  * shared one (at most a chunk of bytes) pins the two shared chunks it
  * may straddle at most, whose own pieces are the image file's. The
- * arrays grow as the pieces need. Its own
- * file because the operations' file would pass 600 lines.
+ * arrays grow as the pieces need. Its own file because the operations'
+ * file would pass 600 lines.
  */
 #include "config.h"
 
