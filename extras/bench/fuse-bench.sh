@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # fuse-bench.sh - sqpack-fuse against the other FUSE mounters of the
 # same images, same run, same machine, and the kernel's own mount as
-# the ceiling. Images of a corpus tree (rootfs-small by default):
-# SquashFS zstd with 128 KiB blocks and xz with 1 MiB blocks (tar2img),
-# EROFS lz4hc (mkfs.erofs). For each image and mounter:
+# the ceiling. Images of a corpus tree (rootfs-small by default; issue
+# 41's table is of rootfs-big): SquashFS zstd with 128 KiB blocks and xz
+# with 1 MiB blocks (tar2img), EROFS lz4hc and lzma with 1 MiB clusters
+# (--mkfs-erofs, mkfs.erofs by default; the lzma image is left out where
+# it cannot make it). For each image and mounter:
 #   cold    every file read by --readers parallel readers (find | xargs
 #           -P cat), on a fresh mount, the image's pages dropped first
 #           (posix_fadvise through dd iflag=nocache: this file only);
@@ -14,6 +16,12 @@
 #           (AppImage's case), on a fresh mount;
 #   seq     the largest file read once in order (cat), cold: one reader,
 #           where only prefetch puts the other cores to work;
+#   stat    one reader stat'ing every entry (find -printf %s), on a
+#           fresh mount;
+#   CPU/GB  the mounter's CPU (user + system, all its threads, from
+#           /proc) over cold and again, a second a GB the readers got;
+#           the kernel's row has none (its work is the readers');
+#   RSS     the mounter's peak RSS (VmHWM) after cold and again, MiB;
 #   ready   from exec until a stat of the largest file is answered, the
 #           mounter in the foreground (-f, as Apptainer runs it; mount(8)
 #           for the kernel): the median over --ready runs of the
@@ -22,10 +30,15 @@
 #           (squashfuse_ll for SquashFS, erofsfuse for EROFS: "x ref").
 # --ready-only measures the ready figures alone (the others show "-").
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
-# e.g. squashfuse 0.6.2 built from its source): a mounter that is not
+# e.g. squashfuse 0.6.2 built from its source; --squashfuse-old, a
+# second squashfuse such as Debian's 0.1.105): a mounter that is not
 # given or cannot read an image leaves "-". The kernel's row needs root.
-# Prints a Markdown table of median seconds over --runs; compare
-# columns of one run, not runs: the machine is shared.
+# The FUSE mounters run in the foreground (-f), in the background of
+# this script, which reads their /proc. Each run measures every
+# mounter of an image in turn (ours, a peer, ..., ours, a peer), so a
+# change of load falls on all alike. Prints a Markdown table of median
+# seconds over --runs; compare columns of one run, not runs: the
+# machine is shared.
 # Exit status: 0 when every run succeeded, 1 when one failed, 2 for bad
 # usage.
 set -u
@@ -40,7 +53,10 @@ ready_only=
 bin=
 sqll=
 sqhl=
+sqold=
 erofsfuse=
+mkfs_erofs=mkfs.erofs
+images=zstd,xz,lz4hc,lzma
 scratch=
 
 usage() {
@@ -56,13 +72,17 @@ usage: $prog [options]
   --bin DIR             the build's bin/ (default \$top_builddir/bin)
   --squashfuse-ll PATH  squashfuse_ll to compare with
   --squashfuse PATH     squashfuse (high-level) to compare with
+  --squashfuse-old PATH a second squashfuse (Debian's 0.1.105)
   --erofsfuse PATH      erofsfuse to compare with
+  --mkfs-erofs PATH     mkfs.erofs making the EROFS images (lzma: 1.6+)
+  --images LIST         of zstd,xz,lz4hc,lzma: those made and measured
+                        (default $images)
   --scratch DIR         images and mount points (default DIR/out-fuse)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--erofsfuse|--scratch)
+	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--squashfuse-old|--erofsfuse|--mkfs-erofs|--images|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -76,6 +96,9 @@ while [ $# -gt 0 ]; do
 	--bin) bin=$2; shift ;;
 	--squashfuse-ll) sqll=$2; shift ;;
 	--squashfuse) sqhl=$2; shift ;;
+	--squashfuse-old) sqold=$2; shift ;;
+	--mkfs-erofs) mkfs_erofs=$2; shift ;;
+	--images) images=$2; shift ;;
 	--erofsfuse) erofsfuse=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -98,7 +121,7 @@ fuse=$bin/sqpack-fuse
 	fuse=${bin%/.libs}/sqpack-fuse
 bench_need_bins "$bin" tar2img
 [ -x "$fuse" ] || { echo "$0: sqpack-fuse not found in ${bin%/.libs}" >&2; exit 1; }
-bench_need_cmds mkfs.erofs fusermount3 python3
+bench_need_cmds "$mkfs_erofs" fusermount3 python3
 src=$corpus/$tree
 bench_need_corpus "$src"
 : "${scratch:=$corpus/out-fuse}"
@@ -110,22 +133,49 @@ trap 'exit 130' INT TERM
 
 # The images, made once.
 sq_zstd=$scratch/zstd-128k.sqfs sq_xz=$scratch/xz-1m.sqfs ero=$scratch/lz4hc.erofs
-[ -f "$sq_zstd" ] || "$bin/tar2img" -q -c zstd "$sq_zstd" "$corpus/${tree#rootfs-}.tar" || exit 1
-[ -f "$sq_xz" ] || "$bin/tar2img" -q -c xz -b 1M "$sq_xz" "$corpus/${tree#rootfs-}.tar" || exit 1
-[ -f "$ero" ] || mkfs.erofs --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
+ero_lzma=$scratch/lzma-1m.erofs
+want() { case ",$images," in *",$1,"*) return 0 ;; esac; return 1; }
+want zstd || sq_zstd=
+want xz || sq_xz=
+want lz4hc || ero=
+want lzma || ero_lzma=
+[ -z "$sq_zstd" ] || [ -f "$sq_zstd" ] || "$bin/tar2img" -q -c zstd "$sq_zstd" "$corpus/${tree#rootfs-}.tar" || exit 1
+[ -z "$sq_xz" ] || [ -f "$sq_xz" ] || "$bin/tar2img" -q -c xz -b 1M "$sq_xz" "$corpus/${tree#rootfs-}.tar" || exit 1
+[ -z "$ero" ] || [ -f "$ero" ] || "$mkfs_erofs" --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
+[ -z "$ero_lzma" ] || [ -f "$ero_lzma" ] ||
+	"$mkfs_erofs" --quiet -zlzma -C1048576 "$ero_lzma" "$src" > /dev/null 2>&1 ||
+	{ rm -f "$ero_lzma"; echo "$prog: $mkfs_erofs makes no lzma image: left out" >&2; }
+bytes=$(cd "$src" && find . -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
 big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 
-# mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m, until it answers.
+# mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m, until it answers;
+# a FUSE mounter runs in the foreground, in our background: its pid in
+# mpid (none for the kernel's).
+mpid=
 mnt_up() {
+	mpid=
 	case $1 in
-	kernel) mount -o loop,ro "$2" "$scratch/m" ;;
-	sqpack) "$fuse" "$2" "$scratch/m" ;;
-	squashfuse_ll) "$sqll" "$2" "$scratch/m" ;;
-	squashfuse) "$sqhl" "$2" "$scratch/m" ;;
-	erofsfuse) "$erofsfuse" "$2" "$scratch/m" > /dev/null 2>&1 ;;
-	esac || return 1
-	# the background mounters return before they serve
-	until [ -e "$scratch/m/$big" ]; do sleep 0.001; done
+	kernel) mount -o loop,ro "$2" "$scratch/m" || return 1 ;;
+	sqpack) "$fuse" -f "$2" "$scratch/m" & mpid=$! ;;
+	squashfuse_ll) "$sqll" -f "$2" "$scratch/m" & mpid=$! ;;
+	squashfuse) "$sqhl" -f "$2" "$scratch/m" & mpid=$! ;;
+	squashfuse-0.1) "$sqold" -f "$2" "$scratch/m" & mpid=$! ;;
+	erofsfuse) "$erofsfuse" -f "$2" "$scratch/m" > /dev/null 2>&1 & mpid=$! ;;
+	esac
+	until [ -e "$scratch/m/$big" ]; do
+		[ -z "$mpid" ] || kill -0 "$mpid" 2> /dev/null || return 1
+		sleep 0.001
+	done
+}
+# The mounter's CPU seconds so far (user + system, every thread).
+mnt_cpu() {
+	[ -n "$mpid" ] || { echo nan; return; }
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$mpid/stat"
+}
+# Its peak RSS, MiB.
+mnt_rss() {
+	[ -n "$mpid" ] || { echo nan; return; }
+	awk '/^VmHWM:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$mpid/status"
 }
 # ready_of MOUNTER IMAGE: "CPU-ms wall-ms", medians over --ready runs of
 # exec until a stat of $big under the mount is answered. The CPU is the
@@ -140,6 +190,7 @@ ready_of() {
 	sqpack) cmd=("$fuse" -f "$2" "$scratch/m") ;;
 	squashfuse_ll) cmd=("$sqll" -f "$2" "$scratch/m") ;;
 	squashfuse) cmd=("$sqhl" -f "$2" "$scratch/m") ;;
+	squashfuse-0.1) cmd=("$sqold" -f "$2" "$scratch/m") ;;
 	erofsfuse) cmd=("$erofsfuse" -f "$2" "$scratch/m") ;;
 	esac
 	python3 - "$ready" "$scratch/m" "$big" "$1" "${cmd[@]}" <<'PY'
@@ -180,12 +231,16 @@ PY
 }
 mnt_down() {
 	if [ "$1" = kernel ]; then umount "$scratch/m"; else fusermount3 -u "$scratch/m"; fi
+	[ -z "$mpid" ] || wait "$mpid"
 }
 read_all() {
 	(cd "$scratch/m" && find . -type f -print0 | xargs -0 -P "$readers" -n 64 cat > /dev/null)
 }
 read_big() {
 	cat "$scratch/m/$big" > /dev/null
+}
+stat_walk() {
+	(cd "$scratch/m" && find . -printf '%s\n' > /dev/null)
 }
 random_reads() {
 	python3 -c 'import os, random, sys
@@ -200,34 +255,55 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 	t1=$(date +%s%N)
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.2f\n", d / 1e9 }'
 }
-# row MOUNTER IMAGE READY REF: one table row, medians over the runs;
-# READY is ready_of's figures, REF the reference peer's CPU ms (or "").
-row() {
-	local m=$1 img=$2 rcpu=${3% *} rwall=${3#* } ref=$4 r cold= warm= again= rnd= seq= x=-
-	for ((r = 0; r < runs && !ready_only; r++)); do
-		dd if="$img" iflag=nocache count=0 status=none
-		mnt_up "$m" "$img" || { echo "| ${img##*/} | $m | - | - | - | - | - | - | - | - |"; status=1; return; }
-		cold+="$(secs read_all) "
-		again+="$(secs read_all) "
+# measure MOUNTER IMAGE: one run of every figure but ready's, appended
+# to the mounter's lists in fig (cold, warm, again, random, seq, stat,
+# cpu, rss: space-separated); 1 when a mount failed.
+declare -A fig=()
+measure() {
+	local m=$1 img=$2 c0 c1 t k
+	dd if="$img" iflag=nocache count=0 status=none
+	mnt_up "$m" "$img" || return 1
+	c0=$(mnt_cpu)
+	fig[$m.cold]+="$(secs read_all) "
+	fig[$m.again]+="$(secs read_all) "
+	c1=$(mnt_cpu)
+	fig[$m.rss]+="$(mnt_rss) "
+	fig[$m.cpu]+="$(awk -v a="$c0" -v b="$c1" -v n="$bytes" 'BEGIN { if (a == "nan") print "nan"; else printf "%.2f\n", (b - a) / (2 * n / 1e9) }') "
+	mnt_down "$m"
+	for k in warm:read_all random:random_reads stat:stat_walk; do
+		mnt_up "$m" "$img" || return 1
+		fig[$m.${k%%:*}]+="$(secs "${k#*:}") "
 		mnt_down "$m"
-		mnt_up "$m" "$img" && warm+="$(secs read_all) " && mnt_down "$m"
-		mnt_up "$m" "$img" && rnd+="$(secs random_reads) " && mnt_down "$m"
-		dd if="$img" iflag=nocache count=0 status=none
-		mnt_up "$m" "$img" && seq+="$(secs read_big) " && mnt_down "$m"
 	done
+	dd if="$img" iflag=nocache count=0 status=none
+	mnt_up "$m" "$img" || return 1
+	fig[$m.seq]+="$(secs read_big) "
+	mnt_down "$m"
+}
+# row MOUNTER IMAGE READY REF: the mounter's table row, medians over the
+# runs; READY is ready_of's figures, REF the reference peer's CPU ms
+# (or "").
+row() {
+	local m=$1 img=$2 rcpu=${3% *} rwall=${3#* } ref=$4 x=- k cells=
 	med() { if [ -n "$ready_only" ]; then echo -; else tr ' ' '\n' | sed '/^$/d' | bench_median; fi; }
 	[ -n "$ref" ] && [ "$rcpu" != nan ] && x=$(awk -v a="$rcpu" -v b="$ref" 'BEGIN { printf "%.2fx\n", a / b }')
-	echo "| ${img##*/} | $m | $(med <<<"$cold") | $(med <<<"$warm") | $(med <<<"$again") | $(med <<<"$rnd") | $(med <<<"$seq") | $rcpu | $rwall | $x |"
+	for k in cold warm again random seq stat cpu rss; do
+		cells+=" $(med <<< "${fig[$m.$k]:-}") |"
+	done
+	echo "| ${img##*/} | $m |$cells $rcpu | $rwall | $x |"
 }
 
-echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds; ready: ms, median of $ready"
+echo "$tree: $readers readers, $random random reads in $big, $runs run(s); seconds; CPU: s/GB; RSS: MiB; ready: ms, median of $ready; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| image | mounter | cold | warm | again | random | seq | ready CPU | ready wall | ready x ref |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-for img in "$sq_zstd" "$sq_xz" "$ero"; do
+echo "| image | mounter | cold | warm | again | random | seq | stat | CPU/GB | RSS | ready CPU | ready wall | ready x ref |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma"; do
+	[ -n "$img" ] && [ -f "$img" ] || continue
 	mounters="sqpack" refm=
 	case $img in
-	*.sqfs) [ -n "$sqll" ] && mounters+=" squashfuse_ll" refm=squashfuse_ll; [ -n "$sqhl" ] && mounters+=" squashfuse" ;;
+	*.sqfs) [ -n "$sqll" ] && mounters+=" squashfuse_ll" refm=squashfuse_ll
+		[ -n "$sqhl" ] && mounters+=" squashfuse"
+		[ -n "$sqold" ] && mounters+=" squashfuse-0.1" ;;
 	*.erofs) [ -n "$erofsfuse" ] && mounters+=" erofsfuse" refm=erofsfuse ;;
 	esac
 	[ "$(id -u)" = 0 ] && mounters+=" kernel"
@@ -238,7 +314,19 @@ for img in "$sq_zstd" "$sq_xz" "$ero"; do
 	done
 	ref=
 	[ -n "$refm" ] && [ "${rdy[$refm]% *}" != nan ] && ref=${rdy[$refm]% *}
-	for m in $mounters; do row "$m" "$img" "${rdy[$m]}" "$ref"; done
+	fig=()
+	failed=
+	for ((r = 0; r < runs && !ready_only; r++)); do
+		for m in $mounters; do
+			measure "$m" "$img" || { failed+=" $m"; status=1; }
+		done
+	done
+	for m in $mounters; do
+		case " $failed " in
+		*" $m "*) echo "| ${img##*/} | $m | - | - | - | - | - | - | - | - | - | - | - |" ;;
+		*) row "$m" "$img" "${rdy[$m]}" "$ref" ;;
+		esac
+	done
 	unset rdy
 done
 exit $status

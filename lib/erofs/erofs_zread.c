@@ -171,8 +171,28 @@ static int in_file(const struct sqp_image *img, uint64_t phys, uint64_t len)
 	return end <= img->file_size && phys <= end && len <= end - phys;
 }
 
-/* A compressed file's span: its extent's, stored (a raw pcluster, not
- * the rotated kind), packed (a fragment) or decoded. */
+/* Byte i of rotated extent x as stored (rd_erofs_zdecode): its first
+ * bytes sit from where the extent starts in its block on, the rest
+ * before them; a span never runs over from one part to the other. */
+static void rotated(const struct sqp_image *img, const struct rd_extent *x,
+		    uint64_t i, struct sqp_file_span *s)
+{
+	uint64_t skip = x->la & (rd_ero(img)->bs - 1), right;
+
+	if (skip >= x->plen)
+		return;     /* corrupt: decoding says so */
+	right = x->plen - skip < x->llen ? x->plen - skip : x->llen;
+	s->kind = SQP_SPAN_STORED;
+	if (i < right) {
+		s->pos = img->base + x->pa + skip + i;
+		s->len = right - i < s->len ? right - i : s->len;
+	} else {
+		s->pos = img->base + x->pa + (i - right);
+	}
+}
+
+/* A compressed file's span: its extent's, stored (a raw pcluster, a
+ * rotated one's part), packed (a fragment) or decoded. */
 static int zspan(struct sqp_image *img, struct rd_zfile *f, uint64_t off,
 		 uint64_t max, struct sqp_file_span *s)
 {
@@ -191,6 +211,8 @@ static int zspan(struct sqp_image *img, struct rd_zfile *f, uint64_t off,
 	} else if (x.fmt == RD_Z_RAW && in_file(img, x.pa, x.llen)) {
 		s->kind = SQP_SPAN_STORED;
 		s->pos = img->base + x.pa + (off - x.la);
+	} else if (x.fmt == RD_Z_INTERLACED && in_file(img, x.pa, x.plen)) {
+		rotated(img, &x, off - x.la, s);
 	}
 	return 0;
 }

@@ -37,6 +37,7 @@ struct fuse_cache {
 	pthread_cond_t loaded;
 	struct fc_entry **buckets;
 	size_t mask;
+	size_t count, most;             /* entries hashed; buckets at most */
 	size_t budget, used;            /* bytes of the entries in the table */
 	struct fc_entry lru;            /* list head: lru.next is the oldest */
 	fc_load_fn load;
@@ -47,6 +48,9 @@ static size_t cost(const struct fc_entry *e)
 {
 	return e->len + sizeof(*e);
 }
+
+/* The table's first size: a page of bucket pointers. */
+#define FC_FIRST_BUCKETS 512
 
 static size_t bucket(const struct fuse_cache *c, uint64_t ref, uint64_t idx)
 {
@@ -59,21 +63,25 @@ int fc_create(size_t budget, fc_load_fn load, void *user,
 	      struct fuse_cache **out)
 {
 	struct fuse_cache *c = calloc(1, sizeof(*c));
-	size_t n = 1024;
+	size_t most = 1024;
 
 	*out = NULL;
 	if (c == NULL)
 		return -ENOMEM;
-	/* About one bucket per KiB of budget: chains stay short for small
-	 * entries, the table stays small beside what it indexes. */
-	while (n < budget / 1024 && n < ((size_t)1 << 20))
-		n *= 2;
-	c->buckets = calloc(n, sizeof(*c->buckets));
+	/* At most about one bucket per KiB of budget: chains stay short
+	 * for small entries, the table stays small beside what it indexes.
+	 * It starts at one page and doubles as entries come (grow): a
+	 * mount that serves a few lookups touches no more of it, and its
+	 * pages are not faulted in before it is ready. */
+	while (most < budget / 1024 && most < ((size_t)1 << 20))
+		most *= 2;
+	c->most = most;
+	c->buckets = calloc(FC_FIRST_BUCKETS, sizeof(*c->buckets));
 	if (c->buckets == NULL) {
 		free(c);
 		return -ENOMEM;
 	}
-	c->mask = n - 1;
+	c->mask = FC_FIRST_BUCKETS - 1;
 	c->budget = budget;
 	c->lru.next = c->lru.prev = &c->lru;
 	c->load = load;
@@ -91,6 +99,34 @@ static void unhash(struct fuse_cache *c, struct fc_entry *e)
 	while (*p != e)
 		p = &(*p)->hnext;
 	*p = e->hnext;
+	c->count--;
+}
+
+/* e into the table, which doubles (its chains moved) when its entries
+ * are twice its buckets, up to c->most; without memory for that, the
+ * chains grow longer instead. */
+static void hash(struct fuse_cache *c, struct fc_entry *e)
+{
+	size_t n = c->mask + 1;
+	struct fc_entry **old = c->buckets, **b;
+
+	if (++c->count > 2 * n && n < c->most &&
+	    (b = calloc(2 * n, sizeof(*b))) != NULL) {
+		c->buckets = b;
+		c->mask = 2 * n - 1;
+		for (size_t i = 0; i < n; i++)
+			while (old[i] != NULL) {
+				struct fc_entry *m = old[i];
+				size_t at = bucket(c, m->ref, m->idx);
+
+				old[i] = m->hnext;
+				m->hnext = b[at];
+				b[at] = m;
+			}
+		free(old);
+	}
+	e->hnext = c->buckets[bucket(c, e->ref, e->idx)];
+	c->buckets[bucket(c, e->ref, e->idx)] = e;
 }
 
 static void lru_unlink(struct fc_entry *e)
@@ -184,8 +220,7 @@ int fc_get(struct fuse_cache *c, uint64_t ref, uint64_t idx,
 		e->idx = idx;
 		e->state = LOADING;
 		e->refs = 1;
-		e->hnext = c->buckets[bucket(c, ref, idx)];
-		c->buckets[bucket(c, ref, idx)] = e;
+		hash(c, e);
 		ret = load(c, e, arg);
 	} else {
 		if (e->refs++ == 0 && e->state == READY)

@@ -33,18 +33,23 @@
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
 	FS_BYTES,       /* the chunk's bytes */
-	/* A struct fs_where: the chunk's bytes are stored as they are in
-	 * the image file, at pos; the reply is made from there (splice). */
-	FS_STORED,
-	/* A struct fs_where: the chunk's bytes are those of the shared
-	 * data ref (FS_FRAGMENTS, or EROFS's packed inode) from pos on,
-	 * cached in chunks of their own, which every file whose tail they
-	 * hold reads. */
-	FS_SHARED,
+	/* An array of struct fs_piece: where the chunk's bytes are, in
+	 * order, when none needs decoding of its own. The reply is made
+	 * from there: from the image file (spliced) and from the shared
+	 * data's own chunks, which every file whose tail they hold reads. */
+	FS_PIECES,
 };
-struct fs_where {
-	uint64_t ref, pos;
+/* A piece of a chunk: len bytes from pos of the image file (ref
+ * FS_IMAGE_FILE), or of the shared data ref (FS_FRAGMENTS, or EROFS's
+ * packed inode: never 0, as packed_ref 0 means none). */
+#define FS_IMAGE_FILE 0
+struct fs_piece {
+	uint64_t ref, pos, len;
 };
+/* A chunk in more pieces is decoded instead: a reply's buffers grow by
+ * two a piece (a shared one may straddle two shared chunks), and the
+ * pieces of a chunk scattered wider are not worth a splice each. */
+#define FS_PIECES_MAX 16
 
 struct fs_opts {
 	int set_uid, set_gid;
@@ -104,8 +109,9 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
  * fs_reply_free unpins and frees, whatever fs_read_reply returned. */
 struct fs_reply {
 	struct fuse_bufvec *bv;
+	size_t bv_cap;              /* buffers bv has room for */
 	struct fc_entry **pins;
-	size_t npins;
+	size_t npins, pins_cap;
 	uint64_t stored_end;        /* image file bytes the reply needs */
 	uint64_t stored;            /* bytes it takes from there */
 };

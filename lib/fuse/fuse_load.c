@@ -6,12 +6,12 @@
  * directory's whole listing (so lookups are a binary search and a
  * readdir at any offset costs no rescan).
  *
- * A chunk that needs no decoding of its own is loaded as where it is
- * (fs_where): stored as it is in the image (the reply is made from the
- * image file), or a tail in data several files share (a SquashFS
- * fragment block, EROFS's packed inode), which is cached once in chunks
- * of its own: each image of the pool would otherwise decode a shared
- * block into its own small cache, N threads N times.
+ * A chunk that needs no decoding of its own is loaded as where its
+ * pieces are (fs_piece): stored as they are in the image (the reply is
+ * made from the image file), or a tail in data several files share (a
+ * SquashFS fragment block, EROFS's packed inode), which is cached once
+ * in chunks of its own: each image of the pool would otherwise decode a
+ * shared block into its own small cache, N threads N times.
  */
 #include "config.h"
 
@@ -23,42 +23,69 @@
 #include "fuse_fs.h"
 #include "sqpack/image_info.h"
 
-/* A chunk whose span (sp, from its first byte) holds it whole and is
- * not decoded by the file reader: where it is, as an FS_STORED or
- * FS_SHARED entry (1), or 0 when it must be read. */
-static int where(struct fs *fs, const struct sqp_file_span *sp, size_t n,
-		 uint8_t **data, size_t *len, unsigned *kind)
+/* Span sp as a piece: 1, or 0 when it needs decoding (or says what no
+ * piece may: a tail past its fragment block, past the packed inode). */
+static int piece_of(const struct fs *fs, const struct sqp_file_span *sp,
+		    struct fs_piece *p)
 {
-	struct fs_where w = { 0, sp->pos };
-
-	if (sp->len < n)
-		return 0;
+	*p = (struct fs_piece){ FS_IMAGE_FILE, sp->pos, sp->len };
 	switch (sp->kind) {
 	case SQP_SPAN_STORED:
-		*kind = FS_STORED;
-		break;
+		return 1;
 	case SQP_SPAN_FRAGMENT:
 		/* Fragment block i is FS_FRAGMENTS' chunk i (a chunk is a
 		 * block); a tail past the block is the reader's to refuse. */
-		if (sp->pos > fs->chunk || n > fs->chunk - sp->pos)
+		if (sp->pos > fs->chunk || sp->len > fs->chunk - sp->pos)
 			return 0;
-		w.ref = FS_FRAGMENTS;
-		w.pos += (uint64_t)sp->shared * fs->chunk;
-		*kind = FS_SHARED;
-		break;
+		p->ref = FS_FRAGMENTS;
+		p->pos += (uint64_t)sp->shared * fs->chunk;
+		return 1;
 	case SQP_SPAN_PACKED:
-		if (sp->pos > fs->packed_size || n > fs->packed_size - sp->pos)
+		if (sp->pos > fs->packed_size ||
+		    sp->len > fs->packed_size - sp->pos)
 			return 0;
-		w.ref = fs->info.packed_ref;
-		*kind = FS_SHARED;
-		break;
+		p->ref = fs->info.packed_ref;
+		return 1;
 	default:
 		return 0;
 	}
-	if ((*data = malloc(sizeof(w))) == NULL)
+}
+
+/* The n bytes of file f from off on as pieces, an FS_PIECES entry (1),
+ * or 0 when one of them needs decoding or they lie in more than
+ * FS_PIECES_MAX pieces: a chunk of stored blocks and an inline tail, of
+ * raw pclusters and a tail in the packed inode, of a rotated pcluster's
+ * two parts. */
+static int pieces(struct fs *fs, struct sqp_file *f, uint64_t off, size_t n,
+		  uint8_t **data, size_t *len, unsigned *kind)
+{
+	struct fs_piece p[FS_PIECES_MAX];
+	struct sqp_file_span sp;
+	size_t count = 0;
+	uint64_t got = 0;
+	int ret;
+
+	while (got < n) {
+		if (count == FS_PIECES_MAX)
+			return 0;
+		if ((ret = sqp_file_span(f, off + got, n - got, &sp)) != 0)
+			return ret;
+		if (sp.len == 0 || sp.len > n - got ||
+		    !piece_of(fs, &sp, &p[count]))
+			return 0;
+		/* Where one piece follows on from the last, one buffer. */
+		if (count > 0 && p[count].ref == p[count - 1].ref &&
+		    p[count - 1].pos + p[count - 1].len == p[count].pos)
+			p[count - 1].len += sp.len;
+		else
+			count++;
+		got += sp.len;
+	}
+	if ((*data = malloc(count * sizeof(p[0]))) == NULL)
 		return SQP_ERR_NOMEM;
-	memcpy(*data, &w, sizeof(w));
-	*len = sizeof(w);
+	memcpy(*data, p, count * sizeof(p[0]));
+	*len = count * sizeof(p[0]);
+	*kind = FS_PIECES;
 	return 1;
 }
 
@@ -69,7 +96,6 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		      size_t *len, unsigned *kind)
 {
 	uint64_t off = idx * fs->chunk;
-	struct sqp_file_span sp;
 	size_t n, got = 0;
 	int ret = 0;
 
@@ -77,9 +103,7 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		return SQP_ERR_ARG;
 	n = size - off < fs->chunk ? (size_t)(size - off) : fs->chunk;
 	if ((ret = pool_file(pi, ref)) != 0 ||
-	    (ret = sqp_file_span(pi->file, off, n, &sp)) != 0)
-		return ret;
-	if ((ret = where(fs, &sp, n, data, len, kind)) != 0)
+	    (ret = pieces(fs, pi->file, off, n, data, len, kind)) != 0)
 		return ret < 0 ? ret : 0;
 	if ((*data = malloc(n)) == NULL)
 		return SQP_ERR_NOMEM;

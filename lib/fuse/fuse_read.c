@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuse_read.c - the reply to a read, as buffers into the cache's
- * entries, pinned until it is written: a chunk's bytes, or where they
- * are (fuse_fs.h: FS_STORED, FS_SHARED). A file chunk pins itself and,
- * when its bytes are shared (at most a chunk of them), the two shared
- * chunks they may straddle at most: 3 pins and 2 buffers a chunk. Its
- * own file because the operations' file would pass 600 lines.
+ * entries, pinned until it is written: a chunk's bytes, or where its
+ * pieces are (fuse_fs.h: FS_PIECES). A file chunk pins itself; a piece
+ * in the image file is a descriptor buffer (which libfuse splices), a
+ * shared one (at most a chunk of bytes) pins the two shared chunks it
+ * may straddle at most, whose own pieces are the image file's. The
+ * arrays grow as the pieces need. Its own file because the operations'
+ * file would pass 600 lines.
  */
 #include "config.h"
 
@@ -15,12 +17,38 @@
 
 #include "fuse_fs.h"
 
+/* Room in r for more pins and buffers: 0 or -ENOMEM. */
+static int reserve(struct fs_reply *r, size_t pins, size_t bufs)
+{
+	if (r->npins + pins > r->pins_cap) {
+		size_t cap = 2 * (r->npins + pins);
+		void *p = realloc(r->pins, cap * sizeof(*r->pins));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->pins = p;
+		r->pins_cap = cap;
+	}
+	if (r->bv->count + bufs > r->bv_cap) {
+		size_t cap = 2 * (r->bv->count + bufs);
+		void *p = realloc(r->bv, sizeof(*r->bv) +
+				  cap * sizeof(r->bv->buf[0]));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->bv = p;
+		r->bv_cap = cap;
+	}
+	return 0;
+}
+
 static int add_entry(struct fs *fs, struct fs_reply *r, struct fc_entry *e,
 		     uint64_t from, uint64_t len, int shared);
 
-/* len bytes of the shared data of w, from pos on, into r. */
-static int add_shared(struct fs *fs, struct fs_reply *r,
-		      const struct fs_where *w, uint64_t pos, uint64_t len)
+/* len bytes of the shared data ref from pos on, into r, from its
+ * chunks. */
+static int add_shared(struct fs *fs, struct fs_reply *r, uint64_t ref,
+		      uint64_t pos, uint64_t len)
 {
 	while (len > 0) {
 		uint64_t idx = pos / fs->chunk, in = pos % fs->chunk;
@@ -28,7 +56,8 @@ static int add_shared(struct fs *fs, struct fs_reply *r,
 		struct fc_entry *e;
 		int ret;
 
-		if ((ret = fc_get(fs->cache, w->ref, idx, &fs->packed_size,
+		if ((ret = reserve(r, 1, 0)) != 0 ||
+		    (ret = fc_get(fs->cache, ref, idx, &fs->packed_size,
 				  &e)) != 0)
 			return ret;
 		r->pins[r->npins++] = e;
@@ -40,39 +69,66 @@ static int add_shared(struct fs *fs, struct fs_reply *r,
 	return 0;
 }
 
-/* Bytes from .. from + len of entry e's data into r: from the cache's
- * buffer, or from the image file. shared: e is shared data, which
- * cannot point to more. -EIO when e does not hold them. */
+/* Bytes from .. from + len of the chunk whose pieces p (n of them)
+ * are, into r. shared: the chunk is shared data's, whose pieces are
+ * the image file's only (EROFS's packed inode holds no fragment). */
+static int add_pieces(struct fs *fs, struct fs_reply *r,
+		      const struct fs_piece *p, size_t n, uint64_t from,
+		      uint64_t len, int shared)
+{
+	for (size_t i = 0; i < n && len > 0; i++) {
+		uint64_t take, pos;
+		int ret;
+
+		if (from >= p[i].len) {
+			from -= p[i].len;
+			continue;
+		}
+		take = p[i].len - from < len ? p[i].len - from : len;
+		pos = p[i].pos + from;
+		if (pos < p[i].pos)
+			return -EIO;
+		if (p[i].ref != FS_IMAGE_FILE) {
+			if (shared ||
+			    (ret = add_shared(fs, r, p[i].ref, pos, take)) != 0)
+				return shared ? -EIO : ret;
+		} else {
+			if (pos + take < pos || pos + take > (uint64_t)INT64_MAX)
+				return -EIO;
+			if ((ret = reserve(r, 0, 1)) != 0)
+				return ret;
+			r->bv->buf[r->bv->count++] = (struct fuse_buf){
+				.size = (size_t)take,
+				.flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK,
+				.fd = fs->fd, .pos = (off_t)pos };
+			if (pos + take > r->stored_end)
+				r->stored_end = pos + take;
+			r->stored += take;
+		}
+		from = 0;
+		len -= take;
+	}
+	return len == 0 ? 0 : -EIO;
+}
+
+/* Bytes from .. from + len of chunk entry e into r: from the cache's
+ * buffer, or where its pieces are. -EIO when e does not hold them. */
 static int add_entry(struct fs *fs, struct fs_reply *r, struct fc_entry *e,
 		     uint64_t from, uint64_t len, int shared)
 {
-	const struct fs_where *w = (const void *)fc_data(e);
-	struct fuse_buf *b = &r->bv->buf[r->bv->count];
+	const struct fs_piece *p = (const void *)fc_data(e);
+	int ret;
 
-	switch (fc_kind(e)) {
-	case FS_BYTES:
-		if (from > fc_len(e) || len > fc_len(e) - from)
-			return -EIO;
-		*b = (struct fuse_buf){ .size = (size_t)len,
-			.mem = (void *)(fc_data(e) + from) };
-		break;
-	case FS_STORED:
-		if (w->pos > UINT64_MAX - from - len ||
-		    w->pos + from + len > (uint64_t)INT64_MAX)
-			return -EIO;
-		*b = (struct fuse_buf){ .size = (size_t)len,
-			.flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK,
-			.fd = fs->fd, .pos = (off_t)(w->pos + from) };
-		if (w->pos + from + len > r->stored_end)
-			r->stored_end = w->pos + from + len;
-		r->stored += len;
-		break;
-	default:
-		if (shared || w->pos > UINT64_MAX - from)
-			return -EIO;
-		return add_shared(fs, r, w, w->pos + from, len);
-	}
-	r->bv->count++;
+	if (fc_kind(e) == FS_PIECES)
+		return add_pieces(fs, r, p, fc_len(e) / sizeof(*p), from, len,
+				  shared);
+	if (fc_kind(e) != FS_BYTES || from > fc_len(e) ||
+	    len > fc_len(e) - from)
+		return -EIO;
+	if ((ret = reserve(r, 0, 1)) != 0)
+		return ret;
+	r->bv->buf[r->bv->count++] = (struct fuse_buf){ .size = (size_t)len,
+		.mem = (void *)(fc_data(e) + from) };
 	return 0;
 }
 
@@ -98,19 +154,22 @@ int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
 	int ret = 0;
 
 	*r = (struct fs_reply){ 0 };
-	r->pins = calloc(3 * n, sizeof(*r->pins));
-	r->bv = malloc(sizeof(*r->bv) + 2 * n * sizeof(r->bv->buf[0]));
-	if (r->pins == NULL || r->bv == NULL)
+	/* One pin and one buffer a chunk, the common case; more as the
+	 * pieces need. */
+	r->bv = malloc(sizeof(*r->bv) + n * sizeof(r->bv->buf[0]));
+	if (r->bv == NULL)
 		return -ENOMEM;
 	*r->bv = (struct fuse_bufvec)FUSE_BUFVEC_INIT(0);
 	r->bv->count = 0;
+	r->bv_cap = (size_t)n;
 	for (uint64_t i = 0; ret == 0 && i < n; i++) {
 		uint64_t at = (first + i) * fs->chunk;
 		uint64_t from = i == 0 ? off - at : 0;
 		uint64_t to = end - at < fs->chunk ? end - at : fs->chunk;
 		struct fc_entry *e;
 
-		if ((ret = fc_get(fs->cache, ref, first + i, &fsize, &e)) != 0)
+		if ((ret = reserve(r, 1, 0)) != 0 ||
+		    (ret = fc_get(fs->cache, ref, first + i, &fsize, &e)) != 0)
 			break;
 		r->pins[r->npins++] = e;
 		ret = add_entry(fs, r, e, from, to - from, 0);

@@ -10,7 +10,10 @@
  * progress. MODE says what is counted:
  *   decoded   the file's chunk, loaded (decompressed) once;
  *   stored    the same, and every reply taken whole from the image file
- *             (a descriptor buffer, which libfuse splices);
+ *             (descriptor buffers, which libfuse splices);
+ *   mixed     the same, the reply taken in part from the image file,
+ *             the rest from the shared data (a tail in the packed
+ *             inode after raw pclusters);
  *   fragment  what the files' tails share (a SquashFS fragment block,
  *             EROFS's packed inode), decoded once for all, not once per
  *             image of the pool.
@@ -45,6 +48,7 @@ struct counted {
 	struct fs fs;
 	int fragments;              /* count fragment blocks, not chunks */
 	int stored;                 /* replies must be the descriptor's */
+	int mixed;                  /* ... in part */
 	atomic_uint loads;
 	atomic_uint arrived;        /* readers that have asked */
 	uint64_t chunk;
@@ -93,7 +97,8 @@ static void *reader(void *arg)
 	fake_answered(&r, "read", FAKE_BUF, FAKE_NONE);
 	if (r.kind != FAKE_BUF || r.len != f->len ||
 	    memcmp(r.buf, f->copy, f->len) != 0 ||
-	    (c->stored && r.fd_bytes != f->len))
+	    (c->stored && r.fd_bytes != f->len) ||
+	    (c->mixed && (r.fd_bytes == 0 || r.fd_bytes >= f->len)))
 		atomic_fetch_add(&c->wrong, 1);
 	fake_req_free(&r);
 	return NULL;
@@ -166,12 +171,13 @@ int main(int argc, char **argv)
 	int fd, ok;
 
 	if (argc < 6 || argc - 5 > READERS) {
-		fprintf(stderr, "usage: oneblock decoded|stored|fragment "
+		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment "
 			"IMAGE SRCDIR CHUNK NAME...\n");
 		return 2;
 	}
 	c.fragments = strcmp(argv[1], "fragment") == 0;
 	c.stored = strcmp(argv[1], "stored") == 0;
+	c.mixed = strcmp(argv[1], "mixed") == 0;
 	c.chunk = strtoull(argv[4], NULL, 10);
 	c.count = (unsigned)(argc - 5);
 	if ((fd = open(argv[2], O_RDONLY)) < 0 || setup(&c, fd, argv[2]) != 0) {
@@ -197,7 +203,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "oneblock: %u loads of the %s (1 expected), "
 			"%u readers got other bytes%s\n", atomic_load(&c.loads),
 			c.fragments ? "fragment block" : "chunk",
-			atomic_load(&c.wrong), c.stored ?
+			atomic_load(&c.wrong), c.stored || c.mixed ?
 			" or not from the image file" : "");
 	for (unsigned i = 0; i < c.count; i++) {
 		fake_req(&r, &c.fs, SIZE_MAX);

@@ -19,6 +19,9 @@ seq 1 700000 > "$T/src/f" || exit 99     # 4.6 MB, 36 blocks of 128 KiB
 # Random bytes: blocks the packer stores as they are; 64 small files:
 # tails in one fragment block (one packed inode, EROFS).
 head -c 300000 /dev/urandom > "$T/src/r" || exit 99
+# 2 blocks and a tail; random bytes, then text (a tail that compresses).
+head -c 10000 /dev/urandom > "$T/src/t" || exit 99
+{ head -c 9000 /dev/urandom && seq 1 600; } > "$T/src/m" || exit 99
 smalls=
 for i in $(seq 1 64); do
 	echo "small file $i" > "$T/src/s$i" || exit 99
@@ -36,6 +39,35 @@ check "64 threads read a stored block: its bytes, from the image file" \
 	"$oneblock" stored "$T/o.sqfs" "$T/src" 1 r
 check "EROFS, 64 threads read stored data: its bytes, from the image file" \
 	"$oneblock" stored "$T/o.erofs" "$T/src" 1 r
+# EROFS chunks in pieces, each as it lies in the image, spliced from
+# there: stored blocks and an inline tail (t, the last chunk of r); the
+# blocks of an extra device appended to the image; raw pclusters and a
+# tail in the packed inode (m, taken in part from its decoded chunks);
+# the two parts of rotated pclusters (rotated.img, made by mkfs.erofs
+# 1.9.3, whose "-zlz4 -Efragments" stores raw data rotated where its
+# extent starts inside a block, as the source's 140,000 random bytes do
+# after 6,000 of text: below; see its "-T1700000000 --all-root" line).
+check "EROFS, stored blocks and an inline tail: from the image file" \
+	"$oneblock" stored "$T/o.erofs" "$T/src" 0 t
+check "EROFS, the last chunk, its inline tail: from the image file" \
+	"$oneblock" stored "$T/o.erofs" "$T/src" 2 r
+run "an EROFS image and its blob" "$SQP_BIN/sqpack-mkfs.erofs" --quiet \
+	--chunksize=4096 --blobdev="$T/c.blob" "$T/b.erofs" "$T/src" &&
+	cat "$T/b.erofs" "$T/c.blob" > "$T/flat.erofs" &&
+	check "EROFS, chunks on the appended extra device: from the image file" \
+		"$oneblock" stored "$T/flat.erofs" "$T/src" 2 r
+run "the EROFS image with raw pclusters and fragments" \
+	"$SQP_BIN/sqpack-mkfs.erofs" --quiet -zlz4 -Efragments "$T/lz.erofs" "$T/src" &&
+	check "EROFS, raw pclusters and a tail in the packed inode: in part from the image file" \
+		"$oneblock" mixed "$T/lz.erofs" "$T/src" 0 m
+mkdir -p "$T/rot" || exit 99
+python3 -c 'import random, sys
+r = random.Random(41)
+t = lambda n, tag: b"".join(b"%s line %d of a text\n" % (tag, i) for i in range(n))
+sys.stdout.buffer.write(t(250, b"head") + r.randbytes(140000) + t(90, b"tail"))' \
+	> "$T/rot/z" || exit 99
+check "EROFS, rotated pclusters: both parts from the image file" \
+	"$oneblock" stored "$top_srcdir/tests/fuse/rotated.img" "$T/rot" 1 z
 # shellcheck disable=SC2086
 check "64 threads read 64 tails of one fragment block: decoded once" \
 	"$oneblock" fragment "$T/o.sqfs" "$T/src" 0 $smalls
