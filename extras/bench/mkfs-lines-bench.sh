@@ -80,6 +80,8 @@ for l in $lines; do
 done
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 bin=$(bench_bindir "")
+# the programs themselves, not libtool's wrappers (a shell per run)
+bench_unwrap
 : "${ours:=$bin/sqpack-mkfs.erofs}"
 imginfo=$(dirname "$ours")/imginfo
 for t in "$ours" "$imginfo" "$mkfs" "$fsck" /usr/bin/time; do
