@@ -111,6 +111,14 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 	return 0;
 }
 
+/* The image's UUID is given (-U, --uuid): not derived from its bytes. */
+static int uuid_given(const struct sqp_writer_desc *d)
+{
+	static const uint8_t zero[16];
+
+	return (d->flags & SQP_WRITE_EROFS_UUID) || memcmp(d->uuid, zero, 16) != 0;
+}
+
 /* Block 0 reserved, the arena and buffers; dedup hashes cut to the
  * hook's hash_bits (writer_test.h; 0: whole). */
 static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
@@ -122,10 +130,15 @@ static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	chunkarr_init(&e->tails, EROFS_W_TAIL_UNIT, TAIL_CHUNK_SHIFT, w->spill);
 	e->block = malloc(EROFS_W_BLOCK);
-	e->hash = XXH3_createState();
-	if (e->block == NULL || e->hash == NULL)
+	if (e->block == NULL)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	XXH3_128bits_reset(e->hash);
+	/* The hash of the image's bytes is only for a UUID derived from
+	 * them (erofs_head.c): with one given (-U) nothing is hashed. */
+	if (!uuid_given(&w->desc)) {
+		if ((e->hash = XXH3_createState()) == NULL)
+			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+		XXH3_128bits_reset(e->hash);
+	}
 	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) ? EROFS_TIDX_INDEX :
 		  (w->desc.flags & SQP_WRITE_EROFS_TAR_HEADERBALL) ? EROFS_TIDX_HEADERBALL : 0;
 	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : w->desc.codec.block_size;
@@ -156,7 +169,8 @@ static void cleanup(struct sqp_writer *w)
 
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
 {
-	XXH3_128bits_update(erofs_of(w)->hash, data, len);
+	if (erofs_of(w)->hash != NULL)
+		XXH3_128bits_update(erofs_of(w)->hash, data, len);
 	return imgout_append(&w->out, data, len);
 }
 
@@ -168,7 +182,8 @@ int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
 	memcpy(rec, id, 16);
 	sqp_put64(rec + 16, off);
 	sqp_put64(rec + 24, len);
-	XXH3_128bits_update(erofs_of(w)->hash, rec, sizeof(rec));
+	if (erofs_of(w)->hash != NULL)
+		XXH3_128bits_update(erofs_of(w)->hash, rec, sizeof(rec));
 	return imgout_copy(&w->out, fd, off, len);
 }
 

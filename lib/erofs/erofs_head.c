@@ -113,7 +113,6 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 			uint64_t inos)
 {
 	const struct sqp_writer_desc *desc = &L->w->desc;
-	static const uint8_t zero[16];
 	struct erofs_super sb = {
 		.magic = EROFS_MAGIC,
 		.feature_incompat = (erofs_of(L->w)->compressed ? EROFS_IN_ZERO_PADDING : 0) |
@@ -137,7 +136,8 @@ int erofs_w_write_super(struct erofs_wlayout *L, int64_t bt, uint64_t meta_blkad
 	while ((1u << sb.blkszbits) < BS)
 		sb.blkszbits++;
 	sb.blocks = (uint32_t)(L->w->out.pos / BS);
-	if ((desc->flags & SQP_WRITE_EROFS_UUID) || memcmp(desc->uuid, zero, 16) != 0) {
+	/* init (erofs_data.c) hashes the image's bytes unless it is given */
+	if (erofs_of(L->w)->hash == NULL) {
 		memcpy(x.uuid, desc->uuid, 16);
 	} else {
 		/* Derived from every byte after block 0: the same input and

@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# mkfsopts.sh - sqpack-mkfs.erofs's -E xattr-name-filter: each inode's
+# mkfsopts.sh - sqpack-mkfs.erofs's xattr name filter, on by default as
+# in mkfs.erofs 1.9.3 (-Exattr-name-filter changes nothing): each inode's
 # name filter has the bits mkfs.erofs 1.9.3 writes for the same xattrs
 # (its image and ours, the filter found 12 bytes before an inode's
-# first entry), the superblock says so (and without the option neither
-# filter nor bit), dir2img --xattr-name-filter gives the same bytes (and
-# refuses it for SquashFS), as do --workers=1 and 2; the kernel's getfattr finds every present name
+# first entry), the superblock says so; -E^xattr-name-filter writes
+# neither filter nor bit, as 1.9.3 given it, and as dir2img by default;
+# dir2img --xattr-name-filter gives the same bytes as the default (and
+# refuses it for SquashFS), as do --workers=1 and 2; the image is no
+# larger than 1.9.3's; the kernel's getfattr finds every present name
 # (a wrong bit would hide one) and no absent one, and answers from the
 # filter (all ones: a present name not found); fsck.erofs 1.9.3
 # passes it. --offset=N: see below.
@@ -37,7 +40,7 @@ os.setxattr(r + "/d", "user.y", b"4")' "$T/src" || exit 99
 XS="1:x:1 1:foo:bar,1:mime_type:text/plain 4:t:2,6:s:3,1:y:4"
 # filters IMG: each inode's filter (hex), found 12 bytes before the
 # first of its entries (a head, the name after its prefix, the value),
-# and the superblock's compatible features.
+# and the superblock's xattr_filter feature bit.
 filters() {
 	"$PYTHON3" -c 'import sys
 img = open(sys.argv[1], "rb").read()
@@ -49,34 +52,46 @@ for spec in sys.argv[2:]:
         at.append(img.find(rec))
     p = min(at) if min(at) > 12 else 12
     print(spec, img[p - 12:p - 8][::-1].hex())
-print("compat", img[1032:1036][::-1].hex())' "$1" $XS
+print("xattr_filter", int.from_bytes(img[1032:1036], "little") >> 2 & 1)' "$1" $XS
 }
 
 for j in 1 2; do
-	run "-Exattr-name-filter --workers=$j" "$MKFS" --quiet -Exattr-name-filter -T0 -Uclear \
+	run "the default filter, --workers=$j" "$MKFS" --quiet -T0 -Uclear \
 		--workers=$j "$T/f$j.erofs" "$T/src" || finish
 done
-check "-Exattr-name-filter: the same bytes for --workers=1 and 2" cmp -s "$T/f1.erofs" "$T/f2.erofs"
+check "the filter: the same bytes for --workers=1 and 2" cmp -s "$T/f1.erofs" "$T/f2.erofs"
+run "-Exattr-name-filter" "$MKFS" --quiet -Exattr-name-filter -T0 -Uclear "$T/e.erofs" "$T/src" &&
+	check "-Exattr-name-filter: the default's bytes" cmp -s "$T/f1.erofs" "$T/e.erofs"
 run "dir2img --xattr-name-filter" "$DIR2IMG" -q --format erofs --xattr-name-filter \
 	--mtime 0 --image-time 0 --uuid clear "$T/d.erofs" "$T/src" &&
 	check "dir2img --xattr-name-filter: the same bytes" cmp -s "$T/f1.erofs" "$T/d.erofs"
 usage_refused "an EROFS option" "$DIR2IMG" -q --xattr-name-filter "$T/r.sqfs" "$T/src"
 filters "$T/f1.erofs" > "$T/ours"
-check "the superblock says xattr_filter, as mkfs.erofs 1.9.3's" grep -qx "compat 00000004" "$T/ours"
-run "without the option" "$MKFS" --quiet -T0 -Uclear "$T/n.erofs" "$T/src" &&
-	filters "$T/n.erofs" > "$T/none" &&
-	check "without it: every filter 0, no feature bit" sh -c \
-		'test "$(grep -c " 00000000$" "$1")" -eq 4' - "$T/none"
+check "the superblock says xattr_filter, as mkfs.erofs 1.9.3's" grep -qx "xattr_filter 1" "$T/ours"
+run "-E^xattr-name-filter" "$MKFS" --quiet -E^xattr-name-filter -T0 -Uclear "$T/n.erofs" \
+	"$T/src" && filters "$T/n.erofs" > "$T/none" &&
+	check "-E^xattr-name-filter: every filter 0, no feature bit" sh -c \
+		'test "$(grep -c " 00000000$" "$1")" -eq 3 &&
+		grep -qx "xattr_filter 0" "$1"' - "$T/none"
+run "dir2img without --xattr-name-filter" "$DIR2IMG" -q --format erofs --mtime 0 \
+	--image-time 0 --uuid clear "$T/dn.erofs" "$T/src" &&
+	check "dir2img's default: -E^xattr-name-filter's bytes" cmp -s "$T/n.erofs" "$T/dn.erofs"
 if [ -x "$P193/mkfs/mkfs.erofs" ]; then
-	run "mkfs.erofs 1.9.3 -Exattr-name-filter" "$P193/mkfs/mkfs.erofs" --quiet \
-		-Exattr-name-filter -T0 -Uclear "$T/p.erofs" "$T/src" > /dev/null &&
-		filters "$T/p.erofs" | grep -v compat > "$T/peer" &&
-		grep -v compat "$T/ours" > "$T/ours.f" &&
-		if cmp -s "$T/ours.f" "$T/peer"; then
-			pass "each inode's filter: mkfs.erofs 1.9.3's"
+	run "mkfs.erofs 1.9.3, its default" "$P193/mkfs/mkfs.erofs" --quiet \
+		-T0 -Uclear "$T/p.erofs" "$T/src" > /dev/null &&
+		filters "$T/p.erofs" > "$T/peer" &&
+		if cmp -s "$T/ours" "$T/peer"; then
+			pass "each inode's filter and the feature bit: mkfs.erofs 1.9.3's"
 		else
-			fail "filters differ (< ours, > mkfs.erofs 1.9.3's)"; diff "$T/ours.f" "$T/peer"
-		fi
+			fail "filters differ (< ours, > mkfs.erofs 1.9.3's)"; diff "$T/ours" "$T/peer"
+		fi &&
+		check "the default: no larger than mkfs.erofs 1.9.3's" \
+			test "$(stat -c %s "$T/f1.erofs")" -le "$(stat -c %s "$T/p.erofs")"
+	run "mkfs.erofs 1.9.3 -E^xattr-name-filter" "$P193/mkfs/mkfs.erofs" --quiet \
+		-E^xattr-name-filter -T0 -Uclear "$T/pn.erofs" "$T/src" > /dev/null &&
+		filters "$T/pn.erofs" > "$T/peern" &&
+		check "-E^xattr-name-filter: mkfs.erofs 1.9.3's filters and bits" \
+			cmp -s "$T/none" "$T/peern"
 	if "$P193/fsck/fsck.erofs" "$T/f1.erofs" > "$T/err" 2>&1; then
 		pass "fsck.erofs 1.9.3 passes it"
 	else
@@ -142,7 +157,8 @@ for bs in 512 1024 2048; do
 done
 run "dir2img --format erofs -b 1K" "$DIR2IMG" -q --format erofs -b 1K --mtime 0 \
 	--image-time 0 --uuid clear "$T/d1k.erofs" "$T/src" &&
-	run "-b1024" "$MKFS" --quiet -b1024 -T0 -Uclear "$T/m1k.erofs" "$T/src" &&
+	run "-b1024" "$MKFS" --quiet -b1024 -E^xattr-name-filter -T0 -Uclear "$T/m1k.erofs" \
+		"$T/src" &&
 	check "dir2img -b 1K: the same bytes as -b1024" cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
 usage_refused "below 4K: only in tar2img and dir2img's --format erofs" "$DIR2IMG" -b 1K \
 	"$T/r.sqfs" "$T/src"

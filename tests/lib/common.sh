@@ -484,11 +484,13 @@ kernel_erofs_has() {
 # mkfs_build_time_only: the path of a sqpack-mkfs.erofs (made once in
 # $SCRATCH) that takes SOURCE_DATE_EPOCH as dir2img does, the build time
 # alone (-T it --mkfs-time, without it in the environment): mkfs.erofs
-# 1.9 also clamps newer files to it. For the scripts that compare its
-# images with dir2img's, and with trees made after SOURCE_DATE_EPOCH.
+# 1.9 also clamps newer files to it. It also writes no xattr name filter
+# (-E^xattr-name-filter), as dir2img without --xattr-name-filter, where
+# mkfs.erofs 1.9 writes one by default. For the scripts that compare
+# its images with dir2img's, and with trees made after SOURCE_DATE_EPOCH.
 mkfs_build_time_only() {
 	if [ ! -x "$SCRATCH/mkfs-build-time" ]; then
-		printf '#!/bin/sh\nexec env -u SOURCE_DATE_EPOCH "%s" ${SOURCE_DATE_EPOCH:+-T"$SOURCE_DATE_EPOCH" --mkfs-time} "$@"\n' \
+		printf '#!/bin/sh\nexec env -u SOURCE_DATE_EPOCH "%s" -E^xattr-name-filter ${SOURCE_DATE_EPOCH:+-T"$SOURCE_DATE_EPOCH" --mkfs-time} "$@"\n' \
 			"$SQP_BIN/sqpack-mkfs.erofs" > "$SCRATCH/mkfs-build-time" &&
 			chmod +x "$SCRATCH/mkfs-build-time" || return 1
 	fi

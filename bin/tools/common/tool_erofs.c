@@ -129,6 +129,12 @@ int tool_erofs_only(const struct tool_options *opt)
 	const char *name = NULL;
 	size_t i;
 
+	/* Blocks below 4K are EROFS's alone (SquashFS's smallest is 4K),
+	 * and img2img keeps the base's layout in 4K blocks. */
+	if (opt->block_size != 0 && opt->block_size < 4096 &&
+	    (opt->tool == TOOL_IMG2IMG || d->format != SQP_FORMAT_EROFS))
+		return tool_bad_usage("%s", "a block size below 4K: only in tar2img and "
+				      "dir2img's --format erofs");
 	if (d->format == SQP_FORMAT_EROFS)
 		return 0;
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)

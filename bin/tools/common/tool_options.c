@@ -582,16 +582,12 @@ int tool_parse_options(int tool, int argc, char **argv, struct tool_options *opt
 	ret = operands(tool, argc, argv, opt);
 	if (ret == 0 && tool == TOOL_TAR2IMG)
 		ret = tool_tar_index_check(opt, codec);
+	opt->block_size = block_size;
 	if (ret == 0 && tool != TOOL_IMG2IMG)
 		ret = tool_erofs_only(opt);
-	if (ret == 0 && block_size < 4096 && block_size != 0 &&
-	    (tool == TOOL_IMG2IMG || opt->desc.format != SQP_FORMAT_EROFS))
-		ret = tool_bad_usage("%s", "a block size below 4K: only in tar2img and "
-				     "dir2img's --format erofs");
 	if (ret == 0 && tool == TOOL_IMG2IMG) {
 		opt->codec_name = codec;
 		opt->comp_opts = comp_opts;
-		opt->block_size = block_size;  /* 0: the base's */
 	} else if (ret == 0 && opt->desc.format == SQP_FORMAT_EROFS)
 		ret = tool_erofs_options(opt, codec, comp_opts, block_size);
 	else if (ret == 0)

@@ -60,7 +60,8 @@ struct tool_options {
 	int format_given;             /* --format was given */
 	const char *base;             /* img2img: BASE */
 	/* img2img: -c, -X and -b as given (NULL, 0: not given), resolved
-	 * against the base's own once it is open (img2img.c). */
+	 * against the base's own once it is open (img2img.c); -b is kept
+	 * for every tool, for tool_erofs_only's rule on small blocks. */
 	const char *codec_name, *comp_opts;
 	uint32_t block_size;
 	/* Where the bytes in front of an --offset image come from (NULL:
@@ -120,8 +121,9 @@ int tool_erofs_options(struct tool_options *opt, const char *codec,
  * message. tool_erofs.c, as is tool_erofs_options. */
 int tool_tar_index_check(const struct tool_options *opt, const char *codec);
 /* The options only EROFS can hold (tool_erofs.c), given for another
- * format: exit status 2 with a message naming one; else 0. img2img
- * calls it once the output's format is known. */
+ * format, and -b below 4K outside tar2img and dir2img's --format erofs:
+ * exit status 2 with a message naming one; else 0. img2img calls it
+ * once the output's format is known. */
 int tool_erofs_only(const struct tool_options *opt);
 void tool_options_free(struct tool_options *opt);
 

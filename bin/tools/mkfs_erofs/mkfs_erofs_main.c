@@ -128,7 +128,7 @@ static void usage(FILE *f)
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
 	      "  -E48bit (compact inodes with their own times; Linux 6.15 or later)\n"
-	      "  -E[^]xattr-name-filter (off unless given)\n"
+	      "  -E[^]xattr-name-filter (on unless ^, as mkfs.erofs 1.9)\n"
 	      "  --chunksize=# (chunk-based files: those not compressed) --blobdev=FILE\n"
 	      "  (the chunks in FILE, the image's extra device; -znone) --ungzip --gzip\n"
 	      "  --unxz --unlzma (the tar's compression is found by its magic anyway)\n"
@@ -584,6 +584,9 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 	tool_options_init(opt, TOOL_DIR2IMG);
 	opt->desc.format = SQP_FORMAT_EROFS;
 	opt->desc.codec.block_size = 4096;  /* -znone's: stored as it is */
+	/* mkfs.erofs 1.9 writes the xattr name filter unless told
+	 * -E^xattr-name-filter; dir2img and tar2img only on request. */
+	opt->desc.flags |= SQP_WRITE_EROFS_XATTR_FILTER;
 	opt->force = 1;
 	opterr = 0;
 	optind = 0;
