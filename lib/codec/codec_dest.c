@@ -23,10 +23,10 @@
  * took a whole window searched again from the start, a tenth of the
  * lengths tried.
  *
- * Invariant: the lengths tried depend only on the input, out_cap, span
- * and the guess, so the result does too; it is within the tolerance
- * (1/64 of a share of the input: codec_dest.h) of the longest prefix
- * that fits where the codec's sizes grow evenly.
+ * Invariant: the lengths tried depend only on the input, out_cap, span,
+ * grain and the guess, so the result does too; it is within the
+ * tolerance (1/grain of a share of the input: codec_dest.h) of the
+ * longest prefix that fits where the codec's sizes grow evenly.
  */
 #include "config.h"
 
@@ -120,12 +120,12 @@ static size_t next_len(const struct dest_search *s)
 
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		      size_t *in_len, size_t guess, uint8_t *out, size_t out_cap,
-		      unsigned span, uint8_t **scratchp, size_t *scratch_cap)
+		      unsigned span, unsigned grain, uint8_t **scratchp, size_t *scratch_cap)
 {
 	size_t shares = out_cap / CODEC_DEST_BLOCK / span;
 	struct dest_search s = {
 		.all = *in_len, .cap = out_cap,
-		.share = 64 * (shares > 1 ? shares : 1),
+		.share = (size_t)grain * (shares > 1 ? shares : 1),
 		.lo = *in_len > out_cap ? out_cap : 0, .hi = *in_len + 1,
 	};
 	size_t len, best = 0;

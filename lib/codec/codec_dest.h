@@ -55,12 +55,14 @@ struct codec_dest_ops {
  * *in_len to it. try compresses exactly len bytes into out (cap bytes)
  * and returns the size, 0 when it does not fit, or < 0. *scratchp
  * (*scratch_cap bytes, the caller's to free) is grown to 4 * out_cap
- * bytes when smaller. The lengths tried depend on the input, guess and
- * span alone, so the result does too; it may take about 1/64 of a
- * share less than the longest prefix that would fit. A share is the
- * prefix over the blocks of out_cap (CODEC_DEST_BLOCK each) taken span
- * (1 or more) at a time, one share at least: a codec that fills the
- * room left by other means searches less closely with a larger span.
+ * bytes when smaller. The lengths tried depend on the input, guess,
+ * span and grain alone, so the result does too; it may take about
+ * 1/grain of a share less than the longest prefix that would fit. A
+ * share is the prefix over the blocks of out_cap (CODEC_DEST_BLOCK
+ * each) taken span (1 or more) at a time, one share at least: a codec
+ * that fills the room left by other means searches less closely with a
+ * larger span, one whose tries cost less more closely with a larger
+ * grain (64 searches to 1/64 of a one-block cluster's input).
  * A prefix no longer than out_cap is not looked for unless it is all
  * of in (stored as it is, it takes the same room), nor is anything once
  * a try did not shrink its input at all. Returns the size in out, or 0
@@ -71,7 +73,7 @@ typedef int (*codec_dest_try)(void *state, const uint8_t *in, size_t len,
 			      uint8_t *out, size_t cap);
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		      size_t *in_len, size_t guess, uint8_t *out, size_t out_cap,
-		      unsigned span, uint8_t **scratchp, size_t *scratch_cap);
+		      unsigned span, unsigned grain, uint8_t **scratchp, size_t *scratch_cap);
 
 /* Codec id's fixed-output ops: NULL when it has none or is not built. */
 const struct codec_dest_ops *codec_dest_of(int id);

@@ -306,7 +306,7 @@ static int deflate_dest_compress(void *p, const uint8_t *in, size_t *in_len, siz
 	struct gzip_state *s = p;
 	int n;
 
-	n = codec_dest_search(deflate_try, s, in, in_len, guess, out, out_cap, 1,
+	n = codec_dest_search(deflate_try, s, in, in_len, guess, out, out_cap, 1, 64,
 			      &s->dscratch, &s->dscratch_cap);
 	return n > 0 && out[0] == 0 ? 0 : n;
 }

@@ -10,7 +10,14 @@
  * exactly the cluster's input. zstd cannot compress to a fixed output
  * size, so codec_dest_search tries lengths, and what room the longest
  * fit left is filled with the input after it as a raw last block
- * (zstd_raw_tail). The frame records no content size (the cluster's
+ * (zstd_raw_tail). Each try compressed its prefix from the start, match
+ * finding and all; now the input is parsed into sequences once per
+ * cluster (ZSTD_generateSequences, a quarter past the first length
+ * tried) and each try only encodes the parse's prefix
+ * (ZSTD_compressSequences, about half a compression's time at level
+ * 3), so the search goes to within 1/4096 of the cut where it used to
+ * stop at 1/64 (zstd_dest_grain); level 15, whose match finding is
+ * most of its time, takes half the CPU it did. The frame records no content size (the cluster's
  * index does): two bytes at 4 KiB clusters, four past 64 KiB, where the
  * window's byte that takes its place is one. The window is eight
  * pclusters (32 KiB for one-block ones) rounded down to a power of two,
@@ -37,8 +44,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* ZSTD_getCParams: a level's parameters for an input size. */
+/* ZSTD_getCParams: a level's parameters for an input size; the
+ * sequence calls, which releases after 1.5.5 mark deprecated (they stay,
+ * and a newer library's warning would stop a --enable-werror build). */
 #define ZSTD_STATIC_LINKING_ONLY
+#define ZSTD_DISABLE_DEPRECATE_WARNINGS
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -61,6 +71,22 @@
 #define ZSTD_DEST_SPAN 4
 /* A block header's bytes (RFC 8878, 3.1.1.2). */
 #define ZSTD_BLOCK_HEADER 3
+/* The most input parsed once for a cluster's tries (zstd_seq_try): one
+ * zstd block, whose sequences take 700 KiB at most. A parse of several
+ * blocks, which compressSequences splits itself, crashed libzstd 1.5.4
+ * in free() (level 15, 64 KiB clusters; while a parse could still read
+ * past the input offered, so the cause is not settled). */
+#define ZSTD_SEQ_MOST ((size_t)ZSTD_BLOCKSIZE_MAX)
+/* How closely the search aims (codec_dest.h): to 1/ZSTD_SEQ_GRAIN of
+ * the input where every try can encode a parse (clusters up to a
+ * quarter of ZSTD_SEQ_MOST), which costs about half of compressing,
+ * else to 1/64 of a share as deflate. */
+#define ZSTD_SEQ_GRAIN 4096u
+#define ZSTD_DEST_GRAIN 64u
+/* A match cut short by the end of a try's input stays a match when at
+ * least this much of it is left: ZSTD_MINMATCH_MAX, the longest any
+ * parameters ask of a match, as compressSequences expects. */
+#define ZSTD_SEQ_MATCH_MIN 7
 
 struct zstd_state {
 	ZSTD_CCtx *cctx;
@@ -71,6 +97,12 @@ struct zstd_state {
 	int dest_ready;            /* cctx set up for it */
 	uint8_t *dscratch;         /* EROFS: 4 clusters */
 	size_t dscratch_cap;
+	ZSTD_CCtx *gctx;           /* EROFS: parses (zstd_seq_parse) */
+	ZSTD_Sequence *seq;        /* the call's parse: seq_n sequences */
+	size_t seq_cap, seq_n;
+	size_t seq_len;            /* the input they cover, 0: none yet */
+	size_t seq_all;            /* the input offered, the most to parse */
+	int seq_off;               /* the library's parse did not add up */
 };
 
 static void zstd_defaults(struct sqp_codec_config *cfg)
@@ -124,8 +156,10 @@ static void zstd_destroy(void *p)
 	if (s == NULL)
 		return;
 	ZSTD_freeCCtx(s->cctx);
+	ZSTD_freeCCtx(s->gctx);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dscratch);
+	free(s->seq);
 	free(s);
 }
 
@@ -170,13 +204,10 @@ static int zstd_decompress(void *p, const uint8_t *in, size_t in_len,
 	return ZSTD_isError(n) ? SQP_ERR_BAD_DATA : (int)n;
 }
 
-/* One frame of exactly len bytes; 0 when it does not fit. */
-static int zstd_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
-		    size_t cap)
+/* A library result as a try's: the size, 0 when it does not fit, or
+ * < 0. */
+static int zstd_result(size_t n)
 {
-	struct zstd_state *s = p;
-	size_t n = ZSTD_compress2(s->cctx, out, cap, in, len);
-
 	if (!ZSTD_isError(n))
 		return (int)n;
 	if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
@@ -185,29 +216,117 @@ static int zstd_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
 		       SQP_ERR_NOMEM : SQP_ERR_COMPRESSOR;
 }
 
+/* One frame of exactly len bytes; 0 when it does not fit. */
+static int zstd_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
+		    size_t cap)
+{
+	struct zstd_state *s = p;
+
+	return zstd_result(ZSTD_compress2(s->cctx, out, cap, in, len));
+}
+
 /* With clusters of several blocks, the level's parameters for 256 KiB
  * of input when they parse optimally and search harder than those for
- * large input (a stronger strategy); else the level's own, which zstd
- * picks per input. */
-static int zstd_dest_params(struct zstd_state *s)
+ * large input (a stronger strategy); else the level's own, for size
+ * bytes of input, or left to zstd to pick per input (size 0). */
+static int zstd_dest_params(struct zstd_state *s, ZSTD_CCtx *c, size_t size)
 {
 	ZSTD_compressionParameters keep = ZSTD_getCParams(s->level, ZSTD_DEST_TABLE_SIZE, 0);
-	ZSTD_compressionParameters own = ZSTD_getCParams(s->level, 0, 0);
+	ZSTD_compressionParameters own = ZSTD_getCParams(s->level, size, 0);
+	int big = s->dest_big && keep.strategy >= ZSTD_btopt && keep.strategy > own.strategy;
+	ZSTD_compressionParameters *cp = big ? &keep : &own;
 	const struct { ZSTD_cParameter p; int v; } set[] = {
-		{ ZSTD_c_strategy, (int)keep.strategy },
-		{ ZSTD_c_minMatch, (int)keep.minMatch },
-		{ ZSTD_c_searchLog, (int)keep.searchLog },
-		{ ZSTD_c_targetLength, (int)keep.targetLength },
-		{ ZSTD_c_hashLog, (int)keep.hashLog },
-		{ ZSTD_c_chainLog, (int)keep.chainLog },
+		{ ZSTD_c_strategy, (int)cp->strategy },
+		{ ZSTD_c_minMatch, (int)cp->minMatch },
+		{ ZSTD_c_searchLog, (int)cp->searchLog },
+		{ ZSTD_c_targetLength, (int)cp->targetLength },
+		{ ZSTD_c_hashLog, (int)cp->hashLog },
+		{ ZSTD_c_chainLog, (int)cp->chainLog },
 	};
 
-	if (!s->dest_big || keep.strategy < ZSTD_btopt || keep.strategy <= own.strategy)
+	if (!big && size == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-		if (ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, set[i].p, set[i].v)))
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(c, set[i].p, set[i].v)))
 			return SQP_ERR_COMPRESSOR;
 	return 0;
+}
+
+/* One frame of exactly len bytes from the parse (zstd_seq_parse) of at
+ * least len bytes at in: its sequences up to len, the one across it cut
+ * short, or left to the literals when less than ZSTD_SEQ_MATCH_MIN of
+ * it is before len. */
+static int zstd_seq_encode(struct zstd_state *s, const uint8_t *in, size_t len, uint8_t *out,
+			   size_t cap)
+{
+	ZSTD_Sequence *q = s->seq, cut;
+	size_t pos = 0, i, n, count;
+
+	for (i = 0; i < s->seq_n && pos + q[i].litLength + q[i].matchLength <= len; i++)
+		pos += q[i].litLength + q[i].matchLength;
+	count = i;
+	if (i < s->seq_n && pos + q[i].litLength + ZSTD_SEQ_MATCH_MIN <= len) {
+		cut = q[i];
+		q[i].matchLength = (unsigned)(len - pos - q[i].litLength);
+		count = i + 1;
+	}
+	n = ZSTD_compressSequences(s->cctx, out, cap, q, count, in, len);
+	if (count > i)
+		q[i] = cut;
+	return zstd_result(n);
+}
+
+/* The parse of len bytes at in (the match finder's work, once) into
+ * s->seq: 1 when it covers them, 0 when the library's sequences do not
+ * add up to them (the caller compresses instead), or < 0. */
+static int zstd_seq_parse(struct zstd_state *s, const uint8_t *in, size_t len)
+{
+	size_t bound = ZSTD_sequenceBound(len), n, sum = 0;
+
+	s->seq_len = 0;
+	if (s->seq_cap < bound) {
+		free(s->seq);
+		s->seq_cap = 0;
+		if ((s->seq = malloc(bound * sizeof(*s->seq))) == NULL)
+			return SQP_ERR_NOMEM;
+		s->seq_cap = bound;
+	}
+	n = ZSTD_generateSequences(s->gctx, s->seq, s->seq_cap, in, len);
+	if (ZSTD_isError(n))
+		return ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation ? SQP_ERR_NOMEM : 0;
+	for (size_t i = 0; i < n; i++)
+		sum += (size_t)s->seq[i].litLength + s->seq[i].matchLength;
+	/* every block ends in a delimiter, whose literals end the block */
+	if (n == 0 || sum != len || s->seq[n - 1].matchLength != 0 || s->seq[n - 1].offset != 0)
+		return 0;
+	s->seq_n = ZSTD_mergeBlockDelimiters(s->seq, n);
+	s->seq_len = len;
+	return 1;
+}
+
+/* A try of codec_dest_search: one frame of exactly len bytes, encoded
+ * from the call's parse, which is made (again) when it is shorter than
+ * len, a quarter longer than len (at most all the input offered), with the parameters zstd would pick
+ * for len (a parse of 17.5 KB with the ones for more than 16 KB took
+ * 1.8% more room at level 3 for a prefix of 14 KB). Past
+ * ZSTD_SEQ_MOST, or when the library's parse does not add up, the try
+ * compresses len bytes instead. 0 when it does not fit. */
+static int zstd_seq_try(void *p, const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+	struct zstd_state *s = p;
+	size_t g = len + len / 4 < s->seq_all ? len + len / 4 : s->seq_all;
+	int ret;
+
+	if (len > s->seq_len && g <= ZSTD_SEQ_MOST && !s->seq_off) {
+		if (zstd_dest_params(s, s->gctx, len) != 0)
+			return SQP_ERR_COMPRESSOR;
+		if ((ret = zstd_seq_parse(s, in, g)) < 0)
+			return ret;
+		s->seq_off = ret == 0;
+	}
+	if (len > s->seq_len)
+		return zstd_try(p, in, len, out, cap);
+	return zstd_seq_encode(s, in, len, out, cap);
 }
 
 /* The offset of the last block's header in the frame of n bytes at f,
@@ -264,6 +383,17 @@ static int zstd_raw_tail(const uint8_t *in, size_t *in_len, size_t all, uint8_t 
 	return (int)(n + ZSTD_BLOCK_HEADER + k);
 }
 
+/* The search's grain for clusters of out_cap bytes: ZSTD_SEQ_GRAIN
+ * spread over the shares of a cluster (ZSTD_DEST_SPAN blocks each). */
+static unsigned zstd_dest_grain(size_t out_cap)
+{
+	size_t shares = out_cap / ZSTD_DEST_BLOCK / ZSTD_DEST_SPAN;
+
+	if (4 * out_cap > ZSTD_SEQ_MOST)
+		return ZSTD_DEST_GRAIN;
+	return shares > 1 ? ZSTD_SEQ_GRAIN / (unsigned)shares : ZSTD_SEQ_GRAIN;
+}
+
 static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t guess,
 			      uint8_t *out, size_t out_cap)
 {
@@ -272,17 +402,26 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t
 	int n;
 
 	if (!s->dest_ready) {
-		if (ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_compressionLevel,
-							s->level)) ||
-		    zstd_dest_params(s) != 0 ||
-		    ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_contentSizeFlag, 0)) ||
-		    ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_windowLog,
-							(int)s->dest_window_log)))
-			return SQP_ERR_COMPRESSOR;
+		if (s->gctx == NULL && (s->gctx = ZSTD_createCCtx()) == NULL)
+			return SQP_ERR_NOMEM;
+		for (int k = 0; k < 2; k++) {
+			ZSTD_CCtx *c = k ? s->gctx : s->cctx;
+
+			if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
+			    zstd_dest_params(s, c, 0) != 0 ||
+			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) ||
+			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog,
+								(int)s->dest_window_log)))
+				return SQP_ERR_COMPRESSOR;
+		}
 		s->dest_ready = 1;
 	}
 	all = *in_len;
-	n = codec_dest_search(zstd_try, s, in, in_len, guess, out, out_cap, ZSTD_DEST_SPAN,
+	s->seq_all = all;
+	s->seq_len = 0;
+	s->seq_off = 0;
+	n = codec_dest_search(zstd_seq_try, s, in, in_len, guess, out, out_cap, ZSTD_DEST_SPAN,
+			      zstd_dest_grain(out_cap),
 			      &s->dscratch, &s->dscratch_cap);
 	return n > 0 ? zstd_raw_tail(in, in_len, all, out, (size_t)n, out_cap) : n;
 }
