@@ -93,10 +93,11 @@ struct tail {
 	int dup;                  /* another image has a tail equal to it */
 };
 
-/* A fragment block holding dup tails: dup of its len bytes. */
+/* A fragment block holding dup tails: dup of its len bytes, which it
+ * stores in stored bytes. */
 struct dup_block {
 	uint32_t img, index;
-	uint64_t dup, len;
+	uint64_t dup, len, stored;
 };
 
 struct tails {
@@ -301,12 +302,19 @@ static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
 			}
 			b = m;
 		}
-		b[k++] = (struct dup_block){ x->img, x->index,
-					     x->len, x->block_len };
+		b[k++] = (struct dup_block){ x->img, x->index, x->len, x->block_len,
+					     x->word & WR_BLOCK_SIZE_MASK };
 	}
 	*out = b;
 	*n = k;
 	return 0;
+}
+
+/* What the dup tails of b weigh in the image: their share of the
+ * block's stored bytes (len > 0: hash_tails decoded it to a tail). */
+static uint64_t stored_share(const struct dup_block *b)
+{
+	return b->dup * b->stored / b->len;
 }
 
 /*
@@ -319,7 +327,11 @@ static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
  * the blocks where they weigh least are copied after all, while the
  * equal tails they keep twice add up to at most a thousandth of the
  * images' bytes (one pass's size is the bound, within 0.5%): a build
- * whose shards share little is merged at the speed of copying.
+ * whose shards share little is merged at the speed of copying. Kept
+ * tails are weighed as the image stores them (their share of their
+ * block's stored bytes), as the budget is: weighed decoded, a tail that
+ * compresses well counted several times what it costs, and its block
+ * was compressed again for nothing.
  */
 static int mark_blocks(struct sqp_writer *w, struct tails *t)
 {
@@ -349,8 +361,8 @@ static int mark_blocks(struct sqp_writer *w, struct tails *t)
 	if (dup_blocks(t, &b, &n) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	qsort(b, n, sizeof(*b), cmp_share);
-	for (i = 0; i < n && kept + b[i].dup <= budget; i++)
-		kept += b[i].dup;
+	for (i = 0; i < n && kept + stored_share(&b[i]) <= budget; i++)
+		kept += stored_share(&b[i]);
 	for (; i < n; i++)
 		w->expect[b[i].img].repack[b[i].index] = 1;
 	free(b);

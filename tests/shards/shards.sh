@@ -286,6 +286,22 @@ check "equal files in two shards: the one-pass image, 2 blocks shared, none hash
 		grep -q ' 0 blocks and tails hashed' '$T/eq.out' &&
 		test \$('$IMGINFO' '$T/eq.1' | grep -c '^entries: *3 names') = 1"
 
+# Equal tails in two shards that weigh less stored (2000 bytes of one
+# line, 33 bytes gzipped) than a thousandth of the shards: their
+# fragment blocks are copied as they are, the tail kept twice, never
+# compressed again (weighed decoded, 4000 bytes, they were repacked).
+mkdir -p "$T/et/a" "$T/et/b" && head -c 65536 /dev/urandom > "$T/et/a/r" &&
+	head -c 65536 /dev/urandom > "$T/et/b/s" &&
+	yes abcdefgh | head -c 2000 > "$T/et/a/t" && cp "$T/et/a/t" "$T/et/b/u" || exit 99
+# shellcheck disable=SC2086
+run "one pass of two equal small files" "$DIR2IMG" $O "$T/et.one" "$T/et" &&
+run "shard 1/2 of them" "$DIR2IMG" $O --shard 1/2 "$T/et.1" "$T/et" &&
+run "shard 2/2 of them" "$DIR2IMG" $O --shard 2/2 "$T/et.2" "$T/et" &&
+run "their merge" "$IMG2IMG" --shards "$T/et.img" "$T/et.1" "$T/et.2" > "$T/et.out" 2>&1 &&
+check "equal tails light when stored: both fragment blocks copied ($(grep -ho '[0-9]* fragment blocks, [0-9]* tails shared' "$T/et.out"))" \
+	sh -c "'$IMGINFO' diff -q '$T/et.one' '$T/et.img' &&
+		grep -q ' 2 fragment blocks, 0 tails shared' '$T/et.out'"
+
 # A merge whose tables are at most a 400th of its bytes compresses them
 # at the codec's fastest level: gzip 1, where one pass takes gzip's
 # default 9, as the zlib header of the inode table's first block says
