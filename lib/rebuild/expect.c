@@ -93,10 +93,11 @@ struct tail {
 	int dup;                  /* another image has a tail equal to it */
 };
 
-/* A fragment block holding dup tails: dup of its len bytes. */
+/* A fragment block holding dup tails: dup of its len bytes, which it
+ * stores in stored bytes. */
 struct dup_block {
 	uint32_t img, index;
-	uint64_t dup, len;
+	uint64_t dup, len, stored;
 };
 
 struct tails {
@@ -301,12 +302,19 @@ static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
 			}
 			b = m;
 		}
-		b[k++] = (struct dup_block){ x->img, x->index,
-					     x->len, x->block_len };
+		b[k++] = (struct dup_block){ x->img, x->index, x->len, x->block_len,
+					     x->word & WR_BLOCK_SIZE_MASK };
 	}
 	*out = b;
 	*n = k;
 	return 0;
+}
+
+/* What the dup tails of b weigh in the image: their share of the
+ * block's stored bytes (len > 0: hash_tails decoded it to a tail). */
+static uint64_t stored_share(const struct dup_block *b)
+{
+	return b->dup * b->stored / b->len;
 }
 
 /*
@@ -319,7 +327,11 @@ static int dup_blocks(const struct tails *t, struct dup_block **out, size_t *n)
  * the blocks where they weigh least are copied after all, while the
  * equal tails they keep twice add up to at most a thousandth of the
  * images' bytes (one pass's size is the bound, within 0.5%): a build
- * whose shards share little is merged at the speed of copying.
+ * whose shards share little is merged at the speed of copying. Kept
+ * tails are weighed as the image stores them (their share of their
+ * block's stored bytes), as the budget is: weighed decoded, a tail that
+ * compresses well counted several times what it costs, and its block
+ * was compressed again for nothing.
  */
 static int mark_blocks(struct sqp_writer *w, struct tails *t)
 {
@@ -349,8 +361,8 @@ static int mark_blocks(struct sqp_writer *w, struct tails *t)
 	if (dup_blocks(t, &b, &n) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	qsort(b, n, sizeof(*b), cmp_share);
-	for (i = 0; i < n && kept + b[i].dup <= budget; i++)
-		kept += b[i].dup;
+	for (i = 0; i < n && kept + stored_share(&b[i]) <= budget; i++)
+		kept += stored_share(&b[i]);
 	for (; i < n; i++)
 		w->expect[b[i].img].repack[b[i].index] = 1;
 	free(b);
@@ -360,15 +372,17 @@ static int mark_blocks(struct sqp_writer *w, struct tails *t)
 /*
  * Whether the merge's inode and directory tables may go at the codec's
  * fastest level (w->tables_fast, read by the SquashFS back end): when
- * the images' own tables are at most a 400th of their bytes. A merge copies
+ * the images' own tables are at most a 100th of their bytes. A merge copies
  * the data and must compress the tables again (every reference in them
  * changes), and at a high level they are what it spends most on: zstd
  * 15 compresses 8 KiB metadata blocks at about 5 MB/s, level 1 at some
  * 300, and small.tar's merge in 4 shards spent more on its 120 KB of
  * tables than `cat` on the 86 MB of shards. Level 1 made those tables
- * 11% larger; were they twice as large, the image would still be within
- * a quarter of a percent of the one pass. A tree of many tiny files,
- * whose tables weigh more, keeps the level.
+ * 11% larger, and the 690 KB of a tree of /etc, docs, man pages and
+ * Python (0.6% of its 116 MB) 10.7% (74 KB, 0.06% of the image, where
+ * level 15 took 0.45 s more CPU than `cat` of the shards takes in all):
+ * so tables of a 100th cost about a thousandth of the image. A tree of
+ * tiny files, whose tables weigh more, keeps the level.
  */
 static int tables_small(struct sqp_image *const *img, size_t n)
 {
@@ -381,7 +395,7 @@ static int tables_small(struct sqp_image *const *img, size_t n)
 		tables += l.inode_bytes + l.dir_bytes;
 		all += l.bytes_used;
 	}
-	return tables * 400 <= all;
+	return tables * 100 <= all;
 }
 
 int sqp_writer_expect_images(struct sqp_writer *w, struct sqp_image *const *img, size_t n)
