@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * erofs_seam.c - the seams between the 8 MiB segments of a compressed
- * EROFS file: the re-cut that lets a cluster run on across one.
+ * erofs_seam.c - the seams between the segments of a compressed EROFS
+ * file (erofs_w_segment): the re-cut that lets a cluster run on across
+ * one.
  *
  * Why: segments are cut in parallel, so segment k's last cluster stops
  * at the seam, where a serial cut would have filled it further, and
@@ -50,7 +51,7 @@ int erofs_seam_init(struct sqp_writer *w)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_seam *s = calloc(1, sizeof(*s));
-	size_t most = (size_t)EROFS_SEAM_HOLD + EROFS_W_SEGMENT;
+	size_t most = (size_t)EROFS_SEAM_HOLD + e->seg;
 	int ret;
 
 	e->seam = s;
@@ -128,17 +129,20 @@ int erofs_seam_flush(struct sqp_writer *w)
 }
 
 /* A bridge: the bytes from x to y of in as one compressed cluster into
- * blk, with j's codec; 0 when they do not fit one of j's pclusters in
- * fewer blocks than they span (so that two cluster starts never share a
- * logical cluster). */
+ * blk, with j's codec; 0 when they are more than a cluster may take
+ * (erofs_zip_most) or do not fit one of j's pclusters in fewer blocks
+ * than they span (so that two cluster starts never share a logical
+ * cluster). */
 static int bridge(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
 		  uint32_t x, uint32_t y, uint8_t *blk, struct erofs_pcl *p)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	size_t take = y - x, span;
-	int n = e->zdest[j->zc]->compress(e->seam->z.codec[j->zc], in + x, &take, 0, blk,
-					  j->cap);
+	int n;
 
+	if (take > erofs_zip_most(e))
+		return 0;
+	n = e->zdest[j->zc]->compress(e->seam->z.codec[j->zc], in + x, &take, 0, blk, j->cap);
 	if (n < 0)
 		return writer_fail(w, n, "EROFS: compressing: %s", sqp_strerror(n));
 	span = ((size_t)n + BS - 1) / BS * BS;
@@ -240,10 +244,6 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		ret = erofs_zip_cut(e, &s->z, &v, a->x, until, s->out + (size_t)a->nblk * BS, p);
 		if (ret < 0)
 			return writer_fail(w, ret, "EROFS: compressing: %s", sqp_strerror(ret));
-		/* A cluster's input stays within a segment's length, as the
-		 * index's count back and the kernel need. */
-		if (p->len > EROFS_W_SEGMENT)
-			return 0;
 		a->m++;
 		a->nblk += p->blocks;
 		a->x += p->len;

@@ -125,7 +125,7 @@ static int near_whole(const struct erofs_wstate *e, const struct erofs_zcodec *z
 	size_t left = j->len - pos, t = left;
 
 	if (n <= 0 || *take == left || j->room == 0 || left - *take > left / 32 ||
-	    left > e->max_extent)
+	    left > erofs_zip_most(e))
 		return n;
 	n = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t, 0, blk, j->room);
 	if (n == 0 || (n > 0 && t < left))
@@ -156,9 +156,9 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		  struct erofs_pcl *p)
 {
 	uint32_t left = j->len - pos, room = BS - (uint32_t)((j->off + pos) % BS);
-	/* most: --max-extent-bytes; no cluster takes more, nor does a try
+	/* most: erofs_zip_most; no cluster takes more, nor does a try
 	 * that gains nothing cover more */
-	uint32_t cap = j->cap, tried = 0, most = left < e->max_extent ? left : e->max_extent;
+	uint32_t cap = j->cap, tried = 0, most = left < erofs_zip_most(e) ? left : erofs_zip_most(e);
 	size_t take = most, span;
 	int n = 0, untried = left > BS && until > pos && until - pos >= BS;
 

@@ -6,9 +6,10 @@
  *
  * Why this shape: EROFS compresses to a fixed output size (a cluster is
  * one block, filled with as much input as the codec fits), so where a
- * cluster ends depends on the data before it. A file is cut into 8 MiB
- * segments, each a job that cuts its own clusters, so the result depends
- * on the segment size alone, never on -j (erofs_seam.c then re-cuts
+ * cluster ends depends on the data before it. A file is cut into
+ * segments (erofs_w_segment: 8 MiB, more for pclusters over 256 KiB),
+ * each a job that cuts its own clusters, so the result depends on the
+ * segment size alone, never on -j (erofs_seam.c then re-cuts
  * across each seam, on the data alone too). A cluster of n blocks that
  * does not take more than n blocks of input is stored as it is (PLAIN,
  * one block), so every logical cluster holds at most one cluster's
@@ -42,7 +43,7 @@
 
 #define BS EROFS_W_BLOCK
 #define ZIDX_SHIFT 20
-/* Jobs in flight beyond the big sets (2 per worker + 2), with small
+/* Jobs in flight beyond the big sets (big_sets), with small
  * buffers of their own: a long file on one worker no longer idles the
  * other while the caller's thread waits for the oldest job. */
 #define ZIP_MORE_JOBS 12
@@ -136,6 +137,20 @@ static void zbuf_use(struct erofs_zjob *j, const struct erofs_zbuf *b)
 	j->pcl = b->pcl;
 }
 
+/* The big buffer sets for segments of seg bytes with workers workers
+ * (0: serial): 2 per worker + 2 of EROFS_W_SEGMENT, and of larger
+ * segments (big pclusters) as many as that memory holds, but never
+ * fewer than one per worker and one for the caller's thread to fill,
+ * so that no worker waits for a set: at 1 MiB pclusters (32 MiB
+ * segments) 3 at -j2, 17 at -j16, where 8 MiB ones would be 6 and 34. */
+static unsigned big_sets(unsigned workers, uint32_t seg)
+{
+	unsigned n = workers ? workers : 1;
+	uint64_t budget = (2 * (uint64_t)n + 2) * EROFS_W_SEGMENT;
+
+	return budget / seg > n + 1 ? (unsigned)(budget / seg) : n + 1;
+}
+
 /* The codecs (desc.codec, then desc.erofs_codec2 if any), the hints,
  * the pcluster sizes. */
 static int zip_codecs(struct sqp_writer *w)
@@ -181,7 +196,8 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->max_extent = w->desc.erofs_max_extent ? w->desc.erofs_max_extent : UINT32_MAX;
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
-	e->nbig = 2 * (workers ? workers : 1) + 2;
+	e->seg = erofs_w_segment(e->pcluster);
+	e->nbig = big_sets(workers, e->seg);
 	e->njobs = e->nbig + ZIP_MORE_JOBS;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
 	e->bigs = calloc(e->nbig, sizeof(*e->bigs));
@@ -195,7 +211,7 @@ int erofs_zip_init(struct sqp_writer *w)
 		zbuf_use(j, &j->small);
 	}
 	for (i = 0; i < e->nbig; i++) {
-		if (zbuf_alloc(&e->bigs[i], EROFS_SEAM_HOLD, EROFS_W_SEGMENT, e->pcluster) != 0)
+		if (zbuf_alloc(&e->bigs[i], EROFS_SEAM_HOLD, e->seg, e->pcluster) != 0)
 			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 		e->bigs[i].next = e->free_bigs;
 		e->free_bigs = &e->bigs[i];
@@ -467,7 +483,8 @@ static int retire_oldest(struct sqp_writer *w)
 	return ret;
 }
 
-/* A free job for a segment of len bytes of a file of size bytes: the
+/* A free job for a segment of len bytes of a file of size bytes (of
+ * several segments when size is more): the
  * oldest one taken back when all are out, and as many more as it takes
  * to free a big set when the segment needs one. */
 static int next_job(struct sqp_writer *w, uint64_t size, uint32_t len, struct erofs_zjob **out)
@@ -481,7 +498,7 @@ static int next_job(struct sqp_writer *w, uint64_t size, uint32_t len, struct er
 	j = &e->jobs[e->submitted++ % e->njobs];
 	/* Every segment of a file of several takes a big set: the re-cut
 	 * puts up to EROFS_SEAM_HOLD bytes back in front of its input. */
-	if (len > EROFS_ZIP_SMALL || size > EROFS_W_SEGMENT) {
+	if (len > EROFS_ZIP_SMALL || size > len) {
 		while (e->free_bigs == NULL)
 			if ((ret = sqp_pool_in_flight(e->pool) > 0 ? retire_oldest(w) :
 				   writer_fail(w, SQP_ERR_INTERNAL, "EROFS: no big buffer free")) != 0)
@@ -518,14 +535,14 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 {
 	struct erofs_wstate *e = erofs_of(w);
 	uint64_t nlc = (size + BS - 1) / BS, off;
+	uint32_t len, seg = erofs_w_segment(e->sel.cap);
 	struct erofs_zjob *j;
-	uint32_t len;
 	int ret;
 
 	if ((ret = erofs_zip_record(w, size, f)) != 0)
 		return ret;
 	for (off = 0; off < size; off += len) {
-		len = size - off < EROFS_W_SEGMENT ? (uint32_t)(size - off) : EROFS_W_SEGMENT;
+		len = size - off < seg ? (uint32_t)(size - off) : seg;
 		if ((ret = next_job(w, size, len, &j)) != 0)
 			return ret;
 		j->ino = ino;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * erofs_zip.h - what erofs_zip.c (the compressed data path),
- * erofs_seam.c (the re-cut at the seams of its 8 MiB segments) and
+ * erofs_seam.c (the re-cut at the seams of its segments) and
  * erofs_zidx.c (a file's index record as its clusters are stored) share:
  * a segment's job and its clusters, one cluster's cut, one cluster's
  * storing; and erofs_dedup.c's part in that storing.
@@ -19,7 +19,7 @@
  * front of the segment, where the held bytes are put back. */
 #define EROFS_SEAM_HOLD (1u << 20)
 /* The most a segment takes in a job's own buffers; a larger one borrows
- * a big set (EROFS_W_SEGMENT bytes). */
+ * a big set (the writer's largest segment, e->seg bytes). */
 #define EROFS_ZIP_SMALL (256u << 10)
 
 struct erofs_pcl {
@@ -97,6 +97,13 @@ struct erofs_zcodec {
 /* erofs_zcut.c: a codec and its spare room, for e's pclusters. */
 int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z);
 void erofs_zcodec_destroy(const struct erofs_wstate *e, struct erofs_zcodec *z);
+
+/* The most input a cluster of e's takes: --max-extent-bytes, and
+ * EROFS_W_EXTENT whatever the segment. */
+static inline uint32_t erofs_zip_most(const struct erofs_wstate *e)
+{
+	return e->max_extent < EROFS_W_EXTENT ? e->max_extent : EROFS_W_EXTENT;
+}
 
 /* until after cluster p: the end of the input its try covered when
  * that gained nothing, else as it was (erofs_zip_cut says why). */
