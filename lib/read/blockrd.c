@@ -513,13 +513,17 @@ void rd_blockrd_submit(struct rd_blockrd *b, struct bjob *j)
 		sqp_pool_submit(b->pool, &j->pj);
 }
 
-/* Which cache slot to replace first: an empty one, then one whose
- * block no tail still needs, then the least recently used. */
+/* Which cache slot to replace first: one whose block no tail still
+ * needs, then an empty one, then the least recently used. A slot used
+ * before goes first because its buffer is in memory already: filling
+ * the empty ones first touched all 64 buffers (8 MiB, 2,000 page
+ * faults) on an image whose tails need one or two at a time, 5% of
+ * img2tar's CPU at lz4. */
 static int frag_rank(const struct rd_blockrd *b, unsigned i)
 {
 	if (!b->plan[i].valid)
-		return 0;
-	return rd_share_frag_left(b, b->plan[i].index) == 0 ? 1 : 2;
+		return 1;
+	return rd_share_frag_left(b, b->plan[i].index) == 0 ? 0 : 2;
 }
 
 int rd_blockrd_plan_frag(struct rd_blockrd *b, uint32_t index,
