@@ -73,7 +73,7 @@ static const struct rd_blockrd_ops check_ops = {
 
 int chk_data_start(struct chk *c)
 {
-	struct rd_blockrd_desc bd = { c->img, c->d->jobs, &check_ops, c, 0 };
+	struct rd_blockrd_desc bd = { c->img, c->d->jobs, &check_ops, c, 0, 0 };
 
 	return rd_blockrd_create(&bd, &c->br);
 }

@@ -61,6 +61,10 @@ struct rd_blockrd_desc {
 	/* Entries added and not yet ended, at most (0: 4096). A consumer
 	 * holding a descriptor per entry keeps it under the fd limit. */
 	unsigned max_entries;
+	/* Set: data() may take the decoded extents of one file that a run
+	 * holds one after another in one call, not one call each (the
+	 * checker counts its calls as blocks, so it does not set it). */
+	int spans;
 };
 
 struct rd_blockrd;

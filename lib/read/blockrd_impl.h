@@ -129,6 +129,7 @@ struct rd_blockrd {
 	uint64_t plan_clock;
 	struct rd_bentry *head, *tail;     /* entries not yet ended */
 	size_t entry_count, max_entries;
+	int spans;                         /* the desc's */
 	uint64_t zbytes;                   /* decoded extents made, not retired */
 	struct brun *run_open;             /* taking extents; not submitted */
 	struct brun *runs;                 /* not yet freed */

@@ -298,7 +298,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     const struct sqp_img2dir_desc *desc)
 {
 	struct todir *t;
-	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, max_entries() };
+	struct rd_blockrd_desc bd = { img, 0, &dir_ops, NULL, max_entries(), 0 };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, NULL };
 	struct sqp_img2dir_desc d;
 	int ret;

@@ -236,7 +236,7 @@ SQP_API int sqp_image_to_tar(struct sqp_image *img, struct sqp_tar_writer *tw,
 			     const struct sqp_img2tar_desc *desc)
 {
 	struct totar t = { img, tw, NULL, 0 };
-	struct rd_blockrd_desc bd = { img, 0, &tar_ops, &t, 0 };
+	struct rd_blockrd_desc bd = { img, 0, &tar_ops, &t, 0, 1 };
 	struct unp_walk_desc wd = { img, NULL, 0, &walk_ops, &t };
 	struct sqp_img2tar_desc d;
 	int ret;
