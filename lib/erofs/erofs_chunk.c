@@ -179,8 +179,7 @@ static int put_chunk(struct sqp_writer *w, uint32_t len, uint32_t *blk)
 	*blk = (uint32_t)at;
 	memset(data + len, 0, (size_t)blocks * BS - len);
 	/* The blob's bytes feed the derived UUID as the image's do. */
-	if (erofs_of(w)->hash != NULL)
-		XXH3_128bits_update(erofs_of(w)->hash, data, (size_t)blocks * BS);
+	erofs_w_hash(w, data, (size_t)blocks * BS);
 	if ((ret = imgout_append(out, data, (size_t)blocks * BS)) != 0)
 		return ret;
 	w->stats.blocks_written += blocks;

@@ -167,10 +167,15 @@ static void cleanup(struct sqp_writer *w)
 	w->fmt_state = NULL;
 }
 
-int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
+void erofs_w_hash(struct sqp_writer *w, const void *data, size_t len)
 {
 	if (erofs_of(w)->hash != NULL)
 		XXH3_128bits_update(erofs_of(w)->hash, data, len);
+}
+
+int erofs_w_append(struct sqp_writer *w, const void *data, size_t len)
+{
+	erofs_w_hash(w, data, len);
 	return imgout_append(&w->out, data, len);
 }
 
@@ -182,8 +187,7 @@ int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
 	memcpy(rec, id, 16);
 	sqp_put64(rec + 16, off);
 	sqp_put64(rec + 24, len);
-	if (erofs_of(w)->hash != NULL)
-		XXH3_128bits_update(erofs_of(w)->hash, rec, sizeof(rec));
+	erofs_w_hash(w, rec, sizeof(rec));
 	return imgout_copy(&w->out, fd, off, len);
 }
 

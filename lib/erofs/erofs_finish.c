@@ -255,9 +255,7 @@ static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 		sqp_spill_check(L->w->spill);
 	}
 	if (ret == 0 && meta == 0) {
-		if (erofs_of(L->w)->hash != NULL)
-			XXH3_128bits_update(erofs_of(L->w)->hash, head + from,
-					    head_end - from);
+		erofs_w_hash(L->w, head + from, head_end - from);
 		if ((ret = imgout_flush(&L->w->out)) == 0)
 			ret = imgout_pwrite(&L->w->out, from, head + from, head_end - from);
 	}

@@ -319,6 +319,9 @@ static inline int erofs_w_big_pclusters(const struct sqp_writer *w)
 
 /* Append bytes to the image (and to the UUID's hash). */
 int erofs_w_append(struct sqp_writer *w, const void *data, size_t len);
+/* Feed bytes of the image to the hash a derived UUID is made of (none
+ * when the UUID is given: then nothing). */
+void erofs_w_hash(struct sqp_writer *w, const void *data, size_t len);
 /* Append len bytes at off of file fd, copied in the kernel (imgout_copy),
  * never read: the UUID's hash takes id (the UUID of the image they are
  * copied from, itself a hash of its bytes) and where they lie in it. */
