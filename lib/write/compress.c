@@ -385,3 +385,33 @@ int compress_flush(struct compress_stage *c)
 		return ret;
 	return imgout_wait_written(c->out, UINT64_MAX);
 }
+
+int compress_can_copy(const struct compress_stage *c)
+{
+	return c->out->tap.feed == NULL;
+}
+
+int compress_copy(struct compress_stage *c, int kind, uint32_t index, uint32_t word,
+		  int fd, uint64_t from)
+{
+	/* What the written callback reads of a job. */
+	struct blk_job job = { .kind = kind, .index = index, .size_word = word };
+	uint64_t pos;
+	int ret;
+
+	/* The image's order is the submission order: every job before
+	 * this block goes first. */
+	while (sqp_pool_in_flight(c->pool) > 0) {
+		if ((ret = compress_retire_one(c)) != 0)
+			return ret;
+	}
+	pos = c->out->pos;
+	if ((ret = imgout_copy(c->out, fd, from, word & WR_BLOCK_SIZE_MASK)) != 0)
+		return ret;
+	if (kind == JOB_BASE_FRAGMENT)
+		c->stats->fragment_blocks++;
+	else
+		c->stats->blocks_written++;
+	c->written(c->user, &job, pos);
+	return 0;
+}
