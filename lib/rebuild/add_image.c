@@ -234,6 +234,8 @@ int sqp_writer_add_image(struct sqp_writer *w, struct sqp_image *base,
 	}
 	if (ret < 0 && w->err.code == 0)
 		ret = image_fail(&rb, ret, rd_walk_path(walk));
+	if (ret >= 0)
+		ret = rebuild_end(&rb);
 out:
 	w->policy_off = 0;
 	rd_walk_destroy(walk);

@@ -127,6 +127,11 @@ int rebuild_init(struct rebuild *rb)
 	return 0;
 }
 
+int rebuild_end(struct rebuild *rb)
+{
+	return rb->copy != NULL ? basecopy_end(rb->copy) : 0;
+}
+
 void rebuild_cleanup(struct rebuild *rb)
 {
 	basecopy_destroy(rb->copy);

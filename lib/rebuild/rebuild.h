@@ -28,6 +28,9 @@ struct rebuild {
 };
 
 int rebuild_init(struct rebuild *rb);
+/* After the base's last entry: what the copy still holds is queued
+ * (basecopy_end). 0 or the writer's latched error. */
+int rebuild_end(struct rebuild *rb);
 void rebuild_cleanup(struct rebuild *rb);
 
 /* Add entry e (n: the walk's node, NULL for a hard link) to the writer,

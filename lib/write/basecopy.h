@@ -5,13 +5,16 @@
  * codec and block size stay).
  *
  * The caller (lib/rebuild) describes each file as the base stores it;
- * the blocks are read from the base's file by the compressor workers
- * (JOB_BASE_BLOCK) and go through the in-order writer like any other,
- * so the image stays the same for any -j. What the base shared stays
- * shared: a run of blocks copied once is found again by its position in
- * the base, and a fragment block is copied whole, once, the first time
- * a tail in it is taken (tails of files left out travel with it: the
- * price of never decompressing it).
+ * the blocks take their place in the data path's order like any other,
+ * so the image stays the same for any -j: copied by the kernel from the
+ * base's file to the image (compress_copy), or, when converted or when a
+ * tap hashes the image, read by the compressor workers (JOB_BASE_BLOCK).
+ * What the base shared stays shared: a run of blocks copied once is
+ * found again by its position in the base, and a fragment block is
+ * copied whole, once, when a tail in it is taken (tails of files left
+ * out travel with it: the price of never decompressing it). A fragment
+ * block goes where it lies among the base's data blocks, so the base's
+ * data, read in its order, is one run: one copy in the kernel.
  */
 #ifndef SQP_WRITE_BASECOPY_H
 #define SQP_WRITE_BASECOPY_H
@@ -62,6 +65,13 @@ void basecopy_sources_free(struct datapipe *p);
  * where a block holds tails of files read through deduplication, which
  * would otherwise be stored twice. 0, or SQP_ERR_NOMEM latched. */
 int basecopy_repack_tails(struct basecopy *bc, const uint8_t *repack);
+
+/* Queue the fragment blocks taken from the base and still held: a
+ * fragment block is copied where it lies among the base's data blocks
+ * (a run of the base is one copy), so it waits until the data blocks
+ * copied reach it, or this, after the base's last file. 0 or an error
+ * latched. */
+int basecopy_end(struct basecopy *bc);
 
 /* Whether the data path can take f as it is stored: the writer's
  * fragment mode would put its tail in a fragment (or it has none). */

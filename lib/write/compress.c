@@ -132,12 +132,13 @@ static int alloc_jobs(struct compress_stage *c, size_t count)
 	if (c->jobs == NULL)
 		return SQP_ERR_NOMEM;
 	c->job_count = count;
+	/* The buffers come with a job's first use (compress_get_job): a
+	 * merge whose blocks are all copied in the kernel (compress_copy)
+	 * uses few jobs, and mapping and unmapping all 100 buffers of 128
+	 * KiB at -j 2 was a tenth of the CPU of merging a 0.5 MB shard
+	 * (mmap and munmap calls: 192 and 134 then, 92 and 33 now). */
 	for (i = 0; i < count; ++i) {
 		c->jobs[i].set = &c->set;
-		c->jobs[i].raw = sqp_iobuf_alloc(c->block_size);
-		c->jobs[i].out = sqp_iobuf_alloc(c->block_size);
-		if (c->jobs[i].raw == NULL || c->jobs[i].out == NULL)
-			return SQP_ERR_NOMEM;
 		if (c->set.hash != NULL &&
 		    (c->jobs[i].span = malloc(c->out->tap.span_size)) == NULL)
 			return SQP_ERR_NOMEM;
@@ -345,6 +346,14 @@ struct blk_job *compress_get_job(struct compress_stage *c)
 			return NULL;
 	}
 	job = c->free_jobs;
+	if (job->raw == NULL)
+		job->raw = sqp_iobuf_alloc(c->block_size);
+	if (job->out == NULL)
+		job->out = sqp_iobuf_alloc(c->block_size);
+	if (job->raw == NULL || job->out == NULL) {
+		sqp_err(c->err, SQP_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
 	c->free_jobs = job->next_free;
 	job->next_free = NULL;
 	return job;
@@ -384,4 +393,34 @@ int compress_flush(struct compress_stage *c)
 	if ((ret = reap_hashes(c, HASHES_ALL)) != 0)
 		return ret;
 	return imgout_wait_written(c->out, UINT64_MAX);
+}
+
+int compress_can_copy(const struct compress_stage *c)
+{
+	return c->out->tap.feed == NULL;
+}
+
+int compress_copy(struct compress_stage *c, int kind, uint32_t index, uint32_t word,
+		  int fd, uint64_t from)
+{
+	/* What the written callback reads of a job. */
+	struct blk_job job = { .kind = kind, .index = index, .size_word = word };
+	uint64_t pos;
+	int ret;
+
+	/* The image's order is the submission order: every job before
+	 * this block goes first. */
+	while (sqp_pool_in_flight(c->pool) > 0) {
+		if ((ret = compress_retire_one(c)) != 0)
+			return ret;
+	}
+	pos = c->out->pos;
+	if ((ret = imgout_copy(c->out, fd, from, word & WR_BLOCK_SIZE_MASK)) != 0)
+		return ret;
+	if (kind == JOB_BASE_FRAGMENT)
+		c->stats->fragment_blocks++;
+	else
+		c->stats->blocks_written++;
+	c->written(c->user, &job, pos);
+	return 0;
 }

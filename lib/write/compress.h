@@ -100,4 +100,16 @@ int compress_retire_one(struct compress_stage *c);
  * their bytes. */
 int compress_flush(struct compress_stage *c);
 
+/* Whether compress_copy may append a base's stored block: not when a
+ * tap hashes the image (it sees only bytes that pass through memory). */
+int compress_can_copy(const struct compress_stage *c);
+/* A base image's stored block (JOB_BASE_BLOCK or JOB_BASE_FRAGMENT
+ * number index, size word word, at file position from of fd) appended
+ * as it is, after every job in the pool, by the image's kernel copy
+ * (imgout_copy): a run of blocks that lie back to back in the base is
+ * one copy, and their bytes never pass through this process. Its owner
+ * is told where it lies at once. */
+int compress_copy(struct compress_stage *c, int kind, uint32_t index, uint32_t word,
+		  int fd, uint64_t from);
+
 #endif
