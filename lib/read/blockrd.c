@@ -195,6 +195,8 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 		rd_blockrd_destroy(b);
 		return rd_err(img, ret, "out of memory");
 	}
+	if (img->fmt->zdecode != NULL)
+		rd_blockrd_map_image(b);
 	if (img->fmt->share_plan != NULL &&
 	    (ret = img->fmt->share_plan(b)) != 0) {
 		rd_blockrd_destroy(b);
