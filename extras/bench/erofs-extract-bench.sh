@@ -10,7 +10,11 @@
 # check -q -j N, which decodes every extent once on N threads and writes
 # nothing, with img2dir's time over it; and the CPU seconds (user +
 # system) of img2dir, fsck.erofs and the floor, which a loaded machine
-# blurs less than wall time. Images are made once from
+# blurs less than wall time. Under that, for our lz4, lz4hc and zstd
+# images, the codec's own limit: erofs-baseline's decode of the clusters
+# it cuts from CORPUS/TREE.tar as the writer does, with the codec's
+# library alone, on N threads (its CPU seconds, and img2dir's time
+# over its wall time). Images are made once from
 # CORPUS/rootfs-TREE with dir2img --format erofs (zstd level 3, lz4hc
 # level 9, lzma level 6: mkfs.erofs's defaults; lz4, deflate) and kept in
 # CORPUS/erofs-extract-images (delete it to rebuild); each is read once
@@ -35,6 +39,7 @@ jobs=2
 runs=3
 bin=
 fsck=fsck.erofs
+baseline=${top_builddir:-.}/extras/bench/erofs-baseline
 out_dir=/dev/shm
 extra=()
 settle=no
@@ -52,6 +57,8 @@ usage: $prog [options]
   --runs N         pairs per row (default $runs)
   --bin DIR        our tools (default \$top_builddir/bin)
   --fsck PATH      fsck.erofs to compare with (default $fsck)
+  --baseline PATH  erofs-baseline (default \$top_builddir/extras/bench/erofs-baseline;
+                   no limit columns without it)
   --out DIR        where to extract (default $out_dir, a tmpfs)
   --image PATH     also this image (a row of its own; may be repeated)
   --settle         sync and drop caches before each run (root; for a
@@ -60,7 +67,7 @@ USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--bin|--fsck|--out|--image)
+	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--bin|--fsck|--out|--image|--baseline)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -72,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--bin) bin=$2; shift ;;
 	--fsck) fsck=$2; shift ;;
+	--baseline) baseline=$2; shift ;;
 	--out) out_dir=$2; shift ;;
 	--image) extra+=("$2"); shift ;;
 	--settle) settle=yes ;;
@@ -107,8 +115,8 @@ med() { bench_median < "$1"; }
 {
 echo "EROFS extraction, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, -j $jobs, $runs runs each, fsck: $("$fsck" --version 2>&1 | head -n1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s | codec limit s | img2dir / limit | limit cpu s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$report"
 status=0
 # settle IMAGE: with --settle, the writeback of the run before done and
@@ -120,9 +128,21 @@ settle() {
 	fi
 	cat "$1" > /dev/null
 }
-# row CODEC LAYOUT IMAGE: the runs of one image, and its line.
+# decode_limit OPTS P: "wall cpu" of erofs-baseline's decode of the
+# clusters of P bytes it cuts with codec OPTS, or "- -" without it.
+decode_limit() {
+	local line
+	[ -x "$baseline" ] && [ -f "$corpus/$tree.tar" ] || { echo "- -"; return; }
+	# shellcheck disable=SC2086
+	line=$("$baseline" -j "$jobs" -C "$2" $1 "$corpus/$tree.tar" 2> "$work/base.err" |
+	       sed -n 's/.*decode_cpu_s=\([0-9.]*\) decode_wall_s=\([0-9.]*\).*/\2 \1/p')
+	[ -n "$line" ] || { echo "$prog: $baseline: $(head -c 300 "$work/base.err")" >&2; line="- -"; }
+	echo "$line"
+}
+# row CODEC LAYOUT IMAGE [LIMIT]: the runs of one image, and its line;
+# LIMIT: decode_limit's "wall cpu".
 row() {
-	local c=$1 l=$2 img=$3 f s u
+	local c=$1 l=$2 img=$3 lim=${4:-- -} f s u lw lc
 	for f in d t k c dc kc cc; do : > "$work/$f"; done
 	for _ in $(seq "$runs"); do
 		rm -rf "$work/o"
@@ -141,7 +161,8 @@ row() {
 		echo "$s" >> "$work/c"; echo "$u" >> "$work/cc"
 	done
 	grep -q nan "$work/d" "$work/t" "$work/k" "$work/c" && status=1
-	echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") |" | tee -a "$report"
+	read -r lw lc <<< "$lim"
+	echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") | $lw | $(awk -v a="$(med "$work/d")" -v b="$lw" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }') | $lc |" | tee -a "$report"
 }
 for c in $codecs; do
 	case $c in
@@ -164,7 +185,9 @@ for c in $codecs; do
 				"$img" "$corpus/rootfs-$tree" ||
 				{ echo "$prog: dir2img $c $l failed" >&2; rm -f "$img"; status=1; continue; }
 		fi
-		row "$c" "$l" "$img"
+		lim="- -"
+		case $c in lz4|lz4hc|zstd) lim=$(decode_limit "$copt" "$p") ;; esac
+		row "$c" "$l" "$img" "$lim"
 	done
 done
 for img in "${extra[@]}"; do
