@@ -10,14 +10,23 @@
 # check -q -j N, which decodes every extent once on N threads and writes
 # nothing, with img2dir's time over it; and the CPU seconds (user +
 # system) of img2dir, fsck.erofs and the floor, which a loaded machine
-# blurs less than wall time. Images are made once from
+# blurs less than wall time. Under that, for our lz4, lz4hc and zstd
+# images, the codec's own limit: erofs-baseline's decode of the clusters
+# it cuts from CORPUS/TREE.tar as the writer does, with the codec's
+# library alone, on N threads (its CPU seconds, and img2dir's time
+# over its wall time). Images are made once from
 # CORPUS/rootfs-TREE with dir2img --format erofs (zstd level 3, lz4hc
-# level 9, lzma level 6: mkfs.erofs's defaults) and kept in
+# level 9, lzma level 6: mkfs.erofs's defaults; lz4, deflate) and kept in
 # CORPUS/erofs-extract-images (delete it to rebuild); each is read once
 # to the page cache before its rows. Layouts: a physical cluster size,
 # "+z" adds tail packing (--ztailpacking), "+f" fragments
 # (--erofs-fragments). The goal: img2dir and img2tar at most 0.5x
 # fsck.erofs --extract's time, within 10% of the decode floor.
+# --image adds images made elsewhere (mkfs.erofs 1.9.3's, say), each a
+# row of its own named by its file. To a disk (--out on ext4), --settle
+# syncs and drops the page cache before each run, the image read back
+# in, so that no run pays for the writeback of the one before; the
+# times never include the output's own writeback (neither tool syncs).
 # Exit status: 0 when every run succeeded, 1 when a tool failed or is
 # missing, 2 for bad usage.
 set -u
@@ -30,26 +39,35 @@ jobs=2
 runs=3
 bin=
 fsck=fsck.erofs
+baseline=${top_builddir:-.}/extras/bench/erofs-baseline
 out_dir=/dev/shm
+extra=()
+settle=no
 
 usage() {
 	cat <<USAGE
 usage: $prog [options]
   --corpus DIR     corpus (default $corpus)
   --tree NAME      small or big: CORPUS/rootfs-NAME (default $tree)
-  --codecs "LIST"  of lz4hc zstd lzma (default "$codecs")
+  --codecs "LIST"  of lz4 lz4hc zstd lzma deflate (default "$codecs";
+                   "" for --image rows alone)
   --layouts "LIST" cluster sizes, each with +z (tail packing) and/or +f
                    (fragments) (default "$layouts"; e.g. "4096+z 65536+zf")
   --jobs N         our threads (default $jobs)
   --runs N         pairs per row (default $runs)
   --bin DIR        our tools (default \$top_builddir/bin)
   --fsck PATH      fsck.erofs to compare with (default $fsck)
-  --out DIR        a tmpfs to extract into (default $out_dir)
+  --baseline PATH  erofs-baseline (default \$top_builddir/extras/bench/erofs-baseline;
+                   no limit columns without it)
+  --out DIR        where to extract (default $out_dir, a tmpfs)
+  --image PATH     also this image (a row of its own; may be repeated)
+  --settle         sync and drop caches before each run (root; for a
+                   disk --out)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--bin|--fsck|--out)
+	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--bin|--fsck|--out|--image|--baseline)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -61,7 +79,10 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--bin) bin=$2; shift ;;
 	--fsck) fsck=$2; shift ;;
+	--baseline) baseline=$2; shift ;;
 	--out) out_dir=$2; shift ;;
+	--image) extra+=("$2"); shift ;;
+	--settle) settle=yes ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
@@ -94,16 +115,63 @@ med() { bench_median < "$1"; }
 {
 echo "EROFS extraction, $(date -u '+%Y-%m-%d %H:%M UTC'), rootfs-$tree, -j $jobs, $runs runs each, fsck: $("$fsck" --version 2>&1 | head -n1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| codec | layout | img2dir s | img2tar s | fsck.erofs --extract s | img2dir / fsck | img2tar / fsck | decode floor s (imginfo check) | img2dir / floor | img2tar / floor | img2dir cpu s | fsck cpu s | floor cpu s | codec limit s | img2dir / limit | limit cpu s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$report"
 status=0
+# settle IMAGE: with --settle, the writeback of the run before done and
+# the page cache dropped, then IMAGE read back in.
+settle() {
+	if [ $settle = yes ]; then
+		sync && echo 3 > /proc/sys/vm/drop_caches ||
+			{ echo "$prog: --settle: cannot drop caches" >&2; exit 1; }
+	fi
+	cat "$1" > /dev/null
+}
+# decode_limit OPTS P: "wall cpu" of erofs-baseline's decode of the
+# clusters of P bytes it cuts with codec OPTS, or "- -" without it.
+decode_limit() {
+	local line
+	[ -x "$baseline" ] && [ -f "$corpus/$tree.tar" ] || { echo "- -"; return; }
+	# shellcheck disable=SC2086
+	line=$("$baseline" -j "$jobs" -C "$2" $1 "$corpus/$tree.tar" 2> "$work/base.err" |
+	       sed -n 's/.*decode_cpu_s=\([0-9.]*\) decode_wall_s=\([0-9.]*\).*/\2 \1/p')
+	[ -n "$line" ] || { echo "$prog: $baseline: $(head -c 300 "$work/base.err")" >&2; line="- -"; }
+	echo "$line"
+}
+# row CODEC LAYOUT IMAGE [LIMIT]: the runs of one image, and its line;
+# LIMIT: decode_limit's "wall cpu".
+row() {
+	local c=$1 l=$2 img=$3 lim=${4:-- -} f s u lw lc
+	for f in d t k c dc kc cc; do : > "$work/$f"; done
+	for _ in $(seq "$runs"); do
+		rm -rf "$work/o"
+		settle "$img"
+		read -r s u < <(timed "$work/dir" '%e %U %S' "$bin/img2dir" -j "$jobs" "$img" "$work/o")
+		echo "$s" >> "$work/d"; echo "$u" >> "$work/dc"
+		# fsck.erofs 1.9.3 wants the directory there with fragments.
+		rm -rf "$work/o"; mkdir "$work/o"
+		settle "$img"
+		read -r s u < <(timed "$work/fsck" '%e %U %S' "$fsck" --extract="$work/o" "$img")
+		echo "$s" >> "$work/k"; echo "$u" >> "$work/kc"
+		rm -rf "$work/o"
+		read -r s _ < <(timed "$work/tar" '%e %U %S' "$bin/img2tar" -j "$jobs" "$img")
+		echo "$s" >> "$work/t"
+		read -r s u < <(timed "$work/check" '%e %U %S' "$bin/imginfo" check -q -j "$jobs" "$img")
+		echo "$s" >> "$work/c"; echo "$u" >> "$work/cc"
+	done
+	grep -q nan "$work/d" "$work/t" "$work/k" "$work/c" && status=1
+	read -r lw lc <<< "$lim"
+	echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") | $lw | $(awk -v a="$(med "$work/d")" -v b="$lw" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }') | $lc |" | tee -a "$report"
+}
 for c in $codecs; do
 	case $c in
 	lz4hc) copt="-c lz4 -X hc,level=9" ;;
 	zstd) copt="-c zstd -X level=3" ;;
 	lzma) copt="-c lzma -X level=6" ;;
-	*) echo "$prog: codec $c: lz4hc, zstd or lzma" >&2; exit 2 ;;
+	lz4) copt="-c lz4" ;;
+	deflate) copt="-c deflate" ;;
+	*) echo "$prog: codec $c: lz4, lz4hc, zstd, lzma or deflate" >&2; exit 2 ;;
 	esac
 	for l in $layouts; do
 		p=${l%%+*} x=
@@ -117,25 +185,15 @@ for c in $codecs; do
 				"$img" "$corpus/rootfs-$tree" ||
 				{ echo "$prog: dir2img $c $l failed" >&2; rm -f "$img"; status=1; continue; }
 		fi
-		cat "$img" > /dev/null
-		for f in d t k c dc kc cc; do : > "$work/$f"; done
-		for _ in $(seq "$runs"); do
-			rm -rf "$work/o"
-			read -r s u < <(timed "$work/dir" '%e %U %S' "$bin/img2dir" -j "$jobs" "$img" "$work/o")
-			echo "$s" >> "$work/d"; echo "$u" >> "$work/dc"
-			# fsck.erofs 1.9.3 wants the directory there with fragments.
-			rm -rf "$work/o"; mkdir "$work/o"
-			read -r s u < <(timed "$work/fsck" '%e %U %S' "$fsck" --extract="$work/o" "$img")
-			echo "$s" >> "$work/k"; echo "$u" >> "$work/kc"
-			rm -rf "$work/o"
-			read -r s _ < <(timed "$work/tar" '%e %U %S' "$bin/img2tar" -j "$jobs" "$img")
-			echo "$s" >> "$work/t"
-			read -r s u < <(timed "$work/check" '%e %U %S' "$bin/imginfo" check -q -j "$jobs" "$img")
-			echo "$s" >> "$work/c"; echo "$u" >> "$work/cc"
-		done
-		grep -q nan "$work/d" "$work/t" "$work/k" "$work/c" && status=1
-		echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") |" | tee -a "$report"
+		lim="- -"
+		case $c in lz4|lz4hc|zstd) lim=$(decode_limit "$copt" "$p") ;; esac
+		row "$c" "$l" "$img" "$lim"
 	done
+done
+for img in "${extra[@]}"; do
+	[ -f "$img" ] || { echo "$prog: --image $img: no such file" >&2; status=1; continue; }
+	n=${img##*/}
+	row "${n%.*}" given "$img"
 done
 echo "(saved in $report)"
 exit $status

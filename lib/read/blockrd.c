@@ -195,6 +195,8 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 		rd_blockrd_destroy(b);
 		return rd_err(img, ret, "out of memory");
 	}
+	if (img->fmt->zdecode != NULL)
+		rd_blockrd_map_image(b);
 	if (img->fmt->share_plan != NULL &&
 	    (ret = img->fmt->share_plan(b)) != 0) {
 		rd_blockrd_destroy(b);
@@ -356,21 +358,36 @@ static unsigned part_followers(const struct bjob *j, uint32_t *len)
 	return count;
 }
 
-/* Retire the count parts at the FIFO's head that part_followers()
- * delivered with the one before them. */
-static void retire_followers(struct rd_blockrd *b, unsigned count)
+/* The FIFO's head job, taken off it. */
+static struct bjob *pop_head(struct rd_blockrd *b)
 {
-	while (count-- > 0) {
-		struct bjob *p = b->qhead;
+	struct bjob *j = b->qhead;
 
-		b->qhead = p->next;
-		if (b->qhead == NULL)
-			b->qtail = NULL;
-		p->owner->jobs_done++;
-		rd_blockrd_part_done(b, p);
-		p->next = b->free_light;
-		b->free_light = p;
+	b->qhead = j->next;
+	if (b->qhead == NULL)
+		b->qtail = NULL;
+	return j;
+}
+
+/* Job j is delivered (or failed): counted done for its owner, its
+ * bytes released and the job back on its free list. The bytes a job
+ * holds are one of: j->buf (a heavy job's block, kept with the job), a
+ * run's (BJ_ZPART: the run's buffer, freed with its last part), or
+ * j->zbuf (only BJ_FILLED jobs, read on this thread, own one). So the
+ * parts retired after the one that delivered their bytes
+ * (part_followers) free nothing of their own here. */
+static void retire_job(struct rd_blockrd *b, struct bjob *j)
+{
+	j->owner->jobs_done++;
+	if (j->kind == BJ_ZPART)
+		rd_blockrd_part_done(b, j);
+	if (j->zbuf != NULL) {
+		free(j->zbuf);
+		j->zbuf = NULL;
+		b->zbytes -= j->out_len;
 	}
+	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
+	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
 }
 
 /* Deliver the FIFO's head job; wait for it when block is set. Returns
@@ -396,9 +413,7 @@ int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 			return rd_err(b->img, SQP_ERR_SEQUENCE, "block reader: "
 				      "job order");
 	}
-	b->qhead = j->next;
-	if (b->qhead == NULL)
-		b->qtail = NULL;
+	pop_head(b);
 	/* The owner is the front entry: start it before its data. */
 	ret = drain_front(b);
 	if (ret == 0 && j->owner != b->head)
@@ -417,20 +432,13 @@ int rd_blockrd_retire_head(struct rd_blockrd *b, int block)
 		unsigned more = part_followers(j, &len);
 
 		ret = b->ops->data(b->user, j->owner, j->pos, data, len);
-		retire_followers(b, more);
+		/* The later parts' bytes went with j's: they only retire. */
+		while (more-- > 0)
+			retire_job(b, pop_head(b));
 	} else if (ret == 0 && !skip && !((j->kind == BJ_DATA || j->kind == BJ_ZPART ||
 				       j->kind == BJ_DATA_SAME) && b->ops->put != NULL))
 		ret = b->ops->data(b->user, j->owner, j->pos, data, j->out_len);
-	j->owner->jobs_done++;
-	if (j->kind == BJ_ZPART)
-		rd_blockrd_part_done(b, j);
-	if (j->zbuf != NULL) {
-		free(j->zbuf);
-		j->zbuf = NULL;
-		b->zbytes -= j->out_len;
-	}
-	j->next = j->buf != NULL ? b->free_heavy : b->free_light;
-	*(j->buf != NULL ? &b->free_heavy : &b->free_light) = j;
+	retire_job(b, j);
 	if (ret == 0)
 		ret = drain_front(b);
 	return ret < 0 ? ret : 1;

@@ -67,8 +67,10 @@ struct brun {
 	uint64_t pa;                /* where the read starts ... */
 	uint64_t plen;              /* ... and its bytes */
 	uint64_t out_len;           /* decoded bytes of all parts */
-	uint8_t *out;               /* out_len bytes, then plen read */
-	int kept;                   /* out is a RUN_BUF buffer to reuse */
+	uint8_t *out;               /* out_len bytes, then plen read ... */
+	size_t size;                /* ... in a buffer of size bytes */
+	const uint8_t *in;          /* its stored bytes in the image's
+				     * mapping; NULL: read after out's */
 	unsigned parts, refs;       /* parts; parts not yet retired */
 	int submitted, taken;
 	int ran;                    /* set by the worker, once done */
@@ -133,8 +135,16 @@ struct rd_blockrd {
 	uint64_t zbytes;                   /* decoded extents made, not retired */
 	struct brun *run_open;             /* taking extents; not submitted */
 	struct brun *runs;                 /* not yet freed */
-	uint8_t **run_bufs;                /* RUN_BUF buffers for reuse */
+	struct run_buf {                   /* runs' buffers for reuse */
+		uint8_t *p;
+		size_t size;
+	} *run_bufs;
 	unsigned run_bufs_count, run_bufs_max;
+	size_t run_bufs_bytes;
+	/* The image's file mapped (NULL: not), map_len bytes: a run's
+	 * stored bytes are decoded from where they lie (blockrd_run.c). */
+	const uint8_t *map;
+	size_t map_len;
 	struct rd_share sh;
 };
 
@@ -165,8 +175,12 @@ int rd_blockrd_run_wait(struct rd_blockrd *b, struct bjob *j, int block);
 const uint8_t *rd_blockrd_part_bytes(const struct bjob *j);
 /* Part j retired: the run is freed with its last part. */
 void rd_blockrd_part_done(struct rd_blockrd *b, struct bjob *j);
-/* At destruction, after the pool: every run still held. */
+/* At destruction, after the pool: every run still held, the kept
+ * buffers, the mapping. */
 void rd_blockrd_runs_free(struct rd_blockrd *b);
+/* Map the image's file for the runs to decode from, where it can be
+ * (a regular file); else they read their stored bytes. */
+void rd_blockrd_map_image(struct rd_blockrd *b);
 
 /* Whether the tail of fragment block index will be in the cache when
  * its job is retired (and in which slot); updates the plan. */
