@@ -186,12 +186,14 @@ static int setup_input(struct istream *s, int fd)
 	struct stat st;
 
 	s->whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (s->whole || s->window != 0) {
+	if (s->whole) {
 		off_t at = lseek(fd, 0, SEEK_CUR);
 
 		s->size = at >= 0 && at <= st.st_size ? (uint64_t)(st.st_size - at) : 0;
 		return 0;
 	}
+	if (s->window != 0)
+		return 0; /* read on the caller's thread, which nothing stops */
 	if (pipe(s->cancel) != 0)
 		return sqp_err(s->err, sqp_errno_code(errno), "creating a pipe: %s",
 			       strerror(errno));
