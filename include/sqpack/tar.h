@@ -45,6 +45,12 @@ struct sqp_tar_reader_desc {
  * reader then neither skips nor gives: reading a member's data is an
  * error, its size is what its header says. */
 #define SQP_TAR_READ_HEADERS_ONLY 0x1
+/* For an index of the tar (mkfs.erofs --tar=i), a caller that reads the
+ * headers and skips nearly every member's data: no read-ahead, the input
+ * is read in small windows when needed and, in a regular file, a skip is
+ * a seek, so the data is never read. The data can still be read, only
+ * more slowly. */
+#define SQP_TAR_READ_INDEX 0x2
 
 SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out);

@@ -170,8 +170,11 @@ static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *f
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
+		/* A chunk-based file's indexes may cross a block. */
 		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0 ||
-		    (ret = erofs_fit_place(in_mbox(L, i) ? mfit : fit, s.total, &at)) != 0)
+		    (ret = erofs_fit_place(in_mbox(L, i) ? mfit : fit, s.total,
+					   s.ei.layout == EROFS_CHUNK_BASED ? s.keep : s.total,
+					   &at)) != 0)
 			return ret;
 		L->nid[i] = in_mbox(L, i) ? EROFS_NID_MBOX | at / EROFS_SLOT_SIZE :
 			    (at - meta * BS) / EROFS_SLOT_SIZE;

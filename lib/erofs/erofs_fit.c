@@ -13,6 +13,13 @@
  * indexes) starts a run of new blocks of its own, its last block's room
  * offered to later records. Room outside the area (block 0 after the
  * superblock) may be offered first, so positions are the image's.
+ *
+ * A record whose tail may cross into the next block (a chunk-based
+ * file's indexes: the kernel reads each 8-byte index by its own place)
+ * that no block holds whole starts in the room of the last block of the
+ * area, the frontier, and runs on into new blocks: no room left there,
+ * as mkfs.erofs 1.9 lets such a record grow its last block. Its first
+ * keep bytes (inode and xattrs) stay in one block.
  */
 #include "config.h"
 
@@ -45,7 +52,28 @@ static int push(struct erofs_fit *f, uint32_t free_slots, uint64_t blk)
 	return 0;
 }
 
-int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at)
+/* The frontier's room taken from its stack, for a record that starts
+ * there and crosses into new blocks: *at where it starts, *need the
+ * slots it still wants. 0 when it cannot start there. */
+static int cross(struct erofs_fit *f, uint64_t keep, uint64_t *need, uint64_t *at)
+{
+	struct erofs_fit_stack *s = &f->room[f->front];
+	size_t k = s->n;
+
+	if (f->front == 0 || (keep + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE > f->front)
+		return 0;
+	while (k > 0 && s->blk[k - 1] != f->blocks - 1)
+		k--;
+	if (k == 0)
+		return 0;
+	memmove(s->blk + k - 1, s->blk + k, (s->n - k) * sizeof(*s->blk));
+	s->n--;
+	*at = (f->blocks - 1) * BS + (uint64_t)(SLOTS - f->front) * EROFS_SLOT_SIZE;
+	*need -= f->front;
+	return 1;
+}
+
+int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t keep, uint64_t *at)
 {
 	uint64_t need = (bytes + EROFS_SLOT_SIZE - 1) / EROFS_SLOT_SIZE, nb, left;
 	uint32_t b;
@@ -58,14 +86,18 @@ int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at)
 				uint64_t blk = s->blk[--s->n];
 
 				*at = blk * BS + (uint64_t)(SLOTS - b) * EROFS_SLOT_SIZE;
+				if (f->front > 0 && blk == f->blocks - 1)
+					f->front = b - (uint32_t)need;
 				return b > need ? push(f, b - (uint32_t)need, blk) : 0;
 			}
 		}
 	}
-	*at = f->blocks * BS;
+	if (keep >= bytes || !cross(f, keep, &need, at))
+		*at = f->blocks * BS;
 	nb = (need + SLOTS - 1) / SLOTS;
 	f->blocks += nb;
 	left = nb * SLOTS - need;
+	f->front = (uint32_t)left;
 	return left > 0 ? push(f, (uint32_t)left, f->blocks - 1) : 0;
 }
 

@@ -485,8 +485,9 @@ int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
 
 /* erofs_fit.c: places in the metadata area (zero the struct, then set
  * blocks to the area's first block). A record of bytes whose first
- * block's worth must not cross a block: *at is its byte position in the
- * image. blocks: the next block a record may start. */
+ * block's worth (its first keep bytes, when keep < bytes: the rest may
+ * cross into new blocks) must not cross a block: *at is its byte
+ * position in the image. blocks: the next block a record may start. */
 struct erofs_fit_stack {
 	uint64_t *blk;
 	size_t n, cap;
@@ -495,8 +496,9 @@ struct erofs_fit {
 	struct erofs_fit_stack room[EROFS_W_BLOCK / 32]; /* by free slots */
 	uint32_t slots;          /* 32-byte slots a block holds */
 	uint64_t blocks;
+	uint32_t front;          /* free slots of block blocks - 1, in its stack */
 };
-int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t *at);
+int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t keep, uint64_t *at);
 /* Offer the last free_slots slots of block blk, outside the area. */
 int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);

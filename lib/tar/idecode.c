@@ -31,6 +31,10 @@
 #include "tar/tcodec.h"
 
 #define RAW_SIZE (256u << 10)
+/* The first read, before the input is known: enough for any magic and
+ * a skippable frame's header, and no more of input that a caller which
+ * seeks (istream.c's window) may never want. */
+#define DETECT_SIZE 4096u
 
 struct idecode {
 	int fd;
@@ -140,7 +144,7 @@ static int fill_raw(struct idecode *s)
 		memmove(s->raw, s->raw + s->raw_pos, s->raw_len - s->raw_pos);
 	s->raw_len -= s->raw_pos;
 	s->raw_pos = 0;
-	n = fd_read(s, s->raw + s->raw_len, RAW_SIZE - s->raw_len);
+	n = fd_read(s, s->raw + s->raw_len, (s->detected ? RAW_SIZE : DETECT_SIZE) - s->raw_len);
 	if (n < 0)
 		return (int)n;
 	if (n == 0)

@@ -4,7 +4,8 @@
  * xz, zstd, lz4 (frame and legacy), bzip2, detected from the first bytes
  * (past zstd/lz4 skippable frames). Works on pipes; seeks only when
  * asked, and only plain input in a regular file. Used by istream.c's
- * reader thread only: one thread at a time.
+ * reader thread only (or its caller's, with a window): one thread at a
+ * time.
  */
 #ifndef SQP_TAR_IDECODE_H
 #define SQP_TAR_IDECODE_H

@@ -25,6 +25,14 @@
  * filled) belong to the caller, the others to the thread; the lock
  * orders every hand-over. The caller reads slot cur (= consumed - 1 once
  * taken) at pos < its len.
+ *
+ * A caller that skips nearly every byte (an index of the tar, mkfs.erofs
+ * --tar=i, reads headers and seeks past the data) asks for a window
+ * instead: no thread, one slot of that size, filled on the caller's
+ * thread only when the caller needs a byte, and a skip past the window
+ * is a seek. Read-ahead there is waste: the ring read 676 MB of an 841
+ * MB tar whose headers and sparse maps are a few MB. A pipe is read
+ * through window by window.
  */
 #include "config.h"
 
@@ -59,7 +67,8 @@ struct slot {
 
 struct istream {
 	struct sqp_errbuf *err;  /* the caller's */
-	struct idecode *dec;     /* the thread's */
+	struct idecode *dec;     /* the thread's (the caller's with a window) */
+	size_t window;           /* 0: the ring and its thread; else slot 0's size */
 	struct sqp_errbuf thread_err;
 	int whole;               /* fill whole slots: the input is a file */
 	uint64_t size;           /* whole: the file's bytes from where it stood */
@@ -82,20 +91,21 @@ struct istream {
 	const char *compression;
 };
 
-/* Fill one slot: for a regular file up to SLOT_SIZE (reads cannot block
+/* Fill one slot: for a regular file up to its size (reads cannot block
  * for long), for a pipe what one read gives, so the caller is never kept
  * waiting for bytes that were already there. */
 static void fill_slot(struct istream *s, struct slot *sl)
 {
+	size_t cap = s->window != 0 ? s->window : SLOT_SIZE;
 	long n;
 
 	sl->len = 0;
 	sl->status = 0;
 	do {
-		n = idecode_fill(s->dec, sl->data + sl->len, SLOT_SIZE - sl->len);
+		n = idecode_fill(s->dec, sl->data + sl->len, cap - sl->len);
 		if (n > 0)
 			sl->len += (size_t)n;
-	} while (n > 0 && s->whole && sl->len < SLOT_SIZE);
+	} while (n > 0 && s->whole && sl->len < cap);
 	/* Bytes before an error are delivered first, the error next time. */
 	if (n < 0 && sl->len == 0)
 		sl->status = (int)n;
@@ -169,7 +179,8 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* Not regular files: poll() with a way out, since read() may block. */
+/* Not regular files, read on the thread: poll() with a way out, since
+ * read() may block. */
 static int setup_input(struct istream *s, int fd)
 {
 	struct stat st;
@@ -181,6 +192,8 @@ static int setup_input(struct istream *s, int fd)
 		s->size = at >= 0 && at <= st.st_size ? (uint64_t)(st.st_size - at) : 0;
 		return 0;
 	}
+	if (s->window != 0)
+		return 0; /* read on the caller's thread, which nothing stops */
 	if (pipe(s->cancel) != 0)
 		return sqp_err(s->err, sqp_errno_code(errno), "creating a pipe: %s",
 			       strerror(errno));
@@ -198,7 +211,7 @@ static int start(struct istream *s, int fd, const char *name)
 
 	if (ret != 0)
 		return sqp_err(s->err, ret, "%s", sqp_errmsg(&s->thread_err));
-	if ((ret = setup_input(s, fd)) != 0)
+	if ((ret = setup_input(s, fd)) != 0 || s->window != 0)
 		return ret;
 	if (pthread_create(&s->thread, NULL, reader_main, s) != 0)
 		return sqp_err(s->err, SQP_ERR_NOMEM, "cannot start the input reader thread");
@@ -231,7 +244,7 @@ static void stop(struct istream *s)
 	s->dec = NULL;
 }
 
-int istream_create(int fd, const char *name, struct sqp_errbuf *err,
+int istream_create(int fd, const char *name, size_t window, struct sqp_errbuf *err,
 		   struct istream **out)
 {
 	struct istream *s = calloc(1, sizeof(*s));
@@ -240,13 +253,14 @@ int istream_create(int fd, const char *name, struct sqp_errbuf *err,
 	if (s == NULL)
 		return sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 	s->err = err;
+	s->window = window;
 	s->cancel[0] = s->cancel[1] = -1;
 	s->compression = "none";
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->filled_cv, NULL);
 	pthread_cond_init(&s->freed_cv, NULL);
-	for (i = 0; i < SLOTS; ++i) {
-		s->slots[i].data = sqp_iobuf_alloc(SLOT_SIZE);
+	for (i = 0; i < (window != 0 ? 1 : SLOTS); ++i) {
+		s->slots[i].data = sqp_iobuf_alloc(window != 0 ? window : SLOT_SIZE);
 		if (s->slots[i].data == NULL) {
 			ret = sqp_err(err, SQP_ERR_NOMEM, "out of memory");
 			goto fail;
@@ -296,9 +310,24 @@ void istream_destroy(struct istream *s)
 	free(s);
 }
 
+/* With a window: fill slot 0 here, at the target of a seek asked since
+ * the last fill. */
+static void fill_window(struct istream *s)
+{
+	int seek = s->seek_gen != s->seek_done;
+
+	s->seek_done = s->seek_gen;
+	s->cur = &s->slots[0];
+	seek_and_fill(s, s->cur, seek, s->seek_to);
+}
+
 /* Hand the current slot back and take the next one from the thread. */
 static int next_slot(struct istream *s)
 {
+	if (s->window != 0) {
+		fill_window(s);
+		goto taken;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (s->cur != NULL) {
 		s->consumed++;
@@ -308,6 +337,7 @@ static int next_slot(struct istream *s)
 		pthread_cond_wait(&s->filled_cv, &s->lock);
 	s->cur = &s->slots[s->consumed % SLOTS];
 	pthread_mutex_unlock(&s->lock);
+taken:
 	s->pos = 0;
 	s->compression = s->cur->compression;
 	s->at_end = s->cur->len == 0;
@@ -362,6 +392,25 @@ int istream_read(struct istream *s, void *buf, size_t n)
 	return 0;
 }
 
+/* With a window, seek_past: the target is past the window (or no window
+ * was filled since the last seek). The seek itself waits for the next
+ * fill, which reports it failing. */
+static int seek_window(struct istream *s, uint64_t n)
+{
+	uint64_t target = s->offset + n;
+
+	if (s->err->code != 0 || s->at_end || !idecode_seekable(s->dec) ||
+	    (s->cur != NULL && n <= s->cur->len - s->pos) || target > s->size ||
+	    target < s->offset)
+		return 0;
+	s->seek_to = target;
+	s->seek_gen++;
+	s->cur = NULL;
+	s->pos = 0;
+	s->offset = target;
+	return 1;
+}
+
 /* 1 when the skip of n became a seek (see the top), 0 to read through:
  * the target is among the bytes read ahead, or the input cannot seek,
  * or it may end before the target. */
@@ -369,6 +418,8 @@ static int seek_past(struct istream *s, uint64_t n)
 {
 	uint64_t ahead, i, target = s->offset + n;
 
+	if (s->window != 0)
+		return seek_window(s, n);
 	if (s->cur == NULL || s->at_end || !s->cur->seekable || target > s->size ||
 	    target < s->offset)
 		return 0;
@@ -426,6 +477,11 @@ int istream_drain(struct istream *s)
 	}
 	if (avail < 0)
 		return (int)avail;
+	if (s->window != 0) {
+		int ret = idecode_finish(s->dec);
+
+		return ret != 0 ? sqp_err(s->err, ret, "%s", sqp_errmsg(&s->thread_err)) : 0;
+	}
 	pthread_mutex_lock(&s->lock);
 	s->drain_asked = 1;
 	pthread_cond_signal(&s->freed_cv);

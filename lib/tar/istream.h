@@ -4,9 +4,11 @@
  * that transparently decompresses gzip, xz, zstd, lz4 (frame and legacy)
  * and bzip2 input, detected from the first bytes (past zstd/lz4
  * skippable frames). Works on pipes; seeks only to skip, and only plain
- * input in a regular file. A reader thread of its
- * own reads and decodes ahead (a few MiB); the functions below are for
- * one thread, the caller's.
+ * input in a regular file. A reader thread of its own reads and decodes
+ * ahead (a few MiB), unless the caller asks for a window: then the input
+ * is read on the caller's thread, a window at a time, when a byte is
+ * needed (for a caller that skips most of it). The functions below are
+ * for one thread, the caller's.
  */
 #ifndef SQP_TAR_ISTREAM_H
 #define SQP_TAR_ISTREAM_H
@@ -18,7 +20,8 @@
 
 struct istream;
 
-int istream_create(int fd, const char *name, struct sqp_errbuf *err,
+/* window: 0 for the read-ahead thread, else the bytes of one read. */
+int istream_create(int fd, const char *name, size_t window, struct sqp_errbuf *err,
 		   struct istream **out);
 void istream_destroy(struct istream *s);
 /* Read another input, fd, from its start, as a new istream would, in the

@@ -27,6 +27,11 @@
 /* Bigger pax headers or GNU long names are not metadata but an attack. */
 #define PAX_MAX (64u << 20)
 #define LONGNAME_MAX (1u << 20)
+/* SQP_TAR_READ_INDEX: the bytes of one read. A header with a small
+ * member's data after it, and more headers (as mkfs.erofs 1.9 reads);
+ * a larger window reads more data that is skipped, a smaller one makes
+ * a read of more headers. */
+#define INDEX_WINDOW (32u << 10)
 
 SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 				  struct sqp_tar_reader **out)
@@ -54,7 +59,8 @@ SQP_API int sqp_tar_reader_create(const struct sqp_tar_reader_desc *desc,
 	r->warn = desc->warn;
 	r->warn_user = desc->warn_user;
 	r->headers_only = (desc->flags & SQP_TAR_READ_HEADERS_ONLY) != 0;
-	return istream_create(desc->fd, r->name, &r->err, &r->in);
+	return istream_create(desc->fd, r->name, (desc->flags & SQP_TAR_READ_INDEX) ?
+			      INDEX_WINDOW : 0, &r->err, &r->in);
 }
 
 SQP_API void sqp_tar_reader_destroy(struct sqp_tar_reader *r)

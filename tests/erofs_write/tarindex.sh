@@ -9,8 +9,9 @@
 # device named by -o device=, and every file reads as the tar's
 # (GNU tar's extraction); img2dir and img2tar read the appended form,
 # img2dir the tar given as --device;
-# the tar's bytes are unchanged; the tar on stdin and --workers give the
-# same bytes. With --aufs a whiteout is a 0/0 device. Sparse members
+# the tar's bytes are unchanged; the tar on stdin, through a pipe and
+# --workers give the same bytes; the members' data is sought over, not
+# read. With --aufs a whiteout is a 0/0 device. Sparse members
 # in GNU tar's four forms: each hole a chunk without a block, the kernel
 # reads them as GNU tar extracts them. A compressed tar, a sparse member
 # whose data is off 512-byte blocks and a codec are refused. --tar=headerball (the tar's
@@ -57,11 +58,39 @@ run "--tar=i, the tar on stdin" sh -c '"$1" --tar=i --quiet -Uclear "$2" < "$3"'
 	check "the tar on stdin: the same bytes" cmp -s "$T/i.erofs" "$T/stdin.erofs"
 run "--tar=i --workers=1" "$MKFS" --tar=i --quiet -Uclear --workers=1 "$T/w1.erofs" \
 	"$T/layer.tar" && check "--workers=1: the same bytes" cmp -s "$T/i.erofs" "$T/w1.erofs"
+run "--tar=i, the tar through a pipe" sh -c 'cat "$3" | "$1" --tar=i --quiet -Uclear "$2"' - \
+	"$MKFS" "$T/pipe.erofs" "$T/layer.tar" &&
+	check "the tar through a pipe: the same bytes" cmp -s "$T/i.erofs" "$T/pipe.erofs"
 check "the layer's tar is unchanged (its digest)" test "$(sha256sum < "$T/layer.tar")" = "$DIGEST"
 check "the index holds no file data (under 4 KiB)" test "$(wc -c < "$T/i.erofs")" -lt 4096
 cat "$T/i.erofs" "$T/layer.tar" > "$T/layer.erofs"
 check "the appended tar is the layer's bytes" test \
 	"$(tail -c "$(wc -c < "$T/layer.tar")" "$T/layer.erofs" | sha256sum)" = "$DIGEST"
+
+# The index reads the tar's headers and seeks past its data, as
+# mkfs.erofs 1.9 does: for a layer with a 12 MiB member, under 1 MiB
+# read (rchar, which counts a reaped child's reads in its parent's; a
+# read-ahead would read most of the member).
+bytes_read() {
+	$PYTHON3 -c 'import subprocess, sys
+def rchar():
+    with open("/proc/self/io") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
+before = rchar()
+rc = subprocess.call(sys.argv[1:])
+print(rchar() - before)
+sys.exit(rc)' "$@"
+}
+mkdir "$T/bigm" && truncate -s 12M "$T/bigm/zeros" && cp "$T/ref/etc/passwd" "$T/bigm/after" &&
+	tar -C "$T/bigm" -cf "$T/bigm.tar" zeros after || fail "the layer with a 12 MiB member"
+if [ -r /proc/self/io ]; then
+	got=$(bytes_read "$MKFS" --tar=i --quiet "$T/bigm.erofs" "$T/bigm.tar") ||
+		fail "--tar=i of the layer with a 12 MiB member"
+	check "--tar=i seeks past the data: ${got:-?} of $(wc -c < "$T/bigm.tar") bytes read" \
+		test -n "$got" -a "${got:-$((1 << 20))}" -lt $((1 << 20))
+else
+	skipc "--tar=i seeks past the data: no /proc/self/io (task I/O accounting)"
+fi
 
 rm -rf "$T/x" && run "img2dir of the index with its tar" "$IMG2DIR" "$T/layer.erofs" "$T/x" &&
 	same_tree "img2dir: the tar's tree" "$T/x" "$T/ref"
@@ -90,6 +119,39 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 	fi
 fi
 check "the layer's tar is still unchanged" test "$(sha256sum < "$T/layer.tar")" = "$DIGEST"
+
+# A file's chunk index may cross into the next block (only its inode
+# must not), as mkfs.erofs 1.9 lays them: 40 groups of a symlink of 3
+# slots and 7 files of 2 (an inode and one index) fill 57 blocks of 512
+# bytes, where each group's last file would open a block (59). The
+# kernel and img2dir read every file of it.
+"$PYTHON3" - "$T/cross.tar" << 'EOF'
+import io, sys, tarfile
+t = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
+for g in range(40):
+    ti = tarfile.TarInfo("l%02d" % g)
+    ti.type, ti.linkname, ti.mtime = tarfile.SYMTYPE, "t" * 40, 1700000000
+    t.addfile(ti)
+    for i in range(7):
+        ti = tarfile.TarInfo("f%02d.%d" % (g, i))
+        ti.size, ti.mtime = 1, 1700000000
+        t.addfile(ti, io.BytesIO(b"%d" % i))
+t.close()
+EOF
+if run "--tar=i of the crossing layer" "$MKFS" --tar=i --quiet -Uclear "$T/cross.erofs" \
+	"$T/cross.tar"; then
+	check "indexes cross blocks: $(wc -c < "$T/cross.erofs") bytes, at most 57 blocks" \
+		test "$(wc -c < "$T/cross.erofs")" -le $((57 * 512))
+	mkdir "$T/crossref" && tar -xf "$T/cross.tar" -C "$T/crossref" && chmod 0777 "$T/crossref" &&
+		cat "$T/cross.erofs" "$T/cross.tar" > "$T/crossl.erofs" ||
+		fail "GNU tar extracts the crossing layer"
+	rm -rf "$T/x" && run "img2dir of the crossing layer" "$IMG2DIR" "$T/crossl.erofs" "$T/x" &&
+		same_tree "img2dir: the crossing layer's tree" "$T/x" "$T/crossref"
+	if judge_ok "the crossing layer: the kernel's EROFS mount" kernel erofs; then
+		erofs_device_mounts "the crossing layer's tar" "$T/crossl.erofs" "$T/cross.erofs" \
+			"$T/cross.tar" "$T/crossref" "$T/m"
+	fi
+fi
 
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	if fsck.erofs "$T/layer.erofs" > "$T/err" 2>&1; then

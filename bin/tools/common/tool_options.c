@@ -285,7 +285,8 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 			return tool_bad_usage("%s", "--index and --headers-only: give one");
 		d->flags |= c == OPT_INDEX ? SQP_WRITE_EROFS_TAR_INDEX :
 			    SQP_WRITE_EROFS_TAR_HEADERBALL;
-		opt->tar_read_flags = c == OPT_INDEX ? 0 : SQP_TAR_READ_HEADERS_ONLY;
+		opt->tar_read_flags = c == OPT_INDEX ? SQP_TAR_READ_INDEX :
+				      SQP_TAR_READ_HEADERS_ONLY;
 		return 0;
 	case OPT_OFFSET:
 		if (tool_parse_u64(arg, (uint64_t)1 << 62, &v) != 0)

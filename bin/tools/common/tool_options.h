@@ -76,7 +76,7 @@ struct tool_options {
 	void *before_input_user;
 
 	int force, quiet, verbose;
-	unsigned tar_read_flags; /* SQP_TAR_READ_* (sqpack-mkfs.erofs --tar=headerball) */
+	unsigned tar_read_flags; /* SQP_TAR_READ_* (--tar=headerball, --tar=i) */
 	int progress;                 /* enum progress_mode */
 	unsigned scan_flags;          /* SQP_DIRSCAN_* */
 	struct tool_verity verity;    /* --verity and its options */

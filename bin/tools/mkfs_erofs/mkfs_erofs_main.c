@@ -316,6 +316,7 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 			opt->tar_read_flags = SQP_TAR_READ_HEADERS_ONLY;
 		} else if (arg != NULL && strcmp(arg, "f") != 0) {
 			opt->desc.flags |= SQP_WRITE_EROFS_TAR_INDEX;
+			opt->tar_read_flags = SQP_TAR_READ_INDEX;
 		}
 		return 0;
 	case OPT_EXCLUDE_PATH: return exclude_path(opt, arg);
