@@ -107,7 +107,7 @@ static void unhash(struct fuse_cache *c, struct fc_entry *e)
  * chains grow longer instead. */
 static void hash(struct fuse_cache *c, struct fc_entry *e)
 {
-	size_t n = c->mask + 1;
+	size_t n = c->mask + 1, at;
 	struct fc_entry **old = c->buckets, **b;
 
 	if (++c->count > 2 * n && n < c->most &&
@@ -117,16 +117,17 @@ static void hash(struct fuse_cache *c, struct fc_entry *e)
 		for (size_t i = 0; i < n; i++)
 			while (old[i] != NULL) {
 				struct fc_entry *m = old[i];
-				size_t at = bucket(c, m->ref, m->idx);
 
+				at = bucket(c, m->ref, m->idx);
 				old[i] = m->hnext;
 				m->hnext = b[at];
 				b[at] = m;
 			}
 		free(old);
 	}
-	e->hnext = c->buckets[bucket(c, e->ref, e->idx)];
-	c->buckets[bucket(c, e->ref, e->idx)] = e;
+	at = bucket(c, e->ref, e->idx);
+	e->hnext = c->buckets[at];
+	c->buckets[at] = e;
 }
 
 static void lru_unlink(struct fc_entry *e)
