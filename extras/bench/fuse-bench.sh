@@ -29,6 +29,8 @@
 #           wall ms, and the CPU as a ratio of the reference peer's
 #           (squashfuse_ll for SquashFS, erofsfuse for EROFS: "x ref").
 # --ready-only measures the ready figures alone (the others show "-").
+# --mounters LIST keeps those mounters of the ones given (a slow peer
+# on the xz image: Debian's squashfuse takes minutes a GB).
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
 # e.g. squashfuse 0.6.2 built from its source; --squashfuse-old, a
 # second squashfuse such as Debian's 0.1.105): a mounter that is not
@@ -57,6 +59,7 @@ sqold=
 erofsfuse=
 mkfs_erofs=mkfs.erofs
 images=zstd,xz,lz4hc,lzma
+only=
 scratch=
 
 usage() {
@@ -77,12 +80,15 @@ usage: $prog [options]
   --mkfs-erofs PATH     mkfs.erofs making the EROFS images (lzma: 1.6+)
   --images LIST         of zstd,xz,lz4hc,lzma: those made and measured
                         (default $images)
+  --mounters LIST       of sqpack,squashfuse_ll,squashfuse,squashfuse-0.1,
+                        erofsfuse,kernel: those measured (default all
+                        that are given)
   --scratch DIR         images and mount points (default DIR/out-fuse)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--squashfuse-old|--erofsfuse|--mkfs-erofs|--images|--scratch)
+	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--squashfuse-old|--erofsfuse|--mkfs-erofs|--images|--mounters|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -99,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--squashfuse-old) sqold=$2; shift ;;
 	--mkfs-erofs) mkfs_erofs=$2; shift ;;
 	--images) images=$2; shift ;;
+	--mounters) only=$2; shift ;;
 	--erofsfuse) erofsfuse=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -307,6 +314,13 @@ for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma"; do
 	*.erofs) [ -n "$erofsfuse" ] && mounters+=" erofsfuse" refm=erofsfuse ;;
 	esac
 	[ "$(id -u)" = 0 ] && mounters+=" kernel"
+	if [ -n "$only" ]; then
+		kept=
+		for m in $mounters; do
+			case ",$only," in *",$m,"*) kept+=" $m" ;; esac
+		done
+		mounters=$kept refm=${refm:+$(case ",$only," in *",$refm,"*) echo "$refm" ;; esac)}
+	fi
 	# The ready figures first, so that each row shows its ratio.
 	declare -A rdy=()
 	for m in $mounters; do

@@ -10,13 +10,15 @@
  * loaded is in the table (state LOADING) so a second get of its key
  * waits for it instead of loading it again. Each entry counts its bytes
  * and its own size against the budget, so a million small listings are
- * bounded as a few large blocks are.
+ * bounded as a few large blocks are. The spare slabs count too: the
+ * entries kept are the budget less the spares.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "fuse_cache.h"
 
@@ -28,9 +30,15 @@ struct fc_entry {
 	uint64_t ref, idx;
 	int state, err;
 	unsigned refs, kind;
+	int slab;                       /* data is a slab */
 	size_t len;
 	uint8_t *data;
 };
+
+/* Slabs kept for the next loads, at most: one a load in flight (the
+ * loop's threads and the prefetchers) is about what a cache under a
+ * steady stream of misses takes back before the next evictions. */
+#define FC_SPARES 16
 
 struct fuse_cache {
 	pthread_mutex_t lock;
@@ -38,15 +46,19 @@ struct fuse_cache {
 	struct fc_entry **buckets;
 	size_t mask;
 	size_t count, most;             /* entries hashed; buckets at most */
-	size_t budget, used;            /* bytes of the entries in the table */
+	size_t budget, used;            /* bytes of the entries in the table
+					 * and of the spares */
+	size_t slab;                    /* fc_slab's size */
+	uint8_t *spare[FC_SPARES];      /* evicted entries' slabs */
+	unsigned spares;
 	struct fc_entry lru;            /* list head: lru.next is the oldest */
 	fc_load_fn load;
 	void *user;
 };
 
-static size_t cost(const struct fc_entry *e)
+static size_t cost(const struct fuse_cache *c, const struct fc_entry *e)
 {
-	return e->len + sizeof(*e);
+	return (e->slab ? c->slab : e->len) + sizeof(*e);
 }
 
 /* The table's first size: a page of bucket pointers. */
@@ -59,7 +71,7 @@ static size_t bucket(const struct fuse_cache *c, uint64_t ref, uint64_t idx)
 	return (size_t)(h >> 32) & c->mask;
 }
 
-int fc_create(size_t budget, fc_load_fn load, void *user,
+int fc_create(size_t budget, size_t slab, fc_load_fn load, void *user,
 	      struct fuse_cache **out)
 {
 	struct fuse_cache *c = calloc(1, sizeof(*c));
@@ -83,6 +95,7 @@ int fc_create(size_t budget, fc_load_fn load, void *user,
 	}
 	c->mask = FC_FIRST_BUCKETS - 1;
 	c->budget = budget;
+	c->slab = slab;
 	c->lru.next = c->lru.prev = &c->lru;
 	c->load = load;
 	c->user = user;
@@ -107,7 +120,7 @@ static void unhash(struct fuse_cache *c, struct fc_entry *e)
  * chains grow longer instead. */
 static void hash(struct fuse_cache *c, struct fc_entry *e)
 {
-	size_t n = c->mask + 1;
+	size_t n = c->mask + 1, at;
 	struct fc_entry **old = c->buckets, **b;
 
 	if (++c->count > 2 * n && n < c->most &&
@@ -117,16 +130,17 @@ static void hash(struct fuse_cache *c, struct fc_entry *e)
 		for (size_t i = 0; i < n; i++)
 			while (old[i] != NULL) {
 				struct fc_entry *m = old[i];
-				size_t at = bucket(c, m->ref, m->idx);
 
+				at = bucket(c, m->ref, m->idx);
 				old[i] = m->hnext;
 				m->hnext = b[at];
 				b[at] = m;
 			}
 		free(old);
 	}
-	e->hnext = c->buckets[bucket(c, e->ref, e->idx)];
-	c->buckets[bucket(c, e->ref, e->idx)] = e;
+	at = bucket(c, e->ref, e->idx);
+	e->hnext = c->buckets[at];
+	c->buckets[at] = e;
 }
 
 static void lru_unlink(struct fc_entry *e)
@@ -135,13 +149,23 @@ static void lru_unlink(struct fc_entry *e)
 	e->next->prev = e->prev;
 }
 
-static void entry_free(struct fc_entry *e)
+static void data_free(const struct fuse_cache *c, uint8_t *data, int slab)
 {
-	free(e->data);
+	if (slab)
+		munmap(data, c->slab);
+	else
+		free(data);
+}
+
+static void entry_free(const struct fuse_cache *c, struct fc_entry *e)
+{
+	data_free(c, e->data, e->slab);
 	free(e);
 }
 
-/* Drop unused entries, oldest first, until the table fits the budget. */
+/* Drop unused entries, oldest first, until the table fits the budget;
+ * their slabs become spares while there is room (a quarter of the
+ * budget at most, so a small cache still holds entries). */
 static void evict(struct fuse_cache *c)
 {
 	while (c->used > c->budget && c->lru.next != &c->lru) {
@@ -149,9 +173,39 @@ static void evict(struct fuse_cache *c)
 
 		lru_unlink(e);
 		unhash(c, e);
-		c->used -= cost(e);
-		entry_free(e);
+		c->used -= cost(c, e);
+		if (e->slab && c->spares < FC_SPARES &&
+		    (c->spares + 1) * c->slab <= c->budget / 4) {
+			c->spare[c->spares++] = e->data;
+			c->used += c->slab;
+			free(e);
+		} else {
+			entry_free(c, e);
+		}
 	}
+}
+
+int fc_slab(struct fuse_cache *c, struct fc_load *out)
+{
+	void *b = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->spares > 0) {
+		b = c->spare[--c->spares];
+		c->used -= c->slab;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (b == NULL &&
+	    (b = mmap(NULL, c->slab, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		b = NULL;
+	out->slab = b != NULL;
+	/* Past the mappings the kernel allows a process (a cache of
+	 * millions of slabs), malloc's. */
+	if (b == NULL && (b = malloc(c->slab)) == NULL)
+		return -ENOMEM;
+	out->data = b;
+	return 0;
 }
 
 void fc_destroy(struct fuse_cache *c)
@@ -163,9 +217,11 @@ void fc_destroy(struct fuse_cache *c)
 
 		for (; e != NULL; e = next) {
 			next = e->hnext;
-			entry_free(e);
+			entry_free(c, e);
 		}
 	}
+	while (c->spares > 0)
+		munmap(c->spare[--c->spares], c->slab);
 	free(c->buckets);
 	pthread_cond_destroy(&c->loaded);
 	pthread_mutex_destroy(&c->lock);
@@ -175,25 +231,25 @@ void fc_destroy(struct fuse_cache *c)
 /* Called with the lock held and e pinned: the load, done unlocked. */
 static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
 {
-	uint8_t *data = NULL;
-	size_t len = 0;
-	unsigned kind = 0;
+	struct fc_load l = { 0 };
 	int ret;
 
 	pthread_mutex_unlock(&c->lock);
-	ret = c->load(c->user, e->ref, e->idx, arg, &data, &len, &kind);
+	ret = c->load(c->user, e->ref, e->idx, arg, &l);
 	pthread_mutex_lock(&c->lock);
 	if (ret != 0) {
-		free(data);
+		if (l.data != NULL)
+			data_free(c, l.data, l.slab);
 		unhash(c, e);
 		e->state = FAILED;
 		e->err = ret;
 	} else {
-		e->data = data;
-		e->len = len;
-		e->kind = kind;
+		e->data = l.data;
+		e->len = l.len;
+		e->kind = l.kind;
+		e->slab = l.slab;
 		e->state = READY;
-		c->used += cost(e);
+		c->used += cost(c, e);
 		evict(c);
 	}
 	pthread_cond_broadcast(&c->loaded);
@@ -245,7 +301,7 @@ void fc_put(struct fuse_cache *c, struct fc_entry *e)
 	pthread_mutex_lock(&c->lock);
 	if (--e->refs == 0) {
 		if (e->state == FAILED) {
-			entry_free(e);
+			entry_free(c, e);
 		} else {
 			e->prev = c->lru.prev;
 			e->next = &c->lru;

@@ -22,17 +22,40 @@
 struct fc_entry;
 struct fuse_cache;
 
-/* Make the bytes of key (ref, idx): 0 with *data (malloc'd, given to the
- * cache) and *len, or a negative errno. arg is the get's. *kind (0 when
- * called) is the user's, for what the bytes are (fc_kind). */
-typedef int (*fc_load_fn)(void *user, uint64_t ref, uint64_t idx,
-			  const void *arg, uint8_t **data, size_t *len,
-			  unsigned *kind);
+/* What a loader made (all 0 when it is called): data, len bytes of
+ * it, malloc'd or from fc_slab (which sets slab), given to the cache
+ * whatever the load returns; kind is the user's, for what the bytes
+ * are (fc_kind). */
+struct fc_load {
+	uint8_t *data;
+	size_t len;
+	unsigned kind;
+	int slab;
+};
 
-/* 0, or -ENOMEM. budget: bytes kept beyond those in use. */
-int fc_create(size_t budget, fc_load_fn load, void *user,
+/* Make the bytes of key (ref, idx) into *out: 0, or a negative errno.
+ * arg is the get's. */
+typedef int (*fc_load_fn)(void *user, uint64_t ref, uint64_t idx,
+			  const void *arg, struct fc_load *out);
+
+/* 0, or -ENOMEM. budget: bytes kept beyond those in use. slab: the
+ * size of the buffers most loads fill (a file's chunk, a fragment
+ * block), fc_slab's. */
+int fc_create(size_t budget, size_t slab, fc_load_fn load, void *user,
 	      struct fuse_cache **out);
 void fc_destroy(struct fuse_cache *c);
+
+/* out->data: a buffer of slab bytes for a loader to fill (out->slab
+ * says how the cache frees it): 0, or -ENOMEM.
+ *
+ * Why slabs: the cache's bytes are most of the daemon's memory, and
+ * malloc'd they would be spread over malloc's arenas, one a thread,
+ * each keeping what it freed for its own thread's next allocations:
+ * with 12 threads, a 64 MiB cache took 110 MiB. A slab is pages of its
+ * own (mmap), unmapped when its entry goes; a few of the evicted ones
+ * are kept as spares for the next loads, counted in the budget, so a
+ * steady stream of misses maps and faults in no fresh pages. */
+int fc_slab(struct fuse_cache *c, struct fc_load *out);
 
 /* The entry of (ref, idx), loaded if missing, pinned until fc_put():
  * 0, or the loader's negative errno. */

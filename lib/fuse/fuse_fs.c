@@ -58,7 +58,8 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		    fs->info.block_size : 128 * 1024;
 	if (fs->chunk < fs->info.block_size)
 		fs->chunk = fs->info.block_size;
-	if (fc_create((size_t)s->cache_bytes, fs_load, fs, &fs->cache) != 0) {
+	if (fc_create((size_t)s->cache_bytes, fs->chunk, fs_load, fs,
+		      &fs->cache) != 0) {
 		pool_destroy(&fs->pool);
 		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
 		return SQP_ERR_NOMEM;

@@ -100,7 +100,7 @@ void fs_fini(struct fs *fs);
 
 /* fuse_load.c: the cache's loader (file chunks and listings). */
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
-	    uint8_t **data, size_t *len, unsigned *kind);
+	    struct fc_load *out);
 
 /* fuse_read.c: a read's reply, bytes off..end of file ref (of size
  * fsize, end past off), as buffers into the cache's entries (or the

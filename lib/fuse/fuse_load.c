@@ -57,7 +57,7 @@ static int piece_of(const struct fs *fs, const struct sqp_file_span *sp,
  * raw pclusters and a tail in the packed inode, of a rotated pcluster's
  * two parts. */
 static int pieces(struct fs *fs, struct sqp_file *f, uint64_t off, size_t n,
-		  uint8_t **data, size_t *len, unsigned *kind)
+		  struct fc_load *out)
 {
 	struct fs_piece p[FS_PIECES_MAX];
 	struct sqp_file_span sp;
@@ -81,19 +81,18 @@ static int pieces(struct fs *fs, struct sqp_file *f, uint64_t off, size_t n,
 			count++;
 		got += sp.len;
 	}
-	if ((*data = malloc(count * sizeof(p[0]))) == NULL)
+	if ((out->data = malloc(count * sizeof(p[0]))) == NULL)
 		return SQP_ERR_NOMEM;
-	memcpy(*data, p, count * sizeof(p[0]));
-	*len = count * sizeof(p[0]);
-	*kind = FS_PIECES;
+	memcpy(out->data, p, count * sizeof(p[0]));
+	out->len = count * sizeof(p[0]);
+	out->kind = FS_PIECES;
 	return 1;
 }
 
 /* Chunk idx of the file ref whose size *arg is: its bytes, or where
  * they are when they need no decoding of their own. */
 static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
-		      uint64_t idx, uint64_t size, uint8_t **data,
-		      size_t *len, unsigned *kind)
+		      uint64_t idx, uint64_t size, struct fc_load *out)
 {
 	uint64_t off = idx * fs->chunk;
 	size_t n, got = 0;
@@ -103,28 +102,30 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		return SQP_ERR_ARG;
 	n = size - off < fs->chunk ? (size_t)(size - off) : fs->chunk;
 	if ((ret = pool_file(pi, ref)) != 0 ||
-	    (ret = pieces(fs, pi->file, off, n, data, len, kind)) != 0)
+	    (ret = pieces(fs, pi->file, off, n, out)) != 0)
 		return ret < 0 ? ret : 0;
-	if ((*data = malloc(n)) == NULL)
+	/* A file's last chunk, often small, is malloc'd. */
+	if (n == fs->chunk ? fc_slab(fs->cache, out) != 0 :
+	    (out->data = malloc(n)) == NULL)
 		return SQP_ERR_NOMEM;
-	if ((ret = sqp_file_pread(pi->file, *data, n, off, &got)) == 0 &&
+	if ((ret = sqp_file_pread(pi->file, out->data, n, off, &got)) == 0 &&
 	    got != n)
 		ret = SQP_ERR_CORRUPT;
-	*len = n;
+	out->len = n;
 	return ret;
 }
 
 /* SquashFS fragment block idx, decoded once for every file whose tail
  * it holds. */
 static int load_fragment(struct fs *fs, struct pool_img *pi, uint64_t idx,
-			 uint8_t **data, size_t *len)
+			 struct fc_load *out)
 {
 	if (idx > UINT32_MAX)
 		return SQP_ERR_CORRUPT;
-	if ((*data = malloc(fs->chunk)) == NULL)
+	if (fc_slab(fs->cache, out) != 0)
 		return SQP_ERR_NOMEM;
-	return sqp_image_fragment(pi->img, (uint32_t)idx, *data, fs->chunk,
-				  len);
+	return sqp_image_fragment(pi->img, (uint32_t)idx, out->data,
+				  fs->chunk, &out->len);
 }
 
 struct names {
@@ -168,8 +169,8 @@ static int add(struct names *a, const struct sqp_dirent *d)
 }
 
 /* The listing of ref in one block: struct fs_listing, then names. */
-static int load_listing(struct pool_img *pi, uint64_t ref, uint8_t **data,
-			size_t *len)
+static int load_listing(struct pool_img *pi, uint64_t ref,
+			struct fc_load *out)
 {
 	struct sqp_dirent d = { .struct_size = sizeof(d) };
 	struct names a = { 0 };
@@ -195,8 +196,8 @@ static int load_listing(struct pool_img *pi, uint64_t ref, uint8_t **data,
 		}
 		if (a.len > 0)      /* an empty listing has no buffer */
 			memcpy((char *)l + head, a.buf, a.len);
-		*data = (uint8_t *)l;
-		*len = head + a.len;
+		out->data = (uint8_t *)l;
+		out->len = head + a.len;
 	} else if (ret == 0) {
 		ret = SQP_ERR_NOMEM;
 	}
@@ -206,7 +207,7 @@ static int load_listing(struct pool_img *pi, uint64_t ref, uint8_t **data,
 }
 
 int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
-	    uint8_t **data, size_t *len, unsigned *kind)
+	    struct fc_load *out)
 {
 	struct fs *fs = user;
 	struct pool_img *pi;
@@ -215,12 +216,12 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 	if ((ret = pool_get(&fs->pool, &pi)) != 0)
 		return ret;
 	if (idx == FS_LISTING)
-		ret = load_listing(pi, ref, data, len);
+		ret = load_listing(pi, ref, out);
 	else if (ref == FS_FRAGMENTS)
-		ret = load_fragment(fs, pi, idx, data, len);
+		ret = load_fragment(fs, pi, idx, out);
 	else
 		ret = load_chunk(fs, pi, ref, idx, *(const uint64_t *)arg,
-				 data, len, kind);
+				 out);
 	if (ret != 0 && fs->o.warn != NULL) {
 		char msg[512];
 

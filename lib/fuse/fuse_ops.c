@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -329,11 +330,19 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 	reply_err(fs, req, 0);
 }
 
+/* Buffers of a reply in memory written as they are, at most: more go
+ * through fuse_reply_data. */
+#define REPLY_IOV 64
+
 /* The chunks a read covers, pinned, answered without a copy: the
  * kernel takes the bytes from the cache's buffers, or from the image
  * file where they are stored as they are (spliced, where the kernel
  * allows: op_init). Those after them are prefetched when the reads go
- * in order (fuse_ahead.h). */
+ * in order (fuse_ahead.h). A reply all in memory is an iovec: given
+ * two buffers or more (a read across chunks, 256 KiB when the kernel's
+ * read-ahead grows), fuse_reply_data would copy them into one it
+ * allocates for the reply, above malloc's mmap threshold: fresh pages
+ * each time, which were half of the daemon's page faults. */
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -352,6 +361,13 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if ((ret = fs_read_reply(fs, ref, fsize, (uint64_t)off, end,
 				 &r)) != 0) {
 		fuse_reply_err(req, -ret);
+	} else if (r.stored == 0 && r.bv->count <= REPLY_IOV) {
+		struct iovec iov[REPLY_IOV];
+
+		for (size_t i = 0; i < r.bv->count; i++)
+			iov[i] = (struct iovec){ r.bv->buf[i].mem,
+						 r.bv->buf[i].size };
+		fuse_reply_iov(req, iov, (int)r.bv->count);
 	} else {
 		atomic_fetch_add(&fs->stored_bytes, r.stored);
 		/* Buffers in memory are copied either way: splice would

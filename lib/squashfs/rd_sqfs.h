@@ -36,6 +36,10 @@ struct rd_sqfs {
 	struct sqp_compressor *codec;  /* the calling thread's */
 	struct meta_slot *cache;
 	uint8_t *cbuf;                 /* one compressed metadata block */
+	/* file.c: one compressed data block, which every file of the
+	 * image reads through (an image is one thread's): allocated on
+	 * first use, not a block a file opened. */
+	uint8_t *dbuf;
 	uint32_t *ids;
 	uint64_t *frag_locs;
 	size_t frag_loc_count;

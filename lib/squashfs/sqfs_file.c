@@ -5,12 +5,16 @@
  * a fragment tail, holes (a block of size 0 reads as zeros) and blocks
  * stored uncompressed.
  *
- * Memory stays at two block buffers whatever the file's size: instead of
- * loading the block list, a cursor walks it (block index, its position
- * on disk, its size word's position in the inode table). Sequential reads
- * move the cursor forward one block at a time; a read before the cursor
- * restarts it from the first block. The last block read is kept, so
- * reads smaller than a block decompress each block once. Fragment blocks
+ * Memory stays at one block buffer whatever the file's size, and the
+ * image's one compressed block: instead of loading the block list, a
+ * cursor walks it (block index, its position on disk, its size word's
+ * position in the inode table). Sequential reads move the cursor
+ * forward one block at a time; a read before the cursor restarts it
+ * from the first block. The last block read is kept, so reads smaller
+ * than a block decompress each block once; a read of a whole block
+ * into a buffer that holds one decodes it there, with no copy, and a
+ * file read only so (sqpack-fuse's chunks) allocates no block at all:
+ * opening one is a few small allocations, not two blocks' fresh pages. Fragment blocks
  * stay decompressed in the image (rd_image.h, a few, least recently used
  * goes), since many files' tails share one: reading the files of a
  * directory one after the other decompresses each block about once, not
@@ -45,7 +49,7 @@ struct sq_file {
 	struct meta_pos word;   /* ... and where its size word is */
 	uint64_t cached;        /* block in blk; block_count = the tail */
 	uint32_t cached_len;
-	uint8_t *blk, *cbuf;
+	uint8_t *blk;           /* allocated on first use */
 };
 
 void rd_sqfs_file_close(struct sqp_file *pub)
@@ -55,7 +59,6 @@ void rd_sqfs_file_close(struct sqp_file *pub)
 	if (f == NULL)
 		return;
 	free(f->blk);
-	free(f->cbuf);
 	free(f);
 	pub->own = NULL;
 }
@@ -76,21 +79,18 @@ int rd_sqfs_file_open(struct sqp_file *pub)
 	f->disk = sqi(f->ino)->raw.u.file.blocks_start;
 	f->word = sqi(f->ino)->blocks;
 	f->cached = NO_BLOCK;
-	f->blk = malloc(img->block_size);
-	f->cbuf = malloc(img->block_size);
-	if (f->blk == NULL || f->cbuf == NULL)
-		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
-/* Read disk bytes at pos (stored raw or not) into dst (a block), cbuf
- * a block to decompress from: at least want bytes. inode: for
+/* Read disk bytes at pos (stored raw or not) into dst (a block), at
+ * least want bytes, through the image's compressed block. inode: for
  * messages. */
-static int load_at(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
-		   uint8_t *dst, uint64_t pos, uint32_t word, uint32_t want,
+static int load_at(struct sqp_image *img, uint32_t inode, uint8_t *dst,
+		   uint64_t pos, uint32_t word, uint32_t want,
 		   const char *what)
 {
 	uint32_t disk = word & SQFS_BLOCK_SIZE_MASK;
+	uint8_t *cbuf;
 	int n, ret;
 
 	if (disk > img->block_size || pos > img->end ||
@@ -103,6 +103,10 @@ static int load_at(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
 			return ret;
 		n = (int)disk;
 	} else {
+		if (sq(img)->dbuf == NULL &&
+		    (sq(img)->dbuf = malloc(img->block_size)) == NULL)
+			return rd_err(img, SQP_ERR_NOMEM, "out of memory");
+		cbuf = sq(img)->dbuf;
 		if ((ret = rd_read_at(img, pos, cbuf, disk, what)) != 0)
 			return ret;
 		n = sqp_decompress(sq(img)->codec, cbuf, disk, dst,
@@ -119,8 +123,8 @@ static int load_at(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
 static int load(struct sq_file *f, uint8_t *dst, uint64_t pos,
 		uint32_t word, uint32_t want, const char *what)
 {
-	return load_at(f->img, f->cbuf, sqi(f->ino)->raw.inode_number, dst,
-		       pos, word, want, what);
+	return load_at(f->img, sqi(f->ino)->raw.inode_number, dst, pos, word,
+		       want, what);
 }
 
 /* Move the cursor onto block idx (< block_count): *word is its size
@@ -151,8 +155,9 @@ static int walk_to(struct sq_file *f, uint64_t idx, uint32_t *word)
 	}
 }
 
-/* Block idx (< block_count) into blk. */
-static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
+/* Block idx (< block_count) into dst (a block). */
+static int load_block(struct sq_file *f, uint64_t idx, uint32_t want,
+		      uint8_t *dst)
 {
 	struct sqp_image *img = f->img;
 	uint32_t word;
@@ -161,10 +166,10 @@ static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
 	if ((ret = walk_to(f, idx, &word)) != 0)
 		return ret;
 	if ((word & SQFS_BLOCK_SIZE_MASK) == 0) {
-		memset(f->blk, 0, want);
+		memset(dst, 0, want);
 		ret = 0;
 	} else {
-		ret = load(f, f->blk, f->disk, word, want, "data block");
+		ret = load(f, dst, f->disk, word, want, "data block");
 		if (ret >= 0 && (uint32_t)ret != want)
 			ret = rd_err(img, SQP_ERR_CORRUPT, "%s: inode %u: block "
 				     "%llu holds %d bytes, not %u", img->name,
@@ -175,9 +180,9 @@ static int load_block(struct sq_file *f, uint64_t idx, uint32_t want)
 	return ret < 0 ? ret : 0;
 }
 
-/* Fragment block index decompressed into dst (a block), through cbuf
- * (a block): its length, or an error. inode: for messages. */
-static int frag_decode(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
+/* Fragment block index decompressed into dst (a block): its length,
+ * or an error. inode: for messages. */
+static int frag_decode(struct sqp_image *img, uint32_t inode,
 		       uint32_t index, uint8_t *dst)
 {
 	struct sqfs_frag_entry fe;
@@ -185,7 +190,7 @@ static int frag_decode(struct sqp_image *img, uint8_t *cbuf, uint32_t inode,
 
 	if ((ret = rd_fragment(img, index, &fe)) != 0)
 		return ret;
-	return load_at(img, cbuf, inode, dst, fe.start, fe.size, 0,
+	return load_at(img, inode, dst, fe.start, fe.size, 0,
 		       "fragment block");
 }
 
@@ -211,8 +216,8 @@ static int frag_block(struct sq_file *f, uint32_t index,
 	if (s->buf == NULL && (s->buf = malloc(img->block_size)) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
 	s->len = 0;
-	if ((n = frag_decode(img, f->cbuf, sqi(f->ino)->raw.inode_number,
-			     index, s->buf)) < 0)
+	if ((n = frag_decode(img, sqi(f->ino)->raw.inode_number, index,
+			     s->buf)) < 0)
 		return n;
 	s->index = index;
 	s->len = (uint32_t)n;
@@ -221,8 +226,8 @@ static int frag_block(struct sq_file *f, uint32_t index,
 	return 0;
 }
 
-/* The tail (want bytes) from its fragment block into blk. */
-static int load_tail(struct sq_file *f, uint32_t want)
+/* The tail (want bytes) from its fragment block into dst. */
+static int load_tail(struct sq_file *f, uint32_t want, uint8_t *dst)
 {
 	const struct sqfs_inode *r = &sqi(f->ino)->raw;
 	struct rd_frag_slot *s = NULL;
@@ -235,30 +240,34 @@ static int load_tail(struct sq_file *f, uint32_t want)
 		return rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: tail "
 			      "outside its fragment block", f->img->name,
 			      r->inode_number);
-	memcpy(f->blk, s->buf + r->u.file.frag_offset, want);
+	memcpy(dst, s->buf + r->u.file.frag_offset, want);
 	return 0;
 }
 
-/* Make block idx (the tail when idx == block_count) the cached one. */
-static int fetch(struct sq_file *f, uint64_t idx)
+/* Block idx (the tail when idx == block_count), want bytes, into dst
+ * (a block). */
+static int fill(struct sq_file *f, uint64_t idx, uint32_t want, uint8_t *dst)
 {
-	uint32_t bs = f->img->block_size;
-	uint64_t rest = f->size - idx * bs;
-	uint32_t want = rest < bs ? (uint32_t)rest : bs;
+	if (idx < f->ino->block_count)
+		return load_block(f, idx, want, dst);
+	if (f->has_frag && idx == f->ino->block_count)
+		return load_tail(f, want, dst);
+	return rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: no block %llu",
+		      f->img->name, sqi(f->ino)->raw.inode_number,
+		      (unsigned long long)idx);
+}
+
+/* Make block idx, want bytes, the cached one. */
+static int fetch(struct sq_file *f, uint64_t idx, uint32_t want)
+{
 	int ret;
 
 	if (f->cached == idx)
 		return 0;
 	f->cached = NO_BLOCK;
-	if (idx < f->ino->block_count)
-		ret = load_block(f, idx, want);
-	else if (f->has_frag && idx == f->ino->block_count)
-		ret = load_tail(f, want);
-	else
-		ret = rd_err(f->img, SQP_ERR_CORRUPT, "%s: inode %u: no block "
-			     "%llu", f->img->name, sqi(f->ino)->raw.inode_number,
-			     (unsigned long long)idx);
-	if (ret != 0)
+	if (f->blk == NULL && (f->blk = malloc(f->img->block_size)) == NULL)
+		return rd_err(f->img, SQP_ERR_NOMEM, "out of memory");
+	if ((ret = fill(f, idx, want, f->blk)) != 0)
 		return ret;
 	f->cached = idx;
 	f->cached_len = want;
@@ -273,11 +282,21 @@ int rd_sqfs_file_pread(struct sqp_file *pub, uint8_t *d, size_t n,
 	int ret;
 
 	while (n > 0) {
-		uint64_t idx = off / bs;
+		uint64_t idx = off / bs, rest = f->size - idx * bs;
 		uint32_t in = (uint32_t)(off % bs);
+		uint32_t want = rest < bs ? (uint32_t)rest : bs;
 		size_t take;
 
-		if ((ret = fetch(f, idx)) != 0)
+		/* A whole block where a block fits: decoded in place. */
+		if (in == 0 && n >= bs && f->cached != idx) {
+			if ((ret = fill(f, idx, want, d)) != 0)
+				return ret;
+			d += want;
+			off += want;
+			n -= want;
+			continue;
+		}
+		if ((ret = fetch(f, idx, want)) != 0)
 			return ret;
 		take = f->cached_len - in;
 		if (take > n)
@@ -331,17 +350,13 @@ int rd_sqfs_file_span(struct sqp_file *pub, uint64_t off, uint64_t max,
 int rd_sqfs_fragment(struct sqp_image *img, uint32_t index, uint8_t *buf,
 		     size_t cap, size_t *len)
 {
-	uint8_t *cbuf;
 	int n;
 
 	*len = 0;
 	if (cap < img->block_size)
 		return rd_err(img, SQP_ERR_ARG, "%s: a fragment block needs "
 			      "%u bytes", img->name, img->block_size);
-	if ((cbuf = malloc(img->block_size)) == NULL)
-		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	n = frag_decode(img, cbuf, 0, index, buf);
-	free(cbuf);
+	n = frag_decode(img, 0, index, buf);
 	if (n < 0)
 		return n;
 	*len = (size_t)n;

@@ -211,6 +211,7 @@ void rd_sqfs_free(struct sqp_image *img)
 	sqp_compressor_destroy(sq(img)->codec);
 	free(sq(img)->cache);
 	free(sq(img)->cbuf);
+	free(sq(img)->dbuf);
 	free(sq(img)->ids);
 	free(sq(img)->frag_locs);
 	free(sq(img)->xattr_locs);

@@ -192,6 +192,27 @@ int fuse_reply_data(fuse_req_t req, struct fuse_bufvec *bufv,
 	return 0;
 }
 
+int fuse_reply_iov(fuse_req_t req, const struct iovec *iov, int count)
+{
+	size_t n = 0, at = 0;
+
+	reply(req, FAKE_BUF);
+	if (count < 0)
+		die("an iovec of %d buffers", count);
+	for (int i = 0; i < count; i++) {
+		if (iov[i].iov_base == NULL && iov[i].iov_len > 0)
+			die("%zu bytes from NULL", iov[i].iov_len);
+		n += iov[i].iov_len;
+	}
+	keep(req, NULL, n);
+	for (int i = 0; i < count; i++) {
+		if (iov[i].iov_len > 0)
+			memcpy(req->buf + at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	return 0;
+}
+
 int fuse_reply_xattr(fuse_req_t req, size_t count)
 {
 	reply(req, FAKE_XATTR);

@@ -65,8 +65,7 @@ struct reader {
 /* fs_load, counted; a counted load waits (5 s at most) until every
  * reader has called read, so their gets overlap this miss. */
 static int counting_load(void *user, uint64_t ref, uint64_t idx,
-			 const void *arg, uint8_t **data, size_t *len,
-			 unsigned *kind)
+			 const void *arg, struct fc_load *out)
 {
 	struct counted *c = user;
 	struct timespec ms = { 0, 1000000 };
@@ -80,7 +79,7 @@ static int counting_load(void *user, uint64_t ref, uint64_t idx,
 		     atomic_load(&c->arrived) < READERS; i++)
 			nanosleep(&ms, NULL);
 	}
-	return fs_load(&c->fs, ref, idx, arg, data, len, kind);
+	return fs_load(&c->fs, ref, idx, arg, out);
 }
 
 static void *reader(void *arg)
@@ -159,7 +158,8 @@ static int setup(struct counted *c, int fd, const char *image)
 		return -1;
 	}
 	fc_destroy(c->fs.cache);
-	return fc_create(64 << 20, counting_load, c, &c->fs.cache);
+	return fc_create(64 << 20, c->fs.chunk, counting_load, c,
+			 &c->fs.cache);
 }
 
 int main(int argc, char **argv)
