@@ -20,7 +20,17 @@
  * alone (k's cut, k+1's cut, the re-cut), never on -j or timing, and a
  * seam never takes more blocks than without the re-cut. Bounded: a held
  * cluster of at most EROFS_SEAM_HOLD bytes of input, a re-cut of one
- * segment at most, on buffers allocated once.
+ * segment at most (lzma's: recut_budget), on buffers allocated once.
+ *
+ * Where the re-cut stops: it saves a block only by getting a whole
+ * cluster ahead of k+1's cut. Once one of its clusters ends where one
+ * of k+1's does, with as many blocks, it cannot any more: from there
+ * it would cut k+1's clusters again (lz4's and lzma's cut depends on
+ * where it starts alone; zstd's and deflate's on the cluster before
+ * too, through the guess, so theirs might differ by chance). That is
+ * how most re-cuts in 4 KiB clusters end (on rootfs-big's four largest
+ * files, 136 MB: lz4hc re-cut 71.4 MB of input at 12 seams before,
+ * 37.2 MB since, for the same 5 blocks saved; lz4 54.8 MB, 30.7 MB).
  */
 #include "config.h"
 
@@ -28,6 +38,7 @@
 #include <string.h>
 
 #include "codec/codec_dest.h"
+#include "erofs/erofs_format.h"
 #include "erofs/erofs_zip.h"
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
@@ -216,15 +227,40 @@ static int to_end(const struct erofs_zjob *j)
 	return j->last && !j->frag;
 }
 
+/* Whether the re-cut has fallen in step with j's cut: a cluster of j
+ * starts where the re-cut stands, which joins() found no block ahead. */
+static int in_step(const struct erofs_zjob *j, const struct seam_walk *a, uint32_t h)
+{
+	return a->k < j->npcl && j->pcl[a->k].off + h == a->x;
+}
+
+/* The most of j's input that the re-cut covers. lzma's cut is the
+ * codec's whole cost (its fixed-output call is one pass, as mkfs.erofs
+ * 1.9.3's, which has no re-cut), so a re-cut spends as much again on
+ * each byte it covers, for about a block in five seams: on rootfs-big's
+ * four largest files in 4 KiB clusters it re-cut 63 MB of their 136 MB
+ * at 12 seams for 2 blocks. So it covers a share of the
+ * segment, 1/EROFS_W_SEG_PCLUSTERS (256 KiB, or one 1 MiB cluster's
+ * input: a few percent of the codec's time); the others', for which
+ * packing costs a fraction of mkfs.erofs's time, the whole segment. */
+static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zjob *j)
+{
+	uint32_t seg = erofs_w_segment(j->cap);
+
+	return e->zdest[j->zc]->erofs_alg == EROFS_ALG_LZMA ? seg / EROFS_W_SEG_PCLUSTERS : seg;
+}
+
 /* The re-cut from the held cluster's start on through j's data (the
  * held input put back in front of it) into s->out and s->pcl, a
  * cluster at a time, until it joins j's cut with a block or more saved
- * (1), or passes j's last cluster start (0; the file's end for to_end). */
+ * (1), or passes j's last cluster start (0; the file's end for to_end),
+ * falls in step with j's cut or has covered its budget (0). */
 static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_seam *s = e->seam;
 	uint32_t h = s->p.len, until = s->until;
+	uint32_t most = h + recut_budget(e, j);
 	struct erofs_zjob v;
 	struct erofs_pcl *p;
 	int ret;
@@ -238,7 +274,8 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 	for (;;) {
 		if ((ret = joins(w, j, v.in, a)) != 0)
 			return ret;
-		if (a->x == v.len || (a->k == j->npcl && !to_end(j)))
+		if (a->x == v.len || (a->k == j->npcl && !to_end(j)) || in_step(j, a, h) ||
+		    a->x >= most)
 			return 0;
 		p = &s->pcl[a->m];
 		ret = erofs_zip_cut(e, &s->z, &v, a->x, until, s->out + (size_t)a->nblk * BS, p);

@@ -15,7 +15,10 @@
 # fragments (whose tails stay the last segment's own): the same bytes
 # for -j 1, 2 and 3, the kernel's mount and fsck.erofs (where it reads
 # mkfs.erofs's own image with the options) read the source, and
-# imginfo check finds nothing wrong. --max-extent-bytes across a seam:
+# imginfo check finds nothing wrong. lzma's re-cut covers 256 KiB past
+# a seam at most: text (9 MiB) whose whole re-cut saved a block at the
+# file's end takes exactly its pieces' bytes, the same for -j 1 and 2.
+# --max-extent-bytes across a seam:
 # the same bytes for -j 1 and 2, the kernel reads it.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
@@ -111,6 +114,37 @@ for set in "-c lz4|-zlz4|less" "-c lz4 -X hc|-zlz4hc|less" \
 	check "$name: the two files take $all_big bytes, fewer than their pieces' $all_sum" \
 		test "$all_big" -lt "$all_sum"
 done
+
+# lzma's re-cut covers 256 KiB past a seam at most (recut_budget in
+# erofs_seam.c: it would cost as much again as the cut): text whose
+# whole re-cut, run on to the file's end 1 MiB past its seam, saved a
+# block takes exactly its pieces' bytes, the same for -j 1 and 2.
+if codec_built lzma; then
+	mkdir -p "$T/lz/big" "$T/lz/pieces" || finish
+	run "make the lzma tree" $PYTHON3 -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from words import text
+d, n = sys.argv[1], (9 << 20) + 123
+data = text(n, 3)
+open(d + "/big/text9m", "wb").write(data)
+for k in range(0, n, 8 << 20):
+    open("%s/pieces/text9m.%d" % (d, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
+		"$T/lz" "$top_srcdir/tests/lib"
+	for j in 1 2; do
+		run "lzma, -j $j" "$DIR2IMG" -q -f -j $j --format erofs -c lzma -X level=0 \
+			"$T/lz.$j.erofs" "$T/lz/big"
+	done
+	run "lzma, the pieces" "$DIR2IMG" -q -f --format erofs -c lzma -X level=0 \
+		"$T/pieces.erofs" "$T/lz/pieces"
+	check "lzma: the same bytes for -j 1 and 2" cmp -s "$T/lz.1.erofs" "$T/lz.2.erofs"
+	cp "$T/lz.1.erofs" "$T/big.erofs" || finish
+	all_big=0 all_sum=0
+	big=$(stored "$T/big.erofs" /text9m)
+	compare lzma text9m
+	check "lzma: text9m takes $big bytes, its pieces' $all_sum: the re-cut stopped" \
+		test "${big:-0}" -eq "$all_sum"
+fi
 
 # --max-extent-bytes (mkfs.erofs's): no cluster holds more than 16 KiB
 # of text9m, across its seam too: more bytes stored than with 64 KiB
