@@ -17,14 +17,14 @@
  * (ZSTD_compressSequences, about half a compression's time at level
  * 3), so the search goes to within 1/4096 of the cut where it used to
  * stop at 1/64 (zstd_dest_grain); level 15, whose match finding is
- * most of its time, takes half the CPU it did. The frame records no content size (the cluster's
- * index does): two bytes at 4 KiB clusters, four past 64 KiB, where the
- * window's byte that takes its place is one. The window is eight
- * pclusters (32 KiB for one-block ones) rounded down to a power of two,
- * at most the 1 MiB the kernel takes, as mkfs.erofs sizes it; the
- * superblock records it and the kernel allocates it per CPU. The
- * context's parameters for it are set on its first EROFS use (the block
- * codec passes its level per call).
+ * most of its time, takes half the CPU it did. The frame records no
+ * content size (the cluster's index does): two bytes at 4 KiB clusters,
+ * four past 64 KiB, where the window's byte that takes its place is
+ * one. The window is eight pclusters (32 KiB for one-block ones)
+ * rounded down to a power of two, at most the 1 MiB the kernel takes,
+ * as mkfs.erofs sizes it; the superblock records it and the kernel
+ * allocates it per CPU. The context's parameters for it are set on its
+ * first EROFS use (the block codec passes its level per call).
  *
  * zstd picks a level's parameters by the input's size, and past 256 KiB
  * levels 13 to 18 (the default 15 among them) give up a parser: level
@@ -306,8 +306,9 @@ static int zstd_seq_parse(struct zstd_state *s, const uint8_t *in, size_t len)
 
 /* A try of codec_dest_search: one frame of exactly len bytes, encoded
  * from the call's parse, which is made (again) when it is shorter than
- * len, a quarter longer than len (at most all the input offered), with the parameters zstd would pick
- * for len (a parse of 17.5 KB with the ones for more than 16 KB took
+ * len, a quarter longer than len (at most all the input offered), with
+ * the parameters zstd would pick for len (a parse of 17.5 KB with the
+ * ones for more than 16 KB took
  * 1.8% more room at level 3 for a prefix of 14 KB). Past
  * ZSTD_SEQ_MOST, or when the library's parse does not add up, the try
  * compresses len bytes instead. 0 when it does not fit. */

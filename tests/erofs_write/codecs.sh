@@ -23,13 +23,16 @@
 # equal: lines of numbers for zstd (whose level 15 searched less hard
 # for a big cluster's input and made the image 20% larger) and lzma,
 # words for deflate (libdeflate compresses the lines file better in
-# pieces of a block's input than whole: a Huffman code for each).
+# pieces of a block's input than whole: a Huffman code for each). A
+# deflate cluster whose stream opens with a stored block stays
+# compressed (its first byte marked, not zero), and the kernel reads it.
 # Debian 12's fsck.erofs (1.5) knows lz4 only, so it is not asked about
 # these images: the kernel is their judge.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3" od
 DIR2IMG="$SQP_BIN/dir2img"
+IMGINFO="$SQP_BIN/imginfo"
 # SOURCE_DATE_EPOCH as dir2img reads it (mkfs.erofs 1.9 clamps the
 # tree's times to it): the images compared are dir2img's.
 MKFS=$(mkfs_build_time_only) || { fail "the mkfs.erofs wrapper"; finish; }
@@ -241,4 +244,42 @@ zstd zstd lines
 lzma lzma lines
 deflate gzip words
 EOF
+
+# A deflate stream that opens with a stored block (here 96 KiB of noise
+# before text, at 1 MiB clusters) begins with a zero byte, which the
+# kernel would take for padding: a bit the inflater skips is set in it,
+# and the cluster stays compressed. Stored as it was, the cluster took
+# a whole MiB; compressed, the image is under 256 KiB.
+noisy_text() {
+	mkdir -p "$1" && $PYTHON3 -c 'import random, sys
+r = random.Random(38)
+with open(sys.argv[1] + "/t", "wb") as f:
+    f.write(r.randbytes(96 << 10))
+    f.write(b"".join(b"line %d of the text\n" % i for i in range(50000)))' "$1"
+}
+if codec_built gzip; then
+	run "make the noise before text" noisy_text "$T/noisy" || finish
+	ni=$T/noisy.erofs
+	if "$DIR2IMG" -q --format erofs -c deflate -X level=1 --pcluster-size 1048576 \
+		"$ni" "$T/noisy" 2> "$T/err"; then
+		check "deflate, a stream opening with a stored block: the cluster stays compressed" \
+			test "$(wc -c < "$ni")" -lt 262144
+		check "deflate, a stream opening with a stored block: imginfo check finds no problem" \
+			"$IMGINFO" check -q "$ni"
+		if judge_ok "the kernel's EROFS mount" kernel erofs; then
+			mkdir -p "$T/m"
+			if mount -t erofs -o loop,ro "$ni" "$T/m" 2> "$T/err"; then
+				check "deflate, a stream opening with a stored block: the kernel reads it equal" \
+					cmp -s "$T/m/t" "$T/noisy/t"
+				umount "$T/m"
+			else
+				fail "deflate, noise before text: the kernel does not mount it: $(head -c 200 "$T/err")"
+			fi
+		fi
+	else
+		fail "deflate, noise before text: dir2img: $(head -c 300 "$T/err")"
+	fi
+else
+	skipc "deflate, noise before text: gzip not built"
+fi
 finish
