@@ -71,16 +71,6 @@ check "the appended tar is the layer's bytes" test \
 # mkfs.erofs 1.9 does: for a layer with a 12 MiB member, under 1 MiB
 # read (rchar, which counts a reaped child's reads in its parent's; a
 # read-ahead would read most of the member).
-bytes_read() {
-	$PYTHON3 -c 'import subprocess, sys
-def rchar():
-    with open("/proc/self/io") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
-before = rchar()
-rc = subprocess.call(sys.argv[1:])
-print(rchar() - before)
-sys.exit(rc)' "$@"
-}
 mkdir "$T/bigm" && truncate -s 12M "$T/bigm/zeros" && cp "$T/ref/etc/passwd" "$T/bigm/after" &&
 	tar -C "$T/bigm" -cf "$T/bigm.tar" zeros after || fail "the layer with a 12 MiB member"
 if [ -r /proc/self/io ]; then

@@ -85,16 +85,6 @@ mkdir -p "$T/dead" &&
 run "make the dead-data layers" $PYTHON3 "$top_srcdir/tests/layers/mklayers.py" "$T/dead" bigdead &&
 run "apply the dead-data layers" $PYTHON3 "$top_srcdir/tests/layers/apply.py" "$T/dead/ref" \
 	"$T/dead/l1.tar" "$T/dead/l2.tar" || finish
-bytes_read() {
-	$PYTHON3 -c 'import subprocess, sys
-def rchar():
-    with open("/proc/self/io") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
-before = rchar()
-rc = subprocess.call(sys.argv[1:])
-print(rchar() - before)
-sys.exit(rc)' "$@"
-}
 if [ -r /proc/self/io ]; then
 	got=$(bytes_read "$TAR2IMG" -q -c gzip --whiteouts=oci "$T/dead.img" \
 		"$T/dead/l1.tar" "$T/dead/l2.tar") || fail "tar2img of the dead-data layers"

@@ -89,6 +89,20 @@ os.setxattr(p, "user.probe", b"1"); os.unlink(p)' "$1" 2>/dev/null && return 0
 scratch_tmpfs=no
 ! on_tmpfs "$SCRATCH" 0700 || scratch_tmpfs=yes
 
+# bytes_read CMD...: runs CMD and prints the bytes it read (rchar of
+# /proc/self/io, which counts a reaped child's reads in its parent's);
+# exits with CMD's status. Callers check [ -r /proc/self/io ] first.
+bytes_read() {
+	$PYTHON3 -c 'import subprocess, sys
+def rchar():
+    with open("/proc/self/io") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
+before = rchar()
+rc = subprocess.call(sys.argv[1:])
+print(rchar() - before)
+sys.exit(rc)' "$@"
+}
+
 # fast_dir: prints a directory below $SCRATCH on a tmpfs when this user
 # may mount one that keeps user.* xattrs (extracting thousands of small
 # files there is several times faster than on a loaded disk), else a
