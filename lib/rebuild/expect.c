@@ -159,26 +159,35 @@ static int cmp_place(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* By file: size, then size words, then image. */
+/* The file's shape: size, then size words. */
+static int cmp_shape(const struct tail *x, const struct tail *y)
+{
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->blocks != y->blocks)
+		return x->blocks < y->blocks ? -1 : 1;
+	return 0;
+}
+
+/* By file: shape, then image. */
 static int cmp_file(const void *a, const void *b)
 {
 	const struct tail *x = a, *y = b;
+	int c = cmp_shape(x, y);
 
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	if (x->blocks != y->blocks)
-		return x->blocks < y->blocks ? -1 : 1;
+	if (c != 0)
+		return c;
 	return x->img < y->img ? -1 : x->img > y->img;
 }
 
+/* By bytes: shape, hash, then image. */
 static int cmp_bytes(const void *a, const void *b)
 {
 	const struct tail *x = a, *y = b;
+	int c = cmp_shape(x, y);
 
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	if (x->blocks != y->blocks)
-		return x->blocks < y->blocks ? -1 : 1;
+	if (c != 0)
+		return c;
 	if (x->hash.high64 != y->hash.high64)
 		return x->hash.high64 < y->hash.high64 ? -1 : 1;
 	if (x->hash.low64 != y->hash.low64)
