@@ -403,6 +403,21 @@ judge_ok() {
 	fi
 	return 1
 }
+# kernel_check FSTYPE IMAGE WHAT CMD...: IMAGE mounted read-only on
+# $KMNT (where the kernel cannot mount FSTYPE here, counted as judge_ok
+# counts it), the check WHAT is CMD run there; a refused mount fails.
+KMNT=$SCRATCH/kmnt
+kernel_check() {
+	kc_fs=$1 kc_img=$2 kc_what=$3; shift 3
+	judge_ok "$kc_what: the kernel's $kc_fs mount" kernel "$kc_fs" || return 0
+	mkdir -p "$KMNT"
+	if mount -t "$kc_fs" -o loop,ro "$kc_img" "$KMNT" 2> "$SCRATCH/kmnt.err"; then
+		check "$kc_what" "$@"
+		umount "$KMNT"
+	else
+		fail "$kc_what: the kernel does not mount it: $(head -c 200 "$SCRATCH/kmnt.err")"
+	fi
+}
 # unsquashfs_ref WHAT ours|peer CODEC IMAGE DIR: unsquashfs -d of IMAGE
 # (compressed with CODEC) into DIR, the tree a check compares with. When
 # it cannot, returns 1 having counted why: unsquashfs cannot run here (as
