@@ -84,10 +84,12 @@ if codec_built zstd; then
 else
 	skipc "tar2img -c zstd: zstd not built"
 fi
+# 1 MiB pclusters: their files are served in 1 MiB chunks (fuse_fs.c),
+# mkfs.erofs's image below in 128 KiB ones.
 if codec_built lz4; then
-	run "tar2img --format erofs -c lz4" "$TAR2IMG" -q -f --format erofs -c lz4 \
-		"$T/o.erofs" "$T/in.tar" &&
-		mounted_same "tar2img --format erofs -c lz4" "$T/o.erofs" -
+	run "tar2img --format erofs -c lz4 --pcluster-size 1048576" "$TAR2IMG" -q -f \
+		--format erofs -c lz4 --pcluster-size 1048576 "$T/o.erofs" "$T/in.tar" &&
+		mounted_same "tar2img --format erofs -c lz4, 1 MiB pclusters" "$T/o.erofs" -
 else
 	skipc "tar2img --format erofs -c lz4: lz4 not built"
 fi
