@@ -85,10 +85,15 @@ run "the line on a/" "$MKFS" --quiet $LINE "$T/a.erofs" "$T/src/a" &&
 run "^all-fragments" "$MKFS" --quiet -Eall-fragments -E^all-fragments -zlz4 "$T/off.erofs" "$T/src" &&
 	check "^all-fragments: no fragments" test $(($(incompat_of "$T/off.erofs") & 32)) -eq 0
 # fragdedupe=inode: lz4 finds no match 1 MB back, so only sharing the
-# fragment keeps dup_big from being stored twice.
+# fragment keeps dup_big from being stored twice. mkfs.erofs shares
+# fragments unless told -E^fragdedupe (its default is full): so does
+# sqpack-mkfs.erofs.
 run "lz4 with fragdedupe" "$MKFS" --quiet -Eall-fragments,fragdedupe=inode -zlz4 "$T/dd.erofs" "$T/src" &&
-	run "lz4 without" "$MKFS" --quiet -Eall-fragments -zlz4 "$T/nodd.erofs" "$T/src" &&
+	run "lz4 without" "$MKFS" --quiet -Eall-fragments,^fragdedupe -zlz4 "$T/nodd.erofs" "$T/src" &&
 	check "fragdedupe=inode: dup_big shares big's fragment ($(wc -c < "$T/dd.erofs") < $(wc -c < "$T/nodd.erofs") - 300000)" \
 		test "$(wc -c < "$T/dd.erofs")" -lt $(($(wc -c < "$T/nodd.erofs") - 300000))
+run "lz4, fragdedupe not named" "$MKFS" --quiet -Eall-fragments -zlz4 "$T/ddd.erofs" "$T/src" &&
+	check "-Eall-fragments alone shares fragments, as mkfs.erofs's default does" \
+		cmp -s "$T/ddd.erofs" "$T/dd.erofs"
 judge_same_tree "fragdedupe=inode" kernel erofs "$T/dd.erofs" "$T/src"
 finish

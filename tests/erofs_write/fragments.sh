@@ -139,12 +139,14 @@ gzip|-c deflate -X level=1|
 zstd|-c zstd -X level=1|
 EOF
 
-# sqpack-mkfs.erofs's spelling gives dir2img's bytes.
+# sqpack-mkfs.erofs's spelling gives dir2img's bytes (^fragdedupe: its
+# fragments share equal files by default, as mkfs.erofs's; dir2img's
+# --erofs-fragments alone does not).
 "$DIR2IMG" -q --format erofs -c lz4 --erofs-fragments "$T/d.erofs" "$T/src" 2> "$T/err" ||
 	fail "dir2img --erofs-fragments: $(head -c 300 "$T/err")"
 "$DIR2IMG" -q --format erofs -c lz4 --ztailpacking --pcluster-size 65536 --erofs-fragments \
 	"$T/dz.erofs" "$T/src" 2> "$T/err" || fail "dir2img: $(head -c 300 "$T/err")"
-for set in "-Efragments|d" "-Eztailpacking,fragments -C65536|dz"; do
+for set in "-Efragments,^fragdedupe|d" "-Eztailpacking,fragments,^fragdedupe -C65536|dz"; do
 	# shellcheck disable=SC2086
 	if "$MKFS" --quiet -zlz4 ${set%|*} "$T/k.erofs" "$T/src" 2> "$T/err"; then
 		check "sqpack-mkfs.erofs -zlz4 ${set%|*} gives dir2img's bytes" cmp -s "$T/k.erofs" "$T/${set#*|}.erofs"

@@ -588,6 +588,10 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 	/* mkfs.erofs 1.9 writes the xattr name filter unless told
 	 * -E^xattr-name-filter; dir2img and tar2img only on request. */
 	opt->desc.flags |= SQP_WRITE_EROFS_XATTR_FILTER;
+	/* Its fragments share what they can unless -E^fragdedupe: the
+	 * default is fragdedupe=full (mkfs_extended), cleared below where
+	 * there are no fragments, as mkfs.erofs only reads it with them. */
+	opt->desc.flags |= SQP_WRITE_EROFS_FRAGDEDUPE;
 	opt->force = 1;
 	opterr = 0;
 	optind = 0;
@@ -609,6 +613,8 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 		if (ret != 0)
 			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
+	if (!(opt->desc.flags & SQP_WRITE_EROFS_FRAGMENTS))
+		opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_FRAGDEDUPE;
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0 ||
 	    (ret = chunks(opt, a)) != 0 || (ret = blocks(opt, a)) != 0)
 		return ret;

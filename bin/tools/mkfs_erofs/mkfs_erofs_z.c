@@ -150,9 +150,10 @@ int mkfs_compressors(struct sqp_writer_desc *d, const char *what, const char *ar
  * name, and so is fragments=SIZE (the packed inode's clusters are -C's,
  * as every other file's). ^X clears X, as mkfs.erofs reads it:
  * ^all-fragments clears fragments too. fragdedupe=full (mkfs.erofs's
- * default, which also shares a tail found inside an earlier fragment)
- * is taken as inode's sharing of whole files: the same files, perhaps
- * a larger image. */
+ * default, on here too unless ^fragdedupe: parse() in
+ * mkfs_erofs_main.c; it also shares a tail found inside an earlier
+ * fragment) is taken as inode's sharing of whole files: the same
+ * files, perhaps a larger image. */
 int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *arg)
 {
 	static const struct {
