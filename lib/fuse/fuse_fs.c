@@ -19,7 +19,7 @@
 /* The largest chunk an EROFS image's clusters ask for: the kernel's
  * FUSE reads are at most 1 MiB, and a cache of 64 MiB (the default)
  * still holds 64 of them. */
-#define EROFS_CHUNK_MAX (1u << 20)
+#define BIG_CHUNK_MAX (1u << 20)
 
 int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 	    size_t msg_size)
@@ -64,14 +64,14 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 	 * when one thread reads them in turn. Random readers load chunks
 	 * on any thread, each decoding the cluster again: where clusters
 	 * are larger (1 MiB lzma, an AppImage's kind), a chunk is the
-	 * largest cluster, up to EROFS_CHUNK_MAX, so it is decoded about
+	 * largest cluster, up to BIG_CHUNK_MAX, so it is decoded about
 	 * once per chunk rather than once per 128 KiB. */
 	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
 		    fs->info.block_size : 128 * 1024;
 	if (fs->info.format == SQP_FORMAT_EROFS &&
 	    sqp_image_get_layout(img, &lay) == 0 && lay.erofs_pcluster > fs->chunk)
-		fs->chunk = lay.erofs_pcluster < EROFS_CHUNK_MAX ?
-			    lay.erofs_pcluster : EROFS_CHUNK_MAX;
+		fs->chunk = lay.erofs_pcluster < BIG_CHUNK_MAX ?
+			    lay.erofs_pcluster : BIG_CHUNK_MAX;
 	if (fs->chunk < fs->info.block_size)
 		fs->chunk = fs->info.block_size;
 	if (fc_create((size_t)s->cache_bytes, fs->chunk, fs_load, fs,
