@@ -23,6 +23,10 @@ struct codec_dest_ops {
 	 * offered all the input at once (not in windows, which a cluster
 	 * that takes a whole one must compress again). */
 	int reads_what_fits;
+	/* A cut costs the codec's whole time over its input (one pass, no
+	 * cheaper search to reuse): a seam re-cut that covers a byte spends
+	 * as much again on it (erofs_seam.c's recut_budget). */
+	int costly_cut;
 	/* pcluster: the most bytes of one cluster (the image's pcluster
 	 * size, a multiple of the block size up to 1 MiB), which sizes the
 	 * history as history() says. */

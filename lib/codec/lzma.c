@@ -218,6 +218,7 @@ static int lzma_dest_create(const struct sqp_codec_config *cfg,
 static const struct codec_dest_ops lzma_dest_ops = {
 	.erofs_alg = 1,
 	.reads_what_fits = 1,
+	.costly_cut = 1,
 	.create = lzma_dest_create,
 	.destroy = lzma_destroy,
 	.compress = lzma_dest_compress,

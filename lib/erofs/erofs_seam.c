@@ -234,8 +234,8 @@ static int in_step(const struct erofs_zjob *j, const struct seam_walk *a, uint32
 	return a->k < j->npcl && j->pcl[a->k].off + h == a->x;
 }
 
-/* The most of j's input that the re-cut covers. lzma's cut is the
- * codec's whole cost (its fixed-output call is one pass, as mkfs.erofs
+/* The most of j's input that the re-cut covers. A costly cut (the
+ * codec table's costly_cut: lzma's) is the codec's whole cost (its fixed-output call is one pass, as mkfs.erofs
  * 1.9.3's, which has no re-cut), so a re-cut spends as much again on
  * each byte it covers, for about a block in five seams: on rootfs-big's
  * four largest files in 4 KiB clusters it re-cut 63 MB of their 136 MB
@@ -247,7 +247,7 @@ static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zj
 {
 	uint32_t seg = erofs_w_segment(j->cap);
 
-	return e->zdest[j->zc]->erofs_alg == EROFS_ALG_LZMA ? seg / EROFS_W_SEG_PCLUSTERS : seg;
+	return e->zdest[j->zc]->costly_cut ? seg / EROFS_W_SEG_PCLUSTERS : seg;
 }
 
 /* The re-cut from the held cluster's start on through j's data (the
