@@ -261,6 +261,8 @@ static void narrow(struct tails *t)
 {
 	size_t i, j, k, n = 0;
 
+	if (t->n == 0)
+		return;   /* t->v may be NULL, which qsort must not see */
 	qsort(t->v, t->n, sizeof(*t->v), cmp_file);
 	for (i = 0; i < t->n; i = j) {
 		for (j = i + 1; j < t->n && t->v[j].size == t->v[i].size &&
@@ -320,7 +322,8 @@ static int mark_blocks(struct sqp_writer *w, struct tails *t)
 	qsort(t->v, t->n, sizeof(*t->v), cmp_place);
 	if (dup_blocks(t, &b, &n) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	qsort(b, n, sizeof(*b), cmp_share);
+	if (n > 0)
+		qsort(b, n, sizeof(*b), cmp_share);
 	for (i = 0; i < n && kept + stored_share(&b[i]) <= budget; i++)
 		kept += stored_share(&b[i]);
 	for (; i < n; i++)

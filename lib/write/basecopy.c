@@ -347,8 +347,10 @@ static int held_release(struct basecopy *bc, uint64_t from, uint64_t to)
 		if (ret != 0)
 			return ret;
 	}
-	memmove(h + i, h + j, (bc->held_count - j) * sizeof(*h));
-	bc->held_count -= j - i;
+	if (j > i) {   /* h is NULL while nothing was ever held */
+		memmove(h + i, h + j, (bc->held_count - j) * sizeof(*h));
+		bc->held_count -= j - i;
+	}
 	return 0;
 }
 
