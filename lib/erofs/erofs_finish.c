@@ -11,9 +11,8 @@
  * (the directories' blocks, then every inode: the root first, the rest
  * in the order they arrived, each where erofs_fit.c finds room), then
  * written with the same measurements (erofs_record.c), so placement and
- * writing cannot drift. An inode with its xattrs and inline tail never
- * straddles a block: the kernel reads an inline tail from the inode's
- * block.
+ * writing cannot drift. A record may straddle blocks, but its inline
+ * tail never does: the kernel reads the tail from one block.
  *
  * Compressed directories (SQP_WRITE_EROFS_COMPRESS_DIRS) are wholly
  * fragments of the packed inode, as mkfs.erofs --zD makes them: a map
@@ -154,6 +153,16 @@ static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 	return ret;
 }
 
+/* The last bytes of a record that must share one block: an inline
+ * tail; a compressed one's whole record (erofs_zip.c fitted its tail
+ * after the indexes, counting from a block's start). */
+static uint64_t tail_of(const struct erofs_shape *s)
+{
+	if (s->inl == 0)
+		return 0;
+	return s->ei.layout == EROFS_FLAT_INLINE ? s->inl : s->total;
+}
+
 /* The nids of the k-th to the (end - 1)-th inodes of the layout order
  * (erofs_fit.c chooses, in the area or in the metabox's data, mfit;
  * the root comes first, so its nid fits 16 bits), counted into *inos. */
@@ -170,11 +179,9 @@ static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *f
 		i = order_at(L, k);
 		if (!live(L, i))
 			continue;
-		/* A chunk-based file's indexes may cross a block. */
 		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0 ||
 		    (ret = erofs_fit_place(in_mbox(L, i) ? mfit : fit, s.total,
-					   s.ei.layout == EROFS_CHUNK_BASED ? s.keep : s.total,
-					   &at)) != 0)
+					   tail_of(&s), &at)) != 0)
 			return ret;
 		L->nid[i] = in_mbox(L, i) ? EROFS_NID_MBOX | at / EROFS_SLOT_SIZE :
 			    (at - meta * BS) / EROFS_SLOT_SIZE;

@@ -484,9 +484,9 @@ int erofs_w_dir_pack(const struct erofs_wlayout *L, uint32_t dir, uint8_t *buf,
 		     erofs_dirblock_fn fn, void *user, uint64_t *size);
 
 /* erofs_fit.c: places in the metadata area (zero the struct, then set
- * blocks to the area's first block). A record of bytes whose first
- * block's worth (its first keep bytes, when keep < bytes: the rest may
- * cross into new blocks) must not cross a block: *at is its byte
+ * blocks to the area's first block). A record of bytes whose last tail
+ * bytes must not cross a block (0: none; bytes: the whole record, or
+ * when longer than a block, its start on a block's): *at is its byte
  * position in the image. blocks: the next block a record may start. */
 struct erofs_fit_stack {
 	uint64_t *blk;
@@ -498,7 +498,7 @@ struct erofs_fit {
 	uint64_t blocks;
 	uint32_t front;          /* free slots of block blocks - 1, in its stack */
 };
-int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t keep, uint64_t *at);
+int erofs_fit_place(struct erofs_fit *f, uint64_t bytes, uint64_t tail, uint64_t *at);
 /* Offer the last free_slots slots of block blk, outside the area. */
 int erofs_fit_room(struct erofs_fit *f, uint64_t blk, uint32_t free_slots);
 void erofs_fit_cleanup(struct erofs_fit *f);
