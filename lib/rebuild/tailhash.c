@@ -4,9 +4,16 @@
  * block that holds one decoded once, a job per block on a pool of the
  * writer's -j workers.
  *
- * Why a pool: decoding is most of what the census of a merge costs
- * (small.tar's 4 zstd shards: 225 fragment blocks, 35 of its 45 ms of
- * CPU), and before the first block is copied nothing else runs. The
+ * Why a pool: decoding is most of what the census of a merge costs,
+ * and before the first block is copied nothing else runs. Where names
+ * and mtimes nominate few tails (expect.c's narrow; big.tar's 4 zstd
+ * shards: 135 fragment blocks, 16 ms of CPU on the merging thread)
+ * the pool costs 3 ms more for its threads and its wall went either
+ * way on a loaded machine (small.tar: 21 ms against 36; big.tar: 69
+ * against 43); where they nominate
+ * many (every tail of a size in two shards, as when a build clamps
+ * every mtime: 850 blocks, 110-113 ms of CPU) it took the census from
+ * 460 to 149 ms of wall at -j 2, at the same CPU (load 28). The
  * blocks are independent: a job writes only the tails of its own block,
  * a range of the list that no other job touches, and jobs are taken
  * back in the order they were submitted, so the error reported is the

@@ -16,10 +16,16 @@
 struct tail {
 	uint64_t size, start;     /* start, word: its fragment block's */
 	uint64_t blocks;          /* a hash of its file's size words */
+	/* What nominates a file of no full blocks (expect.c's narrow): a
+	 * hash of its name, its mtime; key, the one narrow sorts by. */
+	uint64_t name, key;
+	int64_t mtime;
 	XXH128_hash_t hash;
 	uint32_t word, index, offset;
 	uint32_t img;             /* its record in w->expect */
 	uint32_t len, block_len;  /* its bytes; its fragment block's, decoded */
+	int tail_only;            /* its file has no full block */
+	int keep;                 /* narrow kept it */
 	int dup;                  /* another image has a tail equal to it */
 };
 

@@ -13,12 +13,13 @@
 # zstd, or deflate), merged with no option, their files copied as
 # stored (the summary counts them; the same bytes for -j 1), but for
 # deflate shards whose window the merge's record would not cover, and
-# with fragments, packed anew. Equal files in
-# two shards share their stored blocks, never decoded; a merge whose
-# tables are a small part of it compresses them at the codec's fastest
-# level (the kernel and unsquashfs read it). --shard-plan's
-# shards add up to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs
-# shard in their own spelling. Bad input exits 1 naming the reason and
+# with fragments, packed anew. Equal files in two shards share their
+# stored blocks, never decoded; small files equal across shards,
+# nominated by name or mtime, share their tails; a merge whose tables
+# are a small part of it compresses them at the codec's fastest level
+# (the kernel and unsquashfs read it). --shard-plan's shards add up
+# to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs shard in their
+# own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
 # two shards of overlapping parts, with --plan a shard missing or out
 # of place; a shard of another codec or block size is converted.
@@ -301,6 +302,28 @@ run "their merge" "$IMG2IMG" --shards "$T/et.img" "$T/et.1" "$T/et.2" > "$T/et.o
 check "equal tails light when stored: both fragment blocks copied ($(grep -ho '[0-9]* fragment blocks, [0-9]* tails shared' "$T/et.out"))" \
 	sh -c "'$IMGINFO' diff -q '$T/et.one' '$T/et.img' &&
 		grep -q ' 2 fragment blocks, 0 tails shared' '$T/et.out'"
+
+# Files of a tail alone, equal across shards, that weigh more than a
+# thousandth: the census decodes only the tails a file of the same size
+# and the same name or mtime nominates, and those are shared. a/ in the
+# first shard; b/ its copies under the same names, another mtime; c/
+# under other names, a's mtime. Shared, 40 tails: the one pass's size.
+mkdir -p "$T/nt/a" "$T/nt/b" "$T/nt/c" || exit 99
+i=1
+while [ $i -le 20 ]; do
+	head -c $((1000 + i)) /dev/urandom > "$T/nt/a/f$i" &&
+		cp "$T/nt/a/f$i" "$T/nt/b/f$i" && cp "$T/nt/a/f$i" "$T/nt/c/g$i" || exit 99
+	i=$((i + 1))
+done
+touch -d @1500000000 "$T"/nt/a/* "$T"/nt/c/* && touch -d @1600000000 "$T"/nt/b/* || exit 99
+IN=$T/nt
+# shellcheck disable=SC2086
+run "one pass of small files in three copies" "$DIR2IMG" $O "$T/nt.one" "$T/nt" &&
+shards dir2img.nt 3 "$T/nt.img" "$DIR2IMG" $O &&
+check "small files nominated by name or mtime: 40 tails shared ($(grep -ho '[0-9]* tails shared' "$T/nt.img.stats"))" \
+	sh -c "'$IMGINFO' diff -q '$T/nt.one' '$T/nt.img' && grep -q ' 40 tails shared' '$T/nt.img.stats'" &&
+near "small files in three copies, 3 shards" "$(used "$T/nt.img")" "$(used "$T/nt.one")"
+IN=$S
 
 # A merge whose tables are at most a 100th of its bytes compresses them
 # at the codec's fastest level: gzip 1, where one pass takes gzip's
