@@ -37,9 +37,9 @@ oneblock="$top_builddir/tests/fuse/oneblock"
 # info, whatever the format), 128 KiB to 1 MiB: small blocks share a
 # chunk, a 1 MiB block or pcluster is one.
 check "SquashFS, 128 KiB blocks: chunks of 128 KiB" "$oneblock" chunk "$T/o.sqfs" 131072
-run "a SquashFS image of 4 KiB blocks" "$SQP_BIN/dir2img" -q -b 4K -c gzip "$T/b4.sqfs" "$T/src" &&
+run "a SquashFS image of 4 KiB blocks" "$SQP_BIN/dir2img" -q -b 4K -c gzip -X level=1 "$T/b4.sqfs" "$T/src" &&
 	check "SquashFS, 4 KiB blocks: chunks of 128 KiB" "$oneblock" chunk "$T/b4.sqfs" 131072
-run "a SquashFS image of 1 MiB blocks" "$SQP_BIN/dir2img" -q -b 1M -c gzip "$T/b1m.sqfs" "$T/src" &&
+run "a SquashFS image of 1 MiB blocks" "$SQP_BIN/dir2img" -q -b 1M -c gzip -X level=1 "$T/b1m.sqfs" "$T/src" &&
 	check "SquashFS, 1 MiB blocks: chunks of 1 MiB" "$oneblock" chunk "$T/b1m.sqfs" 1048576
 check "EROFS, uncompressed: chunks of 128 KiB" "$oneblock" chunk "$T/o.erofs" 131072
 if codec_built lz4; then
