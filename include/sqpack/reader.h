@@ -78,6 +78,13 @@ struct sqp_image_info {
 	 * whose data is the fragments: compressed files' tails and small
 	 * files, compressed together; 0 when there is none, and SquashFS. */
 	uint64_t packed_ref;
+	/* The most bytes of a file that are decoded as one, so that a
+	 * reader caching decoded data in pieces this large decodes each
+	 * unit about once: SquashFS's block size; EROFS's largest physical
+	 * cluster as its compression record bounds it (a block where
+	 * nothing is compressed); 0 where the image does not say (EROFS
+	 * with several codecs, or one whose record names no size). */
+	uint32_t decode_unit;
 };
 /* 0, or SQP_ERR_ARG when info->size is unset (a code only: the image
  * is const). */

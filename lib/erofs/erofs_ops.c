@@ -20,6 +20,8 @@
 /* What an EROFS inode's xattr index reads as where it has none. */
 #define NO_XATTR_INDEX 0xFFFFFFFFu
 
+static uint32_t pcluster_of(const struct rd_erofs *e, uint32_t codecs);
+
 static void info(const struct sqp_image *img, struct sqp_image_info *all)
 {
 	const struct rd_erofs *e = rd_ero(img);
@@ -37,6 +39,9 @@ static void info(const struct sqp_image *img, struct sqp_image_info *all)
 	for (int id = SQP_CODEC_MAX; id > 0; id--)
 		if (all->codecs & (1u << id))
 			all->codec = id;
+	/* The unit a file is decoded in: its largest pcluster. */
+	all->decode_unit = all->codecs == 0 ? e->bs :
+			   pcluster_of(e, all->codecs);
 }
 
 /* The largest pcluster, a whole number of blocks up to 1 MiB, whose

@@ -14,19 +14,19 @@
 #include <sys/stat.h>
 
 #include "fuse_fs.h"
-#include "sqpack/image_info.h"
 
-/* The largest chunk an EROFS image's clusters ask for: the kernel's
- * FUSE reads are at most 1 MiB, and a cache of 64 MiB (the default)
- * still holds 64 of them. */
-#define BIG_CHUNK_MAX (1u << 20)
+/* Chunks are at least CHUNK_MIN: a reader's 128 KiB requests (the
+ * kernel's read-ahead) then take one cache entry, not one a small
+ * block each. At most CHUNK_MAX: the kernel's FUSE reads are at most
+ * 1 MiB, and a cache of 64 MiB (the default) still holds 64 of them. */
+#define CHUNK_MIN (128u * 1024)
+#define CHUNK_MAX (1u << 20)
 
 int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 	    size_t msg_size)
 {
 	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
 	struct sqp_inode_info pk = { .struct_size = sizeof(pk) };
-	struct sqp_image_layout lay = { 0 };
 	struct sqp_image *img;
 	int ret;
 
@@ -59,19 +59,15 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		return ret;
 	}
 	fs->fd = s->desc.fd;
-	/* SquashFS compresses by block; EROFS's clusters are decoded by a
-	 * file reader that keeps the last one, which 128 KiB chunks reuse
-	 * when one thread reads them in turn. Random readers load chunks
-	 * on any thread, each decoding the cluster again: where clusters
-	 * are larger (1 MiB lzma, an AppImage's kind), a chunk is the
-	 * largest cluster, up to BIG_CHUNK_MAX, so it is decoded about
-	 * once per chunk rather than once per 128 KiB. */
-	fs->chunk = fs->info.format == SQP_FORMAT_SQUASHFS ?
-		    fs->info.block_size : 128 * 1024;
-	if (fs->info.format == SQP_FORMAT_EROFS &&
-	    sqp_image_get_layout(img, &lay) == 0 && lay.erofs_pcluster > fs->chunk)
-		fs->chunk = lay.erofs_pcluster < BIG_CHUNK_MAX ?
-			    lay.erofs_pcluster : BIG_CHUNK_MAX;
+	/* A chunk is the image's decode unit, so that random readers,
+	 * loading chunks on any thread, decode each unit about once (1
+	 * MiB blocks or clusters of xz or lzma: an AppImage's kind);
+	 * where the unit is smaller, the file reader keeps the last one
+	 * it decoded, which a larger chunk reuses in turn. A chunk holds
+	 * a block at least: a SquashFS fragment block is one chunk. */
+	fs->chunk = fs->info.decode_unit < CHUNK_MIN ? CHUNK_MIN :
+		    fs->info.decode_unit > CHUNK_MAX ? CHUNK_MAX :
+		    fs->info.decode_unit;
 	if (fs->chunk < fs->info.block_size)
 		fs->chunk = fs->info.block_size;
 	if (fc_create((size_t)s->cache_bytes, fs->chunk, fs_load, fs,

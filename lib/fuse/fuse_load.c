@@ -33,8 +33,8 @@ static int piece_of(const struct fs *fs, const struct sqp_file_span *sp,
 	case SQP_SPAN_STORED:
 		return 1;
 	case SQP_SPAN_FRAGMENT:
-		/* Fragment block i is FS_FRAGMENTS' chunk i (a chunk is a
-		 * block); a tail past the block is the reader's to refuse. */
+		/* Fragment block i is FS_FRAGMENTS' chunk i (a chunk holds
+		 * a block); a tail past the block is the reader's to refuse. */
 		if (sp->pos > fs->chunk || sp->len > fs->chunk - sp->pos)
 			return 0;
 		p->ref = FS_FRAGMENTS;

@@ -102,6 +102,7 @@ static void info(const struct sqp_image *img, struct sqp_image_info *all)
 	all->format = SQP_FORMAT_SQUASHFS;
 	all->codecs = 1u << sq(img)->sb.compressor;
 	all->inodes = sq(img)->sb.inode_count;
+	all->decode_unit = img->block_size;
 }
 
 /* Each block's size word from the block list: 0 is a hole; the tail in

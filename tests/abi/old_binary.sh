@@ -31,7 +31,7 @@ run "grown headers" "$PYTHON3" - "$grown/sqpack/reader.h" <<'PY'
 import sys
 p = sys.argv[1]
 s = open(p).read()
-for last, new in (("\tconst char *device;\n};", "grown_in"), ("\tuint64_t packed_ref;\n};", "grown_out")):
+for last, new in (("\tconst char *device;\n};", "grown_in"), ("\tuint32_t decode_unit;\n};", "grown_out")):
     assert s.count(last) == 1, last
     s = s.replace(last, last[:-3] + "\n\tuint64_t %s;\n};" % new)
 open(p, "w").write(s)

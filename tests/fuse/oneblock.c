@@ -17,6 +17,8 @@
  *   fragment  what the files' tails share (a SquashFS fragment block,
  *             EROFS's packed inode), decoded once for all, not once per
  *             image of the pool.
+ * oneblock chunk IMAGE BYTES: the file system on IMAGE caches file data
+ * in chunks of BYTES (fuse_fs.c: the image's decode unit, bounded).
  * Run under TSan in CI (tests/fuse/threads.sh). Exit 0, or 1 with the
  * reasons on stderr.
  */
@@ -170,9 +172,22 @@ int main(int argc, char **argv)
 	struct fuse_req r = { 0 };
 	int fd, ok;
 
+	if (argc == 4 && strcmp(argv[1], "chunk") == 0) {
+		if ((fd = open(argv[2], O_RDONLY)) < 0 ||
+		    setup(&c, fd, argv[2]) != 0)
+			return 1;
+		ok = c.fs.chunk == strtoull(argv[3], NULL, 10);
+		if (!ok)
+			fprintf(stderr, "oneblock: chunks of %u bytes, not %s\n",
+				c.fs.chunk, argv[3]);
+		fs_fini(&c.fs);
+		close(fd);
+		return ok ? 0 : 1;
+	}
 	if (argc < 6 || argc - 5 > READERS) {
 		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment "
-			"IMAGE SRCDIR CHUNK NAME...\n");
+			"IMAGE SRCDIR CHUNK NAME...\n"
+			"       oneblock chunk IMAGE BYTES\n");
 		return 2;
 	}
 	c.fragments = strcmp(argv[1], "fragment") == 0;

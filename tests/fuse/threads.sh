@@ -33,6 +33,24 @@ run "the EROFS image with fragments" "$SQP_BIN/dir2img" -q --format erofs \
 	-c gzip --erofs-fragments "$T/fr.erofs" "$T/src" || finish
 dd if="$T/src/f" of="$T/block" bs=128K skip=5 count=1 2> /dev/null || exit 99
 oneblock="$top_builddir/tests/fuse/oneblock"
+# File data is cached in chunks of the image's decode unit (its reader
+# info, whatever the format), 128 KiB to 1 MiB: small blocks share a
+# chunk, a 1 MiB block or pcluster is one.
+check "SquashFS, 128 KiB blocks: chunks of 128 KiB" "$oneblock" chunk "$T/o.sqfs" 131072
+run "a SquashFS image of 4 KiB blocks" "$SQP_BIN/dir2img" -q -b 4K -c gzip -X level=1 "$T/b4.sqfs" "$T/src" &&
+	check "SquashFS, 4 KiB blocks: chunks of 128 KiB" "$oneblock" chunk "$T/b4.sqfs" 131072 &&
+	check "SquashFS, 4 KiB blocks: a chunk of 32 blocks, decompressed once" \
+		"$oneblock" decoded "$T/b4.sqfs" "$T/src" 5 f
+run "a SquashFS image of 1 MiB blocks" "$SQP_BIN/dir2img" -q -b 1M -c gzip -X level=1 "$T/b1m.sqfs" "$T/src" &&
+	check "SquashFS, 1 MiB blocks: chunks of 1 MiB" "$oneblock" chunk "$T/b1m.sqfs" 1048576
+check "EROFS, uncompressed: chunks of 128 KiB" "$oneblock" chunk "$T/o.erofs" 131072
+if codec_built lz4; then
+	run "an EROFS image of 1 MiB pclusters" "$SQP_BIN/dir2img" -q --format erofs -c lz4 \
+		--pcluster-size 1048576 "$T/p1m.erofs" "$T/src" &&
+		check "EROFS, 1 MiB pclusters: chunks of 1 MiB" "$oneblock" chunk "$T/p1m.erofs" 1048576
+else
+	skipc "EROFS, 1 MiB pclusters: lz4 not built"
+fi
 check "64 threads read block 5 at once: their bytes, decompressed once" \
 	"$oneblock" decoded "$T/o.sqfs" "$T/src" 5 f
 check "64 threads read a stored block: its bytes, from the image file" \
@@ -74,6 +92,9 @@ check "64 threads read 64 tails of one fragment block: decoded once" \
 # shellcheck disable=SC2086
 check "EROFS, 64 threads read 64 files of the packed inode: decoded once" \
 	"$oneblock" fragment "$T/fr.erofs" "$T/src" 0 $smalls
+# shellcheck disable=SC2086
+[ -f "$T/b4.sqfs" ] && check "4 KiB blocks: 64 tails of one fragment block in a larger chunk, decoded once" \
+	"$oneblock" fragment "$T/b4.sqfs" "$T/src" 0 $smalls
 
 fuse_usable
 cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
