@@ -9,13 +9,16 @@
 # -Efragments, -Ededupe and --chunksize (what does not compress is
 # chunk based). Each image says its block size in the superblock, passes
 # imginfo check, and reads as the source through the kernel's mount,
-# img2dir and fsck.erofs 1.9.3 (EROFS_UTILS_193, where built); Debian's
+# img2dir and fsck.erofs 1.9.3 (EROFS_UTILS_193, where built), the last
+# codec's through sqpack-fuse too (where FUSE mounts as root); Debian's
 # fsck.erofs 1.5 refuses every block size but its page size, which is
 # counted as a skip. lz4hc and lzma are no larger than mkfs.erofs
 # 1.9.3's for the same line, the bytes are the same for --workers=1 and
 # 2, and SOURCE_DATE_EPOCH gives the same bytes whenever the tree was
-# made. -b512 once, with lz4hc. (A size that is not whole blocks is
-# refused in mkfsopts.sh.)
+# made. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
+# the kernel as the tree's sizes, all zeros; --tar=i -b2048 is --tar=i's
+# bytes (the tar's 512-byte blocks, as in mkfs.erofs). (A size that is
+# not whole blocks is refused in mkfsopts.sh.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
@@ -124,6 +127,20 @@ deflate gzip
 zstd zstd
 EOF
 
+# sqpack-fuse reads the last codec's two images as the source.
+FUSE=$top_builddir/bin/sqpack-fuse
+if [ ! -x "$FUSE" ] || [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
+	skipc "sqpack-fuse: not built, no /dev/fuse or not root"
+else
+	for i in a b; do
+		[ -f "$T/$i.erofs" ] || continue
+		mkdir -p "$T/fm" &&
+			run "sqpack-fuse mounts $i.erofs" "$FUSE" "$T/$i.erofs" "$T/fm" || continue
+		same_tree "sqpack-fuse reads $i.erofs as the source" "$T/fm" "$T/src" --ignore=mtime
+		fusermount3 -u "$T/fm" 2>/dev/null || umount "$T/fm"
+	done
+fi
+
 if codec_built lz4; then
 	run "-b512 -zlz4hc -C2048 -Eztailpacking" "$MKFS" --quiet -T0 -Uclear -b512 -zlz4hc \
 		-C2048 -Eztailpacking "$T/s.erofs" "$T/src" &&
@@ -140,4 +157,36 @@ if codec_built lz4; then
 else
 	skipc "-b512 and --workers: lz4 not built"
 fi
+
+# --tar=headerball honours -b (every file of its size, all zeros); --tar=i
+# keeps the tar's 512-byte blocks whatever -b says, as mkfs.erofs 1.9.3.
+"$PYTHON3" - "$T/src" "$T/src.tar" "$T/hb.tar" << 'EOF' || fail "making the tars"
+import sys, tarfile
+with tarfile.open(sys.argv[2], "w", format=tarfile.PAX_FORMAT) as t:
+    t.add(sys.argv[1], ".")
+raw, out = open(sys.argv[2], "rb").read(), bytearray()
+with tarfile.open(sys.argv[2]) as t:
+    for m in t.getmembers():
+        out += raw[m.offset:m.offset_data]
+open(sys.argv[3], "wb").write(out + bytes(1024))
+EOF
+# zeros_and_sizes DIR LIST: no file under DIR holds a byte but zeros,
+# and LIST is each file's size.
+zeros_and_sizes() {
+	test "$(find "$1" -type f -exec cat {} + | tr -d '\000' | wc -c)" = 0 &&
+		(cd "$1" && find . -type f -printf '%p %s\n' | LC_ALL=C sort) | cmp -s - "$2"
+}
+if run "--tar=headerball -b1024" "$MKFS" --quiet -T0 -Uclear --tar=headerball -b1024 \
+	"$T/hb.erofs" "$T/hb.tar"; then
+	check "--tar=headerball -b1024: the superblock's block size is 1024" test \
+		"$(od -An -tu1 -j1036 -N1 "$T/hb.erofs" | tr -d ' ')" = 10
+	(cd "$T/src" && find . -type f -printf '%p %s\n' | LC_ALL=C sort) > "$T/hb.exp"
+	kernel_check erofs "$T/hb.erofs" "--tar=headerball -b1024: the kernel reads each file's size, all zeros" \
+		zeros_and_sizes "$KMNT" "$T/hb.exp"
+fi
+run "--tar=i" "$MKFS" --quiet -T0 -Uclear --tar=i "$T/i.erofs" "$T/src.tar" &&
+	run "--tar=i -b2048" "$MKFS" --quiet -T0 -Uclear --tar=i -b2048 "$T/i2.erofs" \
+		"$T/src.tar" &&
+	check "--tar=i -b2048: the same bytes as --tar=i (512-byte blocks)" \
+		cmp -s "$T/i.erofs" "$T/i2.erofs"
 finish
