@@ -15,7 +15,8 @@
 # counted as a skip. lz4hc and lzma are no larger than mkfs.erofs
 # 1.9.3's for the same line, the bytes are the same for --workers=1 and
 # 2, and SOURCE_DATE_EPOCH gives the same bytes whenever the tree was
-# made. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
+# made; dir2img --format erofs -c lz4 -b 1K writes -b1024 -zlz4's
+# bytes. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
 # the kernel as the tree's sizes, all zeros; --tar=i -b2048 is --tar=i's
 # bytes (the tar's 512-byte blocks, as in mkfs.erofs). (A size that is
 # not whole blocks is refused in mkfsopts.sh.)
@@ -126,6 +127,16 @@ lzma lzma
 deflate gzip
 zstd zstd
 EOF
+
+# dir2img's spelling: --format erofs -b 1K with a codec is mkfs's -b1024.
+if codec_built lz4; then
+	run "dir2img --format erofs -c lz4 -b 1K" "$SQP_BIN/dir2img" -q --format erofs -c lz4 \
+		-b 1K --mtime 0 --image-time 0 --uuid clear "$T/d1k.erofs" "$T/src" &&
+		run "-b1024 -zlz4" "$MKFS" --quiet -b1024 -zlz4 -E^xattr-name-filter -T0 -Uclear \
+			"$T/m1k.erofs" "$T/src" &&
+		check "dir2img -c lz4 -b 1K: the same bytes as -b1024 -zlz4" \
+			cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
+fi
 
 # sqpack-fuse reads the last codec's two images as the source.
 FUSE=$top_builddir/bin/sqpack-fuse
