@@ -142,8 +142,8 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_EROFS_TAR_INDEX       0x400000
 /* EROFS (mkfs.erofs --tar=headerball): every regular file's data is
  * absent, as from a tar reader with SQP_TAR_READ_HEADERS_ONLY: its
- * size kept, its chunks holes (it reads as zeros); 4096-byte blocks, no
- * codec. */
+ * size kept, its chunks holes (it reads as zeros); codec.block_size's
+ * blocks, no codec. */
 #define SQP_WRITE_EROFS_TAR_HEADERBALL  0x800000
 /* EROFS with erofs_chunk_size (mkfs.erofs --blobdev): the chunks go to
  * erofs_blob_fd, extra device 1 of the image's device table, which the
@@ -235,10 +235,12 @@ struct sqp_writer_desc {
 	 * attributes. The policy sees the paths before the prefix; the
 	 * spec's own entries are not moved. NULL or "" = none. Copied. */
 	const char *prefix;
-	/* The image format (enum sqp_image_format). EROFS: 4 KiB blocks
-	 * (codec.block_size 4096; 512, 1024 or 2048 with codec.id 0 and
-	 * no chunk size, dedup or tar index, where an inode's xattrs must
-	 * fit its block beside it); codec.id 0 stores data as it is, else a
+	/* The image format (enum sqp_image_format). EROFS: blocks of
+	 * codec.block_size, 4096 or 512, 1024 or 2048 (where an inode's
+	 * xattrs must fit its block beside it; a tar's index has 512
+	 * whatever it says; a codec's own settings are read as for 4096);
+	 * the sizes below said in blocks are multiples of it, those said to
+	 * be at least 4096 at least it. codec.id 0 stores data as it is, else a
 	 * codec with SQP_CODEC_FOR_EROFS compresses files of more than a
 	 * block into one-block clusters (or erofs_pcluster_size's);
 	 * fragment_mode and the SQP_WRITE_* flags other than NO_XATTRS

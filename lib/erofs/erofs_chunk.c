@@ -49,8 +49,8 @@
 #include "util/endian.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
-#define BS_BITS 12u
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 /* 2^14 stored chunks of 8 bytes a chunk; 2^16 map entries of 4. */
 #define REC_SHIFT 14
 #define MAP_SHIFT 16
@@ -64,13 +64,16 @@ struct chunk_rec {
 
 int erofs_chunk_init(struct sqp_writer *w, unsigned hash_bits)
 {
-	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_chunks *c = &e->chunks;
 	uint32_t size = w->desc.erofs_chunk_size;
 
 	if (size == 0)
 		return 0;
 	while ((1u << c->bits) < size)
 		c->bits++;
+	while ((1u << c->blk_bits) < BS)
+		c->blk_bits++;
 	c->hash_bits = hash_bits;
 	c->blob = (w->desc.flags & SQP_WRITE_EROFS_BLOB) != 0;
 	c->indexes = c->blob || (w->desc.flags & SQP_WRITE_EROFS_CHUNK_INDEXES);
@@ -113,7 +116,8 @@ static struct imgout *chunk_out(struct sqp_writer *w)
 /* Whether the stored chunk at blk holds data's len bytes. */
 static int same_stored(struct sqp_writer *w, uint32_t blk, const uint8_t *data, uint32_t len)
 {
-	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_chunks *c = &e->chunks;
 	struct imgout *out = chunk_out(w);
 	uint64_t at = (uint64_t)blk * BS;
 	uint32_t done, n;
@@ -142,7 +146,8 @@ static int all_zero(const uint8_t *p, uint32_t len)
  * size of whole blocks leaves room for). */
 static int put_chunk(struct sqp_writer *w, uint32_t len, uint32_t *blk)
 {
-	struct erofs_chunks *c = &erofs_of(w)->chunks;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_chunks *c = &e->chunks;
 	struct imgout *out = chunk_out(w);
 	uint8_t *data = c->buf;
 	uint32_t blocks = (len + BS - 1) / BS, i;
@@ -212,7 +217,7 @@ static int mergeable(const uint32_t *m, uint64_t n, unsigned extra, uint64_t per
 static void merge(struct erofs_chunks *c, uint32_t *head, uint64_t n)
 {
 	uint32_t *m = head + MAP_HEAD;
-	unsigned base = c->bits - BS_BITS, extra = 0;
+	unsigned base = c->bits - c->blk_bits, extra = 0;
 	uint64_t k, per = (uint64_t)1 << base;
 
 	while (base + extra < EROFS_CHUNK_BLKBITS_MASK && ((uint64_t)1 << extra) < n &&
@@ -307,8 +312,9 @@ int erofs_chunk_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 
 int erofs_chunk_run(struct sqp_writer *w, uint64_t start, uint64_t size, struct fs_inode *f)
 {
-	struct erofs_chunks *c = &erofs_of(w)->chunks;
-	uint64_t n, k, per = (uint64_t)1 << (c->bits - BS_BITS);
+	const struct erofs_wstate *e = erofs_of(w);
+	const struct erofs_chunks *c = &e->chunks;
+	uint64_t n, k, per = (uint64_t)1 << (c->bits - c->blk_bits);
 	uint32_t rec, *head;
 	int ret;
 
@@ -359,7 +365,8 @@ int erofs_chunk_flush(struct sqp_writer *w)
 
 uint64_t erofs_chunk_blob_blocks(const struct sqp_writer *w)
 {
-	const struct erofs_chunks *c = &erofs_of(w)->chunks;
+	const struct erofs_wstate *e = erofs_of(w);
+	const struct erofs_chunks *c = &e->chunks;
 
 	return c->blob ? c->out.pos / BS : 0;
 }

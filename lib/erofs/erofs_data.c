@@ -39,49 +39,42 @@ static int check(const struct sqp_writer_desc *d, struct sqp_errbuf *err)
 {
 	uint32_t bs = d->codec.block_size;
 
-	/* Below 4096, what the block size does not reach yet: compressed
-	 * clusters, chunks, dedup and a tar's index, each sized in 4 KiB
-	 * blocks. */
+	/* Linux mounts blocks below its page size since 6.x; a logical
+	 * cluster is a block, pclusters and chunks whole blocks. A tar's
+	 * index has 512-byte blocks whatever this says, as mkfs.erofs's. */
 	if (bs < 512 || bs > EROFS_W_BLOCK || (bs & (bs - 1)) != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: block size %u is not 512, "
 			       "1024, 2048 or 4096", bs);
-	if (bs < EROFS_W_BLOCK && (d->codec.id != 0 || d->erofs_chunk_size != 0 ||
-				   (d->flags & (SQP_WRITE_EROFS_DEDUPE |
-						SQP_WRITE_EROFS_FRAGDEDUPE |
-						SQP_WRITE_EROFS_TAR_INDEX |
-						SQP_WRITE_EROFS_TAR_HEADERBALL))))
-		return sqp_err(err, SQP_ERR_ARG, "EROFS: blocks of %u bytes are done "
-			       "only for data stored as it is, without a chunk size, "
-			       "dedup or a tar's index", bs);
-	if (d->erofs_pcluster_size % EROFS_W_BLOCK != 0 ||
-	    d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
+	if (d->erofs_pcluster_size % bs != 0 || d->erofs_pcluster_size > EROFS_Z_PCLUSTER_MAX)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: pcluster size %u is not a "
-			       "multiple of 4096 up to 1 MiB", d->erofs_pcluster_size);
+			       "multiple of the block size (%u) up to 1 MiB",
+			       d->erofs_pcluster_size, bs);
 	if ((d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL)) &&
 	    d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: an index of a tar stores no "
 			       "data to compress: no codec");
-	if (d->erofs_max_extent != 0 && d->erofs_max_extent < EROFS_W_BLOCK)
+	if (d->erofs_max_extent != 0 && d->erofs_max_extent < bs)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: a compressed cluster's most "
 			       "input bytes (%u) is less than a block",
 			       d->erofs_max_extent);
 	if (d->erofs_chunk_size != 0 && ((d->erofs_chunk_size & (d->erofs_chunk_size - 1)) ||
-					 d->erofs_chunk_size < EROFS_W_BLOCK ||
+					 d->erofs_chunk_size < bs ||
 					 d->erofs_chunk_size > EROFS_CHUNK_MAX))
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: chunk size %u is not a power "
-			       "of two from 4096 to 1 GiB", d->erofs_chunk_size);
+			       "of two from the block size (%u) to 1 GiB",
+			       d->erofs_chunk_size, bs);
 	/* With a codec, a file of several segments that gains nothing is
 	 * in the image already when it turns out so (erofs_chunk.c). */
 	if ((d->flags & SQP_WRITE_EROFS_BLOB) && d->codec.id != 0)
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: a blob device with a codec "
 			       "is not done (chunk-based files in the image: no blob)");
 	if (d->erofs_metabox_pcluster != 0 &&
-	    (d->codec.id == 0 || d->erofs_metabox_pcluster % EROFS_W_BLOCK != 0 ||
+	    (d->codec.id == 0 || d->erofs_metabox_pcluster % bs != 0 ||
 	     d->erofs_metabox_pcluster > EROFS_Z_PCLUSTER_MAX ||
 	     d->erofs_metabox_codec > (d->erofs_codec2.id != 0 ? 1u : 0u)))
 		return sqp_err(err, SQP_ERR_ARG, "EROFS: the metabox needs a codec of "
 			       "the image's and a pcluster size that is a multiple of "
-			       "4096 up to 1 MiB");
+			       "the block size up to 1 MiB");
 	if (d->erofs_metabox_pcluster != 0 &&
 	    (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL |
 			 SQP_WRITE_EROFS_BLOB)))
@@ -272,13 +265,13 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 	if (f->u.file.blocks_start > UINT32_MAX - full - 1)
 		return SQP_ERR_LIMIT;
 	i = 0;
-	/* a base's blocks are 4096 bytes: copied only into as large */
-	if (cp != NULL && e->bs == EROFS_W_BLOCK && cp->blocks > 0 && cp->blocks <= full) {
-		if ((ret = erofs_w_copy(w, cp->id, cp->fd, cp->off, cp->blocks * EROFS_W_BLOCK)) != 0 ||
-		    (ret = src->skip(src->user, cp->blocks * EROFS_W_BLOCK)) != 0)
+	/* a base's blocks, of this image's size (erofs_zcopy.c) */
+	if (cp != NULL && cp->blocks > 0 && cp->blocks <= full) {
+		if ((ret = erofs_w_copy(w, cp->id, cp->fd, cp->off, cp->blocks * e->bs)) != 0 ||
+		    (ret = src->skip(src->user, cp->blocks * e->bs)) != 0)
 			return ret;
 		w->stats.blocks_written += cp->blocks;
-		w->stats.bytes_in += cp->blocks * EROFS_W_BLOCK;
+		w->stats.bytes_in += cp->blocks * e->bs;
 		i = cp->blocks;
 	}
 	for (; i < full; i++) {

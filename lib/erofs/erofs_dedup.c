@@ -45,7 +45,8 @@
 #include "util/endian.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 /* 2^14 records of 24 bytes: 384 KiB chunks. */
 #define REC_SHIFT 14
 
@@ -57,7 +58,9 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 		return 0;
 	d->hash_bits = hash_bits;
 	chunkarr_init(&d->recs, sizeof(struct erofs_ddrec), REC_SHIFT, w->spill);
-	d->buf = malloc(2 * BS);
+	/* Two blocks here; erofs_frag.c compares 4 KiB at a time in it
+	 * whatever the block size. */
+	d->buf = malloc(2 * EROFS_W_BLOCK);
 	d->st = XXH3_createState();
 	if (d->buf == NULL || d->st == NULL || hchain_init(&d->idx, w->spill) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
@@ -117,11 +120,12 @@ int erofs_dedup_add(struct sqp_writer *w, uint64_t key, const struct erofs_ddrec
 /* Block blk of the image, read back into d->buf. */
 static int read_block(struct sqp_writer *w, uint64_t blk)
 {
+	struct erofs_wstate *e = erofs_of(w);
 	int ret;
 
 	if ((blk + 1) * BS > w->out.flushed && (ret = imgout_flush(&w->out)) != 0)
 		return ret;
-	if ((ret = imgout_pread(&w->out, blk * BS, erofs_of(w)->dd.buf, BS)) != 0)
+	if ((ret = imgout_pread(&w->out, blk * BS, e->dd.buf, BS)) != 0)
 		return writer_fail(w, ret, "EROFS: dedup: reading back block %llu",
 				   (unsigned long long)blk);
 	return 0;
@@ -132,7 +136,8 @@ static int read_block(struct sqp_writer *w, uint64_t blk)
 static int same_blocks(struct sqp_writer *w, uint64_t blk, const uint8_t *data,
 		       uint64_t n, uint32_t tail)
 {
-	uint8_t *b = erofs_of(w)->dd.buf;
+	struct erofs_wstate *e = erofs_of(w);
+	uint8_t *b = e->dd.buf;
 	uint64_t k;
 	uint32_t used;
 	int ret;
@@ -154,14 +159,15 @@ static int same_blocks(struct sqp_writer *w, uint64_t blk, const uint8_t *data,
  * back (the second half of d->buf keeps a's block). */
 static int stored_alike(struct sqp_writer *w, uint64_t a, uint64_t b, uint64_t n)
 {
-	uint8_t *keep = erofs_of(w)->dd.buf + BS;
+	struct erofs_wstate *e = erofs_of(w);
+	uint8_t *keep = e->dd.buf + BS;
 	uint64_t k;
 	int ret;
 
 	for (k = 0; k < n; k++) {
 		if ((ret = read_block(w, a + k)) != 0)
 			return ret;
-		memcpy(keep, erofs_of(w)->dd.buf, BS);
+		memcpy(keep, e->dd.buf, BS);
 		if ((ret = same_blocks(w, b + k, keep, 1, 0)) != 1)
 			return ret;
 	}
@@ -185,7 +191,8 @@ static uint32_t find_flat(const struct erofs_dedup *d, uint32_t from, uint64_t k
 int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t size,
 			 uint32_t xsize, uint64_t *start)
 {
-	struct erofs_dedup *d = &erofs_of(w)->dd;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_dedup *d = &e->dd;
 	uint32_t tail = (uint32_t)(size % BS);
 	int tailblk = tail > 0 && erofs_w_tail_blocked(w, tail, xsize);
 	uint64_t key, n = size / BS + (uint64_t)tailblk;
@@ -214,13 +221,14 @@ int erofs_dedup_flat_mem(struct sqp_writer *w, const uint8_t *data, uint64_t siz
  * differs from it after them. */
 static int copy_back(struct sqp_writer *w, uint64_t blk, uint64_t matched)
 {
+	struct erofs_wstate *e = erofs_of(w);
 	uint64_t k;
 	int ret;
 
 	w->stats.dedup_rejected++;
 	for (k = 0; k < matched; k++)
 		if ((ret = read_block(w, blk + k)) != 0 ||
-		    (ret = erofs_w_append(w, erofs_of(w)->dd.buf, BS)) != 0)
+		    (ret = erofs_w_append(w, e->dd.buf, BS)) != 0)
 			return ret;
 	return 0;
 }
@@ -256,8 +264,9 @@ static int renominate_flat(struct sqp_writer *w, uint32_t *i, uint64_t key, uint
 int erofs_dedup_flat_stream(struct sqp_writer *w, uint64_t size, uint32_t xsize,
 			    const struct sqp_data_source *src, struct fs_inode *f)
 {
-	struct erofs_dedup *d = &erofs_of(w)->dd;
-	uint8_t *b = erofs_of(w)->block;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_dedup *d = &e->dd;
+	uint8_t *b = e->block;
 	uint32_t tail = (uint32_t)(size % BS), i = HCHAIN_END, n;
 	int tailblk = tail > 0 && erofs_w_tail_blocked(w, tail, xsize), ret;
 	uint64_t full = size / BS, nstore = full + (uint64_t)tailblk, k, matched = 0;

@@ -56,7 +56,7 @@ static size_t compr_cfgs(const struct erofs_wlayout *L, uint8_t *cfgs)
 			if (e->zdest[i]->erofs_alg == (int)alg && e->zdest[i]->history != NULL &&
 			    e->zdest[i]->history(&e->zcfg[i], e->pcluster) > history)
 				history = e->zdest[i]->history(&e->zcfg[i], e->pcluster);
-		n += erofs_compr_cfg_encode(alg, history, (uint16_t)(e->pcluster / EROFS_W_BLOCK),
+		n += erofs_compr_cfg_encode(alg, history, (uint16_t)(e->pcluster / e->bs),
 					    cfgs + n);
 	}
 	return n;

@@ -43,7 +43,8 @@
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 
 struct erofs_seam {
 	struct erofs_zcodec z;  /* the caller's thread's own */
@@ -104,7 +105,8 @@ void erofs_seam_cleanup(struct sqp_writer *w)
 static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, uint32_t n,
 		uint32_t until, const uint8_t *in, const uint8_t *blk)
 {
-	struct erofs_seam *s = erofs_of(w)->seam;
+	const struct erofs_wstate *e = erofs_of(w);
+	struct erofs_seam *s = e->seam;
 	const struct erofs_pcl *p = &pcl[n - 1];
 	uint32_t i;
 
@@ -123,6 +125,7 @@ static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, 
 
 int erofs_seam_hold(struct sqp_writer *w, const struct erofs_zjob *j, uint32_t at_blk)
 {
+	const struct erofs_wstate *e = erofs_of(w);
 	const struct erofs_pcl *p = &j->pcl[j->npcl - 1];
 
 	return hold(w, j->off + p->off, j->pcl, j->npcl, 0, j->in + p->off,
@@ -176,7 +179,8 @@ struct seam_walk {
 
 /* The bytes that blocks take, the last cluster's (last) inline when j
  * has room for it. */
-static uint64_t tail_cost(const struct erofs_zjob *j, const struct erofs_pcl *last, uint32_t blocks)
+static uint64_t tail_cost(const struct erofs_wstate *e, const struct erofs_zjob *j,
+			  const struct erofs_pcl *last, uint32_t blocks)
 {
 	uint32_t inl = erofs_pcl_inline(last, j->room);
 
@@ -191,15 +195,16 @@ static uint64_t tail_cost(const struct erofs_zjob *j, const struct erofs_pcl *la
 static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t *in,
 		 struct seam_walk *a)
 {
-	struct erofs_seam *s = erofs_of(w)->seam;
+	const struct erofs_wstate *e = erofs_of(w);
+	struct erofs_seam *s = e->seam;
 	uint32_t h = s->p.len, k, old;
 	int ret;
 
 	for (; a->k < j->npcl && j->pcl[a->k].off + h < a->x; a->k++)
 		a->old += j->pcl[a->k].blocks;
 	if (a->x == h + j->len)
-		return tail_cost(j, &s->pcl[a->m - 1], a->nblk) <
-		       tail_cost(j, &j->pcl[j->npcl - 1], a->old);
+		return tail_cost(e, j, &s->pcl[a->m - 1], a->nblk) <
+		       tail_cost(e, j, &j->pcl[j->npcl - 1], a->old);
 	if (a->k < j->npcl && j->pcl[a->k].off + h == a->x)
 		return a->nblk < a->old;
 	for (k = a->k, old = a->old; k < j->npcl && j->pcl[k].off + h - a->x <= BS; k++)
@@ -291,7 +296,8 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 int erofs_seam_join(struct sqp_writer *w, struct erofs_zjob *j, uint32_t *first,
 		    uint32_t *at_blk)
 {
-	struct erofs_seam *s = erofs_of(w)->seam;
+	const struct erofs_wstate *e = erofs_of(w);
+	struct erofs_seam *s = e->seam;
 	const uint8_t *in = j->in - s->p.len, *blk;
 	uint64_t base = s->at;
 	struct seam_walk a;

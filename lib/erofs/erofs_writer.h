@@ -164,6 +164,7 @@ struct erofs_xpack {
 /* Chunk-based files (erofs_chunk.c): the descriptor asks a chunk size. */
 struct erofs_chunks {
 	unsigned bits;           /* log2 of the chunk size; 0: off */
+	unsigned blk_bits;       /* log2 of the block size (a chunk format's base) */
 	unsigned hash_bits;      /* writer_test.h's hook */
 	int blob;                /* chunks go to the blob (extra device 1) */
 	int indexes;             /* 8-byte chunk indexes, not a block map */
@@ -188,9 +189,8 @@ struct erofs_zsel {
 struct erofs_hint;
 
 struct erofs_wstate {
-	uint32_t bs;             /* the block size: the codec's (EROFS_W_BLOCK, or 512
-				  * to 2048 for data stored as it is), 512 for a
-				  * tar's index */
+	uint32_t bs;             /* the block size: codec.block_size's (512 to
+				  * EROFS_W_BLOCK), 512 for a tar's index */
 	int tidx;                /* EROFS_TIDX_* (erofs_tidx.c), 0: neither */
 	int xfilter;             /* some inode's xattr name filter has a bit */
 	uint64_t tar_end;        /* the end of the last file's bytes in the tar */
@@ -314,7 +314,7 @@ uint64_t erofs_chunk_blob_blocks(const struct sqp_writer *w);
  * file's map header says so and the superblock has a record of it). */
 static inline int erofs_w_big_pclusters(const struct sqp_writer *w)
 {
-	return erofs_of(w)->dest != NULL && erofs_of(w)->pcluster > EROFS_W_BLOCK;
+	return erofs_of(w)->dest != NULL && erofs_of(w)->pcluster > erofs_of(w)->bs;
 }
 
 /* Append bytes to the image (and to the UUID's hash). */

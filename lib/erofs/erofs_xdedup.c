@@ -46,19 +46,21 @@
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 #define XD_RECS (1u << 21)
 /* 2^14 records of 12 bytes: 192 KiB chunks. */
 #define XD_SHIFT 14
 
 int erofs_xdedup_init(struct sqp_writer *w)
 {
-	struct erofs_xdedup *x = &erofs_of(w)->xd;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_xdedup *x = &e->xd;
 
 	if (!(w->desc.flags & SQP_WRITE_EROFS_DEDUPE))
 		return 0;
 	chunkarr_init(&x->recs, sizeof(struct erofs_xrec), XD_SHIFT, w->spill);
-	x->back = malloc(erofs_of(w)->pcluster > BS ? erofs_of(w)->pcluster : BS);
+	x->back = malloc(e->pcluster > BS ? e->pcluster : BS);
 	if (x->back == NULL || hchain_init(&x->idx, w->spill) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 	x->on = 1;
@@ -136,7 +138,8 @@ static uint64_t key_of(const struct erofs_wstate *e, const uint8_t *in, uint32_t
 static int decodes_to(struct sqp_writer *w, const struct erofs_xrec *r, const uint8_t *in,
 		      uint32_t len)
 {
-	struct erofs_xdedup *x = &erofs_of(w)->xd;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_xdedup *x = &e->xd;
 	size_t n = (size_t)r->blocks * BS;
 	uint64_t off = (uint64_t)r->blk * BS;
 	uint8_t *p;
@@ -154,7 +157,7 @@ static int decodes_to(struct sqp_writer *w, const struct erofs_xrec *r, const ui
 		x->out = p;
 		x->out_cap = len;
 	}
-	ret = sqp_erofs_unz(&x->unz, (unsigned)erofs_of(w)->zdest[r->zc]->erofs_alg, x->back, n,
+	ret = sqp_erofs_unz(&x->unz, (unsigned)e->zdest[r->zc]->erofs_alg, x->back, n,
 			    x->out, len, 1);
 	if (ret == SQP_ERR_BAD_DATA)
 		return 0;
@@ -208,17 +211,18 @@ int erofs_xdedup_put(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *
 int erofs_xdedup_add(struct sqp_writer *w, const struct erofs_pcl *p, const uint8_t *in,
 		     uint64_t blk)
 {
-	struct erofs_xdedup *x = &erofs_of(w)->xd;
+	struct erofs_wstate *e = erofs_of(w);
+	struct erofs_xdedup *x = &e->xd;
 	uint32_t i;
 	int ret;
 
 	if (in == NULL || p->len == 0 || x->idx.count >= XD_RECS)
 		return 0;
 	if ((ret = chunkarr_add(&x->recs, 1, &i)) != 0 ||
-	    (ret = hchain_insert(&x->idx, key_of(erofs_of(w), in, p->len))) != 0)
+	    (ret = hchain_insert(&x->idx, key_of(e, in, p->len))) != 0)
 		return writer_fail(w, ret, "EROFS: dedupe: out of memory");
 	*(struct erofs_xrec *)chunkarr_at(&x->recs, i) = (struct erofs_xrec){
 		.blk = (uint32_t)blk, .len = p->len, .blocks = (uint16_t)p->blocks,
-		.plain = (uint8_t)p->plain, .zc = (uint8_t)cur_zc(erofs_of(w)) };
+		.plain = (uint8_t)p->plain, .zc = (uint8_t)cur_zc(e) };
 	return 0;
 }

@@ -60,7 +60,8 @@
 #include "sqpack/error.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 
 enum { TAIL_NONE, TAIL_INLINE, TAIL_FRAG };
 
@@ -206,6 +207,7 @@ static int put_frag(struct sqp_writer *w, struct sqp_image *img, const struct rd
 static int put_inline(struct sqp_writer *w, const struct rd_extent *x, const uint8_t *bytes,
 		      uint8_t *blk)
 {
+	const struct erofs_wstate *e = erofs_of(w);
 	struct erofs_pcl p = { .blocks = 1, .plain = x->fmt == RD_Z_RAW };
 
 	if (p.plain)
@@ -241,6 +243,7 @@ static int put_range(struct sqp_writer *w, struct sqp_image *img, const struct r
 static int flat_copy(struct sqp_writer *w, struct sqp_image *img, const struct rd_einode *ei,
 		     struct erofs_flat_copy *cp)
 {
+	const struct erofs_wstate *e = erofs_of(w);
 	uint64_t full = ei->size / BS, at = (uint64_t)ei->u * BS;
 
 	if (!by_range(w, img) || rd_ero(img)->bs != BS ||

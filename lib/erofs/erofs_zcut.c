@@ -20,7 +20,8 @@
 #include "erofs/erofs_zip.h"
 #include "sqpack/error.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 
 int erofs_zcodec_create(const struct erofs_wstate *e, struct erofs_zcodec *z)
 {

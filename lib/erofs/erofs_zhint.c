@@ -67,9 +67,9 @@ static int parse_line(const struct erofs_wstate *e, const char *s, size_t len,
 	for (t = s; t < end && !is_blank(*t); t++)
 		;
 	size = number(s, t);
-	if (size < 0 || size % EROFS_W_BLOCK != 0 || size > EROFS_Z_PCLUSTER_MAX) {
+	if (size < 0 || size % e->bs != 0 || size > EROFS_Z_PCLUSTER_MAX) {
 		snprintf(why, why_size, "pcluster size '%.*s' is not a multiple of "
-			 "4096 up to 1048576", (int)(t - s), s);
+			 "%u (the block size) up to 1048576", (int)(t - s), s, e->bs);
 		return -1;
 	}
 	for (pat = t; pat < end && is_blank(*pat); pat++)

@@ -27,7 +27,8 @@
 #include "util/endian.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 
 void erofs_zidx_header(const struct sqp_writer *w, int compact, uint32_t inl,
 		       const uint8_t *zr, uint8_t *out)

@@ -41,7 +41,8 @@
 #include "util/pool.h"
 #include "write/writer_impl.h"
 
-#define BS EROFS_W_BLOCK
+/* The image's block size (512 to 4096): each use has its e. */
+#define BS (e->bs)
 #define ZIDX_SHIFT 20
 /* Jobs in flight beyond the big sets (big_sets), with small
  * buffers of their own: a long file on one worker no longer idles the
@@ -114,7 +115,8 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
 }
 
 /* Buffers for segments of up to len bytes, hold bytes before the input. */
-static int zbuf_alloc(struct erofs_zbuf *b, size_t hold, uint32_t len, uint32_t pcluster)
+static int zbuf_alloc(const struct erofs_wstate *e, struct erofs_zbuf *b, size_t hold,
+		      uint32_t len, uint32_t pcluster)
 {
 	b->in_buf = malloc(hold + len);
 	b->in = b->in_buf != NULL ? b->in_buf + hold : NULL;
@@ -167,7 +169,9 @@ static int zip_codecs(struct sqp_writer *w)
 			return writer_fail(w, SQP_ERR_UNSUPPORTED, "EROFS: codec %s cannot "
 					   "compress to a fixed size", sqp_codec_name(c[i]->id));
 		e->zcfg[i] = *c[i];
-		e->zcfg[i].block_size = w->desc.codec.block_size;
+		/* A codec's block is 4 KiB whatever the image's: lzma's
+		 * least dictionary is 8 of them, mkfs.erofs's 32 KiB. */
+		e->zcfg[i].block_size = EROFS_W_BLOCK;
 		e->ncodec = i + 1;
 	}
 	e->dest = e->zdest[0];
@@ -206,12 +210,12 @@ int erofs_zip_init(struct sqp_writer *w)
 	for (i = 0; i < e->njobs; i++) {
 		struct erofs_zjob *j = &e->jobs[i];
 
-		if (zbuf_alloc(&j->small, 0, EROFS_ZIP_SMALL, e->pcluster) != 0)
+		if (zbuf_alloc(e, &j->small, 0, EROFS_ZIP_SMALL, e->pcluster) != 0)
 			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 		zbuf_use(j, &j->small);
 	}
 	for (i = 0; i < e->nbig; i++) {
-		if (zbuf_alloc(&e->bigs[i], EROFS_SEAM_HOLD, e->seg, e->pcluster) != 0)
+		if (zbuf_alloc(e, &e->bigs[i], EROFS_SEAM_HOLD, e->seg, e->pcluster) != 0)
 			return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
 		e->bigs[i].next = e->free_bigs;
 		e->free_bigs = &e->bigs[i];
@@ -254,6 +258,7 @@ int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
 	 * (no_gain decides); without, it cannot gain a block. Its indexes
 	 * (a chunk holds 4 GiB's) must have 32-bit numbers, as an image's
 	 * blocks do. */
+	const struct erofs_wstate *e = erofs_of(w);
 	uint64_t least = w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING ? 0 : BS;
 
 	return size > least && (size + BS - 1) / BS + ZREC_INDEXES < UINT32_MAX;
@@ -270,8 +275,9 @@ int erofs_zip_fits(const struct sqp_writer *w, uint64_t size)
  * tail stay in one block. */
 uint32_t erofs_zip_tail_room(const struct sqp_writer *w, uint64_t nlc, uint32_t xsize)
 {
-	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) ||
-	    (erofs_of(w)->frag.on && !erofs_of(w)->frag.packing))
+	const struct erofs_wstate *e = erofs_of(w);
+
+	if (!(w->desc.flags & SQP_WRITE_EROFS_ZTAILPACKING) || (e->frag.on && !e->frag.packing))
 		return 0;
 	return BS - (uint32_t)(record_bytes(64, xsize, nlc) % BS);
 }
@@ -338,12 +344,13 @@ static int store_chunked(struct sqp_writer *w, struct erofs_zjob *j, uint64_t st
  * based with a chunk size. */
 static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start)
 {
+	struct erofs_wstate *e = erofs_of(w);
 	struct fs_inode f;
 	uint32_t full = j->len / BS, tail = j->len % BS;
 	int ret;
 
 	memset(&f, 0, sizeof(f));
-	if (erofs_of(w)->chunks.bits != 0 && !erofs_of(w)->frag.packing) {
+	if (e->chunks.bits != 0 && !e->frag.packing) {
 		ret = store_chunked(w, j, start, &f);
 		if (ret == 0 && fstree_file_set(&w->tree, j->ino, &f) != 0)
 			ret = w->err.code;
@@ -357,7 +364,7 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	if (j->size >= BS || (tail > 0 && 64 + j->xsize + tail > BS))
 		f.u.file.blocks_start = start;
 	/* Dedup: a file of one segment whose blocks an earlier one holds. */
-	if (f.u.file.blocks_start != 0 && erofs_of(w)->dd.on && j->first &&
+	if (f.u.file.blocks_start != 0 && e->dd.on && j->first &&
 	    (ret = erofs_dedup_flat_mem(w, j->in, j->size, j->xsize, &f.u.file.blocks_start)) != 0) {
 		if (ret < 0)
 			return ret;

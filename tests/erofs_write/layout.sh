@@ -17,7 +17,7 @@
 # Debian's mkfs.erofs's size with the same options (no larger so far,
 # but a file over 8 MiB may lose a block at a segment seam, and the
 # tree's content is random), and the files' data blocks no more than in
-# mkfs.erofs's; cluster sizes that are not a multiple of 4K up to 1M are refused.
+# mkfs.erofs's; cluster sizes that are not a multiple of the block size up to 1M are refused.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/erofs/mktree.sh"
 need_tool tar "$PYTHON3"
@@ -155,6 +155,6 @@ check "--ztailpacking: smaller than without" \
 	test "$(wc -c < "$T/lz4ztailpackingpclustersize65536.erofs")" -lt "$(wc -c < "$T/lz4pclustersize65536.erofs")"
 
 # Refused as bad usage, saying why.
-usage_refused "a multiple of 4K up to 1M" "$DIR2IMG" --format erofs -c lz4 --pcluster-size 6000 "$T/r.erofs" "$T/src"
-usage_refused "a multiple of 4K up to 1M" "$DIR2IMG" --format erofs -c lz4 --pcluster-size 2M "$T/r.erofs" "$T/src"
+usage_refused "a multiple of the block size up to 1M" "$DIR2IMG" --format erofs -c lz4 --pcluster-size 6000 "$T/r.erofs" "$T/src"
+usage_refused "a multiple of the block size up to 1M" "$DIR2IMG" --format erofs -c lz4 --pcluster-size 2M "$T/r.erofs" "$T/src"
 finish

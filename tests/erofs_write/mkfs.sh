@@ -138,7 +138,7 @@ refused "extended option not done yet" -Elegacy-compress
 refused "extended option not done yet" -Eztailpacking,fragdedupe=bogus
 refused "the level is 0..9" -zlzma,level=6,dictsize=65536
 refused "the packed inode" -zlz4 -Efragments=65536
-refused "a multiple of 4K up to 1M" -zlz4 -C65537
+refused "a multiple of the block size up to 1M" -zlz4 -C65537
 refused "needs a compressor" --compress-hints=foo
 refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13

@@ -133,8 +133,9 @@ fi
 # (the superblock's blkszbits), the same for --workers=1 and 2, read as
 # the source by the kernel (Linux 6.18 mounts blocks below the page
 # size), img2dir and fsck.erofs 1.9.3, and dir2img -b 1K gives -b1024's
-# bytes; what is still sized in 4 KiB blocks is refused by name (and
-# a small block for SquashFS), as is a size mkfs.erofs would round down.
+# bytes; sizes that are not whole blocks are refused by name (and a
+# small block for SquashFS), as is a size mkfs.erofs would round down.
+# (Compressed files in small blocks: smallblocks.sh.)
 for bs in 512 1024 2048; do
 	for j in 1 2; do
 		run "-b$bs --workers=$j" "$MKFS" --quiet -b$bs -T0 -Uclear --workers=$j \
@@ -162,12 +163,18 @@ run "dir2img --format erofs -b 1K" "$DIR2IMG" -q --format erofs -b 1K --mtime 0 
 	check "dir2img -b 1K: the same bytes as -b1024" cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
 usage_refused "below 4K: only in tar2img and dir2img's --format erofs" "$DIR2IMG" -b 1K \
 	"$T/r.sqfs" "$T/src"
-usage_refused "compressed files in blocks below 4K" "$DIR2IMG" --format erofs -c lz4 -b 2K \
-	"$T/r.erofs" "$T/src"
+usage_refused "--pcluster-size and --erofs-metabox are multiples of the block size" \
+	"$DIR2IMG" --format erofs -c lz4 -b 2K --pcluster-size 3K "$T/r.erofs" "$T/src"
+usage_refused "--chunk-size and --max-extent-bytes are at least the block size" \
+	"$DIR2IMG" --format erofs -b 2K --chunk-size 1K "$T/r.erofs" "$T/src"
 usage_refused "the block size is 512, 1024, 2048 or 4096" "$MKFS" -b1000 "$T/r.erofs" "$T/src"
 usage_refused "the block size is 512, 1024, 2048 or 4096" "$MKFS" -b8192 "$T/r.erofs" "$T/src"
-usage_refused "compressed files in blocks below 4096" "$MKFS" -b1024 -zlz4 "$T/r.erofs" "$T/src"
-usage_refused "not done with --chunksize, -Ededupe" "$MKFS" -b512 -Ededupe "$T/r.erofs" "$T/src"
+usage_refused "-C: the cluster size is not a multiple of the block size" "$MKFS" -zlz4 \
+	-C1536 -b1024 "$T/r.erofs" "$T/src"
+usage_refused "-C: the cluster size is not a multiple of the block size" "$MKFS" -zlz4 \
+	-C6144 "$T/r.erofs" "$T/src"
+usage_refused "--chunksize: a power of two from the block size" "$MKFS" -b2048 --chunksize=1024 \
+	"$T/r.erofs" "$T/src"
 
 if judge_ok "the kernel's getfattr" kernel erofs &&
    run "the kernel mounts it" mount -t erofs -o loop,ro "$T/f1.erofs" "$T/m"; then

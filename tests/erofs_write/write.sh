@@ -129,7 +129,7 @@ check "a derived UUID differs for another tree" test "$(uuid_of "$img")" != "$(u
 
 # Refused as bad usage, saying why.
 usage_refused "cannot write EROFS" "$DIR2IMG" --format erofs -c xz "$T/r.erofs" "$T/src"
-usage_refused "block size is 4K" "$DIR2IMG" --format erofs -b 64K "$T/r.erofs" "$T/src"
+usage_refused "block size is 512 to 4K" "$DIR2IMG" --format erofs -b 64K "$T/r.erofs" "$T/src"
 usage_refused "valid are squashfs and erofs" "$DIR2IMG" --format ext4 "$T/r.erofs" "$T/src"
 usage_refused "is not a UUID" "$DIR2IMG" --format erofs --uuid 0123 "$T/r.erofs" "$T/src"
 usage_refused "longer than 16" "$DIR2IMG" --format erofs --label 0123456789abcdefg "$T/r.erofs" "$T/src"

@@ -24,20 +24,23 @@
 static int codec_options(struct tool_options *opt, const char *codec,
 			 const char *comp_opts, uint32_t block_size);
 
-/* Blocks below 4K (data stored as it is): what is still sized in 4K
- * blocks refused by name. */
-static int small_blocks(const struct tool_options *opt)
+/* The sizes given in bytes must be whole blocks, as mkfs.erofs asks;
+ * an index of a tar has the tar's 512-byte blocks. */
+static int block_sizes(const struct tool_options *opt)
 {
 	const struct sqp_writer_desc *d = &opt->desc;
+	uint32_t bs = d->codec.block_size;
 
-	if (d->codec.block_size >= 4096)
-		return 0;
-	if (d->erofs_chunk_size != 0 || (d->flags & SQP_WRITE_EROFS_DEDUPE))
-		return tool_bad_usage("%s", "--format erofs: blocks below 4K are not done "
-				      "with --chunk-size or --erofs-dedupe");
-	if (d->flags & (SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL))
+	if (bs < 4096 && (d->flags & SQP_WRITE_EROFS_TAR_INDEX))
 		return tool_bad_usage("%s", "--format erofs: a block size below 4K: an "
 				      "index of a tar has its own (512)");
+	if (d->erofs_pcluster_size % bs != 0 || d->erofs_metabox_pcluster % bs != 0)
+		return tool_bad_usage("%s", "--format erofs: --pcluster-size and "
+				      "--erofs-metabox are multiples of the block size");
+	if ((d->erofs_chunk_size != 0 && d->erofs_chunk_size < bs) ||
+	    (d->erofs_max_extent != 0 && d->erofs_max_extent < bs))
+		return tool_bad_usage("%s", "--format erofs: --chunk-size and "
+				      "--max-extent-bytes are at least the block size");
 	return 0;
 }
 
@@ -64,8 +67,8 @@ static int hint_codec(struct tool_options *opt)
 	return ret;
 }
 
-/* --format erofs: what the EROFS writer takes so far: 4 KiB blocks
- * (512 to 2K for data stored as it is),
+/* --format erofs: what the EROFS writer takes so far: blocks of 512
+ * to 4K,
  * data stored as it is (the default, or -c none) or with a codec that
  * compresses to a fixed size, and a second codec for compress hints;
  * everything else refused by name. */
@@ -83,7 +86,7 @@ static int codec_options(struct tool_options *opt, const char *codec,
 			 const char *comp_opts, uint32_t block_size)
 {
 	struct sqp_writer_desc *d = &opt->desc;
-	int id;
+	int id, ret;
 
 	/* EROFS's name for the gzip codec's raw deflate. */
 	if (codec != NULL && strcmp(codec, "deflate") == 0)
@@ -91,8 +94,7 @@ static int codec_options(struct tool_options *opt, const char *codec,
 	id = codec != NULL ? sqp_codec_by_name(codec) : 0;
 
 	if (block_size > 4096)
-		return tool_bad_usage("%s", "--format erofs: the block size is 4K, or "
-				      "512 to 2K for data stored as it is");
+		return tool_bad_usage("%s", "--format erofs: the block size is 512 to 4K");
 	if (codec != NULL && strcmp(codec, "none") != 0 &&
 	    (id < 0 || !(sqp_codec_formats(id) & SQP_CODEC_FOR_EROFS)))
 		return tool_bad_usage("--format erofs: compressor '%s' cannot write EROFS "
@@ -103,12 +105,14 @@ static int codec_options(struct tool_options *opt, const char *codec,
 			return tool_bad_usage("%s", "--format erofs: -X needs a compressor");
 		memset(&d->codec, 0, sizeof(d->codec));
 		d->codec.block_size = block_size != 0 ? block_size : 4096;
-		return small_blocks(opt);
+		return block_sizes(opt);
 	}
-	if (block_size != 0 && block_size < 4096)
-		return tool_bad_usage("%s", "--format erofs: compressed files in blocks "
-				      "below 4K are not done");
-	return tool_finish_codec(d, codec, comp_opts, 4096);
+	/* The codec's settings in 4K blocks (lzma's least dictionary is 8
+	 * of them, mkfs.erofs's 32K), the image's blocks as asked. */
+	if ((ret = tool_finish_codec(d, codec, comp_opts, 4096)) != 0)
+		return ret;
+	d->codec.block_size = block_size != 0 ? block_size : 4096;
+	return block_sizes(opt);
 }
 
 int tool_erofs_only(const struct tool_options *opt)

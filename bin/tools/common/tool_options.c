@@ -323,26 +323,27 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 		d->volume_label = arg;
 		return 0;
 	case OPT_PCLUSTER:
-		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
-			return tool_bad_usage("--pcluster-size '%s': a multiple of 4K "
-					      "up to 1M", arg);
+		if (tool_parse_bytes(arg, &v) != 0 || v % 512 != 0 || v == 0 || v > (1u << 20))
+			return tool_bad_usage("--pcluster-size '%s': a multiple of the block "
+					      "size up to 1M", arg);
 		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
 	case OPT_EROFS_METABOX:
-		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
-			return tool_bad_usage("--erofs-metabox '%s': a multiple of 4K "
-					      "up to 1M", arg);
+		if (tool_parse_bytes(arg, &v) != 0 || v % 512 != 0 || v == 0 || v > (1u << 20))
+			return tool_bad_usage("--erofs-metabox '%s': a multiple of the block "
+					      "size up to 1M", arg);
 		d->erofs_metabox_pcluster = (uint32_t)v;
 		return 0;
 	case OPT_MAX_EXTENT:
-		if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > UINT32_MAX)
-			return tool_bad_usage("--max-extent-bytes '%s': at least 4K", arg);
+		if (tool_parse_bytes(arg, &v) != 0 || v < 512 || v > UINT32_MAX)
+			return tool_bad_usage("--max-extent-bytes '%s': at least the block "
+					      "size", arg);
 		d->erofs_max_extent = (uint32_t)v;
 		return 0;
 	case OPT_CHUNK_SIZE:
 		return tool_chunk_size(d, arg) == 0 ? 0 :
-		       tool_bad_usage("--chunk-size '%s': a power of two from 4K "
-				      "to 1G", arg);
+		       tool_bad_usage("--chunk-size '%s': a power of two from the "
+				      "block size to 1G", arg);
 	case OPT_BLOBDEV:
 		opt->blob_file = arg;
 		d->flags |= SQP_WRITE_EROFS_BLOB;
@@ -452,9 +453,9 @@ static int one_option(struct tool_options *opt, int c, char **argv, const char *
 	case 'c': *codec = optarg; return 0;
 	case 'X': *comp_opts = optarg; return 0;
 	case 'b':
-		/* 512 to 2K too: EROFS's, refused below once the format is known */
+		/* 512 to 2K too: EROFS's, refused for SquashFS once the format is known */
 		if (tool_parse_bytes(optarg, &v) != 0 || v < 512 || v > (1u << 20) || (v & (v - 1)))
-			return tool_bad_usage("block size '%s' is not a power of two between 4K and 1M", optarg);
+			return tool_bad_usage("block size '%s' is not a power of two between 512 and 1M", optarg);
 		*block_size = (uint32_t)v;
 		return 0;
 	case 'f': opt->force = 1; return 0;

@@ -307,7 +307,7 @@ int tool_chunk_size(struct sqp_writer_desc *d, const char *arg)
 {
 	uint64_t v;
 
-	if (tool_parse_bytes(arg, &v) != 0 || v < 4096 || v > ((uint64_t)1 << 30) ||
+	if (tool_parse_bytes(arg, &v) != 0 || v < 512 || v > ((uint64_t)1 << 30) ||
 	    (v & (v - 1)) != 0)
 		return -1;
 	d->erofs_chunk_size = (uint32_t)v;

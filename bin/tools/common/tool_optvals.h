@@ -18,8 +18,9 @@ int tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int tool_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int tool_parse_time(const char *opt, const char *s, int64_t *out);
 int tool_parse_uncompressed(const char *list, unsigned *flags);
-/* --chunk-size (and mkfs.erofs --chunksize): a power of two from 4K to
- * 1G (K, M, G taken) into d; 0, or -1 with d unchanged. */
+/* --chunk-size (and mkfs.erofs --chunksize): a power of two from 512
+ * (the least block size; the block size is checked once known) to 1G
+ * (K, M, G taken) into d; 0, or -1 with d unchanged. */
 int tool_chunk_size(struct sqp_writer_desc *d, const char *arg);
 /* A UUID in its 36-character form (hex digits, '-' after 8, 12, 16 and
  * 20 of them) into 16 bytes; 0, or -1 if s is not one. */

@@ -105,10 +105,11 @@ static void usage(FILE *f)
 	      "packer is dir2img's (tar2img's for --tar=f) with --format erofs;\n"
 	      "see sqpack-mkfs.erofs(1).\n\n"
 	      "Taken: -zlz4 -zlz4hc[,LEVEL] -zlzma[,LEVEL] -zdeflate[,LEVEL]\n"
-	      "  -zzstd[,LEVEL] (or ,level=LEVEL) -znone -C# (4096 to 1048576)\n"
+	      "  -zzstd[,LEVEL] (or ,level=LEVEL) -znone -C# (a multiple of the block\n"
+	      "  size up to 1048576)\n"
 	      "  -zX:Y (two of those but none: Y for the files --compress-hints gives\n"
 	      "  index 1) --compress-hints=FILE (lines PCLUSTER [INDEX] REGEX)\n"
-	      "  -b# (512, 1024, 2048 (data stored as it is) or 4096)\n"
+	      "  -b# (512, 1024, 2048 or 4096, the default; --tar=i's is 512)\n"
 	      "  -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
@@ -117,7 +118,7 @@ static void usage(FILE *f)
 	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
-	      "  --sort=none|path --max-extent-bytes=# (at least 4096)\n"
+	      "  --sort=none|path --max-extent-bytes=# (at least the block size)\n"
 	      "  --all-time --mkfs-time --ignore-mtime --file-contexts=FILE (SELinux\n"
 	      "  labels) --fs-config-file=FILE (Android's owners, modes, capabilities)\n"
 	      "  --mount-point=PATH --product-out=DIR (Android's built-in fs_config)\n"
@@ -170,8 +171,10 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 	switch (c) {
 	case 'z': return mkfs_compressors(d, name, arg);
 	case 'C':
-		if (tool_parse_bytes(arg, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
-			return mkfs_refuse(name, "the cluster size is a multiple of 4K up to 1M");
+		/* a multiple of the block size, which -b may give later */
+		if (tool_parse_bytes(arg, &v) != 0 || v % 512 != 0 || v == 0 || v > (1u << 20))
+			return mkfs_refuse(name, "the cluster size is a multiple of the block "
+					   "size up to 1M");
 		d->erofs_pcluster_size = (uint32_t)v;
 		return 0;
 	case 'm': {
@@ -183,9 +186,9 @@ static int short_option(struct tool_options *opt, int c, const char *arg,
 		if (colon != NULL && strcmp(colon + 1, "0") != 0 && strcmp(colon + 1, "1") != 0)
 			return mkfs_refuse(name, "X is the index of one of -z's algorithms, 0 or 1");
 		snprintf(size, sizeof(size), "%.*s", colon ? (int)(colon - arg) : 31, arg);
-		if (tool_parse_bytes(size, &v) != 0 || v % 4096 != 0 || v == 0 || v > (1u << 20))
+		if (tool_parse_bytes(size, &v) != 0 || v % 512 != 0 || v == 0 || v > (1u << 20))
 			return mkfs_refuse(name, "the metabox's cluster size is a multiple of "
-					   "4K up to 1M");
+					   "the block size up to 1M");
 		d->erofs_metabox_pcluster = (uint32_t)v;
 		d->erofs_metabox_codec = colon != NULL && colon[1] == '1';
 		return 0;
@@ -366,8 +369,8 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 					   "-E48bit's too");
 		if ((ret = number(name, arg, UINT32_MAX, &v)) != 0)
 			return ret;
-		if (v < 4096)
-			return mkfs_refuse(name, "at least the block size, 4096");
+		if (v < 512)
+			return mkfs_refuse(name, "at least the block size");
 		opt->desc.erofs_max_extent = (uint32_t)v;
 		return 0;
 	case OPT_CHUNKSIZE:
@@ -376,7 +379,7 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 			return ret;
 		if (tool_chunk_size(&opt->desc, arg) != 0)
 			return mkfs_refuse(name, "the chunk size is a power of two from "
-					   "4096 (the block size) to 1 GiB");
+					   "the block size to 1 GiB");
 		return 0;
 	case OPT_BLOBDEV:
 		opt->blob_file = arg;
@@ -519,25 +522,27 @@ static int chunks(const struct tool_options *opt, const struct mkfs_args *a)
 	return 0;
 }
 
-/* -b below 4096: the block size of data stored as it is; what is sized
- * in 4 KiB blocks yet is refused by name. */
+/* -b: the block size, which the sizes given in blocks must be whole
+ * multiples of, as mkfs.erofs 1.9.3 checks once every option is read
+ * (-C1536 with -b1024 is refused there too). --tar=i's blocks are the
+ * tar's 512 bytes whatever -b says, as there. */
 static int blocks(struct tool_options *opt, const struct mkfs_args *a)
 {
-	const unsigned sized = SQP_WRITE_EROFS_DEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE |
-			       SQP_WRITE_EROFS_TAR_INDEX | SQP_WRITE_EROFS_TAR_HEADERBALL;
-	char name[32];
+	const struct sqp_writer_desc *d = &opt->desc;
+	uint32_t bs = a->block_size != 0 ? (uint32_t)a->block_size : 4096;
 
-	if (a->block_size == 0 || a->block_size == 4096)
-		return 0;
-	snprintf(name, sizeof(name), "-b%llu", (unsigned long long)a->block_size);
-	if (opt->desc.codec.id != 0)
-		return mkfs_refuse(name, "compressed files in blocks below 4096 are "
-				   "not done (give -znone or no -z)");
-	if (opt->desc.erofs_chunk_size != 0 || (opt->desc.flags & sized))
-		return mkfs_refuse(name, "blocks below 4096 are not done with "
-				   "--chunksize, -Ededupe, -Efragdedupe, --tar=i or "
-				   "--tar=headerball");
-	opt->desc.codec.block_size = (uint32_t)a->block_size;
+	if (d->erofs_pcluster_size % bs != 0)
+		return mkfs_refuse("-C", "the cluster size is not a multiple of the "
+				   "block size (-b)");
+	if (d->erofs_metabox_pcluster % bs != 0)
+		return mkfs_refuse("-m", "the metabox's cluster size is not a multiple "
+				   "of the block size (-b)");
+	if (d->erofs_max_extent != 0 && d->erofs_max_extent < bs)
+		return mkfs_refuse("--max-extent-bytes", "at least the block size (-b)");
+	if (d->erofs_chunk_size != 0 && d->erofs_chunk_size < bs)
+		return mkfs_refuse("--chunksize", "a power of two from the block size "
+				   "(-b) to 1 GiB");
+	opt->desc.codec.block_size = bs;
 	return 0;
 }
 

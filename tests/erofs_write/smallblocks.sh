@@ -1,0 +1,203 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# smallblocks.sh - compressed EROFS files in blocks of 1024 and 2048
+# bytes (sqpack-mkfs.erofs -b, as mkfs.erofs 1.9.3 takes it; Linux 6.x
+# mounts blocks below its page size). For each codec built (lz4, lz4hc,
+# lzma, deflate, zstd), a tree with xattrs, a hard link, a hole, files
+# larger than a cluster and tails of every length is packed twice:
+# -b1024 with big pclusters (-C4096) and -Eztailpacking, -b2048 with
+# -Efragments, -Ededupe and --chunksize (what does not compress is
+# chunk based). Each image says its block size in the superblock, passes
+# imginfo check, and reads as the source through the kernel's mount,
+# img2dir and fsck.erofs 1.9.3 (EROFS_UTILS_193, where built), the last
+# codec's through sqpack-fuse too (where FUSE mounts as root); Debian's
+# fsck.erofs 1.5 refuses every block size but its page size, which is
+# counted as a skip. lz4hc and lzma are no larger than mkfs.erofs
+# 1.9.3's for the same line, the bytes are the same for --workers=1 and
+# 2, and SOURCE_DATE_EPOCH gives the same bytes whenever the tree was
+# made; dir2img --format erofs -c lz4 -b 1K writes -b1024 -zlz4's
+# bytes. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
+# the kernel as the tree's sizes, all zeros; --tar=i -b2048 is --tar=i's
+# bytes (the tar's 512-byte blocks, as in mkfs.erofs). (A size that is
+# not whole blocks is refused in mkfsopts.sh.)
+. "$top_srcdir/tests/lib/common.sh"
+need_tool "$PYTHON3"
+MKFS="$SQP_BIN/sqpack-mkfs.erofs"
+P193=${EROFS_UTILS_193:-/work/peers/erofs-utils}
+T=$SCRATCH
+
+# Random bytes from a fixed seed, so that a failure can be replayed.
+"$PYTHON3" - "$T/src" << 'EOF' || { fail "making the tree"; finish; }
+import os, random, sys
+d, r = sys.argv[1], random.Random(39)
+os.makedirs(d + "/d")
+def text(n, k=0):
+    lines = (b"%06d line %d of the tree\n" % (i, (i * 7 + k) % 97) for i in range(n // 20 + 1))
+    return b"".join(lines)[:n]
+def put(name, data):
+    with open(d + "/" + name, "wb") as f:
+        f.write(data)
+put("text", text(70001))                            # clusters and a tail
+put("d/copy", text(70001))                          # -Ededupe's
+put("rand", r.getrandbits(8 * 9000).to_bytes(9000, "little"))
+put("mixed", r.getrandbits(8 * 5000).to_bytes(5000, "little") + text(20000, 3))
+for n in (1, 700, 1023, 1025, 2047, 2049, 3000):    # tails of each length
+    put("d/t%d" % n, text(n, n))
+put("empty", b"")
+with open(d + "/holey", "wb") as f:                 # a hole, then a tail
+    f.truncate(300000)
+    f.seek(300000)
+    f.write(text(1500, 5))
+os.link(d + "/text", d + "/d/link")
+os.symlink("d/t700", d + "/sym")
+os.setxattr(d + "/text", "user.mime", b"text/plain")
+os.setxattr(d + "/d", "user.big", text(300, 1))
+EOF
+
+# check_image WHAT IMAGE BS [extract]: the block size, imginfo check,
+# the source through img2dir and the kernel, and fsck.erofs 1.9.3's
+# check, with extract its extraction too (it fails to extract an image
+# with a packed inode, mkfs.erofs 1.9.3's own -Efragments ones too:
+# "failed to verify packed file", though its check passes them).
+check_image() {
+	check "$1: the superblock's block size is $3" test \
+		"$((1 << $(od -An -tu1 -j1036 -N1 "$2")))" -eq "$3"
+	check "$1: imginfo check passes" "$SQP_BIN/imginfo" check -q "$2"
+	rm -rf "$T/x" && run "$1: img2dir" "$SQP_BIN/img2dir" -q "$2" "$T/x" &&
+		same_tree "$1: img2dir reads the source" "$T/x" "$T/src" --ignore=mtime
+	judge_same_tree "$1" kernel erofs "$2" "$T/src" --ignore=mtime
+	if [ ! -x "$P193/fsck/fsck.erofs" ]; then
+		skipc "$1: fsck.erofs 1.9.3: none at $P193"
+		return
+	fi
+	if ! "$P193/fsck/fsck.erofs" "$2" > "$T/err" 2>&1; then
+		fail "$1: fsck.erofs 1.9.3 refuses it: $(grep -m1 . "$T/err")"
+	elif [ "${4:-}" != extract ]; then
+		pass "$1: fsck.erofs 1.9.3 passes it"
+	elif rm -rf "$T/f" && mkdir "$T/f" &&
+	     "$P193/fsck/fsck.erofs" --xattrs --extract="$T/f" "$2" > "$T/err" 2>&1; then
+		same_tree "$1: fsck.erofs 1.9.3 extracts the source" "$T/f" "$T/src" --ignore=mtime
+	else
+		fail "$1: fsck.erofs 1.9.3 cannot extract it: $(grep -m1 . "$T/err")"
+	fi
+}
+
+# no_larger WHAT OURS OPTIONS...: mkfs.erofs 1.9.3's image of the same
+# line is no smaller than OURS.
+no_larger() {
+	nl_what=$1 nl_ours=$2; shift 2
+	[ -x "$P193/mkfs/mkfs.erofs" ] || { skipc "$nl_what: mkfs.erofs 1.9.3: none at $P193"; return; }
+	"$P193/mkfs/mkfs.erofs" --quiet -T0 -Uclear "$@" "$T/peer.erofs" "$T/src" > "$T/err" 2>&1 ||
+		{ fail "$nl_what: mkfs.erofs 1.9.3 fails: $(grep -m1 . "$T/err")"; return; }
+	check "$nl_what: no larger than mkfs.erofs 1.9.3's ($(wc -c < "$nl_ours") bytes, its \
+$(wc -c < "$T/peer.erofs"))" test "$(wc -c < "$nl_ours")" -le "$(wc -c < "$T/peer.erofs")"
+}
+
+debian_fsck=$(command -v fsck.erofs || :)
+if [ -n "$debian_fsck" ] && [ "$debian_fsck" != "$P193/fsck/fsck.erofs" ]; then
+	"$MKFS" --quiet -b1024 -zlz4 "$T/probe.erofs" "$T/src" &&
+		if "$debian_fsck" "$T/probe.erofs" > "$T/err" 2>&1; then
+			check "Debian's fsck.erofs passes -b1024 -zlz4" :
+		elif grep -q "blksize 1024 isn't supported" "$T/err"; then
+			skipc "Debian's fsck.erofs: $(grep -m1 -o "blksize 1024 isn't supported.*" "$T/err")"
+		else
+			fail "Debian's fsck.erofs refuses -b1024 -zlz4: $(grep -m1 . "$T/err")"
+		fi
+fi
+
+while read -r z lib; do
+	codec_built "$lib" || { skipc "-z$z: $lib not built"; continue; }
+	run "-b1024 -z$z -C4096 -Eztailpacking" "$MKFS" --quiet -T0 -Uclear -b1024 -z$z \
+		-C4096 -Eztailpacking "$T/a.erofs" "$T/src" &&
+		check_image "-b1024 -z$z -C4096 -Eztailpacking" "$T/a.erofs" 1024 extract
+	run "-b2048 -z$z -Efragments -Ededupe --chunksize=4096" "$MKFS" --quiet -T0 -Uclear \
+		-b2048 -z$z -Efragments -Ededupe --chunksize=4096 "$T/b.erofs" "$T/src" &&
+		check_image "-b2048 -z$z -Efragments -Ededupe --chunksize=4096" "$T/b.erofs" 2048
+	case $z in
+	lz4hc|lzma)
+		no_larger "-b1024 -z$z -C4096 -Eztailpacking" "$T/a.erofs" -b1024 -z$z -C4096 \
+			-Eztailpacking
+		run "-b2048 -z$z" "$MKFS" --quiet -T0 -Uclear -b2048 -z$z "$T/c.erofs" "$T/src" &&
+			no_larger "-b2048 -z$z" "$T/c.erofs" -b2048 -z$z;;
+	esac
+done << 'EOF'
+lz4 lz4
+lz4hc lz4
+lzma lzma
+deflate gzip
+zstd zstd
+EOF
+
+# dir2img's spelling: --format erofs -b 1K with a codec is mkfs's -b1024.
+if codec_built lz4; then
+	run "dir2img --format erofs -c lz4 -b 1K" "$SQP_BIN/dir2img" -q --format erofs -c lz4 \
+		-b 1K --mtime 0 --image-time 0 --uuid clear "$T/d1k.erofs" "$T/src" &&
+		run "-b1024 -zlz4" "$MKFS" --quiet -b1024 -zlz4 -E^xattr-name-filter -T0 -Uclear \
+			"$T/m1k.erofs" "$T/src" &&
+		check "dir2img -c lz4 -b 1K: the same bytes as -b1024 -zlz4" \
+			cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
+fi
+
+# sqpack-fuse reads the last codec's two images as the source.
+FUSE=$top_builddir/bin/sqpack-fuse
+if [ ! -x "$FUSE" ] || [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
+	skipc "sqpack-fuse: not built, no /dev/fuse or not root"
+else
+	for i in a b; do
+		[ -f "$T/$i.erofs" ] || continue
+		mkdir -p "$T/fm" &&
+			run "sqpack-fuse mounts $i.erofs" "$FUSE" "$T/$i.erofs" "$T/fm" || continue
+		same_tree "sqpack-fuse reads $i.erofs as the source" "$T/fm" "$T/src" --ignore=mtime
+		fusermount3 -u "$T/fm" 2>/dev/null || umount "$T/fm"
+	done
+fi
+
+if codec_built lz4; then
+	run "-b512 -zlz4hc -C2048 -Eztailpacking" "$MKFS" --quiet -T0 -Uclear -b512 -zlz4hc \
+		-C2048 -Eztailpacking "$T/s.erofs" "$T/src" &&
+		check_image "-b512 -zlz4hc -C2048 -Eztailpacking" "$T/s.erofs" 512 extract
+	# the same bytes for any worker count; SOURCE_DATE_EPOCH, not the
+	# time the tree or the image was made
+	for j in 1 2; do
+		run "-b1024 --workers=$j" env SOURCE_DATE_EPOCH=1700000000 "$MKFS" --quiet -Uclear \
+			-b1024 -zlz4hc -C8192 -Eztailpacking --workers=$j "$T/w$j.erofs" "$T/src"
+		touch "$T/src/text"
+	done
+	check "-b1024: the same bytes for --workers=1 and 2, SOURCE_DATE_EPOCH set" \
+		cmp -s "$T/w1.erofs" "$T/w2.erofs"
+else
+	skipc "-b512 and --workers: lz4 not built"
+fi
+
+# --tar=headerball honours -b (every file of its size, all zeros); --tar=i
+# keeps the tar's 512-byte blocks whatever -b says, as mkfs.erofs 1.9.3.
+"$PYTHON3" - "$T/src" "$T/src.tar" "$T/hb.tar" << 'EOF' || fail "making the tars"
+import sys, tarfile
+with tarfile.open(sys.argv[2], "w", format=tarfile.PAX_FORMAT) as t:
+    t.add(sys.argv[1], ".")
+raw, out = open(sys.argv[2], "rb").read(), bytearray()
+with tarfile.open(sys.argv[2]) as t:
+    for m in t.getmembers():
+        out += raw[m.offset:m.offset_data]
+open(sys.argv[3], "wb").write(out + bytes(1024))
+EOF
+# zeros_and_sizes DIR LIST: no file under DIR holds a byte but zeros,
+# and LIST is each file's size.
+zeros_and_sizes() {
+	test "$(find "$1" -type f -exec cat {} + | tr -d '\000' | wc -c)" = 0 &&
+		(cd "$1" && find . -type f -printf '%p %s\n' | LC_ALL=C sort) | cmp -s - "$2"
+}
+if run "--tar=headerball -b1024" "$MKFS" --quiet -T0 -Uclear --tar=headerball -b1024 \
+	"$T/hb.erofs" "$T/hb.tar"; then
+	check "--tar=headerball -b1024: the superblock's block size is 1024" test \
+		"$(od -An -tu1 -j1036 -N1 "$T/hb.erofs" | tr -d ' ')" = 10
+	(cd "$T/src" && find . -type f -printf '%p %s\n' | LC_ALL=C sort) > "$T/hb.exp"
+	kernel_check erofs "$T/hb.erofs" "--tar=headerball -b1024: the kernel reads each file's size, all zeros" \
+		zeros_and_sizes "$KMNT" "$T/hb.exp"
+fi
+run "--tar=i" "$MKFS" --quiet -T0 -Uclear --tar=i "$T/i.erofs" "$T/src.tar" &&
+	run "--tar=i -b2048" "$MKFS" --quiet -T0 -Uclear --tar=i -b2048 "$T/i2.erofs" \
+		"$T/src.tar" &&
+	check "--tar=i -b2048: the same bytes as --tar=i (512-byte blocks)" \
+		cmp -s "$T/i.erofs" "$T/i2.erofs"
+finish
