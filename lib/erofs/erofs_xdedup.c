@@ -55,7 +55,7 @@ int erofs_xdedup_init(struct sqp_writer *w)
 {
 	struct erofs_xdedup *x = &erofs_of(w)->xd;
 
-	if (!(w->desc.flags & SQP_WRITE_EROFS_DEDUPE))
+	if (!erofs_dedup_shares(w))
 		return 0;
 	chunkarr_init(&x->recs, sizeof(struct erofs_xrec), XD_SHIFT, w->spill);
 	x->back = malloc(erofs_of(w)->pcluster > BS ? erofs_of(w)->pcluster : BS);
