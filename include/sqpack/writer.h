@@ -74,8 +74,11 @@ enum sqp_fragment_mode {
 #define SQP_WRITE_EROFS_ZTAILPACKING 0x0400
 /* EROFS with a codec: compressed files' tails, and whole files of a
  * pcluster or less, go into one packed inode, itself compressed
- * (mkfs.erofs -E fragments; Linux 6.1). Without a codec it does
- * nothing, as mkfs.erofs. */
+ * (mkfs.erofs -E fragments; Linux 6.1); a file's rest that compresses
+ * into less than a pcluster is its tail. Equal files and clusters are
+ * shared as with SQP_WRITE_EROFS_DEDUPE (their fragments only with it or
+ * FRAGDEDUPE), as mkfs.erofs 1.9 shares extents whenever it makes
+ * fragments. Without a codec it does nothing, as mkfs.erofs. */
 #define SQP_WRITE_EROFS_FRAGMENTS 0x0800
 /* EROFS: a file whose stored data equals an earlier file's shares the
  * earlier file's blocks (and fragment), and a compressed cluster whose
@@ -116,8 +119,9 @@ enum sqp_fragment_mode {
  * -E all-fragments): every file with data goes wholly into the packed
  * inode, whatever its size, not only its tail or a file of a pcluster
  * or less. FRAGDEDUPE (mkfs.erofs -E fragdedupe=inode): a whole-file
- * fragment equal, byte for byte, to an earlier one shares it; tails are
- * not shared. SQP_WRITE_EROFS_DEDUPE implies it. */
+ * fragment equal, byte for byte, to an earlier one shares it, and so
+ * does the tail of a file equal to an earlier one. SQP_WRITE_EROFS_DEDUPE
+ * implies it. */
 #define SQP_WRITE_EROFS_ALL_FRAGMENTS   0x80000
 #define SQP_WRITE_EROFS_FRAGDEDUPE      0x100000
 /* overlayfs's metadata stripped, as mkfs.erofs --ovlfs-strip does for

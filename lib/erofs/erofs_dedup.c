@@ -50,11 +50,17 @@
 /* 2^14 records of 24 bytes: 384 KiB chunks. */
 #define REC_SHIFT 14
 
+int erofs_dedup_shares(const struct sqp_writer *w)
+{
+	return (w->desc.flags & SQP_WRITE_EROFS_DEDUPE) ||
+	       ((w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) && w->desc.codec.id != 0);
+}
+
 int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 {
 	struct erofs_dedup *d = &erofs_of(w)->dd;
 
-	if (!(w->desc.flags & (SQP_WRITE_EROFS_DEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE)))
+	if (!erofs_dedup_shares(w) && !(w->desc.flags & SQP_WRITE_EROFS_FRAGDEDUPE))
 		return 0;
 	d->hash_bits = hash_bits;
 	chunkarr_init(&d->recs, sizeof(struct erofs_ddrec), REC_SHIFT, w->spill);
@@ -64,8 +70,8 @@ int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits)
 	d->st = XXH3_createState();
 	if (d->buf == NULL || d->st == NULL || hchain_init(&d->idx, w->spill) != 0)
 		return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-	d->whole = 1;
-	d->on = (w->desc.flags & SQP_WRITE_EROFS_DEDUPE) != 0;
+	d->whole = (w->desc.flags & (SQP_WRITE_EROFS_DEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE)) != 0;
+	d->on = erofs_dedup_shares(w);
 	return 0;
 }
 

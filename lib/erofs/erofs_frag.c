@@ -198,8 +198,9 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 	struct erofs_frag *fr = &erofs_of(w)->frag;
 	unsigned kind = whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL;
 
-	/* Dedup: an equal file's fragment, when its bytes are these. */
-	if (like != NULL && like[ZREC_KIND] == kind &&
+	/* Dedup: an equal file's fragment, when its bytes are these
+	 * (not under -E ^fragdedupe alone: the clusters only). */
+	if (like != NULL && erofs_of(w)->dd.whole && like[ZREC_KIND] == kind &&
 	    log_same(&fr->tails, sqp_get64(like + EROFS_Z_INDEX_SIZE), data, len)) {
 		mark(rec, kind, sqp_get64(like + EROFS_Z_INDEX_SIZE));
 		w->stats.tails_deduped++;

@@ -117,8 +117,8 @@ struct erofs_ddrec {
 };
 
 struct erofs_dedup {
-	int on;                  /* SQP_WRITE_EROFS_DEDUPE */
-	int whole;               /* whole-file fragments too (or FRAGDEDUPE alone) */
+	int on;                  /* erofs_dedup_shares */
+	int whole;               /* fragments too: DEDUPE or FRAGDEDUPE */
 	unsigned hash_bits;      /* writer_test.h's hook */
 	struct hchain idx;       /* the records by key */
 	struct chunkarr recs;    /* struct erofs_ddrec */
@@ -139,7 +139,7 @@ struct erofs_xrec {
 struct sqp_erofs_unz;
 
 struct erofs_xdedup {
-	int on;                  /* SQP_WRITE_EROFS_DEDUPE */
+	int on;                  /* erofs_dedup_shares */
 	struct hchain idx;       /* the records by key */
 	struct chunkarr recs;    /* struct erofs_xrec */
 	uint8_t *back, *out;     /* a pcluster read back; its input decoded */
@@ -425,6 +425,12 @@ void erofs_frag_cleanup(struct sqp_writer *w);
  * the records of key, kind and size after record after (HCHAIN_END:
  * from the first). */
 int erofs_dedup_init(struct sqp_writer *w, unsigned hash_bits);
+/* Whether files and clusters are shared: SQP_WRITE_EROFS_DEDUPE, or
+ * fragments with a codec, as mkfs.erofs 1.9 shares compressed extents
+ * whenever it makes fragments (its -E fragments images were 12% smaller
+ * than ours without: twin .gz files in usr/share/doc). Their tails in
+ * the packed inode are shared only with DEDUPE or FRAGDEDUPE. */
+int erofs_dedup_shares(const struct sqp_writer *w);
 void erofs_dedup_cleanup(struct sqp_writer *w);
 uint64_t erofs_dedup_key(const struct erofs_dedup *d, uint64_t h);
 uint32_t erofs_dedup_next(const struct erofs_dedup *d, uint32_t after, uint64_t key,

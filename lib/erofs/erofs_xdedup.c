@@ -57,7 +57,7 @@ int erofs_xdedup_init(struct sqp_writer *w)
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_xdedup *x = &e->xd;
 
-	if (!(w->desc.flags & SQP_WRITE_EROFS_DEDUPE))
+	if (!erofs_dedup_shares(w))
 		return 0;
 	chunkarr_init(&x->recs, sizeof(struct erofs_xrec), XD_SHIFT, w->spill);
 	x->back = malloc(e->pcluster > BS ? e->pcluster : BS);

@@ -180,7 +180,8 @@ int erofs_zip_cut(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 			j->guess_out = (uint32_t)n;
 		}
 		n = near_whole(e, z, j, pos, cap, blk, &take, n);
-		if (n > 0 && j->frag && take == left && left <= EROFS_FRAG_TRY)
+		if (n > 0 && take == left && left <= j->frag &&
+		    ((uint32_t)n < cap || left <= EROFS_FRAG_TRY))
 			return frag_rest(p, pos, left);
 		if (n > 0)
 			n = shrink_last(e, z, j, pos, blk, &take, n);

@@ -563,13 +563,17 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->first = off == 0;
 		j->last = off + j->len == size;
 		j->room = j->last ? erofs_zip_tail_room(w, nlc, xattr_size) : 0;
-		j->frag = j->last && e->frag.on && !e->frag.packing &&
-			  e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX;
 		/* Reserved by the most a tail may take, so the tail log stays
 		 * under 4 GiB (a tail's offset has 32 bits) whatever each
-		 * tail turns out to be; past that, files keep their ends. */
-		if (j->frag)
-			e->frag.reserved += erofs_frag_max(e);
+		 * tail turns out to be: the segment, or when that no longer
+		 * fits the bound of EROFS_FRAG_TRY; past that, files keep
+		 * their ends. */
+		j->frag = 0;
+		if (j->last && e->frag.on && !e->frag.packing)
+			j->frag = e->frag.reserved + j->len <= UINT32_MAX ? j->len :
+				  e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX ?
+				  erofs_frag_max(e) : 0;
+		e->frag.reserved += j->frag;
 		if ((ret = src->read(src->user, j->in, j->len)) != 0)
 			return ret;
 		w->stats.bytes_in += j->len;

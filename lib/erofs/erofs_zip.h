@@ -56,7 +56,8 @@ struct erofs_zjob {
 	uint64_t size, off;  /* the file's size, the segment's place */
 	uint32_t len, xsize, rec;
 	int first, last;
-	int frag;            /* last segment, fragments: its rest may be one */
+	uint32_t frag;       /* last segment, fragments: the most its rest may
+			      * take as one (0: no fragment) */
 	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
@@ -73,12 +74,18 @@ struct erofs_zjob {
 };
 
 /* Fragments: the rest of a file goes to the packed inode when it is a
- * pcluster or less, or when it compresses whole into one from at most
- * this many bytes (as mkfs.erofs decides). */
+ * pcluster or less, or when it compresses whole into less than one, as
+ * mkfs.erofs 1.9 decides, whatever its length (within its segment): a
+ * last pcluster in part empty costs half a block on average, and the
+ * packed inode compresses the rest with its neighbours' (with zstd at
+ * 64 KiB on rootfs-small 0.8% of the image). Or, as before, into one
+ * from at most EROFS_FRAG_TRY bytes, when the tail log has room for no
+ * more (erofs_zip_add). */
 #define EROFS_FRAG_TRY (16u * EROFS_W_BLOCK)
 
-/* What one file's fragment reserves of the tail log (erofs_zip.c): the
- * most a tail may take, so that the log stays under 4 GiB. */
+/* What one file's fragment reserves of the tail log at the least (the
+ * most a tail of the rule before may take; erofs_zip.c reserves a last
+ * segment's length when that fits), so that the log stays under 4 GiB. */
 uint32_t erofs_frag_max(const struct erofs_wstate *e);
 /* With ztailpacking, the bytes free for an inline last pcluster after
  * the record of a file of nlc logical clusters and xsize bytes of

@@ -24,7 +24,8 @@
 # lz4 fragments, fragments + ztailpacking, 64 KiB pclusters): the twins
 # start at the same block (imginfo stat), the others do not unless
 # compressed as said, the fragments of equal small files are one; the same bytes at -j 1 and 3
-# and spilled (--mem 1M); smaller than without dedupe; the kernel's
+# and spilled (--mem 1M); smaller than without dedupe (no larger with
+# fragments, which share clusters as it does); the kernel's
 # mount reads every file equal; imginfo check finds nothing;
 # fsck.erofs where it reads the layout's mkfs.erofs image. With every
 # hash cut to 1 bit (the writer's test hook), every file is nominated
@@ -200,7 +201,13 @@ while IFS='|' read -r layout peer; do
 	check "$name: --mem 1M spills" grep -q "spilled to a temporary file" "$T/mem.out"
 	check "$name: the same bytes for -j 1 spilled (--mem 1M) and -j 3" cmp -s "$T/cur.m.erofs" "$img"
 	ours=$(wc -c < "$img") plain=$(wc -c < "$T/plain.erofs")
-	check "$name: $ours bytes, smaller than $plain without dedupe" test "$ours" -lt "$plain"
+	# With fragments, equal files and clusters are shared without
+	# --erofs-dedupe too, as mkfs.erofs 1.9 shares them.
+	case $layout in
+	*fragments*) check "$name: $ours bytes, no more than $plain without --erofs-dedupe" \
+		test "$ours" -le "$plain";;
+	*) check "$name: $ours bytes, smaller than $plain without dedupe" test "$ours" -lt "$plain";;
+	esac
 	case $layout in
 	*pcluster-size*) zip=big;;
 	?*) zip=1;;
@@ -324,8 +331,9 @@ mkdir -p "$T/x" && run "make the extents' tree" make_extents "$T/x" || finish
 # and the text run; 64 KiB: a pcluster holds some 250 KB of text, the
 # run's first one alone is cut alike; with fragments, the end of rep,
 # whose indexes are full, is one: its last head says the upper half of
-# the fragment's offset)
-for row in 4096:163840: 65536:49152: "4096:163840:--erofs-fragments --ztailpacking"; do
+# the fragment's offset; 0: fragments share clusters without
+# --erofs-dedupe too)
+for row in 4096:163840: 65536:49152: "4096:0:--erofs-fragments --ztailpacking"; do
 	pc=${row%%:*} least=${row#*:} opts=${least#*:} least=${least%%:*}
 	name="extent dedupe, lz4, $pc-byte pclusters${opts:+ $opts}"
 	# shellcheck disable=SC2086

@@ -153,7 +153,8 @@ int mkfs_compressors(struct sqp_writer_desc *d, const char *what, const char *ar
  * default, on here too unless ^fragdedupe: parse() in
  * mkfs_erofs_main.c; it also shares a tail found inside an earlier
  * fragment) is taken as inode's sharing of whole files: the same
- * files, perhaps a larger image. */
+ * files, perhaps a larger image; fragdedupe=off is full, as 1.9 reads
+ * it, with a warning. */
 int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *arg)
 {
 	static const struct {
@@ -167,6 +168,7 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 		{ "fragdedupe", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
 		{ "fragdedupe=inode", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
 		{ "fragdedupe=full", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
+		{ "fragdedupe=off", SQP_WRITE_EROFS_FRAGDEDUPE, 0 },
 		{ "dedupe", SQP_WRITE_EROFS_DEDUPE, 0 },
 		{ "noinline_data", SQP_WRITE_EROFS_NO_INLINE, 0 },
 		{ "inline_data", SQP_WRITE_EROFS_NO_INLINE, 1 },
@@ -189,6 +191,11 @@ int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *
 		clear = *s == '^';
 		s += clear;
 		len = (size_t)(end - s);
+		/* mkfs.erofs 1.9 reads any value but inode as full, off too:
+		 * taken so, for its image, but said, since it surprises. */
+		if (!clear && len == 14 && strncmp(s, "fragdedupe=off", 14) == 0)
+			fprintf(stderr, PROG ": %s: fragdedupe=off is read as full, as "
+				"mkfs.erofs 1.9 reads it; -E^fragdedupe turns it off\n", what);
 		for (i = 0; i < sizeof(done) / sizeof(done[0]); i++)
 			if (strlen(done[i].name) == len && strncmp(s, done[i].name, len) == 0)
 				break;
