@@ -24,14 +24,18 @@
  * zstd's cluster may end in a raw block (zstd.c), which as one frame
  * need not fit. Such clusters are counted (refits).
  *
- * The decode limit (decode_cpu_s), for the codecs whose EROFS clusters
- * the library's own decoders read as they are (lz4: a raw block; zstd:
- * a frame): each cluster compressed once more into a store (not
- * timed), then every stored cluster decoded on N threads, timed - the
- * codec's decode time of what the image stores, the floor an
- * extraction (img2dir, img2tar, fsck.erofs) stands on. A cluster that
- * does not decode to the input it took is counted (undecoded); lzma
- * (MicroLZMA) and deflate (raw) print no decode figures.
+ * The decode limit (decode_cpu_s): each cluster compressed once more
+ * into a store (not timed), then every stored cluster decoded on N
+ * threads, timed - the codec's decode time of what the image stores,
+ * the floor an extraction (img2dir, img2tar, fsck.erofs) stands on.
+ * lz4's clusters (a raw block) and zstd's (a frame) are what the
+ * library's own decoders read; lzma's are MicroLZMA and deflate's raw
+ * deflate, which the library's one-shot decoders do not read, so those
+ * are decoded here as the EROFS reader does (lib/codec/erofs_unz.c):
+ * liblzma's MicroLZMA decoder, one stream per thread set up again per
+ * cluster with the reader's dictionary, and libdeflate's raw deflate
+ * (zlib's without libdeflate). A cluster that does not decode to the
+ * input it took is counted (undecoded).
  */
 #include "config.h"
 
@@ -44,6 +48,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef WITH_LZMA
+#include <lzma.h>
+#endif
+#ifdef WITH_LIBDEFLATE
+#include <libdeflate.h>
+#elif defined(WITH_GZIP)
+#include <zlib.h>
+#endif
 
 #include "sqpack/sqpack.h"
 #include "bench_common.h"
@@ -51,6 +63,8 @@
 #define BATCH_BYTES (64u << 20)
 #define SEGMENT (8u << 20)
 #define BLOCK 4096u
+/* The EROFS reader's MicroLZMA dictionary (lib/codec/erofs_unz.c). */
+#define LZMA_DICT_MAX (8u << 20)
 
 /* Segments of files waiting to be cut and compressed. Segment k's
  * clusters are cut[first[k] ...], at most len / BLOCK + 1 of them (each
@@ -71,10 +85,24 @@ struct batch {
  * and the timed decode (the last two where the codec decodes). */
 enum pass { P_CUT, P_PRESS, P_STORE, P_DECODE };
 
+/* A thread's decoder of EROFS clusters: the library's for lz4 and
+ * zstd, the EROFS reader's libraries' for lzma and deflate. */
+struct decoder {
+	enum sqp_codec_id id;
+	struct sqp_compressor *dc;
+#ifdef WITH_LZMA
+	lzma_stream lzma;
+	int lzma_live;
+#endif
+#ifdef WITH_LIBDEFLATE
+	struct libdeflate_decompressor *inflate;
+#endif
+};
+
 struct worker {
 	struct batch *b;
 	struct sqp_fixed_compressor *fc;
-	struct sqp_compressor *dc;  /* the decoder; NULL: no decode pass */
+	struct decoder *dc;         /* NULL: no decode pass */
 	uint8_t *out, *dout;        /* dout: SEGMENT bytes */
 	uint32_t pcluster;
 	uint64_t clusters, in_bytes, out_bytes, refits, decoded, undecoded;
@@ -162,6 +190,115 @@ static int press_segment(struct worker *w, size_t k)
 	return 0;
 }
 
+/* A decoder for codec id, or SQP_ERR_UNSUPPORTED when this build
+ * cannot read its EROFS clusters. */
+static int decoder_create(const struct sqp_codec_config *cfg, struct decoder **out)
+{
+	struct decoder *d = calloc(1, sizeof(*d));
+	int r = 0;
+
+	*out = NULL;
+	if (d == NULL)
+		return SQP_ERR_NOMEM;
+	d->id = cfg->id;
+	switch (cfg->id) {
+	case SQP_CODEC_LZ4:
+	case SQP_CODEC_ZSTD:
+		r = sqp_compressor_create(cfg, &d->dc);
+		break;
+#ifdef WITH_LZMA
+	case SQP_CODEC_LZMA: {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		d->lzma = init;
+		break;
+	}
+#endif
+#if defined(WITH_LIBDEFLATE) || defined(WITH_GZIP)
+	case SQP_CODEC_GZIP:
+#ifdef WITH_LIBDEFLATE
+		if ((d->inflate = libdeflate_alloc_decompressor()) == NULL)
+			r = SQP_ERR_NOMEM;
+#endif
+		break;
+#endif
+	default:
+		r = SQP_ERR_UNSUPPORTED;
+	}
+	if (r != 0) {
+		free(d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+static void decoder_destroy(struct decoder *d)
+{
+	if (d == NULL)
+		return;
+	sqp_compressor_destroy(d->dc);
+#ifdef WITH_LZMA
+	if (d->lzma_live)
+		lzma_end(&d->lzma);
+#endif
+#ifdef WITH_LIBDEFLATE
+	libdeflate_free_decompressor(d->inflate);
+#endif
+	free(d);
+}
+
+/* Cluster in (len bytes) decoded into out (take bytes of room, what it
+ * must fill): take, or -1. */
+static long decode_one(struct decoder *d, const uint8_t *in, size_t len,
+		       uint8_t *out, size_t take)
+{
+#ifdef WITH_LZMA
+	lzma_ret lr;
+#endif
+#ifdef WITH_LIBDEFLATE
+	size_t got;
+#elif defined(WITH_GZIP)
+	z_stream z = { 0 };
+	int zr;
+#endif
+
+	switch (d->id) {
+#ifdef WITH_LZMA
+	case SQP_CODEC_LZMA:
+		/* As the reader: the kept stream set up again in place. */
+		lr = lzma_microlzma_decoder(&d->lzma, len, take, 0, LZMA_DICT_MAX);
+		d->lzma_live = 1;
+		if (lr != LZMA_OK)
+			return -1;
+		d->lzma.next_in = in;
+		d->lzma.avail_in = len;
+		d->lzma.next_out = out;
+		d->lzma.avail_out = take;
+		lr = lzma_code(&d->lzma, LZMA_FINISH);
+		return lr == LZMA_STREAM_END && d->lzma.avail_out == 0 ? (long)take : -1;
+#endif
+#ifdef WITH_LIBDEFLATE
+	case SQP_CODEC_GZIP:
+		return libdeflate_deflate_decompress(d->inflate, in, len, out, take, &got) ==
+		       LIBDEFLATE_SUCCESS && got == take ? (long)take : -1;
+#elif defined(WITH_GZIP)
+	case SQP_CODEC_GZIP:
+		if (inflateInit2(&z, -15) != Z_OK)
+			return -1;
+		z.next_in = (Bytef *)in;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)take;
+		zr = inflate(&z, Z_SYNC_FLUSH);
+		inflateEnd(&z);
+		return (zr == Z_OK || zr == Z_STREAM_END) && z.avail_out == 0 ? (long)take : -1;
+#endif
+	default:
+		return sqp_decompress(d->dc, in, len, out, SEGMENT);
+	}
+}
+
 /* Segment k's stored clusters decoded, each into dout. */
 static int decode_segment(struct worker *w, size_t k)
 {
@@ -173,14 +310,14 @@ static int decode_segment(struct worker *w, size_t k)
 		size_t want = b->cut[b->first[k] + i];
 		uint32_t zlen = b->zlen[b->first[k] + i];
 		size_t take = b->ztake[b->first[k] + i];
-		int n;
 
 		if (want == 0) {
 			pos += BLOCK;
 			continue;
 		}
 		if (zlen != 0) {
-			n = sqp_decompress(w->dc, store, zlen, w->dout, SEGMENT);
+			long n = decode_one(w->dc, store, zlen, w->dout, take);
+
 			if (n >= 0 && (size_t)n == take && memcmp(w->dout, in + pos, take) == 0)
 				w->decoded++;
 			else
@@ -393,11 +530,11 @@ int main(int argc, char **argv)
 
 		w[k].pcluster = pcluster;
 		w[k].out = malloc(pcluster);
-		/* lz4's and zstd's clusters are what their decoders read. */
-		if (r == 0 && (cfg.id == SQP_CODEC_LZ4 || cfg.id == SQP_CODEC_ZSTD) &&
-		    ((r = sqp_compressor_create(&cfg, &w[k].dc)) != 0 ||
-		     (w[k].dout = malloc(SEGMENT)) == NULL))
-			r = r != 0 ? r : SQP_ERR_NOMEM;
+		/* A codec this build cannot decode has no decode pass. */
+		if (r == 0 && (r = decoder_create(&cfg, &w[k].dc)) == SQP_ERR_UNSUPPORTED)
+			r = 0;
+		else if (r == 0 && (w[k].dout = malloc(SEGMENT)) == NULL)
+			r = SQP_ERR_NOMEM;
 		if (r != 0 || w[k].out == NULL) {
 			fprintf(stderr, "erofs-baseline: compressor: %s\n",
 				sqp_strerror(r != 0 ? r : SQP_ERR_NOMEM));
@@ -428,7 +565,7 @@ int main(int argc, char **argv)
 fail:
 	for (k = 0; w != NULL && k < jobs; k++) {
 		sqp_fixed_compressor_destroy(w[k].fc);
-		sqp_compressor_destroy(w[k].dc);
+		decoder_destroy(w[k].dc);
 		free(w[k].out);
 		free(w[k].dout);
 	}

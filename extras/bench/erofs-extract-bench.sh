@@ -14,7 +14,11 @@
 # images, the codec's own limit: erofs-baseline's decode of the clusters
 # it cuts from CORPUS/TREE.tar as the writer does, with the codec's
 # library alone, on N threads (its CPU seconds, and img2dir's time
-# over its wall time). Images are made once from
+# over its wall time), for every codec: lz4 and zstd through the
+# library's decoders, lzma (MicroLZMA) and deflate (raw) through the
+# EROFS reader's libraries; figures are kept beside the images
+# (CORPUS/erofs-extract-images/TREE-limit-*.txt: the lzma pass takes
+# minutes). Images are made once from
 # CORPUS/rootfs-TREE with dir2img --format erofs (zstd level 3, lz4hc
 # level 9, lzma level 6: mkfs.erofs's defaults; lz4, deflate) and kept in
 # CORPUS/erofs-extract-images (delete it to rebuild); each is read once
@@ -23,7 +27,10 @@
 # (--erofs-fragments). The goal: img2dir and img2tar at most 0.5x
 # fsck.erofs --extract's time, within 10% of the decode floor.
 # --image adds images made elsewhere (mkfs.erofs 1.9.3's, say), each a
-# row of its own named by its file. To a disk (--out on ext4), --settle
+# row of its own named by its file; a file named NAME-CODEC-PCLUSTER.erofs
+# (m193-lzma-1048576.erofs) gets the limit of that codec at its default
+# level and that cluster size (our writer's cut of the clusters, which
+# mkfs.erofs's follows within a few per cent of the bytes). To a disk (--out on ext4), --settle
 # syncs and drops the page cache before each run, the image read back
 # in, so that no run pays for the writeback of the one before; the
 # times never include the output's own writeback (neither tool syncs).
@@ -93,6 +100,7 @@ case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exi
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 bin=$(bench_bindir "$bin")
 bench_need_bins "$bin" dir2img img2dir img2tar imginfo
+bench_unwrap
 bench_need_cmds "$fsck" /usr/bin/time
 bench_need_corpus "$corpus/rootfs-$tree"
 images=$corpus/erofs-extract-images
@@ -130,14 +138,27 @@ settle() {
 }
 # decode_limit OPTS P: "wall cpu" of erofs-baseline's decode of the
 # clusters of P bytes it cuts with codec OPTS, or "- -" without it.
+# Kept in $images/$tree-limit-CODEC-P-jJOBS.txt (CODEC: $3).
 decode_limit() {
-	local line
+	local line kept=$images/$tree-limit-$3-$2-j$jobs.txt
 	[ -x "$baseline" ] && [ -f "$corpus/$tree.tar" ] || { echo "- -"; return; }
+	if [ -s "$kept" ]; then cat "$kept"; return; fi
 	# shellcheck disable=SC2086
 	line=$("$baseline" -j "$jobs" -C "$2" $1 "$corpus/$tree.tar" 2> "$work/base.err" |
 	       sed -n 's/.*decode_cpu_s=\([0-9.]*\) decode_wall_s=\([0-9.]*\).*/\2 \1/p')
-	[ -n "$line" ] || { echo "$prog: $baseline: $(head -c 300 "$work/base.err")" >&2; line="- -"; }
-	echo "$line"
+	[ -n "$line" ] || { echo "$prog: $baseline: $(head -c 300 "$work/base.err")" >&2; echo "- -"; return; }
+	echo "$line" | tee "$kept"
+}
+# codec_opts CODEC: dir2img's and erofs-baseline's options for it, at
+# mkfs.erofs's default levels; empty for an unknown one.
+codec_opts() {
+	case $1 in
+	lz4hc) echo "-c lz4 -X hc,level=9" ;;
+	zstd) echo "-c zstd -X level=3" ;;
+	lzma) echo "-c lzma -X level=6" ;;
+	lz4) echo "-c lz4" ;;
+	deflate) echo "-c deflate" ;;
+	esac
 }
 # row CODEC LAYOUT IMAGE [LIMIT]: the runs of one image, and its line;
 # LIMIT: decode_limit's "wall cpu".
@@ -165,14 +186,8 @@ row() {
 	echo "| $c | $l | $(med "$work/d") | $(med "$work/t") | $(med "$work/k") | $(pair_ratio "$work/d" "$work/k") | $(pair_ratio "$work/t" "$work/k") | $(med "$work/c") | $(pair_ratio "$work/d" "$work/c") | $(pair_ratio "$work/t" "$work/c") | $(med "$work/dc") | $(med "$work/kc") | $(med "$work/cc") | $lw | $(awk -v a="$(med "$work/d")" -v b="$lw" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }') | $lc |" | tee -a "$report"
 }
 for c in $codecs; do
-	case $c in
-	lz4hc) copt="-c lz4 -X hc,level=9" ;;
-	zstd) copt="-c zstd -X level=3" ;;
-	lzma) copt="-c lzma -X level=6" ;;
-	lz4) copt="-c lz4" ;;
-	deflate) copt="-c deflate" ;;
-	*) echo "$prog: codec $c: lz4, lz4hc, zstd, lzma or deflate" >&2; exit 2 ;;
-	esac
+	copt=$(codec_opts "$c")
+	[ -n "$copt" ] || { echo "$prog: codec $c: lz4, lz4hc, zstd, lzma or deflate" >&2; exit 2; }
 	for l in $layouts; do
 		p=${l%%+*} x=
 		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][f]" >&2; exit 2 ;; esac
@@ -185,15 +200,19 @@ for c in $codecs; do
 				"$img" "$corpus/rootfs-$tree" ||
 				{ echo "$prog: dir2img $c $l failed" >&2; rm -f "$img"; status=1; continue; }
 		fi
-		lim="- -"
-		case $c in lz4|lz4hc|zstd) lim=$(decode_limit "$copt" "$p") ;; esac
-		row "$c" "$l" "$img" "$lim"
+		row "$c" "$l" "$img" "$(decode_limit "$copt" "$p" "$c")"
 	done
 done
 for img in "${extra[@]}"; do
 	[ -f "$img" ] || { echo "$prog: --image $img: no such file" >&2; status=1; continue; }
 	n=${img##*/}
-	row "${n%.*}" given "$img"
+	n=${n%.*}
+	# NAME-CODEC-PCLUSTER: that codec's limit.
+	p=${n##*-} c=${n%-*} c=${c##*-} lim="- -"
+	copt=$(codec_opts "$c")
+	case $p in ''|*[!0-9]*) copt= ;; esac
+	[ -z "$copt" ] || lim=$(decode_limit "$copt" "$p" "$c")
+	row "$n" given "$img" "$lim"
 done
 echo "(saved in $report)"
 exit $status

@@ -56,7 +56,7 @@ static int flat_jobs(struct rd_blockrd *b, struct rd_bentry *e,
 	uint64_t off = 0;
 
 	while (off < ei->size) {
-		struct rd_extent x = { off, 0, 0, 0, RD_Z_RAW };
+		struct rd_extent x = { off, 0, 0, 0, RD_Z_RAW, 1 };
 		uint8_t *pre = NULL;
 		uint32_t len;
 		struct bjob *j;
@@ -110,6 +110,7 @@ static int zjobs(struct rd_blockrd *b, struct rd_bentry *e,
 			return ret;
 		if (x.fmt != RD_Z_FRAGMENT) {
 			buf = NULL;
+			x.as_is = x.fmt == RD_Z_RAW;
 			if ((w.z.h.advise & EROFS_Z_INLINE_PCLUSTER) &&
 			    x.pa == w.z.idata && x.plen == w.z.h.idata_size &&
 			    (ret = pre_read(img, x.pa, x.plen, &buf)) != 0)

@@ -247,7 +247,7 @@ int rd_erofs_zext(struct sqp_image *img, const struct rd_einode *e,
 		return rd_erofs_zenc_find(img, e, z, off, x);
 	if (z->h.whole_fragment) {
 		*x = (struct rd_extent){ 0, e->size, z->h.fragment_off, 0,
-				       RD_Z_FRAGMENT };
+				       RD_Z_FRAGMENT, 0 };
 		rd_erofs_frag_piece(x, off);
 		return 0;
 	}

@@ -193,13 +193,16 @@ int rd_read_at(struct sqp_image *img, uint64_t off, void *buf, size_t len,
 	       const char *what);
 
 /* An extent a back end decodes on a block reader's worker: file bytes
- * la .. la + llen from plen bytes at pa; fmt is the back end's. */
+ * la .. la + llen from plen bytes at pa; fmt is the back end's. as_is:
+ * set by the back end when the llen bytes at pa are the file's bytes
+ * (stored raw), which a worker may then hand on from where they lie. */
 struct sqp_erofs_unz;
 
 struct rd_extent {
 	uint64_t la, llen, pa;
 	uint32_t plen;
 	unsigned fmt;
+	int as_is;
 };
 
 /* A file as its image stores it, for a writer of the same format to
