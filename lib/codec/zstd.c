@@ -74,8 +74,12 @@
 /* The most input parsed once for a cluster's tries (zstd_seq_try): one
  * zstd block, whose sequences take 700 KiB at most. A parse of several
  * blocks, which compressSequences splits itself, crashed libzstd 1.5.4
- * in free() (level 15, 64 KiB clusters; while a parse could still read
- * past the input offered, so the cause is not settled). */
+ * in free() (level 15, 64 KiB clusters). The parse also keeps the block
+ * splitter off: zstd turns it on for btopt and stronger with windows of
+ * 128 KiB and more (16 KiB pclusters up), and before 1.5.6 (zstd's pull
+ * request 3981) generateSequences then wrote sequences past its output
+ * and crashed: level 15, the default, at 16 and 32 KiB pclusters of
+ * most machine code over 128 KiB. */
 #define ZSTD_SEQ_MOST ((size_t)ZSTD_BLOCKSIZE_MAX)
 /* How closely the search aims (codec_dest.h): to 1/ZSTD_SEQ_GRAIN of
  * the input where every try can encode a parse (clusters up to a
@@ -412,7 +416,9 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t
 			    zstd_dest_params(s, c, 0) != 0 ||
 			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) ||
 			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog,
-								(int)s->dest_window_log)))
+								(int)s->dest_window_log)) ||
+			    (k && ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_useBlockSplitter,
+								      ZSTD_ps_disable))))
 				return SQP_ERR_COMPRESSOR;
 		}
 		s->dest_ready = 1;
