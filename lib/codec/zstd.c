@@ -13,7 +13,8 @@
  * (zstd_raw_tail). Each try compressed its prefix from the start, match
  * finding and all; now the input is parsed into sequences once per
  * cluster (ZSTD_generateSequences, a quarter past the first length
- * tried) and each try only encodes the parse's prefix
+ * tried, and again where the tries cross a size at which zstd's
+ * parameters change) and each try only encodes the parse's prefix
  * (ZSTD_compressSequences, about half a compression's time at level
  * 3), so the search goes to within 1/4096 of the cut where it used to
  * stop at 1/64 (zstd_dest_grain); level 15, whose match finding is
@@ -74,8 +75,12 @@
 /* The most input parsed once for a cluster's tries (zstd_seq_try): one
  * zstd block, whose sequences take 700 KiB at most. A parse of several
  * blocks, which compressSequences splits itself, crashed libzstd 1.5.4
- * in free() (level 15, 64 KiB clusters; while a parse could still read
- * past the input offered, so the cause is not settled). */
+ * in free() (level 15, 64 KiB clusters). The parse also keeps the block
+ * splitter off: zstd turns it on for btopt and stronger with windows of
+ * 128 KiB and more (16 KiB pclusters up), and before 1.5.6 (zstd's pull
+ * request 3981) generateSequences then wrote sequences past its output
+ * and crashed: level 15, the default, at 16 and 32 KiB pclusters of
+ * most machine code over 128 KiB. */
 #define ZSTD_SEQ_MOST ((size_t)ZSTD_BLOCKSIZE_MAX)
 /* How closely the search aims (codec_dest.h): to 1/ZSTD_SEQ_GRAIN of
  * the input where every try can encode a parse (clusters up to a
@@ -102,6 +107,7 @@ struct zstd_state {
 	size_t seq_cap, seq_n;
 	size_t seq_len;            /* the input they cover, 0: none yet */
 	size_t seq_all;            /* the input offered, the most to parse */
+	ZSTD_compressionParameters seq_cp; /* those the parse was made with */
 	int seq_off;               /* the library's parse did not add up */
 };
 
@@ -225,26 +231,49 @@ static int zstd_try(void *p, const uint8_t *in, size_t len, uint8_t *out,
 	return zstd_result(ZSTD_compress2(s->cctx, out, cap, in, len));
 }
 
-/* With clusters of several blocks, the level's parameters for 256 KiB
- * of input when they parse optimally and search harder than those for
- * large input (a stronger strategy); else the level's own, for size
- * bytes of input, or left to zstd to pick per input (size 0). */
-static int zstd_dest_params(struct zstd_state *s, ZSTD_CCtx *c, size_t size)
+/* The parameters for size bytes of input (0: unknown) into *cp: with
+ * clusters of several blocks, the level's for 256 KiB of input when
+ * they parse optimally and search harder than those for large input (a
+ * stronger strategy); else the level's own for size. Returns whether
+ * they are to be set (else zstd picks them per input itself). */
+static int zstd_dest_cparams(const struct zstd_state *s, size_t size,
+			     ZSTD_compressionParameters *cp)
 {
 	ZSTD_compressionParameters keep = ZSTD_getCParams(s->level, ZSTD_DEST_TABLE_SIZE, 0);
-	ZSTD_compressionParameters own = ZSTD_getCParams(s->level, size, 0);
-	int big = s->dest_big && keep.strategy >= ZSTD_btopt && keep.strategy > own.strategy;
-	ZSTD_compressionParameters *cp = big ? &keep : &own;
+
+	*cp = ZSTD_getCParams(s->level, size, 0);
+	if (s->dest_big && keep.strategy >= ZSTD_btopt && keep.strategy > cp->strategy) {
+		*cp = keep;
+		return 1;
+	}
+	return size > 0;
+}
+
+/* Whether parameters a and b search alike: the same strategy, match
+ * length and search depth (the tables' sizes, which zstd fits to the
+ * input's, aside). */
+static int zstd_same_search(const ZSTD_compressionParameters *a,
+			    const ZSTD_compressionParameters *b)
+{
+	return a->strategy == b->strategy && a->minMatch == b->minMatch &&
+	       a->searchLog == b->searchLog && a->targetLength == b->targetLength;
+}
+
+/* Sets zstd_dest_cparams's parameters for size on c, if any. */
+static int zstd_dest_params(struct zstd_state *s, ZSTD_CCtx *c, size_t size)
+{
+	ZSTD_compressionParameters cp;
+	int want = zstd_dest_cparams(s, size, &cp);
 	const struct { ZSTD_cParameter p; int v; } set[] = {
-		{ ZSTD_c_strategy, (int)cp->strategy },
-		{ ZSTD_c_minMatch, (int)cp->minMatch },
-		{ ZSTD_c_searchLog, (int)cp->searchLog },
-		{ ZSTD_c_targetLength, (int)cp->targetLength },
-		{ ZSTD_c_hashLog, (int)cp->hashLog },
-		{ ZSTD_c_chainLog, (int)cp->chainLog },
+		{ ZSTD_c_strategy, (int)cp.strategy },
+		{ ZSTD_c_minMatch, (int)cp.minMatch },
+		{ ZSTD_c_searchLog, (int)cp.searchLog },
+		{ ZSTD_c_targetLength, (int)cp.targetLength },
+		{ ZSTD_c_hashLog, (int)cp.hashLog },
+		{ ZSTD_c_chainLog, (int)cp.chainLog },
 	};
 
-	if (!big && size == 0)
+	if (!want)
 		return 0;
 	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
 		if (ZSTD_isError(ZSTD_CCtx_setParameter(c, set[i].p, set[i].v)))
@@ -306,24 +335,31 @@ static int zstd_seq_parse(struct zstd_state *s, const uint8_t *in, size_t len)
 
 /* A try of codec_dest_search: one frame of exactly len bytes, encoded
  * from the call's parse, which is made (again) when it is shorter than
- * len, a quarter longer than len (at most all the input offered), with
- * the parameters zstd would pick for len (a parse of 17.5 KB with the
- * ones for more than 16 KB took
- * 1.8% more room at level 3 for a prefix of 14 KB). Past
- * ZSTD_SEQ_MOST, or when the library's parse does not add up, the try
- * compresses len bytes instead. 0 when it does not fit. */
+ * len or was made with parameters that search otherwise than zstd's
+ * for len, a quarter longer than len (at most all the input offered),
+ * with those for len. zstd's parameters change at 16 KiB of input
+ * (level 3: matches of 5 bytes past it, 4 below), and a search's tries
+ * cross it: after a try past it, the tries below encoded that parse,
+ * and a 4 KiB cluster of /usr/bin/echo took 12574 bytes where
+ * ZSTD_compress2 of 12674 fits. Past ZSTD_SEQ_MOST, or when the
+ * library's parse does not add up, the try compresses len bytes
+ * instead. 0 when it does not fit. */
 static int zstd_seq_try(void *p, const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
 	struct zstd_state *s = p;
 	size_t g = len + len / 4 < s->seq_all ? len + len / 4 : s->seq_all;
+	ZSTD_compressionParameters cp;
 	int ret;
 
-	if (len > s->seq_len && g <= ZSTD_SEQ_MOST && !s->seq_off) {
+	zstd_dest_cparams(s, len, &cp);
+	if ((len > s->seq_len || !zstd_same_search(&cp, &s->seq_cp)) && g <= ZSTD_SEQ_MOST &&
+	    !s->seq_off) {
 		if (zstd_dest_params(s, s->gctx, len) != 0)
 			return SQP_ERR_COMPRESSOR;
 		if ((ret = zstd_seq_parse(s, in, g)) < 0)
 			return ret;
 		s->seq_off = ret == 0;
+		s->seq_cp = cp;
 	}
 	if (len > s->seq_len)
 		return zstd_try(p, in, len, out, cap);
@@ -412,7 +448,9 @@ static int zstd_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t
 			    zstd_dest_params(s, c, 0) != 0 ||
 			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) ||
 			    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog,
-								(int)s->dest_window_log)))
+								(int)s->dest_window_log)) ||
+			    (k && ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_useBlockSplitter,
+								      ZSTD_ps_disable))))
 				return SQP_ERR_COMPRESSOR;
 		}
 		s->dest_ready = 1;
