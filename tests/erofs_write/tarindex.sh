@@ -112,6 +112,27 @@ if judge_ok "the kernel's EROFS mount" kernel erofs; then
 fi
 check "the layer's tar is still unchanged" test "$(sha256sum < "$T/layer.tar")" = "$DIGEST"
 
+# index_layer NAME WHAT BLOCKS LABEL: --tar=i of $T/NAME.tar fits in
+# BLOCKS blocks of 512 bytes; with the tar appended img2dir reads it as
+# GNU tar extracts the tar, and so does the kernel (appended, and as a
+# device).
+index_layer() {
+	local n=$1 what=$2 blocks=$3 label=$4
+	run "--tar=i of $what" "$MKFS" --tar=i --quiet -Uclear "$T/$n.erofs" "$T/$n.tar" ||
+		return 0
+	check "$label: $(wc -c < "$T/$n.erofs") bytes, at most $blocks blocks" \
+		test "$(wc -c < "$T/$n.erofs")" -le $((blocks * 512))
+	mkdir "$T/${n}ref" && tar -xf "$T/$n.tar" -C "$T/${n}ref" && chmod 0777 "$T/${n}ref" &&
+		cat "$T/$n.erofs" "$T/$n.tar" > "$T/${n}l.erofs" ||
+		fail "GNU tar extracts $what"
+	rm -rf "$T/x" && run "img2dir of $what" "$IMG2DIR" "$T/${n}l.erofs" "$T/x" &&
+		same_tree "img2dir: $what's tree" "$T/x" "$T/${n}ref"
+	if judge_ok "$what: the kernel's EROFS mount" kernel erofs; then
+		erofs_device_mounts "$what's tar" "$T/${n}l.erofs" "$T/$n.erofs" \
+			"$T/$n.tar" "$T/${n}ref" "$T/m"
+	fi
+}
+
 # A file's chunk index may cross into the next block (only its inode
 # must not), as mkfs.erofs 1.9 lays them: 40 groups of a symlink of 3
 # slots and 7 files of 2 (an inode and one index) fill 57 blocks of 512
@@ -130,20 +151,7 @@ for g in range(40):
         t.addfile(ti, io.BytesIO(b"%d" % i))
 t.close()
 EOF
-if run "--tar=i of the crossing layer" "$MKFS" --tar=i --quiet -Uclear "$T/cross.erofs" \
-	"$T/cross.tar"; then
-	check "indexes cross blocks: $(wc -c < "$T/cross.erofs") bytes, at most 57 blocks" \
-		test "$(wc -c < "$T/cross.erofs")" -le $((57 * 512))
-	mkdir "$T/crossref" && tar -xf "$T/cross.tar" -C "$T/crossref" && chmod 0777 "$T/crossref" &&
-		cat "$T/cross.erofs" "$T/cross.tar" > "$T/crossl.erofs" ||
-		fail "GNU tar extracts the crossing layer"
-	rm -rf "$T/x" && run "img2dir of the crossing layer" "$IMG2DIR" "$T/crossl.erofs" "$T/x" &&
-		same_tree "img2dir: the crossing layer's tree" "$T/x" "$T/crossref"
-	if judge_ok "the crossing layer: the kernel's EROFS mount" kernel erofs; then
-		erofs_device_mounts "the crossing layer's tar" "$T/crossl.erofs" "$T/cross.erofs" \
-			"$T/cross.tar" "$T/crossref" "$T/m"
-	fi
-fi
+index_layer cross "the crossing layer" 57 "indexes cross blocks"
 
 # An inode and its xattrs may cross a block too, only an inline tail
 # must not (the kernel reads the rest by its own place): 160 files of
@@ -164,20 +172,7 @@ for g in range(40):
     t.addfile(ti)
 t.close()
 EOF
-if run "--tar=i of the extended inodes' layer" "$MKFS" --tar=i --quiet -Uclear "$T/ext.erofs" \
-	"$T/ext.tar"; then
-	check "inodes cross blocks: $(wc -c < "$T/ext.erofs") bytes, at most 47 blocks" \
-		test "$(wc -c < "$T/ext.erofs")" -le $((47 * 512))
-	mkdir "$T/extref" && tar -xf "$T/ext.tar" -C "$T/extref" && chmod 0777 "$T/extref" &&
-		cat "$T/ext.erofs" "$T/ext.tar" > "$T/extl.erofs" ||
-		fail "GNU tar extracts the extended inodes' layer"
-	rm -rf "$T/x" && run "img2dir of the extended inodes' layer" "$IMG2DIR" "$T/extl.erofs" \
-		"$T/x" && same_tree "img2dir: the extended inodes' tree" "$T/x" "$T/extref"
-	if judge_ok "the extended inodes' layer: the kernel's EROFS mount" kernel erofs; then
-		erofs_device_mounts "the extended inodes' tar" "$T/extl.erofs" "$T/ext.erofs" \
-			"$T/ext.tar" "$T/extref" "$T/m"
-	fi
-fi
+index_layer ext "the extended inodes' layer" 47 "inodes cross blocks"
 
 if judge_ok "fsck.erofs" fsck.erofs erofs; then
 	if fsck.erofs "$T/layer.erofs" > "$T/err" 2>&1; then
@@ -192,14 +187,8 @@ fi
 # --tar=headerball: the layer's headers alone (pax ones whole), as a
 # builder makes one to index data kept elsewhere: the same tree, every
 # file of its size and all zeros; fsck.erofs checks it.
-"$PYTHON3" - "$T/layer.tar" "$T/hb.tar" << 'EOF'
-import sys, tarfile
-raw, out = open(sys.argv[1], "rb").read(), bytearray()
-with tarfile.open(sys.argv[1]) as t:
-    for m in t.getmembers():
-        out += raw[m.offset:m.offset_data]
-open(sys.argv[2], "wb").write(out + bytes(1024))
-EOF
+"$PYTHON3" "$top_srcdir/tests/lib/headerball.py" "$T/layer.tar" "$T/hb.tar" ||
+	fail "making the headerball"
 run "--tar=headerball" "$MKFS" --tar=headerball --quiet "$T/hb.erofs" "$T/hb.tar"
 # (a symlink's mode is the extractor's, a directory's size the file
 # system's: not compared)
