@@ -153,16 +153,6 @@ static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 	return ret;
 }
 
-/* The last bytes of a record that must share one block: an inline
- * tail; a compressed one's whole record (erofs_zip.c fitted its tail
- * after the indexes, counting from a block's start). */
-static uint64_t tail_of(const struct erofs_shape *s)
-{
-	if (s->inl == 0)
-		return 0;
-	return s->ei.layout == EROFS_FLAT_INLINE ? s->inl : s->total;
-}
-
 /* The nids of the k-th to the (end - 1)-th inodes of the layout order
  * (erofs_fit.c chooses, in the area or in the metabox's data, mfit;
  * the root comes first, so its nid fits 16 bits), counted into *inos. */
@@ -181,7 +171,7 @@ static int place_inodes(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *f
 			continue;
 		if ((ret = erofs_shape_of(L, i, bt, &s)) != 0 ||
 		    (ret = erofs_fit_place(in_mbox(L, i) ? mfit : fit, s.total,
-					   tail_of(&s), &at)) != 0)
+					   s.tail, &at)) != 0)
 			return ret;
 		L->nid[i] = in_mbox(L, i) ? EROFS_NID_MBOX | at / EROFS_SLOT_SIZE :
 			    (at - meta * BS) / EROFS_SLOT_SIZE;

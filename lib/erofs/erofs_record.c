@@ -150,8 +150,11 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 		}
 		s->ei.u = s->nblocks > 0 ? L->blk[i] : 0;
 	}
-	s->keep = s->isize + s->xsize + s->inl;
-	s->total = s->keep;
+	s->head = s->isize + s->xsize + s->inl;
+	s->total = s->head;
+	/* The kernel reads an inline tail from one block (the rest of a
+	 * record by its own place, across blocks if need be). */
+	s->tail = s->inl;
 	if (s->ei.layout == EROFS_COMPRESSED_COMPACT || s->ei.layout == EROFS_COMPRESSED_FULL) {
 		/* An inline tail pcluster follows the indexes: the kernel
 		 * reads it in the inode's block, so all of it shares one
@@ -170,7 +173,9 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 			s->isize = 64;
 			s->total += 32;
 		}
-		s->keep = s->inl > 0 ? (uint32_t)s->total : s->isize + s->xsize;
+		/* erofs_zip.c fitted the tail after the indexes counting
+		 * from a block's start: all of such a record shares one. */
+		s->tail = s->inl > 0 ? s->total : 0;
 	} else if (s->ei.layout == EROFS_CHUNK_BASED) {
 		s->total = map_at(s) +
 			   (uint64_t)(s->ei.u & EROFS_CHUNK_INDEXES ? 8 : 4) * s->nlc;
@@ -243,7 +248,7 @@ int erofs_put_record(struct erofs_wlayout *L, uint32_t i, const struct erofs_sha
 {
 	int zip = s->ei.layout == EROFS_COMPRESSED_COMPACT;
 	int full = s->ei.layout == EROFS_COMPRESSED_FULL;
-	uint32_t head = zip ? zidx_at(s) : full ? zfull_at(s) : s->keep;
+	uint32_t head = zip ? zidx_at(s) : full ? zfull_at(s) : s->head;
 	uint8_t *rec = scratch + BS;
 	const uint8_t *idx;
 	struct fs_inode f;

@@ -515,8 +515,9 @@ struct erofs_shape {
 	uint32_t isize, xsize, inl; /* inode, xattr area, inline tail */
 	uint64_t nblocks;           /* a directory's or symlink's blocks */
 	uint64_t nlc;               /* a compressed file's logical clusters */
-	uint32_t keep;              /* bytes that must share one block */
+	uint32_t head;              /* inode, xattrs, inline data: as encoded */
 	uint64_t total;             /* the record's bytes, indexes included */
+	uint64_t tail;              /* its last bytes that must share one block */
 };
 /* Inode i's record: the tree's, or past its end the packed inode and
  * the metabox inode. */
