@@ -65,18 +65,21 @@ static int same_file_state(const struct stat *a, const struct stat *b)
 }
 
 /* A small file, whole: one byte more than its size is asked for, so growth
- * shows as well as shrinking. */
+ * shows as well as shrinking. Only what a short read left is zeroed (a
+ * file stored as read keeps zeros for its missing bytes): zeroing the
+ * whole buffer first cost a pass over every byte read. */
 static void read_small(struct rslot *sl)
 {
 	struct stat after;
 	size_t got;
 
-	sl->buf = calloc(1, (size_t)sl->size + 1);
+	sl->buf = malloc((size_t)sl->size + 1);
 	if (sl->buf == NULL) {
 		sl->err = ENOMEM;
 		return;
 	}
 	sl->err = read_all(sl->fd, sl->buf, (size_t)sl->size + 1, &got);
+	memset(sl->buf + got, 0, (size_t)sl->size + 1 - got);
 	if (sl->err == 0 && (got != sl->size || fstat(sl->fd, &after) != 0 ||
 			     !same_file_state(&sl->st, &after)))
 		sl->changed = 1;

@@ -274,11 +274,23 @@ int erofs_w_add_flat(struct sqp_writer *w, uint64_t size, uint32_t xattr_size,
 		w->stats.bytes_in += cp->blocks * e->bs;
 		i = cp->blocks;
 	}
-	for (; i < full; i++) {
-		if ((ret = read_data(w, src, e->block, e->bs)) != 0 ||
-		    (ret = erofs_w_append(w, e->block, e->bs)) != 0)
+	/* Read straight into the image's buffer, as many blocks at a time
+	 * as it holds: one copy of each byte and one read per 256 KiB of a
+	 * streamed file, where a block at a time took two and one. */
+	while (i < full) {
+		size_t room;
+		uint8_t *at = imgout_room(&w->out, e->bs, &room);
+		uint64_t n = full - i < room / e->bs ? full - i : room / e->bs;
+
+		if (at == NULL)
+			return w->err.code;
+		if ((ret = read_data(w, src, at, (size_t)n * e->bs)) != 0)
 			return ret;
-		w->stats.blocks_written++;
+		erofs_w_hash(w, at, (size_t)n * e->bs);
+		if ((ret = imgout_commit(&w->out, (size_t)n * e->bs)) != 0)
+			return ret;
+		w->stats.blocks_written += n;
+		i += n;
 	}
 	if (tail > 0 && (ret = read_data(w, src, e->block, tail)) != 0)
 		return ret;

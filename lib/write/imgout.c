@@ -148,6 +148,38 @@ int imgout_append(struct imgout *o, const void *data, size_t len)
 	return 0;
 }
 
+uint8_t *imgout_room(struct imgout *o, size_t want, size_t *room)
+{
+	size_t pending;
+
+	*room = 0;
+	if (o->err->code != 0 || (o->copy_len > 0 && run_copy(o) != 0))
+		return NULL;
+	if (want > o->cap)
+		want = o->cap;
+	pending = (size_t)(o->pos - o->flushed);
+	if (o->cap - pending < want) {
+		if (imgout_flush_buffer(o) != 0)
+			return NULL;
+		pending = 0;
+	}
+	*room = o->cap - pending;
+	return o->buf + pending;
+}
+
+int imgout_commit(struct imgout *o, size_t len)
+{
+	size_t pending = (size_t)(o->pos - o->flushed);
+	int ret;
+
+	if (len > o->cap - pending)
+		return sqp_err(o->err, SQP_ERR_INTERNAL, "more committed than the room given");
+	if (o->tap.feed != NULL && (ret = o->tap.feed(o->tap.ctx, o->buf + pending, len)) != 0)
+		return ret;
+	o->pos += len;
+	return 0;
+}
+
 int imgout_append_zeros(struct imgout *o, size_t len)
 {
 	static const uint8_t zeros[4096];

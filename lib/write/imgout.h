@@ -66,6 +66,15 @@ int imgout_append(struct imgout *o, const void *data, size_t len);
  * SQP_ERR_INTERNAL. */
 int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len);
 
+/* Appending in place, for bytes read straight into the buffer: room
+ * for at least want bytes (at most the buffer's size) at the buffer's
+ * end, the buffer written first if it has less; *room is how many may
+ * be filled (want or more). imgout_commit(o, n) then appends the first n
+ * of them as imgout_append would (the tap sees them); nothing else may
+ * be called in between. NULL on an error, latched in o->err. */
+uint8_t *imgout_room(struct imgout *o, size_t want, size_t *room);
+int imgout_commit(struct imgout *o, size_t len);
+
 /* Append len zero bytes. */
 int imgout_append_zeros(struct imgout *o, size_t len);
 
