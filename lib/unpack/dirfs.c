@@ -34,11 +34,12 @@ static int replace(int parent, const char *name, int force)
 	return 0;
 }
 
-int dirfs_mkdir(int parent, const char *name, int force)
+int dirfs_mkdir(int parent, const char *name, int force, int *made)
 {
 	int fd;
 
-	if (mkdirat(parent, name, 0700) != 0 && errno != EEXIST)
+	*made = mkdirat(parent, name, 0700) == 0;
+	if (!*made && errno != EEXIST)
 		return -errno;
 	if ((fd = openat(parent, name, DIR_FLAGS)) >= 0)
 		return fd;
@@ -49,6 +50,7 @@ int dirfs_mkdir(int parent, const char *name, int force)
 		return -EEXIST;
 	if (unlinkat(parent, name, 0) != 0 || mkdirat(parent, name, 0700) != 0)
 		return -errno;
+	*made = 1;
 	fd = openat(parent, name, DIR_FLAGS);
 	return fd >= 0 ? fd : -errno;
 }
@@ -101,17 +103,52 @@ int dirfs_open_dirs(int root, const char *rel, size_t len)
 	return descend(root, rel, len, 0);
 }
 
-int dirfs_create(int parent, const char *name, int force)
+int dirfs_create(int parent, const char *name, int force, mode_t perm)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	int fd = openat(parent, name, flags, 0600), ret;
+	int fd = openat(parent, name, flags, perm), ret;
 
 	if (fd < 0 && errno == EEXIST) {
 		if ((ret = replace(parent, name, force)) != 0)
 			return ret;
-		fd = openat(parent, name, flags, 0600);
+		fd = openat(parent, name, flags, perm);
 	}
 	return fd >= 0 ? fd : -errno;
+}
+
+int dirfs_passes_on(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || (st.st_mode & S_ISGID))
+		return 1;
+	if (fgetxattr(fd, "system.posix_acl_default", NULL, 0) >= 0)
+		return 1;
+	return errno != ENODATA && errno != ENOTSUP;
+}
+
+int dirfs_umask(mode_t *out)
+{
+	char buf[4096];
+	const char *at;
+	unsigned long v;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	/* "Umask:\t0022", since Linux 4.7. */
+	if ((at = strstr(buf, "\nUmask:")) == NULL ||
+	    sscanf(at + 7, "%lo", &v) != 1 || v > 0777)
+		return -ENOENT;
+	*out = (mode_t)v;
+	return 0;
 }
 
 int dirfs_mknod(int parent, const char *name, mode_t mode, dev_t dev,

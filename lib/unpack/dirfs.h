@@ -14,9 +14,10 @@
 #include "sqpack/entry.h"
 
 /* The directory name in parent, made (mode 0700 while it is filled) when
- * missing; an existing directory is reused, anything else replaced when
- * force. Returns an fd (O_DIRECTORY, O_NOFOLLOW) or -errno. */
-int dirfs_mkdir(int parent, const char *name, int force);
+ * missing; an existing directory is reused (*made 0), anything else
+ * replaced when force. Returns an fd (O_DIRECTORY, O_NOFOLLOW) or
+ * -errno. */
+int dirfs_mkdir(int parent, const char *name, int force, int *made);
 
 /* Descend rel ('/'-separated components, may be "") from root, making
  * the directories that are missing (0755); returns an fd or -errno. */
@@ -26,9 +27,20 @@ int dirfs_mkdirs(int root, const char *rel);
  * anything; returns an fd or -errno. */
 int dirfs_open_dirs(int root, const char *rel, size_t len);
 
-/* A new regular file name in parent for writing (O_EXCL, O_NOFOLLOW);
- * an existing one replaced when force. Returns an fd or -errno. */
-int dirfs_create(int parent, const char *name, int force);
+/* A new regular file name in parent for writing (O_EXCL, O_NOFOLLOW),
+ * asked for perm (the umask applies); an existing one replaced when
+ * force. Returns an fd or -errno. */
+int dirfs_create(int parent, const char *name, int force, mode_t perm);
+
+/* Whether what is made in the directory fd may get another group than
+ * the process's (a set-group-ID directory) or another mode than the one
+ * asked less the umask (a default ACL): 1, or when that cannot be told;
+ * else 0. */
+int dirfs_passes_on(int fd);
+
+/* The process's umask, read without changing it (umask(2) would, for a
+ * moment, under every thread): 0 or -errno. */
+int dirfs_umask(mode_t *out);
 
 /* The node (fifo, socket, device), symlink or hard link name in parent;
  * an existing entry replaced when force. 0 or -errno. */

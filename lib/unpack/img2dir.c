@@ -2,12 +2,16 @@
 /*
  * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries
  * and each is made at once, on this thread, in walk order, by
- * img2dir_entry.c (through dirfs.c); the ordered block reader (read/blockrd.h) decompresses file
- * data on the pool, and the worker that decompressed a block writes it
- * into its file (pwrite: blocks may land in any order). What must come
- * after the data - a file's size, owner, mode, xattrs and times, and a
- * directory's after all its children - is done in the reader's end(),
- * strictly in walk order.
+ * img2dir_entry.c (through dirfs.c); the ordered block reader
+ * (read/blockrd.h) decompresses file data on the pool, and the worker
+ * that decompressed a block writes it into its file (pwrite: blocks may
+ * land in any order). What must come after the data - a file's size,
+ * owner, mode, xattrs and times, and a directory's after all its
+ * children - is done in the reader's end(), strictly in walk order;
+ * but a file whose data is one block (most small files) is finished by
+ * the worker that wrote it, when nothing is refused: its attributes
+ * touch no other entry (a directory's mtime moves only with its names),
+ * and the one thread every entry goes through was the slower side.
  *
  * Invariant: fds[d] is the open directory at depth d of the entry being
  * made (fds[0]: the subtree root, or the target itself for the image
@@ -89,11 +93,18 @@ static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 	struct dent *e = (struct dent *)be;
 	int r, none = 0;
 
-	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
-		return write_at(e, pos, data, len);
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES) || atomic_load(&e->werr) == 0)
+		r = write_at(e, pos, data, len);
+	else
+		return 0;
+	/* The whole file at once (most small ones): finished here, off the
+	 * thread every entry goes through. */
+	if (r == 0 && pos == 0 && len == e->size)
+		i2d_finish_quiet(t, e);
+	if (r == 0 || !(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+		return r;
 	/* Not the place to warn (a worker): the file's end() does. */
-	if (atomic_load(&e->werr) == 0 && (r = write_at(e, pos, data, len)) != 0)
-		atomic_compare_exchange_strong(&e->werr, &none, r);
+	atomic_compare_exchange_strong(&e->werr, &none, r);
 	return 0;
 }
 
@@ -128,6 +139,12 @@ static int on_end(void *user, struct rd_bentry *be)
 	if (e->kind == D_HARDLINK) {
 		i2d_dent_free(e);
 		return 0;
+	}
+	if (e->finished) {
+		if (e->close_err != 0)
+			r = i2d_failed(t, e, "closing", e->close_err);
+		i2d_dent_free(e);
+		return r;
 	}
 	if (e->kind == D_FILE && e->hole && atomic_load(&e->werr) == 0 &&
 	    ftruncate(e->fd, (off_t)e->size) != 0) {
@@ -275,6 +292,7 @@ static int on_leave(void *user, struct unp_node *n)
 	if ((ret = dent_new(t, n, D_LEAVE, &e)) != 0)
 		return ret;
 	e->fd = t->fds[n->depth];
+	e->fresh = t->made[n->depth];
 	t->fds[n->depth] = -1;
 	return rd_blockrd_add(t->br, &e->be, NULL);
 }
@@ -314,11 +332,12 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 	/* The descriptor stack is large: on the heap. */
 	if ((t = malloc(sizeof(*t))) == NULL)
 		return rd_err(img, SQP_ERR_NOMEM, "out of memory");
-	*t = (struct todir){ img, NULL, dirfd, desc->flags, -1,
-			     desc->xattr_keep, desc->xattr_user, desc, 0,
-			     { 0 }, 0, 0 };
+	*t = (struct todir){ .img = img, .root = dirfd, .flags = desc->flags,
+			     .base = -1, .xattr_keep = desc->xattr_keep,
+			     .xattr_user = desc->xattr_user, .desc = desc };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
+	i2d_learn_start(t);
 	bd.jobs = desc->jobs;
 	bd.user = wd.user = t;
 	wd.paths = desc->paths;

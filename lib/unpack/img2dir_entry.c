@@ -114,24 +114,78 @@ static int set_xattr(struct todir *t, struct dent *e, int fd, int parent,
 		       (t->flags & SQP_IMG2DIR_IGNORE_WRITES));
 }
 
+void i2d_learn_start(struct todir *t)
+{
+	t->uid = geteuid();
+	t->gid = getegid();
+	t->known = dirfs_umask(&t->umask) == 0;
+	i2d_learn(t, t->root);
+}
+
+void i2d_learn(struct todir *t, int dirfd)
+{
+	if (t->known && dirfs_passes_on(dirfd))
+		t->known = 0;
+}
+
+/* The mode e is to get: without owners, set-id bits would name whoever
+ * extracts; dropped. */
+static uint32_t mode_of(const struct todir *t, const struct dent *e)
+{
+	return t->flags & SQP_IMG2DIR_NO_OWNER ? e->mode & ~06000u : e->mode;
+}
+
+/* Whether e's owner must be set: a fresh entry has it already when it
+ * is the process's. */
+static int owner_needed(const struct todir *t, const struct dent *e)
+{
+	return !(t->flags & SQP_IMG2DIR_NO_OWNER) &&
+	       !(e->fresh && e->uid == t->uid && e->gid == t->gid);
+}
+
+/* Whether mode must be set on e: a fresh file has it already when the
+ * umask kept all of it (i2d_create asks for it). */
+static int mode_needed(const struct todir *t, const struct dent *e,
+		       uint32_t mode)
+{
+	return e->kind != D_SYMLINK &&
+	       !(e->fresh && e->kind == D_FILE &&
+		 (mode & 07777) == (mode & 0777 & ~(uint32_t)t->umask));
+}
+
+int i2d_finish_quiet(const struct todir *t, struct dent *e)
+{
+	uint32_t mode = mode_of(t, e);
+
+	if (e->xattrs.count != 0 ||
+	    (owner_needed(t, e) &&
+	     dirfs_owner(e->fd, -1, e->name, e->uid, e->gid) != 0) ||
+	    (mode_needed(t, e, mode) &&
+	     dirfs_mode(e->fd, -1, e->name, mode) != 0) ||
+	    dirfs_mtime(e->fd, -1, e->name, e->mtime, e->mtime_nsec) != 0)
+		return 0;
+	e->close_err = close(e->fd) == 0 ? 0 : -errno;
+	e->fd = -1;
+	e->finished = 1;
+	return 1;
+}
+
 /* Owner, mode, xattrs, then times (each later step would change the
- * one before: chown clears set-id bits, writes touch mtime). Without
- * owners, set-id bits would name whoever extracts: dropped. Returns 1
+ * one before: chown clears set-id bits, writes touch mtime). Returns 1
  * when something was refused and only warned about - but a symlink's
  * times, which unsquashfs 4.5.1 still counts as made. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent)
 {
 	int lenient = !!(t->flags & SQP_IMG2DIR_LENIENT), r = 0, warned = 0;
-	uint32_t mode = t->flags & SQP_IMG2DIR_NO_OWNER ? e->mode & ~06000u :
-			e->mode;
+	uint32_t mode = mode_of(t, e);
 
-	if (!(t->flags & SQP_IMG2DIR_NO_OWNER) &&
+	if (owner_needed(t, e) &&
 	    (r = dirfs_owner(fd, parent, e->name, e->uid, e->gid)) != 0 &&
 	    (r = refused(t, e, "setting the owner", r,
 			 r == -EPERM || lenient)) < 0)
 		return r;
 	warned = r;
-	if (e->kind != D_SYMLINK &&
+	if (mode_needed(t, e, mode) &&
 	    (r = dirfs_mode(fd, parent, e->name, mode)) != 0) {
 		if ((r = refused(t, e, "setting the mode", r, lenient)) < 0)
 			return r;
@@ -174,6 +228,7 @@ static int parent_of(struct todir *t, struct dent *e, int *out)
 		free(dir);
 		if (t->base < 0)
 			return i2d_failed(t, e, "making its parents", t->base);
+		i2d_learn(t, t->base);
 	}
 	*out = t->base;
 	return 0;
@@ -263,13 +318,16 @@ static int node_made(struct todir *t, struct dent *e, int parent,
 
 int i2d_create(struct todir *t, struct dent *e, int parent)
 {
-	int fd = dirfs_create(parent, e->name, t->flags & SQP_IMG2DIR_FORCE);
+	mode_t perm = e->mode & 0777;
+	int fd = dirfs_create(parent, e->name, t->flags & SQP_IMG2DIR_FORCE,
+			      perm);
 	struct stat st;
 
 	if (fd == -EEXIST && (t->flags & SQP_IMG2DIR_LENIENT) &&
 	    fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode))
-		fd = dirfs_create(parent, e->name, 1);
+		fd = dirfs_create(parent, e->name, 1, perm);
+	e->fresh = fd >= 0 && t->known;
 	return fd;
 }
 
@@ -295,16 +353,24 @@ int i2d_drop_file(struct todir *t, struct dent *e)
  * does below DEST; otherwise it is merged. */
 static int make(struct todir *t, struct dent *e, int parent)
 {
-	int force = t->flags & SQP_IMG2DIR_FORCE, r;
+	int force = t->flags & SQP_IMG2DIR_FORCE, made = 0, r;
+	int lenient_made = 0;
 
 	switch (e->kind) {
 	case D_ENTER:
-		if ((t->flags & SQP_IMG2DIR_LENIENT) && !force &&
-		    mkdirat(parent, e->name, 0700) != 0)
-			return mkdir_failed(t, e, -errno);
-		t->fds[e->depth] = dirfs_mkdir(parent, e->name, force);
-		return t->fds[e->depth] < 0 ?
-			mkdir_failed(t, e, t->fds[e->depth]) : 0;
+		if ((t->flags & SQP_IMG2DIR_LENIENT) && !force) {
+			if (mkdirat(parent, e->name, 0700) != 0)
+				return mkdir_failed(t, e, -errno);
+			lenient_made = 1;
+		}
+		r = t->fds[e->depth] = dirfs_mkdir(parent, e->name, force, &made);
+		if (r < 0)
+			return mkdir_failed(t, e, r);
+		/* One that was there may pass on a group or an ACL. */
+		t->made[e->depth] = (made || lenient_made) && t->known;
+		if (!made && !lenient_made)
+			i2d_learn(t, r);
+		return 0;
 	case D_FILE:
 		e->fd = i2d_create(t, e, parent);
 		return e->fd < 0 ? i2d_create_failed(t, e) : 0;
@@ -312,9 +378,11 @@ static int make(struct todir *t, struct dent *e, int parent)
 		return i2d_hard_link(t, e, parent);
 	case D_SYMLINK:
 		r = dirfs_symlink(parent, e->name, e->target, force);
+		e->fresh = r == 0 && t->known;
 		return node_made(t, e, parent, "making the symlink", r);
 	default:
 		r = dirfs_mknod(parent, e->name, e->mode, e->rdev, force);
+		e->fresh = r == 0 && t->known;
 		return node_made(t, e, parent, "making the node", r);
 	}
 }
@@ -325,7 +393,8 @@ int i2d_make_entry(struct todir *t, struct dent *e)
 	int parent = -1, r;
 
 	if (e->path[0] == '\0') {
-		/* The image root is the target itself. */
+		/* The image root is the target itself (not fresh). */
+		t->made[0] = 0;
 		t->fds[0] = dup(t->root);
 		return t->fds[0] < 0 ? i2d_failed(t, e, "dup", -errno) : 0;
 	}

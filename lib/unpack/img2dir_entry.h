@@ -40,6 +40,12 @@ struct dent {
 	atomic_int werr;
 	int parent;              /* made in start(): its directory (open
 				    until its leave entry ends), else -1 */
+	/* Made by this extraction (not an existing directory reused)
+	 * while todir.known held: with the owner and mode it tells. */
+	int fresh;
+	/* Owner, mode and times set and closed on a worker (fd then -1),
+	 * with close()'s -errno or 0 (i2d_finish_quiet). */
+	int finished, close_err;
 };
 
 struct todir {
@@ -60,7 +66,23 @@ struct todir {
 	 * (no more are set), the first xattr not tried without owners
 	 * warned about (the next ones are not). */
 	int xattrs_off, nonuser_told;
+	/* Set when what this extraction makes gets the process's owner
+	 * (uid, gid) and the mode asked less umask: no directory it makes
+	 * entries in passes on a group or a default ACL. Then a fresh
+	 * entry's owner is set only when it differs, and a file's mode
+	 * only when creating it could not give it (three system calls of
+	 * the seven a small file took on the one thread that makes them). */
+	int known;
+	uint32_t uid, gid;
+	mode_t umask;
+	/* fresh, for the directory at each depth of fds */
+	unsigned char made[UNP_DEPTH_MAX + 1];
 };
+
+/* Set t->known from the process and the target (t->root); then unset
+ * it when dirfd, a directory not made here, passes anything on. */
+void i2d_learn_start(struct todir *t);
+void i2d_learn(struct todir *t, int dirfd);
 
 void i2d_dent_free(struct dent *e);
 
@@ -74,6 +96,13 @@ int i2d_warn(struct todir *t, struct dent *e, const char *what, int neg);
  * name in parent. 0, 1 when something was refused and only warned
  * about, or an error. */
 int i2d_apply(struct todir *t, struct dent *e, int fd, int parent);
+
+/* On a worker, the file e whose data is all written: its owner, mode
+ * and times set and it closed (1: e->finished) when no step is refused
+ * and it has no xattrs; else 0, and nothing is reported: end() does it
+ * all again through i2d_apply, which warns or fails as the flags say.
+ * Uses only what e held when it was added, and t's constants. */
+int i2d_finish_quiet(const struct todir *t, struct dent *e);
 
 /* The hard link e, to the entry first made at e->target (with
  * IGNORE_WRITES, one that cannot be made is a warning). */
