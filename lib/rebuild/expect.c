@@ -10,9 +10,11 @@
  *
  * Tails cannot be compared stored: they share compressed fragment
  * blocks. The fragment blocks that hold tails of those files (of the
- * files narrow nominates) are decoded once here (decoding is cheap,
- * compressing is what a merge must avoid) and the blocks that hold a
- * tail another image also has are marked to be repacked (mark_blocks).
+ * files narrow nominates, but for blocks whose tails weigh too little
+ * stored to matter: leave_light) are decoded once here (decoding is
+ * cheaper than compressing, which a merge must avoid) and the blocks
+ * that hold a tail another image also has are marked to be repacked
+ * (mark_blocks).
  * The images' layouts also say whether the merge's tables may go at a
  * fast level (tables_small).
  */
