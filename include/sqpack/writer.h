@@ -120,8 +120,10 @@ enum sqp_fragment_mode {
  * inode, whatever its size, not only its tail or a file of a pcluster
  * or less. FRAGDEDUPE (mkfs.erofs -E fragdedupe=inode): a whole-file
  * fragment equal, byte for byte, to an earlier one shares it, and so
- * does the tail of a file equal to an earlier one. SQP_WRITE_EROFS_DEDUPE
- * implies it. */
+ * does the tail of a file equal to an earlier one; a fragment that
+ * ends as an earlier one does is stored as that one's end (mkfs.erofs's
+ * fragdedupe=full finds a tail inside an earlier fragment so).
+ * SQP_WRITE_EROFS_DEDUPE implies it. */
 #define SQP_WRITE_EROFS_ALL_FRAGMENTS   0x80000
 #define SQP_WRITE_EROFS_FRAGDEDUPE      0x100000
 /* overlayfs's metadata stripped, as mkfs.erofs --ovlfs-strip does for

@@ -9,6 +9,12 @@
  * wholly a fragment, whatever its size, and goes to the whole files'
  * log; FRAGDEDUPE shares equal whole files there (dedup_whole).
  *
+ * FRAGDEDUPE (or DEDUPE) also finds a new fragment inside an earlier
+ * one, as mkfs.erofs 1.9's fragdedupe=full does: where it ends as an
+ * earlier one ends (files that end alike: two versions of a text, a
+ * file that is another's end) it is those bytes' offset, nothing
+ * appended (find_end).
+ *
  * Why two logs: a file of a pcluster or less is wholly a fragment and is
  * read on the caller's thread as it arrives (a pool job per small file
  * would cost a hand-off each); a larger file's tail is known only when
@@ -192,38 +198,130 @@ static int log_same(const struct erofs_flog *l, uint64_t off, const uint8_t *p, 
 	return 1;
 }
 
+/* The search for a fragment inside an earlier one. Every fragment of
+ * END_KEYED bytes or more is keyed by a hash of its last END_KEYED
+ * bytes (a record EROFS_DD_END_*, aux where it ends); a new one whose
+ * key was met is compared, byte for byte, with the bytes of its length
+ * that end where the nominee ended, and is those bytes when they are
+ * equal. Shorter ones would save too little for a key each. Each log
+ * is searched for its own fragments alone (tails in the tail log,
+ * whole files in the whole files' log): each log's order depends on
+ * the input alone, how they interleave on -j. Memory: a record per
+ * fragment appended, in the dedup table (spilled with it). */
+#define END_KEYED 64u
+/* Nominees compared per fragment, oldest first: the work stays bounded
+ * where many fragments end alike (a licence's last paragraph). */
+#define END_TRIES 16u
+
+static uint64_t end_key(const struct erofs_dedup *d, const uint8_t *last)
+{
+	return erofs_dedup_key(d, XXH3_64bits(last, END_KEYED));
+}
+
+/* Whether the len bytes of log l that end at end are ours: the len at
+ * mem, or with mem NULL the len at mine of l. Compared from the end, a
+ * block at a time: fragments that end alike part nearest it. */
+static int ends_same(struct erofs_dedup *d, const struct erofs_flog *l, uint64_t end,
+		     const uint8_t *mem, uint64_t mine, uint64_t len)
+{
+	const uint8_t *p;
+	uint64_t left;
+	uint32_t n;
+
+	if (end < len)
+		return 0;
+	for (left = len; left > 0; left -= n) {
+		n = left < EROFS_W_BLOCK ? (uint32_t)left : EROFS_W_BLOCK;
+		p = d->buf;
+		if (mem != NULL)
+			p = mem + (left - n);
+		else if (!log_copy(l, mine + (left - n), d->buf, n))
+			return 0;
+		if (!log_same(l, end - len + (left - n), p, n))
+			return 0;
+	}
+	return 1;
+}
+
+/* An earlier fragment's last len bytes (records of kind, in log l) that
+ * are ours (as ends_same) and whose last bytes have key: 1 with *off
+ * where they start, else 0. */
+static int find_end(struct sqp_writer *w, const struct erofs_flog *l, unsigned kind,
+		    uint64_t key, const uint8_t *mem, uint64_t mine, uint64_t len,
+		    uint64_t *off)
+{
+	struct erofs_dedup *d = &erofs_of(w)->dd;
+	struct erofs_ddrec r;
+	uint32_t i = HCHAIN_END, tries;
+
+	for (tries = 0; tries < END_TRIES; tries++) {
+		if ((i = erofs_dedup_next(d, i, key, kind, 0, &r)) == HCHAIN_END)
+			return 0;
+		if (ends_same(d, l, r.aux, mem, mine, len)) {
+			*off = r.aux - len;
+			return 1;
+		}
+		w->stats.dedup_rejected++;
+	}
+	return 0;
+}
+
+/* A fragment of log l just appended (ending at its end) recorded for
+ * find_end, under key. */
+static int add_end(struct sqp_writer *w, const struct erofs_flog *l, unsigned kind,
+		   uint64_t key)
+{
+	const struct erofs_ddrec r = { .kind = kind, .aux = l->len };
+
+	return erofs_dedup_add(w, key, &r);
+}
+
 int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 		    int whole, uint8_t *rec, const uint8_t *like)
 {
+	struct erofs_dedup *d = &erofs_of(w)->dd;
 	struct erofs_frag *fr = &erofs_of(w)->frag;
 	unsigned kind = whole ? EROFS_FRAG_WHOLE_T : EROFS_FRAG_TAIL;
+	int ended = d->whole && len >= END_KEYED, ret;
+	uint64_t key = 0, off;
 
 	/* Dedup: an equal file's fragment, when its bytes are these
 	 * (not under -E ^fragdedupe alone: the clusters only). */
-	if (like != NULL && erofs_of(w)->dd.whole && like[ZREC_KIND] == kind &&
+	if (like != NULL && d->whole && like[ZREC_KIND] == kind &&
 	    log_same(&fr->tails, sqp_get64(like + EROFS_Z_INDEX_SIZE), data, len)) {
 		mark(rec, kind, sqp_get64(like + EROFS_Z_INDEX_SIZE));
 		w->stats.tails_deduped++;
 		return 0;
 	}
+	if (ended) {
+		key = end_key(d, data + len - END_KEYED);
+		if (find_end(w, &fr->tails, EROFS_DD_END_T, key, data, 0, len, &off)) {
+			mark(rec, kind, off);
+			w->stats.tails_deduped++;
+			return 0;
+		}
+	}
 	mark(rec, kind, fr->tails.len);
 	if (!whole && fr->tails.len + len > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: a tail fragment past 4 GiB");
-	return log_append(w, &fr->tails, data, len);
+	if ((ret = log_append(w, &fr->tails, data, len)) != 0)
+		return ret;
+	return ended ? add_end(w, &fr->tails, EROFS_DD_END_T, key) : 0;
 }
 
 /* Dedup: the whole file just appended to the whole files' log (size
  * bytes at its end) given back when an earlier one there is equal,
- * byte for byte; the file's record rec then names that one's offset. */
+ * byte for byte, or an earlier fragment there ends with it; the file's
+ * record rec then names those bytes' offset. */
 static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_flog *l = &e->frag.whole;
 	uint64_t key = erofs_dedup_key(&e->dd, XXH3_64bits_digest(e->dd.st));
-	uint64_t mine = l->len - size, off;
+	uint64_t mine = l->len - size, off, ekey;
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END, n;
-	int same;
+	int same, ret;
 
 	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_WHOLE, size, &r)) != HCHAIN_END) {
 		/* Compared a block at a time, ours copied out of the log. */
@@ -241,7 +339,23 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 		w->stats.dedup_rejected++;
 	}
 	r = (struct erofs_ddrec){ .size = size, .kind = EROFS_DD_WHOLE, .aux = mine };
-	return erofs_dedup_add(w, key, &r);
+	if (size < END_KEYED)
+		return erofs_dedup_add(w, key, &r);
+	if (!log_copy(l, l->len - END_KEYED, e->dd.buf, END_KEYED))
+		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: fragments: a file's end "
+				   "past its log");
+	ekey = end_key(&e->dd, e->dd.buf);
+	if (find_end(w, l, EROFS_DD_END_W, ekey, NULL, mine, size, &off)) {
+		/* Recorded where it is, for a later equal file. */
+		l->len = mine;
+		mark(rec, EROFS_FRAG_WHOLE_W, off);
+		w->stats.files_deduped++;
+		r.aux = off;
+		return erofs_dedup_add(w, key, &r);
+	}
+	if ((ret = erofs_dedup_add(w, key, &r)) != 0)
+		return ret;
+	return add_end(w, l, EROFS_DD_END_W, ekey);
 }
 
 int erofs_frag_whole(struct sqp_writer *w, uint64_t size,

@@ -109,6 +109,10 @@ struct erofs_frag {
 #define EROFS_DD_FLAT  1u /* stored as it is: ref its first block, aux 1 with a tail block */
 #define EROFS_DD_ZIP   2u /* compressed: ref its index record, aux its first block */
 #define EROFS_DD_WHOLE 3u /* a whole fragment: aux its offset in the whole files' log */
+/* fragdedupe's search (erofs_frag.c): a fragment's end, aux, in the
+ * tail log or the whole files' log, keyed by its last bytes; size 0. */
+#define EROFS_DD_END_T 4u
+#define EROFS_DD_END_W 5u
 
 struct erofs_ddrec {
 	uint64_t size;

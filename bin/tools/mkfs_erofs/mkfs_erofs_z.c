@@ -151,9 +151,10 @@ int mkfs_compressors(struct sqp_writer_desc *d, const char *what, const char *ar
  * as every other file's). ^X clears X, as mkfs.erofs reads it:
  * ^all-fragments clears fragments too. fragdedupe=full (mkfs.erofs's
  * default, on here too unless ^fragdedupe: parse() in
- * mkfs_erofs_main.c; it also shares a tail found inside an earlier
- * fragment) is taken as inode's sharing of whole files: the same
- * files, perhaps a larger image; fragdedupe=off is full, as 1.9 reads
+ * mkfs_erofs_main.c) and inode are one flag: equal fragments, and a
+ * fragment found at an earlier one's end, are shared (full's sharing
+ * of the end of a file whose front differs is not done: the same
+ * files, perhaps another size); fragdedupe=off is full, as 1.9 reads
  * it, with a warning. */
 int mkfs_extended(unsigned *flags, int *blockmap, const char *what, const char *arg)
 {
