@@ -30,21 +30,32 @@
  * inode's ref: node ids are refs plus 2). */
 #define FS_FRAGMENTS UINT64_MAX
 
+/* The cache index of a decoded unit that starts at file offset la (an
+ * EROFS extent: fuse_load.c): FS_UNIT | la, apart from the chunks'
+ * indexes (a file's size is below 2^62) and FS_LISTING. */
+#define FS_UNIT ((uint64_t)1 << 63)
+#define FS_UNIT_MAX ((uint64_t)1 << 62)
+
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
 	FS_BYTES,       /* the chunk's bytes */
 	/* An array of struct fs_piece: where the chunk's bytes are, in
 	 * order, when none needs decoding of its own. The reply is made
-	 * from there: from the image file (spliced) and from the shared
-	 * data's own chunks, which every file whose tail they hold reads. */
+	 * from there: from the image file (spliced), from the shared
+	 * data's own chunks, which every file whose tail they hold reads,
+	 * and from the decoded units the chunk lies in. */
 	FS_PIECES,
 };
 /* A piece of a chunk: len bytes from pos of the image file (ref
  * FS_IMAGE_FILE), or of the shared data ref (FS_FRAGMENTS, or EROFS's
- * packed inode: never 0, as packed_ref 0 means none). */
+ * packed inode: never 0, as packed_ref 0 means none); or, where
+ * unit_len is not 0, from pos of the decoded unit of file ref that
+ * starts at its offset unit (unit_len bytes, cached whole as FS_UNIT |
+ * unit). */
 #define FS_IMAGE_FILE 0
 struct fs_piece {
 	uint64_t ref, pos, len;
+	uint64_t unit, unit_len;
 };
 /* A chunk in more pieces is decoded instead: a reply's buffers grow by
  * two a piece (a shared one may straddle two shared chunks), and the
