@@ -2,8 +2,9 @@
 /*
  * fuse_ahead.c - the prefetch of fuse_ahead.h: a ring of chunks to
  * load under one mutex, and loader threads that take them in order and
- * get each from the cache (which loads it through the pool when it is
- * missing, once however many ask) and put it back at once.
+ * get each from the cache with what its reply needs (which the cache
+ * loads through the pool when it is missing, once however many ask) and
+ * put it back at once.
  *
  * A read follows on when it starts in the chunk the previous one ended
  * in or in the next: the kernel splits a read of a 1 MiB chunk into
@@ -37,7 +38,8 @@ struct ahead {
 	struct job ring[RING];
 	unsigned head, count;
 	int stop;
-	struct fuse_cache *cache;
+	ahead_load_fn load;
+	void *user;
 	uint32_t chunk;
 	uint64_t window;            /* chunks */
 	/* Loaders asked for, and started: by the first prefetch, not at
@@ -58,7 +60,6 @@ static void *loader(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		struct fc_entry *e;
 		struct job j;
 
 		while (a->count == 0 && !a->stop)
@@ -69,16 +70,15 @@ static void *loader(void *arg)
 		a->head = (a->head + 1) % RING;
 		a->count--;
 		pthread_mutex_unlock(&a->lock);
-		if (fc_get(a->cache, j.ref, j.idx, &j.size, &e) == 0)
-			fc_put(a->cache, e);
+		a->load(a->user, j.ref, j.idx, j.size);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
 }
 
-int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
-		 uint64_t budget, struct ahead **out)
+int ahead_create(ahead_load_fn load, void *user, unsigned threads,
+		 uint32_t chunk, uint64_t budget, struct ahead **out)
 {
 	uint64_t window = WINDOW_BYTES / chunk;
 	struct ahead *a;
@@ -96,7 +96,8 @@ int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->more, NULL);
-	a->cache = c;
+	a->load = load;
+	a->user = user;
 	a->chunk = chunk;
 	a->window = window;
 	a->want = threads;
@@ -146,13 +147,13 @@ void ahead_file_destroy(struct ahead_file *f)
 }
 
 void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
-		uint64_t first, uint64_t last)
+		uint64_t size, uint64_t first, uint64_t last)
 {
 	uint64_t from, to, chunks;
 
 	if (a == NULL)
 		return;
-	chunks = (f->size + a->chunk - 1) / a->chunk;
+	chunks = (size + a->chunk - 1) / a->chunk;
 	pthread_mutex_lock(&f->lock);
 	if (first == f->next || first + 1 == f->next) {
 		f->streak += f->streak < 2;
@@ -174,7 +175,7 @@ void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		start(a);
 	for (uint64_t i = from; i < to && a->count < RING; i++) {
 		a->ring[(a->head + a->count) % RING] = (struct job){
-			.ref = ref, .idx = i, .size = f->size };
+			.ref = ref, .idx = i, .size = size };
 		a->count++;
 	}
 	pthread_cond_broadcast(&a->more);

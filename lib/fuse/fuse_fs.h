@@ -129,6 +129,10 @@ struct fs_reply {
 int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
 		  uint64_t off, uint64_t end, struct fs_reply *r);
 void fs_reply_free(struct fs *fs, struct fs_reply *r);
+/* fuse_read.c: what a read of chunk idx of file ref (size bytes) would
+ * reply, loaded and put back (fuse_ahead.h's loader): the decoded units
+ * and shared chunks its pieces are in, not only the chunk's entry. */
+void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size);
 
 /* A listing as cached: count entries, then their names, each
  * NUL-terminated at name_off from the blob's start, in stored (strcmp)

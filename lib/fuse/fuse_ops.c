@@ -356,8 +356,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return done(fs);
 	}
 	end = fsize - (uint64_t)off < size ? fsize : (uint64_t)off + size;
-	ahead_read(fs->ahead, file_of(fi), ref, (uint64_t)off / fs->chunk,
-		   (end - 1) / fs->chunk);
+	ahead_read(fs->ahead, file_of(fi), ref, fsize,
+		   (uint64_t)off / fs->chunk, (end - 1) / fs->chunk);
 	if ((ret = fs_read_reply(fs, ref, fsize, (uint64_t)off, end,
 				 &r)) != 0) {
 		fuse_reply_err(req, -ret);

@@ -206,3 +206,16 @@ void fs_reply_free(struct fs *fs, struct fs_reply *r)
 	free(r->pins);
 	free(r->bv);
 }
+
+void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size)
+{
+	struct fs *fs = user;
+	uint64_t off = idx * fs->chunk;
+	struct fs_reply r;
+
+	if (idx >= size / fs->chunk + 1 || off >= size)
+		return;
+	(void)fs_read_reply(fs, ref, size, off, size - off < fs->chunk ?
+			    size : off + fs->chunk, &r);
+	fs_reply_free(fs, &r);
+}
