@@ -32,6 +32,15 @@ struct job {
 	uint64_t ref, idx, size;
 };
 
+/* The states of files read without an open file: a few, as readers
+ * in order at once are (one a thread of the loop, about). */
+#define SLOT_BITS 6
+#define SLOTS (1u << SLOT_BITS)
+struct slot {
+	struct ahead_file f;
+	uint64_t ref;
+};
+
 struct ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
@@ -46,6 +55,7 @@ struct ahead {
 	 * mount, so a mount costs no threads until a file is read in
 	 * order (what a mount costs until ready is squashfuse's). */
 	unsigned want, threads;
+	struct slot slot[SLOTS];
 	pthread_t tid[];
 };
 
@@ -98,6 +108,10 @@ int ahead_create(ahead_load_fn load, void *user, unsigned threads,
 	pthread_cond_init(&a->more, NULL);
 	a->load = load;
 	a->user = user;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		ahead_file_init(&a->slot[i].f, 0);
+		a->slot[i].ref = UINT64_MAX;
+	}
 	a->chunk = chunk;
 	a->window = window;
 	a->want = threads;
@@ -127,6 +141,8 @@ void ahead_destroy(struct ahead *a)
 	pthread_mutex_unlock(&a->lock);
 	for (unsigned i = 0; i < a->threads; i++)
 		pthread_join(a->tid[i], NULL);
+	for (unsigned i = 0; i < SLOTS; i++)
+		ahead_file_destroy(&a->slot[i].f);
 	pthread_cond_destroy(&a->more);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -150,11 +166,20 @@ void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		uint64_t size, uint64_t first, uint64_t last)
 {
 	uint64_t from, to, chunks;
+	struct slot *sl = NULL;
 
 	if (a == NULL)
 		return;
 	chunks = (size + a->chunk - 1) / a->chunk;
+	if (f == NULL) {
+		sl = &a->slot[(ref * 0x9E3779B97F4A7C15u) >> (64 - SLOT_BITS)];
+		f = &sl->f;
+	}
 	pthread_mutex_lock(&f->lock);
+	if (sl != NULL && sl->ref != ref) {
+		sl->ref = ref;
+		f->next = f->streak = f->queued = 0;
+	}
 	if (first == f->next || first + 1 == f->next) {
 		f->streak += f->streak < 2;
 	} else {

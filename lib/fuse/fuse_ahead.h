@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuse_ahead.h - sqpack-fuse's prefetch: sequential reads are detected
- * per open file, and the chunks after them loaded into the shared cache
+ * per open file (per file without opens), and the chunks after them loaded into the shared cache
  * by a few threads of its own while the reader is still on the earlier
  * ones.
  *
@@ -48,9 +48,11 @@ void ahead_destroy(struct ahead *a);
 void ahead_file_init(struct ahead_file *f, uint64_t size);
 void ahead_file_destroy(struct ahead_file *f);
 
-/* A read of chunks first..last of file ref of size bytes (its state
- * f): when it follows on from the previous read, queue the chunks after
- * it. */
+/* A read of chunks first..last of file ref of size bytes (its state f;
+ * NULL when the kernel opened it without us, FS_NO_OPEN: then a state
+ * kept per file in a few slots, which files that collide share and
+ * reset): when it follows on from the previous read, queue the chunks
+ * after it. */
 void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		uint64_t size, uint64_t first, uint64_t last);
 

@@ -71,6 +71,8 @@ struct fs_opts {
 	void *warn_user;
 };
 
+enum { FS_NO_OPEN = 1, FS_NO_OPENDIR = 2 };
+
 struct fs {
 	struct fuse_pool pool;
 	struct fuse_cache *cache;
@@ -85,6 +87,11 @@ struct fs {
 	 * allows), not through the cache: what tests count. */
 	atomic_ullong stored_bytes;
 	struct fs_opts o;
+	/* The kernel takes ENOSYS from open (FS_NO_OPEN) and opendir
+	 * (FS_NO_OPENDIR) for "no open needed", and sends none again, nor
+	 * releases (op_init): a file read again from the page cache costs
+	 * no request. */
+	atomic_int no_open;
 	/* -o timeout=: requests in flight and when the last one ended. */
 	atomic_uint busy;
 	atomic_llong last_active;
