@@ -5,8 +5,10 @@
 # the ceiling. Images of a corpus tree (rootfs-small by default; issue
 # 41's table is of rootfs-big): SquashFS zstd with 128 KiB blocks and xz
 # with 1 MiB blocks (tar2img), EROFS lz4hc and lzma with 1 MiB clusters
-# (--mkfs-erofs, mkfs.erofs by default; the lzma image is left out where
-# it cannot make it). For each image and mounter:
+# and, asked for (--images lzmafrag), the lzma one with every file in the
+# packed inode (-Eall-fragments: extents of several MiB that many files
+# share) (--mkfs-erofs, mkfs.erofs by default; an lzma image is left out
+# where it cannot make it). For each image and mounter:
 #   cold    every file read by --readers parallel readers (find | xargs
 #           -P cat), on a fresh mount, the image's pages dropped first
 #           (posix_fadvise through dd iflag=nocache: this file only);
@@ -78,7 +80,8 @@ usage: $prog [options]
   --squashfuse-old PATH a second squashfuse (Debian's 0.1.105)
   --erofsfuse PATH      erofsfuse to compare with
   --mkfs-erofs PATH     mkfs.erofs making the EROFS images (lzma: 1.6+)
-  --images LIST         of zstd,xz,lz4hc,lzma: those made and measured
+  --images LIST         of zstd,xz,lz4hc,lzma,lzmafrag: those made and
+                        measured
                         (default $images)
   --mounters LIST       of sqpack,squashfuse_ll,squashfuse,squashfuse-0.1,
                         erofsfuse,kernel: those measured (default all
@@ -140,18 +143,22 @@ trap 'exit 130' INT TERM
 
 # The images, made once.
 sq_zstd=$scratch/zstd-128k.sqfs sq_xz=$scratch/xz-1m.sqfs ero=$scratch/lz4hc.erofs
-ero_lzma=$scratch/lzma-1m.erofs
+ero_lzma=$scratch/lzma-1m.erofs ero_frag=$scratch/lzma-1m-frag.erofs
 want() { case ",$images," in *",$1,"*) return 0 ;; esac; return 1; }
 want zstd || sq_zstd=
 want xz || sq_xz=
 want lz4hc || ero=
 want lzma || ero_lzma=
+want lzmafrag || ero_frag=
 [ -z "$sq_zstd" ] || [ -f "$sq_zstd" ] || "$bin/tar2img" -q -c zstd "$sq_zstd" "$corpus/${tree#rootfs-}.tar" || exit 1
 [ -z "$sq_xz" ] || [ -f "$sq_xz" ] || "$bin/tar2img" -q -c xz -b 1M "$sq_xz" "$corpus/${tree#rootfs-}.tar" || exit 1
 [ -z "$ero" ] || [ -f "$ero" ] || "$mkfs_erofs" --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
 [ -z "$ero_lzma" ] || [ -f "$ero_lzma" ] ||
 	"$mkfs_erofs" --quiet -zlzma -C1048576 "$ero_lzma" "$src" > /dev/null 2>&1 ||
 	{ rm -f "$ero_lzma"; echo "$prog: $mkfs_erofs makes no lzma image: left out" >&2; }
+[ -z "$ero_frag" ] || [ -f "$ero_frag" ] ||
+	"$mkfs_erofs" --quiet -zlzma -C1048576 -Eall-fragments "$ero_frag" "$src" > /dev/null 2>&1 ||
+	{ rm -f "$ero_frag"; echo "$prog: $mkfs_erofs makes no -Eall-fragments lzma image: left out" >&2; }
 bytes=$(cd "$src" && find . -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
 big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 
@@ -304,7 +311,7 @@ echo "$tree: $readers readers, $random random reads in $big, $runs run(s); secon
 echo
 echo "| image | mounter | cold | warm | again | random | seq | stat | CPU/GB | RSS | ready CPU | ready wall | ready x ref |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma"; do
+for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma" "$ero_frag"; do
 	[ -n "$img" ] && [ -f "$img" ] || continue
 	mounters="sqpack" refm=
 	case $img in

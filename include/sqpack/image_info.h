@@ -123,7 +123,12 @@ SQP_API int sqp_file_seek(struct sqp_file *f, uint64_t off, int data,
  * a block several files' tails share once for all its threads. */
 enum sqp_span_kind {
 	/* Compressed, a hole, or laid out otherwise: read them with
-	 * sqp_file_pread. */
+	 * sqp_file_pread. Where the format decodes them as part of one
+	 * unit larger than what is asked (an EROFS compressed extent, up
+	 * to several MiB), pos is the file offset of the unit's first byte
+	 * and shared its length (len still ends at max): a reader that
+	 * caches the unit whole decodes it once, not once per piece it
+	 * asks for. shared is 0 where no unit is known. */
 	SQP_SPAN_DECODE,
 	/* Stored as they are: len bytes at pos of the image's file (the
 	 * descriptor sqp_image_desc.fd, its offset counted), checked to lie

@@ -214,6 +214,11 @@ static int zspan(struct sqp_image *img, struct rd_zfile *f, uint64_t off,
 	} else if (x.fmt == RD_Z_INTERLACED && in_file(img, x.pa, x.plen)) {
 		rotated(img, &x, off - x.la, s);
 	}
+	/* Decoded as one whatever part is asked (decode_at): the unit. */
+	if (s->kind == SQP_SPAN_DECODE && x.llen <= UINT32_MAX) {
+		s->pos = x.la;
+		s->shared = (uint32_t)x.llen;
+	}
 	return 0;
 }
 

@@ -2,8 +2,9 @@
 /*
  * fuse_ahead.c - the prefetch of fuse_ahead.h: a ring of chunks to
  * load under one mutex, and loader threads that take them in order and
- * get each from the cache (which loads it through the pool when it is
- * missing, once however many ask) and put it back at once.
+ * get each from the cache with what its reply needs (which the cache
+ * loads through the pool when it is missing, once however many ask) and
+ * put it back at once.
  *
  * A read follows on when it starts in the chunk the previous one ended
  * in or in the next: the kernel splits a read of a 1 MiB chunk into
@@ -31,19 +32,30 @@ struct job {
 	uint64_t ref, idx, size;
 };
 
+/* The states of files read without an open file: a few, as readers
+ * in order at once are (one a thread of the loop, about). */
+#define SLOT_BITS 6
+#define SLOTS (1u << SLOT_BITS)
+struct slot {
+	struct ahead_file f;
+	uint64_t ref;
+};
+
 struct ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	struct job ring[RING];
 	unsigned head, count;
 	int stop;
-	struct fuse_cache *cache;
+	ahead_load_fn load;
+	void *user;
 	uint32_t chunk;
 	uint64_t window;            /* chunks */
 	/* Loaders asked for, and started: by the first prefetch, not at
 	 * mount, so a mount costs no threads until a file is read in
 	 * order (what a mount costs until ready is squashfuse's). */
 	unsigned want, threads;
+	struct slot slot[SLOTS];
 	pthread_t tid[];
 };
 
@@ -58,7 +70,6 @@ static void *loader(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		struct fc_entry *e;
 		struct job j;
 
 		while (a->count == 0 && !a->stop)
@@ -69,16 +80,15 @@ static void *loader(void *arg)
 		a->head = (a->head + 1) % RING;
 		a->count--;
 		pthread_mutex_unlock(&a->lock);
-		if (fc_get(a->cache, j.ref, j.idx, &j.size, &e) == 0)
-			fc_put(a->cache, e);
+		a->load(a->user, j.ref, j.idx, j.size);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
 }
 
-int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
-		 uint64_t budget, struct ahead **out)
+int ahead_create(ahead_load_fn load, void *user, unsigned threads,
+		 uint32_t chunk, uint64_t budget, struct ahead **out)
 {
 	uint64_t window = WINDOW_BYTES / chunk;
 	struct ahead *a;
@@ -96,7 +106,12 @@ int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->more, NULL);
-	a->cache = c;
+	a->load = load;
+	a->user = user;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		ahead_file_init(&a->slot[i].f, 0);
+		a->slot[i].ref = UINT64_MAX;
+	}
 	a->chunk = chunk;
 	a->window = window;
 	a->want = threads;
@@ -126,6 +141,8 @@ void ahead_destroy(struct ahead *a)
 	pthread_mutex_unlock(&a->lock);
 	for (unsigned i = 0; i < a->threads; i++)
 		pthread_join(a->tid[i], NULL);
+	for (unsigned i = 0; i < SLOTS; i++)
+		ahead_file_destroy(&a->slot[i].f);
 	pthread_cond_destroy(&a->more);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -146,14 +163,23 @@ void ahead_file_destroy(struct ahead_file *f)
 }
 
 void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
-		uint64_t first, uint64_t last)
+		uint64_t size, uint64_t first, uint64_t last)
 {
 	uint64_t from, to, chunks;
+	struct slot *sl = NULL;
 
 	if (a == NULL)
 		return;
-	chunks = (f->size + a->chunk - 1) / a->chunk;
+	chunks = (size + a->chunk - 1) / a->chunk;
+	if (f == NULL) {
+		sl = &a->slot[(ref * 0x9E3779B97F4A7C15u) >> (64 - SLOT_BITS)];
+		f = &sl->f;
+	}
 	pthread_mutex_lock(&f->lock);
+	if (sl != NULL && sl->ref != ref) {
+		sl->ref = ref;
+		f->next = f->streak = f->queued = 0;
+	}
 	if (first == f->next || first + 1 == f->next) {
 		f->streak += f->streak < 2;
 	} else {
@@ -174,7 +200,7 @@ void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		start(a);
 	for (uint64_t i = from; i < to && a->count < RING; i++) {
 		a->ring[(a->head + a->count) % RING] = (struct job){
-			.ref = ref, .idx = i, .size = f->size };
+			.ref = ref, .idx = i, .size = size };
 		a->count++;
 	}
 	pthread_cond_broadcast(&a->more);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuse_ahead.h - sqpack-fuse's prefetch: sequential reads are detected
- * per open file, and the chunks after them loaded into the shared cache
+ * per open file (per file without opens), and the chunks after them loaded into the shared cache
  * by a few threads of its own while the reader is still on the earlier
  * ones.
  *
@@ -19,9 +19,13 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "fuse_cache.h"
-
 struct ahead;
+
+/* Load chunk idx of file ref (size bytes) into the cache, with what its
+ * reply needs besides (the shared chunks, the decoded units its pieces
+ * are of), and put it all back. */
+typedef void (*ahead_load_fn)(void *user, uint64_t ref, uint64_t idx,
+			      uint64_t size);
 
 /* What sqpack-fuse keeps per open file (fi->fh): its size and where its
  * reads were. */
@@ -33,20 +37,23 @@ struct ahead_file {
 	uint64_t queued;            /* chunks below this are queued or read */
 };
 
-/* 0, or -errno. threads: loaders (0: no prefetch, *out NULL, which the
- * other calls take); chunk: the cache's chunk size; budget: the cache's
- * bytes. */
-int ahead_create(struct fuse_cache *c, unsigned threads, uint32_t chunk,
-		 uint64_t budget, struct ahead **out);
+/* 0, or -errno. load, user: what the loaders call; threads: loaders
+ * (0: no prefetch, *out NULL, which the other calls take); chunk: the
+ * cache's chunk size; budget: the cache's bytes. */
+int ahead_create(ahead_load_fn load, void *user, unsigned threads,
+		 uint32_t chunk, uint64_t budget, struct ahead **out);
 /* Stops the loaders (queued prefetches are dropped) and frees. */
 void ahead_destroy(struct ahead *a);
 
 void ahead_file_init(struct ahead_file *f, uint64_t size);
 void ahead_file_destroy(struct ahead_file *f);
 
-/* A read of chunks first..last of file ref (its state f): when it
- * follows on from the previous read, queue the chunks after it. */
+/* A read of chunks first..last of file ref of size bytes (its state f;
+ * NULL when the kernel opened it without us, FS_NO_OPEN: then a state
+ * kept per file in a few slots, which files that collide share and
+ * reset): when it follows on from the previous read, queue the chunks
+ * after it. */
 void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
-		uint64_t first, uint64_t last);
+		uint64_t size, uint64_t first, uint64_t last);
 
 #endif

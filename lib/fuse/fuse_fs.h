@@ -30,21 +30,32 @@
  * inode's ref: node ids are refs plus 2). */
 #define FS_FRAGMENTS UINT64_MAX
 
+/* The cache index of a decoded unit that starts at file offset la (an
+ * EROFS extent: fuse_load.c): FS_UNIT | la, apart from the chunks'
+ * indexes (a file's size is below 2^62) and FS_LISTING. */
+#define FS_UNIT ((uint64_t)1 << 63)
+#define FS_UNIT_MAX ((uint64_t)1 << 62)
+
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
 	FS_BYTES,       /* the chunk's bytes */
 	/* An array of struct fs_piece: where the chunk's bytes are, in
 	 * order, when none needs decoding of its own. The reply is made
-	 * from there: from the image file (spliced) and from the shared
-	 * data's own chunks, which every file whose tail they hold reads. */
+	 * from there: from the image file (spliced), from the shared
+	 * data's own chunks, which every file whose tail they hold reads,
+	 * and from the decoded units the chunk lies in. */
 	FS_PIECES,
 };
 /* A piece of a chunk: len bytes from pos of the image file (ref
  * FS_IMAGE_FILE), or of the shared data ref (FS_FRAGMENTS, or EROFS's
- * packed inode: never 0, as packed_ref 0 means none). */
+ * packed inode: never 0, as packed_ref 0 means none); or, where
+ * unit_len is not 0, from pos of the decoded unit of file ref that
+ * starts at its offset unit (unit_len bytes, cached whole as FS_UNIT |
+ * unit). */
 #define FS_IMAGE_FILE 0
 struct fs_piece {
 	uint64_t ref, pos, len;
+	uint64_t unit, unit_len;
 };
 /* A chunk in more pieces is decoded instead: a reply's buffers grow by
  * two a piece (a shared one may straddle two shared chunks), and the
@@ -60,6 +71,8 @@ struct fs_opts {
 	void *warn_user;
 };
 
+enum { FS_NO_OPEN = 1, FS_NO_OPENDIR = 2 };
+
 struct fs {
 	struct fuse_pool pool;
 	struct fuse_cache *cache;
@@ -74,6 +87,11 @@ struct fs {
 	 * allows), not through the cache: what tests count. */
 	atomic_ullong stored_bytes;
 	struct fs_opts o;
+	/* The kernel takes ENOSYS from open (FS_NO_OPEN) and opendir
+	 * (FS_NO_OPENDIR) for "no open needed", and sends none again, nor
+	 * releases (op_init): a file read again from the page cache costs
+	 * no request. */
+	atomic_int no_open;
 	/* -o timeout=: requests in flight and when the last one ended. */
 	atomic_uint busy;
 	atomic_llong last_active;
@@ -118,6 +136,10 @@ struct fs_reply {
 int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
 		  uint64_t off, uint64_t end, struct fs_reply *r);
 void fs_reply_free(struct fs *fs, struct fs_reply *r);
+/* fuse_read.c: what a read of chunk idx of file ref (size bytes) would
+ * reply, loaded and put back (fuse_ahead.h's loader): the decoded units
+ * and shared chunks its pieces are in, not only the chunk's entry. */
+void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size);
 
 /* A listing as cached: count entries, then their names, each
  * NUL-terminated at name_off from the blob's start, in stored (strcmp)

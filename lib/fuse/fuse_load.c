@@ -11,7 +11,9 @@
  * made from the image file), or a tail in data several files share (a
  * SquashFS fragment block, EROFS's packed inode), which is cached once
  * in chunks of its own: each image of the pool would otherwise decode a
- * shared block into its own small cache, N threads N times.
+ * shared block into its own small cache, N threads N times; or parts of
+ * units decoded whole (pieces()), each cached once for every chunk it
+ * spans.
  */
 #include "config.h"
 
@@ -23,13 +25,23 @@
 #include "fuse_fs.h"
 #include "sqpack/image_info.h"
 
-/* Span sp as a piece: 1, or 0 when it needs decoding (or says what no
- * piece may: a tail past its fragment block, past the packed inode). */
-static int piece_of(const struct fs *fs, const struct sqp_file_span *sp,
-		    struct fs_piece *p)
+/* Span sp, at offset at of file ref, as a piece: 1, or 0 when it needs
+ * decoding of its own (or says what no piece may: a tail past its
+ * fragment block, past the packed inode, a unit that does not hold
+ * it). */
+static int piece_of(const struct fs *fs, uint64_t ref, uint64_t at,
+		    const struct sqp_file_span *sp, struct fs_piece *p)
 {
-	*p = (struct fs_piece){ FS_IMAGE_FILE, sp->pos, sp->len };
+	*p = (struct fs_piece){ FS_IMAGE_FILE, sp->pos, sp->len, 0, 0 };
 	switch (sp->kind) {
+	case SQP_SPAN_DECODE:
+		if (sp->shared == 0 || sp->pos > at || sp->pos >= FS_UNIT_MAX ||
+		    at - sp->pos >= sp->shared ||
+		    sp->len > sp->shared - (at - sp->pos))
+			return 0;
+		*p = (struct fs_piece){ ref, at - sp->pos, sp->len, sp->pos,
+					sp->shared };
+		return 1;
 	case SQP_SPAN_STORED:
 		return 1;
 	case SQP_SPAN_FRAGMENT:
@@ -51,19 +63,27 @@ static int piece_of(const struct fs *fs, const struct sqp_file_span *sp,
 	}
 }
 
-/* The n bytes of file f from off on as pieces, an FS_PIECES entry (1),
- * or 0 when one of them needs decoding or they lie in more than
- * FS_PIECES_MAX pieces: a chunk of stored blocks and an inline tail, of
- * raw pclusters and a tail in the packed inode, of a rotated pcluster's
- * two parts. */
-static int pieces(struct fs *fs, struct sqp_file *f, uint64_t off, size_t n,
-		  struct fc_load *out)
+/* The n bytes of file ref (open as f) from off on as pieces, an
+ * FS_PIECES entry (1), or 0 when one of them needs decoding or they lie
+ * in more than FS_PIECES_MAX pieces: a chunk of stored blocks and an
+ * inline tail, of raw pclusters and a tail in the packed inode, of a
+ * rotated pcluster's two parts, of decoded units.
+ *
+ * Why units: an EROFS extent of big pclusters (lzma, -C1048576) decodes
+ * to several MiB, which is decoded whole whatever part is read. Were
+ * each chunk decoded, each of the chunks it spans would decode it
+ * again; as pieces of the unit, cached whole, it is decoded once for
+ * all of them. A chunk of small units only (4 KiB pclusters) is
+ * decoded instead: one entry, not one a unit, and each unit decoded
+ * about once already. */
+static int pieces(struct fs *fs, uint64_t ref, struct sqp_file *f,
+		  uint64_t off, size_t n, struct fc_load *out)
 {
 	struct fs_piece p[FS_PIECES_MAX];
 	struct sqp_file_span sp;
 	size_t count = 0;
 	uint64_t got = 0;
-	int ret;
+	int ret, units = 0, big = 0;
 
 	while (got < n) {
 		if (count == FS_PIECES_MAX)
@@ -71,16 +91,24 @@ static int pieces(struct fs *fs, struct sqp_file *f, uint64_t off, size_t n,
 		if ((ret = sqp_file_span(f, off + got, n - got, &sp)) != 0)
 			return ret;
 		if (sp.len == 0 || sp.len > n - got ||
-		    !piece_of(fs, &sp, &p[count]))
+		    !piece_of(fs, ref, off + got, &sp, &p[count]))
 			return 0;
+		if (p[count].unit_len != 0) {
+			units = 1;
+			big |= p[count].unit_len >= fs->chunk / 4;
+		}
 		/* Where one piece follows on from the last, one buffer. */
 		if (count > 0 && p[count].ref == p[count - 1].ref &&
+		    p[count].unit == p[count - 1].unit &&
+		    p[count].unit_len == p[count - 1].unit_len &&
 		    p[count - 1].pos + p[count - 1].len == p[count].pos)
 			p[count - 1].len += sp.len;
 		else
 			count++;
 		got += sp.len;
 	}
+	if (units && !big)
+		return 0;
 	if ((out->data = malloc(count * sizeof(p[0]))) == NULL)
 		return SQP_ERR_NOMEM;
 	memcpy(out->data, p, count * sizeof(p[0]));
@@ -102,7 +130,7 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		return SQP_ERR_ARG;
 	n = size - off < fs->chunk ? (size_t)(size - off) : fs->chunk;
 	if ((ret = pool_file(pi, ref)) != 0 ||
-	    (ret = pieces(fs, pi->file, off, n, out)) != 0)
+	    (ret = pieces(fs, ref, pi->file, off, n, out)) != 0)
 		return ret < 0 ? ret : 0;
 	/* A file's last chunk, often small, is malloc'd. */
 	if (n == fs->chunk ? fc_slab(fs->cache, out) != 0 :
@@ -112,6 +140,28 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 	    got != n)
 		ret = SQP_ERR_CORRUPT;
 	out->len = n;
+	return ret;
+}
+
+/* The decoded unit of file ref that starts at its offset la, len bytes
+ * (pieces() found them so), whole. */
+static int load_unit(struct fs *fs, struct pool_img *pi, uint64_t ref,
+		     uint64_t la, uint64_t len, struct fc_load *out)
+{
+	size_t got = 0;
+	int ret;
+
+	if (len == 0 || len > SIZE_MAX)
+		return SQP_ERR_CORRUPT;
+	if ((ret = pool_file(pi, ref)) != 0)
+		return ret;
+	if (len == fs->chunk ? fc_slab(fs->cache, out) != 0 :
+	    (out->data = malloc((size_t)len)) == NULL)
+		return SQP_ERR_NOMEM;
+	if ((ret = sqp_file_pread(pi->file, out->data, (size_t)len, la,
+				  &got)) == 0 && got != len)
+		ret = SQP_ERR_CORRUPT;
+	out->len = (size_t)len;
 	return ret;
 }
 
@@ -219,6 +269,9 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 		ret = load_listing(pi, ref, out);
 	else if (ref == FS_FRAGMENTS)
 		ret = load_fragment(fs, pi, idx, out);
+	else if (idx & FS_UNIT)
+		ret = load_unit(fs, pi, ref, idx & ~FS_UNIT,
+				*(const uint64_t *)arg, out);
 	else
 		ret = load_chunk(fs, pi, ref, idx, *(const uint64_t *)arg,
 				 out);

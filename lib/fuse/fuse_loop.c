@@ -92,7 +92,7 @@ SQP_API int sqp_fuse_run(struct sqp_fuse *f)
 	atomic_store(&f->fs.last_active, (long long)time(NULL));
 	/* Without memory for them, the mount goes on without prefetch
 	 * (fs.ahead stays NULL). */
-	(void)ahead_create(f->fs.cache, f->prefetchers, f->fs.chunk,
+	(void)ahead_create(fs_prefetch, &f->fs, f->prefetchers, f->fs.chunk,
 			   f->cache_bytes, &f->fs.ahead);
 	ret = atomic_load(&f->stop) ? 0 : loop(f);
 	ahead_destroy(f->fs.ahead);

@@ -216,6 +216,9 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 {
 	struct fs *fs = fs_of(req);
 
+	/* Without open, the kernel keeps both by default. */
+	if (atomic_load(&fs->no_open) & FS_NO_OPENDIR)
+		return reply_err(fs, req, ENOSYS);
 	fi->keep_cache = 1;
 	fi->cache_readdir = 1;
 	fuse_reply_open(req, fi);
@@ -303,6 +306,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino,
 		return reply_err(fs, req, err);
 	if (!S_ISREG(st.st_mode))
 		return reply_err(fs, req, S_ISDIR(st.st_mode) ? EISDIR : EACCES);
+	/* The kernel keeps the page cache by default then; reads come
+	 * with no open file (fi->fh 0). */
+	if (atomic_load(&fs->no_open) & FS_NO_OPEN)
+		return reply_err(fs, req, ENOSYS);
 	if ((of = malloc(sizeof(*of))) == NULL)
 		return reply_err(fs, req, ENOMEM);
 	ahead_file_init(of, (uint64_t)st.st_size);
@@ -318,6 +325,25 @@ static void op_open(fuse_req_t req, fuse_ino_t ino,
 static struct ahead_file *file_of(const struct fuse_file_info *fi)
 {
 	return (struct ahead_file *)(uintptr_t)fi->fh;
+}
+
+/* The size of the file a read or lseek is of: its open file's, or,
+ * when the kernel opened it without us (no open), its inode's. 0 or an
+ * errno. */
+static int size_of(struct fs *fs, fuse_ino_t ino,
+		   const struct fuse_file_info *fi, uint64_t *size)
+{
+	struct stat st;
+	int err;
+
+	if (fi->fh != 0) {
+		*size = file_of(fi)->size;
+		return 0;
+	}
+	if ((err = stat_ino(fs, ino, &st)) != 0)
+		return err;
+	*size = (uint64_t)st.st_size;
+	return 0;
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino,
@@ -347,17 +373,19 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	uint64_t fsize = file_of(fi)->size, ref = ref_of(fs, ino), end;
+	uint64_t fsize, ref = ref_of(fs, ino), end;
 	struct fs_reply r;
 	int ret;
 
+	if ((ret = size_of(fs, ino, fi, &fsize)) != 0)
+		return reply_err(fs, req, ret);
 	if (off < 0 || (uint64_t)off >= fsize || size == 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return done(fs);
 	}
 	end = fsize - (uint64_t)off < size ? fsize : (uint64_t)off + size;
-	ahead_read(fs->ahead, file_of(fi), ref, (uint64_t)off / fs->chunk,
-		   (end - 1) / fs->chunk);
+	ahead_read(fs->ahead, file_of(fi), ref, fsize,
+		   (uint64_t)off / fs->chunk, (end - 1) / fs->chunk);
 	if ((ret = fs_read_reply(fs, ref, fsize, (uint64_t)off, end,
 				 &r)) != 0) {
 		fuse_reply_err(req, -ret);
@@ -386,12 +414,14 @@ static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 {
 	struct fs *fs = fs_of(req);
 	struct pool_img *pi;
-	uint64_t to = 0;
+	uint64_t to = 0, fsize;
 	int ret;
 
 	if (whence != SEEK_DATA && whence != SEEK_HOLE)
 		return reply_err(fs, req, EINVAL);
-	if (off < 0 || (uint64_t)off >= file_of(fi)->size)
+	if ((ret = size_of(fs, ino, fi, &fsize)) != 0)
+		return reply_err(fs, req, ret);
+	if (off < 0 || (uint64_t)off >= fsize)
 		return reply_err(fs, req, ENXIO);
 	if ((ret = pool_get(&fs->pool, &pi)) != 0)
 		return reply_err(fs, req, -ret);
@@ -488,13 +518,21 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	done(fs);
 }
 
-/* Symlinks kept by the kernel, and readdirplus whenever it helps.
+/* No open and opendir where the kernel takes it: fs->no_open.
+ * Symlinks kept by the kernel, and readdirplus whenever it helps.
  * Replies spliced from the image file (stored data) where the kernel
  * takes them: SPLICE_WRITE. Not SPLICE_READ, which would read every
  * request through a pipe, for the writes a read-only mount never gets;
  * nor SPLICE_MOVE, which would hand the image's page-cache pages over. */
 static void op_init(void *user, struct fuse_conn_info *conn)
 {
+	struct fs *fs = user;
+
+	atomic_store(&fs->no_open,
+		     (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT ?
+		      FS_NO_OPEN : 0) |
+		     (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT ?
+		      FS_NO_OPENDIR : 0));
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)

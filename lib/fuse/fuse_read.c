@@ -5,7 +5,8 @@
  * pieces are (fuse_fs.h: FS_PIECES). A file chunk pins itself; a piece
  * in the image file is a descriptor buffer (which libfuse splices), a
  * shared one (at most a chunk of bytes) pins the two shared chunks it
- * may straddle at most, whose own pieces are the image file's. The
+ * may straddle at most, whose own pieces are the image file's; a
+ * piece of a decoded unit pins the unit's entry (fuse_load.c). The
  * arrays grow as the pieces need. Its own file because the operations'
  * file would pass 600 lines.
  */
@@ -69,9 +70,27 @@ static int add_shared(struct fs *fs, struct fs_reply *r, uint64_t ref,
 	return 0;
 }
 
+/* len bytes from pos on of the decoded unit piece p is of, into r,
+ * from its entry. */
+static int add_unit(struct fs *fs, struct fs_reply *r,
+		    const struct fs_piece *p, uint64_t pos, uint64_t len)
+{
+	struct fc_entry *e;
+	int ret;
+
+	if ((ret = reserve(r, 1, 0)) != 0 ||
+	    (ret = fc_get(fs->cache, p->ref, FS_UNIT | p->unit, &p->unit_len,
+			  &e)) != 0)
+		return ret;
+	r->pins[r->npins++] = e;
+	return fc_kind(e) == FS_BYTES ? add_entry(fs, r, e, pos, len, 1) :
+	       -EIO;
+}
+
 /* Bytes from .. from + len of the chunk whose pieces p (n of them)
  * are, into r. shared: the chunk is shared data's, whose pieces are
- * the image file's only (EROFS's packed inode holds no fragment). */
+ * the image file's or its own units only (EROFS's packed inode holds
+ * no fragment). */
 static int add_pieces(struct fs *fs, struct fs_reply *r,
 		      const struct fs_piece *p, size_t n, uint64_t from,
 		      uint64_t len, int shared)
@@ -88,7 +107,10 @@ static int add_pieces(struct fs *fs, struct fs_reply *r,
 		pos = p[i].pos + from;
 		if (pos < p[i].pos)
 			return -EIO;
-		if (p[i].ref != FS_IMAGE_FILE) {
+		if (p[i].unit_len != 0) {
+			if ((ret = add_unit(fs, r, &p[i], pos, take)) != 0)
+				return ret;
+		} else if (p[i].ref != FS_IMAGE_FILE) {
 			if (shared ||
 			    (ret = add_shared(fs, r, p[i].ref, pos, take)) != 0)
 				return shared ? -EIO : ret;
@@ -183,4 +205,17 @@ void fs_reply_free(struct fs *fs, struct fs_reply *r)
 		fc_put(fs->cache, r->pins[i]);
 	free(r->pins);
 	free(r->bv);
+}
+
+void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size)
+{
+	struct fs *fs = user;
+	uint64_t off = idx * fs->chunk;
+	struct fs_reply r;
+
+	if (idx >= size / fs->chunk + 1 || off >= size)
+		return;
+	(void)fs_read_reply(fs, ref, size, off, size - off < fs->chunk ?
+			    size : off + fs->chunk, &r);
+	fs_reply_free(fs, &r);
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # lifecycle.sh - how a sqpack-fuse mount ends, and what a broken image
 # does to it: SIGTERM and an unmount from outside end the process with
-# exit 0 and no mount left; -o timeout=1 unmounts when idle; the notify
+# exit 0 and no mount left; where the kernel allows, files are read
+# with no open nor release; -o timeout=1 unmounts when idle; the notify
 # pipe says 's' or 'f'; an image that is not one is refused before
 # mounting with one line and exit 1; each corrupt image of
 # tests/read/mkcorrupt.py is refused, or mounted with reads of the whole
@@ -33,6 +34,31 @@ if start_fg "$T/good.img"; then
 	unmount "$T/m"
 	wait_gone $pid
 	check "an unmount from outside: exit 0 ($rc)" [ $rc = 0 ]
+fi
+# No open: where the kernel takes ENOSYS from open and opendir (its
+# INIT flags, -d's first "flags=", have FUSE_NO_OPEN_SUPPORT, 1 << 17),
+# the daemon answers the first so, and the kernel sends no other, nor
+# any release: every file read twice costs one OPEN in all, and the
+# second pass no READ (kept pages: the no-open default keeps them).
+if start_fg -d "$T/good.img"; then
+	find "$T/m" -type f -exec cat {} + > /dev/null 2>&1
+	reads=$(grep -c 'opcode: READ ' "$T/fg.out")
+	find "$T/m" -type f -exec cat {} + > /dev/null 2>&1
+	unmount "$T/m"
+	wait_gone $pid
+	flags=$(sed -n 's/^flags=0x\([0-9a-f]*\)$/\1/p' "$T/fg.out" | head -n 1)
+	if [ -z "$flags" ]; then
+		fail "-d: no INIT flags in its output: $(head -c 300 "$T/fg.out")"
+	elif [ $((0x$flags & 0x20000)) = 0 ]; then
+		skipc "no open: this kernel has no FUSE_NO_OPEN_SUPPORT (flags 0x$flags)"
+	else
+		check "no open: one OPEN for every file read twice ($(grep -c 'opcode: OPEN ' "$T/fg.out"))" \
+			[ "$(grep -c 'opcode: OPEN ' "$T/fg.out")" = 1 ]
+		check "no open: no RELEASE ($(grep -c 'opcode: RELEASE ' "$T/fg.out"))" \
+			[ "$(grep -c 'opcode: RELEASE ' "$T/fg.out")" = 0 ]
+		check "no open: the second pass from kept pages ($reads READs, then $(grep -c 'opcode: READ ' "$T/fg.out"))" \
+			[ "$reads" -gt 0 ] && [ "$(grep -c 'opcode: READ ' "$T/fg.out")" = "$reads" ]
+	fi
 fi
 if start_fg -o timeout=1 "$T/good.img"; then
 	wait_gone $pid

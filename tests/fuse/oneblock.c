@@ -16,7 +16,11 @@
  *             inode after raw pclusters);
  *   fragment  what the files' tails share (a SquashFS fragment block,
  *             EROFS's packed inode), decoded once for all, not once per
- *             image of the pool.
+ *             image of the pool;
+ *   unit      thread i reads chunk CHUNK + i mod count of the files
+ *             named (NAME... one file named again: its chunks one
+ *             after the other), which lie in one decoded unit (an
+ *             EROFS extent of several MiB): the unit, decoded once.
  * oneblock chunk IMAGE BYTES: the file system on IMAGE caches file data
  * in chunks of BYTES (fuse_fs.c: the image's decode unit, bounded).
  * Run under TSan in CI (tests/fuse/threads.sh). Exit 0, or 1 with the
@@ -44,6 +48,7 @@ struct file {
 	struct fuse_file_info fi;
 	char *copy;                 /* the chunk's bytes */
 	size_t len;
+	uint64_t chunk;             /* which chunk */
 };
 
 struct counted {
@@ -51,6 +56,7 @@ struct counted {
 	int fragments;              /* count fragment blocks, not chunks */
 	int stored;                 /* replies must be the descriptor's */
 	int mixed;                  /* ... in part */
+	int units;                  /* count decoded units */
 	atomic_uint loads;
 	atomic_uint arrived;        /* readers that have asked */
 	uint64_t chunk;
@@ -75,7 +81,8 @@ static int counting_load(void *user, uint64_t ref, uint64_t idx,
 	int shared = ref == FS_FRAGMENTS ||
 		     (c->fs.info.packed_ref != 0 && ref == c->fs.info.packed_ref);
 
-	if (idx != FS_LISTING && shared == c->fragments) {
+	if (idx != FS_LISTING && (c->units ? (idx & FS_UNIT) != 0 :
+				  shared == c->fragments)) {
 		atomic_fetch_add(&c->loads, 1);
 		for (int i = 0; i < 5000 &&
 		     atomic_load(&c->arrived) < READERS; i++)
@@ -94,7 +101,7 @@ static void *reader(void *arg)
 
 	fake_req(&r, &c->fs, f->len);
 	atomic_fetch_add(&c->arrived, 1);
-	fs_ops.read(&r, f->ino, f->len, (off_t)(c->chunk * c->fs.chunk), &fi);
+	fs_ops.read(&r, f->ino, f->len, (off_t)(f->chunk * c->fs.chunk), &fi);
 	fake_answered(&r, "read", FAKE_BUF, FAKE_NONE);
 	if (r.kind != FAKE_BUF || r.len != f->len ||
 	    memcmp(r.buf, f->copy, f->len) != 0 ||
@@ -113,12 +120,13 @@ static int slurp(struct counted *c, const char *dir, const char *name,
 	ssize_t n;
 	int fd;
 
+	f->chunk = c->chunk + (c->units ? (uint64_t)(f - c->files) : 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_RDONLY)) < 0)
 		return -1;
 	f->copy = malloc(c->fs.chunk);
 	n = f->copy == NULL ? -1 : pread(fd, f->copy, c->fs.chunk,
-					 (off_t)(c->chunk * c->fs.chunk));
+					 (off_t)(f->chunk * c->fs.chunk));
 	close(fd);
 	if (n <= 0)
 		return -1;
@@ -185,14 +193,15 @@ int main(int argc, char **argv)
 		return ok ? 0 : 1;
 	}
 	if (argc < 6 || argc - 5 > READERS) {
-		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment "
-			"IMAGE SRCDIR CHUNK NAME...\n"
+		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment"
+			"|unit IMAGE SRCDIR CHUNK NAME...\n"
 			"       oneblock chunk IMAGE BYTES\n");
 		return 2;
 	}
 	c.fragments = strcmp(argv[1], "fragment") == 0;
 	c.stored = strcmp(argv[1], "stored") == 0;
 	c.mixed = strcmp(argv[1], "mixed") == 0;
+	c.units = strcmp(argv[1], "unit") == 0;
 	c.chunk = strtoull(argv[4], NULL, 10);
 	c.count = (unsigned)(argc - 5);
 	if ((fd = open(argv[2], O_RDONLY)) < 0 || setup(&c, fd, argv[2]) != 0) {
@@ -217,7 +226,8 @@ int main(int argc, char **argv)
 	if (!ok)
 		fprintf(stderr, "oneblock: %u loads of the %s (1 expected), "
 			"%u readers got other bytes%s\n", atomic_load(&c.loads),
-			c.fragments ? "fragment block" : "chunk",
+			c.units ? "unit" : c.fragments ? "fragment block" :
+			"chunk",
 			atomic_load(&c.wrong), c.stored || c.mixed ?
 			" or not from the image file" : "");
 	for (unsigned i = 0; i < c.count; i++) {

@@ -51,6 +51,23 @@ if codec_built lz4; then
 else
 	skipc "EROFS, 1 MiB pclusters: lz4 not built"
 fi
+# An EROFS extent of 1 MiB lzma pclusters decodes to several MiB (3 MB
+# of text here, one extent): each chunk of it is a piece of the extent,
+# cached whole, so 64 threads reading its three chunks decode it once,
+# not once per chunk; so too in the packed inode (-Eall-fragments).
+if codec_built lzma; then
+	mkdir -p "$T/big" && seq 1 450000 > "$T/big/f" || exit 99
+	run "an EROFS image of 1 MiB lzma pclusters" "$SQP_BIN/sqpack-mkfs.erofs" --quiet \
+		-zlzma,0 -C1048576 "$T/l1m.erofs" "$T/big" &&
+		check "EROFS, 64 threads read 3 chunks of one extent: decoded once" \
+			"$oneblock" unit "$T/l1m.erofs" "$T/big" 0 f f f
+	run "the same, all in the packed inode" "$SQP_BIN/sqpack-mkfs.erofs" --quiet \
+		-zlzma,0 -C1048576 -Eall-fragments "$T/l1mf.erofs" "$T/big" &&
+		check "EROFS, 3 chunks of one extent of the packed inode: decoded once" \
+			"$oneblock" unit "$T/l1mf.erofs" "$T/big" 0 f f f
+else
+	skipc "EROFS, extents of several MiB: lzma not built"
+fi
 check "64 threads read block 5 at once: their bytes, decompressed once" \
 	"$oneblock" decoded "$T/o.sqfs" "$T/src" 5 f
 check "64 threads read a stored block: its bytes, from the image file" \

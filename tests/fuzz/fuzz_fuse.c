@@ -157,7 +157,8 @@ static void holes(struct walk *w, fuse_ino_t ino, struct fuse_file_info *fi,
 }
 
 /* Open, read at several places (the first twice: the cache gives the
- * same bytes after the others), seek, release. */
+ * same bytes after the others, to a read with no open file too), seek,
+ * release. */
 static void file(struct walk *w, fuse_ino_t ino, uint64_t fsize,
 		 const char *name)
 {
@@ -186,7 +187,10 @@ static void file(struct walk *w, fuse_ino_t ino, uint64_t fsize,
 		for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 			read_at(w, ino, &fi, fsize, offs[i], 4096 + i * 40000,
 				name);
-		if (read_at(w, ino, &fi, fsize, 0, first, name) == 0 &&
+		/* Again as the kernel reads without an open (FS_NO_OPEN):
+		 * no open file, fh 0. */
+		if (read_at(w, ino, &(struct fuse_file_info){ .flags = O_RDONLY },
+			    fsize, 0, first, name) == 0 &&
 		    memcmp(again, w->r.buf, w->r.len) != 0)
 			bad("read twice: other bytes", name);
 		free(again);
