@@ -126,12 +126,19 @@ static int late_area(const struct erofs_wlayout *L)
 	return (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) || erofs_of(L->w)->frag.mbox;
 }
 
+/* Whether block 0's room after the superblock is left empty: the area
+ * then starts at a block of its own, its nids counted from it. */
+static int own_zone(const struct erofs_wlayout *L)
+{
+	return late_area(L) || (L->w->desc.flags & SQP_WRITE_EROFS_METAZONE);
+}
+
 /* Where the metadata area starts, from block first (fit set up for
  * it): block 0's room after the superblock takes the first records
  * (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's images)
  * when the root's fits there, which saves most of a block; else, and
  * always with a late area, the nids count from the area (the root's
- * 0). */
+ * 0). SQP_WRITE_EROFS_METAZONE asks for the latter whenever. */
 static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 		       struct erofs_fit *fit, uint64_t *meta)
 {
@@ -144,7 +151,7 @@ static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 	fit->slots = BS / EROFS_SLOT_SIZE;
 	fit->blocks = first;
 	*meta = first;
-	if (late_area(L))
+	if (own_zone(L))
 		return 0;
 	if ((ret = erofs_shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
 		*meta = 0;
