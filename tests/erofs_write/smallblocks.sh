@@ -19,7 +19,8 @@
 # bytes. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
 # the kernel as the tree's sizes, all zeros; --tar=i -b2048 is --tar=i's
 # bytes (the tar's 512-byte blocks, as in mkfs.erofs), and tar2img
-# --index takes -b 512 and refuses -b 1K. --MZ (the inodes in a zone
+# --index takes -b 512 and refuses -b 1K. A root too wide for block
+# 0's room at -b1024 still lets its inodes start there. --MZ (the inodes in a zone
 # after the data) reads as the source everywhere, as mkfs.erofs 1.9.3's
 # --MZ image does through our readers. img2img converts a -b512 image
 # to -b 2K and keeps its 512 without -b. (A size that is not whole
@@ -171,6 +172,33 @@ if codec_built lz4; then
 		cmp -s "$T/w1.erofs" "$T/w2.erofs"
 else
 	skipc "-b512 and --workers: lz4 not built"
+fi
+
+# A root whose listing's tail does not fit block 0's room beside the
+# superblock (340 entries at -b1024): its listing wholly in blocks lets
+# the root and the next inodes use the room (meta_blkaddr 0) where the
+# inline tail would send every inode past the data and leave the room
+# empty, one block more than mkfs.erofs 1.9.3's image.
+if codec_built lz4; then
+	mkdir -p "$T/wide" &&
+		for i in $(seq 1 340); do echo "line $i" > "$T/wide/entry_$i" || break; done
+	if run "-b1024 -zlz4hc, a root of 340 entries" "$MKFS" --quiet -T0 -Uclear -b1024 \
+		-zlz4hc "$T/wide.erofs" "$T/wide"; then
+		check "a wide root: the inodes start in block 0's room" test \
+			"$(od -An -tu4 -j1064 -N4 "$T/wide.erofs" | tr -d ' ')" = 0
+		check "a wide root: imginfo check passes" "$SQP_BIN/imginfo" check -q \
+			"$T/wide.erofs"
+		judge_same_tree "a wide root" kernel erofs "$T/wide.erofs" "$T/wide" --ignore=mtime
+		[ ! -x "$P193/fsck/fsck.erofs" ] ||
+			check "a wide root: fsck.erofs 1.9.3 passes it" \
+				"$P193/fsck/fsck.erofs" "$T/wide.erofs"
+		if [ -x "$P193/mkfs/mkfs.erofs" ] && "$P193/mkfs/mkfs.erofs" --quiet -T0 \
+			-Uclear -b1024 -zlz4hc "$T/wpeer.erofs" "$T/wide" > "$T/err" 2>&1; then
+			check "a wide root: no larger than mkfs.erofs 1.9.3's ($(wc -c < \
+"$T/wide.erofs") bytes, its $(wc -c < "$T/wpeer.erofs"))" test \
+				"$(wc -c < "$T/wide.erofs")" -le "$(wc -c < "$T/wpeer.erofs")"
+		fi
+	fi
 fi
 
 # --MZ: every inode in a zone of its own after the data (the
