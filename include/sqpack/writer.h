@@ -181,6 +181,13 @@ enum sqp_fragment_mode {
  * only times with nanoseconds, before 1970 or far past the base need
  * extended inodes. Compressed files keep their cluster indexes. */
 #define SQP_WRITE_EROFS_48BIT           0x20000000
+/* EROFS (mkfs.erofs --MZ): every inode in one metadata zone after the
+ * files' data and the directories' blocks, none in the superblock's
+ * block; the nids count from the zone. The directories' blocks come
+ * just before the zone in any case, so mkfs.erofs's --MZ=i (the inodes
+ * only) and --MZ (the directories' data too) are the same here. No new
+ * feature: any kernel that mounts EROFS reads it. */
+#define SQP_WRITE_EROFS_METAZONE        0x40000000
 
 struct sqp_policy;
 

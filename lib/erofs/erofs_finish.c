@@ -126,12 +126,19 @@ static int late_area(const struct erofs_wlayout *L)
 	return (L->w->desc.flags & SQP_WRITE_EROFS_COMPRESS_DIRS) || erofs_of(L->w)->frag.mbox;
 }
 
+/* Whether block 0's room after the superblock is left empty: the area
+ * then starts at a block of its own, its nids counted from it. */
+static int own_zone(const struct erofs_wlayout *L)
+{
+	return late_area(L) || (L->w->desc.flags & SQP_WRITE_EROFS_METAZONE);
+}
+
 /* Where the metadata area starts, from block first (fit set up for
  * it): block 0's room after the superblock takes the first records
  * (meta_blkaddr 0, the root's nid 36 or so, as in mkfs.erofs's images)
  * when the root's fits there, which saves most of a block; else, and
  * always with a late area, the nids count from the area (the root's
- * 0). */
+ * 0). SQP_WRITE_EROFS_METAZONE asks for the latter whenever. */
 static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 		       struct erofs_fit *fit, uint64_t *meta)
 {
@@ -144,7 +151,7 @@ static int place_start(struct erofs_wlayout *L, int64_t bt, uint64_t first,
 	fit->slots = BS / EROFS_SLOT_SIZE;
 	fit->blocks = first;
 	*meta = first;
-	if (late_area(L))
+	if (own_zone(L))
 		return 0;
 	if ((ret = erofs_shape_of(L, L->root, bt, &s)) == 0 && s.total <= room) {
 		*meta = 0;
@@ -308,6 +315,54 @@ static int store_late(struct erofs_wlayout *L, int64_t bt, struct erofs_fit *fit
 	return place_inodes(L, bt, fit, mfit, 0, L->count, L->slots, inos);
 }
 
+/* The block after the last one a layout of the directories' blocks
+ * and the area would take, in *end (L's places are made again after). */
+static int layout_end(struct erofs_wlayout *L, int64_t bt, uint64_t *end)
+{
+	struct erofs_fit fit, mfit;
+	uint64_t first, meta, inos = 0;
+	int ret;
+
+	memset(&fit, 0, sizeof(fit));
+	memset(&mfit, 0, sizeof(mfit));
+	mfit.slots = BS / EROFS_SLOT_SIZE;
+	if ((ret = place_blocks(L, bt, &first)) == 0 &&
+	    (ret = place_start(L, bt, first, &fit, &meta)) == 0 &&
+	    (ret = place_inodes(L, bt, &fit, &mfit, meta, 0, L->slots, &inos)) == 0)
+		*end = fit.blocks;
+	erofs_fit_cleanup(&fit);
+	erofs_fit_cleanup(&mfit);
+	return ret;
+}
+
+/* A root whose record and inline tail do not fit the head block's room
+ * sends the whole area past the data, the room left empty (most of a
+ * block with blocks of 1K or 2K and a root of a few hundred entries):
+ * mkfs.erofs writes its root before the data, which this writer, whose
+ * data streams out first, cannot. Its listing wholly in blocks instead
+ * costs the tail a block of its own but lets the root and the next
+ * inodes use the room: that form is kept when the image ends earlier
+ * with it. */
+static int choose_root_form(struct erofs_wlayout *L, int64_t bt)
+{
+	uint32_t room = (erofs_head_blk(L->w) + 1) * BS - erofs_w_head_from(L);
+	uint64_t inline_end, plain_end;
+	struct erofs_shape s;
+	int ret;
+
+	if (own_zone(L))
+		return 0;
+	if ((ret = erofs_shape_of(L, L->root, bt, &s)) != 0 || s.total <= room || s.inl == 0)
+		return ret;
+	if ((ret = layout_end(L, bt, &inline_end)) != 0)
+		return ret;
+	L->root_plain = 1;
+	if ((ret = layout_end(L, bt, &plain_end)) != 0)
+		return ret;
+	L->root_plain = plain_end < inline_end;
+	return 0;
+}
+
 static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 {
 	int late = late_area(L);
@@ -315,7 +370,8 @@ static int run(struct erofs_wlayout *L, int64_t bt, uint8_t *scratch)
 	struct erofs_fit fit, mfit;
 	int ret;
 
-	if ((ret = measure(L)) != 0 || (ret = place_blocks(L, bt, &first)) != 0)
+	if ((ret = measure(L)) != 0 || (ret = choose_root_form(L, bt)) != 0 ||
+	    (ret = place_blocks(L, bt, &first)) != 0)
 		return ret;
 	/* With compressed directories or a metabox the area's place is
 	 * known only once they are stored: the nids count from it. */

@@ -142,7 +142,8 @@ int erofs_shape_of(const struct erofs_wlayout *L, uint32_t i, int64_t build_time
 		s->ei.layout = EROFS_COMPRESSED_FULL;
 	} else if (S_ISDIR(r->mode) || S_ISLNK(r->mode)) {
 		s->nblocks = s->ei.size / BS;
-		if (tail > 0 && s->isize + s->xsize + tail <= BS) {
+		if (tail > 0 && s->isize + s->xsize + tail <= BS &&
+		    !(L->root_plain && i == L->root)) {
 			s->ei.layout = EROFS_FLAT_INLINE;
 			s->inl = (uint32_t)tail;
 		} else if (tail > 0) {

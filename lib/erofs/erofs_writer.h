@@ -470,6 +470,7 @@ struct erofs_wlayout {
 	uint64_t *dsize;
 	uint32_t *blk;
 	uint64_t *doff;         /* a compressed directory's listing in the packed inode */
+	int root_plain;         /* the root's listing wholly in blocks, no inline tail */
 };
 
 /* erofs_head.c: the head block's first free byte after the superblock

@@ -144,7 +144,7 @@ refused "unknown option" --bogus
 refused "the level is 1..12" -zlz4hc,13
 refused "unaligned extents" -zlz4 -E48bit --max-extent-bytes=-8192
 refused "at least the block size" -zlz4 --max-extent-bytes=4095
-refused "metadata zone is not done" --MZ=i
+refused "valid are 0, or 'i' and 'd'" --MZ=x
 
 # Two codecs (-zX:Y) chosen per file by --compress-hints, with a second
 # pcluster size: lz4hc for most files, lzma in 16 KiB clusters for the

@@ -161,7 +161,7 @@ run "dir2img --format erofs -b 1K" "$DIR2IMG" -q --format erofs -b 1K --mtime 0 
 	run "-b1024" "$MKFS" --quiet -b1024 -E^xattr-name-filter -T0 -Uclear "$T/m1k.erofs" \
 		"$T/src" &&
 	check "dir2img -b 1K: the same bytes as -b1024" cmp -s "$T/d1k.erofs" "$T/m1k.erofs"
-usage_refused "below 4K: only in tar2img and dir2img's --format erofs" "$DIR2IMG" -b 1K \
+usage_refused "below 4K: only with --format erofs" "$DIR2IMG" -b 1K \
 	"$T/r.sqfs" "$T/src"
 usage_refused "--pcluster-size and --erofs-metabox are multiples of the block size" \
 	"$DIR2IMG" --format erofs -c lz4 -b 2K --pcluster-size 3K "$T/r.erofs" "$T/src"

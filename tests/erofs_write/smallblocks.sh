@@ -18,8 +18,13 @@
 # made; dir2img --format erofs -c lz4 -b 1K writes -b1024 -zlz4's
 # bytes. -b512 once, with lz4hc. --tar=headerball -b1024 reads through
 # the kernel as the tree's sizes, all zeros; --tar=i -b2048 is --tar=i's
-# bytes (the tar's 512-byte blocks, as in mkfs.erofs). (A size that is
-# not whole blocks is refused in mkfsopts.sh.)
+# bytes (the tar's 512-byte blocks, as in mkfs.erofs), and tar2img
+# --index takes -b 512 and refuses -b 1K. A root too wide for block
+# 0's room at -b1024 still lets its inodes start there. --MZ (the inodes in a zone
+# after the data) reads as the source everywhere, as mkfs.erofs 1.9.3's
+# --MZ image does through our readers. img2img converts a -b512 image
+# to -b 2K and keeps its 512 without -b. (A size that is not whole
+# blocks is refused in mkfsopts.sh.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
@@ -169,6 +174,72 @@ else
 	skipc "-b512 and --workers: lz4 not built"
 fi
 
+# A root whose listing's tail does not fit block 0's room beside the
+# superblock (340 entries at -b1024): its listing wholly in blocks lets
+# the root and the next inodes use the room (meta_blkaddr 0) where the
+# inline tail would send every inode past the data and leave the room
+# empty, one block more than mkfs.erofs 1.9.3's image.
+if codec_built lz4; then
+	mkdir -p "$T/wide" &&
+		for i in $(seq 1 340); do echo "line $i" > "$T/wide/entry_$i" || break; done
+	if run "-b1024 -zlz4hc, a root of 340 entries" "$MKFS" --quiet -T0 -Uclear -b1024 \
+		-zlz4hc "$T/wide.erofs" "$T/wide"; then
+		check "a wide root: the inodes start in block 0's room" test \
+			"$(od -An -tu4 -j1064 -N4 "$T/wide.erofs" | tr -d ' ')" = 0
+		check "a wide root: imginfo check passes" "$SQP_BIN/imginfo" check -q \
+			"$T/wide.erofs"
+		judge_same_tree "a wide root" kernel erofs "$T/wide.erofs" "$T/wide" --ignore=mtime
+		[ ! -x "$P193/fsck/fsck.erofs" ] ||
+			check "a wide root: fsck.erofs 1.9.3 passes it" \
+				"$P193/fsck/fsck.erofs" "$T/wide.erofs"
+		if [ -x "$P193/mkfs/mkfs.erofs" ] && "$P193/mkfs/mkfs.erofs" --quiet -T0 \
+			-Uclear -b1024 -zlz4hc "$T/wpeer.erofs" "$T/wide" > "$T/err" 2>&1; then
+			check "a wide root: no larger than mkfs.erofs 1.9.3's ($(wc -c < \
+"$T/wide.erofs") bytes, its $(wc -c < "$T/wpeer.erofs"))" test \
+				"$(wc -c < "$T/wide.erofs")" -le "$(wc -c < "$T/wpeer.erofs")"
+		fi
+	fi
+fi
+
+# --MZ: every inode in a zone of its own after the data (the
+# superblock's metadata start past block 0), read as the source by the
+# kernel, fsck.erofs 1.9.3 and ours; --MZ=i is the same image here, and
+# it is no larger than mkfs.erofs 1.9.3's --MZ. Our readers read that
+# one as the source too (its zone starts a block before its inodes).
+# meta_blkaddr IMAGE: the superblock's metadata start block.
+meta_blkaddr() { od -An -tu4 -j1064 -N4 "$1" | tr -d ' '; }
+if codec_built lz4 &&
+	run "-b1024 -zlz4hc --MZ" "$MKFS" --quiet -T0 -Uclear -b1024 -zlz4hc --MZ \
+		"$T/mz.erofs" "$T/src" &&
+	run "-b1024 -zlz4hc --MZ=i" "$MKFS" --quiet -T0 -Uclear -b1024 -zlz4hc --MZ=i \
+		"$T/mzi.erofs" "$T/src"; then
+	check_image "-b1024 -zlz4hc --MZ" "$T/mz.erofs" 1024
+	check "--MZ: the inodes start past block 0 (at block $(meta_blkaddr "$T/mz.erofs"))" \
+		test "$(meta_blkaddr "$T/mz.erofs")" -gt 0
+	check "--MZ=i: the same bytes as --MZ" cmp -s "$T/mz.erofs" "$T/mzi.erofs"
+	no_larger "-b1024 -zlz4hc --MZ" "$T/mz.erofs" -b1024 -zlz4hc --MZ
+	if [ -x "$P193/mkfs/mkfs.erofs" ] && [ -f "$T/peer.erofs" ]; then
+		check "mkfs.erofs 1.9.3's --MZ: imginfo check passes" "$SQP_BIN/imginfo" check -q \
+			"$T/peer.erofs"
+		rm -rf "$T/x" && run "mkfs.erofs 1.9.3's --MZ: img2dir" "$SQP_BIN/img2dir" -q \
+			"$T/peer.erofs" "$T/x" &&
+			same_tree "mkfs.erofs 1.9.3's --MZ: img2dir reads the source" "$T/x" \
+				"$T/src" --ignore=mtime
+	fi
+fi
+usage_refused "only with the inodes" "$MKFS" --MZ=d "$T/r.erofs" "$T/src"
+
+# img2img converts to blocks below 4K, and keeps an EROFS base's.
+if [ -f "$T/s.erofs" ]; then
+	run "img2img --format erofs -b 2K" "$SQP_BIN/img2img" -q --format erofs -b 2K \
+		"$T/ii2.erofs" "$T/s.erofs" &&
+		check_image "img2img -b 2K of a -b512 image" "$T/ii2.erofs" 2048
+	run "img2img --format erofs" "$SQP_BIN/img2img" -q --format erofs "$T/ii5.erofs" \
+		"$T/s.erofs" &&
+		check "img2img --format erofs keeps the base's 512-byte blocks" test \
+			"$(od -An -tu1 -j1036 -N1 "$T/ii5.erofs" | tr -d ' ')" = 9
+fi
+
 # --tar=headerball honours -b (every file of its size, all zeros); --tar=i
 # keeps the tar's 512-byte blocks whatever -b says, as mkfs.erofs 1.9.3.
 { "$PYTHON3" - "$T/src" "$T/src.tar" << 'EOF' &&
@@ -197,4 +268,14 @@ run "--tar=i" "$MKFS" --quiet -T0 -Uclear --tar=i "$T/i.erofs" "$T/src.tar" &&
 		"$T/src.tar" &&
 	check "--tar=i -b2048: the same bytes as --tar=i (512-byte blocks)" \
 		cmp -s "$T/i.erofs" "$T/i2.erofs"
+# tar2img --index takes -b 512, the index's own, and refuses larger
+# blocks by name: they could not point into the tar's 512-byte blocks.
+run "tar2img --index -b 512" "$SQP_BIN/tar2img" -q --format erofs --index -b 512 \
+	--image-time 0 --uuid clear "$T/t512.erofs" "$T/src.tar" &&
+	run "tar2img --index" "$SQP_BIN/tar2img" -q --format erofs --index --image-time 0 \
+		--uuid clear "$T/t0.erofs" "$T/src.tar" &&
+	check "tar2img --index -b 512: the same bytes as --index" cmp -s "$T/t512.erofs" \
+		"$T/t0.erofs"
+usage_refused "larger blocks cannot point to" "$SQP_BIN/tar2img" --format erofs --index \
+	-b 1K "$T/r.erofs" "$T/src.tar"
 finish

@@ -24,16 +24,22 @@
 static int codec_options(struct tool_options *opt, const char *codec,
 			 const char *comp_opts, uint32_t block_size);
 
-/* The sizes given in bytes must be whole blocks, as mkfs.erofs asks;
- * an index of a tar has the tar's 512-byte blocks. */
+/* The sizes given in bytes must be whole blocks, as mkfs.erofs asks.
+ * An index of a tar has the tar's 512-byte blocks: its chunks name the
+ * members' data where the tar holds it, at any multiple of 512 bytes,
+ * which larger blocks could not address; -b may say 512 and no more
+ * (mkfs.erofs --tar=i takes any -b and writes 512 anyway). */
 static int block_sizes(const struct tool_options *opt)
 {
 	const struct sqp_writer_desc *d = &opt->desc;
 	uint32_t bs = d->codec.block_size;
 
-	if (bs < 4096 && (d->flags & SQP_WRITE_EROFS_TAR_INDEX))
-		return tool_bad_usage("%s", "--format erofs: a block size below 4K: an "
-				      "index of a tar has its own (512)");
+	if (opt->block_size != 0 && opt->block_size != 512 &&
+	    (d->flags & SQP_WRITE_EROFS_TAR_INDEX))
+		return tool_bad_usage("%s", "--index: the block size is the tar's 512 "
+				      "bytes (-b 512, or none): a member's data "
+				      "starts at any multiple of 512, which larger "
+				      "blocks cannot point to");
 	if (d->erofs_pcluster_size % bs != 0 || d->erofs_metabox_pcluster % bs != 0)
 		return tool_bad_usage("%s", "--format erofs: --pcluster-size and "
 				      "--erofs-metabox are multiples of the block size");
@@ -133,12 +139,9 @@ int tool_erofs_only(const struct tool_options *opt)
 	const char *name = NULL;
 	size_t i;
 
-	/* Blocks below 4K are EROFS's alone (SquashFS's smallest is 4K),
-	 * and img2img keeps the base's layout in 4K blocks. */
-	if (opt->block_size != 0 && opt->block_size < 4096 &&
-	    (opt->tool == TOOL_IMG2IMG || d->format != SQP_FORMAT_EROFS))
-		return tool_bad_usage("%s", "a block size below 4K: only in tar2img and "
-				      "dir2img's --format erofs");
+	/* Blocks below 4K are EROFS's alone (SquashFS's smallest is 4K). */
+	if (opt->block_size != 0 && opt->block_size < 4096 && d->format != SQP_FORMAT_EROFS)
+		return tool_bad_usage("%s", "a block size below 4K: only with --format erofs");
 	if (d->format == SQP_FORMAT_EROFS)
 		return 0;
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)

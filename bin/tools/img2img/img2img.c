@@ -58,7 +58,8 @@ static int open_base(const struct tool_options *opt, int *fd,
 }
 
 /* --format erofs: the base's codec when EROFS can write it (kept with
- * its options, in 4 KiB blocks), else the one -c names; a base whose
+ * its options, in -b's blocks, else an EROFS base's, else 4 KiB), else
+ * the one -c names; a base whose
  * codec EROFS cannot write needs -c. --shards: the codec, pcluster size
  * and layout the shards (img and the n others, opened) show, unless
  * given (shard_opts.c). */
@@ -68,15 +69,19 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 {
 	const char *name = sqp_codec_name(ii->codec);
 	struct shards_shown shown = { 0 };
+	uint32_t bs = opt->block_size;
 	int ret;
+
+	/* an EROFS base's blocks stay, so that its clusters can be copied */
+	if (bs == 0 && ii->format == SQP_FORMAT_EROFS)
+		bs = ii->block_size;
 
 	if (opt->shards) {
 		img2img_shards_shown(img, shards, n, &shown);
 		img2img_shards_layout(opt, &shown);
 	}
 	if (opt->codec_name != NULL || opt->comp_opts != NULL)
-		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts,
-					  opt->block_size);
+		return tool_erofs_options(opt, opt->codec_name, opt->comp_opts, bs);
 	if (ii->codecs != 0 && (ii->codecs & (ii->codecs - 1)) == 0 &&
 	    !(sqp_codec_formats(ii->codec) & SQP_CODEC_FOR_EROFS))
 		return tool_bad_usage("--format erofs: the base's compressor '%s' "
@@ -88,10 +93,10 @@ static int erofs_codec(struct tool_options *opt, const struct sqp_image_layout *
 		name = sqp_codec_name(shown.codec);
 	else if (ii->codecs == 0)
 		name = NULL;
-	ret = tool_erofs_options(opt, name, NULL, opt->block_size);
+	ret = tool_erofs_options(opt, name, NULL, bs);
 	if (ret == 0 && ii->format == SQP_FORMAT_SQUASHFS) {
 		opt->desc.codec = lay->codec;
-		opt->desc.codec.block_size = 4096;
+		opt->desc.codec.block_size = bs != 0 ? bs : 4096;
 	}
 	return ret;
 }

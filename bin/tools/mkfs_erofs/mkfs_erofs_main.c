@@ -125,6 +125,8 @@ static void usage(FILE *f)
 	      "  -Eztailpacking -Efragments --zD[=0|1] (compressed directories)\n"
 	      "  -m#[:X] (inodes in the metabox, in clusters of # with -z's Xth\n"
 	      "  algorithm, 0 or 1)\n"
+	      "  --MZ[=0|i|id] (every inode, and the directories' blocks, in one\n"
+	      "  zone after the data; i and id are the same zone here)\n"
 	      "  -Eall-fragments -Efragdedupe[=inode|full]\n"
 	      "  -Ededupe -E[^]inline_data -Enoinline_data -Eforce-inode-compact\n"
 	      "  -Eforce-inode-extended -Eforce-chunk-indexes -Eforce-inode-blockmap\n"
@@ -389,11 +391,23 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->hints_file = arg;
 		return 0;
 	case OPT_METAZONE:
-		/* mkfs.erofs 1.9's metadata zone moves inodes (and listings)
-		 * to a zone of their own: a layout, no feature the kernel
-		 * needs; not this writer's layout, so refused by name. */
-		return mkfs_refuse(name, "a separate metadata zone is not done (-m "
-				   "compresses the inodes into the metabox)");
+		/* mkfs.erofs 1.9's metadata zone: no value, or a string of
+		 * 'i' (the inodes) and 'd' (the directories' data, only with
+		 * 'i'), puts them in a zone of their own; 0 leaves them. This
+		 * writer's directory blocks lie just before the inodes
+		 * anyway, so 'i' alone and 'id' are the same zone. */
+		if (arg == NULL || (arg[0] != '\0' && strspn(arg, "id") == strlen(arg) &&
+				    strchr(arg, 'i') != NULL))
+			opt->desc.flags |= SQP_WRITE_EROFS_METAZONE;
+		else if (strcmp(arg, "0") == 0)
+			opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_METAZONE;
+		else
+			return mkfs_refuse(name, arg[0] != '\0' && strspn(arg, "id") == strlen(arg) ?
+					   "the directories' data ('d') goes in the "
+					   "zone only with the inodes ('i')" :
+					   "valid are 0, or 'i' and 'd' (the inodes, "
+					   "the directories' data)");
+		return 0;
 	case OPT_ZDIRS:
 		/* As mkfs.erofs documents it: 1 (or no value) on, 0 off.
 		 * mkfs.erofs 1.9.3 itself reads any value but 1 as on. */
