@@ -679,7 +679,7 @@ static void batch_free(struct batch *b)
 
 int main(int argc, char **argv)
 {
-	struct sqp_codec_config cfg;
+	struct sqp_codec_config cfg, dcfg;
 	struct batch b = { 0 };
 	struct totals t = { 0 };
 	struct worker *w = NULL;
@@ -692,6 +692,8 @@ int main(int argc, char **argv)
 	if ((status = parse_args(argc, argv, &cfg, &pcluster, &jobs, &input)) != 0)
 		return status;
 	status = 1;
+	dcfg = cfg;
+	dcfg.block_size = 1u << 20;
 	if (strcmp(input, "-") != 0 && (fd = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "erofs-baseline: %s: %s\n", input, strerror(errno));
 		return 1;
@@ -705,8 +707,10 @@ int main(int argc, char **argv)
 
 		w[k].pcluster = pcluster;
 		w[k].out = malloc(pcluster);
-		/* A codec this build cannot decode has no decode pass. */
-		if (r == 0 && (r = decoder_create(&cfg, &w[k].dc)) == SQP_ERR_UNSUPPORTED)
+		/* A codec this build cannot decode has no decode pass; its
+		 * decoder's block is the largest, as a cluster's output
+		 * may be (lz4's decoder refuses more than its block). */
+		if (r == 0 && (r = decoder_create(&dcfg, &w[k].dc)) == SQP_ERR_UNSUPPORTED)
 			r = 0;
 		else if (r == 0 && (w[k].dout = malloc(SEGMENT)) == NULL)
 			r = SQP_ERR_NOMEM;

@@ -45,6 +45,7 @@ if "$BASELINE" -c $codec -C 4096 -j 1 "$SCRATCH/t.erofs" > "$SCRATCH/j1" 2> "$SC
 	check "each file once, none twice ($all of 52288 bytes)" \
 		[ "$(both 52288 "$all" "$all" $((52288 - 4095)))" = yes ]
 	check "no cut pass" grep -q ' cut_cpu_s=0.000 ' "$SCRATCH/j1"
+	check "every cluster decodes to its input" grep -q '^decoded=[1-9][0-9]* undecoded=0 ' "$SCRATCH/j1"
 	"$BASELINE" -c $codec -C 4096 -j 3 "$SCRATCH/t.erofs" > "$SCRATCH/j3" 2>> "$SCRATCH/err"
 	check "the same figures with -j 3" [ "$(cut -d' ' -f1-3,5- "$SCRATCH/j3" |
 		sed 's/cpu_s=.*//')" = "$(cut -d' ' -f1-3,5- "$SCRATCH/j1" | sed 's/cpu_s=.*//')" ]
