@@ -93,15 +93,17 @@ static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 	struct dent *e = (struct dent *)be;
 	int r, none = 0;
 
-	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES) || atomic_load(&e->werr) == 0)
-		r = write_at(e, pos, data, len);
-	else
+	if ((t->flags & SQP_IMG2DIR_IGNORE_WRITES) && atomic_load(&e->werr) != 0)
+		return 0;   /* a write already failed: the rest is not tried */
+	r = write_at(e, pos, data, len);
+	if (r == 0) {
+		/* The whole file at once (most small ones): finished here, off
+		 * the thread every entry goes through. */
+		if (pos == 0 && len == e->size)
+			i2d_finish_quiet(t, e);
 		return 0;
-	/* The whole file at once (most small ones): finished here, off the
-	 * thread every entry goes through. */
-	if (r == 0 && pos == 0 && len == e->size)
-		i2d_finish_quiet(t, e);
-	if (r == 0 || !(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+	}
+	if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
 		return r;
 	/* Not the place to warn (a worker): the file's end() does. */
 	atomic_compare_exchange_strong(&e->werr, &none, r);
