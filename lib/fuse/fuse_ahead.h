@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuse_ahead.h - sqpack-fuse's prefetch: sequential reads are detected
- * per open file (per file without opens), and the chunks after them loaded into the shared cache
- * by a few threads of its own while the reader is still on the earlier
- * ones.
+ * per open file (per file without opens), and the chunks after them
+ * loaded into the shared cache by a few threads of its own while the
+ * reader is still on the earlier ones.
  *
  * Why: a reader asks for one chunk after the other, and each miss waits
  * for its decompression (milliseconds for a 1 MiB xz block), with the

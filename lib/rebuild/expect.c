@@ -368,14 +368,14 @@ static int cmp_bound(const void *a, const void *b)
  * are left as they are, undecoded, while their bounds add up to at
  * most room: their tails leave t, and *left is what they may keep
  * twice. Room is the budget when all of them fit in it (then nothing
- * is decoded), else half of it. Decoding is most of what the census costs and, where shards
- * share few tails, it found nothing: of small.tar's 4 zstd shards' 61
- * blocks that hold nominated tails (8 MB decoded, 11% of the merge's
- * CPU), all were copied as they are, their 14 equal tails (6.5 KB
- * stored) far within the budget of 86 KB. Half the budget, so
- * that the tails found equal in the blocks decoded have the other half
- * before a block is compressed again, which costs far more than
- * decoding it. t is sorted by place, and is again. A tail of a block
+ * is decoded), else half of it. Decoding is most of what the census
+ * costs and, where shards share few tails, it found nothing: of
+ * small.tar's 4 zstd shards' 61 blocks that hold nominated tails (8 MB
+ * decoded, 11% of the merge's CPU), all were copied as they are, their
+ * 14 equal tails (6.5 KB stored) far within the budget of 86 KB. Half
+ * the budget, so that the tails found equal in the blocks decoded have
+ * the other half before a block is compressed again, which costs far
+ * more than decoding it. t is sorted by place, and is again. A tail of a block
  * decoded whose partners (narrow) were all left has nothing to be found
  * equal to: narrow drops it again, and a block left with none is not
  * decoded. small.tar's merge decodes 34 blocks instead of 61, big.tar's
