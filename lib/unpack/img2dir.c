@@ -102,8 +102,11 @@ static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 	if ((t->flags & SQP_IMG2DIR_IGNORE_WRITES) && atomic_load(&e->werr) != 0)
 		return 0;   /* a write already failed: the rest is not tried */
 	/* Not created: the file's end() says why, as the flags want. */
-	if (e->lazy && i2d_open_lazy(t, e) != 0)
+	if (e->lazy && i2d_open_lazy(t, e) != 0) {
+		if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+			atomic_store(&t->create_failed, 1);
 		return 0;
+	}
 	r = write_at(e, pos, data, len);
 	if (r == 0) {
 		/* The whole file at once (most small ones): finished here, off
@@ -276,6 +279,11 @@ static int on_entry(void *user, struct unp_node *n)
 					 kind == D_HARDLINK ? 0 : mode);
 		return 0;
 	}
+	/* A file a worker could not create ends the extraction: nothing
+	 * after it is made (its end() fails; the flush ends there). */
+	if (atomic_load(&t->create_failed) &&
+	    (ret = rd_blockrd_flush(t->br)) != 0)
+		return ret;
 	if (t->desc->entered != NULL && (ret = tell_entered(t, n)) != 0)
 		return ret;
 	ret = dent_new(t, n, kind, &e);
@@ -367,6 +375,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     .xattr_user = desc->xattr_user, .desc = desc };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
+	atomic_init(&t->create_failed, 0);
 	i2d_learn_start(t);
 	bd.jobs = desc->jobs;
 	bd.user = wd.user = t;

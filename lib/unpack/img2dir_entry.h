@@ -76,6 +76,10 @@ struct todir {
 	 * plus one, and the walk's entries below it are skipped until it
 	 * is left; 0 when none. */
 	unsigned skip_depth;
+	/* Set by a worker that could not create a lazy file when that is
+	 * an error: the walk adds no more entries, and delivers those it
+	 * added up to that file's end(), which fails with the message. */
+	atomic_int create_failed;
 	int fds[UNP_DEPTH_MAX + 1];
 	/* LENIENT, as unsquashfs 4.5.1: a file system without xattrs met
 	 * (no more are set), the first xattr not tried without owners
