@@ -145,6 +145,7 @@ struct rd_blockrd {
 	 * stored bytes are decoded from where they lie (blockrd_run.c). */
 	const uint8_t *map;
 	size_t map_len;
+	uint64_t map_read;                 /* its bytes read since dropped */
 	struct rd_share sh;
 };
 

@@ -37,7 +37,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "read/blockrd_impl.h"
 #include "sqpack/error.h"
@@ -90,6 +89,26 @@ static void buf_keep(struct rd_blockrd *b, uint8_t *p, size_t size)
 	b->run_bufs_bytes += size;
 }
 
+/* The mapping's pages a retired run read (len bytes), let go in
+ * batches: the page cache keeps them, but mapped they counted in the
+ * process's resident size, which grew to the image's (img2tar of a
+ * 106 MB image: 13 MB before the mapping, 108 MB with it). Dropping
+ * them costs a TLB shootdown across the cores each time, not each page:
+ * once per run it was 6% of img2dir's CPU (lz4hc at 4 KiB, mostly
+ * inter-processor interrupts under the hypervisor), so the whole
+ * mapping goes once UNMAP_EVERY bytes were read since the last time. A
+ * page a run in flight is still reading faults back in from the cache. */
+#define UNMAP_EVERY (8u << 20)
+
+static void unmap_read(struct rd_blockrd *b, uint64_t len)
+{
+	b->map_read += len;
+	if (b->map_read < UNMAP_EVERY)
+		return;
+	madvise((void *)b->map, b->map_len, MADV_DONTNEED);
+	b->map_read = 0;
+}
+
 static void run_free(struct rd_blockrd *b, struct brun *r)
 {
 	/* Parts of a run that ran are done with (and may be reused). */
@@ -104,6 +123,8 @@ static void run_free(struct rd_blockrd *b, struct brun *r)
 		b->run_open = NULL;
 	if (r->out != NULL)
 		buf_keep(b, r->out, r->size);
+	if (r->in != NULL)
+		unmap_read(b, r->plen);
 	free(r);
 }
 
@@ -133,20 +154,6 @@ void rd_blockrd_map_image(struct rd_blockrd *b)
 		return;
 	b->map = m;
 	b->map_len = (size_t)st.st_size;
-}
-
-/* The mapping's pages that hold len bytes at p, let go once decoded:
- * the page cache keeps them, but mapped they counted in the process's
- * resident size, which grew to the image's (img2tar of a 106 MB image:
- * 13 MB before the mapping, 108 MB with it). A page another run is
- * still reading faults back in from the cache. */
-static void unmap_pages(const uint8_t *p, uint64_t len)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = (uintptr_t)p & ~(page - 1);
-	uintptr_t to = ((uintptr_t)p + (uintptr_t)len + page - 1) & ~(page - 1);
-
-	madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
 /* Where run r's stored bytes are: in the mapping when it holds them
@@ -417,8 +424,6 @@ int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r,
 			s.len += p->out_len;
 	}
 	put_span(b, &s);
-	if (r->in != NULL)
-		unmap_pages(r->in, r->plen);
 	r->ran = 1;
 	return 0;
 }

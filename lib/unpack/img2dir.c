@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * img2dir.c - sqp_image_to_dir(): the walk (walk.c) describes entries
- * and each is made at once, on this thread, in walk order, by
- * img2dir_entry.c (through dirfs.c); the ordered block reader
- * (read/blockrd.h) decompresses file data on the pool, and the worker
- * that decompressed a block writes it into its file (pwrite: blocks may
- * land in any order). What must come after the data - a file's size,
+ * and each is made, on this thread, in walk order, by img2dir_entry.c
+ * (through dirfs.c); the ordered block reader (read/blockrd.h)
+ * decompresses file data on the pool, and the worker that decompressed
+ * a block writes it into its file (pwrite: blocks may land in any
+ * order). A file with blocks is created by the first thread that has
+ * bytes for it, mostly that worker (i2d_open_lazy): the creates, the
+ * costliest system call of a small file, spread over the workers; its
+ * directory exists (made in walk order) and is open until its leave
+ * entry ends. What must come after the data - a file's size,
  * owner, mode, xattrs and times, and a directory's after all its
  * children - is done in the reader's end(), strictly in walk order;
  * but a file whose data is one block (most small files) is finished by
@@ -21,9 +25,11 @@
  * descriptor passes to its leave entry, which sets its attributes after
  * its children, so a read-only directory is filled first and its mtime
  * is final. A file without data blocks and a hard link are made later,
- * in the reader's start() (in walk order, so a link's target exists),
- * through that same descriptor, which stays open until the leave entry
- * ends; so they hold no descriptor while they wait. Open descriptors:
+ * in the reader's start() (in walk order, so a link's target exists:
+ * every entry before it ended, a lazy file's end() creating it at the
+ * latest), through that same descriptor, which stays open until the
+ * leave entry ends; so they hold no descriptor while they wait, nor
+ * does a file with blocks before its first one. Open descriptors:
  * the depth stack plus at most one per entry the reader holds, which
  * max_entries() keeps to a quarter of the limit.
  */
@@ -60,7 +66,7 @@ static int on_start(void *user, struct rd_bentry *be)
 	struct todir *t = user;
 	struct dent *e = (struct dent *)be;
 
-	if (e->parent < 0)
+	if (e->parent < 0 || e->lazy)
 		return 0;
 	if (e->kind == D_HARDLINK)
 		return i2d_hard_link(t, e, e->parent);
@@ -95,6 +101,12 @@ static int on_put(void *user, struct rd_bentry *be, uint64_t pos,
 
 	if ((t->flags & SQP_IMG2DIR_IGNORE_WRITES) && atomic_load(&e->werr) != 0)
 		return 0;   /* a write already failed: the rest is not tried */
+	/* Not created: the file's end() says why, as the flags want. */
+	if (e->lazy && i2d_open_lazy(t, e) != 0) {
+		if (!(t->flags & SQP_IMG2DIR_IGNORE_WRITES))
+			atomic_store(&t->create_failed, 1);
+		return 0;
+	}
 	r = write_at(e, pos, data, len);
 	if (r == 0) {
 		/* The whole file at once (most small ones): finished here, off
@@ -122,7 +134,8 @@ static int on_data(void *user, struct rd_bentry *be, uint64_t pos,
 		e->hole = 1;
 		return 0;
 	}
-	if (atomic_load(&e->werr) != 0)
+	if (atomic_load(&e->werr) != 0 ||
+	    (e->lazy && i2d_open_lazy(user, e) != 0))
 		return 0;
 	r = write_at(e, pos, data, len);
 	if (r != 0 && (((struct todir *)user)->flags & SQP_IMG2DIR_IGNORE_WRITES)) {
@@ -145,6 +158,13 @@ static int on_end(void *user, struct rd_bentry *be)
 	if (e->finished) {
 		if (e->close_err != 0)
 			r = i2d_failed(t, e, "closing", e->close_err);
+		i2d_dent_free(e);
+		return r;
+	}
+	/* A lazy file no block made (holes only), or one that could not be
+	 * created. */
+	if (e->lazy && i2d_open_lazy(t, e) != 0) {
+		r = i2d_create_failed(t, e);
 		i2d_dent_free(e);
 		return r;
 	}
@@ -195,6 +215,15 @@ static int dent_new(struct todir *t, struct unp_node *n, int kind,
 		return rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
 	}
 	atomic_init(&e->werr, 0);
+	atomic_init(&e->opened, 0);
+	if ((ret = pthread_mutex_init(&e->lock, NULL)) != 0) {
+		free(e->path);
+		free(e);
+		*out = NULL;
+		return rd_err(t->img, sqp_errno_code(ret), "pthread_mutex_init: %s",
+			      strerror(ret));
+	}
+	e->known = t->known;
 	e->be.name = e->path;
 	e->name = e->path + (n->name - n->path);
 	e->kind = kind;
@@ -250,6 +279,11 @@ static int on_entry(void *user, struct unp_node *n)
 					 kind == D_HARDLINK ? 0 : mode);
 		return 0;
 	}
+	/* A file a worker could not create ends the extraction: nothing
+	 * after it is made (its end() fails; the flush ends there). */
+	if (atomic_load(&t->create_failed) &&
+	    (ret = rd_blockrd_flush(t->br)) != 0)
+		return ret;
 	if (t->desc->entered != NULL && (ret = tell_entered(t, n)) != 0)
 		return ret;
 	ret = dent_new(t, n, kind, &e);
@@ -257,11 +291,13 @@ static int on_entry(void *user, struct unp_node *n)
 	if (ret == 0 && kind == D_HARDLINK &&
 	    (e->target = strdup(n->first_path)) == NULL)
 		ret = rd_err(t->img, SQP_ERR_NOMEM, "out of memory");
-	if (ret == 0 && n->depth > 0 && (kind == D_HARDLINK ||
-	    (kind == D_FILE && n->ino->block_count == 0))) {
-		/* Made in start(), so that it holds no descriptor while it
-		 * waits; its directory stays open until it is done. */
+	if (ret == 0 && n->depth > 0 && (kind == D_HARDLINK || kind == D_FILE)) {
+		/* Made later, so that it holds no descriptor while it waits:
+		 * one without blocks (or a link) in start(), one with blocks
+		 * where it is first needed (on_put, mostly); its directory
+		 * stays open until it is done. */
 		e->parent = t->fds[n->depth - 1];
+		e->lazy = kind == D_FILE && n->ino->block_count != 0;
 		return rd_blockrd_add(t->br, &e->be, kind == D_FILE ?
 				      n->ino : NULL);
 	}
@@ -339,6 +375,7 @@ SQP_API int sqp_image_to_dir(struct sqp_image *img, int dirfd,
 			     .xattr_user = desc->xattr_user, .desc = desc };
 	for (unsigned i = 0; i <= UNP_DEPTH_MAX; i++)
 		t->fds[i] = -1;
+	atomic_init(&t->create_failed, 0);
 	i2d_learn_start(t);
 	bd.jobs = desc->jobs;
 	bd.user = wd.user = t;

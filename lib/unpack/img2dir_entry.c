@@ -36,6 +36,7 @@ void i2d_dent_free(struct dent *e)
 {
 	if (e->fd >= 0)
 		close(e->fd);
+	pthread_mutex_destroy(&e->lock);
 	free(e->path);
 	free(e->target);
 	rd_xattrs_free(&e->xattrs);
@@ -316,7 +317,20 @@ static int node_made(struct todir *t, struct dent *e, int parent,
 	return i2d_failed(t, e, what, neg);
 }
 
-int i2d_create(struct todir *t, struct dent *e, int parent)
+int i2d_open_lazy(const struct todir *t, struct dent *e)
+{
+	if (!atomic_load_explicit(&e->opened, memory_order_acquire)) {
+		pthread_mutex_lock(&e->lock);
+		if (!atomic_load_explicit(&e->opened, memory_order_relaxed)) {
+			e->fd = i2d_create(t, e, e->parent);
+			atomic_store_explicit(&e->opened, 1, memory_order_release);
+		}
+		pthread_mutex_unlock(&e->lock);
+	}
+	return e->fd < 0 ? e->fd : 0;
+}
+
+int i2d_create(const struct todir *t, struct dent *e, int parent)
 {
 	mode_t perm = e->mode & 0777;
 	int fd = dirfs_create(parent, e->name, t->flags & SQP_IMG2DIR_FORCE,
@@ -327,7 +341,7 @@ int i2d_create(struct todir *t, struct dent *e, int parent)
 	    fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode))
 		fd = dirfs_create(parent, e->name, 1, perm);
-	e->fresh = fd >= 0 && t->known;
+	e->fresh = fd >= 0 && e->known;
 	return fd;
 }
 

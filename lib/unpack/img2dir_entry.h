@@ -8,6 +8,7 @@
 #ifndef SQP_UNPACK_IMG2DIR_ENTRY_H
 #define SQP_UNPACK_IMG2DIR_ENTRY_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,13 +34,27 @@ struct dent {
 	char *target;            /* owned: symlink target, hard link source */
 	struct rd_xattrs xattrs; /* owned */
 	int fd;                  /* a file being written, a directory being
-				    left, or -1 */
+				    left, or -1 (a lazy file that could not
+				    be created: -errno) */
 	/* IGNORE_WRITES: the first write error (-errno), set by whichever
 	 * thread wrote; a file that could not be created has fd -1 and
 	 * -errno here from the start, so its blocks are dropped. */
 	atomic_int werr;
-	int parent;              /* made in start(): its directory (open
-				    until its leave entry ends), else -1 */
+	int parent;              /* made later (start(), or on first use
+				    when lazy): its directory (open until
+				    its leave entry ends), else -1 */
+	/* A file with data blocks below the subtree's root, created by the
+	 * first thread that needs it (i2d_open_lazy): mostly the worker
+	 * that decoded its first block, so the creates of the files spread
+	 * over the workers, off the one thread every entry goes through.
+	 * opened: tried (fd then holds the descriptor or -errno), set under
+	 * lock and read without it. */
+	int lazy;
+	atomic_int opened;
+	pthread_mutex_t lock;
+	/* todir.known when e was added: what the worker that creates it
+	 * goes by (todir.known may change under it meanwhile). */
+	int known;
 	/* Made by this extraction (not an existing directory reused)
 	 * while todir.known held: with the owner and mode it tells. */
 	int fresh;
@@ -61,6 +76,10 @@ struct todir {
 	 * plus one, and the walk's entries below it are skipped until it
 	 * is left; 0 when none. */
 	unsigned skip_depth;
+	/* Set by a worker that could not create a lazy file when that is
+	 * an error: the walk adds no more entries, and delivers those it
+	 * added up to that file's end(), which fails with the message. */
+	atomic_int create_failed;
 	int fds[UNP_DEPTH_MAX + 1];
 	/* LENIENT, as unsquashfs 4.5.1: a file system without xattrs met
 	 * (no more are set), the first xattr not tried without owners
@@ -112,12 +131,17 @@ int i2d_hard_link(struct todir *t, struct dent *e, int parent);
  * IGNORE_WRITES a warning, and its data is dropped. */
 int i2d_create_failed(struct todir *t, struct dent *e);
 
+/* The lazy file e created unless it was, by whichever thread comes
+ * first (the others wait for it): 0, or the -errno creating it failed
+ * with, which its end() reports (i2d_create_failed). */
+int i2d_open_lazy(const struct todir *t, struct dent *e);
+
 /* A new regular file for e in parent (an fd or -errno). Without FORCE,
  * LENIENT replaces a regular file standing there, as unsquashfs 4.5.1
  * writes over one (not keeping the tail of a longer one, as 4.5.1
  * does); anything else in the way stays EEXIST, a symlink above all,
  * which 4.5.1 would follow. */
-int i2d_create(struct todir *t, struct dent *e, int parent);
+int i2d_create(const struct todir *t, struct dent *e, int parent);
 
 /* The file e, which could not be written whole (IGNORE_WRITES: e->werr),
  * warned about and removed, as unsquashfs 4.5.1 does. */
