@@ -10,12 +10,18 @@
 # --ztailpacking, theirs -E ztailpacking; "+d" adds dedup to both, ours
 # --erofs-dedupe, theirs -E dedupe, which needs --mkfs a newer
 # erofs-utils than Debian 12's 1.5; "+D" to ours alone, to compare with
-# a mkfs.erofs that has none). Prints
+# a mkfs.erofs that has none; "+f" fragments, -E fragments both sides,
+# "+F" -E all-fragments: dir2img has neither all-fragments nor
+# mkfs.erofs's default fragdedupe, so these rows run our drop-in,
+# sqpack-mkfs.erofs beside dir2img, with mkfs.erofs's own line). Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
 # ours/mkfs.erofs, and has fsck.erofs check our images. Beside them the
 # codec's limit: erofs-baseline's one pass of the codec over the
-# clusters of the tree's tar (--tar, default DIR/NAME.tar for
-# rootfs-NAME) on --jobs threads, its wall time and CPU time, and our
+# clusters our image stores (read from its compressed indexes: the
+# packed inode's, inline tails, one try per stored cluster; or with
+# --limit tar, over the clusters it cuts from the tree's tar, --tar,
+# default DIR/NAME.tar for rootfs-NAME, which ignores dedup, tails and
+# fragments) on --jobs threads, its wall time and CPU time, and our
 # time over it.
 # mkfs.erofs clamps mtimes to SOURCE_DATE_EPOCH (1700000000 unless set),
 # so ours runs with --clamp-mtime, and imginfo diff checks that the two
@@ -39,6 +45,7 @@ fsck=fsck.erofs
 baseline=${top_builddir:-.}/extras/bench/erofs-baseline
 tarball=
 scratch=
+limit_of=image
 
 usage() {
 	cat <<USAGE
@@ -58,6 +65,8 @@ usage: $prog [options]
                    knows lz4 alone)
   --baseline PATH  erofs-baseline (default \$top_builddir/extras/bench/erofs-baseline;
                    no limit column when it is missing)
+  --limit WHAT     the limit over our image's clusters (image, the default)
+                   or over those cut from the tree's tar (tar)
   --tar FILE       the tree's tar for it (default DIR/NAME.tar for rootfs-NAME)
   --scratch DIR    where the images go (default DIR/out-erofs)
 USAGE
@@ -65,7 +74,7 @@ USAGE
 while [ $# -gt 0 ]; do
 	case $1 in
 	--corpus|--tree|--codecs|--layouts|--jobs|--runs|--dir2img|--mkfs|--mkfs-args|\
-	--fsck|--baseline|--tar|--scratch)
+	--fsck|--baseline|--limit|--tar|--scratch)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -80,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--mkfs-args) mkfs_args=$2; shift ;;
 	--fsck) fsck=$2; shift ;;
 	--baseline) baseline=$2; shift ;;
+	--limit) limit_of=$2; shift ;;
 	--tar) tarball=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -89,9 +99,16 @@ while [ $# -gt 0 ]; do
 done
 case $jobs in ''|*[!0-9]*) echo "$prog: --jobs takes a number" >&2; exit 2 ;; esac
 case $runs in ''|0|*[!0-9]*) echo "$prog: --runs takes a number from 1" >&2; exit 2 ;; esac
+case $limit_of in image|tar) ;; *) echo "$prog: --limit takes image or tar" >&2; exit 2 ;; esac
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
-imginfo=$(dirname "$dir2img")/imginfo
-for t in "$dir2img" "$imginfo" "$mkfs" "$fsck" /usr/bin/time; do
+# the programs themselves, not libtool's wrappers (a shell per run: 20
+# ms of CPU, which a row of half a second would be timed with)
+bin=$(dirname "$dir2img")
+bench_unwrap
+dir2img=$bin/${dir2img##*/} imginfo=$bin/imginfo ourmkfs=$bin/sqpack-mkfs.erofs
+b=$(dirname "$baseline")/.libs/${baseline##*/}
+grep -qs 'temporary wrapper script' "$baseline" && [ -x "$b" ] && baseline=$b
+for t in "$dir2img" "$imginfo" "$ourmkfs" "$mkfs" "$fsck" /usr/bin/time; do
 	command -v "$t" > /dev/null || { echo "$prog: $t not found" >&2; exit 1; }
 done
 src=$corpus/$tree
@@ -108,17 +125,21 @@ timed() {
 		{ echo "$prog: $*: $(head -c 300 "$out.err")" >&2; return 1; }
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.time" >> "$out"
 }
-# med OUT FIELD: the median of column FIELD of OUT.
-med() { awk -v f="$2" '{ print $f }' "$1" | bench_median; }
+# best OUT FIELD: the least of column FIELD of OUT (on a busy machine,
+# the least disturbed run).
+best() { awk -v f="$2" '{ print $f }' "$1" | sort -g | head -n 1; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, (b > 0 ? a / b : 0) }'; }
 
-# limit OUT P: the codec's own time for the clusters (erofs-baseline's
-# one pass over them, on --jobs threads) into OUT: "wall cpu".
+# limit OUT P IMAGE: the codec's own time for the clusters of IMAGE, or
+# of the tree's tar with --limit tar (erofs-baseline's one pass over
+# them, on --jobs threads) into OUT: "wall cpu".
 limit() {
-	[ -x "$baseline" ] && [ -f "$tarball" ] || return 0
+	local in=$3
+	[ "$limit_of" = tar ] && in=$tarball
+	[ -x "$baseline" ] && [ -f "$in" ] || return 0
 	# shellcheck disable=SC2086
-	"$baseline" -j "$jobs" -C "$2" $bopt "$tarball" > "$1.base" 2> "$1.err" ||
+	"$baseline" -j "$jobs" -C "$2" $bopt "$in" > "$1.base" 2> "$1.err" ||
 		{ echo "$prog: $baseline: $(head -c 300 "$1.err")" >&2; return 1; }
 	sed -n 's/.* cpu_s=\([0-9.]*\) wall_s=\([0-9.]*\).*/\2 \1/p' "$1.base" >> "$1"
 }
@@ -127,8 +148,8 @@ peer_has() {
 	{ "$mkfs" --version; "$mkfs" --help; } 2>&1 | grep -i '^available compressors' | grep -qw "$1"
 }
 
-echo "| tree | codec | layout | ours s | mkfs s | time ratio | limit s | ours/limit | ours cpu s | mkfs cpu s | limit cpu s | ours bytes | mkfs bytes | size ratio | load |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| tree | codec | layout | ours s | mkfs s | time ratio | limit s | ours/limit | ours cpu s | mkfs cpu s | cpu ratio | limit cpu s | ours/limit cpu | ours bytes | mkfs bytes | size ratio | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 status=0
 for c in $codecs; do
 	# The same codec and level both sides: mkfs.erofs's defaults.
@@ -143,39 +164,50 @@ for c in $codecs; do
 	peer=yes
 	peer_has "${c%hc}" || peer=
 	for l in $layouts; do
-		p=${l%%+*} oz= mz=
-		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][+d|+D]" >&2; exit 2 ;; esac
+		p=${l%%+*} oz= mz= frag=
+		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][+d|+D][+f|+F]" >&2; exit 2 ;; esac
 		case $l in *+z*) oz=--ztailpacking; mz=-Eztailpacking ;; esac
 		case $l in *+[dD]*) oz="$oz --erofs-dedupe" ;; esac
-		case $l in *+d*) if [ -n "$mz" ]; then mz=$mz,dedupe; else mz=-Ededupe; fi ;; esac
+		case $l in *+d*) mz=${mz:--E}${mz:+,}dedupe ;; esac
+		case $l in *+f*) frag=fragments ;; *+F*) frag=all-fragments ;; esac
+		[ -n "$frag" ] && mz=${mz:--E}${mz:+,}$frag
 		ours=$scratch/ours.$c.$l.erofs theirs=$scratch/mkfs.$c.$l.erofs l0=$(load)
 		rm -f "$scratch/ours.$c.$l" "$scratch/mkfs.$c.$l" "$scratch/limit.$c.$l"
 		for _ in $(seq "$runs"); do
 			rm -f "$ours" "$theirs"
-			# shellcheck disable=SC2086
-			timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
-				--pcluster-size "$p" $oz --clamp-mtime "$ours" "$src" || { status=1; continue 2; }
+			if [ -n "$frag" ]; then
+				# shellcheck disable=SC2086
+				timed "$scratch/ours.$c.$l" "$ourmkfs" --quiet --workers="$jobs" $mopt -C"$p" \
+					$mz "$ours" "$src" || { status=1; continue 2; }
+			else
+				# shellcheck disable=SC2086
+				timed "$scratch/ours.$c.$l" "$dir2img" -q -j "$jobs" --format erofs $copt \
+					--pcluster-size "$p" $oz --clamp-mtime "$ours" "$src" ||
+					{ status=1; continue 2; }
+			fi
 			if [ -n "$peer" ]; then
 				# shellcheck disable=SC2086
 				timed "$scratch/mkfs.$c.$l" "$mkfs" --quiet $mkfs_args $mopt -C"$p" $mz \
 					"$theirs" "$src" || { status=1; continue 2; }
 			fi
-			limit "$scratch/limit.$c.$l" "$p" || status=1
+			limit "$scratch/limit.$c.$l" "$p" "$ours" || status=1
 		done
 		"$fsck" "$ours" > "$scratch/fsck.err" 2>&1 ||
 			{ echo "$prog: $fsck refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
-		ow=$(med "$scratch/ours.$c.$l" 1) oc=$(med "$scratch/ours.$c.$l" 2) os=$(stat -c %s "$ours")
-		mw= mc= ms= tr= sr= bw= bc= br=
+		ow=$(best "$scratch/ours.$c.$l" 1) oc=$(best "$scratch/ours.$c.$l" 2) os=$(stat -c %s "$ours")
+		mw= mc= ms= tr= cr= sr= bw= bc= br= bcr=
 		if [ -n "$peer" ]; then
 			"$imginfo" diff -q "$ours" "$theirs" > "$scratch/diff.err" 2>&1 ||
 				{ echo "$prog: the two images' trees differ: $(head -c 300 "$scratch/diff.err")" >&2; status=1; }
-			mw=$(med "$scratch/mkfs.$c.$l" 1) mc=$(med "$scratch/mkfs.$c.$l" 2)
-			ms=$(stat -c %s "$theirs") tr=$(ratio "$ow" "$mw") sr=$(ratio "$os" "$ms" 4)
+			mw=$(best "$scratch/mkfs.$c.$l" 1) mc=$(best "$scratch/mkfs.$c.$l" 2)
+			ms=$(stat -c %s "$theirs") tr=$(ratio "$ow" "$mw") cr=$(ratio "$oc" "$mc")
+			sr=$(ratio "$os" "$ms" 4)
 		fi
 		if [ -s "$scratch/limit.$c.$l" ]; then
-			bw=$(med "$scratch/limit.$c.$l" 1) bc=$(med "$scratch/limit.$c.$l" 2) br=$(ratio "$ow" "$bw")
+			bw=$(best "$scratch/limit.$c.$l" 1) bc=$(best "$scratch/limit.$c.$l" 2)
+			br=$(ratio "$ow" "$bw") bcr=$(ratio "$oc" "$bc")
 		fi
-		echo "| $tree | $c | $l | $ow | $mw | $tr | $bw | $br | $oc | $mc | $bc | $os | $ms | $sr | $l0-$(load) |"
+		echo "| $tree | $c | $l | $ow | $mw | $tr | $bw | $br | $oc | $mc | $cr | $bc | $bcr | $os | $ms | $sr | $l0-$(load) |"
 	done
 done
 exit $status
