@@ -188,6 +188,14 @@ enum sqp_fragment_mode {
  * only) and --MZ (the directories' data too) are the same here. No new
  * feature: any kernel that mounts EROFS reads it. */
 #define SQP_WRITE_EROFS_METAZONE        0x40000000
+/* EROFS with SQP_WRITE_EROFS_ALL_FRAGMENTS and FRAGDEDUPE (mkfs.erofs
+ * -E fragdedupe=full, its default; =inode leaves it out): a file whose
+ * end equals an earlier fragment's end for at least 64 KiB, its front
+ * differing, keeps only that end as its fragment (an offset into the
+ * earlier bytes, compared byte for byte) and has its front compressed
+ * as any file's clusters, where the earlier copy lies beyond twice the
+ * codec's reach (nearer, the packed inode compresses the repeat). */
+#define SQP_WRITE_EROFS_FRAGDEDUPE_FULL 0x80000000u
 
 struct sqp_policy;
 

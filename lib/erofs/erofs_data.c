@@ -235,7 +235,7 @@ int erofs_w_add_file(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	/* e->sel.cap 0: a hint asks this file stored as it is. */
 	if (e->frag.on && !e->frag.packing && size > 0 && e->sel.cap != 0 &&
 	    (size <= e->sel.cap || (w->desc.flags & SQP_WRITE_EROFS_ALL_FRAGMENTS)))
-		return erofs_frag_whole(w, size, src, f);
+		return erofs_frag_whole(w, ino, size, xattr_size, src, f);
 	if (e->dest != NULL && e->sel.cap != 0 && erofs_zip_fits(w, size))
 		return erofs_zip_add(w, ino, size, xattr_size, src, f);
 	/* What is not compressed is chunk based, as in mkfs.erofs; the

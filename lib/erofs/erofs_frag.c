@@ -13,7 +13,9 @@
  * one, as mkfs.erofs 1.9's fragdedupe=full does: where it ends as an
  * earlier one ends (files that end alike: two versions of a text, a
  * file that is another's end) it is those bytes' offset, nothing
- * appended (find_end).
+ * appended (find_end). With all-fragments and FRAGDEDUPE_FULL a whole
+ * file that only ends as an earlier one does is split: that end is its
+ * fragment, its front compressed as clusters (split_fits says when).
  *
  * Why two logs: a file of a pcluster or less is wholly a fragment and is
  * read on the caller's thread as it arrives (a pool job per small file
@@ -41,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "codec/codec_dest.h"
 #include "erofs/erofs_format.h"
 #include "erofs/erofs_writer.h"
 #include "sqpack/error.h"
@@ -309,20 +312,88 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 	return ended ? add_end(w, &fr->tails, EROFS_DD_END_T, key) : 0;
 }
 
+/* The split (SQP_WRITE_EROFS_FRAGDEDUPE_FULL, with all-fragments): a
+ * file whose end equals an earlier whole file's end for at least
+ * SPLIT_LEAST bytes, its front differing, keeps only that end as its
+ * fragment, from a block boundary, and its front is compressed as any
+ * file's clusters, as mkfs.erofs 1.9's fragdedupe=full does. Less would
+ * save too little: the front's last block is half empty on average and
+ * its indexes cost bytes too (on rootfs-small, zstd at 64 KiB, one file
+ * of 877 whose ends match qualifies: templates.dat-old, 333 KB in
+ * common with templates.dat; the others share 8 KiB or less). Only
+ * with all-fragments, where the tail log stays empty: the end's offset
+ * is then final when decided, and must fit the 32 bits a tail's map
+ * header holds. A front of one segment: one job, no seam. */
+#define SPLIT_LEAST ((uint64_t)16 * EROFS_W_BLOCK)
+
+/* How many of the size bytes at mine of log l are the same as those
+ * ending at end (an earlier fragment's end), counted from the end. */
+static uint64_t ends_alike(struct erofs_dedup *d, const struct erofs_flog *l, uint64_t end,
+			   uint64_t mine, uint64_t size)
+{
+	uint8_t theirs[EROFS_W_BLOCK];
+	uint64_t m = 0, most = size < end ? size : end;
+	uint32_t n, k;
+
+	while (m < most) {
+		n = most - m < EROFS_W_BLOCK ? (uint32_t)(most - m) : EROFS_W_BLOCK;
+		if (!log_copy(l, mine + size - m - n, d->buf, n) ||
+		    !log_copy(l, end - m - n, theirs, n))
+			return m;
+		if (memcmp(d->buf, theirs, n) != 0) {
+			for (k = n; k > 0 && d->buf[k - 1] == theirs[k - 1]; k--)
+				m++;
+			return m;
+		}
+		m += n;
+	}
+	return m;
+}
+
+/* What dedup_whole found for a whole file. */
+struct whole_fate {
+	uint64_t off;            /* where its bytes are in the whole files' log */
+	uint64_t cut;            /* split: its end's bytes there (0: not split) */
+	int shared;              /* off names an earlier file's bytes */
+};
+
+/* Whether a split of size bytes keeping cut of them as the fragment at
+ * off is taken (see SPLIT_LEAST), the earlier copy's end far bytes
+ * before ours. Within twice the reach of the packed inode's codec (its
+ * history; lz4's 64 KiB) the packed inode compresses the repeat
+ * itself, and the front alone costs more: templates.dat-old, 713 KB
+ * after templates.dat, split gained 80 KiB with lz4hc in 64 KiB
+ * clusters (a 64 KiB reach), lost a block with zstd (512 KiB) and
+ * 82 KiB with lzma in 1 MiB clusters (4 MiB). */
+static int split_fits(const struct sqp_writer *w, uint64_t size, uint64_t cut, uint64_t off,
+		      uint64_t far)
+{
+	const struct erofs_wstate *e = erofs_of(w);
+	unsigned need = SQP_WRITE_EROFS_ALL_FRAGMENTS | SQP_WRITE_EROFS_FRAGDEDUPE_FULL;
+	uint64_t reach = e->zdest[0]->history != NULL ?
+			 e->zdest[0]->history(&e->zcfg[0], e->pcl_def) : (uint64_t)64 << 10;
+
+	return (w->desc.flags & need) == need && e->frag.reserved == 0 &&
+	       cut >= SPLIT_LEAST && cut < size && size - cut <= erofs_w_segment(e->sel.cap) &&
+	       off <= UINT32_MAX && far > 2 * reach;
+}
+
 /* Dedup: the whole file just appended to the whole files' log (size
  * bytes at its end) given back when an earlier one there is equal,
- * byte for byte, or an earlier fragment there ends with it; the file's
- * record rec then names those bytes' offset. */
-static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
+ * byte for byte, or an earlier fragment there ends with it, or (a
+ * split) ends as it does for long enough; *fate says which. */
+static int dedup_whole(struct sqp_writer *w, uint64_t size, struct whole_fate *fate)
 {
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_flog *l = &e->frag.whole;
 	uint64_t key = erofs_dedup_key(&e->dd, XXH3_64bits_digest(e->dd.st));
-	uint64_t mine = l->len - size, off, ekey;
+	uint64_t mine = l->len - size, off, ekey, m, best = 0, best_end = 0;
 	struct erofs_ddrec r;
-	uint32_t i = HCHAIN_END, n;
+	uint32_t i = HCHAIN_END, n, tries;
 	int same, ret;
 
+	memset(fate, 0, sizeof(*fate));
+	fate->off = mine;
 	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_WHOLE, size, &r)) != HCHAIN_END) {
 		/* Compared a block at a time, ours copied out of the log. */
 		for (off = 0, same = 1; same && off < size; off += n) {
@@ -332,7 +403,8 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 		}
 		if (same) {
 			l->len = mine; /* the next file overwrites ours */
-			mark(rec, EROFS_FRAG_WHOLE_W, r.aux);
+			fate->off = r.aux;
+			fate->shared = 1;
 			w->stats.files_deduped++;
 			return 0;
 		}
@@ -345,31 +417,93 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, uint8_t *rec)
 		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: fragments: a file's end "
 				   "past its log");
 	ekey = end_key(&e->dd, e->dd.buf);
-	if (find_end(w, l, EROFS_DD_END_W, ekey, NULL, mine, size, &off)) {
-		/* Recorded where it is, for a later equal file. */
-		l->len = mine;
-		mark(rec, EROFS_FRAG_WHOLE_W, off);
-		w->stats.files_deduped++;
-		r.aux = off;
-		return erofs_dedup_add(w, key, &r);
+	/* The earlier ends with our last bytes, oldest first: one that
+	 * holds all of ours is taken; else the longest part, to split. */
+	for (i = HCHAIN_END, tries = 0; tries < END_TRIES; tries++) {
+		if ((i = erofs_dedup_next(&e->dd, i, ekey, EROFS_DD_END_W, 0, &r)) == HCHAIN_END)
+			break;
+		if ((m = ends_alike(&e->dd, l, r.aux, mine, size)) == size) {
+			/* Recorded where it is, for a later equal file. */
+			l->len = mine;
+			fate->off = r.aux - size;
+			fate->shared = 1;
+			w->stats.files_deduped++;
+			r = (struct erofs_ddrec){ .size = size, .kind = EROFS_DD_WHOLE,
+						  .aux = fate->off };
+			return erofs_dedup_add(w, key, &r);
+		}
+		w->stats.dedup_rejected++;
+		if (m > best) {
+			best = m;
+			best_end = r.aux;
+		}
 	}
+	/* The split's end starts on a block boundary of the file. */
+	m = size - (size - best + e->bs - 1) / e->bs * e->bs;
+	if (best > 0 && split_fits(w, size, m, best_end - m, mine + size - best_end)) {
+		fate->cut = m;
+		fate->off = best_end - m;
+		return 0;
+	}
+	r = (struct erofs_ddrec){ .size = size, .kind = EROFS_DD_WHOLE, .aux = mine };
 	if ((ret = erofs_dedup_add(w, key, &r)) != 0)
 		return ret;
 	return add_end(w, l, EROFS_DD_END_W, ekey);
 }
 
-int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
-		     const struct sqp_data_source *src, struct fs_inode *f)
+/* Reads the front of a split file back out of the whole files' log. */
+struct log_src {
+	const struct erofs_flog *l;
+	uint64_t pos;
+};
+
+static int log_read(void *user, void *buf, size_t n)
+{
+	struct log_src *s = user;
+
+	if (!log_copy(s->l, s->pos, buf, n))
+		return SQP_ERR_INTERNAL;
+	s->pos += n;
+	return 0;
+}
+
+/* The split file (size bytes at mine of the whole files' log): its
+ * front compressed as a file's clusters, its end fate->cut bytes at
+ * fate->off; its own bytes leave the log. */
+static int split(struct sqp_writer *w, struct fs_irec *ino, uint64_t size, uint32_t xattr_size,
+		 uint64_t mine, const struct whole_fate *fate, struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t off;
+	struct log_src ls = { &e->frag.whole, mine };
+	struct sqp_data_source src = { .read = log_read, .user = &ls };
+	int ret;
+
+	e->frag.cut = fate->cut;
+	e->frag.cut_off = fate->off;
+	ret = erofs_zip_add(w, ino, size, xattr_size, &src, f);
+	e->frag.cut = 0;
+	/* Read already, counted once. */
+	w->stats.bytes_in -= size - fate->cut;
+	e->frag.whole.len = mine;
+	w->stats.tails_deduped++;
+	return ret;
+}
+
+void erofs_frag_cut_mark(uint8_t *rec, uint64_t off)
+{
+	mark(rec, EROFS_FRAG_TAIL_W, off);
+}
+
+int erofs_frag_whole(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f)
+{
+	struct erofs_wstate *e = erofs_of(w);
+	struct whole_fate fate = { .off = e->frag.whole.len };
+	uint64_t off, mine = e->frag.whole.len;
 	uint32_t rec, n;
 	int ret;
 
-	if ((ret = chunkarr_add(&e->zidx, ZREC_INDEXES, &rec)) != 0)
-		return writer_fail(w, ret, "out of memory");
-	memset(chunkarr_at(&e->zidx, rec), 0, ZREC_INDEXES * EROFS_Z_INDEX_SIZE);
-	mark(chunkarr_at(&e->zidx, rec), EROFS_FRAG_WHOLE_W, e->frag.whole.len);
 	if (e->dd.whole)
 		XXH3_64bits_reset_withSeed(e->dd.st, size);
 	for (off = 0; off < size; off += n) {
@@ -382,8 +516,14 @@ int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
 		if (e->dd.whole)
 			XXH3_64bits_update(e->dd.st, e->block, n);
 	}
-	if (e->dd.whole && (ret = dedup_whole(w, size, chunkarr_at(&e->zidx, rec))) != 0)
+	if (e->dd.whole && (ret = dedup_whole(w, size, &fate)) != 0)
 		return ret;
+	if (fate.cut != 0)
+		return split(w, ino, size, xattr_size, mine, &fate, f);
+	if ((ret = chunkarr_add(&e->zidx, ZREC_INDEXES, &rec)) != 0)
+		return writer_fail(w, ret, "out of memory");
+	memset(chunkarr_at(&e->zidx, rec), 0, ZREC_INDEXES * EROFS_Z_INDEX_SIZE);
+	mark(chunkarr_at(&e->zidx, rec), EROFS_FRAG_WHOLE_W, fate.off);
 	f->u.file.size = size;
 	f->u.file.blocks_start = 0;
 	f->u.file.ero_rec = rec;
@@ -396,7 +536,7 @@ unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_
 	unsigned kind = rec[ZREC_KIND];
 
 	*off = sqp_get64(rec + EROFS_Z_INDEX_SIZE);
-	if (kind == EROFS_FRAG_WHOLE_W)
+	if (kind == EROFS_FRAG_WHOLE_W || kind == EROFS_FRAG_TAIL_W)
 		*off += e->frag.tails.len;
 	return kind;
 }

@@ -76,8 +76,9 @@ static inline uint32_t erofs_w_segment(uint32_t cap)
  * in byte ZREC_KIND of its index record (0: none); the second 8 bytes hold
  * its offset in the log named. */
 #define EROFS_FRAG_TAIL    1u /* the file's end, in the tail log */
-#define EROFS_FRAG_WHOLE_T 2u /* the whole file, in the tail log */
-#define EROFS_FRAG_WHOLE_W 3u /* the whole file, in the whole files' log */
+#define EROFS_FRAG_TAIL_W  2u /* the file's end, in the whole files' log */
+#define EROFS_FRAG_WHOLE_T 3u /* the whole file, in the tail log */
+#define EROFS_FRAG_WHOLE_W 4u /* the whole file, in the whole files' log */
 
 struct sqp_writer;
 struct sqp_pool;
@@ -102,6 +103,10 @@ struct erofs_frag {
 	struct erofs_flog tails, whole;
 	struct erofs_flog dirs;  /* listings, SQP_WRITE_EROFS_COMPRESS_DIRS */
 	uint64_t reserved;       /* the most the tail log may hold so far */
+	/* erofs_frag_whole's split, for erofs_zip_add: the bytes of the
+	 * file's end that are a fragment already (0: none), at cut_off of
+	 * the whole files' log. */
+	uint64_t cut, cut_off;
 	struct fs_irec irec;     /* the packed inode */
 };
 
@@ -403,9 +408,15 @@ int erofs_zip_drain(struct sqp_writer *w);
  * the same. */
 int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 		    int whole, uint8_t *rec, const uint8_t *like);
-/* A file of a pcluster or less, wholly a fragment, read now. */
-int erofs_frag_whole(struct sqp_writer *w, uint64_t size,
-		     const struct sqp_data_source *src, struct fs_inode *f);
+/* A file of a pcluster or less (any, with all-fragments), wholly a
+ * fragment, read now; or, split (SQP_WRITE_EROFS_FRAGDEDUPE_FULL), its
+ * front compressed (erofs_zip_add) and its end an earlier fragment's. */
+int erofs_frag_whole(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
+		     uint32_t xattr_size, const struct sqp_data_source *src,
+		     struct fs_inode *f);
+/* A split file's index record rec: its end is at off of the whole
+ * files' log. */
+void erofs_frag_cut_mark(uint8_t *rec, uint64_t off);
 /* The fragment's kind (0: none) of index record rec, and its offset in
  * the packed inode (final only once every file is in). */
 unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_t *off);

@@ -406,6 +406,21 @@ static int store_flat(struct sqp_writer *w, struct erofs_zjob *j, uint64_t start
 	return ret;
 }
 
+/* After the file's last cluster: its end, when a fragment already holds
+ * it (j->cut), the last head, then the indexes to the end. */
+static int zip_end(struct sqp_writer *w, const struct erofs_zjob *j)
+{
+	struct erofs_pcl p = { .off = j->len, .len = (uint32_t)j->cut, .frag = 1 };
+	int ret;
+
+	if (j->cut != 0) {
+		if ((ret = erofs_zip_head_last(w, j->off + j->len, &p)) != 0)
+			return ret;
+		erofs_frag_cut_mark(erofs_zip_rec(erofs_of(w), 0), j->cut_off);
+	}
+	return erofs_zip_finish(w);
+}
+
 /* A segment (of a file of several) that gains no block compressed is
  * stored as it is: its blocks in order, each a PLAIN cluster at its own
  * logical cluster (segments start on block boundaries), the last one
@@ -424,7 +439,7 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 
 	/* Stored flat, the file's blocks are one run from its start: what
 	 * its earlier segments shared (dedup) is copied first. */
-	if (j->last && e->cur.raw)
+	if (j->last && e->cur.raw && j->cut == 0)
 		return e->cur.dedup && (ret = erofs_dedup_zip_unshare(w)) != 0 ? ret :
 		       store_flat(w, j, e->cur.start);
 	for (b = 0; b < n; b++, lcn++) {
@@ -439,7 +454,7 @@ static int store_raw(struct sqp_writer *w, struct erofs_zjob *j)
 		if (ret != 0)
 			return ret;
 	}
-	return j->last ? erofs_zip_finish(w) : 0;
+	return j->last ? zip_end(w, j) : 0;
 }
 
 static int retire(struct sqp_writer *w, struct erofs_zjob *j)
@@ -454,7 +469,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 	inl = inline_tail(j);
 	/* A file with a fragment is kept so: the packed inode compresses
 	 * its end with the others'. */
-	if (!j->pcl[j->npcl - 1].frag && no_gain(e, j, inl))
+	if (!j->pcl[j->npcl - 1].frag && j->cut == 0 && no_gain(e, j, inl))
 		return j->first ? store_flat(w, j, w->out.pos / BS) :
 		       (ret = erofs_seam_flush(w)) != 0 ? ret : store_raw(w, j);
 	if (j->first) {
@@ -464,7 +479,8 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 		e->cur.raw = 1;
 		e->cur.start = w->out.pos / BS;
 		e->cur.size = j->size;
-		e->cur.dedup = e->dd.on && !e->frag.packing;
+		/* (not a split file: its end is not its own) */
+		e->cur.dedup = e->dd.on && !e->frag.packing && j->cut == 0;
 		e->cur.key = j->key;
 		e->cur.like = FS_NONE;
 		erofs_xdedup_begin(e, j->xsize);
@@ -495,7 +511,7 @@ static int retire(struct sqp_writer *w, struct erofs_zjob *j)
 			return ret;
 		at_blk += p->blocks;
 	}
-	return j->last ? erofs_zip_finish(w) : 0;
+	return j->last ? zip_end(w, j) : 0;
 }
 
 /* Take the oldest job back and store it; its big set, if it had one,
@@ -566,15 +582,16 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		  struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	uint64_t nlc = (size + BS - 1) / BS, off;
+	/* body: what is compressed; the rest, e->frag.cut, a fragment */
+	uint64_t nlc = (size + BS - 1) / BS, off, body = size - e->frag.cut;
 	uint32_t len, seg = erofs_w_segment(e->sel.cap);
 	struct erofs_zjob *j;
 	int ret;
 
 	if ((ret = erofs_zip_record(w, size, f)) != 0)
 		return ret;
-	for (off = 0; off < size; off += len) {
-		len = size - off < seg ? (uint32_t)(size - off) : seg;
+	for (off = 0; off < body; off += len) {
+		len = body - off < seg ? (uint32_t)(body - off) : seg;
 		if ((ret = next_job(w, size, len, &j)) != 0)
 			return ret;
 		j->ino = ino;
@@ -586,7 +603,9 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		j->zc = e->sel.zc;
 		j->cap = e->sel.cap;
 		j->first = off == 0;
-		j->last = off + j->len == size;
+		j->last = off + j->len == body;
+		j->cut = j->last ? e->frag.cut : 0;
+		j->cut_off = e->frag.cut_off;
 		j->room = j->last ? erofs_zip_tail_room(w, nlc, xattr_size) : 0;
 		/* Reserved by the most a tail may take, so the tail log stays
 		 * under 4 GiB (a tail's offset has 32 bits) whatever each
@@ -594,7 +613,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		 * fits the bound of EROFS_FRAG_TRY; past that, files keep
 		 * their ends. */
 		j->frag = 0;
-		if (j->last && e->frag.on && !e->frag.packing)
+		if (j->last && e->frag.on && !e->frag.packing && j->cut == 0)
 			j->frag = e->frag.reserved + j->len <= UINT32_MAX ? j->len :
 				  e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX ?
 				  erofs_frag_max(e) : 0;

@@ -59,6 +59,10 @@ struct erofs_zjob {
 	uint32_t frag;       /* last segment, fragments: the most its rest may
 			      * take as one (0: no fragment) */
 	uint32_t room;       /* last segment, ztailpacking: inline bytes free */
+	/* last segment: the file's end after it, a fragment already at
+	 * cut_off of the whole files' log (erofs_frag.c's split), not
+	 * compressed (0: none) */
+	uint64_t cut, cut_off;
 	uint8_t *in, *out;   /* len bytes; nblk blocks (room for a pcluster more) */
 	struct erofs_pcl *pcl;
 	struct erofs_zbuf small; /* its own buffers */

@@ -83,7 +83,7 @@ check "--progress=: its modes" is "tar2img --progress=" "auto json none tty"
 check "--whiteouts=: its modes" is "tar2img --whiteouts=" "none oci overlay"
 check "dir2img layer options" has "dir2img --" --layers --prefix --whiteouts
 check "dir2img EROFS options" has "dir2img --" --ztailpacking --erofs-fragments --erofs-dedupe \
-	--max-extent-bytes --erofs-compress-dirs --erofs-metabox
+	--max-extent-bytes --erofs-compress-dirs --erofs-metabox --erofs-metazone
 check "sqpack-mkfs.erofs: --zD" has "sqpack-mkfs.erofs --z" --zD
 check "tar2img's index and overlay options" has "tar2img --" --index --headers-only --ovlfs-strip
 # --index is tar2img's alone.

@@ -11,6 +11,8 @@
 # -E^fragdedupe it does. e_short, an end too short to be searched (40
 # bytes), is stored. Each image: the same bytes at --workers 1, 2 and 8,
 # the kernel's mount reads the source, imginfo check finds no problem.
+# Then the split of a file whose end is an earlier file's end for 64 KiB
+# or more while its front differs (below).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
@@ -58,4 +60,46 @@ for e in fragments all-fragments; do
 	judge_same_tree "-E$e" kernel erofs "$T/w2.erofs" "$T/src"
 	check "-E$e: imginfo check finds no problem" "$IMGINFO" check -q "$T/w2.erofs"
 done
+
+# The split (fragdedupe=full with -Eall-fragments): h_text ends with
+# g_rand's last 200000 bytes after 40000 of text, i_rand with its last
+# 150000 after 30000 random bytes; each keeps only that end, the
+# earlier bytes, as its fragment, and its front is compressed (h) or
+# stored as it is (i) in clusters. fragdedupe=inode shares whole files
+# only: the ends are stored again.
+mkdir "$T/split" && $PYTHON3 -c 'import random, sys
+d = sys.argv[1]
+r = random.Random(12)
+g = r.getrandbits(8 * 300000).to_bytes(300000, "little")
+text = b"".join(b"%d: front line\n" % i for i in range(3000))[:40000]
+for name, data in (("g_rand", g), ("h_text", text + g[-200000:]),
+                   ("i_rand", r.getrandbits(8 * 30000).to_bytes(30000, "little") + g[-150000:])):
+    with open(d + "/" + name, "wb") as f:
+        f.write(data)' "$T/split" 2> "$T/err" && touch -d @1600000000 "$T/split"/* "$T/split" ||
+	{ fail "make the split tree: $(head -c 200 "$T/err")"; finish; }
+mk() { "$MKFS" --quiet -zlz4hc -C65536 -T1600000000 "$@"; }
+P193=${EROFS_UTILS_193:-/work/peers/erofs-utils}
+if run "-Eall-fragments, --workers=1" mk --workers=1 -Eall-fragments "$T/s1.erofs" "$T/split" &&
+   run "-Eall-fragments, --workers=2" mk --workers=2 -Eall-fragments "$T/s2.erofs" "$T/split" &&
+   run "-Eall-fragments,fragdedupe=inode" mk -Eall-fragments,fragdedupe=inode "$T/si.erofs" \
+	"$T/split"; then
+	check "split: the same bytes for --workers 1 and 2" cmp -s "$T/s1.erofs" "$T/s2.erofs"
+	with=$(packed "$T/s2.erofs") inode=$(packed "$T/si.erofs")
+	check "split: the packed inode holds g_rand alone ($with bytes)" test "$with" = 300000
+	check "fragdedupe=inode: the ends are stored again ($inode bytes)" test "$inode" = 720000
+	check "split: a smaller image than fragdedupe=inode's" \
+		test "$(wc -c < "$T/s2.erofs")" -lt $(($(wc -c < "$T/si.erofs") - 300000))
+	judge_same_tree "split" kernel erofs "$T/s2.erofs" "$T/split"
+	check "split: imginfo check finds no problem" "$IMGINFO" check -q "$T/s2.erofs"
+	rm -rf "$T/x"
+	run "split: img2dir" "$SQP_BIN/img2dir" -q "$T/s2.erofs" "$T/x" &&
+		same_tree "split: img2dir reads the tree" "$T/x" "$T/split"
+	if [ -x "$P193/fsck/fsck.erofs" ]; then
+		"$P193/fsck/fsck.erofs" "$T/s2.erofs" > "$T/fsck.err" 2>&1 &&
+			pass "split: fsck.erofs 1.9.3 checks it" ||
+			fail "split: fsck.erofs 1.9.3 refuses it: $(grep -m1 -i err "$T/fsck.err")"
+	else
+		skipc "split: fsck.erofs 1.9.3: none at $P193"
+	fi
+fi
 finish

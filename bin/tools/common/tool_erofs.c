@@ -4,7 +4,7 @@
  * img2img, checked once every option is read: the codec and block size
  * EROFS can hold; the options only EROFS can hold (--uuid, --label,
  * --pcluster-size, --ztailpacking, --erofs-fragments, --erofs-dedupe,
- * --erofs-compress-dirs, --erofs-metabox,
+ * --erofs-compress-dirs, --erofs-metabox, --erofs-metazone,
  * --xattr-name-filter,
  * --max-extent-bytes, --chunk-size, --blobdev, --compress-hints,
  * --hint-compressor), refused for SquashFS
@@ -134,6 +134,7 @@ int tool_erofs_only(const struct tool_options *opt)
 		{ SQP_WRITE_EROFS_COMPRESS_DIRS, "--erofs-compress-dirs" },
 		{ SQP_WRITE_EROFS_XATTR_FILTER, "--xattr-name-filter" },
 		{ SQP_WRITE_EROFS_48BIT, "--erofs-48bit" },
+		{ SQP_WRITE_EROFS_METAZONE, "--erofs-metazone" },
 	};
 	const struct sqp_writer_desc *d = &opt->desc;
 	const char *name = NULL;

@@ -31,7 +31,8 @@ enum {
 	OPT_SPEC_LINE, OPT_OFFSET, OPT_UNCOMPRESSED, OPT_PROGRESS, OPT_MEM,
 	OPT_WHITEOUTS, OPT_PREFIX, OPT_SHARD, OPT_SHARD_PLAN,
 	OPT_FORMAT, OPT_UUID, OPT_LABEL, OPT_PCLUSTER, OPT_ZTAILPACKING, OPT_EROFS_FRAGMENTS,
-	OPT_EROFS_DEDUPE, OPT_EROFS_48BIT, OPT_EROFS_ZDIRS, OPT_EROFS_METABOX, OPT_OVLFS_STRIP, OPT_MAX_EXTENT, OPT_CHUNK_SIZE, OPT_BLOBDEV,
+	OPT_EROFS_DEDUPE, OPT_EROFS_48BIT, OPT_EROFS_ZDIRS, OPT_EROFS_METABOX,
+	OPT_EROFS_METAZONE, OPT_OVLFS_STRIP, OPT_MAX_EXTENT, OPT_CHUNK_SIZE, OPT_BLOBDEV,
 	OPT_HINTS, OPT_HINT_CODEC, OPT_XATTR_FILTER,
 	/* tar2img only: an EROFS index of the tar (tool_erofs.c) */
 	OPT_INDEX, OPT_HEADERS_ONLY,
@@ -98,6 +99,7 @@ static const struct option long_opts[] = {
 	{ "erofs-dedupe", no_argument, NULL, OPT_EROFS_DEDUPE },
 	{ "erofs-compress-dirs", no_argument, NULL, OPT_EROFS_ZDIRS },
 	{ "erofs-metabox", required_argument, NULL, OPT_EROFS_METABOX },
+	{ "erofs-metazone", no_argument, NULL, OPT_EROFS_METAZONE },
 	{ "xattr-name-filter", no_argument, NULL, OPT_XATTR_FILTER },
 	{ "erofs-48bit", no_argument, NULL, OPT_EROFS_48BIT },
 	{ "max-extent-bytes", required_argument, NULL, OPT_MAX_EXTENT },
@@ -261,6 +263,7 @@ static int layout_option(struct tool_options *opt, int c, const char *arg)
 	case OPT_EROFS_ZDIRS: d->flags |= SQP_WRITE_EROFS_COMPRESS_DIRS; return 0;
 	case OPT_XATTR_FILTER: d->flags |= SQP_WRITE_EROFS_XATTR_FILTER; return 0;
 	case OPT_EROFS_48BIT: d->flags |= SQP_WRITE_EROFS_48BIT; return 0;
+	case OPT_EROFS_METAZONE: d->flags |= SQP_WRITE_EROFS_METAZONE; return 0;
 	case OPT_MEM:
 		if (tool_parse_bytes(arg, &v) != 0 || v < ((uint64_t)1 << 20))
 			return tool_bad_usage("--mem '%s' is not a size of at least 1M", arg);

@@ -66,6 +66,8 @@ static const char common_help[] =
 	"                          absent without reading them\n"
 	"      --erofs-48bit       EROFS: the 48-bit layout (Linux 6.15 or\n"
 	"                          later): compact inodes keep their times\n"
+	"      --erofs-metazone    EROFS: every inode in a zone of its own after\n"
+	"                          the data, none in the superblock's block\n"
 	"      --max-extent-bytes SIZE  EROFS: a compressed cluster holds at most\n"
 	"                          SIZE bytes of a file (at least -b; what\n"
 	"                          reading one byte may decompress)\n"

@@ -610,7 +610,7 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 	/* Its fragments share what they can unless -E^fragdedupe: the
 	 * default is fragdedupe=full (mkfs_extended), cleared below where
 	 * there are no fragments, as mkfs.erofs only reads it with them. */
-	opt->desc.flags |= SQP_WRITE_EROFS_FRAGDEDUPE;
+	opt->desc.flags |= SQP_WRITE_EROFS_FRAGDEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE_FULL;
 	opt->force = 1;
 	opterr = 0;
 	optind = 0;
@@ -633,7 +633,7 @@ static int parse(int argc, char **argv, struct tool_options *opt, struct mkfs_ar
 			return ret < 0 ? mkfs_refuse(name, "unknown option") : ret;
 	}
 	if (!(opt->desc.flags & SQP_WRITE_EROFS_FRAGMENTS))
-		opt->desc.flags &= ~(unsigned)SQP_WRITE_EROFS_FRAGDEDUPE;
+		opt->desc.flags &= ~(SQP_WRITE_EROFS_FRAGDEDUPE | SQP_WRITE_EROFS_FRAGDEDUPE_FULL);
 	if ((ret = offsets(opt, a)) != 0 || (ret = times(opt, a)) != 0 ||
 	    (ret = chunks(opt, a)) != 0 || (ret = blocks(opt, a)) != 0)
 		return ret;
