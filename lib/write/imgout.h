@@ -108,6 +108,11 @@ int imgout_start_async(struct imgout *o, size_t max_chunks);
 /* Stop the thread; queued bytes not yet written are dropped. */
 void imgout_stop_async(struct imgout *o);
 int imgout_queue(struct imgout *o, const void *data, size_t len, void *token);
+/* imgout_copy's pending range (len bytes at src of fd) queued at
+ * `flushed` for the writer thread to copy, with a duplicate of fd: 0,
+ * 1 when no descriptor could be spared (the caller copies), or the
+ * thread's latched error. */
+int imgout_queue_copy(struct imgout *o, int fd, uint64_t src, uint64_t len);
 /* A written chunk's token: 1 and *token, 0 if none (with wait: none
  * queued), or a negative error. */
 int imgout_reap(struct imgout *o, int wait, void **token);
