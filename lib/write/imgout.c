@@ -10,7 +10,7 @@
  * buffer. Short writes are retried; ENOSPC/EFBIG become SQP_ERR_NO_SPACE.
  * Ranges of other files (imgout_copy) wait, joined while they follow each
  * other, until anything else is appended or read: then one copy in the
- * kernel writes them.
+ * kernel writes them, made by the writer thread when there is one.
  */
 #include "config.h"
 
