@@ -149,6 +149,7 @@ static void cleanup(struct sqp_writer *w)
 
 	if (e == NULL)
 		return;
+	imgout_stop_async(&w->out);   /* erofs_w_copy's */
 	erofs_zip_cleanup(w);
 	erofs_frag_cleanup(w);
 	erofs_dedup_cleanup(w);
@@ -181,6 +182,13 @@ int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
 	sqp_put64(rec + 16, off);
 	sqp_put64(rec + 24, len);
 	erofs_w_hash(w, rec, sizeof(rec));
+	/* The first copy starts the writer thread, which then makes the
+	 * copies in the kernel while this thread goes on with the next
+	 * files and the metadata (imgwriter.c); finish waits for it
+	 * (imgout_flush). Without a tap: imgout_copy refuses one. */
+	if (w->out.async == NULL && w->out.tap.feed == NULL &&
+	    imgout_start_async(&w->out, 1) != 0)
+		return w->err.code;
 	return imgout_copy(&w->out, fd, off, len);
 }
 

@@ -231,43 +231,128 @@ static int write_blocks(struct erofs_wlayout *L, int64_t bt, uint8_t *buf)
 	return 0;
 }
 
-/* The metadata area, built whole (from the spill arena: it may be
- * large) at the places place_inodes chose, then appended in pieces;
- * with meta_blkaddr 0, the records in block 0 written into it. */
+/* A record of the metadata area: where it goes, its inode, its i_ino. */
+struct placed {
+	uint64_t at;
+	uint32_t i, ino_number;
+};
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The area's bytes [win_at, win_at + cap) in memory, zeros where no
+ * record is; those below win_at appended already. */
+struct area_win {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t win_at, hi;   /* hi: the end of the records put */
+};
+
+/* Append the window's whole blocks below to (a block's start), keep
+ * the bytes from there on at the window's start, and make room for
+ * need bytes from to. */
+static int slide(struct erofs_wlayout *L, struct area_win *a, uint64_t to, size_t need)
+{
+	size_t keep = a->hi > to ? (size_t)(a->hi - to) : 0;
+	size_t dirty = a->hi > a->win_at ? (size_t)(a->hi - a->win_at) : 0;
+	int ret = 0;
+
+	if (to > a->win_at)
+		ret = erofs_w_append(L->w, a->buf, (size_t)(to - a->win_at));
+	if (ret != 0)
+		return ret;
+	if (to > a->win_at) {
+		memmove(a->buf, a->buf + (to - a->win_at), keep);
+		memset(a->buf + keep, 0, dirty - keep);
+		a->win_at = to;
+	}
+	if (need > a->cap) {
+		uint8_t *b = realloc(a->buf, need);
+
+		if (b == NULL)
+			return SQP_ERR_NOMEM;
+		memset(b + a->cap, 0, need - a->cap);
+		a->buf = b;
+		a->cap = need;
+	}
+	sqp_spill_check(L->w->spill);
+	return 0;
+}
+
+/*
+ * The metadata area written in place order through a window of
+ * AREA_WIN bytes (larger only for a record larger than that): the
+ * records sorted by place, each put into the window, whose whole blocks
+ * below the next record are appended. Built whole, the area was a
+ * fresh allocation of its size, every page of it faulted in once: a
+ * tenth of the CPU of a merge of small files' EROFS shards, whose area
+ * holds their inline tails (small.tar's 4 shards: 5.6 MB, 1400 faults).
+ * With meta_blkaddr 0, the records in block 0 go into the head.
+ */
+#define AREA_WIN ((size_t)1 << 20)
+
 static int write_meta(struct erofs_wlayout *L, int64_t bt, uint64_t blocks,
 		      uint64_t first, uint64_t meta, uint8_t *scratch)
 {
-	const uint64_t piece = (uint64_t)4 << 20;
-	uint64_t size = blocks * BS, off, n, at;
-	uint8_t *area = sqp_spill_alloc(L->w->spill, size ? size : 1);
+	uint64_t size = blocks * BS, at, off, end;
 	uint32_t k, i, ino_number = 0, from = erofs_w_head_from(L);
 	uint32_t head_end = (erofs_head_blk(L->w) + 1) * BS;
 	uint8_t *head = calloc(1, head_end);
+	struct area_win a = { calloc(1, AREA_WIN), AREA_WIN, 0, 0 };
+	struct placed *p = sqp_spill_alloc(L->w->spill, ((size_t)L->slots + 1) * sizeof(*p));
 	struct erofs_shape s;
-	int ret = area != NULL && head != NULL ? 0 : SQP_ERR_NOMEM;
+	size_t n = 0, j;
+	int ret = head != NULL && a.buf != NULL && p != NULL ? 0 : SQP_ERR_NOMEM;
 
 	for (k = 0; k < L->slots && ret == 0; k++) {
 		i = order_at(L, k);
 		if (!live(L, i) || (++ino_number, in_mbox(L, i)))
 			continue;
 		at = meta * BS + L->nid[i] * EROFS_SLOT_SIZE;
+		if (at >= first * BS) {
+			p[n++] = (struct placed){ at - first * BS, i, ino_number };
+			continue;
+		}
 		if ((ret = erofs_shape_of(L, i, bt, &s)) == 0)
-			ret = erofs_put_record(L, i, &s, at < first * BS ? head + at : area + (at - first * BS),
-					 ino_number, scratch);
+			ret = erofs_put_record(L, i, &s, head + at, ino_number, scratch);
+	}
+	if (ret == 0 && n > 1)
+		qsort(p, n, sizeof(*p), cmp_placed);
+	for (j = 0; j < n && ret == 0; j++) {
+		if ((ret = erofs_shape_of(L, p[j].i, bt, &s)) != 0)
+			break;
+		off = p[j].at;
+		end = off + s.total;
+		if (end > size || off < a.win_at) {
+			ret = SQP_ERR_INTERNAL;   /* placed past the area, or over */
+			break;
+		}
+		if (end - a.win_at > a.cap &&
+		    (ret = slide(L, &a, off - off % BS, (size_t)(end - (off - off % BS)))) != 0)
+			break;
+		ret = erofs_put_record(L, p[j].i, &s, a.buf + (off - a.win_at), p[j].ino_number,
+				       scratch);
+		if (end > a.hi)
+			a.hi = end;
 		sqp_spill_tick(L->w->spill);
 	}
-	for (off = 0; ret == 0 && off < size; off += n) {
-		n = size - off < piece ? size - off : piece;
-		ret = erofs_w_append(L->w, area + off, (size_t)n);
-		sqp_spill_check(L->w->spill);
+	/* the rest of the area: what the window holds, then zeros */
+	while (ret == 0 && a.win_at < size) {
+		end = size - a.win_at < a.cap ? size : a.win_at + a.cap;
+		ret = slide(L, &a, end, 0);
 	}
 	if (ret == 0 && meta == 0) {
 		erofs_w_hash(L->w, head + from, head_end - from);
 		if ((ret = imgout_flush(&L->w->out)) == 0)
 			ret = imgout_pwrite(&L->w->out, from, head + from, head_end - from);
 	}
-	if (area != NULL)
-		sqp_spill_free(L->w->spill, area, size ? size : 1);
+	if (p != NULL)
+		sqp_spill_free(L->w->spill, p, ((size_t)L->slots + 1) * sizeof(*p));
+	free(a.buf);
 	free(head);
 	return ret;
 }

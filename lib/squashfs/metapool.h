@@ -64,7 +64,8 @@ struct meta_pool {
 	struct meta_table t[META_TABLES];
 	struct sqp_pool *pool;
 	struct meta_job *jobs;   /* the window, one allocation */
-	struct meta_job *free_jobs;
+	size_t jobs_used;        /* jobs[0..jobs_used) handed out once */
+	struct meta_job *free_jobs; /* of those, the ones back */
 	uint64_t fail_job;       /* test hook: this block job fails (1-based) */
 	struct sqp_errbuf *err;  /* borrowed */
 	struct sqp_spill *spill; /* borrowed: where the tables' out[] lives */

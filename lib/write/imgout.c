@@ -10,7 +10,7 @@
  * buffer. Short writes are retried; ENOSPC/EFBIG become SQP_ERR_NO_SPACE.
  * Ranges of other files (imgout_copy) wait, joined while they follow each
  * other, until anything else is appended or read: then one copy in the
- * kernel writes them.
+ * kernel writes them, made by the writer thread when there is one.
  */
 #include "config.h"
 
@@ -46,12 +46,18 @@ void imgout_cleanup(struct imgout *o)
 	sqp_copier_cleanup(&o->copier);
 }
 
-/* The pending range of imgout_copy, copied (the buffer is empty). */
+/* The pending range of imgout_copy, copied (the buffer is empty): by
+ * the writer thread when there is one. */
 static int run_copy(struct imgout *o)
 {
-	int ret = sqp_copy_range(&o->copier, o->copy_fd, o->copy_src, o->fd,
-				 o->base + o->flushed, o->copy_len);
+	int ret = o->async != NULL ? imgout_queue_copy(o, o->copy_fd, o->copy_src,
+						       o->copy_len) : 1;
 
+	if (ret == 1)
+		ret = sqp_copy_range(&o->copier, o->copy_fd, o->copy_src, o->fd,
+				     o->base + o->flushed, o->copy_len);
+	else if (ret != 0)
+		return ret;   /* latched */
 	if (ret != 0)
 		return sqp_err(o->err, ret, "copying %llu bytes at %llu of a base image to "
 			       "the image at offset %llu: %s", (unsigned long long)o->copy_len,
@@ -75,7 +81,9 @@ int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len)
 		o->pos += len;
 		return 0;
 	}
-	if ((ret = imgout_flush_buffer(o)) != 0 || (ret = imgout_wait_written(o, UINT64_MAX)) != 0)
+	/* Not waiting for the writer thread: its chunks and copies lie
+	 * below this one, and it keeps to their order. */
+	if ((ret = imgout_flush_buffer(o)) != 0)
 		return ret;
 	o->copy_fd = fd;
 	o->copy_src = off;

@@ -98,16 +98,22 @@ int imgout_pwrite(struct imgout *o, uint64_t off, const void *data, size_t len);
  * caller keeps data untouched until imgout_reap() hands its token back,
  * which happens in queue order, and, with a tap, until its span is
  * hashed (the queuer hands them to tap.place first). At most
- * max_chunks are queued and not yet reaped. Every other call (append,
- * flush, pread, pwrite) first waits until all queued bytes are written,
- * so below `flushed` everything is with the kernel as before. A write
- * error of the thread is latched in o->err by the next call that waits
- * for it.
+ * max_chunks are queued and not yet reaped. The thread also makes
+ * imgout_copy's copies (imgout_queue_copy). flush, pread and pwrite
+ * first wait until the queued bytes and copies below their end are
+ * written, so what they see is with the kernel. A write or copy error
+ * of the thread is latched in o->err by the next call that waits for
+ * it.
  */
 int imgout_start_async(struct imgout *o, size_t max_chunks);
 /* Stop the thread; queued bytes not yet written are dropped. */
 void imgout_stop_async(struct imgout *o);
 int imgout_queue(struct imgout *o, const void *data, size_t len, void *token);
+/* imgout_copy's pending range (len bytes at src of fd) queued at
+ * `flushed` for the writer thread to copy, with a duplicate of fd: 0,
+ * 1 when no descriptor could be spared (the caller copies), or the
+ * thread's latched error. */
+int imgout_queue_copy(struct imgout *o, int fd, uint64_t src, uint64_t len);
 /* A written chunk's token: 1 and *token, 0 if none (with wait: none
  * queued), or a negative error. */
 int imgout_reap(struct imgout *o, int wait, void **token);

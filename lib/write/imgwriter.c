@@ -13,6 +13,14 @@
  * latched error, with the same text as a synchronous write. Adjacent
  * chunks go out in one pwritev().
  *
+ * Ranges of other files (imgout_copy's, a run of joined ones each) wait
+ * in a queue of their own, each with a duplicate of its file descriptor,
+ * and the thread copies them in the kernel: the orchestrator goes on
+ * with the next files while a shard's data is copied. The thread takes
+ * chunks and copies in the order of their offsets (each queue is in that
+ * order), so the first failure, where it stops, is the same whatever the
+ * timing.
+ *
  * Waking a sleeping thread costs the owner a context switch, often two:
  * on a busy machine the woken thread takes the owner's core at once. So
  * an idle thread is woken only once WAKE_BATCH chunks wait, or when the
@@ -22,6 +30,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +47,16 @@ struct imgout_chunk {
 	void *token;
 };
 
+/* A range of another file to copy: len bytes at src of fd (a duplicate
+ * the queue owns) to image position off. */
+struct imgout_copyjob {
+	int fd;
+	uint64_t src, off, len;
+};
+
+/* Copies queued at most: the owner waits for the oldest beyond. */
+#define COPY_SLOTS 4
+
 struct imgout_async {
 	pthread_t thread;
 	pthread_mutex_t lock;      /* protects everything below */
@@ -52,12 +71,53 @@ struct imgout_async {
 	uint64_t base;             /* file offset of image position 0 */
 	int fail_errno;            /* 0, or why the write at fail_off failed */
 	uint64_t fail_off;
+	struct imgout_copyjob copies[COPY_SLOTS];
+	uint64_t copies_queued, copies_done;
+	struct sqp_copier copier;  /* the thread's */
+	int copy_fail;             /* 0, or the error of the copy at fail_off */
+	uint64_t fail_src, fail_len; /* that copy's */
 };
 
 /* With the lock held: the thread stopped on an error. */
 static int failed(const struct imgout_async *a)
 {
-	return a->fail_errno != 0;
+	return a->fail_errno != 0 || a->copy_fail != 0;
+}
+
+/* With the lock held: whether the thread has nothing to do. */
+static int all_done(const struct imgout_async *a)
+{
+	return a->written == a->queued && a->copies_done == a->copies_queued;
+}
+
+/* With the lock held: whether the oldest copy comes before the oldest
+ * chunk in the image. */
+static int copy_first(const struct imgout_async *a)
+{
+	return a->copies_done < a->copies_queued &&
+	       (a->written == a->queued ||
+		a->copies[a->copies_done % COPY_SLOTS].off < a->ring[a->written % a->cap].off);
+}
+
+/* With the lock held: the oldest copy made, the lock released meanwhile. */
+static void run_copy_job(struct imgout_async *a)
+{
+	struct imgout_copyjob j = a->copies[a->copies_done % COPY_SLOTS];
+	int ret;
+
+	pthread_mutex_unlock(&a->lock);
+	ret = sqp_copy_range(&a->copier, j.fd, j.src, a->fd, a->base + j.off, j.len);
+	if (ret == 0)
+		close(j.fd);
+	pthread_mutex_lock(&a->lock);
+	if (ret != 0) {
+		a->copy_fail = ret;   /* its fd is closed with the queue's */
+		a->fail_off = j.off;
+		a->fail_src = j.src;
+		a->fail_len = j.len;
+	} else {
+		a->copies_done++;
+	}
 }
 
 /* Chunks written with one system call at most: blocks are 4 KiB..1 MiB,
@@ -125,13 +185,18 @@ static void *writer_main(void *arg)
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		while (!a->stop && (a->written == a->queued || failed(a))) {
+		while (!a->stop && (all_done(a) || failed(a))) {
 			a->idle = 1;
 			pthread_cond_wait(&a->wake, &a->lock);
 			a->idle = 0;
 		}
 		if (a->stop)
 			break;
+		if (copy_first(a)) {
+			run_copy_job(a);
+			pthread_cond_broadcast(&a->progress);
+			continue;
+		}
 		n = next_run(a, iov, &off);
 		pthread_mutex_unlock(&a->lock);
 		e = write_run(a->fd, a->base, iov, n, off, &fail_off);
@@ -189,6 +254,9 @@ void imgout_stop_async(struct imgout *o)
 	pthread_cond_broadcast(&a->progress);
 	pthread_mutex_unlock(&a->lock);
 	pthread_join(a->thread, NULL);
+	for (; a->copies_done < a->copies_queued; a->copies_done++)
+		close(a->copies[a->copies_done % COPY_SLOTS].fd);
+	sqp_copier_cleanup(&a->copier);
 	pthread_cond_destroy(&a->progress);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
@@ -203,7 +271,8 @@ void imgout_stop_async(struct imgout *o)
  * a second caller from signalling the same sleep again. */
 static int need_wake(struct imgout_async *a, uint64_t min)
 {
-	if (!a->idle || failed(a) || a->queued - a->written < min)
+	if (!a->idle || failed(a) ||
+	    a->queued - a->written + (a->copies_queued - a->copies_done) < min)
 		return 0;
 	a->idle = 0;
 	return 1;
@@ -212,6 +281,11 @@ static int need_wake(struct imgout_async *a, uint64_t min)
 /* Called with the lock held after the thread failed: latch its error. */
 static int latch_failure(struct imgout *o, const struct imgout_async *a)
 {
+	if (a->copy_fail != 0)
+		return sqp_err(o->err, a->copy_fail, "copying %llu bytes at %llu of a base "
+			       "image to the image at offset %llu: %s",
+			       (unsigned long long)a->fail_len, (unsigned long long)a->fail_src,
+			       (unsigned long long)a->fail_off, sqp_strerror(a->copy_fail));
 	return sqp_err(o->err, sqp_errno_code(a->fail_errno),
 		       "writing the image at offset %llu: %s",
 		       (unsigned long long)a->fail_off, strerror(a->fail_errno));
@@ -247,6 +321,36 @@ int imgout_queue(struct imgout *o, const void *data, size_t len, void *token)
 	return 0;
 }
 
+int imgout_queue_copy(struct imgout *o, int fd, uint64_t src, uint64_t len)
+{
+	struct imgout_async *a = o->async;
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), wake = 0, ret = 0;
+
+	if (dup_fd < 0)
+		return 1;   /* no descriptor to spare: the caller copies */
+	pthread_mutex_lock(&a->lock);
+	while (a->copies_queued - a->copies_done >= COPY_SLOTS && !failed(a) && !a->stop)
+		pthread_cond_wait(&a->progress, &a->lock);
+	if (failed(a) || a->stop) {
+		ret = failed(a) ? latch_failure(o, a) :
+		      sqp_err(o->err, SQP_ERR_INTERNAL, "image writer stopped");
+	} else {
+		a->copies[a->copies_queued++ % COPY_SLOTS] =
+			(struct imgout_copyjob){ dup_fd, src, o->flushed, len };
+		/* a copy is work enough to wake the thread for */
+		wake = a->idle;
+		a->idle = 0;
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (ret != 0) {
+		close(dup_fd);
+		return ret;
+	}
+	if (wake)
+		pthread_cond_signal(&a->wake);
+	return 0;
+}
+
 int imgout_reap(struct imgout *o, int wait, void **token)
 {
 	struct imgout_async *a = o->async;
@@ -274,7 +378,9 @@ int imgout_reap(struct imgout *o, int wait, void **token)
  * written yet. */
 static int unwritten_below(const struct imgout_async *a, uint64_t end)
 {
-	return a->written < a->queued && a->ring[a->written % a->cap].off < end;
+	return (a->written < a->queued && a->ring[a->written % a->cap].off < end) ||
+	       (a->copies_done < a->copies_queued &&
+		a->copies[a->copies_done % COPY_SLOTS].off < end);
 }
 
 /* With the lock held: wait until the chunks below end are written, the
@@ -297,6 +403,8 @@ int imgout_wait_durable(struct imgout_async *a, uint64_t end)
 	wait_below(a, end);
 	if (a->fail_errno != 0)
 		ret = sqp_errno_code(a->fail_errno);
+	else if (a->copy_fail != 0)
+		ret = a->copy_fail;
 	else if (unwritten_below(a, end))
 		ret = SQP_ERR_INTERNAL; /* stopped first */
 	pthread_mutex_unlock(&a->lock);
