@@ -31,6 +31,13 @@
 #           wall ms, and the CPU as a ratio of the reference peer's
 #           (squashfuse_ll for SquashFS, erofsfuse for EROFS: "x ref").
 # --ready-only measures the ready figures alone (the others show "-").
+# --images huge adds issue 41's walk of many entries: --entries (default
+# 1,000,000) small files, 1000 to a directory (extras/bench/many-tar,
+# --many-tar), packed by tar2img (zstd), mounted by sqpack,
+# squashfuse_ll, squashfuse_ll -s (single-threaded, the issue's
+# reference: "squashfuse_ll-s") and the kernel; one reader stat'ing every
+# entry on a fresh mount, the image cached: its own table of the walk's
+# wall seconds, the mounter's CPU seconds in it and its peak RSS.
 # --mounters LIST keeps those mounters of the ones given (a slow peer
 # on the xz image: Debian's squashfuse takes minutes a GB).
 # Peers are given by path (--squashfuse-ll, --squashfuse, --erofsfuse;
@@ -61,6 +68,8 @@ sqold=
 erofsfuse=
 mkfs_erofs=mkfs.erofs
 images=zstd,xz,lz4hc,lzma
+entries=1000000
+many_tar=
 only=
 scratch=
 
@@ -80,18 +89,21 @@ usage: $prog [options]
   --squashfuse-old PATH a second squashfuse (Debian's 0.1.105)
   --erofsfuse PATH      erofsfuse to compare with
   --mkfs-erofs PATH     mkfs.erofs making the EROFS images (lzma: 1.6+)
-  --images LIST         of zstd,xz,lz4hc,lzma,lzmafrag: those made and
-                        measured
+  --images LIST         of zstd,xz,lz4hc,lzma,lzmafrag,huge: those made
+                        and measured
                         (default $images)
-  --mounters LIST       of sqpack,squashfuse_ll,squashfuse,squashfuse-0.1,
-                        erofsfuse,kernel: those measured (default all
-                        that are given)
+  --entries N           files in the huge image (default $entries)
+  --many-tar PATH       its generator (default: the build's
+                        extras/bench/many-tar)
+  --mounters LIST       of sqpack,squashfuse_ll,squashfuse_ll-s,
+                        squashfuse,squashfuse-0.1,erofsfuse,kernel:
+                        those measured (default all that are given)
   --scratch DIR         images and mount points (default DIR/out-fuse)
 USAGE
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--squashfuse-old|--erofsfuse|--mkfs-erofs|--images|--mounters|--scratch)
+	--corpus|--tree|--readers|--random|--runs|--ready|--bin|--squashfuse-ll|--squashfuse|--squashfuse-old|--erofsfuse|--mkfs-erofs|--images|--mounters|--scratch|--entries|--many-tar)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; } ;;
 	esac
 	case $1 in
@@ -109,6 +121,8 @@ while [ $# -gt 0 ]; do
 	--mkfs-erofs) mkfs_erofs=$2; shift ;;
 	--images) images=$2; shift ;;
 	--mounters) only=$2; shift ;;
+	--entries) entries=$2; shift ;;
+	--many-tar) many_tar=$2; shift ;;
 	--erofsfuse) erofsfuse=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -116,8 +130,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for n in "$readers" "$random" "$runs" "$ready"; do
-	case $n in ''|0|*[!0-9]*) echo "$prog: --readers, --random, --runs and --ready take a number from 1" >&2; exit 2 ;; esac
+for n in "$readers" "$random" "$runs" "$ready" "$entries"; do
+	case $n in ''|0|*[!0-9]*) echo "$prog: --readers, --random, --runs, --ready and --entries take a number from 1" >&2; exit 2 ;; esac
 done
 . "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 bin=$(bench_bindir "$bin")
@@ -150,6 +164,14 @@ want xz || sq_xz=
 want lz4hc || ero=
 want lzma || ero_lzma=
 want lzmafrag || ero_frag=
+huge=$scratch/huge-$entries.sqfs
+want huge || huge=
+if [ -n "$huge" ] && [ ! -f "$huge" ]; then
+	: "${many_tar:=${bin%/.libs}/../extras/bench/many-tar}"
+	[ -x "$many_tar" ] || { echo "$prog: no generator at $many_tar (make check builds it; --many-tar PATH)" >&2; exit 1; }
+	"$many_tar" "$entries" | "$bin/tar2img" -q -c zstd "$huge.tmp" &&
+		mv "$huge.tmp" "$huge" || { rm -f "$huge.tmp"; exit 1; }
+fi
 [ -z "$sq_zstd" ] || [ -f "$sq_zstd" ] || "$bin/tar2img" -q -c zstd "$sq_zstd" "$corpus/${tree#rootfs-}.tar" || exit 1
 [ -z "$sq_xz" ] || [ -f "$sq_xz" ] || "$bin/tar2img" -q -c xz -b 1M "$sq_xz" "$corpus/${tree#rootfs-}.tar" || exit 1
 [ -z "$ero" ] || [ -f "$ero" ] || "$mkfs_erofs" --quiet -zlz4hc "$ero" "$src" > /dev/null || exit 1
@@ -161,6 +183,8 @@ want lzmafrag || ero_frag=
 	{ rm -f "$ero_frag"; echo "$prog: $mkfs_erofs makes no -Eall-fragments lzma image: left out" >&2; }
 bytes=$(cd "$src" && find . -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
 big=$(cd "$src" && find . -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+# What a mount is ready for: a stat of this path answered.
+probe=$big
 
 # mnt_up MOUNTER IMAGE: mount IMAGE at $scratch/m, until it answers;
 # a FUSE mounter runs in the foreground, in our background: its pid in
@@ -172,11 +196,12 @@ mnt_up() {
 	kernel) mount -o loop,ro "$2" "$scratch/m" || return 1 ;;
 	sqpack) "$fuse" -f "$2" "$scratch/m" & mpid=$! ;;
 	squashfuse_ll) "$sqll" -f "$2" "$scratch/m" & mpid=$! ;;
+	squashfuse_ll-s) "$sqll" -f -s "$2" "$scratch/m" & mpid=$! ;;
 	squashfuse) "$sqhl" -f "$2" "$scratch/m" & mpid=$! ;;
 	squashfuse-0.1) "$sqold" -f "$2" "$scratch/m" & mpid=$! ;;
 	erofsfuse) "$erofsfuse" -f "$2" "$scratch/m" > /dev/null 2>&1 & mpid=$! ;;
 	esac
-	until [ -e "$scratch/m/$big" ]; do
+	until [ -e "$scratch/m/$probe" ]; do
 		[ -z "$mpid" ] || kill -0 "$mpid" 2> /dev/null || return 1
 		sleep 0.001
 	done
@@ -192,7 +217,7 @@ mnt_rss() {
 	awk '/^VmHWM:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$mpid/status"
 }
 # ready_of MOUNTER IMAGE: "CPU-ms wall-ms", medians over --ready runs of
-# exec until a stat of $big under the mount is answered. The CPU is the
+# exec until a stat of $probe under the mount is answered. The CPU is the
 # mounter's own: its threads' run time (schedstat, in ns) while it
 # serves in the foreground, or mount(8)'s rusage for the kernel, whose
 # process does the mounting and exits. The mount is polled from this
@@ -203,11 +228,12 @@ ready_of() {
 	kernel) cmd=(mount -o loop,ro "$2" "$scratch/m") ;;
 	sqpack) cmd=("$fuse" -f "$2" "$scratch/m") ;;
 	squashfuse_ll) cmd=("$sqll" -f "$2" "$scratch/m") ;;
+	squashfuse_ll-s) cmd=("$sqll" -f -s "$2" "$scratch/m") ;;
 	squashfuse) cmd=("$sqhl" -f "$2" "$scratch/m") ;;
 	squashfuse-0.1) cmd=("$sqold" -f "$2" "$scratch/m") ;;
 	erofsfuse) cmd=("$erofsfuse" -f "$2" "$scratch/m") ;;
 	esac
-	python3 - "$ready" "$scratch/m" "$big" "$1" "${cmd[@]}" <<'PY'
+	python3 - "$ready" "$scratch/m" "$probe" "$1" "${cmd[@]}" <<'PY'
 import glob, os, resource, subprocess, sys, time
 runs, mnt, rel, who, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 under = os.stat(mnt).st_dev
@@ -349,5 +375,41 @@ for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma" "$ero_frag"; do
 		esac
 	done
 	unset rdy
+done
+
+# The walk of many entries: its own table.
+[ -n "$huge" ] || exit $status
+probe=d000000/f0000.txt
+mounters="sqpack"
+[ -n "$sqll" ] && mounters+=" squashfuse_ll squashfuse_ll-s"
+[ "$(id -u)" = 0 ] && mounters+=" kernel"
+if [ -n "$only" ]; then
+	kept=
+	for m in $mounters; do
+		case ",$only," in *",$m,"*) kept+=" $m" ;; esac
+	done
+	mounters=$kept
+fi
+fig=()
+cat "$huge" > /dev/null
+for ((r = 0; r < runs; r++)); do
+	for m in $mounters; do
+		mnt_up "$m" "$huge" || { fig[$m.stat]+="nan "; status=1; continue; }
+		c0=$(mnt_cpu)
+		fig[$m.stat]+="$(secs stat_walk) "
+		c1=$(mnt_cpu)
+		fig[$m.cpu]+="$(awk -v a="$c0" -v b="$c1" 'BEGIN { if (a == "nan") print "-"; else printf "%.2f\n", b - a }') "
+		fig[$m.rss]+="$(mnt_rss) "
+		mnt_down "$m"
+	done
+done
+med() { tr ' ' '\n' | sed '/^$/d' | bench_median; }
+echo
+echo "${huge##*/}: $entries files, $(( entries / 1000 )) directories; one reader stat'ing every entry (find -printf %s), a fresh mount, the image cached; median of $runs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| image | mounter | walk s | mounter CPU s | RSS MiB |"
+echo "|---|---|---|---|---|"
+for m in $mounters; do
+	echo "| ${huge##*/} | $m | $(med <<< "${fig[$m.stat]:-}") | $(med <<< "${fig[$m.cpu]:-}") | $(med <<< "${fig[$m.rss]:-}") |"
 done
 exit $status

@@ -33,12 +33,23 @@ struct job {
 };
 
 /* The states of files read without an open file: a few, as readers
- * in order at once are (one a thread of the loop, about). */
-#define SLOT_BITS 6
-#define SLOTS (1u << SLOT_BITS)
+ * in order at once are (one a thread of the loop, about), in sets of
+ * WAYS found by the file's hash. A file new to its set takes the way
+ * used least lately: two readers whose files meet in a set keep a way
+ * each (with one slot a hash, they reset each other's state at every
+ * read, and neither was ever prefetched for). */
+#define SET_BITS 4
+#define SETS (1u << SET_BITS)
+#define WAYS 4
 struct slot {
-	struct ahead_file f;
+	struct ahead_seq seq;
 	uint64_t ref;
+	uint64_t used;              /* the set's tick at its last read */
+};
+struct slot_set {
+	pthread_mutex_t lock;
+	uint64_t tick;
+	struct slot way[WAYS];
 };
 
 struct ahead {
@@ -55,7 +66,7 @@ struct ahead {
 	 * mount, so a mount costs no threads until a file is read in
 	 * order (what a mount costs until ready is squashfuse's). */
 	unsigned want, threads;
-	struct slot slot[SLOTS];
+	struct slot_set set[SETS];
 	pthread_t tid[];
 };
 
@@ -108,9 +119,10 @@ int ahead_create(ahead_load_fn load, void *user, unsigned threads,
 	pthread_cond_init(&a->more, NULL);
 	a->load = load;
 	a->user = user;
-	for (unsigned i = 0; i < SLOTS; i++) {
-		ahead_file_init(&a->slot[i].f, 0);
-		a->slot[i].ref = UINT64_MAX;
+	for (unsigned i = 0; i < SETS; i++) {
+		pthread_mutex_init(&a->set[i].lock, NULL);
+		for (unsigned w = 0; w < WAYS; w++)
+			a->set[i].way[w].ref = UINT64_MAX;
 	}
 	a->chunk = chunk;
 	a->window = window;
@@ -141,8 +153,8 @@ void ahead_destroy(struct ahead *a)
 	pthread_mutex_unlock(&a->lock);
 	for (unsigned i = 0; i < a->threads; i++)
 		pthread_join(a->tid[i], NULL);
-	for (unsigned i = 0; i < SLOTS; i++)
-		ahead_file_destroy(&a->slot[i].f);
+	for (unsigned i = 0; i < SETS; i++)
+		pthread_mutex_destroy(&a->set[i].lock);
 	pthread_cond_destroy(&a->more);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -152,9 +164,7 @@ void ahead_file_init(struct ahead_file *f, uint64_t size)
 {
 	pthread_mutex_init(&f->lock, NULL);
 	f->size = size;
-	f->next = 0;
-	f->streak = 0;
-	f->queued = 0;
+	f->seq = (struct ahead_seq){ 0 };
 }
 
 void ahead_file_destroy(struct ahead_file *f)
@@ -162,24 +172,12 @@ void ahead_file_destroy(struct ahead_file *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
-void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
-		uint64_t size, uint64_t first, uint64_t last)
+/* With f guarded: a read of chunks first..last of a file of chunks
+ * chunks. 1 with the chunks to queue, from..to, or 0. */
+static int follow(const struct ahead *a, struct ahead_seq *f,
+		  uint64_t chunks, uint64_t first, uint64_t last,
+		  uint64_t *from, uint64_t *to)
 {
-	uint64_t from, to, chunks;
-	struct slot *sl = NULL;
-
-	if (a == NULL)
-		return;
-	chunks = (size + a->chunk - 1) / a->chunk;
-	if (f == NULL) {
-		sl = &a->slot[(ref * 0x9E3779B97F4A7C15u) >> (64 - SLOT_BITS)];
-		f = &sl->f;
-	}
-	pthread_mutex_lock(&f->lock);
-	if (sl != NULL && sl->ref != ref) {
-		sl->ref = ref;
-		f->next = f->streak = f->queued = 0;
-	}
 	if (first == f->next || first + 1 == f->next) {
 		f->streak += f->streak < 2;
 	} else {
@@ -187,14 +185,60 @@ void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		f->queued = 0;
 	}
 	f->next = last + 1;
-	from = f->queued > last + 1 ? f->queued : last + 1;
-	to = last + a->window < chunks ? last + a->window + 1 : chunks;
-	if (f->streak < 2 || from >= to) {
-		pthread_mutex_unlock(&f->lock);
-		return;
+	*from = f->queued > last + 1 ? f->queued : last + 1;
+	*to = last + a->window < chunks ? last + a->window + 1 : chunks;
+	if (f->streak < 2 || *from >= *to)
+		return 0;
+	f->queued = *to;
+	return 1;
+}
+
+/* With set's lock held: the way of file ref, taken from the one used
+ * least lately when it has none. */
+static struct ahead_seq *way_of(struct slot_set *set, uint64_t ref)
+{
+	struct slot *sl = &set->way[0];
+
+	for (unsigned w = 0; w < WAYS; w++) {
+		if (set->way[w].ref == ref) {
+			sl = &set->way[w];
+			break;
+		}
+		if (set->way[w].used < sl->used)
+			sl = &set->way[w];
 	}
-	f->queued = to;
-	pthread_mutex_unlock(&f->lock);
+	if (sl->ref != ref) {
+		sl->ref = ref;
+		sl->seq = (struct ahead_seq){ 0 };
+	}
+	sl->used = ++set->tick;
+	return &sl->seq;
+}
+
+void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
+		uint64_t size, uint64_t first, uint64_t last)
+{
+	uint64_t from, to, chunks;
+	int go;
+
+	if (a == NULL)
+		return;
+	chunks = (size + a->chunk - 1) / a->chunk;
+	if (f == NULL) {
+		struct slot_set *set =
+			&a->set[(ref * 0x9E3779B97F4A7C15u) >> (64 - SET_BITS)];
+
+		pthread_mutex_lock(&set->lock);
+		go = follow(a, way_of(set, ref), chunks, first, last, &from,
+			    &to);
+		pthread_mutex_unlock(&set->lock);
+	} else {
+		pthread_mutex_lock(&f->lock);
+		go = follow(a, &f->seq, chunks, first, last, &from, &to);
+		pthread_mutex_unlock(&f->lock);
+	}
+	if (!go)
+		return;
 	pthread_mutex_lock(&a->lock);
 	if (a->threads < a->want)
 		start(a);

@@ -27,14 +27,19 @@ struct ahead;
 typedef void (*ahead_load_fn)(void *user, uint64_t ref, uint64_t idx,
 			      uint64_t size);
 
-/* What sqpack-fuse keeps per open file (fi->fh): its size and where its
- * reads were. */
-struct ahead_file {
-	pthread_mutex_t lock;
-	uint64_t size;
+/* Where a file's reads were. */
+struct ahead_seq {
 	uint64_t next;              /* chunk after the last read's */
 	unsigned streak;            /* reads in a row that followed on */
 	uint64_t queued;            /* chunks below this are queued or read */
+};
+
+/* What sqpack-fuse keeps per open file (fi->fh): its size and where its
+ * reads were. */
+struct ahead_file {
+	pthread_mutex_t lock;       /* guards seq */
+	uint64_t size;
+	struct ahead_seq seq;
 };
 
 /* 0, or -errno. load, user: what the loaders call; threads: loaders
@@ -50,9 +55,9 @@ void ahead_file_destroy(struct ahead_file *f);
 
 /* A read of chunks first..last of file ref of size bytes (its state f;
  * NULL when the kernel opened it without us, FS_NO_OPEN: then a state
- * kept per file in a few slots, which files that collide share and
- * reset): when it follows on from the previous read, queue the chunks
- * after it. */
+ * kept per file in a few slots, the one used least lately taken for a
+ * file that has none): when it follows on from the previous read,
+ * queue the chunks after it. */
 void ahead_read(struct ahead *a, struct ahead_file *f, uint64_t ref,
 		uint64_t size, uint64_t first, uint64_t last);
 

@@ -31,6 +31,7 @@ struct fc_entry {
 	int state, err;
 	unsigned refs, kind;
 	int slab;                       /* data is a slab */
+	size_t mapped;                  /* or a mapping of these bytes */
 	size_t len;
 	uint8_t *data;
 };
@@ -58,7 +59,8 @@ struct fuse_cache {
 
 static size_t cost(const struct fuse_cache *c, const struct fc_entry *e)
 {
-	return (e->slab ? c->slab : e->len) + sizeof(*e);
+	return (e->mapped ? e->mapped : e->slab ? c->slab : e->len) +
+	       sizeof(*e);
 }
 
 /* The table's first size: a page of bucket pointers. */
@@ -149,9 +151,12 @@ static void lru_unlink(struct fc_entry *e)
 	e->next->prev = e->prev;
 }
 
-static void data_free(const struct fuse_cache *c, uint8_t *data, int slab)
+static void data_free(const struct fuse_cache *c, uint8_t *data, int slab,
+		      size_t mapped)
 {
-	if (slab)
+	if (mapped)
+		munmap(data, mapped);
+	else if (slab)
 		munmap(data, c->slab);
 	else
 		free(data);
@@ -159,7 +164,7 @@ static void data_free(const struct fuse_cache *c, uint8_t *data, int slab)
 
 static void entry_free(const struct fuse_cache *c, struct fc_entry *e)
 {
-	data_free(c, e->data, e->slab);
+	data_free(c, e->data, e->slab, e->mapped);
 	free(e);
 }
 
@@ -208,6 +213,27 @@ int fc_slab(struct fuse_cache *c, struct fc_load *out)
 	return 0;
 }
 
+/* Above this, fc_buffer maps: malloc's own first threshold. */
+#define FC_MAP_MIN (128u << 10)
+
+int fc_buffer(struct fuse_cache *c, size_t n, struct fc_load *out)
+{
+	void *b;
+
+	if (n == c->slab)
+		return fc_slab(c, out);
+	if (n >= FC_MAP_MIN &&
+	    (b = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED) {
+		out->data = b;
+		out->mapped = n;
+		return 0;
+	}
+	if ((out->data = malloc(n > 0 ? n : 1)) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
 void fc_destroy(struct fuse_cache *c)
 {
 	if (c == NULL)
@@ -239,7 +265,7 @@ static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
 	pthread_mutex_lock(&c->lock);
 	if (ret != 0) {
 		if (l.data != NULL)
-			data_free(c, l.data, l.slab);
+			data_free(c, l.data, l.slab, l.mapped);
 		unhash(c, e);
 		e->state = FAILED;
 		e->err = ret;
@@ -248,6 +274,7 @@ static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg)
 		e->len = l.len;
 		e->kind = l.kind;
 		e->slab = l.slab;
+		e->mapped = l.mapped;
 		e->state = READY;
 		c->used += cost(c, e);
 		evict(c);

@@ -23,14 +23,15 @@ struct fc_entry;
 struct fuse_cache;
 
 /* What a loader made (all 0 when it is called): data, len bytes of
- * it, malloc'd or from fc_slab (which sets slab), given to the cache
- * whatever the load returns; kind is the user's, for what the bytes
- * are (fc_kind). */
+ * it, malloc'd or from fc_slab or fc_buffer (which set slab and
+ * mapped), given to the cache whatever the load returns; kind is the
+ * user's, for what the bytes are (fc_kind). */
 struct fc_load {
 	uint8_t *data;
 	size_t len;
 	unsigned kind;
 	int slab;
+	size_t mapped;              /* bytes of a mapping of its own */
 };
 
 /* Make the bytes of key (ref, idx) into *out: 0, or a negative errno.
@@ -56,6 +57,18 @@ void fc_destroy(struct fuse_cache *c);
  * are kept as spares for the next loads, counted in the budget, so a
  * steady stream of misses maps and faults in no fresh pages. */
 int fc_slab(struct fuse_cache *c, struct fc_load *out);
+
+/* out->data: a buffer of n bytes for a loader to fill: a slab where n
+ * is the slab's size, pages of its own (mmap) where n is large, else
+ * malloc'd. 0, or -ENOMEM.
+ *
+ * Why pages of its own for large ones (an EROFS extent decoded whole,
+ * up to 12 MiB; a file's last chunk): malloc serves a large request
+ * with a mapping of its own only until one is freed, then raises that
+ * threshold to the freed size and serves the next ones from its
+ * arenas, where what is freed stays: reading big.tar's tree from the
+ * lzma image with 1 MiB pclusters, a 64 MiB cache peaked at 279 MiB. */
+int fc_buffer(struct fuse_cache *c, size_t n, struct fc_load *out);
 
 /* The entry of (ref, idx), loaded if missing, pinned until fc_put():
  * 0, or the loader's negative errno. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuse_fs.h"
 
@@ -28,6 +29,8 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 	struct sqp_inode_info ri = { .struct_size = sizeof(ri) };
 	struct sqp_inode_info pk = { .struct_size = sizeof(pk) };
 	struct sqp_image *img;
+	unsigned units;
+	long cpus;
 	int ret;
 
 	memset(fs, 0, sizeof(*fs));
@@ -76,6 +79,11 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
 		return SQP_ERR_NOMEM;
 	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	units = cpus > 0 && cpus < FS_UNIT_DECODERS ? (unsigned)cpus :
+		FS_UNIT_DECODERS;
+	pool_init_empty(&fs->units, &s->desc,
+			units < fs->pool.max ? units : fs->pool.max);
 	return 0;
 }
 
@@ -83,5 +91,6 @@ void fs_fini(struct fs *fs)
 {
 	fc_destroy(fs->cache);
 	fs->cache = NULL;
+	pool_destroy(&fs->units);
 	pool_destroy(&fs->pool);
 }

@@ -35,6 +35,7 @@
  * indexes (a file's size is below 2^62) and FS_LISTING. */
 #define FS_UNIT ((uint64_t)1 << 63)
 #define FS_UNIT_MAX ((uint64_t)1 << 62)
+#define FS_UNIT_DECODERS 4
 
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
@@ -75,6 +76,13 @@ enum { FS_NO_OPEN = 1, FS_NO_OPENDIR = 2 };
 
 struct fs {
 	struct fuse_pool pool;
+	/* The images that decode units (FS_UNIT: EROFS extents of several
+	 * MiB), a few: each keeps what a unit's decoding grew (liblzma's
+	 * dictionary, up to 8 MiB, and a pcluster), which with every
+	 * image of the pool decoding them took 90 MiB besides the cache
+	 * (lzma, 1 MiB pclusters, 10 threads). As many as the cores, up
+	 * to FS_UNIT_DECODERS: more would not decode faster. */
+	struct fuse_pool units;
 	struct fuse_cache *cache;
 	struct ahead *ahead;         /* NULL: no prefetch */
 	struct sqp_image_info info;

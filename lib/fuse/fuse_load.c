@@ -132,9 +132,7 @@ static int load_chunk(struct fs *fs, struct pool_img *pi, uint64_t ref,
 	if ((ret = pool_file(pi, ref)) != 0 ||
 	    (ret = pieces(fs, ref, pi->file, off, n, out)) != 0)
 		return ret < 0 ? ret : 0;
-	/* A file's last chunk, often small, is malloc'd. */
-	if (n == fs->chunk ? fc_slab(fs->cache, out) != 0 :
-	    (out->data = malloc(n)) == NULL)
+	if (fc_buffer(fs->cache, n, out) != 0)
 		return SQP_ERR_NOMEM;
 	if ((ret = sqp_file_pread(pi->file, out->data, n, off, &got)) == 0 &&
 	    got != n)
@@ -155,8 +153,7 @@ static int load_unit(struct fs *fs, struct pool_img *pi, uint64_t ref,
 		return SQP_ERR_CORRUPT;
 	if ((ret = pool_file(pi, ref)) != 0)
 		return ret;
-	if (len == fs->chunk ? fc_slab(fs->cache, out) != 0 :
-	    (out->data = malloc((size_t)len)) == NULL)
+	if (fc_buffer(fs->cache, (size_t)len, out) != 0)
 		return SQP_ERR_NOMEM;
 	if ((ret = sqp_file_pread(pi->file, out->data, (size_t)len, la,
 				  &got)) == 0 && got != len)
@@ -260,10 +257,12 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 	    struct fc_load *out)
 {
 	struct fs *fs = user;
+	struct fuse_pool *pool = idx != FS_LISTING && ref != FS_FRAGMENTS &&
+				 (idx & FS_UNIT) ? &fs->units : &fs->pool;
 	struct pool_img *pi;
 	int ret;
 
-	if ((ret = pool_get(&fs->pool, &pi)) != 0)
+	if ((ret = pool_get(pool, &pi)) != 0)
 		return ret;
 	if (idx == FS_LISTING)
 		ret = load_listing(pi, ref, out);
@@ -282,7 +281,7 @@ int fs_load(void *user, uint64_t ref, uint64_t idx, const void *arg,
 			 (unsigned long long)ref, sqp_image_error(pi->img));
 		fs->o.warn(fs->o.warn_user, msg);
 	}
-	pool_put(&fs->pool, pi, ret);
+	pool_put(pool, pi, ret);
 	if (ret == SQP_ERR_ARG && idx == FS_LISTING)
 		return -ENOTDIR;
 	return -pool_errno(ret);

@@ -61,6 +61,17 @@ int pool_init(struct fuse_pool *p, const struct sqp_image_desc *desc,
 	return 0;
 }
 
+void pool_init_empty(struct fuse_pool *p, const struct sqp_image_desc *desc,
+		     unsigned max)
+{
+	p->desc = *desc;
+	p->free = NULL;
+	p->count = 0;
+	p->max = max > 0 ? max : 1;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->freed, NULL);
+}
+
 void pool_destroy(struct fuse_pool *p)
 {
 	while (p->free != NULL) {

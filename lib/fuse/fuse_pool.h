@@ -41,6 +41,10 @@ struct fuse_pool {
  * (static or from the image; the caller prints it before destroying). */
 int pool_init(struct fuse_pool *p, const struct sqp_image_desc *desc,
 	      unsigned max, char *msg, size_t msg_size);
+/* The same, no image opened until one is asked for (desc checked
+ * already by another pool). */
+void pool_init_empty(struct fuse_pool *p, const struct sqp_image_desc *desc,
+		     unsigned max);
 void pool_destroy(struct fuse_pool *p);
 
 /* An image for this thread alone, until pool_put: 0 or -errno. */

@@ -4,6 +4,7 @@
 # first without a kernel, 64 threads calling the read operation on one
 # block of a fresh cache at once (oneblock.c: each gets its bytes, and
 # the block is decompressed once, the other misses waiting for it);
+# prefetch states of files that meet in one set of slots;
 # then through one mount, 16 readers of one block at once, 8 readers of
 # a whole file, each from its start, with a cache of 512 KiB (entries
 # evicted while others are read). O_DIRECT keeps the kernel's page cache
@@ -112,6 +113,11 @@ check "EROFS, 64 threads read 64 files of the packed inode: decoded once" \
 # shellcheck disable=SC2086
 [ -f "$T/b4.sqfs" ] && check "4 KiB blocks: 64 tails of one fragment block in a larger chunk, decoded once" \
 	"$oneblock" fragment "$T/b4.sqfs" "$T/src" 0 $smalls
+# Files read without an open file (the kernel's no-open) keep their
+# prefetch state in slots found by a hash: four whose hashes meet, read
+# in order in turns, are each prefetched for.
+check "4 files read in order, their prefetch slots met: each prefetched for" \
+	"$top_builddir/tests/fuse/prefetch_ways"
 
 fuse_usable
 cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
