@@ -10,7 +10,9 @@
 # --ztailpacking, theirs -E ztailpacking; "+d" adds dedup to both, ours
 # --erofs-dedupe, theirs -E dedupe, which needs --mkfs a newer
 # erofs-utils than Debian 12's 1.5; "+D" to ours alone, to compare with
-# a mkfs.erofs that has none). Prints
+# a mkfs.erofs that has none); "+f" adds fragments to both, ours
+# --erofs-fragments, theirs -E fragments (1.9's default fragdedupe).
+# Prints
 # wall time, CPU time and image size as a Markdown table with the ratios
 # ours/mkfs.erofs, and has fsck.erofs check our images. Beside them the
 # codec's limit: erofs-baseline's one pass of the codec over the
@@ -47,8 +49,8 @@ usage: $prog [options]
   --tree NAME      tree in DIR to pack (default $tree)
   --codecs "LIST"  of lz4 lz4hc lzma deflate zstd (default "$codecs")
   --layouts "LIST" cluster sizes in bytes, each with +z for tail packing,
-                   +d for dedup (+D: ours only) (default "$layouts";
-                   e.g. "4096 65536 4096+z 65536+z 4096+d")
+                   +d for dedup (+D: ours only), +f for fragments
+                   (default "$layouts"; e.g. "4096 65536 4096+z 65536+f")
   --jobs N         our threads (default $jobs)
   --runs N         runs of each tool per row, interleaved (default $runs)
   --dir2img PATH   dir2img to measure (default \$top_builddir/bin/dir2img)
@@ -113,12 +115,15 @@ med() { awk -v f="$2" '{ print $f }' "$1" | bench_median; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, (b > 0 ? a / b : 0) }'; }
 
-# limit OUT P: the codec's own time for the clusters (erofs-baseline's
-# one pass over them, on --jobs threads) into OUT: "wall cpu".
+# limit OUT P [IMAGE]: the codec's own time for the clusters (erofs-
+# baseline's one pass over them, on --jobs threads) into OUT: "wall
+# cpu"; those of the tree's tar, or of IMAGE (our image: a tar knows
+# nothing of the packed inode that fragments compress).
 limit() {
-	[ -x "$baseline" ] && [ -f "$tarball" ] || return 0
+	input=${3:-$tarball}
+	[ -x "$baseline" ] && [ -f "$input" ] || return 0
 	# shellcheck disable=SC2086
-	"$baseline" -j "$jobs" -C "$2" $bopt "$tarball" > "$1.base" 2> "$1.err" ||
+	"$baseline" -j "$jobs" -C "$2" $bopt "$input" > "$1.base" 2> "$1.err" ||
 		{ echo "$prog: $baseline: $(head -c 300 "$1.err")" >&2; return 1; }
 	sed -n 's/.* cpu_s=\([0-9.]*\) wall_s=\([0-9.]*\).*/\2 \1/p' "$1.base" >> "$1"
 }
@@ -143,11 +148,13 @@ for c in $codecs; do
 	peer=yes
 	peer_has "${c%hc}" || peer=
 	for l in $layouts; do
-		p=${l%%+*} oz= mz=
-		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][+d|+D]" >&2; exit 2 ;; esac
+		p=${l%%+*} oz= mz= limg=
+		case $p in ''|*[!0-9]*) echo "$prog: --layouts: '$l' is not SIZE[+z][+d|+D][+f]" >&2; exit 2 ;; esac
 		case $l in *+z*) oz=--ztailpacking; mz=-Eztailpacking ;; esac
 		case $l in *+[dD]*) oz="$oz --erofs-dedupe" ;; esac
 		case $l in *+d*) if [ -n "$mz" ]; then mz=$mz,dedupe; else mz=-Ededupe; fi ;; esac
+		case $l in *+f*) oz="$oz --erofs-fragments"
+			if [ -n "$mz" ]; then mz=$mz,fragments; else mz=-Efragments; fi ;; esac
 		ours=$scratch/ours.$c.$l.erofs theirs=$scratch/mkfs.$c.$l.erofs l0=$(load)
 		rm -f "$scratch/ours.$c.$l" "$scratch/mkfs.$c.$l" "$scratch/limit.$c.$l"
 		for _ in $(seq "$runs"); do
@@ -160,7 +167,8 @@ for c in $codecs; do
 				timed "$scratch/mkfs.$c.$l" "$mkfs" --quiet $mkfs_args $mopt -C"$p" $mz \
 					"$theirs" "$src" || { status=1; continue 2; }
 			fi
-			limit "$scratch/limit.$c.$l" "$p" || status=1
+			case $l in *+f*) limg=$ours ;; esac
+			limit "$scratch/limit.$c.$l" "$p" $limg || status=1
 		done
 		"$fsck" "$ours" > "$scratch/fsck.err" 2>&1 ||
 			{ echo "$prog: $fsck refuses $ours: $(head -c 300 "$scratch/fsck.err")" >&2; status=1; }
