@@ -255,11 +255,35 @@ static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zj
 	return e->zdest[j->zc]->costly_cut ? seg / EROFS_W_SEG_PCLUSTERS : seg;
 }
 
+/* Whether a costly cut's re-cut (recut_budget) may still save a block
+ * after its first cluster: it saves one only by getting a whole cluster
+ * of j's ahead of j's cut, and it stands ahead by what its first
+ * cluster took past the held input (the held cluster's room, filled),
+ * which the clusters after it keep about as it is: j's cut and the
+ * re-cut fill clusters of the same data alike. Less than a quarter of
+ * j's first cluster ahead, it goes no further. On rootfs-small's var/
+ * (lzma 9 extreme in 4 KiB clusters, archiso's line) 2 of 5 seams,
+ * their held clusters 518 and 633 bytes short of a block, stood 1,644
+ * and 2,088 bytes ahead (a block of that text holds 12 KB and more)
+ * and ran 290 KB each for nothing; the one seam that saved a block
+ * stood a whole cluster ahead from the first. Measured, not estimated
+ * from the held cluster's room: data that packs tighter past the seam
+ * (a run of zeros) takes more of it in. The cost: a block that such a
+ * re-cut finds by chance, at the file's end or where j's clusters
+ * shorten (text of 8 MiB and 20,000 bytes in seams.sh: one). */
+static int ahead_enough(const struct erofs_wstate *e, const struct erofs_zjob *j,
+			const struct seam_walk *a, uint32_t h)
+{
+	return a->m != 1 || !e->zdest[j->zc]->costly_cut || j->pcl[0].plain ||
+	       (a->x > h && 4 * (uint64_t)(a->x - h) >= j->pcl[0].len);
+}
+
 /* The re-cut from the held cluster's start on through j's data (the
  * held input put back in front of it) into s->out and s->pcl, a
  * cluster at a time, until it joins j's cut with a block or more saved
  * (1), or passes j's last cluster start (0; the file's end for to_end),
- * falls in step with j's cut or has covered its budget (0). */
+ * falls in step with j's cut, has covered its budget or is not ahead
+ * enough to gain (0). */
 static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a)
 {
 	struct erofs_wstate *e = erofs_of(w);
@@ -280,7 +304,7 @@ static int recut(struct sqp_writer *w, struct erofs_zjob *j, struct seam_walk *a
 		if ((ret = joins(w, j, v.in, a)) != 0)
 			return ret;
 		if (a->x == v.len || (a->k == j->npcl && !to_end(j)) || in_step(j, a, h) ||
-		    a->x >= most)
+		    a->x >= most || !ahead_enough(e, j, a, h))
 			return 0;
 		p = &s->pcl[a->m];
 		ret = erofs_zip_cut(e, &s->z, &v, a->x, until, s->out + (size_t)a->nblk * BS, p);

@@ -17,7 +17,10 @@
 # mkfs.erofs's own image with the options) read the source, and
 # imginfo check finds nothing wrong. lzma's re-cut covers 256 KiB past
 # a seam at most: text (9 MiB) whose whole re-cut saved a block at the
-# file's end takes exactly its pieces' bytes, the same for -j 1 and 2.
+# file's end takes exactly its pieces' bytes, the same for -j 1 and 2;
+# and it goes no further than its first cluster when that stands less
+# than a quarter cluster ahead: text of 8 MiB and 20,000 bytes, whose
+# re-cut saved a block at the file's end, takes its pieces' bytes too.
 # --max-extent-bytes across a seam:
 # the same bytes for -j 1 and 2, the kernel reads it.
 . "$top_srcdir/tests/lib/common.sh"
@@ -125,11 +128,12 @@ if codec_built lzma; then
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
 from words import text
-d, n = sys.argv[1], (9 << 20) + 123
-data = text(n, 3)
-open(d + "/big/text9m", "wb").write(data)
-for k in range(0, n, 8 << 20):
-    open("%s/pieces/text9m.%d" % (d, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
+d = sys.argv[1]
+for name, n, seed in (("text9m", (9 << 20) + 123, 3), ("text8m", (8 << 20) + 20000, 1)):
+    data = text(n, seed)
+    open(d + "/big/" + name, "wb").write(data)
+    for k in range(0, n, 8 << 20):
+        open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
 		"$T/lz" "$top_srcdir/tests/lib"
 	for j in 1 2; do
 		run "lzma, -j $j" "$DIR2IMG" -q -f -j $j --format erofs -c lzma -X level=0 \
@@ -144,6 +148,15 @@ for k in range(0, n, 8 << 20):
 	compare lzma text9m
 	check "lzma: text9m takes $big bytes, its pieces' $all_sum: the re-cut stopped" \
 		test "${big:-0}" -eq "$all_sum"
+	# text8m's re-cut, to the file's end 20,000 bytes past its seam,
+	# saved a block, but its first cluster stood less than a quarter of
+	# a cluster ahead of the segment's cut (ahead_enough in
+	# erofs_seam.c): it stops there, and the file takes its pieces'.
+	big=$(stored "$T/big.erofs" /text8m)
+	p0=$(stored "$T/pieces.erofs" /text8m.0) p1=$(stored "$T/pieces.erofs" /text8m.1)
+	sum=$((${p0:-0} + ${p1:-0}))
+	check "lzma: text8m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
+		test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
 fi
 
 # --max-extent-bytes (mkfs.erofs's): no cluster holds more than 16 KiB
