@@ -337,6 +337,15 @@ echo "$tree: $readers readers, $random random reads in $big, $runs run(s); secon
 echo
 echo "| image | mounter | cold | warm | again | random | seq | stat | CPU/GB | RSS | ready CPU | ready wall | ready x ref |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# only_kept MOUNTER...: those of them that --mounters keeps.
+only_kept() {
+	local m kept=
+	for m in "$@"; do
+		case ",$only," in *",$m,"*) kept+=" $m" ;; esac
+	done
+	echo "${kept# }"
+}
+
 for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma" "$ero_frag"; do
 	[ -n "$img" ] && [ -f "$img" ] || continue
 	mounters="sqpack" refm=
@@ -348,11 +357,8 @@ for img in "$sq_zstd" "$sq_xz" "$ero" "$ero_lzma" "$ero_frag"; do
 	esac
 	[ "$(id -u)" = 0 ] && mounters+=" kernel"
 	if [ -n "$only" ]; then
-		kept=
-		for m in $mounters; do
-			case ",$only," in *",$m,"*) kept+=" $m" ;; esac
-		done
-		mounters=$kept refm=${refm:+$(case ",$only," in *",$refm,"*) echo "$refm" ;; esac)}
+		mounters=$(only_kept $mounters)
+		refm=${refm:+$(only_kept "$refm")}
 	fi
 	# The ready figures first, so that each row shows its ratio.
 	declare -A rdy=()
@@ -383,13 +389,7 @@ probe=d000000/f0000.txt
 mounters="sqpack"
 [ -n "$sqll" ] && mounters+=" squashfuse_ll squashfuse_ll-s"
 [ "$(id -u)" = 0 ] && mounters+=" kernel"
-if [ -n "$only" ]; then
-	kept=
-	for m in $mounters; do
-		case ",$only," in *",$m,"*) kept+=" $m" ;; esac
-	done
-	mounters=$kept
-fi
+[ -z "$only" ] || mounters=$(only_kept $mounters)
 fig=()
 cat "$huge" > /dev/null
 for ((r = 0; r < runs; r++)); do
