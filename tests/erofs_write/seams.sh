@@ -34,21 +34,26 @@ export SOURCE_DATE_EPOCH
 
 # Lines of words from a fixed seed (compressible about 2:1 by lz4, with
 # clusters of many sizes), and the same bytes cut in 8 MiB pieces.
+# make_tree DIR NAME:BYTES:SEED...: each file in DIR/big, and in DIR/pieces.
 make_tree() {
+	d=$1; shift
 	$PYTHON3 -c 'import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
 from words import text
 d = sys.argv[1]
-for name, n, seed in (("text20m", (20 << 20) + 777, 1), ("text9m", (9 << 20) + 123, 2)):
+for spec in sys.argv[3:]:
+    name, n, seed = spec.split(":")
+    n, seed = int(n), int(seed)
     data = text(n, seed)
     open(d + "/big/" + name, "wb").write(data)
     for k in range(0, n, 8 << 20):
         open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
-		"$1" "$top_srcdir/tests/lib"
+		"$d" "$top_srcdir/tests/lib" "$@"
 }
 mkdir -p "$T/src/big" "$T/src/pieces" || finish
-run "make the tree" make_tree "$T/src" || finish
+run "make the tree" make_tree "$T/src" text20m:$(((20 << 20) + 777)):1 \
+	text9m:$(((9 << 20) + 123)):2 || finish
 
 # fsck.erofs judges an option where it reads mkfs.erofs's own image
 # made with it (fsck_ok OPTIONS...).
@@ -124,17 +129,8 @@ done
 # block takes exactly its pieces' bytes, the same for -j 1 and 2.
 if codec_built lzma; then
 	mkdir -p "$T/lz/big" "$T/lz/pieces" || finish
-	run "make the lzma tree" $PYTHON3 -c 'import sys
-sys.dont_write_bytecode = True
-sys.path.insert(0, sys.argv[2])
-from words import text
-d = sys.argv[1]
-for name, n, seed in (("text9m", (9 << 20) + 123, 3), ("text8m", (8 << 20) + 20000, 1)):
-    data = text(n, seed)
-    open(d + "/big/" + name, "wb").write(data)
-    for k in range(0, n, 8 << 20):
-        open("%s/pieces/%s.%d" % (d, name, k >> 23), "wb").write(data[k:k + (8 << 20)])' \
-		"$T/lz" "$top_srcdir/tests/lib"
+	run "make the lzma tree" make_tree "$T/lz" text9m:$(((9 << 20) + 123)):3 \
+		text8m:$(((8 << 20) + 20000)):1
 	for j in 1 2; do
 		run "lzma, -j $j" "$DIR2IMG" -q -f -j $j --format erofs -c lzma -X level=0 \
 			"$T/lz.$j.erofs" "$T/lz/big"
