@@ -46,6 +46,14 @@ void imgout_cleanup(struct imgout *o)
 	sqp_copier_cleanup(&o->copier);
 }
 
+int imgout_copy_failed(struct imgout *o, int err, uint64_t len, uint64_t src,
+		       uint64_t off)
+{
+	return sqp_err(o->err, err, "copying %llu bytes at %llu of a base image to "
+		       "the image at offset %llu: %s", (unsigned long long)len,
+		       (unsigned long long)src, (unsigned long long)off, sqp_strerror(err));
+}
+
 /* The pending range of imgout_copy, copied (the buffer is empty): by
  * the writer thread when there is one. */
 static int run_copy(struct imgout *o)
@@ -59,10 +67,7 @@ static int run_copy(struct imgout *o)
 	else if (ret != 0)
 		return ret;   /* latched */
 	if (ret != 0)
-		return sqp_err(o->err, ret, "copying %llu bytes at %llu of a base image to "
-			       "the image at offset %llu: %s", (unsigned long long)o->copy_len,
-			       (unsigned long long)o->copy_src,
-			       (unsigned long long)o->flushed, sqp_strerror(ret));
+		return imgout_copy_failed(o, ret, o->copy_len, o->copy_src, o->flushed);
 	o->flushed += o->copy_len;
 	o->copy_len = 0;
 	return 0;

@@ -65,6 +65,10 @@ int imgout_append(struct imgout *o, const void *data, size_t len);
  * so a run of them is one copy. Not with a tap (it would not see them):
  * SQP_ERR_INTERNAL. */
 int imgout_copy(struct imgout *o, int fd, uint64_t off, uint64_t len);
+/* The error of a copy of len bytes at src to image position off that
+ * failed with err (a negative code), set in o's message: err. */
+int imgout_copy_failed(struct imgout *o, int err, uint64_t len, uint64_t src,
+		       uint64_t off);
 
 /* Appending in place, for bytes read straight into the buffer: room
  * for at least want bytes (at most the buffer's size) at the buffer's

@@ -282,10 +282,8 @@ static int need_wake(struct imgout_async *a, uint64_t min)
 static int latch_failure(struct imgout *o, const struct imgout_async *a)
 {
 	if (a->copy_fail != 0)
-		return sqp_err(o->err, a->copy_fail, "copying %llu bytes at %llu of a base "
-			       "image to the image at offset %llu: %s",
-			       (unsigned long long)a->fail_len, (unsigned long long)a->fail_src,
-			       (unsigned long long)a->fail_off, sqp_strerror(a->copy_fail));
+		return imgout_copy_failed(o, a->copy_fail, a->fail_len, a->fail_src,
+					  a->fail_off);
 	return sqp_err(o->err, sqp_errno_code(a->fail_errno),
 		       "writing the image at offset %llu: %s",
 		       (unsigned long long)a->fail_off, strerror(a->fail_errno));
