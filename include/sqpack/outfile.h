@@ -27,23 +27,34 @@ extern "C" {
 
 struct sqp_outfile;
 
+/* sqp_outfile_create's flags. FORCE is 1, so a caller's old force
+ * argument (0 or 1) means what it meant. */
+#define SQP_OUTFILE_FORCE  1    /* replace an existing file */
+#define SQP_OUTFILE_STREAM 2    /* a character device or FIFO may take it */
+
 /*
- * Create the temporary file for path. Unless force is set, fails with
- * SQP_ERR_EXISTS when path already exists (checked again at commit).
- * The file is opened read-write; its permissions follow the umask like
- * any new file.
+ * Create the temporary file for path. Unless SQP_OUTFILE_FORCE is set,
+ * fails with SQP_ERR_EXISTS when path already exists (checked again at
+ * commit). The file is opened read-write; its permissions follow the
+ * umask like any new file.
+ * A device is never replaced: a block device, with SQP_OUTFILE_FORCE, is
+ * opened read-write (exclusively: a mounted one is refused) and written
+ * in place, with no temporary file (sqp_outfile_temp_path gives NULL);
+ * a character device or a FIFO is opened for writing with
+ * SQP_OUTFILE_STREAM (a tar's output) and refused without it.
  */
-SQP_API int sqp_outfile_create(const char *path, int force,
+SQP_API int sqp_outfile_create(const char *path, int flags,
 			       struct sqp_outfile **out);
 
 /* The descriptor to write to (owned by the outfile). */
 SQP_API int sqp_outfile_fd(const struct sqp_outfile *o);
 
-/* The temporary file's path (owned by the outfile, stable until destroy). */
+/* The temporary file's path (owned by the outfile, stable until destroy;
+ * NULL for a device written in place). */
 SQP_API const char *sqp_outfile_temp_path(const struct sqp_outfile *o);
 
-/* Flush, close and rename into place. After success the outfile only
- * needs destroy. */
+/* Flush, close and rename into place (a block device: fsync and close).
+ * After success the outfile only needs destroy. */
 SQP_API int sqp_outfile_commit(struct sqp_outfile *o);
 
 /* Close and, unless committed, remove the temporary file. NULL is fine. */

@@ -7,6 +7,13 @@
  * atomic), and only commit puts it in place. Without force, commit uses
  * link() + unlink(), which fails instead of clobbering a file that appeared
  * in the meantime.
+ *
+ * A device is never replaced (root writing to /dev/null must not leave a
+ * regular file there): a block device, with force, is written in place
+ * as mkfs.erofs and mksquashfs do, opened O_EXCL so that a mounted one is
+ * refused; a character device or a FIFO takes a stream's output
+ * (SQP_OUTFILE_STREAM, img2tar) and is refused otherwise, since an image
+ * is read back as it is written.
  */
 #include "config.h"
 
@@ -28,6 +35,7 @@ struct sqp_outfile {
 	char *temp_path;
 	int fd;
 	int force;
+	int in_place;           /* a device written directly: no temporary */
 	int temp_exists;        /* the temporary file is on disk under temp_path */
 	struct sqp_errbuf err;
 };
@@ -81,12 +89,42 @@ static int open_temp(struct sqp_outfile *o, const char *dir, const char *base)
 		       o->path, dir, strerror(errno));
 }
 
-int sqp_outfile_create(const char *path, int force, struct sqp_outfile **out)
+/* Whether what path names (links followed) is a device, a FIFO or a
+ * socket; 1 and the open descriptor in o->fd when it is taken in place,
+ * 0 when path is no such thing, negative when it is refused. */
+static int open_in_place(struct sqp_outfile *o, int flags)
+{
+	struct stat st;
+	int fl = O_WRONLY | O_CLOEXEC;
+
+	if (stat(o->path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	if (S_ISBLK(st.st_mode)) {
+		if (!(flags & SQP_OUTFILE_FORCE))
+			return sqp_err(&o->err, SQP_ERR_EXISTS, "%s: is a block device "
+				       "(use --force to write the image into it)", o->path);
+		/* read and written, as any image; O_EXCL: not if mounted */
+		fl = O_RDWR | O_EXCL | O_CLOEXEC;
+	} else if (!(flags & SQP_OUTFILE_STREAM) || S_ISSOCK(st.st_mode)) {
+		return sqp_err(&o->err, SQP_ERR_ARG, "%s: is a %s, not a file or a "
+			       "block device to write an image to", o->path,
+			       S_ISCHR(st.st_mode) ? "character device" :
+			       S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
+	}
+	o->fd = open(o->path, fl);
+	if (o->fd < 0)
+		return sqp_err(&o->err, sqp_errno_code(errno), "%s: %s", o->path,
+			       errno == EBUSY ? "device is busy (mounted?)" : strerror(errno));
+	o->in_place = 1;
+	return 1;
+}
+
+int sqp_outfile_create(const char *path, int flags, struct sqp_outfile **out)
 {
 	struct sqp_outfile *o;
 	char *dir = NULL, *base = NULL;
 	struct stat st;
-	int ret;
+	int ret, force = (flags & SQP_OUTFILE_FORCE) != 0;
 
 	*out = NULL;
 	if (path == NULL || path[0] == '\0')
@@ -100,6 +138,11 @@ int sqp_outfile_create(const char *path, int force, struct sqp_outfile **out)
 	if (o->path == NULL) {
 		free(o);
 		return SQP_ERR_NOMEM;
+	}
+	ret = open_in_place(o, flags);
+	if (ret != 0) {
+		*out = o;
+		return ret < 0 ? ret : 0;
 	}
 
 	/* A directory is refused whatever force says: --force cannot help
@@ -132,10 +175,31 @@ const char *sqp_outfile_temp_path(const struct sqp_outfile *o)
 	return o->temp_path;
 }
 
+/* A block device's data must be on it when the tool says it is done;
+ * a character device or a FIFO only needs closing. */
+static int commit_in_place(struct sqp_outfile *o)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (fstat(o->fd, &st) == 0 && S_ISBLK(st.st_mode) && fsync(o->fd) != 0)
+		ret = -1;
+	if (close(o->fd) != 0)
+		ret = -1;
+	o->fd = -1;
+	if (ret != 0)
+		return sqp_err(&o->err, sqp_errno_code(errno), "%s: %s",
+			       o->path, strerror(errno));
+	o->in_place = 0;
+	return 0;
+}
+
 int sqp_outfile_commit(struct sqp_outfile *o)
 {
 	if (o->err.code != 0)
 		return o->err.code;
+	if (o->fd >= 0 && o->in_place)
+		return commit_in_place(o);
 	if (o->fd < 0 || !o->temp_exists)
 		return sqp_err(&o->err, SQP_ERR_SEQUENCE, "%s: not open", o->path);
 

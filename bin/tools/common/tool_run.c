@@ -54,6 +54,23 @@ static int offset_prefix(struct tool_run *r)
 	return 0;
 }
 
+/* A block device is written in place, and an image's superblock is
+ * written last: zero where it goes first, so that a run that fails does
+ * not leave an older image's superblock describing the new data. */
+static int clear_device_head(struct tool_run *r)
+{
+	static const char zeros[4096];
+	int fd = sqp_outfile_fd(r->of);
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -1;
+	if (!S_ISBLK(st.st_mode))
+		return 0;
+	return pwrite(fd, zeros, sizeof(zeros), (off_t)r->opt->desc.offset) ==
+	       (ssize_t)sizeof(zeros) ? 0 : -1;
+}
+
 int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 {
 	int ret, force = opt->force;
@@ -94,6 +111,10 @@ int tool_run_begin(struct tool_run *r, struct tool_options *opt)
 		fprintf(stderr, "%s: %s: the %llu bytes before the image: %s\n", tool_progname(),
 			opt->output, (unsigned long long)opt->desc.offset,
 			errno == EINVAL ? "OUTPUT is shorter than --offset" : strerror(errno));
+		return 1;
+	}
+	if (clear_device_head(r) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", tool_progname(), opt->output, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -197,8 +218,10 @@ int tool_run_writer(struct tool_run *r)
 	if (d.mem_limit == 0)
 		d.mem_limit = default_mem_limit();
 	/* The spill file goes where the image goes: the space the user
-	 * chose for it, not a /tmp that may be small or in memory. */
-	d.tmp_dir = dir != NULL ? dirname(dir) : NULL;
+	 * chose for it, not a /tmp that may be small or in memory; but not
+	 * beside a device written in place (/dev is memory). */
+	d.tmp_dir = dir != NULL && sqp_outfile_temp_path(r->of) != NULL ?
+		    dirname(dir) : NULL;
 	ret = sqp_writer_create(&d, &r->w);
 	free(dir);
 	free(hints);

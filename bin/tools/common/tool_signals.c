@@ -70,7 +70,7 @@ void tool_signals_temp(const char *path)
 		set_temp(i, NULL);
 }
 
-static int create_in_slot(int slot, const char *path, int force, struct sqp_outfile **out)
+static int create_in_slot(int slot, const char *path, int flags, struct sqp_outfile **out)
 {
 	sigset_t set, old;
 	int ret;
@@ -79,23 +79,23 @@ static int create_in_slot(int slot, const char *path, int force, struct sqp_outf
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaddset(&set, fatal[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	ret = sqp_outfile_create(path, force, out);
+	ret = sqp_outfile_create(path, flags, out);
 	if (ret == 0)
 		set_temp(slot, sqp_outfile_temp_path(*out));
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
-int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out)
+int tool_signals_create_output(const char *path, int flags, struct sqp_outfile **out)
 {
-	return create_in_slot(0, path, force, out);
+	return create_in_slot(0, path, flags, out);
 }
 
-int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out)
+int tool_signals_create_second(const char *path, int flags, struct sqp_outfile **out)
 {
 	int slot = 1;
 
 	while (slot < TEMP_SLOTS - 1 && temp_set[slot])
 		slot++;
-	return create_in_slot(slot, path, force, out);
+	return create_in_slot(slot, path, flags, out);
 }

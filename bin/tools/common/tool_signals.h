@@ -18,10 +18,11 @@ void tool_signals_temp(const char *path);
 /* sqp_outfile_create, with its temporary file registered for removal.
  * The fatal signals are held from before the file exists until it is
  * registered, so none can leave it behind (one held meanwhile arrives
- * after, and removes it). Call before any other thread starts. */
-int tool_signals_create_output(const char *path, int force, struct sqp_outfile **out);
+ * after, and removes it). flags as sqp_outfile_create's (a tool's
+ * --force is SQP_OUTFILE_FORCE). Call before any other thread starts. */
+int tool_signals_create_output(const char *path, int flags, struct sqp_outfile **out);
 /* The same for a second output (tar2img --verity=FILE's tree,
  * --blobdev's blob; two of them at most). */
-int tool_signals_create_second(const char *path, int force, struct sqp_outfile **out);
+int tool_signals_create_second(const char *path, int flags, struct sqp_outfile **out);
 
 #endif

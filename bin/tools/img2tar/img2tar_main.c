@@ -177,10 +177,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.output != NULL) {
-		ret = tool_signals_create_output(o.output, o.force, &of);
+		/* a tar is a stream: /dev/null, a tape or a FIFO may take it */
+		ret = tool_signals_create_output(o.output, (o.force ? SQP_OUTFILE_FORCE : 0) |
+						 SQP_OUTFILE_STREAM, &of);
 		if (ret != 0) {
-			fprintf(stderr, "img2tar: %s: %s\n", o.output,
-				of ? sqp_outfile_error(of) : sqp_strerror(ret));
+			/* the outfile's message names the file */
+			if (of != NULL)
+				fprintf(stderr, "img2tar: %s\n", sqp_outfile_error(of));
+			else
+				fprintf(stderr, "img2tar: %s: %s\n", o.output, sqp_strerror(ret));
 			sqp_outfile_destroy(of);
 			close(img_fd);
 			return 1;

@@ -71,20 +71,28 @@ static void usage(FILE *f)
 
 /* What DEST is: 0 absent (or to be replaced, -noappend), 1 an image to
  * append to, as mksquashfs does by default, -1 refused after a message.
- * The image is written beside DEST and renamed over it, so a DEST that is
- * a device (mksquashfs writes into those) is refused, not replaced. */
+ * A file is written beside DEST and renamed over it; a block device
+ * (named or linked to) is written in place with -noappend, as mksquashfs
+ * writes it, but not appended to: the extended image would be written
+ * over the one it is read from. Anything else is refused, not replaced. */
 static int dest_kind(const char *dest, int noappend)
 {
 	struct stat st;
 
 	if (lstat(dest, &st) != 0)
 		return 0;
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, PROG ": %s: not a regular file; sqpack writes "
-			"images to files only\n", dest);
-		return -1;
-	}
-	return !noappend;
+	if (S_ISREG(st.st_mode))
+		return !noappend;
+	if ((S_ISBLK(st.st_mode) || (S_ISLNK(st.st_mode) && stat(dest, &st) == 0 &&
+				     S_ISBLK(st.st_mode))) && noappend)
+		return 0;
+	if (S_ISBLK(st.st_mode))
+		fprintf(stderr, PROG ": %s: a block device is not appended to; "
+			"-noappend writes a new image into it\n", dest);
+	else
+		fprintf(stderr, PROG ": %s: not a regular file or a block device; "
+			"sqpack writes images to those only\n", dest);
+	return -1;
 }
 
 /* Open DEST, rename clashing sources and translate the line again with
