@@ -185,8 +185,8 @@ copied "EROFS, 3 shards, merged with no option" "$T/m3.erofs.stats" lz4 \
 judge_same_tree "EROFS, 3 shards" fsck.erofs erofs "$T/m3.erofs" "$S" --no-xattrs --no-hardlinks
 judge_same_tree "EROFS, 3 shards" kernel erofs "$T/m3.erofs" "$S"
 # Their pclusters are copied in the kernel; into another file system (a
-# tmpfs of its own), where the kernel will not (copy_file_range: EXDEV),
-# through a buffer: the same image.
+# tmpfs of its own) too, where copy_file_range would refuse (EXDEV) and
+# the copier's pipe takes them across: the same image.
 if mkdir "$T/xfs" && on_tmpfs "$T/xfs" 0755; then
 	run "EROFS, the merge of 3 into another file system" "$IMG2IMG" -q --shards \
 		"$T/xfs/m3.erofs" "$T/dir2img.erofs.3.1" "$T/dir2img.erofs.3.2" "$T/dir2img.erofs.3.3" &&
