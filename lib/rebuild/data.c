@@ -119,9 +119,12 @@ int rebuild_init(struct rebuild *rb)
 	if (!same_codec(&d->codec, &img->codec_cfg) ||
 	    (d->flags & (SQP_WRITE_RAW_DATA | SQP_WRITE_RAW_FRAGMENTS)))
 		recode = &img->codec_cfg;
+	/* Tails are repacked only to be shared: without dedup (--no-dedup)
+	 * every fragment block is copied as it is. */
 	if (basecopy_create(&rb->w->pipe, img->fd, img->base, img->end,
 			    img->fmt->stored_tails(img), recode, &rb->copy) != 0 ||
-	    (rb->disjoint && basecopy_repack_tails(rb->copy, repack_map(rb)) != 0))
+	    (rb->disjoint && rb->w->pipe.dedup &&
+	     basecopy_repack_tails(rb->copy, repack_map(rb)) != 0))
 		return rb->w->err.code ? rb->w->err.code :
 			writer_fail(rb->w, SQP_ERR_NOMEM, "out of memory");
 	return 0;

@@ -17,7 +17,8 @@
 # stored blocks, never decoded; small files equal across shards,
 # nominated by name or mtime, share their tails; a merge whose tables
 # are a small part of it compresses them at the codec's fastest level
-# (the kernel and unsquashfs read it). --shard-plan's shards add up
+# (the kernel and unsquashfs read it); with --no-dedup every fragment
+# block copied. --shard-plan's shards add up
 # to the tree; sqpack-mksquashfs and sqpack-mkfs.erofs shard in their
 # own spelling. Bad input exits 1 naming the reason and
 # leaves no OUTPUT: a shard that is not an image, a truncated shard,
@@ -134,6 +135,16 @@ check "shard 2/3: the same bytes for -j 1" cmp -s "$T/j1.2" "$T/dir2img.3.2"
 run "the merge of 3 with -j 1" "$IMG2IMG" -q -j 1 --shards "$T/m3.j1" \
 	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
 check "the merge: the same bytes for -j 1" cmp -s "$T/m3.img" "$T/m3.j1"
+# --no-dedup: tails are repacked only to be shared, so every fragment
+# block is copied as it is (it was decoded and packed anew).
+frag_bytes() { "$IMGINFO" "$1" | sed -n 's/^fragments: *\([0-9]*\) bytes.*/\1/p'; }
+run "the merge of 3 with --no-dedup" "$IMG2IMG" -q --no-dedup --shards "$T/m3.nd" \
+	"$T/dir2img.3.1" "$T/dir2img.3.2" "$T/dir2img.3.3" &&
+check "--no-dedup: imginfo diff finds the one-pass image" \
+	"$IMGINFO" diff -q "$T/one.img" "$T/m3.nd" &&
+fb=$(($(frag_bytes "$T/dir2img.3.1") + $(frag_bytes "$T/dir2img.3.2") + $(frag_bytes "$T/dir2img.3.3")))
+check "--no-dedup: the shards' fragment blocks copied ($fb bytes; the merge's $(frag_bytes "$T/m3.nd"))" \
+	test "$fb" = "$(frag_bytes "$T/m3.nd")"
 
 # A tar's shards: its headers are read first, so it must be a file.
 tar --xattrs --sparse --sort=name --format=pax -C "$S" -cf "$T/t.tar" . || exit 99
