@@ -108,14 +108,24 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
  * less speed at lz4, gzip or xz (blockrd.c's commit has the figures). */
 #define DEPTH_BYTES (1u << 20)
 #define DEPTH_MAX 48u
+/* Runs of extents (blockrd_run.c) per worker: each is a job of RUN_OUT
+ * decoded bytes or more (one 1 MiB pcluster is a run of its own), and
+ * its buffer's pages are faulted in once kept. Four (DEPTH_BYTES of
+ * RUN_OUT) held 12 runs in flight at -j 2: rootfs-small's zstd image at
+ * 1 MiB clusters took 14,400 faults where fsck.erofs takes 8,000; two
+ * take 9,000, and img2dir's time is no longer (blockrd.c's commit has
+ * the figures). */
+#define RUN_DEPTH 2u
 
-static void size_pool(unsigned jobs, uint32_t bs, uint32_t unit,
+/* The pool for jobs of a block each, or for runs (RUN_DEPTH per
+ * worker, whatever their size). */
+static void size_pool(unsigned jobs, uint32_t bs, int runs,
 		      unsigned *workers, unsigned *capacity)
 {
 	unsigned w = sqp_pipeline_workers(jobs);
 	size_t worker_bytes = 2 * (size_t)bs;
 	size_t most = JOB_MEMORY / (worker_bytes + 2 * (size_t)bs);
-	unsigned depth = DEPTH_BYTES / unit;
+	unsigned depth = runs ? RUN_DEPTH : DEPTH_BYTES / bs;
 
 	if (depth < 2)
 		depth = 2;
@@ -178,11 +188,11 @@ int rd_blockrd_create(const struct rd_blockrd_desc *desc,
 	b->wdesc.cfg = img->codec_cfg;
 	b->wdesc.scratch_size = img->block_size + SQP_IOBUF_SKEW;
 	b->wdesc.no_codec = img->fmt->own_codec;
-	/* An EROFS job is a run of extents (blockrd_run.c), up to RUN_OUT
-	 * decoded: at 4 KiB blocks, 48 of them per worker held 36 MiB in
-	 * flight, faulted in page by page. */
-	size_pool(desc->jobs, img->block_size, img->fmt->zdecode != NULL &&
-		  img->block_size < RUN_OUT ? RUN_OUT : img->block_size,
+	/* An EROFS job is a run of extents (blockrd_run.c), RUN_OUT
+	 * decoded or more: at 4 KiB blocks, 48 of them per worker held 36
+	 * MiB in flight, faulted in page by page. */
+	size_pool(desc->jobs, img->block_size,
+		  img->fmt->zdecode != NULL && img->block_size < RUN_OUT,
 		  &pd.workers, &pd.capacity);
 	b->capacity = pd.capacity;
 	/* This thread waits for a quarter of the pool (retire_batch); the

@@ -34,11 +34,12 @@ static int replace(int parent, const char *name, int force)
 	return 0;
 }
 
-int dirfs_mkdir(int parent, const char *name, int force, int *made)
+int dirfs_mkdir(int parent, const char *name, int force, mode_t perm,
+		int *made)
 {
 	int fd;
 
-	*made = mkdirat(parent, name, 0700) == 0;
+	*made = mkdirat(parent, name, perm) == 0;
 	if (!*made && errno != EEXIST)
 		return -errno;
 	if ((fd = openat(parent, name, DIR_FLAGS)) >= 0)
@@ -48,7 +49,7 @@ int dirfs_mkdir(int parent, const char *name, int force, int *made)
 	/* Something else than a directory has the name. */
 	if (!force)
 		return -EEXIST;
-	if (unlinkat(parent, name, 0) != 0 || mkdirat(parent, name, 0700) != 0)
+	if (unlinkat(parent, name, 0) != 0 || mkdirat(parent, name, perm) != 0)
 		return -errno;
 	*made = 1;
 	fd = openat(parent, name, DIR_FLAGS);

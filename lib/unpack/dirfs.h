@@ -13,11 +13,12 @@
 
 #include "sqpack/entry.h"
 
-/* The directory name in parent, made (mode 0700 while it is filled) when
- * missing; an existing directory is reused (*made 0), anything else
- * replaced when force. Returns an fd (O_DIRECTORY, O_NOFOLLOW) or
- * -errno. */
-int dirfs_mkdir(int parent, const char *name, int force, int *made);
+/* The directory name in parent, made with perm (the umask applies;
+ * the caller keeps it writable while it is filled) when missing; an
+ * existing directory is reused (*made 0), anything else replaced when
+ * force. Returns an fd (O_DIRECTORY, O_NOFOLLOW) or -errno. */
+int dirfs_mkdir(int parent, const char *name, int force, mode_t perm,
+		int *made);
 
 /* Descend rel ('/'-separated components, may be "") from root, making
  * the directories that are missing (0755); returns an fd or -errno. */

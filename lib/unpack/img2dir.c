@@ -21,10 +21,11 @@
  * made (fds[0]: the subtree root, or the target itself for the image
  * root), base the directory holding a subtree root. Every entry is made
  * by one name relative to one of them, so nothing outside the target is
- * reached. A directory is made (mode 0700) when the walk meets it; its
- * descriptor passes to its leave entry, which sets its attributes after
- * its children, so a read-only directory is filled first and its mtime
- * is final. A file without data blocks and a hard link are made later,
+ * reached. A directory is made when the walk meets it (with its final
+ * mode when that lets its owner fill it, else 0700); its descriptor
+ * passes to its leave entry, which sets its attributes after its
+ * children, so a read-only directory is filled first and its mtime is
+ * final. A file without data blocks and a hard link are made later,
  * in the reader's start() (in walk order, so a link's target exists:
  * every entry before it ended, a lazy file's end() creating it at the
  * latest), through that same descriptor, which stays open until the

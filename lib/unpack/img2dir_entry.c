@@ -144,14 +144,32 @@ static int owner_needed(const struct todir *t, const struct dent *e)
 	       !(e->fresh && e->uid == t->uid && e->gid == t->gid);
 }
 
-/* Whether mode must be set on e: a fresh file has it already when the
- * umask kept all of it (i2d_create asks for it). */
+/* Whether mode, asked for at creation, is what the entry gets: no bit
+ * the umask takes away or creating cannot give. */
+static int umask_keeps(const struct todir *t, uint32_t mode)
+{
+	return (mode & 07777) == (mode & 0777 & ~(uint32_t)t->umask);
+}
+
+/* Whether the directory e is made with its final mode: one the umask
+ * keeps whole and that lets its owner fill it (a read-only one is made
+ * 0700 and gets its mode once its children are in). That saves each
+ * directory a chmod on the one thread that makes them. */
+static int dir_final_mode(const struct todir *t, const struct dent *e)
+{
+	uint32_t mode = mode_of(t, e);
+
+	return umask_keeps(t, mode) && (mode & 0700) == 0700;
+}
+
+/* Whether mode must be set on e: a fresh file, or a directory made with
+ * its final mode, has it already (i2d_create and make() ask for it). */
 static int mode_needed(const struct todir *t, const struct dent *e,
 		       uint32_t mode)
 {
 	return e->kind != D_SYMLINK &&
-	       !(e->fresh && e->kind == D_FILE &&
-		 (mode & 07777) == (mode & 0777 & ~(uint32_t)t->umask));
+	       !(e->fresh && e->kind == D_FILE && umask_keeps(t, mode)) &&
+	       !(e->fresh && e->kind == D_LEAVE && dir_final_mode(t, e));
 }
 
 int i2d_finish_quiet(const struct todir *t, struct dent *e)
@@ -369,15 +387,20 @@ static int make(struct todir *t, struct dent *e, int parent)
 {
 	int force = t->flags & SQP_IMG2DIR_FORCE, made = 0, r;
 	int lenient_made = 0;
+	/* Its final mode only when it will count as fresh (known): the
+	 * leave entry then sets no mode (mode_needed). */
+	mode_t perm = t->known && dir_final_mode(t, e) ? mode_of(t, e) & 0777 :
+		      0700;
 
 	switch (e->kind) {
 	case D_ENTER:
 		if ((t->flags & SQP_IMG2DIR_LENIENT) && !force) {
-			if (mkdirat(parent, e->name, 0700) != 0)
+			if (mkdirat(parent, e->name, perm) != 0)
 				return mkdir_failed(t, e, -errno);
 			lenient_made = 1;
 		}
-		r = t->fds[e->depth] = dirfs_mkdir(parent, e->name, force, &made);
+		r = t->fds[e->depth] = dirfs_mkdir(parent, e->name, force, perm,
+						   &made);
 		if (r < 0)
 			return mkdir_failed(t, e, r);
 		/* One that was there may pass on a group or an ACL. */

@@ -10,7 +10,9 @@
 # existing set-group-ID directory), a subtree extracted into one, and a
 # default ACL on the target (the umask no longer applies). The tree (a
 # tar made here) has modes 0000 to 07777, owners other than root's, an
-# empty file (made late), a read-only and a set-group-ID directory, a
+# empty file (made late), a read-only and a set-group-ID directory,
+# directories made with their final mode where the umask keeps it (one
+# of another owner, one 0777 that umask 022 does not keep), a
 # symlink and a fifo, in an EROFS and a SquashFS image. Owners are
 # checked when run as root (else img2dir does not restore them).
 . "$top_srcdir/tests/lib/common.sh"
@@ -48,6 +50,10 @@ with tarfile.open(sys.argv[1], "w", format=tarfile.GNU_FORMAT) as tf:
     add(tf, "sg/f", R, 0o644, 0, 0, b"y" * 5000)
     add(tf, "sg/sub", D, 0o700, 2, 0)
     add(tf, "sg/sub/f", R, 0o444, 0, 0, b"z")
+    add(tf, "open", D, 0o777)
+    add(tf, "open/f", R, 0o644, 0, 0, b"o")
+    add(tf, "own", D, 0o751, 3, 4)
+    add(tf, "own/f", R, 0o644, 3, 4, b"w")
 PY
 if [ "$(id -u)" = 0 ]; then root=yes; else root=no; note "not root: owners not checked"; fi
 
