@@ -114,7 +114,10 @@ static int next_block(struct sqp_image *img, struct rd_dir *it)
 	erd(it)->elen = len;
 	if (!held(ero, it, phys, len)) { /* a flat one: zblock read the other */
 		ero->dblk_len = 0;
-		if ((ret = rd_erofs_read(img, phys, ero->dblk, len, "a directory block")) != 0)
+		/* through the metadata windows: a parent's block is
+		 * met again after each subdirectory the walk enters */
+		if ((ret = rd_erofs_meta_read(img, phys, ero->dblk, len,
+					      "a directory block")) != 0)
 			return ret;
 		ero->dblk_pos = phys;
 		ero->dblk_len = len;

@@ -103,6 +103,17 @@ int rd_erofs_read(struct sqp_image *img, uint64_t pos, void *buf, size_t n,
 	return 0;
 }
 
+/* The window holding [pos, pos + n), or -1. */
+static int window_of(const struct rd_erofs *e, uint64_t pos, size_t n)
+{
+	for (int i = 0; i < RD_EROFS_WINS; i++)
+		if (e->wins[i].len != 0 && pos >= e->wins[i].pos &&
+		    pos - e->wins[i].pos <= e->wins[i].len &&
+		    n <= e->wins[i].len - (pos - e->wins[i].pos))
+			return i;
+	return -1;
+}
+
 int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
 		       size_t n, const char *what)
 {
@@ -110,25 +121,30 @@ int rd_erofs_meta_read(struct sqp_image *img, uint64_t pos, void *buf,
 	/* From the 4 KiB page holding pos, as much as the image has. */
 	uint64_t start = pos & ~(uint64_t)4095;
 	size_t len = RD_EROFS_WIN;
-	int ret;
+	int w, ret;
 
 	if (pos >= RD_EROFS_MBOX_POS)
 		return rd_erofs_read(img, pos, buf, n, what);
-	if (pos < e->win_pos || pos - e->win_pos > e->win_len ||
-	    n > e->win_len - (pos - e->win_pos)) {
+	if ((w = window_of(e, pos, n)) < 0) {
 		if (pos > img->file_size || pos - start + n > RD_EROFS_WIN)
 			return rd_read_at(img, pos, buf, n, what);
 		if (len > img->file_size - start)
 			len = (size_t)(img->file_size - start);
-		e->win_len = 0;
-		if ((ret = rd_read_at(img, start, e->win, len, what)) != 0)
-			return ret;
 		if (pos - start + n > len)
 			return rd_read_at(img, pos, buf, n, what);
-		e->win_pos = start;
-		e->win_len = (uint32_t)len;
+		/* the least recently used window (an empty one first) */
+		w = 0;
+		for (int i = 1; i < RD_EROFS_WINS; i++)
+			if (e->wins[i].used < e->wins[w].used)
+				w = i;
+		e->wins[w].len = 0;
+		if ((ret = rd_read_at(img, start, e->win[w], len, what)) != 0)
+			return ret;
+		e->wins[w].pos = start;
+		e->wins[w].len = (uint32_t)len;
 	}
-	memcpy(buf, e->win + (pos - e->win_pos), n);
+	e->wins[w].used = ++e->win_tick;
+	memcpy(buf, e->win[w] + (pos - e->wins[w].pos), n);
 	return 0;
 }
 

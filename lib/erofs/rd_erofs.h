@@ -52,8 +52,10 @@ static inline struct rd_einode *eri(const struct rd_inode *ino)
 #define RD_EROFS_MBOX_POS (1ull << 62)
 #define RD_EROFS_MBOX_MAX (1ull << 30)
 
-/* Bytes of metadata one read brings in (struct rd_erofs.win). */
+/* Bytes of metadata one read brings in (struct rd_erofs.win), and how
+ * many such windows are kept. */
 #define RD_EROFS_WIN (16u << 10)
+#define RD_EROFS_WINS 4
 
 struct rd_erofs {
 	struct erofs_super sb;
@@ -97,10 +99,18 @@ struct rd_erofs {
 	/* The metadata read last (rd_erofs_meta_read): an inode, its
 	 * xattrs, map header and cluster indexes lie together, and a
 	 * walk meets the inodes of a directory one after the other, so
-	 * one read serves them all (len 0: nothing held). */
-	uint64_t win_pos;
-	uint32_t win_len;
-	uint8_t win[RD_EROFS_WIN];
+	 * one read serves them all (len 0: nothing held). Several
+	 * windows, the least recently used replaced: a walk goes down
+	 * into a subdirectory and back, and with one window the
+	 * parent's listing and inodes were read again each time
+	 * (small.tar's EROFS merge: 8,900 preads). */
+	struct {
+		uint64_t pos;
+		uint32_t len;
+		uint32_t used;  /* win_tick when last read from */
+	} wins[RD_EROFS_WINS];
+	uint32_t win_tick;
+	uint8_t win[RD_EROFS_WINS][RD_EROFS_WIN];
 };
 
 /* A compressed file's map header and what follows from it. */
