@@ -80,6 +80,7 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		return SQP_ERR_NOMEM;
 	}
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	fs->cores = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
 	units = cpus > 0 && cpus < FS_UNIT_DECODERS ? (unsigned)cpus :
 		FS_UNIT_DECODERS;
 	pool_init_empty(&fs->units, &s->desc,

@@ -100,6 +100,7 @@ struct fs {
 	 * releases (op_init): a file read again from the page cache costs
 	 * no request. */
 	atomic_int no_open;
+	unsigned cores;              /* online when mounted */
 	/* -o timeout=: requests in flight and when the last one ended. */
 	atomic_uint busy;
 	atomic_llong last_active;
@@ -146,7 +147,8 @@ int fs_read_reply(struct fs *fs, uint64_t ref, uint64_t fsize,
 void fs_reply_free(struct fs *fs, struct fs_reply *r);
 /* fuse_read.c: what a read of chunk idx of file ref (size bytes) would
  * reply, loaded and put back (fuse_ahead.h's loader): the decoded units
- * and shared chunks its pieces are in, not only the chunk's entry. */
+ * and shared chunks its pieces are in, not only the chunk's entry;
+ * nothing while busy counts as many requests as cores. */
 void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size);
 
 /* A listing as cached: count entries, then their names, each

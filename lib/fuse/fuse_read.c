@@ -207,13 +207,21 @@ void fs_reply_free(struct fs *fs, struct fs_reply *r)
 	free(r->bv);
 }
 
+/* Nothing while as many requests as cores are in flight: they keep the
+ * cores busy, so decoding ahead of them is no faster, and what it loads
+ * for each of many readers at once evicts what they are reading. 8
+ * readers of big.tar's tree on its lzma image (extents of up to 12 MiB
+ * decoded whole, a 64 MiB cache) decoded 360 extents of its 317 with
+ * the prefetch, 317 without. One reader in order (requests fewer than
+ * the cores) is prefetched for as before. */
 void fs_prefetch(void *user, uint64_t ref, uint64_t idx, uint64_t size)
 {
 	struct fs *fs = user;
 	uint64_t off = idx * fs->chunk;
 	struct fs_reply r;
 
-	if (idx >= size / fs->chunk + 1 || off >= size)
+	if (idx >= size / fs->chunk + 1 || off >= size ||
+	    atomic_load(&fs->busy) >= fs->cores)
 		return;
 	(void)fs_read_reply(fs, ref, size, off, size - off < fs->chunk ?
 			    size : off + fs->chunk, &r);

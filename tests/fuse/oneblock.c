@@ -23,6 +23,11 @@
  *             EROFS extent of several MiB): the unit, decoded once.
  * oneblock chunk IMAGE BYTES: the file system on IMAGE caches file data
  * in chunks of BYTES (fuse_fs.c: the image's decode unit, bounded).
+ * oneblock busy IMAGE NAME: the prefetch of NAME's first chunk loads
+ * nothing while as many requests as cores are in flight (they keep the
+ * cores busy, and what it loads ahead of 8 readers evicted what they
+ * were reading: lzma extents decoded twice), and loads it with one
+ * fewer.
  * Run under TSan in CI (tests/fuse/threads.sh). Exit 0, or 1 with the
  * reasons on stderr.
  */
@@ -172,6 +177,44 @@ static int setup(struct counted *c, int fd, const char *image)
 			 &c->fs.cache);
 }
 
+/* oneblock busy: 0, or 1 with the reason on stderr. */
+static int busy(struct counted *c, const char *image, const char *name)
+{
+	struct fuse_req r = { 0 };
+	unsigned idle, spare;
+	uint64_t ref, size;
+	int fd, ok;
+
+	if ((fd = open(image, O_RDONLY)) < 0 || setup(c, fd, image) != 0)
+		return 1;
+	atomic_store(&c->arrived, READERS);     /* no reader to wait for */
+	fake_req(&r, &c->fs, SIZE_MAX);
+	fs_ops.lookup(&r, FUSE_ROOT_ID, name);
+	fake_answered(&r, "lookup", FAKE_ENTRY, FAKE_NONE);
+	ok = r.kind == FAKE_ENTRY && r.entry.ino > FUSE_ROOT_ID;
+	ref = r.entry.ino - 2;                  /* fuse_fs.h's node ids */
+	size = (uint64_t)r.entry.attr.st_size;
+	fake_req_free(&r);
+	if (!ok) {
+		fprintf(stderr, "oneblock: no %s\n", name);
+		return 1;
+	}
+	atomic_store(&c->fs.busy, c->fs.cores);
+	fs_prefetch(&c->fs, ref, 0, size);
+	idle = atomic_load(&c->loads);
+	atomic_store(&c->fs.busy, c->fs.cores - 1);
+	fs_prefetch(&c->fs, ref, 0, size);
+	spare = atomic_load(&c->loads) - idle;
+	ok = idle == 0 && spare == 1;
+	if (!ok)
+		fprintf(stderr, "oneblock: the prefetch loaded %u chunks with "
+			"%u requests in flight (0 expected), %u with one fewer "
+			"(1 expected)\n", idle, c->fs.cores, spare);
+	fs_fini(&c->fs);
+	close(fd);
+	return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct counted c;
@@ -192,10 +235,13 @@ int main(int argc, char **argv)
 		close(fd);
 		return ok ? 0 : 1;
 	}
+	if (argc == 4 && strcmp(argv[1], "busy") == 0)
+		return busy(&c, argv[2], argv[3]);
 	if (argc < 6 || argc - 5 > READERS) {
 		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment"
 			"|unit IMAGE SRCDIR CHUNK NAME...\n"
-			"       oneblock chunk IMAGE BYTES\n");
+			"       oneblock chunk IMAGE BYTES\n"
+			"       oneblock busy IMAGE NAME\n");
 		return 2;
 	}
 	c.fragments = strcmp(argv[1], "fragment") == 0;

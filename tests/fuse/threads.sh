@@ -69,6 +69,11 @@ if codec_built lzma; then
 else
 	skipc "EROFS, extents of several MiB: lzma not built"
 fi
+# The prefetch loads only on a core the requests leave idle: ahead of
+# 8 readers it evicted what they were reading (lzma extents decoded
+# twice), and decoding before they ask is no faster on busy cores.
+check "no prefetch while as many requests as cores are in flight" \
+	"$oneblock" busy "$T/o.sqfs" f
 check "64 threads read block 5 at once: their bytes, decompressed once" \
 	"$oneblock" decoded "$T/o.sqfs" "$T/src" 5 f
 check "64 threads read a stored block: its bytes, from the image file" \
