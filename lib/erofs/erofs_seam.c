@@ -169,6 +169,29 @@ static int bridge(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_
 	return 1;
 }
 
+/* The bytes that the input from x to y (offsets in the view: the held
+ * input, then j's) took in the cut that the re-cut replaces, each
+ * cluster's share by its input: j's first cluster at or past x is k,
+ * its first at y end. A bridge over them compresses about as well (a
+ * share of a cluster, alone, a little worse), so this says whether it
+ * may fit at all. */
+static uint64_t cut_bytes(const struct erofs_seam *s, const struct erofs_zjob *j,
+			  uint32_t x, uint32_t y, uint32_t k, uint32_t end)
+{
+	uint32_t h = s->p.len, i = k > 0 ? k - 1 : 0, from, to;
+	uint64_t sum = 0;
+
+	if (x < h)
+		sum += (uint64_t)s->p.clen * (h - x) / h;
+	for (; i < end; i++) {
+		from = j->pcl[i].off + h > x ? j->pcl[i].off + h : x;
+		to = j->pcl[i].off + h + j->pcl[i].len < y ? j->pcl[i].off + h + j->pcl[i].len : y;
+		if (to > from)
+			sum += (uint64_t)j->pcl[i].clen * (to - from) / j->pcl[i].len;
+	}
+	return sum;
+}
+
 /* Where the re-cut stands: m clusters of nblk blocks up to x (offsets
  * in the view: the held input, then j's); j's first cluster at or past
  * x is k, and old the blocks it replaces so far (the held cluster's and
@@ -209,8 +232,16 @@ static int joins(struct sqp_writer *w, const struct erofs_zjob *j, const uint8_t
 		return a->nblk < a->old;
 	for (k = a->k, old = a->old; k < j->npcl && j->pcl[k].off + h - a->x <= BS; k++)
 		old += j->pcl[k].blocks;
-	/* A bridge costs a block at least. */
-	if (k == j->npcl || a->nblk + 1 >= old)
+	/* A bridge costs a block at least, and is not tried where the cut
+	 * it replaces packed its input into more than the blocks it may
+	 * take: each try costs the codec a bridge's input, at each step of
+	 * the re-cut. With lz4hc in 1 MiB clusters and fragments the packed
+	 * inode's seams tried 256 bridges of 1 MiB of input that barely
+	 * compresses, 3.3 s of CPU on rootfs-small's caller's thread, 0.1 s
+	 * since; in 64 KiB clusters 0.98 s became 0.69 s, the images the
+	 * same. */
+	if (k == j->npcl || a->nblk + 1 >= old ||
+	    cut_bytes(s, j, a->x, j->pcl[k].off + h, a->k, k) > (uint64_t)(old - a->nblk - 1) * BS)
 		return 0;
 	ret = bridge(w, j, in, a->x, j->pcl[k].off + h, s->out + (size_t)a->nblk * BS, &s->pcl[a->m]);
 	if (ret <= 0 || a->nblk + s->pcl[a->m].blocks >= old)
@@ -240,19 +271,29 @@ static int in_step(const struct erofs_zjob *j, const struct seam_walk *a, uint32
 }
 
 /* The most of j's input that the re-cut covers. A costly cut (the
- * codec table's costly_cut: lzma's) is the codec's whole cost (its fixed-output call is one pass, as mkfs.erofs
- * 1.9.3's, which has no re-cut), so a re-cut spends as much again on
- * each byte it covers, for about a block in five seams: on rootfs-big's
- * four largest files in 4 KiB clusters it re-cut 63 MB of their 136 MB
- * at 12 seams for 2 blocks. So it covers a share of the
- * segment, 1/EROFS_W_SEG_PCLUSTERS (256 KiB, or one 1 MiB cluster's
- * input: a few percent of the codec's time); the others', for which
- * packing costs a fraction of mkfs.erofs's time, the whole segment. */
+ * codec table's costly_cut: lzma's) is the codec's whole cost (its
+ * fixed-output call is one pass, as mkfs.erofs 1.9.3's, which has no
+ * re-cut), so a re-cut spends as much again on each byte it covers,
+ * for about a block in five seams: on rootfs-big's four largest files
+ * in 4 KiB clusters it re-cut 63 MB of their 136 MB at 12 seams for 2
+ * blocks. So it covers a share of the segment, 1/EROFS_W_SEG_PCLUSTERS
+ * (256 KiB, or one 1 MiB cluster's input: a few percent of the codec's
+ * time). The others' covers the whole segment where it may run on to
+ * the file's end (to_end), where a serial cut (mkfs.erofs's, whose 16
+ * MiB segments leave a file up to that uncut) ends otherwise than j's
+ * (lz4hc in 64 KiB clusters, text of 12 MiB: a block), else a quarter
+ * of it (2 MiB; 8 MiB with 1 MiB pclusters): in 4 KiB clusters a
+ * re-cut falls in step with j's cut well within that, in 64 KiB ones
+ * never, and ran the whole segment for a block found by chance (lz4hc,
+ * rootfs-small's Packages file of 50 MB: its 5 seams re-cut 58 MB, 1.0
+ * s of CPU on the caller's thread, a sixth of the pack). */
 static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zjob *j)
 {
 	uint32_t seg = erofs_w_segment(j->cap);
 
-	return e->zdest[j->zc]->costly_cut ? seg / EROFS_W_SEG_PCLUSTERS : seg;
+	if (e->zdest[j->zc]->costly_cut)
+		return seg / EROFS_W_SEG_PCLUSTERS;
+	return to_end(j) ? seg : seg / 4;
 }
 
 /* Whether a costly cut's re-cut (recut_budget) may still save a block

@@ -21,7 +21,9 @@
 # and it goes no further than its first cluster when that stands less
 # than a quarter cluster ahead: text of 8 MiB and 20,000 bytes, whose
 # re-cut saved a block at the file's end, takes its pieces' bytes too.
-# --max-extent-bytes across a seam:
+# lz4hc in 64 KiB clusters: a re-cut that cannot reach the file's end
+# stops 2 MiB past its seam, text of 20 MiB takes exactly its first 8
+# MiB's bytes and its rest's. --max-extent-bytes across a seam:
 # the same bytes for -j 1 and 2, the kernel reads it.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
@@ -154,6 +156,31 @@ if codec_built lzma; then
 	check "lzma: text8m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
 		test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
 fi
+
+# lz4hc in 64 KiB clusters: a re-cut that cannot run on to the file's
+# end covers 2 MiB past its seam at most (recut_budget in erofs_seam.c):
+# in clusters this large it never falls in step with the next segment's
+# cut, and ran the whole segment for a block found by chance. text20m's
+# first seam's re-cut stops so, saving nothing, and its second runs on
+# to the end as in a file of the last 12 MiB alone: text20m takes
+# exactly the bytes of its first 8 MiB and of the rest packed as files
+# of their own, the same for -j 1 and 2, and the kernel reads it.
+mkdir "$T/hc" "$T/hcpart" && ln "$T/src/big/text20m" "$T/hc/text20m" &&
+	head -c 8388608 "$T/src/big/text20m" > "$T/hcpart/head" &&
+	tail -c +8388609 "$T/src/big/text20m" > "$T/hcpart/rest" || finish
+for j in 1 2; do
+	run "lz4hc 64K, -j $j" "$DIR2IMG" -q -j $j --format erofs -c lz4 -X hc \
+		--pcluster-size 64K "$T/hc.$j.erofs" "$T/hc"
+done
+run "lz4hc 64K, in two" "$DIR2IMG" -q --format erofs -c lz4 -X hc --pcluster-size 64K \
+	"$T/hcpart.erofs" "$T/hcpart"
+check "lz4hc 64K: the same bytes for -j 1 and 2" cmp -s "$T/hc.1.erofs" "$T/hc.2.erofs"
+big=$(stored "$T/hc.1.erofs" /text20m)
+p0=$(stored "$T/hcpart.erofs" /head) p1=$(stored "$T/hcpart.erofs" /rest)
+sum=$((${p0:-0} + ${p1:-0}))
+check "lz4hc 64K: text20m takes $big bytes, its two parts' $sum: the first re-cut stopped" \
+	test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
+judge_same_tree "lz4hc 64K" kernel erofs "$T/hc.2.erofs" "$T/hc"
 
 # --max-extent-bytes (mkfs.erofs's): no cluster holds more than 16 KiB
 # of text9m, across its seam too: more bytes stored than with 64 KiB
