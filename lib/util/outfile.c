@@ -30,12 +30,17 @@
 #include "sqpack/outfile.h"
 #include "util/errbuf.h"
 
+/* What an outfile written in place is: a block device must be synced
+ * before the tool says it is done; a character device or a FIFO only
+ * needs closing. */
+enum { IN_PLACE_NO, IN_PLACE_BLOCK, IN_PLACE_STREAM };
+
 struct sqp_outfile {
 	char *path;
 	char *temp_path;
 	int fd;
 	int force;
-	int in_place;           /* a device written directly: no temporary */
+	int in_place;           /* written directly, no temporary: IN_PLACE_* */
 	int temp_exists;        /* the temporary file is on disk under temp_path */
 	struct sqp_errbuf err;
 };
@@ -95,7 +100,7 @@ static int open_temp(struct sqp_outfile *o, const char *dir, const char *base)
 static int open_in_place(struct sqp_outfile *o, int flags)
 {
 	struct stat st;
-	int fl = O_WRONLY | O_CLOEXEC;
+	int fl = O_WRONLY | O_CLOEXEC, kind = IN_PLACE_STREAM;
 
 	if (stat(o->path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
 		return 0;
@@ -105,6 +110,7 @@ static int open_in_place(struct sqp_outfile *o, int flags)
 				       "(use --force to write the image into it)", o->path);
 		/* read and written, as any image; O_EXCL: not if mounted */
 		fl = O_RDWR | O_EXCL | O_CLOEXEC;
+		kind = IN_PLACE_BLOCK;
 	} else if (!(flags & SQP_OUTFILE_STREAM) || S_ISSOCK(st.st_mode)) {
 		return sqp_err(&o->err, SQP_ERR_ARG, "%s: is a %s, not a file or a "
 			       "block device to write an image to", o->path,
@@ -115,7 +121,7 @@ static int open_in_place(struct sqp_outfile *o, int flags)
 	if (o->fd < 0)
 		return sqp_err(&o->err, sqp_errno_code(errno), "%s: %s", o->path,
 			       errno == EBUSY ? "device is busy (mounted?)" : strerror(errno));
-	o->in_place = 1;
+	o->in_place = kind;
 	return 1;
 }
 
@@ -175,14 +181,11 @@ const char *sqp_outfile_temp_path(const struct sqp_outfile *o)
 	return o->temp_path;
 }
 
-/* A block device's data must be on it when the tool says it is done;
- * a character device or a FIFO only needs closing. */
 static int commit_in_place(struct sqp_outfile *o)
 {
-	struct stat st;
 	int ret = 0;
 
-	if (fstat(o->fd, &st) == 0 && S_ISBLK(st.st_mode) && fsync(o->fd) != 0)
+	if (o->in_place == IN_PLACE_BLOCK && fsync(o->fd) != 0)
 		ret = -1;
 	if (close(o->fd) != 0)
 		ret = -1;
@@ -190,7 +193,7 @@ static int commit_in_place(struct sqp_outfile *o)
 	if (ret != 0)
 		return sqp_err(&o->err, sqp_errno_code(errno), "%s: %s",
 			       o->path, strerror(errno));
-	o->in_place = 0;
+	o->in_place = IN_PLACE_NO;
 	return 0;
 }
 
