@@ -4,7 +4,8 @@
 # first without a kernel, 64 threads calling the read operation on one
 # block of a fresh cache at once (oneblock.c: each gets its bytes, and
 # the block is decompressed once, the other misses waiting for it);
-# prefetch states of files that meet in one set of slots;
+# prefetch states of files that meet in one set of slots; the cache's
+# evicted mappings filled again;
 # then through one mount, 16 readers of one block at once, 8 readers of
 # a whole file, each from its start, with a cache of 512 KiB (entries
 # evicted while others are read). O_DIRECT keeps the kernel's page cache
@@ -123,6 +124,10 @@ check "EROFS, 64 threads read 64 files of the packed inode: decoded once" \
 # in order in turns, are each prefetched for.
 check "4 files read in order, their prefetch slots met: each prefetched for" \
 	"$top_builddir/tests/fuse/prefetch_ways"
+# Loads of about one size take the mappings of the entries evicted
+# before them: no fresh pages faulted in, no unmapping.
+check "evicted entries' mappings filled again by loads of about their size" \
+	"$top_builddir/tests/fuse/cache_spares"
 
 fuse_usable
 cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
