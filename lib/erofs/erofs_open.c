@@ -284,6 +284,7 @@ void rd_erofs_free(struct sqp_image *img)
 	free(e->dev_map);
 	rd_zfile_close(e->packed);
 	rd_zfile_close(e->zdir);
+	sqp_erofs_unz_free(e->unz);
 	free(e->mbox);
 	free(e);
 }

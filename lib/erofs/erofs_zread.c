@@ -7,9 +7,11 @@
  * A compressed file keeps the extent it decoded last, so reads smaller
  * than an extent decode each extent once when they go forward. Buffers
  * grow to the largest pcluster and extent met, which the map bounds
- * (1 MiB and 12 MiB; a fragment comes in pieces of 1 MiB). A fragment is read from the packed
- * inode, opened once per image; the packed inode may not itself hold a
- * fragment, which is what stops a fragment from reading itself.
+ * (1 MiB and 12 MiB; a fragment comes in pieces of 1 MiB); the
+ * decoders are the image's (rd_erofs.unz). A fragment is read from
+ * the packed inode, opened once per image; the packed inode may not
+ * itself hold a fragment, which is what stops a fragment from reading
+ * itself.
  */
 #include "config.h"
 
@@ -46,7 +48,6 @@ void rd_zfile_close(struct rd_zfile *f)
 		return;
 	free(f->in);
 	free(f->out);
-	sqp_erofs_unz_free(f->unz);
 	free(f);
 }
 
@@ -83,7 +84,7 @@ static int decode_at(struct sqp_image *img, struct rd_zfile *f, uint64_t off)
 	else if ((ret = rd_erofs_read(img, x.pa, f->in, x.plen,
 				     "a pcluster")) == 0 &&
 		   (ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, f->out,
-					   &f->unz)) != 0) {
+					   &rd_ero(img)->unz)) != 0) {
 		ret = rd_erofs_zfail(img, &f->e, &x, ret);
 	}
 	if (ret == 0)
@@ -115,7 +116,7 @@ static int decode_into(struct sqp_image *img, struct rd_zfile *f,
 	if ((ret = rd_erofs_read(img, x.pa, f->in, x.plen, "a pcluster")) != 0)
 		return ret;
 	if ((ret = rd_erofs_zdecode(rd_ero(img), &x, f->in, dst,
-				    &f->unz)) != 0)
+				    &rd_ero(img)->unz)) != 0)
 		return rd_erofs_zfail(img, &f->e, &x, ret);
 	*took = (size_t)x.llen;
 	return 1;

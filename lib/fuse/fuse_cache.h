@@ -23,14 +23,13 @@ struct fc_entry;
 struct fuse_cache;
 
 /* What a loader made (all 0 when it is called): data, len bytes of
- * it, malloc'd or from fc_slab or fc_buffer (which set slab and
- * mapped), given to the cache whatever the load returns; kind is the
- * user's, for what the bytes are (fc_kind). */
+ * it, malloc'd or from fc_slab or fc_buffer (which set mapped), given
+ * to the cache whatever the load returns; kind is the user's, for what
+ * the bytes are (fc_kind). */
 struct fc_load {
 	uint8_t *data;
 	size_t len;
 	unsigned kind;
-	int slab;
 	size_t mapped;              /* bytes of a mapping of its own */
 };
 
@@ -46,21 +45,23 @@ int fc_create(size_t budget, size_t slab, fc_load_fn load, void *user,
 	      struct fuse_cache **out);
 void fc_destroy(struct fuse_cache *c);
 
-/* out->data: a buffer of slab bytes for a loader to fill (out->slab
+/* out->data: a buffer of slab bytes for a loader to fill (out->mapped
  * says how the cache frees it): 0, or -ENOMEM.
  *
  * Why slabs: the cache's bytes are most of the daemon's memory, and
  * malloc'd they would be spread over malloc's arenas, one a thread,
  * each keeping what it freed for its own thread's next allocations:
  * with 12 threads, a 64 MiB cache took 110 MiB. A slab is pages of its
- * own (mmap), unmapped when its entry goes; a few of the evicted ones
- * are kept as spares for the next loads, counted in the budget, so a
- * steady stream of misses maps and faults in no fresh pages. */
+ * own (mmap), unmapped when its entry goes; a few of the evicted
+ * mappings (a quarter of the budget at most) are kept as spares for the
+ * next loads, counted in the budget, so a steady stream of misses maps
+ * and faults in no fresh pages. */
 int fc_slab(struct fuse_cache *c, struct fc_load *out);
 
 /* out->data: a buffer of n bytes for a loader to fill: a slab where n
- * is the slab's size, pages of its own (mmap) where n is large, else
- * malloc'd. 0, or -ENOMEM.
+ * is the slab's size, pages of its own (mmap, a spare of about that
+ * size where one is kept) where n is large, else malloc'd. 0, or
+ * -ENOMEM.
  *
  * Why pages of its own for large ones (an EROFS extent decoded whole,
  * up to 12 MiB; a file's last chunk): malloc serves a large request

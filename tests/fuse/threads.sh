@@ -4,7 +4,9 @@
 # first without a kernel, 64 threads calling the read operation on one
 # block of a fresh cache at once (oneblock.c: each gets its bytes, and
 # the block is decompressed once, the other misses waiting for it);
-# prefetch states of files that meet in one set of slots;
+# prefetch states of files that meet in one set of slots; the cache's
+# evicted mappings filled again; an EROFS image's lzma decoder kept for
+# the files opened on it;
 # then through one mount, 16 readers of one block at once, 8 readers of
 # a whole file, each from its start, with a cache of 512 KiB (entries
 # evicted while others are read). O_DIRECT keeps the kernel's page cache
@@ -66,6 +68,17 @@ if codec_built lzma; then
 		-zlzma,0 -C1048576 -Eall-fragments "$T/l1mf.erofs" "$T/big" &&
 		check "EROFS, 3 chunks of one extent of the packed inode: decoded once" \
 			"$oneblock" unit "$T/l1mf.erofs" "$T/big" 0 f f f
+	# Files opened one after the other on one image share its lzma
+	# decoder: its 8 MiB dictionary is not mapped and faulted in again
+	# for each (unz_kept.c).
+	mkdir -p "$T/eight" || exit 99
+	for i in 1 2 3 4 5 6 7 8; do
+		seq "${i}00000" "${i}45000" > "$T/eight/f$i" || exit 99
+	done
+	run "an EROFS lzma image of 8 files of 300 KB" "$SQP_BIN/sqpack-mkfs.erofs" --quiet \
+		-zlzma,0 -C1048576 "$T/eight.erofs" "$T/eight" &&
+		check "EROFS, 8 lzma files read in turn: the image's decoder kept" \
+			"$top_builddir/tests/fuse/unz_kept" "$T/eight.erofs" 8
 else
 	skipc "EROFS, extents of several MiB: lzma not built"
 fi
@@ -123,6 +136,10 @@ check "EROFS, 64 threads read 64 files of the packed inode: decoded once" \
 # in order in turns, are each prefetched for.
 check "4 files read in order, their prefetch slots met: each prefetched for" \
 	"$top_builddir/tests/fuse/prefetch_ways"
+# Loads of about one size take the mappings of the entries evicted
+# before them: no fresh pages faulted in, no unmapping.
+check "evicted entries' mappings filled again by loads of about their size" \
+	"$top_builddir/tests/fuse/cache_spares"
 
 fuse_usable
 cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
