@@ -45,6 +45,7 @@ void sqp_codec_worker_fini(void *ctx, void *state)
 	sqp_erofs_unz_free(w->unz);
 	sqp_compressor_destroy(w->other);
 	sqp_compressor_destroy(w->codec);
+	free(w->run_out);
 	free(w->scratch);
 	free(w);
 }

@@ -36,6 +36,11 @@ struct sqp_codec_worker {
 	struct sqp_codec_config other_cfg;
 	/* EROFS pclusters' decoders (sqp_erofs_unz), made on first use */
 	struct sqp_erofs_unz *unz;
+	/* The block reader's runs of extents decode here when their bytes
+	 * go straight to the consumer's put() (lib/read/blockrd_run.c):
+	 * run_out_size bytes, grown on first use */
+	uint8_t *run_out;
+	size_t run_out_size;
 };
 
 /* For sqp_pool_desc.worker_init/worker_fini: ctx is a

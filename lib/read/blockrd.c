@@ -69,7 +69,7 @@ static int worker_run(void *ctx, void *state, struct sqp_pool_job *pj)
 	int n, ret;
 
 	if (j->kind == BJ_RUN)
-		return rd_blockrd_run_exec(b, j->run, &w->unz);
+		return rd_blockrd_run_exec(b, j->run, w);
 	if (j->raw) {
 		ret = rd_pread(b->img, j->offset, j->buf, j->disk_size);
 		n = (int)j->disk_size;

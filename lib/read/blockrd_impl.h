@@ -166,10 +166,10 @@ int rd_blockrd_zext(struct rd_blockrd *b, struct rd_bentry *e,
 		    const struct rd_extent *x, uint8_t *pre);
 /* Submit the open run, if any. */
 int rd_blockrd_run_close(struct rd_blockrd *b);
-/* A worker's part: read and decode run r with the worker's decoders
+/* A worker's part: read and decode run r with worker w's decoders
  * (always 0: each part has its own status). */
 int rd_blockrd_run_exec(struct rd_blockrd *b, struct brun *r,
-			struct sqp_erofs_unz **unz);
+			struct sqp_codec_worker *w);
 /* For part j at the FIFO's head: take its run back from the pool
  * (block: submit it and wait) - 1, 0 not ready, or an error. */
 int rd_blockrd_run_wait(struct rd_blockrd *b, struct bjob *j, int block);
