@@ -50,23 +50,24 @@
  * make one share either way, are searched as before. */
 #define DEFLATE_DEST_SPAN 4
 #define DEFLATE_DEST_GRAIN 64
-/* ... but never in more than DEFLATE_DEST_SHARES shares: to 1/256 of
- * the input of a cluster of 16 blocks or more. To 1/4096 in 1 MiB
- * clusters (2 to 5 MB of input each, a byte of output in reach of 4
- * to 8 of input) the search compressed 4.7 times what it took on
- * rootfs-small with -Efragments (979 MB of prefixes for 208 MB, 403
- * tries in 111 calls), for about 190 bytes of room left a cluster;
- * to 1/256, 3 KB, it compresses 3.6 times (676 MB, 282 tries): 0.9
- * CPU-s less of 6.1, for an image 0.1% larger (95,473,664 bytes
- * against 95,371,264; mkfs.erofs 1.9.3's 104,706,048). */
-#define DEFLATE_DEST_SHARES 4
+/* ... but a cluster of DEFLATE_DEST_WHOLE blocks or more in one
+ * share: to 1/64 of its input. Its blocks are counted per cluster, so
+ * room left in one is room the next takes up (its input goes there,
+ * and deflate's 32 KiB window loses next to nothing at the start of 2
+ * to 5 MB): the image changes by the rounding of a cluster more in 64
+ * or so. rootfs-small with -Efragments in 1 MiB clusters: to 1/4096
+ * the search compressed 979 MB of prefixes in 403 tries (111 calls),
+ * 1.14x mkfs.erofs 1.9.3's CPU; to 1/64, with regula falsi
+ * (codec_dest.c), 563 MB in 226 tries, for an image of 95,477,760
+ * bytes against 95,371,264 (mkfs.erofs: 104,706,048); without
+ * fragments 102,879,232 against 102,858,752. */
+#define DEFLATE_DEST_WHOLE 256
 
 static unsigned deflate_span(size_t out_cap)
 {
 	size_t blocks = out_cap / CODEC_DEST_BLOCK;
 
-	return blocks > DEFLATE_DEST_SPAN * DEFLATE_DEST_SHARES ?
-	       (unsigned)(blocks / DEFLATE_DEST_SHARES) : DEFLATE_DEST_SPAN;
+	return blocks >= DEFLATE_DEST_WHOLE ? (unsigned)blocks : DEFLATE_DEST_SPAN;
 }
 
 /* Strategy i is the bit 1 << i of cfg->strategies (SQP_GZIP_*), in the

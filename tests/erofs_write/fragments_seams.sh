@@ -75,7 +75,7 @@ check "fragments: the same bytes for -j 1 and 3" cmp -s "$T/frag.1.erofs" "$T/fr
 judge_same_tree "deflate, fragments" kernel erofs "$T/frag.1.erofs" "$T/big"
 check "fragments: imginfo check" "$IMGINFO" check "$T/frag.1.erofs"
 
-# 1 MiB clusters, whose search aims to 1/256 of a cluster's input
+# 1 MiB clusters, whose search aims to 1/64 of a cluster's input
 # (deflate_span in lib/codec/gzip.c) by regula falsi (codec_dest.c):
 # the same bytes for -j 1 and 3, read back by the kernel and by imginfo.
 for j in 1 3; do
