@@ -38,12 +38,26 @@
 
 /* What the search knows: the longest length known to fit and the
  * shortest known not to, with their sizes (0: not measured: a length
- * assumed, or a try over 4 clusters), and the fit before lo, whose
- * slope to lo is the best guess until a try fails. */
+ * assumed, or a try over 4 clusters), the try on the same side before
+ * each (its line to lo or hi is the best guess until the other side is
+ * measured), how many tries in a row landed on the side last moved
+ * (side: 1 lo, 2 hi), and whether the search is regula falsi (falsi:
+ * next_len). */
 struct dest_search {
 	size_t all, cap, share;
-	size_t lo, lo_n, hi, hi_n, prev, prev_n;
+	size_t lo, lo_n, hi, hi_n, prev, prev_n, hprev, hprev_n;
+	int side, run, falsi;
 };
+
+/* Regula falsi where the tolerance leaves a cluster 1 KiB of room or
+ * more (3/4 of out_cap / share), so that the codec's sizes, uneven by
+ * tens to hundreds of bytes (a Huffman table, a block split), follow
+ * a line at its scale: deflate's 1 MiB clusters (deflate_span in
+ * gzip.c). Where it leaves tens of bytes (4 KiB clusters: 48; deflate
+ * and zstd at 64 KiB: 192) the line misleads: rootfs-small's image
+ * with -Efragments grew by 94 KB (deflate, 4 KiB) and 53 KB (zstd), in
+ * as many tries or more, so those keep the eighth's step. */
+#define DEST_FALSI_ROOM 1024u
 
 static uint64_t tolerance(const struct dest_search *s)
 {
@@ -51,8 +65,8 @@ static uint64_t tolerance(const struct dest_search *s)
 }
 
 /* Input bytes per byte of output near the cut, as num / den: between
- * the tries either side of it, else between the last two fits, else
- * the ratio of the try nearest to it. */
+ * the tries either side of it, else between the last two fits or the
+ * last two misses, else the ratio of the try nearest to it. */
 static void slope(const struct dest_search *s, uint64_t *num, uint64_t *den)
 {
 	if (s->lo_n > 0 && s->hi_n > s->lo_n) {
@@ -61,6 +75,10 @@ static void slope(const struct dest_search *s, uint64_t *num, uint64_t *den)
 	} else if (s->prev_n > 0 && s->lo_n > s->prev_n) {
 		*num = s->lo - s->prev;
 		*den = s->lo_n - s->prev_n;
+	} else if (s->falsi && s->lo_n == 0 && s->hi_n > 0 && s->hprev_n > s->hi_n &&
+		   s->hprev > s->hi) {
+		*num = s->hprev - s->hi;
+		*den = s->hprev_n - s->hi_n;
 	} else if (s->lo_n > 0) {
 		*num = s->lo;
 		*den = s->lo_n;
@@ -72,12 +90,21 @@ static void slope(const struct dest_search *s, uint64_t *num, uint64_t *den)
 
 /* Whether lo is long enough: all of the input, within the tolerance
  * of a length that does not fit, or with room for at most three
- * quarters of the tolerance at the slope. */
+ * quarters of the tolerance at the slope. Under regula falsi also when
+ * the miss saved too little for a fit past the tolerance: a prefix
+ * that fits saves its length less the cluster at least, and a longer
+ * one saves about as much or more, so none is longer than the cluster
+ * and hi's saving. Input that barely compresses (deflate in 1 MiB
+ * clusters, after a cluster of text whose ratio aimed the first try at
+ * 2.2 MB) was tried a second time a tolerance past the cluster, 1 MB
+ * for nothing, in 20 of rootfs-small's clusters. */
 static int done(const struct dest_search *s)
 {
 	uint64_t num, den, tol = tolerance(s);
 
 	if (s->lo == s->all || s->hi - s->lo <= tol)
+		return 1;
+	if (s->falsi && s->hi_n > 0 && s->hi - s->hi_n + s->cap <= s->lo + tol)
 		return 1;
 	if (s->lo_n == 0)
 		return 0;
@@ -85,19 +112,15 @@ static int done(const struct dest_search *s)
 	return 4 * (s->cap - s->lo_n) * num <= 3 * tol * den;
 }
 
-/* The next length: where the line through the nearest tries reaches
- * the cluster less the room 3/8 of the tolerance takes (so that the
- * try both fits and ends the search despite the codec's sizes not
- * growing quite evenly), a real step inside a range known at both ends
- * (at an end it would move it by little), past the tolerance above lo
- * while nothing has failed. */
-static size_t next_len(const struct dest_search *s)
+/* The next length where the tolerance leaves little room (falsi 0):
+ * on the line through the nearest tries to t, a real step inside a
+ * range known at both ends (at an end it would move it by little),
+ * past the tolerance above lo while nothing has failed. */
+static size_t eighth_step(const struct dest_search *s, uint64_t t, uint64_t num,
+			  uint64_t den)
 {
-	uint64_t num, den, tol = tolerance(s), aim, t, g;
+	uint64_t tol = tolerance(s), g;
 
-	slope(s, &num, &den);
-	aim = 3 * tol * den / (8 * num);
-	t = s->cap > aim ? s->cap - aim : 1;
 	if (s->lo_n > 0)
 		g = s->lo + (t > s->lo_n ? (t - s->lo_n) * num / den : 0);
 	else
@@ -118,6 +141,59 @@ static size_t next_len(const struct dest_search *s)
 	return g > s->all ? s->all : (size_t)g;
 }
 
+/* The next length: where the sizes reach the cluster less the room 3/8
+ * of the tolerance takes (so that the try both fits and ends the search
+ * despite the codec's sizes not growing quite evenly). Between two
+ * measured ends, on the line through them, as regula falsi, with the
+ * Illinois rule: each further try in a row on the same side halves the
+ * other end's distance from the aim, so that a curved stretch (text
+ * whose matches thicken along the file) does not creep up from one end.
+ * The eighth's step cost a try in most clusters of 1 MiB, whose sizes
+ * near the cut follow a line to a few hundred bytes. Else on the line
+ * through the last two
+ * tries (or the nearest try's ratio), past the tolerance above lo while
+ * nothing has failed, at least one tolerance inside a known range. */
+static size_t next_len(const struct dest_search *s)
+{
+	uint64_t num, den, tol = tolerance(s), aim, t, g;
+
+	slope(s, &num, &den);
+	aim = 3 * tol * den / (8 * num);
+	t = s->cap > aim ? s->cap - aim : 1;
+	if (!s->falsi)
+		return eighth_step(s, t, num, den);
+	if (s->lo_n > 0 && s->hi_n > s->lo_n && t > s->lo_n && s->hi_n > t) {
+		uint64_t below = t - s->lo_n, above = s->hi_n - t;
+		int halve = s->run > 1 ? s->run - 1 : 0;
+
+		halve = halve > 16 ? 16 : halve;
+		if (s->side == 1)
+			above >>= halve;
+		else
+			below >>= halve;
+		g = s->lo + (s->hi - s->lo) * below / (below + above + 1);
+	} else if (s->lo_n > 0) {
+		g = s->lo + (t > s->lo_n ? (t - s->lo_n) * num / den : 0);
+	} else if (s->hi_n > t) {
+		g = s->hi - (s->hi_n - t) * num / den;
+		if (g > s->hi || g == 0)
+			g = s->hi * t / s->hi_n;
+	} else {
+		g = s->hi * t / (s->hi_n > 0 ? s->hi_n : 4 * s->cap);
+	}
+	if (s->hi <= s->all) {
+		uint64_t m = s->hi - s->lo > 2 * tol ? tol : (s->hi - s->lo) / 2;
+
+		if (g < s->lo + m)
+			g = s->lo + m;
+		if (g > s->hi - m)
+			g = s->hi - m;
+	} else if (g < s->lo + tol + 1) {
+		g = s->lo + tol + 1;
+	}
+	return g > s->all ? s->all : (size_t)g;
+}
+
 int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		      size_t *in_len, size_t guess, uint8_t *out, size_t out_cap,
 		      unsigned span, unsigned grain, uint8_t **scratchp, size_t *scratch_cap)
@@ -131,6 +207,7 @@ int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 	size_t len, best = 0;
 	uint8_t *scratch;
 
+	s.falsi = 3 * out_cap / s.share / 4 >= DEST_FALSI_ROOM;
 	if (*scratch_cap < 4 * out_cap) {
 		free(*scratchp);
 		*scratch_cap = 0;
@@ -150,6 +227,8 @@ int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 		if (n < 0)
 			return n;
 		if (n > 0 && (size_t)n <= out_cap) {
+			s.run = s.side == 1 ? s.run + 1 : 1;
+			s.side = 1;
 			s.prev = s.lo;
 			s.prev_n = s.lo_n;
 			s.lo = len;
@@ -158,6 +237,10 @@ int codec_dest_search(codec_dest_try try, void *state, const uint8_t *in,
 			*in_len = len;
 			memcpy(out, scratch, best);
 		} else if (n == 0 || (size_t)n < len) {
+			s.run = s.side == 2 ? s.run + 1 : 1;
+			s.side = 2;
+			s.hprev = s.hi;
+			s.hprev_n = s.hi_n;
 			s.hi = len;
 			s.hi_n = (size_t)n;
 		} else {

@@ -12,7 +12,7 @@
 # 9.6 MiB of small files (whole fragments: the packed inode spans two
 # segments, and its seam is re-cut within that budget too): the same
 # bytes for -j 1, 2 and 3, the kernel's mount reads the source, and
-# imginfo check finds nothing wrong.
+# imginfo check finds nothing wrong; and the same in 1 MiB clusters.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 codec_built gzip || skip "gzip not built"
@@ -74,4 +74,16 @@ check "fragments: the same bytes for -j 1 and 2" cmp -s "$T/frag.1.erofs" "$T/fr
 check "fragments: the same bytes for -j 1 and 3" cmp -s "$T/frag.1.erofs" "$T/frag.3.erofs"
 judge_same_tree "deflate, fragments" kernel erofs "$T/frag.1.erofs" "$T/big"
 check "fragments: imginfo check" "$IMGINFO" check "$T/frag.1.erofs"
+
+# 1 MiB clusters, whose search aims to 1/64 of a cluster's input
+# (deflate_span in lib/codec/gzip.c) by regula falsi (codec_dest.c):
+# the same bytes for -j 1 and 3, read back by the kernel and by imginfo.
+for j in 1 3; do
+	# shellcheck disable=SC2086
+	run "deflate, 1 MiB, fragments, -j $j" "$DIR2IMG" -q -f -j $j $Z --pcluster-size 1M \
+		--erofs-fragments "$T/mib.$j.erofs" "$T/big"
+done
+check "1 MiB: the same bytes for -j 1 and 3" cmp -s "$T/mib.1.erofs" "$T/mib.3.erofs"
+judge_same_tree "deflate, 1 MiB, fragments" kernel erofs "$T/mib.1.erofs" "$T/big"
+check "1 MiB: imginfo check" "$IMGINFO" check "$T/mib.1.erofs"
 finish
