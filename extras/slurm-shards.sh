@@ -104,8 +104,22 @@ merge=${merge%%;*}
 echo "merge: job $merge into $output"
 [ -n "$wait" ] && [ -n "$merge" ] || exit $rc
 # sbatch --wait exits 0 for a merge cancelled because a shard failed
-# (the dependency can never be met): ask how the job ended.
-state=$(scontrol show job -o "$merge" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
+# (the dependency can never be met): ask how the job ended. It returns
+# once the job's script has ended, and on a busy node slurmd may not
+# have cleaned up yet: the state reads COMPLETING (whether it completed
+# or was cancelled) for a moment, so wait for the final one (a minute
+# at most).
+k=0
+while :; do
+	state=$(scontrol show job -o "$merge" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
+	case $state in
+	COMPLETING|CONFIGURING|PENDING|RUNNING) ;;
+	*) break;;
+	esac
+	[ $k -lt 120 ] || break
+	sleep 0.5
+	k=$((k + 1))
+done
 case $state in
 COMPLETED) exit $rc;;
 '') exit $rc;;   # already forgotten (MinJobAge): sbatch's status stands
