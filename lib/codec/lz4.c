@@ -14,6 +14,7 @@
 #include <lz4hc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
@@ -141,6 +142,98 @@ static int lz4_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t 
 	return n;
 }
 
+/* The bytes a literal run of len takes: the token, the length's extra
+ * bytes (from 15 on, one per 255 and one more), the literals. */
+static size_t lit_cost(size_t len)
+{
+	return 1 + (len >= 15 ? 1 + (len - 15) / 255 : 0) + len;
+}
+
+/* The longest literal run that fits room bytes (lit_cost), or 0: from
+ * the run that the extra bytes leave room for (one per 256 bytes of
+ * room, about), a step or two either way. */
+static size_t lit_fit(size_t room)
+{
+	size_t len = room > 2 ? room - 2 - (room - 2) / 256 : 0;
+
+	while (len > 0 && lit_cost(len) > room)
+		len--;
+	while (lit_cost(len + 1) <= room)
+		len++;
+	return len;
+}
+
+/* The block of all of in cut short (codec_dest.h's trim): kept up to
+ * the end of one of its matches, then the input from there on as the
+ * last literals, as many as fit. Why: ztailpacking's last cluster gives
+ * a part-used block back (erofs_zcut.c), and compressing the cluster
+ * again into fewer blocks cost lz4hc as much as the first pass (64 KiB
+ * clusters, rootfs-small: 1,944 tails, 1.19 CPU-s). The block keeps
+ * lz4's end rules: the last five bytes or more are literals, and the
+ * last match starts twelve or more before the end. */
+static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t n,
+			 size_t cap, size_t *take)
+{
+	size_t ip = 0, op = 0, len, ml, lit, keep = 0, best = 0, best_lit = 0;
+	unsigned token, b;
+
+	while (ip < n) {
+		token = buf[ip++];
+		len = token >> 4;
+		if (len == 15)
+			do {
+				if (ip >= n)
+					return SQP_ERR_CORRUPT;
+				b = buf[ip++];
+				len += b;
+			} while (b == 255);
+		if (len > n - ip || len > in_len - op)
+			return SQP_ERR_CORRUPT;
+		ip += len;
+		op += len;
+		if (ip == n)
+			break;
+		if (n - ip < 2)
+			return SQP_ERR_CORRUPT;
+		ip += 2;
+		ml = token & 15;
+		if (ml == 15)
+			do {
+				if (ip >= n)
+					return SQP_ERR_CORRUPT;
+				b = buf[ip++];
+				ml += b;
+			} while (b == 255);
+		ml += 4;
+		if (ml > in_len - op)
+			return SQP_ERR_CORRUPT;
+		op += ml;
+		if (ip >= cap)
+			break;
+		lit = lit_fit(cap - ip);
+		if (lit > in_len - op)
+			lit = in_len - op;
+		if (lit >= 5 && ml + lit >= 12 && op + lit > best) {
+			keep = ip;
+			best = op + lit;
+			best_lit = lit;
+		}
+	}
+	if (best == 0)
+		return 0;
+	lit = best_lit;
+	ip = keep;
+	buf[ip++] = (uint8_t)((lit >= 15 ? 15 : lit) << 4);
+	if (lit >= 15) {
+		for (len = lit - 15; len >= 255; len -= 255)
+			buf[ip++] = 255;
+		buf[ip++] = (uint8_t)len;
+	}
+	memcpy(buf + ip, in + best - lit, lit);
+	*take = best;
+	return (int)(ip + lit);
+}
+
 /* lz4's 64 KiB history is fixed, whatever the pcluster. */
 static int lz4_dest_create(const struct sqp_codec_config *cfg,
 			   uint32_t pcluster, void **out)
@@ -154,6 +247,7 @@ static const struct codec_dest_ops lz4_dest_ops = {
 	.create = lz4_dest_create,
 	.destroy = lz4_destroy,
 	.compress = lz4_dest_compress,
+	.trim = lz4_dest_trim,
 };
 
 static void lz4_library(char *buf, size_t size)

@@ -109,10 +109,13 @@ static size_t zguess(const struct erofs_zjob *j, size_t cap)
  * that block back: compressed again into one block fewer, it leaves the
  * rest of the file for an inline tail, as mkfs.erofs does (on
  * rootfs-small with 64 KiB clusters the difference was 1.2% of the
- * image). Returns the compressed size kept, or < 0. */
+ * image). A codec that can cut its block short (trim: lz4) does that
+ * instead of compressing again. Returns the compressed size kept, or
+ * < 0. */
 static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *z,
 		       const struct erofs_zjob *j, uint32_t pos, uint8_t *blk, size_t *take, int n)
 {
+	const struct codec_dest_ops *d = e->zdest[j->zc];
 	uint32_t left = j->len - pos, blocks = ((uint32_t)n + BS - 1) / BS;
 	size_t fewer = (size_t)(blocks - 1) * BS, t = left;
 	int m;
@@ -121,8 +124,13 @@ static int shrink_last(const struct erofs_wstate *e, const struct erofs_zcodec *
 		return n;
 	/* Tried beside the first result, which stays in blk unless this
 	 * one gains. */
-	m = e->zdest[j->zc]->compress(z->codec[j->zc], j->in + pos, &t,
-				      *take * fewer / (size_t)n, z->spare, fewer);
+	if (d->trim != NULL) {
+		memcpy(z->spare, blk, (size_t)n);
+		m = d->trim(j->in + pos, left, z->spare, (size_t)n, fewer, &t);
+	} else {
+		m = d->compress(z->codec[j->zc], j->in + pos, &t, *take * fewer / (size_t)n,
+				z->spare, fewer);
+	}
 	if (m > 0 && t > fewer && t < left) {
 		memcpy(blk, z->spare, (size_t)m);
 		*take = t;
