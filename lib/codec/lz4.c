@@ -163,23 +163,42 @@ static size_t lit_fit(size_t room)
 	return len;
 }
 
+/* The bytes a match length of ml (4 on) takes past its token: one per
+ * 255 from 19 on, and one more. */
+static size_t ml_cost(size_t ml)
+{
+	return ml >= 19 ? 1 + (ml - 19) / 255 : 0;
+}
+
+/* Where a cut of lz4_dest_trim stands: the sequence whose match is cut
+ * (its token's place, the end of its offset, where its match starts in
+ * the input) and the match and last literals kept. */
+struct lz4_cut {
+	size_t token, at, from, ml, lit;
+};
+
 /* The block of all of in cut short (codec_dest.h's trim): kept up to
- * the end of one of its matches, then the input from there on as the
- * last literals, as many as fit. Why: ztailpacking's last cluster gives
- * a part-used block back (erofs_zcut.c), and compressing the cluster
+ * one of its matches, that match cut as short as it must be, then the
+ * input from there on as the last literals, as many as fit: the cut
+ * that takes the most input. Why: ztailpacking's last cluster gives a
+ * part-used block back (erofs_zcut.c), and compressing the cluster
  * again into fewer blocks cost lz4hc as much as the first pass (64 KiB
- * clusters, rootfs-small: 1,944 tails, 1.19 CPU-s). The block keeps
- * lz4's end rules: the last five bytes or more are literals, and the
- * last match starts twelve or more before the end. */
+ * clusters, rootfs-small: 1,944 tails, 1.19 CPU-s). A match is cut as
+ * lz4's destSize cuts its last one: a run of zeros is one match whose
+ * length takes a byte per 255, kept whole it left the last cluster of
+ * a sparse file taking 4 blocks more. The block keeps lz4's end rules:
+ * the last five bytes or more are literals, and the last match starts
+ * twelve or more before the end. */
 static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t n,
 			 size_t cap, size_t *take)
 {
-	size_t ip = 0, op = 0, len, ml, lit, keep = 0, best = 0, best_lit = 0;
-	unsigned token, b;
+	struct lz4_cut c, best = { 0 };
+	size_t ip = 0, op = 0, len, ml, room;
+	unsigned b;
 
 	while (ip < n) {
-		token = buf[ip++];
-		len = token >> 4;
+		c.token = ip;
+		len = buf[ip++] >> 4;
 		if (len == 15)
 			do {
 				if (ip >= n)
@@ -196,7 +215,7 @@ static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t 
 		if (n - ip < 2)
 			return SQP_ERR_CORRUPT;
 		ip += 2;
-		ml = token & 15;
+		ml = buf[c.token] & 15;
 		if (ml == 15)
 			do {
 				if (ip >= n)
@@ -207,31 +226,39 @@ static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t 
 		ml += 4;
 		if (ml > in_len - op)
 			return SQP_ERR_CORRUPT;
+		c.at = c.token + 1 + (len >= 15 ? 1 + (len - 15) / 255 : 0) + len + 2;
+		c.from = op;
 		op += ml;
-		if (ip >= cap)
+		/* Room past the offset for the match's length and five
+		 * literals at least (lit_cost(5)); none further on. */
+		if (c.at + 6 > cap)
 			break;
-		lit = lit_fit(cap - ip);
-		if (lit > in_len - op)
-			lit = in_len - op;
-		if (lit >= 5 && ml + lit >= 12 && op + lit > best) {
-			keep = ip;
-			best = op + lit;
-			best_lit = lit;
-		}
+		room = cap - c.at;
+		c.ml = ml < 18 + 255 * (room - 6) ? ml : 18 + 255 * (room - 6);
+		c.lit = lit_fit(room - ml_cost(c.ml));
+		if (c.lit > in_len - c.from - c.ml)
+			c.lit = in_len - c.from - c.ml;
+		if (c.lit >= 5 && c.ml + c.lit >= 12 && c.from + c.ml + c.lit > best.from + best.ml + best.lit)
+			best = c;
 	}
-	if (best == 0)
+	if (best.ml == 0)
 		return 0;
-	lit = best_lit;
-	ip = keep;
-	buf[ip++] = (uint8_t)((lit >= 15 ? 15 : lit) << 4);
-	if (lit >= 15) {
-		for (len = lit - 15; len >= 255; len -= 255)
+	buf[best.token] = (uint8_t)((buf[best.token] & 0xf0) | (best.ml >= 19 ? 15 : best.ml - 4));
+	ip = best.at;
+	if (best.ml >= 19) {
+		for (len = best.ml - 19; len >= 255; len -= 255)
 			buf[ip++] = 255;
 		buf[ip++] = (uint8_t)len;
 	}
-	memcpy(buf + ip, in + best - lit, lit);
-	*take = best;
-	return (int)(ip + lit);
+	buf[ip++] = (uint8_t)((best.lit >= 15 ? 15 : best.lit) << 4);
+	if (best.lit >= 15) {
+		for (len = best.lit - 15; len >= 255; len -= 255)
+			buf[ip++] = 255;
+		buf[ip++] = (uint8_t)len;
+	}
+	memcpy(buf + ip, in + best.from + best.ml, best.lit);
+	*take = best.from + best.ml + best.lit;
+	return (int)(ip + best.lit);
 }
 
 /* lz4's 64 KiB history is fixed, whatever the pcluster. */
