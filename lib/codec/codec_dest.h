@@ -43,6 +43,13 @@ struct codec_dest_ops {
 	 * caller stores the input as it is). */
 	int (*compress)(void *state, const uint8_t *in, size_t *in_len, size_t guess,
 			uint8_t *out, size_t out_cap);
+	/* Optional: buf holds n bytes, what compress made of all of in
+	 * (in_len bytes); rewrite them in place as the longest prefix of in
+	 * that fits cap (< n) bytes, from the same parse cut short, instead
+	 * of compressing again. *take becomes the prefix's length. Returns
+	 * the new size (1..cap), 0 when no prefix fits, or < 0. */
+	int (*trim)(const uint8_t *in, size_t in_len, uint8_t *buf, size_t n, size_t cap,
+		    size_t *take);
 	/* The history the decoder must keep for cfg and pcluster, in bytes:
 	 * what the image's compression configuration records (EROFS's lzma
 	 * dictionary, deflate and zstd window, these two a power of two),

@@ -14,6 +14,7 @@
 #include <lz4hc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codec/codec_dest.h"
 #include "codec/codec_impl.h"
@@ -141,6 +142,125 @@ static int lz4_dest_compress(void *p, const uint8_t *in, size_t *in_len, size_t 
 	return n;
 }
 
+/* The bytes a literal run of len takes: the token, the length's extra
+ * bytes (from 15 on, one per 255 and one more), the literals. */
+static size_t lit_cost(size_t len)
+{
+	return 1 + (len >= 15 ? 1 + (len - 15) / 255 : 0) + len;
+}
+
+/* The longest literal run that fits room bytes (lit_cost), or 0: from
+ * the run that the extra bytes leave room for (one per 256 bytes of
+ * room, about), a step or two either way. */
+static size_t lit_fit(size_t room)
+{
+	size_t len = room > 2 ? room - 2 - (room - 2) / 256 : 0;
+
+	while (len > 0 && lit_cost(len) > room)
+		len--;
+	while (lit_cost(len + 1) <= room)
+		len++;
+	return len;
+}
+
+/* The bytes a match length of ml (4 on) takes past its token: one per
+ * 255 from 19 on, and one more. */
+static size_t ml_cost(size_t ml)
+{
+	return ml >= 19 ? 1 + (ml - 19) / 255 : 0;
+}
+
+/* Where a cut of lz4_dest_trim stands: the sequence whose match is cut
+ * (its token's place, the end of its offset, where its match starts in
+ * the input) and the match and last literals kept. */
+struct lz4_cut {
+	size_t token, at, from, ml, lit;
+};
+
+/* The block of all of in cut short (codec_dest.h's trim): kept up to
+ * one of its matches, that match cut as short as it must be, then the
+ * input from there on as the last literals, as many as fit: the cut
+ * that takes the most input. Why: ztailpacking's last cluster gives a
+ * part-used block back (erofs_zcut.c), and compressing the cluster
+ * again into fewer blocks cost lz4hc as much as the first pass (64 KiB
+ * clusters, rootfs-small: 1,944 tails, 1.19 CPU-s). A match is cut as
+ * lz4's destSize cuts its last one: a run of zeros is one match whose
+ * length takes a byte per 255, kept whole it left the last cluster of
+ * a sparse file taking 4 blocks more. The block keeps lz4's end rules:
+ * the last five bytes or more are literals, and the last match starts
+ * twelve or more before the end. */
+static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t n,
+			 size_t cap, size_t *take)
+{
+	struct lz4_cut c, best = { 0 };
+	size_t ip = 0, op = 0, len, ml, room;
+	unsigned b;
+
+	while (ip < n) {
+		c.token = ip;
+		len = buf[ip++] >> 4;
+		if (len == 15)
+			do {
+				if (ip >= n)
+					return SQP_ERR_CORRUPT;
+				b = buf[ip++];
+				len += b;
+			} while (b == 255);
+		if (len > n - ip || len > in_len - op)
+			return SQP_ERR_CORRUPT;
+		ip += len;
+		op += len;
+		if (ip == n)
+			break;
+		if (n - ip < 2)
+			return SQP_ERR_CORRUPT;
+		ip += 2;
+		ml = buf[c.token] & 15;
+		if (ml == 15)
+			do {
+				if (ip >= n)
+					return SQP_ERR_CORRUPT;
+				b = buf[ip++];
+				ml += b;
+			} while (b == 255);
+		ml += 4;
+		if (ml > in_len - op)
+			return SQP_ERR_CORRUPT;
+		c.at = c.token + 1 + (len >= 15 ? 1 + (len - 15) / 255 : 0) + len + 2;
+		c.from = op;
+		op += ml;
+		/* Room past the offset for the match's length and five
+		 * literals at least (lit_cost(5)); none further on. */
+		if (c.at + 6 > cap)
+			break;
+		room = cap - c.at;
+		c.ml = ml < 18 + 255 * (room - 6) ? ml : 18 + 255 * (room - 6);
+		c.lit = lit_fit(room - ml_cost(c.ml));
+		if (c.lit > in_len - c.from - c.ml)
+			c.lit = in_len - c.from - c.ml;
+		if (c.lit >= 5 && c.ml + c.lit >= 12 && c.from + c.ml + c.lit > best.from + best.ml + best.lit)
+			best = c;
+	}
+	if (best.ml == 0)
+		return 0;
+	buf[best.token] = (uint8_t)((buf[best.token] & 0xf0) | (best.ml >= 19 ? 15 : best.ml - 4));
+	ip = best.at;
+	if (best.ml >= 19) {
+		for (len = best.ml - 19; len >= 255; len -= 255)
+			buf[ip++] = 255;
+		buf[ip++] = (uint8_t)len;
+	}
+	buf[ip++] = (uint8_t)((best.lit >= 15 ? 15 : best.lit) << 4);
+	if (best.lit >= 15) {
+		for (len = best.lit - 15; len >= 255; len -= 255)
+			buf[ip++] = 255;
+		buf[ip++] = (uint8_t)len;
+	}
+	memcpy(buf + ip, in + best.from + best.ml, best.lit);
+	*take = best.from + best.ml + best.lit;
+	return (int)(ip + best.lit);
+}
+
 /* lz4's 64 KiB history is fixed, whatever the pcluster. */
 static int lz4_dest_create(const struct sqp_codec_config *cfg,
 			   uint32_t pcluster, void **out)
@@ -154,6 +274,7 @@ static const struct codec_dest_ops lz4_dest_ops = {
 	.create = lz4_dest_create,
 	.destroy = lz4_destroy,
 	.compress = lz4_dest_compress,
+	.trim = lz4_dest_trim,
 };
 
 static void lz4_library(char *buf, size_t size)

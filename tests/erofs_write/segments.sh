@@ -9,7 +9,9 @@
 # compressed ones), text then a random segment ending in a part block,
 # and 16 random blocks before data that compresses only in a window of
 # more than a block (a whole pcluster is tried again after a run of
-# plain clusters, as mkfs.erofs tries one at every block).
+# plain clusters, as mkfs.erofs tries one at every block), and text of
+# 150,000 bytes whose last cluster, with ztailpacking, is cut short to
+# give its part block back (lz4's block trimmed, not compressed again).
 # With lz4 and lz4hc (level 3), one-block clusters and 64 KiB ones with
 # ztailpacking: the kernel's mount and fsck.erofs (where it reads
 # mkfs.erofs's own image with the options) read the source; the same
@@ -40,7 +42,10 @@ open(d + "/textrand", "wb").write(text(8 << 20) + rand((1 << 20) + 77))
 # 16 random blocks, then a random 16 KiB repeated: it compresses only in
 # a window larger than a block, so after the random blocks only a whole
 # pcluster'"'"'s try finds it (mkfs.erofs tries one at every block).
-open(d + "/rand/randwindow", "wb").write(rand(64 << 10) + rand(16 << 10) * 16)' "$1"
+open(d + "/rand/randwindow", "wb").write(rand(64 << 10) + rand(16 << 10) * 16)
+words = [b"alpha", b"beta", b"gamma", b"delta", b"epsilon", b"zeta", b"eta"]
+open(d + "/words", "wb").write(b"".join(b" ".join(r.choice(words)
+    for _ in range(12)) + b"\n" for _ in range(3000))[:150000])' "$1"
 }
 mkdir -p "$T/src/rand" || finish
 run "make the tree" make_tree "$T/src" || finish
