@@ -150,9 +150,9 @@ static size_t eighth_step(const struct dest_search *s, uint64_t t, uint64_t num,
  * whose matches thicken along the file) does not creep up from one end.
  * The eighth's step cost a try in most clusters of 1 MiB, whose sizes
  * near the cut follow a line to a few hundred bytes. Else on the line
- * through the last two
- * tries (or the nearest try's ratio), past the tolerance above lo while
- * nothing has failed, at least one tolerance inside a known range. */
+ * through the last two tries (or the nearest try's ratio), past the
+ * tolerance above lo while nothing has failed, at least one tolerance
+ * inside a known range. */
 static size_t next_len(const struct dest_search *s)
 {
 	uint64_t num, den, tol = tolerance(s), aim, t, g;
