@@ -170,6 +170,34 @@ static size_t ml_cost(size_t ml)
 	return ml >= 19 ? 1 + (ml - 19) / 255 : 0;
 }
 
+/* A length of lz4's sequence whose token's nibble (in *len) is 15 runs
+ * on in the bytes at *ip, each added, up to one under 255: read them.
+ * 0, or -1 where the block ends first. */
+static int read_len(const uint8_t *buf, size_t n, size_t *ip, size_t *len)
+{
+	unsigned b;
+
+	if (*len != 15)
+		return 0;
+	do {
+		if (*ip >= n)
+			return -1;
+		b = buf[(*ip)++];
+		*len += b;
+	} while (b == 255);
+	return 0;
+}
+
+/* The bytes of a length past its token's 15 (extra) written at ip: 255
+ * while that much is left, then the rest. Returns the place after. */
+static size_t put_len(uint8_t *buf, size_t ip, size_t extra)
+{
+	for (; extra >= 255; extra -= 255)
+		buf[ip++] = 255;
+	buf[ip++] = (uint8_t)extra;
+	return ip;
+}
+
 /* Where a cut of lz4_dest_trim stands: the sequence whose match is cut
  * (its token's place, the end of its offset, where its match starts in
  * the input) and the match and last literals kept. */
@@ -194,19 +222,11 @@ static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t 
 {
 	struct lz4_cut c, best = { 0 };
 	size_t ip = 0, op = 0, len, ml, room;
-	unsigned b;
 
 	while (ip < n) {
 		c.token = ip;
 		len = buf[ip++] >> 4;
-		if (len == 15)
-			do {
-				if (ip >= n)
-					return SQP_ERR_CORRUPT;
-				b = buf[ip++];
-				len += b;
-			} while (b == 255);
-		if (len > n - ip || len > in_len - op)
+		if (read_len(buf, n, &ip, &len) != 0 || len > n - ip || len > in_len - op)
 			return SQP_ERR_CORRUPT;
 		ip += len;
 		op += len;
@@ -216,17 +236,12 @@ static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t 
 			return SQP_ERR_CORRUPT;
 		ip += 2;
 		ml = buf[c.token] & 15;
-		if (ml == 15)
-			do {
-				if (ip >= n)
-					return SQP_ERR_CORRUPT;
-				b = buf[ip++];
-				ml += b;
-			} while (b == 255);
+		if (read_len(buf, n, &ip, &ml) != 0)
+			return SQP_ERR_CORRUPT;
 		ml += 4;
 		if (ml > in_len - op)
 			return SQP_ERR_CORRUPT;
-		c.at = c.token + 1 + (len >= 15 ? 1 + (len - 15) / 255 : 0) + len + 2;
+		c.at = c.token + lit_cost(len) + 2;
 		c.from = op;
 		op += ml;
 		/* Room past the offset for the match's length and five
@@ -245,17 +260,11 @@ static int lz4_dest_trim(const uint8_t *in, size_t in_len, uint8_t *buf, size_t 
 		return 0;
 	buf[best.token] = (uint8_t)((buf[best.token] & 0xf0) | (best.ml >= 19 ? 15 : best.ml - 4));
 	ip = best.at;
-	if (best.ml >= 19) {
-		for (len = best.ml - 19; len >= 255; len -= 255)
-			buf[ip++] = 255;
-		buf[ip++] = (uint8_t)len;
-	}
+	if (best.ml >= 19)
+		ip = put_len(buf, ip, best.ml - 19);
 	buf[ip++] = (uint8_t)((best.lit >= 15 ? 15 : best.lit) << 4);
-	if (best.lit >= 15) {
-		for (len = best.lit - 15; len >= 255; len -= 255)
-			buf[ip++] = 255;
-		buf[ip++] = (uint8_t)len;
-	}
+	if (best.lit >= 15)
+		ip = put_len(buf, ip, best.lit - 15);
 	memcpy(buf + ip, in + best.from + best.ml, best.lit);
 	*take = best.from + best.ml + best.lit;
 	return (int)(ip + best.lit);
