@@ -176,14 +176,25 @@ static void entry_free(struct fc_entry *e)
 	free(e);
 }
 
-static void spare_drop(struct fuse_cache *c, unsigned i)
+/* Spare i out of the list (and out of the bytes counted), for a load
+ * to fill or to be unmapped. */
+static struct fc_spare spare_take(struct fuse_cache *c, unsigned i)
 {
-	munmap(c->spare[i].data, c->spare[i].size);
-	c->used -= c->spare[i].size;
-	c->spare_bytes -= c->spare[i].size;
+	struct fc_spare got = c->spare[i];
+
+	c->used -= got.size;
+	c->spare_bytes -= got.size;
 	c->spares--;
 	memmove(&c->spare[i], &c->spare[i + 1],
 		(c->spares - i) * sizeof(c->spare[0]));
+	return got;
+}
+
+static void spare_drop(struct fuse_cache *c, unsigned i)
+{
+	struct fc_spare got = spare_take(c, i);
+
+	munmap(got.data, got.size);
 }
 
 /* e has a mapping no bigger than the spares may be (a quarter of the
@@ -271,14 +282,8 @@ static int map(struct fuse_cache *c, size_t n, struct fc_load *out)
 		    (best == FC_SPARES ||
 		     c->spare[i].size < c->spare[best].size))
 			best = i;
-	if (best != FC_SPARES) {
-		got = c->spare[best];
-		c->used -= got.size;
-		c->spare_bytes -= got.size;
-		c->spares--;
-		memmove(&c->spare[best], &c->spare[best + 1],
-			(c->spares - best) * sizeof(c->spare[0]));
-	}
+	if (best != FC_SPARES)
+		got = spare_take(c, best);
 	pthread_mutex_unlock(&c->lock);
 	if (got.data == NULL) {
 		got.size = map_size(c, n);
