@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # bench_lib.sh - sourced by the reader benchmarks (img2dir-, unsquashfs-,
-# img2tar- and img2img-bench.sh): what they did alike, written once, so
+# img2tar- and img2img-bench.sh, and the FUSE ones, fuse-bench.sh and
+# fuse-readers.sh): what they did alike, written once, so
 # that a corpus or a tool that is missing is refused in one way and
 # every figure is measured and summarised by the same code.
 #
@@ -23,6 +24,10 @@
 # (files: $work/extract); "nan nan nan" when it failed.
 # bench_median: the median of the numbers on stdin (the lower middle
 # one of an even count), "nan" when there are none.
+# bench_proc_cpu PID: PID's CPU seconds so far (user + system, every
+# thread, from /proc); bench_proc_faults PID: its minor faults so far;
+# bench_proc_rss PID: its peak RSS (VmHWM), MiB. For a process that
+# serves others (a FUSE mounter), whose time /usr/bin/time cannot see.
 # bench_extract_args ARGS...: the options img2dir- and unsquashfs-bench.sh
 # share (--corpus --tree --codecs --jobs --runs --bin --out --unsquashfs)
 # into corpus, tree, codecs, jobs, runs, bin, out_dir and unsquashfs
@@ -87,6 +92,19 @@ bench_extract() {
 
 bench_median() {
 	sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "nan" }'
+}
+
+bench_proc_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' \
+		"/proc/$1/stat"
+}
+
+bench_proc_faults() {
+	awk '{ sub(/.*\) /, ""); print $8 }' "/proc/$1/stat"
+}
+
+bench_proc_rss() {
+	awk '/^VmHWM:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$1/status"
 }
 
 bench_extract_args() {

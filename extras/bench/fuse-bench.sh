@@ -209,12 +209,12 @@ mnt_up() {
 # The mounter's CPU seconds so far (user + system, every thread).
 mnt_cpu() {
 	[ -n "$mpid" ] || { echo nan; return; }
-	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$mpid/stat"
+	bench_proc_cpu "$mpid"
 }
 # Its peak RSS, MiB.
 mnt_rss() {
 	[ -n "$mpid" ] || { echo nan; return; }
-	awk '/^VmHWM:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$mpid/status"
+	bench_proc_rss "$mpid"
 }
 # ready_of MOUNTER IMAGE: "CPU-ms wall-ms", medians over --ready runs of
 # exec until a stat of $probe under the mount is answered. The CPU is the

@@ -15,6 +15,7 @@
 # 2 for bad usage.
 set -u
 prog=${0##*/}
+. "$(cd "$(dirname "$0")" && pwd)/bench_lib.sh"
 mode=cold rounds=1 readers=8 scratch=/var/tmp/fuse-readers
 
 usage() {
@@ -42,13 +43,7 @@ img=$1; shift
 [ -r "$img" ] || { echo "$prog: $img: cannot read" >&2; exit 1; }
 mnt=$scratch/mnt
 mkdir -p "$mnt" || exit 1
-hz=$(getconf CLK_TCK)
 status=0
-
-# The CPU seconds of process $1 (all threads), its minor faults, VmHWM.
-cpu_of() { awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
-faults_of() { awk '{ sub(/.*\) /, ""); print $8 }' "/proc/$1/stat"; }
-hwm_of() { awk '/VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$1/status"; }
 
 # One read of the whole tree: "WALL s, readers CPU s".
 read_all() {
@@ -88,14 +83,14 @@ for ((r = 0; r < rounds; r++)); do
 			fi
 		fi
 		a=$(read_all) || status=1
-		c1=${pid:+$(cpu_of "$pid")}
+		c1=${pid:+$(bench_proc_cpu "$pid")}
 		b=$(read_all) || status=1
-		c2=${pid:+$(cpu_of "$pid")}
+		c2=${pid:+$(bench_proc_cpu "$pid")}
 		again=- faults=- hwm=-
 		if [ -n "$pid" ]; then
 			again=$(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", b - a }')
-			faults=$(faults_of "$pid")
-			hwm=$(hwm_of "$pid")
+			faults=$(bench_proc_faults "$pid")
+			hwm=$(bench_proc_rss "$pid")
 		fi
 		echo "| ${m##*/} | $a | ${c1:--} | $b | $again | $faults | $hwm |" \
 		     "$load0-$(cut -d' ' -f1 /proc/loadavg) |"
