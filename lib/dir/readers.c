@@ -64,22 +64,27 @@ static int same_file_state(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* A small file, whole: one byte more than its size is asked for, so growth
- * shows as well as shrinking. Only what a short read left is zeroed (a
- * file stored as read keeps zeros for its missing bytes): zeroing the
- * whole buffer first cost a pass over every byte read. */
+/* A small file, whole: its size is asked for, one read, and the fstat
+ * after it shows growth (a larger size) as a short read shows shrinking.
+ * Asking one byte more cost every file a second read() that found its
+ * end (rootfs-small: 5,227 of the 10,448 reads). A file of size 0 is
+ * asked for a byte: files of /proc and /sys say 0 and have bytes. Only
+ * what a short read left is zeroed (a file stored as read keeps zeros
+ * for its missing bytes): zeroing the whole buffer first cost a pass
+ * over every byte read. */
 static void read_small(struct rslot *sl)
 {
+	size_t want = sl->size > 0 ? (size_t)sl->size : 1;
 	struct stat after;
 	size_t got;
 
-	sl->buf = malloc((size_t)sl->size + 1);
+	sl->buf = malloc(want);
 	if (sl->buf == NULL) {
 		sl->err = ENOMEM;
 		return;
 	}
-	sl->err = read_all(sl->fd, sl->buf, (size_t)sl->size + 1, &got);
-	memset(sl->buf + got, 0, (size_t)sl->size + 1 - got);
+	sl->err = read_all(sl->fd, sl->buf, want, &got);
+	memset(sl->buf + got, 0, want - got);
 	if (sl->err == 0 && (got != sl->size || fstat(sl->fd, &after) != 0 ||
 			     !same_file_state(&sl->st, &after)))
 		sl->changed = 1;
