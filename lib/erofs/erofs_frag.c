@@ -54,32 +54,49 @@
 
 #define CHUNK ((size_t)1 << 20)
 
+/* The room left in log l's last chunk, a new chunk when it is full:
+ * where the next bytes go (*room of them), written there by the caller,
+ * who then adds what it wrote to l->len. */
+static uint8_t *log_room(struct sqp_writer *w, struct erofs_flog *l, size_t *room)
+{
+	size_t at = (size_t)(l->len % CHUNK);
+
+	if (at == 0 && l->len / CHUNK == l->n) {
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			uint8_t **c = realloc(l->chunk, cap * sizeof(*c));
+
+			if (c == NULL) {
+				writer_fail(w, SQP_ERR_NOMEM, "out of memory");
+				return NULL;
+			}
+			l->chunk = c;
+			l->cap = cap;
+		}
+		l->chunk[l->n] = sqp_spill_alloc(w->spill, CHUNK);
+		if (l->chunk[l->n] == NULL) {
+			writer_fail(w, SQP_ERR_NOMEM, "EROFS: fragments: out of memory");
+			return NULL;
+		}
+		l->n++;
+		sqp_spill_check(w->spill);
+	}
+	*room = CHUNK - at;
+	return l->chunk[l->len / CHUNK] + at;
+}
+
 static int log_append(struct sqp_writer *w, struct erofs_flog *l, const uint8_t *p,
 		      size_t n)
 {
-	size_t at, k;
+	uint8_t *to;
+	size_t k;
 
 	while (n > 0) {
-		at = (size_t)(l->len % CHUNK);
-		if (at == 0 && l->len / CHUNK == l->n) {
-			if (l->n == l->cap) {
-				size_t cap = l->cap ? 2 * l->cap : 16;
-				uint8_t **c = realloc(l->chunk, cap * sizeof(*c));
-
-				if (c == NULL)
-					return writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-				l->chunk = c;
-				l->cap = cap;
-			}
-			l->chunk[l->n] = sqp_spill_alloc(w->spill, CHUNK);
-			if (l->chunk[l->n] == NULL)
-				return writer_fail(w, SQP_ERR_NOMEM, "EROFS: fragments: "
-						   "out of memory");
-			l->n++;
-			sqp_spill_check(w->spill);
-		}
-		k = CHUNK - at < n ? CHUNK - at : n;
-		memcpy(l->chunk[l->len / CHUNK] + at, p, k);
+		if ((to = log_room(w, l, &k)) == NULL)
+			return w->err.code;
+		if (k > n)
+			k = n;
+		memcpy(to, p, k);
 		l->len += k;
 		p += k;
 		n -= k;
@@ -501,20 +518,27 @@ int erofs_frag_whole(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	struct erofs_wstate *e = erofs_of(w);
 	struct whole_fate fate = { .off = e->frag.whole.len };
 	uint64_t off, mine = e->frag.whole.len;
-	uint32_t rec, n;
+	uint8_t *to;
+	uint32_t rec;
+	size_t n;
 	int ret;
 
 	if (e->dd.whole)
 		XXH3_64bits_reset_withSeed(e->dd.st, size);
+	/* Read straight into the log, as much as its chunk holds at a
+	 * time: no copy through a block, and a read per chunk, not per
+	 * block. The log's length counts the bytes once they are read. */
 	for (off = 0; off < size; off += n) {
-		n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
-		if ((ret = src->read(src->user, e->block, n)) != 0)
+		if ((to = log_room(w, &e->frag.whole, &n)) == NULL)
+			return w->err.code;
+		if (n > size - off)
+			n = (size_t)(size - off);
+		if ((ret = src->read(src->user, to, n)) != 0)
 			return ret;
+		e->frag.whole.len += n;
 		w->stats.bytes_in += n;
-		if ((ret = log_append(w, &e->frag.whole, e->block, n)) != 0)
-			return ret;
 		if (e->dd.whole)
-			XXH3_64bits_update(e->dd.st, e->block, n);
+			XXH3_64bits_update(e->dd.st, to, n);
 	}
 	if (e->dd.whole && (ret = dedup_whole(w, size, &fate)) != 0)
 		return ret;
