@@ -386,19 +386,27 @@ static int from_map(const struct rd_blockrd *b, const struct brun *r,
  * decode wrote into memory the other core had just written: at -j 2,
  * img2dir spent 66% more time in LZ4's decoder than at -j 1 (big.tar's
  * tree, lz4hc at 64 KiB: 4,400 samples against 2,650); in the worker's
- * own buffer, 2,600. A buffer that cannot grow leaves the run's. */
+ * own buffer, 2,600. The buffer grows to twice its size at least, in
+ * place where it can (realloc: a big one is moved by its page tables,
+ * its pages kept): grown to each new largest run, as big pclusters
+ * decode to anything from 1 to 4 MiB, it was a new buffer a dozen times
+ * a worker, each faulted in page by page. A buffer that cannot grow
+ * leaves the run's. */
 static uint8_t *decode_to(const struct rd_blockrd *b, struct brun *r,
 			  struct sqp_codec_worker *w)
 {
 	size_t size = r->out_len > RUN_OUT ? r->out_len : RUN_OUT;
+	uint8_t *p;
 
 	if (b->ops->put == NULL)
 		return r->out;
 	if (w->run_out_size < r->out_len) {
-		free(w->run_out);
-		w->run_out_size = (w->run_out = malloc(size)) != NULL ? size : 0;
-		if (w->run_out == NULL)
+		if (size / 2 < w->run_out_size)
+			size = w->run_out_size * 2;
+		if ((p = realloc(w->run_out, size)) == NULL)
 			return r->out;
+		w->run_out = p;
+		w->run_out_size = size;
 	}
 	return w->run_out;
 }
