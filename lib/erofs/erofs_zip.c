@@ -121,8 +121,16 @@ static int zjob_run(void *ctx, void *state, struct sqp_pool_job *pj)
  * pages where the system gives them on request (madvise mode). Each set
  * is filled from fresh pages the first time it is used: at -j2 six big
  * sets, about 100 MB, one fault per 4 KiB page where huge pages take
- * one per 2 MiB (lz4 at 64 KiB on rootfs-small: 30,000 faults before,
- * 14,000 after, and 7 to 12% less CPU). */
+ * one per 2 MiB. On rootfs-small at -j2, runs without and with in turn
+ * (load 13 to 17 on 2 cores), median CPU: lz4 0.56 s and 0.535 s at 64
+ * KiB (with ahead in 10 pairs of 10), 0.535 s and 0.51 s at 1 MiB (9 of
+ * 10), 29,000 faults and 13,000; lz4hc 4.84 s and 4.88 s at 64 KiB
+ * (without ahead in 6 of 6: more system time, compaction on a busy
+ * host), 4.93 s and 4.95 s at 1 MiB (4 of 6). lz4 gains 4 to 5%, lz4hc
+ * loses under 1%, about as many seconds. Huge pages off for the process
+ * (PR_SET_THP_DISABLE, in madvise mode the same as no advice) once
+ * looked faster on this VM, whose host takes freed 2 MiB pages back;
+ * runs in turn did not confirm it. */
 static void *zbuf_mem(size_t n)
 {
 #ifdef MADV_HUGEPAGE
