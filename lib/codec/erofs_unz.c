@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef WITH_LZ4
 #include <lz4.h>
 #endif
@@ -86,11 +87,23 @@ void sqp_erofs_unz_free(struct sqp_erofs_unz *st)
 	free(st);
 }
 
-/* The zero bytes in front of the data: how many. */
+/* The zero bytes in front of the data: how many. The padding is up to
+ * a block in front of every pcluster, and a byte loop over it was 1.1%
+ * of img2dir's CPU samples at lz4: 8 bytes at a time (a memcpy load,
+ * any alignment), then the last few byte by byte. (256-byte memcmp()s
+ * against zeros took no fewer samples: what is left is the first
+ * touch of the bytes.) */
 static size_t padding(const uint8_t *in, size_t len)
 {
+	uint64_t w;
 	size_t n = 0;
 
+	while (len - n >= sizeof(w)) {
+		memcpy(&w, in + n, sizeof(w));
+		if (w != 0)
+			break;
+		n += sizeof(w);
+	}
 	while (n < len && in[n] == 0)
 		n++;
 	return n;
