@@ -79,10 +79,19 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
 		return SQP_ERR_NOMEM;
 	}
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpus = s->cores > 0 ? (long)s->cores : sysconf(_SC_NPROCESSORS_ONLN);
 	fs->cores = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
-	units = cpus > 0 && cpus < FS_UNIT_DECODERS ? (unsigned)cpus :
-		FS_UNIT_DECODERS;
+	/* Each decoder of units keeps its dictionary (lzma's: 8 MiB) and
+	 * holds the unit it decodes (several MiB) before the cache counts
+	 * it: outside the budget, whose allowance beside it is fixed
+	 * (issue 41: the cache plus 64 MiB). So the budget bounds them
+	 * too, not the cores alone: one per FS_UNIT_BUDGET, one at least.
+	 * big.tar's lzma image, 8 readers, the 64 MiB cache: 4 decoders
+	 * (4 or 16 cores) peaked at 122 to 133 MiB, 2 at 113 to 117. */
+	units = fs->cores < FS_UNIT_DECODERS ? fs->cores : FS_UNIT_DECODERS;
+	if (units > s->cache_bytes / FS_UNIT_BUDGET)
+		units = s->cache_bytes < FS_UNIT_BUDGET ? 1 :
+			(unsigned)(s->cache_bytes / FS_UNIT_BUDGET);
 	pool_init_empty(&fs->units, &s->desc,
 			units < fs->pool.max ? units : fs->pool.max);
 	return 0;

@@ -36,6 +36,7 @@
 #define FS_UNIT ((uint64_t)1 << 63)
 #define FS_UNIT_MAX ((uint64_t)1 << 62)
 #define FS_UNIT_DECODERS 4
+#define FS_UNIT_BUDGET ((uint64_t)32 << 20)
 
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
@@ -81,7 +82,8 @@ struct fs {
 	 * dictionary, up to 8 MiB, and a pcluster), which with every
 	 * image of the pool decoding them took 90 MiB besides the cache
 	 * (lzma, 1 MiB pclusters, 10 threads). As many as the cores, up
-	 * to FS_UNIT_DECODERS: more would not decode faster. */
+	 * to FS_UNIT_DECODERS: more would not decode faster; and one per
+	 * FS_UNIT_BUDGET of the cache's budget at most (fuse_fs.c). */
 	struct fuse_pool units;
 	struct fuse_cache *cache;
 	struct ahead *ahead;         /* NULL: no prefetch */
@@ -114,6 +116,7 @@ struct fs_setup {
 	unsigned threads;            /* images lent at once, at most */
 	const char *subdir;          /* the mount's root; NULL: the image's */
 	uint64_t cache_bytes;        /* the cache's budget */
+	unsigned cores;              /* 0: those online (a test sets it) */
 	struct fs_opts o;
 };
 
