@@ -159,6 +159,14 @@ case $? in
 77) skipc "malloc's pages given back: $(cat "$T/trim.out")" ;;
 *) fail "malloc's pages given back: $(cat "$T/trim.out")" ;;
 esac
+# With a large budget, every 16 MiB freed at most: the allowance beside
+# the cache is fixed, not a quarter of it.
+"$top_builddir/tests/fuse/cache_trim" big > "$T/trim.out" 2>&1
+case $? in
+0) pass "a 128 MiB cache: malloc's pages given back every 16 MiB freed" ;;
+77) skipc "a 128 MiB cache, pages given back: $(cat "$T/trim.out")" ;;
+*) fail "a 128 MiB cache, pages given back: $(cat "$T/trim.out")" ;;
+esac
 
 fuse_usable
 cp "$T/o.sqfs" "$T/t.sqfs" || exit 99     # the mount's, truncated below
