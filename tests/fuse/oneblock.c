@@ -25,7 +25,8 @@
  * the first chunk of the (i mod count)th NAME, each a decoded unit of
  * its own, with a cache of MIB MiB on a machine of CORES cores: the
  * units decoded on MOST images at most (each keeps its dictionary: a
- * budget bounds them, not the cores alone), each unit once.
+ * budget bounds them, not the cores alone), each unit once, and those
+ * past two paid from the cache's budget, 16 MiB each.
  * oneblock chunk IMAGE BYTES: the file system on IMAGE caches file data
  * in chunks of BYTES (fuse_fs.c: the image's decode unit, bounded).
  * oneblock busy IMAGE NAME: the prefetch of NAME's first chunk loads
@@ -165,8 +166,9 @@ static int open_one(struct counted *c, const char *name, struct file *f)
 	return r.kind == FAKE_OPEN ? 0 : -1;
 }
 
-/* The file system on image, its cache (of cache bytes) made counting,
- * as on a machine of cores cores (0: this one). */
+/* The file system on image, its cache made counting (of the budget
+ * fs_init gave it, out of cache bytes), as on a machine of cores cores
+ * (0: this one). */
 static int setup(struct counted *c, int fd, const char *image,
 		 uint64_t cache, unsigned cores)
 {
@@ -182,8 +184,8 @@ static int setup(struct counted *c, int fd, const char *image,
 		return -1;
 	}
 	fc_destroy(c->fs.cache);
-	return fc_create(cache, c->fs.chunk, counting_load, c,
-			 &c->fs.cache);
+	return fc_create((size_t)c->fs.cache_budget, c->fs.chunk,
+			 counting_load, c, &c->fs.cache);
 }
 
 /* oneblock busy: 0, or 1 with the reason on stderr. */
@@ -290,13 +292,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < READERS; i++)
 		pthread_join(tid[i], NULL);
 	if (c.decoders) {
+		uint64_t paid = most > 2 ? (uint64_t)(most - 2) << 24 : 0;
+
 		ok = atomic_load(&c.loads) == c.count &&
-		     atomic_load(&c.wrong) == 0 && c.fs.units.count <= most;
+		     atomic_load(&c.wrong) == 0 && c.fs.units.count <= most &&
+		     c.fs.cache_budget + paid == cache;
 		if (!ok)
 			fprintf(stderr, "oneblock: %u loads of %u units, %u "
 				"readers got other bytes, %u decoders (%u at "
-				"most)\n", atomic_load(&c.loads), c.count,
-				atomic_load(&c.wrong), c.fs.units.count, most);
+				"most), the cache's budget %llu MiB (%llu "
+				"expected)\n", atomic_load(&c.loads), c.count,
+				atomic_load(&c.wrong), c.fs.units.count, most,
+				(unsigned long long)c.fs.cache_budget >> 20,
+				(unsigned long long)(cache - paid) >> 20);
 	} else {
 		ok = atomic_load(&c.loads) == 1 &&
 		     atomic_load(&c.wrong) == 0;

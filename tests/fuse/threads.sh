@@ -83,10 +83,11 @@ if codec_built lzma; then
 	# Their extents, each a unit, read at once as on 16 cores: the
 	# images that decode them, each keeping its dictionary (8 MiB),
 	# are as many as the cores up to 4 and as the cache's budget
-	# holds, one per 32 MiB; one at least.
+	# holds, one per 32 MiB; one at least; those past two paid from
+	# the budget (16 MiB each).
 	for b in "8 1" "64 2" "1024 4"; do
 		set -- $b
-		check "EROFS, 8 units at once, 16 cores, cache $1 MiB: at most $2 decoders" \
+		check "EROFS, 8 units at once, 16 cores, cache $1 MiB: at most $2 decoders, 16 MiB of it for each past two" \
 			"$oneblock" decoders "$T/eight.erofs" "$T/eight" "$1" 16 "$2" \
 			f1 f2 f3 f4 f5 f6 f7 f8
 	done
