@@ -227,14 +227,37 @@ static int spare_keep(struct fuse_cache *c, struct fc_entry *e)
 	return 1;
 }
 
+/* Whether malloc's arenas are to be trimmed now (then done unlocked:
+ * trim). The entries malloc'd (below FC_MAP_MIN: small files, their
+ * tails, listings) are of every size and spread over the threads'
+ * arenas, which keep what is freed as holes the next sizes seldom fit.
+ * Reading big.tar's tree from its lzma image with 1 MiB pclusters, 8
+ * readers, the arenas held 35 MiB free of their 51 MiB at the end,
+ * resident, and the daemon's peak RSS passed the cache plus 64 MiB in
+ * one run of seven. Trimmed each time a quarter of the budget has been
+ * freed, what they keep free and resident stays about that quarter
+ * (tests/fuse/cache_trim.c); and at most FC_TRIM_EVERY, since the
+ * allowance beside the budget is fixed (the cache plus 64 MiB): with a
+ * 128 MiB cache that quarter took the same read to 190 to 193 MiB, 16
+ * MiB to 178 and 182. Called locked. */
+#define FC_TRIM_EVERY ((size_t)16 << 20)
+
+static int trim_due(struct fuse_cache *c)
+{
+	if (c->freed < c->budget / 4 && c->freed < FC_TRIM_EVERY)
+		return 0;
+	c->freed = 0;
+	return 1;
+}
+
 /* Drop unused entries, oldest first, until the table fits the budget;
  * their mappings become spares. And one more where no spare is left
  * and the oldest's mapping may be one (while the entries keep three quarters
  * of the budget): a load that takes a spare keeps the bytes counted
  * the same, so without it loads would take the spares one after the
  * other and evict nothing until none is left, and every few would map
- * fresh pages. */
-static void evict(struct fuse_cache *c)
+ * fresh pages. Returns trim_due's answer after the drops. */
+static int evict(struct fuse_cache *c)
 {
 	while (c->lru.next != &c->lru &&
 	       (c->used > c->budget ||
@@ -253,24 +276,7 @@ static void evict(struct fuse_cache *c)
 			entry_free(e);
 		}
 	}
-}
-
-/* Whether malloc's arenas are to be trimmed now (then done unlocked:
- * trim). The entries malloc'd (below FC_MAP_MIN: small files, their
- * tails, listings) are of every size and spread over the threads'
- * arenas, which keep what is freed as holes the next sizes seldom fit.
- * Reading big.tar's tree from its lzma image with 1 MiB pclusters, 8
- * readers, the arenas held 35 MiB free of their 51 MiB at the end,
- * resident, and the daemon's peak RSS passed the cache plus 64 MiB in
- * one run of seven. Trimmed each time a quarter of the budget has been
- * freed, what they keep free and resident stays about that quarter
- * (tests/fuse/cache_trim.c). Called locked. */
-static int trim_due(struct fuse_cache *c)
-{
-	if (c->freed < c->budget / 4)
-		return 0;
-	c->freed = 0;
-	return 1;
+	return trim_due(c);
 }
 
 /* The free pages of malloc's arenas given back to the kernel (glibc's
@@ -406,8 +412,7 @@ static int load(struct fuse_cache *c, struct fc_entry *e, const void *arg,
 		e->mapped = l.mapped;
 		e->state = READY;
 		c->used += cost(e);
-		evict(c);
-		*due = trim_due(c);
+		*due = evict(c);
 	}
 	pthread_cond_broadcast(&c->loaded);
 	return ret;
@@ -467,8 +472,7 @@ void fc_put(struct fuse_cache *c, struct fc_entry *e)
 			e->next = &c->lru;
 			c->lru.prev->next = e;
 			c->lru.prev = e;
-			evict(c);
-			due = trim_due(c);
+			due = evict(c);
 		}
 	}
 	pthread_mutex_unlock(&c->lock);

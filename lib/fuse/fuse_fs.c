@@ -73,18 +73,34 @@ int fs_init(struct fs *fs, const struct fs_setup *s, char *msg,
 		    fs->info.decode_unit;
 	if (fs->chunk < fs->info.block_size)
 		fs->chunk = fs->info.block_size;
-	if (fc_create((size_t)s->cache_bytes, fs->chunk, fs_load, fs,
+	cpus = s->cores > 0 ? (long)s->cores : sysconf(_SC_NPROCESSORS_ONLN);
+	fs->cores = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+	/* Each decoder of units keeps its dictionary (lzma's: 8 MiB) and
+	 * holds the unit it decodes (several MiB) before the cache counts
+	 * it: outside the budget, whose allowance beside it is fixed
+	 * (issue 41: the cache plus 64 MiB). So the budget bounds them
+	 * too, not the cores alone: one per FS_UNIT_BUDGET, one at least.
+	 * big.tar's lzma image, 8 readers, the 64 MiB cache: 4 decoders
+	 * (4 or 16 cores) peaked at 122 to 133 MiB, 2 at 113 to 117.
+	 * The allowance holds FS_UNIT_HELD of them; those past it are
+	 * paid from the budget, FS_UNIT_COST each (128 MiB, 4 decoders:
+	 * 195 and 199 MiB unpaid, 152 paid; the bound 192). */
+	units = fs->cores < FS_UNIT_DECODERS ? fs->cores : FS_UNIT_DECODERS;
+	if (units > s->cache_bytes / FS_UNIT_BUDGET)
+		units = s->cache_bytes < FS_UNIT_BUDGET ? 1 :
+			(unsigned)(s->cache_bytes / FS_UNIT_BUDGET);
+	if (units > fs->pool.max)
+		units = fs->pool.max;
+	fs->cache_budget = s->cache_bytes;
+	if (units > FS_UNIT_HELD)
+		fs->cache_budget -= (units - FS_UNIT_HELD) * FS_UNIT_COST;
+	if (fc_create((size_t)fs->cache_budget, fs->chunk, fs_load, fs,
 		      &fs->cache) != 0) {
 		pool_destroy(&fs->pool);
 		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
 		return SQP_ERR_NOMEM;
 	}
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	fs->cores = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
-	units = cpus > 0 && cpus < FS_UNIT_DECODERS ? (unsigned)cpus :
-		FS_UNIT_DECODERS;
-	pool_init_empty(&fs->units, &s->desc,
-			units < fs->pool.max ? units : fs->pool.max);
+	pool_init_empty(&fs->units, &s->desc, units);
 	return 0;
 }
 

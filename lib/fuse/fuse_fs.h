@@ -36,6 +36,9 @@
 #define FS_UNIT ((uint64_t)1 << 63)
 #define FS_UNIT_MAX ((uint64_t)1 << 62)
 #define FS_UNIT_DECODERS 4
+#define FS_UNIT_BUDGET ((uint64_t)32 << 20)
+#define FS_UNIT_HELD 2
+#define FS_UNIT_COST ((uint64_t)16 << 20)
 
 /* What a chunk's cache entry holds (fc_kind). */
 enum fs_chunk_kind {
@@ -81,7 +84,9 @@ struct fs {
 	 * dictionary, up to 8 MiB, and a pcluster), which with every
 	 * image of the pool decoding them took 90 MiB besides the cache
 	 * (lzma, 1 MiB pclusters, 10 threads). As many as the cores, up
-	 * to FS_UNIT_DECODERS: more would not decode faster. */
+	 * to FS_UNIT_DECODERS: more would not decode faster; and one per
+	 * FS_UNIT_BUDGET of the cache's budget at most, those past
+	 * FS_UNIT_HELD paid from it (fuse_fs.c). */
 	struct fuse_pool units;
 	struct fuse_cache *cache;
 	struct ahead *ahead;         /* NULL: no prefetch */
@@ -101,6 +106,8 @@ struct fs {
 	 * no request. */
 	atomic_int no_open;
 	unsigned cores;              /* online when mounted */
+	uint64_t cache_budget;       /* the cache's: the setup's less the
+				      * unit decoders' past FS_UNIT_HELD */
 	/* -o timeout=: requests in flight and when the last one ended. */
 	atomic_uint busy;
 	atomic_llong last_active;
@@ -114,6 +121,7 @@ struct fs_setup {
 	unsigned threads;            /* images lent at once, at most */
 	const char *subdir;          /* the mount's root; NULL: the image's */
 	uint64_t cache_bytes;        /* the cache's budget */
+	unsigned cores;              /* 0: those online (a test sets it) */
 	struct fs_opts o;
 };
 

@@ -21,6 +21,12 @@
  *             named (NAME... one file named again: its chunks one
  *             after the other), which lie in one decoded unit (an
  *             EROFS extent of several MiB): the unit, decoded once.
+ * oneblock decoders IMAGE SRCDIR MIB CORES MOST NAME...: thread i reads
+ * the first chunk of the (i mod count)th NAME, each a decoded unit of
+ * its own, with a cache of MIB MiB on a machine of CORES cores: the
+ * units decoded on MOST images at most (each keeps its dictionary: a
+ * budget bounds them, not the cores alone), each unit once, and those
+ * past two paid from the cache's budget, 16 MiB each.
  * oneblock chunk IMAGE BYTES: the file system on IMAGE caches file data
  * in chunks of BYTES (fuse_fs.c: the image's decode unit, bounded).
  * oneblock busy IMAGE NAME: the prefetch of NAME's first chunk loads
@@ -62,6 +68,7 @@ struct counted {
 	int stored;                 /* replies must be the descriptor's */
 	int mixed;                  /* ... in part */
 	int units;                  /* count decoded units */
+	int decoders;               /* ... of the files' first chunks */
 	atomic_uint loads;
 	atomic_uint arrived;        /* readers that have asked */
 	uint64_t chunk;
@@ -125,7 +132,8 @@ static int slurp(struct counted *c, const char *dir, const char *name,
 	ssize_t n;
 	int fd;
 
-	f->chunk = c->chunk + (c->units ? (uint64_t)(f - c->files) : 0);
+	f->chunk = c->chunk + (c->units && !c->decoders ?
+			       (uint64_t)(f - c->files) : 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_RDONLY)) < 0)
 		return -1;
@@ -158,13 +166,16 @@ static int open_one(struct counted *c, const char *name, struct file *f)
 	return r.kind == FAKE_OPEN ? 0 : -1;
 }
 
-/* The file system on image, its cache made counting. */
-static int setup(struct counted *c, int fd, const char *image)
+/* The file system on image, its cache made counting (of the budget
+ * fs_init gave it, out of cache bytes), as on a machine of cores cores
+ * (0: this one). */
+static int setup(struct counted *c, int fd, const char *image,
+		 uint64_t cache, unsigned cores)
 {
 	struct fs_setup s = {
 		.desc = { .struct_size = sizeof(s.desc), .fd = fd,
 			  .name = image },
-		.threads = READERS, .cache_bytes = 64 << 20,
+		.threads = READERS, .cache_bytes = cache, .cores = cores,
 	};
 	char msg[256];
 
@@ -173,8 +184,8 @@ static int setup(struct counted *c, int fd, const char *image)
 		return -1;
 	}
 	fc_destroy(c->fs.cache);
-	return fc_create(64 << 20, c->fs.chunk, counting_load, c,
-			 &c->fs.cache);
+	return fc_create((size_t)c->fs.cache_budget, c->fs.chunk,
+			 counting_load, c, &c->fs.cache);
 }
 
 /* oneblock busy: 0, or 1 with the reason on stderr. */
@@ -185,7 +196,7 @@ static int busy(struct counted *c, const char *image, const char *name)
 	uint64_t ref, size;
 	int fd, ok;
 
-	if ((fd = open(image, O_RDONLY)) < 0 || setup(c, fd, image) != 0)
+	if ((fd = open(image, O_RDONLY)) < 0 || setup(c, fd, image, 64 << 20, 0) != 0)
 		return 1;
 	atomic_store(&c->arrived, READERS);     /* no reader to wait for */
 	fake_req(&r, &c->fs, SIZE_MAX);
@@ -221,11 +232,13 @@ int main(int argc, char **argv)
 	static struct reader rd[READERS];
 	pthread_t tid[READERS];
 	struct fuse_req r = { 0 };
-	int fd, ok;
+	uint64_t cache = 64 << 20;
+	unsigned cores = 0, most = 0;
+	int fd, ok, names;
 
 	if (argc == 4 && strcmp(argv[1], "chunk") == 0) {
 		if ((fd = open(argv[2], O_RDONLY)) < 0 ||
-		    setup(&c, fd, argv[2]) != 0)
+		    setup(&c, fd, argv[2], 64 << 20, 0) != 0)
 			return 1;
 		ok = c.fs.chunk == strtoull(argv[3], NULL, 10);
 		if (!ok)
@@ -237,9 +250,13 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "busy") == 0)
 		return busy(&c, argv[2], argv[3]);
-	if (argc < 6 || argc - 5 > READERS) {
+	c.decoders = argc >= 8 && strcmp(argv[1], "decoders") == 0;
+	names = c.decoders ? 7 : 5;
+	if (argc < names + 1 || argc - names > READERS) {
 		fprintf(stderr, "usage: oneblock decoded|stored|mixed|fragment"
 			"|unit IMAGE SRCDIR CHUNK NAME...\n"
+			"       oneblock decoders IMAGE SRCDIR MIB CORES MOST "
+			"NAME...\n"
 			"       oneblock chunk IMAGE BYTES\n"
 			"       oneblock busy IMAGE NAME\n");
 		return 2;
@@ -247,18 +264,24 @@ int main(int argc, char **argv)
 	c.fragments = strcmp(argv[1], "fragment") == 0;
 	c.stored = strcmp(argv[1], "stored") == 0;
 	c.mixed = strcmp(argv[1], "mixed") == 0;
-	c.units = strcmp(argv[1], "unit") == 0;
-	c.chunk = strtoull(argv[4], NULL, 10);
-	c.count = (unsigned)(argc - 5);
-	if ((fd = open(argv[2], O_RDONLY)) < 0 || setup(&c, fd, argv[2]) != 0) {
+	c.units = c.decoders || strcmp(argv[1], "unit") == 0;
+	c.chunk = c.decoders ? 0 : strtoull(argv[4], NULL, 10);
+	if (c.decoders) {
+		cache = strtoull(argv[4], NULL, 10) << 20;
+		cores = (unsigned)strtoul(argv[5], NULL, 10);
+		most = (unsigned)strtoul(argv[6], NULL, 10);
+	}
+	c.count = (unsigned)(argc - names);
+	if ((fd = open(argv[2], O_RDONLY)) < 0 ||
+	    setup(&c, fd, argv[2], cache, cores) != 0) {
 		fprintf(stderr, "oneblock: cannot set up: %s\n", strerror(errno));
 		return 1;
 	}
 	for (unsigned i = 0; i < c.count; i++)
-		if (slurp(&c, argv[3], argv[5 + i], &c.files[i]) != 0 ||
-		    open_one(&c, argv[5 + i], &c.files[i]) != 0) {
+		if (slurp(&c, argv[3], argv[names + i], &c.files[i]) != 0 ||
+		    open_one(&c, argv[names + i], &c.files[i]) != 0) {
 			fprintf(stderr, "oneblock: cannot open %s\n",
-				argv[5 + i]);
+				argv[names + i]);
 			return 1;
 		}
 	for (unsigned i = 0; i < READERS; i++) {
@@ -268,8 +291,25 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < READERS; i++)
 		pthread_join(tid[i], NULL);
-	ok = atomic_load(&c.loads) == 1 && atomic_load(&c.wrong) == 0;
-	if (!ok)
+	if (c.decoders) {
+		uint64_t paid = most > 2 ? (uint64_t)(most - 2) << 24 : 0;
+
+		ok = atomic_load(&c.loads) == c.count &&
+		     atomic_load(&c.wrong) == 0 && c.fs.units.count <= most &&
+		     c.fs.cache_budget + paid == cache;
+		if (!ok)
+			fprintf(stderr, "oneblock: %u loads of %u units, %u "
+				"readers got other bytes, %u decoders (%u at "
+				"most), the cache's budget %llu MiB (%llu "
+				"expected)\n", atomic_load(&c.loads), c.count,
+				atomic_load(&c.wrong), c.fs.units.count, most,
+				(unsigned long long)c.fs.cache_budget >> 20,
+				(unsigned long long)(cache - paid) >> 20);
+	} else {
+		ok = atomic_load(&c.loads) == 1 &&
+		     atomic_load(&c.wrong) == 0;
+	}
+	if (!ok && !c.decoders)
 		fprintf(stderr, "oneblock: %u loads of the %s (1 expected), "
 			"%u readers got other bytes%s\n", atomic_load(&c.loads),
 			c.units ? "unit" : c.fragments ? "fragment block" :

@@ -6,7 +6,8 @@
 # the block is decompressed once, the other misses waiting for it);
 # prefetch states of files that meet in one set of slots; the cache's
 # evicted mappings filled again; an EROFS image's lzma decoder kept for
-# the files opened on it;
+# the files opened on it; the images that decode units, bounded by the
+# cache's budget as well as by the cores;
 # then through one mount, 16 readers of one block at once, 8 readers of
 # a whole file, each from its start, with a cache of 512 KiB (entries
 # evicted while others are read). O_DIRECT keeps the kernel's page cache
@@ -79,6 +80,17 @@ if codec_built lzma; then
 		-zlzma,0 -C1048576 "$T/eight.erofs" "$T/eight" &&
 		check "EROFS, 8 lzma files read in turn: the image's decoder kept" \
 			"$top_builddir/tests/fuse/unz_kept" "$T/eight.erofs" 8
+	# Their extents, each a unit, read at once as on 16 cores: the
+	# images that decode them, each keeping its dictionary (8 MiB),
+	# are as many as the cores up to 4 and as the cache's budget
+	# holds, one per 32 MiB; one at least; those past two paid from
+	# the budget (16 MiB each).
+	for b in "8 1" "64 2" "1024 4"; do
+		set -- $b
+		check "EROFS, 8 units at once, 16 cores, cache $1 MiB: at most $2 decoders, 16 MiB of it for each past two" \
+			"$oneblock" decoders "$T/eight.erofs" "$T/eight" "$1" 16 "$2" \
+			f1 f2 f3 f4 f5 f6 f7 f8
+	done
 else
 	skipc "EROFS, extents of several MiB: lzma not built"
 fi
@@ -147,6 +159,14 @@ case $? in
 0) pass "malloc's pages freed by evictions given back (resident about the budget)" ;;
 77) skipc "malloc's pages given back: $(cat "$T/trim.out")" ;;
 *) fail "malloc's pages given back: $(cat "$T/trim.out")" ;;
+esac
+# With a large budget, every 16 MiB freed at most: the allowance beside
+# the cache is fixed, not a quarter of it.
+"$top_builddir/tests/fuse/cache_trim" big > "$T/trim.out" 2>&1
+case $? in
+0) pass "a 128 MiB cache: malloc's pages given back every 16 MiB freed" ;;
+77) skipc "a 128 MiB cache, pages given back: $(cat "$T/trim.out")" ;;
+*) fail "a 128 MiB cache, pages given back: $(cat "$T/trim.out")" ;;
 esac
 
 fuse_usable
