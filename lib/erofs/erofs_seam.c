@@ -315,39 +315,27 @@ static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zj
 	return to_end(j) ? seg : seg / 4;
 }
 
-/* Whether the re-cut may still save a block after its first cluster,
- * where that is costly (lzma's, deflate's: recut_budget) or where the
- * clusters are of one block. It saves one only by getting a whole
- * cluster of j's ahead of j's cut (or, in larger clusters, by a bridge
- * that fits in fewer blocks by rounding), and it stands ahead by what
- * its first cluster took past the held input (the held cluster's room,
- * filled), which the clusters after it keep about as it is: j's cut
- * and the re-cut fill clusters of the same data alike. Less than a
- * quarter of j's first cluster ahead, it goes no further. On
- * rootfs-small's var/ (lzma 9 extreme in 4 KiB clusters, archiso's
- * line) 2 of 5 seams, their held clusters 518 and 633 bytes short of a
- * block, stood 1,644 and 2,088 bytes ahead (a block of that text holds
- * 12 KB and more) and ran 290 KB each for nothing; the one seam that
- * saved a block stood a whole cluster ahead from the first. In 4 KiB
- * clusters the cheap codecs' re-cuts behave alike: on rootfs-small
- * lz4hc's 5 seams re-cut 7.9 MB of input, 3.3 MB since, zstd's 7.0 MB
- * and 3.1 MB, the images the same bytes (two seams stood 529 and 1,255
- * bytes ahead and ran 2 MiB or to the file's end for nothing). Not in
- * larger clusters: there the lead says nothing, as a re-cut saves by a
- * bridge whose blocks round down by chance, at whatever lead (lz4hc in
- * 64 KiB clusters saved a block 0.15 of a cluster ahead, and this stop
- * cost rootfs-small a block each for lz4 and lz4hc, 1.4 to 1.7 MB of
- * input less). Measured, not estimated from the held cluster's room:
- * data that packs tighter past the seam (a run of zeros) takes more of
- * it in. The cost: a block that such a re-cut finds by chance, at the
- * file's end or where j's clusters shorten (text of 8 MiB and 20,000
- * bytes in seams.sh: one). */
+/* Whether a costly cut's re-cut (recut_budget) may still save a block
+ * after its first cluster: it saves one only by getting a whole cluster
+ * of j's ahead of j's cut, and it stands ahead by what its first
+ * cluster took past the held input (the held cluster's room, filled),
+ * which the clusters after it keep about as it is: j's cut and the
+ * re-cut fill clusters of the same data alike. Less than a quarter of
+ * j's first cluster ahead, it goes no further. On rootfs-small's var/
+ * (lzma 9 extreme in 4 KiB clusters, archiso's line) 2 of 5 seams,
+ * their held clusters 518 and 633 bytes short of a block, stood 1,644
+ * and 2,088 bytes ahead (a block of that text holds 12 KB and more)
+ * and ran 290 KB each for nothing; the one seam that saved a block
+ * stood a whole cluster ahead from the first. Measured, not estimated
+ * from the held cluster's room: data that packs tighter past the seam
+ * (a run of zeros) takes more of it in. The cost: a block that such a
+ * re-cut finds by chance, at the file's end or where j's clusters
+ * shorten (text of 8 MiB and 20,000 bytes in seams.sh: one). */
 static int ahead_enough(const struct erofs_wstate *e, const struct erofs_zjob *j,
 			const struct seam_walk *a, uint32_t h)
 {
-	if (a->m != 1 || j->pcl[0].plain || (!e->zdest[j->zc]->costly_cut && j->cap > BS))
-		return 1;
-	return a->x > h && 4 * (uint64_t)(a->x - h) >= j->pcl[0].len;
+	return a->m != 1 || !e->zdest[j->zc]->costly_cut || j->pcl[0].plain ||
+	       (a->x > h && 4 * (uint64_t)(a->x - h) >= j->pcl[0].len);
 }
 
 /* The re-cut from the held cluster's start on through j's data (the

@@ -20,9 +20,7 @@
 # file's end takes exactly its pieces' bytes, the same for -j 1 and 2;
 # and it goes no further than its first cluster when that stands less
 # than a quarter cluster ahead: text of 8 MiB and 20,000 bytes, whose
-# re-cut saved a block at the file's end, takes its pieces' bytes too;
-# so does lz4hc's in 4 KiB clusters (text of 8 MiB and 20,000 bytes
-# from another seed), where the cheap codecs stop so too.
+# re-cut saved a block at the file's end, takes its pieces' bytes too.
 # lz4hc in 64 KiB clusters: a re-cut that cannot reach the file's end
 # stops 2 MiB past its seam, text of 20 MiB takes exactly its first 8
 # MiB's bytes and its rest's. --max-extent-bytes across a seam:
@@ -158,28 +156,6 @@ if codec_built lzma; then
 	check "lzma: text8m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
 		test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
 fi
-
-# The same stop for the cheap codecs in 4 KiB clusters (ahead_enough in
-# erofs_seam.c): lz4hc's re-cut of text of 8 MiB and 20,000 bytes
-# (seed 4) ran on to the file's end from a first cluster 1,235 bytes
-# ahead of the segment's cut and saved a block there by chance; it
-# stops at its first cluster, and the file takes its pieces' bytes, the
-# same for -j 1 and 2; the kernel reads it.
-mkdir -p "$T/hc4/big" "$T/hc4/pieces" || finish
-run "make the lz4hc 4K tree" make_tree "$T/hc4" text8m:$(((8 << 20) + 20000)):4 || finish
-for j in 1 2; do
-	run "lz4hc 4K, -j $j" "$DIR2IMG" -q -f -j $j --format erofs -c lz4 -X hc \
-		"$T/hc4.$j.erofs" "$T/hc4/big"
-done
-run "lz4hc 4K, the pieces" "$DIR2IMG" -q -f --format erofs -c lz4 -X hc \
-	"$T/hc4p.erofs" "$T/hc4/pieces"
-check "lz4hc 4K: the same bytes for -j 1 and 2" cmp -s "$T/hc4.1.erofs" "$T/hc4.2.erofs"
-big=$(stored "$T/hc4.1.erofs" /text8m)
-p0=$(stored "$T/hc4p.erofs" /text8m.0) p1=$(stored "$T/hc4p.erofs" /text8m.1)
-sum=$((${p0:-0} + ${p1:-0}))
-check "lz4hc 4K: text8m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
-	test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
-judge_same_tree "lz4hc 4K" kernel erofs "$T/hc4.2.erofs" "$T/hc4/big"
 
 # lz4hc in 64 KiB clusters: a re-cut that cannot run on to the file's
 # end covers 2 MiB past its seam at most (recut_budget in erofs_seam.c):
