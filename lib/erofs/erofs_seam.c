@@ -128,11 +128,11 @@ static int hold(struct sqp_writer *w, uint64_t at, const struct erofs_pcl *pcl, 
  * -Eall-fragments every file's data is in the packed inode, so every
  * seam of the image is one of its seams, and in 1 MiB clusters each
  * re-cut (the held cluster's input again, a cluster of fixed output
- * that may take several MiB, bridges) ran a few MiB through lzma:
- * CoreOS's line (lzma 6 in 1 MiB clusters) on rootfs-big was 1.08x the
- * codec's limit, and without these re-cuts its caller's thread took
- * 2.0 CPU-s, not 26.0, for 38 blocks more (0.02%; still 0.9986 of
- * mkfs.erofs 1.9.3's image, whose segments are cut with no re-cut).
+ * that may take several MiB, bridges) ran 1 to 8 MiB through lzma:
+ * CoreOS's line (lzma 6 in 1 MiB clusters, 1.08x the codec's limit)
+ * on rootfs-big re-cut 9 seams, 19.2 CPU-s on the caller's thread, and
+ * saved 38 blocks at one (0.05% of the image, which without them is
+ * still 0.9986 of mkfs.erofs 1.9.3's, whose segments have no re-cut).
  * Deflate with all-fragments on rootfs-small, in 64 KiB and in 1 MiB
  * clusters: about 5% of the CPU, for a block each. On a worker the
  * re-cut would keep those blocks but not its cost: every core is busy
