@@ -42,8 +42,7 @@ peak() {
 	tail -n 1 "$T/$name.rss"
 }
 sanitized=no
-ASAN_OPTIONS=help=1 TSAN_OPTIONS=help=1 "$DIR2IMG" --version 2>&1 |
-	grep -q 'AddressSanitizer\|ThreadSanitizer' && sanitized=yes
+is_sanitized "$DIR2IMG" --version && sanitized=yes
 if ! frag=$(peak frag "$T/src" $Z -j 2 --erofs-fragments); then
 	fail "dir2img --erofs-fragments: $(head -c 300 "$T/frag.err")"
 elif ! plain=$(peak plain "$T/one" $Z -j 2); then

@@ -90,8 +90,7 @@ fi
 # The peak RSS of the daemon (in the foreground: its pid) reading the
 # big file, cache 8 MiB.
 sanitized=no
-ASAN_OPTIONS=help=1 TSAN_OPTIONS=help=1 "$FUSE" --version 2>&1 |
-	grep -q 'AddressSanitizer\|ThreadSanitizer' && sanitized=yes
+is_sanitized "$FUSE" --version && sanitized=yes
 "$FUSE" -f -o cachesize=8M "$T/big.sqfs" "$T/m" > "$T/fg.err" 2>&1 &
 pid=$!
 if wait_mounted $pid "$T/m"; then

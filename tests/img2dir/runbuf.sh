@@ -51,10 +51,7 @@ faults() {
 		return 1
 	tail -n 1 "$T/faults"
 }
-sanitized=no
-ASAN_OPTIONS=help=1 TSAN_OPTIONS=help=1 "$IMG2DIR" --version 2>&1 |
-	grep -q 'AddressSanitizer\|ThreadSanitizer' && sanitized=yes
-if [ $sanitized = yes ]; then
+if is_sanitized "$IMG2DIR" --version; then
 	skipc "page faults: a sanitizer's realloc always moves"
 elif fwd=$(faults "$T/fwd.img") && rev=$(faults "$T/rev.img"); then
 	# 1 MiB of slack: the buffer's last doubling may touch more.

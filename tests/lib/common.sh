@@ -530,6 +530,13 @@ mkfs_build_time_only() {
 # sourcing this file; the others skip while it is not built.
 [ "${COMMON_NEEDS_TAR2IMG:-yes}" = no ] || [ -x "$TAR2IMG" ] ||
 	skip "tar2img not built ($TAR2IMG)"
+# Whether PROGRAM (run with ARGS) is built with ASan or TSan, whose
+# allocators are not the one a test of memory or page faults measures:
+# each prints its name when asked for its options' help.
+is_sanitized() {
+	ASAN_OPTIONS=help=1 TSAN_OPTIONS=help=1 "$@" 2>&1 |
+		grep -q 'AddressSanitizer\|ThreadSanitizer'
+}
 # Whether this build has codec $1 ("tar2img --help" lists it without
 # "(not built)").
 codec_built() {
