@@ -15,7 +15,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libxxhash-dev libdeflate-dev zlib1g-dev liblzma-dev liblzo2-dev \
 	liblz4-dev libzstd-dev libbz2-dev libssl-dev libfuse3-dev libselinux1-dev \
-	squashfs-tools squashfs-tools-ng erofs-utils libarchive-tools 7zip squashfuse fuse3 \
+	squashfs-tools squashfs-tools-ng erofs-utils libarchive-tools 7zip squashfuse fuse3 fuse-overlayfs \
 	bash-completion python3 tar gzip xz-utils zstd lz4 bzip2 pbzip2 attr file util-linux strace cryptsetup-bin \
 	clang libclang-rt-14-dev abigail-tools >/dev/null
 
