@@ -292,9 +292,11 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		opt->warnings = &a->quiet;
 		return 0;
 	case OPT_WORKERS:
-		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
-			return mkfs_refuse(name, "the worker count is a number in 1..1024");
-		opt->desc.jobs = (unsigned)v;
+		/* mkfs.erofs takes 0 as no worker thread (profiles pass
+		 * --workers=0): one thread here, the same bytes anyway. */
+		if (tool_parse_u64(arg, 1024, &v) != 0)
+			return mkfs_refuse(name, "the worker count is a number in 0..1024");
+		opt->desc.jobs = v == 0 ? 1 : (unsigned)v;
 		return 0;
 	case OPT_PRESERVE_MTIME:
 		/* per-file times are kept anyway; it undoes --ignore-mtime */
