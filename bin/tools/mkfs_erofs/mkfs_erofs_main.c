@@ -116,7 +116,7 @@ static void usage(FILE *f)
 	      "  -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
-	      "  --all-root --force-uid=# --force-gid=# --quiet (errors alone, no warning)\n"
+	      "  --all-root --force-uid=# --force-gid=# --quiet (no summary, no build warning)\n"
 	      "  --tar=f --tar=i (an index: the data stays in the tar, to be appended to\n"
 	      "  IMAGE or given as its device)\n"
 	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
