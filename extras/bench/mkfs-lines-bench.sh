@@ -3,8 +3,9 @@
 # mkfs-lines-bench.sh - each caller's mkfs.erofs line, replayed as the
 # caller runs it, with sqpack-mkfs.erofs and with mkfs.erofs (1.9.3
 # built from its source, say: --mkfs), same run, same machine, the two
-# interleaved per line: wall time, CPU time (user + system) and image
-# size, with the ratios ours/theirs, as a Markdown table. Each pair of
+# interleaved per line: wall time, CPU time (user + system), image size
+# and peak RSS (the least of the runs, in MB), with the ratios
+# ours/theirs, as a Markdown table. Each pair of
 # images must hold the same tree (imginfo diff), and fsck.erofs (--fsck,
 # 1.9 for the newer features) must pass ours.
 #
@@ -133,11 +134,12 @@ bargs() {
 	repart|android) echo "-c lz4 -X hc,level=9 -C 4096" ;;
 	esac
 }
-# timed OUT CMD...: "wall cpu" of CMD appended to OUT.
+# timed OUT CMD...: "wall cpu peak-RSS-KiB" of CMD appended to OUT.
 timed() {
 	local out=$1
 	shift
-	bench_timed "$out" '%e %U %S' "$@" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >> "$out"
+	bench_timed "$out" '%e %U %S %M' "$@" |
+		awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >> "$out"
 }
 # limit OUT LINE IMAGE: "wall cpu" of the codec's one pass
 # (erofs-baseline) over the clusters of our IMAGE of LINE appended to
@@ -154,9 +156,10 @@ limit() {
 best() { awk -v f="$2" '{ print $f }' "$1" | sort -g | head -n 1; }
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, (b > 0 ? a / b : 0) }'; }
 load() { cut -d' ' -f1 /proc/loadavg; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
-echo "| line | ours s | mkfs s | time ratio | limit s | ours/limit | ours cpu s | mkfs cpu s | cpu ratio | limit cpu s | ours/limit cpu | ours bytes | mkfs bytes | size ratio | load |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| line | ours s | mkfs s | time ratio | limit s | ours/limit | ours cpu s | mkfs cpu s | cpu ratio | limit cpu s | ours/limit cpu | ours bytes | mkfs bytes | size ratio | ours MB | mkfs MB | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 status=0
 for l in $lines; do
 	a=$(args "$l") in=$(input "$l") o=$scratch/ours.$l.erofs m=$scratch/mkfs.$l.erofs l0=$(load)
@@ -170,7 +173,7 @@ for l in $lines; do
 		[ -s "$o" ] && { limit "$scratch/limit.$l" "$l" "$o" || status=1; }
 	done
 	if [ ! -s "$o" ] || [ ! -s "$m" ]; then
-		echo "| $l | failed: see above |||||||||||||$l0-$(load) |"
+		echo "| $l | failed: see above |||||||||||||||$l0-$(load) |"
 		status=1
 		continue
 	fi
@@ -183,11 +186,12 @@ for l in $lines; do
 	fi
 	ow=$(best "$scratch/ours.$l" 1) oc=$(best "$scratch/ours.$l" 2) os=$(stat -c %s "$o")
 	mw=$(best "$scratch/mkfs.$l" 1) mc=$(best "$scratch/mkfs.$l" 2) ms=$(stat -c %s "$m")
+	om=$(mb "$(best "$scratch/ours.$l" 3)") mm=$(mb "$(best "$scratch/mkfs.$l" 3)")
 	lw=- lc=- rw=- rc=-
 	if [ -s "$scratch/limit.$l" ]; then
 		lw=$(best "$scratch/limit.$l" 1) lc=$(best "$scratch/limit.$l" 2)
 		rw=$(ratio "$ow" "$lw") rc=$(ratio "$oc" "$lc")
 	fi
-	echo "| $l | $ow | $mw | $(ratio "$ow" "$mw") | $lw | $rw | $oc | $mc | $(ratio "$oc" "$mc") | $lc | $rc | $os | $ms | $(ratio "$os" "$ms" 4) | $l0-$(load) |"
+	echo "| $l | $ow | $mw | $(ratio "$ow" "$mw") | $lw | $rw | $oc | $mc | $(ratio "$oc" "$mc") | $lc | $rc | $os | $ms | $(ratio "$os" "$ms" 4) | $om | $mm | $l0-$(load) |"
 done
 exit $status

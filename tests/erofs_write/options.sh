@@ -11,14 +11,22 @@
 # --ignore-mtime stores compact inodes that read as the build time
 # where only the time asked for an extended one (--preserve-mtime
 # undoes it); -E force-inode-extended and -E force-inode-compact give
-# every inode that form (compact failing for an owner over 65535). An
-# option not done is refused by name.
+# every inode that form (compact failing for an owner over 65535);
+# --workers=0 (mkfs.erofs's single thread) is --workers=1. An option
+# not done is refused by name.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 MKFS="$SQP_BIN/sqpack-mkfs.erofs"
 T=$SCRATCH
 S=$T/src
 usage_refused "unknown option" "$MKFS" --dsunit=4 "$T/r.erofs" "$T"
+# --workers=0 is mkfs.erofs's single thread (archiso profiles pass it):
+# taken, the bytes of --workers=1; past 1024 refused.
+mkdir -p "$T/w" && echo w > "$T/w/f" && echo v > "$T/w/g" &&
+	run "--workers=0" "$MKFS" --quiet -zlz4hc -T0 -Uclear --workers=0 "$T/w0.erofs" "$T/w" &&
+	run "--workers=1" "$MKFS" --quiet -zlz4hc -T0 -Uclear --workers=1 "$T/w1.erofs" "$T/w" &&
+	check "--workers=0: the bytes of --workers=1" cmp -s "$T/w0.erofs" "$T/w1.erofs"
+usage_refused "0..1024" "$MKFS" --workers=1025 "$T/r.erofs" "$T/w"
 # The owners below are chown's and the checks read the kernel's mount.
 [ "$(id -u)" = 0 ] || skip "the tree's owners and the kernel's mount need root"
 mkdir -p "$S/d/sub" "$S/e" && echo a > "$S/d/a" && echo b > "$S/d/sub/b" &&

@@ -546,6 +546,7 @@ int tool_options_finish(struct tool_options *opt)
 		opt->policy.mtime = opt->desc.mod_time;
 	}
 	opt->policy.warn = tool_warn;
+	opt->policy.warn_user = opt->warnings;
 	if (ret == 0)
 		ret = tool_security_check(&opt->security);
 	return ret != 0 ? ret : tool_verity_check(&opt->verity);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "sqpack/sqpack.h"
 #include "sqpack/dirscan.h"
+#include "tool_msg.h"
 #include "tool_security.h"
 #include "tool_verity.h"
 
@@ -76,6 +77,10 @@ struct tool_options {
 	void *before_input_user;
 
 	int force, quiet, verbose;
+	/* The library's warnings go to tool_warn with this as its user
+	 * pointer: NULL prints each; sqpack-mkfs.erofs --quiet points it at
+	 * a quiet count, as mkfs.erofs --quiet prints errors alone. */
+	struct tool_warnings *warnings;
 	unsigned tar_read_flags; /* SQP_TAR_READ_* (--tar=headerball, --tar=i) */
 	int progress;                 /* enum progress_mode */
 	unsigned scan_flags;          /* SQP_DIRSCAN_* */

@@ -210,6 +210,7 @@ int tool_run_writer(struct tool_run *r)
 	tool_progress_start(&r->progress, r->opt->progress, r->opt->quiet);
 	d.fd = sqp_outfile_fd(r->of);
 	d.warn = tool_warn;
+	d.warn_user = r->opt->warnings;
 	d.policy = r->policy;
 	if (r->progress.mode != PROGRESS_NONE) {
 		d.progress = tool_progress_update;

@@ -30,7 +30,7 @@ static int scan(struct tool_options *opt, const struct sqp_policy *policy,
 	struct sqp_dirscan_desc d = {
 		.dirs = (const char *const *)dirs, .dir_count = count,
 		.flags = opt->scan_flags, .policy = policy,
-		.readers = opt->desc.jobs, .warn = tool_warn,
+		.readers = opt->desc.jobs, .warn = tool_warn, .warn_user = opt->warnings,
 		.on_entry = opt->verbose ? on_entry : NULL,
 	};
 	int ret = sqp_dirscan_create(&d, out);

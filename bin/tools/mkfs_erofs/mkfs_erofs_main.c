@@ -51,6 +51,9 @@ struct mkfs_args {
 	int has_time, time_mode;   /* -T given; --all-time or --mkfs-time */
 	uint64_t time;
 	uint64_t block_size;       /* -b, 0: not given (4096) */
+	/* --quiet: mkfs.erofs then prints errors alone, no warning (a
+	 * snapshotter logs whatever the tool says); counted, not shown. */
+	struct tool_warnings quiet;
 };
 
 static const struct option long_opts[] = {
@@ -113,8 +116,9 @@ static void usage(FILE *f)
 	      "  -T# (SOURCE_DATE_EPOCH, when set, wins over -T, --all-time\n"
 	      "  and --mkfs-time: it is the build time, and clamps newer files)\n"
 	      "  -UUUID -Uclear -Urandom -LLABEL -d# -x# (< 0: no xattrs)\n"
-	      "  --all-root --force-uid=# --force-gid=# --quiet --tar=f --tar=i (an index:\n"
-	      "  the data stays in the tar, to be appended to IMAGE or given as its device)\n"
+	      "  --all-root --force-uid=# --force-gid=# --quiet (no summary, no build warning)\n"
+	      "  --tar=f --tar=i (an index: the data stays in the tar, to be appended to\n"
+	      "  IMAGE or given as its device)\n"
 	      "  --tar=headerball (the tar's headers alone: every file's data a hole)\n"
 	      "  --workers=# --preserve-mtime --exclude-regex=# --exclude-path=#\n"
 	      "  --uid-offset=# --gid-offset=# --hard-dereference --aufs --ovlfs-strip[=0|1]\n"
@@ -283,11 +287,16 @@ static int long_option(struct tool_options *opt, int c, const char *arg, const c
 		p->flags |= c == OPT_FORCE_UID ? SQP_POLICY_SET_UID : SQP_POLICY_SET_GID;
 		*(c == OPT_FORCE_UID ? &p->uid : &p->gid) = (uint32_t)v;
 		return 0;
-	case OPT_QUIET: opt->quiet = 1; return 0;
+	case OPT_QUIET:
+		opt->quiet = a->quiet.quiet = 1;
+		opt->warnings = &a->quiet;
+		return 0;
 	case OPT_WORKERS:
-		if (tool_parse_u64(arg, 1024, &v) != 0 || v == 0)
-			return mkfs_refuse(name, "the worker count is a number in 1..1024");
-		opt->desc.jobs = (unsigned)v;
+		/* mkfs.erofs takes 0 as no worker thread (profiles pass
+		 * --workers=0): one thread here, the same bytes anyway. */
+		if (tool_parse_u64(arg, 1024, &v) != 0)
+			return mkfs_refuse(name, "the worker count is a number in 0..1024");
+		opt->desc.jobs = v == 0 ? 1 : (unsigned)v;
 		return 0;
 	case OPT_PRESERVE_MTIME:
 		/* per-file times are kept anyway; it undoes --ignore-mtime */

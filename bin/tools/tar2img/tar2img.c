@@ -60,10 +60,11 @@ static void totals(struct tool_run *r, const int *fds, size_t n)
 /* The next input into *tr: a new reader for the first, the same one
  * reset for each later layer (its read-ahead buffers stay mapped). */
 static int open_reader(struct sqp_tar_reader **tr, int in_fd, const char *name,
-		       unsigned flags)
+		       const struct tool_options *opt)
 {
 	struct sqp_tar_reader_desc rd = { .struct_size = sizeof(rd),
-		.fd = in_fd, .name = name, .warn = tool_warn, .flags = flags };
+		.fd = in_fd, .name = name, .warn = tool_warn, .warn_user = opt->warnings,
+		.flags = opt->tar_read_flags };
 	int ret;
 
 	if (*tr != NULL)
@@ -79,7 +80,7 @@ static int open_reader(struct sqp_tar_reader **tr, int in_fd, const char *name,
 static int feed(struct tool_run *r, struct sqp_tar_reader **tr, int in_fd,
 		const char *name, char *what, size_t len)
 {
-	int ret = open_reader(tr, in_fd, name, r->opt->tar_read_flags);
+	int ret = open_reader(tr, in_fd, name, r->opt);
 
 	if (ret != 0)
 		return 1;
