@@ -195,10 +195,18 @@ static int pending_headers(const struct sqp_tar_reader *r)
  * The input ended where a header would start. After at least one entry
  * and with no extension header pending, that is an archive whose writer
  * left out the end-of-archive blocks (many do): warn and end cleanly.
- * Anywhere else it is a cut archive.
+ * With no byte at all it is an empty archive, as bsdtar, tar2sqfs,
+ * sqfstar and mkfs.erofs --tar read it (GNU tar refuses): warned, for
+ * the pipe whose writer failed. Anywhere else it is a cut archive.
  */
 static int end_without_marker(struct sqp_tar_reader *r)
 {
+	if (istream_offset(r->in) == 0) {
+		tar_warn(r, "%s: the input is empty: an archive of nothing",
+			 r->name);
+		r->done = 1;
+		return 0;
+	}
 	if (!r->seen_entry || pending_headers(r))
 		return tar_err(r, SQP_ERR_TRUNCATED, "%s: the input ends "
 			       "without an end-of-archive marker (truncated "

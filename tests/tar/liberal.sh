@@ -89,6 +89,19 @@ for z in xz bzip2 zstd lz4; do
 	{ $z -q -c < "$T/part1"; $z -q -c < "$T/part2"; } > "$T/cat.$z"
 	judge "two concatenated $z members" "$T/cat.$z" - "" "d/a:f=hello\n"
 done
+# No byte at all: bsdtar, tar2sqfs, sqfstar and mkfs.erofs --tar read
+# an empty archive (GNU tar refuses), as a file and on a pipe.
+: > "$T/empty.tar"
+judge "an empty input" "$T/empty.tar" "the input is empty" "" ""
+gzip -c < /dev/null > "$T/empty.gz"
+judge "a gzip stream of nothing" "$T/empty.gz" "the input is empty" "" ""
+if "$SQP_BIN/sqpack-mkfs.erofs" --quiet --tar=f "$T/empty.erofs" < /dev/null > "$T/err" 2>&1; then
+	check "sqpack-mkfs.erofs --quiet --tar=f, nothing on stdin: silent ($(head -c 200 "$T/err"))" [ ! -s "$T/err" ]
+	list=$("$SQP_BIN/imginfo" ls -R "$T/empty.erofs")
+	check "sqpack-mkfs.erofs --tar=f, nothing on stdin: a root alone ($list)" [ "$list" = / ]
+else
+	fail "sqpack-mkfs.erofs --tar=f, nothing on stdin: $(head -c 200 "$T/err")"
+fi
 if command -v pbzip2 > /dev/null; then
 	pbzip2 -q -p2 -b1 -c < "$T/t.tar" > "$T/p.bz2"
 	judge "pbzip2 (one stream per block)" "$T/p.bz2" - "" "d/a:f=hello\n"
