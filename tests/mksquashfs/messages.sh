@@ -68,5 +68,5 @@ said -C mkfs -C65537
 said -T mkfs -Tsoon
 said -L mkfs -Lthis-label-is-too-long
 said --force-uid mkfs --force-uid=me
-said --workers mkfs --workers=0
+said --workers mkfs --workers=1025
 finish
