@@ -6,7 +6,8 @@
 # file does not carry them), as unsquashfs 4.5.1 extracts both; rebuilt
 # twice (from a pipe and from a file) it is the same bytes; unsquashfs's
 # own -pf output rebuilds the same tree. Broken streams are refused with
-# exit 1: a hard link to nothing, data out of order, a data part cut
+# exit 1 and no image: a hard link to nothing (also after a whole
+# entry), data out of order, a data part cut
 # short, a definition -pf never writes.
 . "$top_srcdir/tests/lib/common.sh"
 need_tool mksquashfs unsquashfs bsdtar "$PYTHON3"
@@ -61,6 +62,11 @@ marker='#
 #'
 printf '/ D 0 755 0 0\nh L nowhere\n%s\n' "$marker" > "$T/bad.pf"
 refused "a hard link to nothing" "nowhere before"
+# After a whole entry: the tar written up to there reads as a complete
+# one, yet the image is not committed.
+{ printf '/ D 0 755 0 0\na R 0 644 0 0 1048064 0\nh L nowhere\n%s\n' "$marker" &&
+	head -c 1048064 /dev/zero; } > "$T/bad.pf"
+refused "a hard link to nothing after a file" "nowhere before"
 printf '/ D 0 755 0 0\na R 0 644 0 0 2 2\nb R 0 644 0 0 2 0\n%s\nbbaa' "$marker" > "$T/bad.pf"
 refused "data out of order" "not next in the stream"
 printf '/ D 0 755 0 0\na R 0 644 0 0 10 0\n%s\nshort' "$marker" > "$T/bad.pf"

@@ -75,6 +75,13 @@ struct tool_options {
 	 * the writer. NULL for none. */
 	int (*before_input)(struct sqp_writer *w, void *user);
 	void *before_input_user;
+	/* sqpack-mksquashfs's too: called once tar2img has read every input
+	 * to its end, before the image is finished and committed (the tar
+	 * its pseudo-file thread writes ends when that thread fails, in a
+	 * way the tar alone may not show): 0, or non-zero to fail the run,
+	 * its message printed. NULL for none. */
+	int (*after_input)(void *user);
+	void *after_input_user;
 
 	int force, quiet, verbose;
 	/* The library's warnings go to tool_warn with this as its user

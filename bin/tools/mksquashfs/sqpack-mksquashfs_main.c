@@ -132,6 +132,8 @@ struct feeder {
 	const char *name;
 	struct mksq_pseudo *ps;
 	int fd;              /* the pipe's write end, closed by the thread */
+	pthread_t th;
+	int started, joined; /* the thread's life, as the main thread knows it */
 	int ret;
 	char msg[512];
 	char **argv;         /* the line rewritten: "- DEST -tar" first */
@@ -226,8 +228,26 @@ static int pseudo_prepare(struct feeder *f, int *argc, char ***argv, int pf)
 	return 0;
 }
 
+/* The feeder joined (once) and its failure told (once): 0, or 1 when
+ * the pseudo file was refused. As tar2img's after_input, once it read
+ * the pipe to its end (the thread closed it: it is done), so that a
+ * refused pseudo file commits no image: the tar it wrote up to there
+ * may read as a whole one (or as none: an empty archive). */
+static int feeder_join(void *arg)
+{
+	struct feeder *f = arg;
+
+	if (f->started && !f->joined) {
+		pthread_join(f->th, NULL);
+		f->joined = 1;
+		if (f->ret != 0)
+			fprintf(stderr, PROG ": %s\n", f->msg);
+	}
+	return f->ret != 0;
+}
+
 /* Start the feeder: the tar goes into a pipe that becomes fd 0. */
-static int pseudo_start(struct feeder *f, pthread_t *th)
+static int pseudo_start(struct feeder *f)
 {
 	int p[2];
 
@@ -238,11 +258,12 @@ static int pseudo_start(struct feeder *f, pthread_t *th)
 	}
 	close(p[0]);
 	f->fd = p[1];
-	if (pthread_create(th, NULL, feed, f) != 0) {
+	if (pthread_create(&f->th, NULL, feed, f) != 0) {
 		fprintf(stderr, PROG ": cannot start a thread\n");
 		close(p[1]);
 		return 1;
 	}
+	f->started = 1;
 	return 0;
 }
 
@@ -250,7 +271,6 @@ int main(int argc, char **argv)
 {
 	struct mksq_args args;
 	struct feeder f;
-	pthread_t th;
 	char msg[1024];
 	struct mksq_append ap;
 	struct mksq_dash dash = { 0 };
@@ -301,18 +321,21 @@ int main(int argc, char **argv)
 			goto out;
 		if ((ret = tool_options_finish(&args.opt)) != 0)
 			goto out;
-		if (f.ps != NULL && (ret = pseudo_start(&f, &th)) != 0)
+		if (f.ps != NULL && (ret = pseudo_start(&f)) != 0)
 			goto out;
 		fed = f.ps != NULL;
+		if (fed) {
+			args.opt.after_input = feeder_join;
+			args.opt.after_input_user = &f;
+		}
 		ret = args.tar ? tar2img_run(&args.opt) : dir2img_run(&args.opt);
 	}
 	if (fed) {
 		/* A tar2img that stopped early leaves the feeder a pipe
 		 * without reader: its next write fails and it ends. */
-		close(0);
-		pthread_join(th, NULL);
-		if (f.ret != 0) {
-			fprintf(stderr, PROG ": %s\n", f.msg);
+		if (!f.joined)
+			close(0);
+		if (feeder_join(&f) != 0) {
 			if (ret == 0)
 				ret = 1;
 		} else if (mksq_pseudo_sockets(f.ps) != 0) {

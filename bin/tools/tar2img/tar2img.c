@@ -208,6 +208,8 @@ int tar2img_run(struct tool_options *opt)
 	if (ret == 0) {
 		totals(&run, fds, count);
 		ret = feed_layers(&run, fds, what, sizeof(what));
+		if (ret == 0 && opt->after_input != NULL)
+			ret = opt->after_input(opt->after_input_user) != 0;
 		ret = tool_run_finish(&run, ret, what);
 	}
 	tool_run_end(&run);
