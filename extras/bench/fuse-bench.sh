@@ -13,7 +13,13 @@
 #           -P cat), on a fresh mount, the image's pages dropped first
 #           (posix_fadvise through dd iflag=nocache: this file only);
 #   warm    the same on a fresh mount, the image in the page cache;
-#   again   the same on the same mount (the kernel's caches);
+#   again   the same on the same mount (the kernel's caches); with
+#           "(N reclaimed)" for a FUSE mounter where reclaim (kswapd,
+#           or DAMON's kdamond, which pages out page cache read once)
+#           took N of the mount's pages out of the page cache during
+#           the cold and again reads (of all runs; counted with perf,
+#           root): a read again of those reads the image again, and
+#           says nothing of the mounter;
 #   random  --random 4 KiB reads at random offsets of the largest file
 #           (AppImage's case), on a fresh mount;
 #   seq     the largest file read once in order (cat), cold: one reader,
@@ -152,7 +158,7 @@ bench_need_corpus "$src"
 mkdir -p "$scratch/m" || exit 1
 status=0
 # Never leave a mount behind (an interrupted run, a timeout).
-trap 'umount "$scratch/m" 2> /dev/null || fusermount3 -u "$scratch/m" 2> /dev/null' EXIT
+trap 'umount "$scratch/m" 2> /dev/null || fusermount3 -u "$scratch/m" 2> /dev/null; rm -f "$scratch/reclaimed"' EXIT
 trap 'exit 130' INT TERM
 
 # The images, made once.
@@ -295,18 +301,52 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 	t1=$(date +%s%N)
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.2f\n", d / 1e9 }'
 }
+# reclaim_start: a count of the FUSE mount's pages that reclaim takes
+# out of the page cache (perf, system-wide, on the mount's device) until
+# reclaim_end, which adds them to fig[$m.reclaimed]. Neither in a
+# subshell: perf is this shell's child, asked to stop until it does (a
+# SIGINT before it sets its handler is ignored, as an asynchronous
+# command's is in a script).
+rpid=
+reclaim_start() {
+	local dev
+	rpid=
+	[ -n "$mpid" ] && command -v perf > /dev/null &&
+		dev=$(mountpoint -d "$scratch/m" 2> /dev/null) || return 0
+	perf stat -a -x, -o "$scratch/reclaimed" \
+		-e filemap:mm_filemap_delete_from_page_cache --filter \
+		"s_dev == $(( ${dev%%:*} << 20 | ${dev#*:} )) && (comm ~ \"kdamond*\" || comm ~ \"kswapd*\")" \
+		2> /dev/null &
+	rpid=$!
+	sleep 0.5      # its counters open before the reads start
+}
+reclaim_end() {
+	local i n
+	[ -n "$rpid" ] || return 0
+	for ((i = 0; i < 100; i++)); do
+		kill -INT "$rpid" 2> /dev/null
+		sleep 0.1
+		case $(ps -o stat= -p "$rpid") in ''|Z*) break ;; esac
+	done
+	wait "$rpid"
+	n=$(awk -F, 'NR > 1 && $3 ~ /:/ { print $1 }' "$scratch/reclaimed")
+	case $n in ''|*[!0-9]*) return 0 ;; esac
+	fig[$m.reclaimed]=$(( ${fig[$m.reclaimed]:-0} + n ))
+}
 # measure MOUNTER IMAGE: one run of every figure but ready's, appended
 # to the mounter's lists in fig (cold, warm, again, random, seq, stat,
-# cpu, rss: space-separated); 1 when a mount failed.
+# cpu, rss: space-separated; reclaimed: a sum); 1 when a mount failed.
 declare -A fig=()
 measure() {
 	local m=$1 img=$2 c0 c1 t k
 	dd if="$img" iflag=nocache count=0 status=none
 	mnt_up "$m" "$img" || return 1
+	reclaim_start
 	c0=$(mnt_cpu)
 	fig[$m.cold]+="$(secs read_all) "
 	fig[$m.again]+="$(secs read_all) "
 	c1=$(mnt_cpu)
+	reclaim_end
 	fig[$m.rss]+="$(mnt_rss) "
 	fig[$m.cpu]+="$(awk -v a="$c0" -v b="$c1" -v n="$bytes" 'BEGIN { if (a == "nan") print "nan"; else printf "%.2f\n", (b - a) / (2 * n / 1e9) }') "
 	mnt_down "$m"
@@ -328,7 +368,10 @@ row() {
 	med() { if [ -n "$ready_only" ]; then echo -; else tr ' ' '\n' | sed '/^$/d' | bench_median; fi; }
 	[ -n "$ref" ] && [ "$rcpu" != nan ] && x=$(awk -v a="$rcpu" -v b="$ref" 'BEGIN { printf "%.2fx\n", a / b }')
 	for k in cold warm again random seq stat cpu rss; do
-		cells+=" $(med <<< "${fig[$m.$k]:-}") |"
+		cells+=" $(med <<< "${fig[$m.$k]:-}")"
+		[ "$k" = again ] && [ "${fig[$m.reclaimed]:-0}" -gt 0 ] &&
+			cells+=" (${fig[$m.reclaimed]} reclaimed)"
+		cells+=" |"
 	done
 	echo "| ${img##*/} | $m |$cells $rcpu | $rwall | $x |"
 }

@@ -9,7 +9,17 @@
 # (the image read into the page cache first). Per run: wall and the
 # readers' CPU (GNU time), the daemon's CPU (user + system, all its
 # threads, /proc) for the read and for the read again, its minor faults
-# and peak RSS (VmHWM), and the load average before and after.
+# and peak RSS (VmHWM), and the load average before and after. With
+# perf (root), what the kernel did on the mount: the READ requests the
+# read again sent a FUSE mounter (none when the page cache served it
+# all: fuse:fuse_request_send on the mount's connection), and the
+# mount's pages that reclaim took out of the page cache during both
+# reads (filemap:mm_filemap_delete_from_page_cache by kswapd, or by
+# kdamond, DAMON's proactive reclaim, which where it is set up pages
+# out page cache left unread a while): a read again of those reads the
+# image again, for every mounter alike. The kernel's mount shows "-"
+# for both (its SquashFS also takes pages out on its own, a page a file
+# on big.tar's tree, which a count by device cannot tell apart).
 # fuse-bench.sh gives the medians of whole tables; this gives the rows.
 # Exit status: 0 when every mount and read succeeded, 1 when one failed,
 # 2 for bad usage.
@@ -53,8 +63,43 @@ read_all() {
 	awk '{ printf "%.2f s, readers %.2f s", $1, $2 + $3 }' "$scratch/time"
 }
 
-echo "| mounter | $mode read | daemon CPU s | again | daemon CPU s | minor faults | peak RSS MiB | load |"
-echo "|---|---|---|---|---|---|---|---|"
+# count_start NAME EVENT FIELD [FILTER]: a system-wide count of the
+# tracepoint EVENT where its FIELD is the mount's device (a dev_t as
+# the kernel writes it) and FILTER holds, until count_end NAME, which
+# leaves it in count ("-" without perf or a mount). Neither in a
+# subshell: perf is this shell's child. It is asked to stop until it
+# does: a SIGINT before perf sets its handler is ignored (an
+# asynchronous command's is, in a script).
+declare -A counting=()
+count_start() {
+	local dev
+	counting[$1]=
+	command -v perf > /dev/null && dev=$(mountpoint -d "$mnt" 2> /dev/null) ||
+		return 0
+	perf stat -a -x, -o "$scratch/$1" -e "$2" \
+		--filter "$3 == $(( ${dev%%:*} << 20 | ${dev#*:} ))${4:+ && $4}" \
+		2> /dev/null &
+	counting[$1]=$!
+	sleep 0.5      # its counters open before the reads start
+}
+count_end() {
+	local i
+
+	count=
+	if [ -n "${counting[$1]}" ]; then
+		for ((i = 0; i < 100; i++)); do
+			kill -INT "${counting[$1]}" 2> /dev/null
+			sleep 0.1
+			case $(ps -o stat= -p "${counting[$1]}") in ''|Z*) break ;; esac
+		done
+		wait "${counting[$1]}"
+		count=$(awk -F, 'NR > 1 && $3 ~ /:/ { print $1 }' "$scratch/$1")
+	fi
+	case $count in ''|*[!0-9]*) count=- ;; esac
+}
+
+echo "| mounter | $mode read | daemon CPU s | again | daemon CPU s | again READs | pages reclaimed | minor faults | peak RSS MiB | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for ((r = 0; r < rounds; r++)); do
 	for m in "$@"; do
 		if [ "$mode" = cold ]; then
@@ -82,17 +127,29 @@ for ((r = 0; r < rounds; r++)); do
 				continue
 			fi
 		fi
+		[ -z "$pid" ] ||
+			count_start reclaimed filemap:mm_filemap_delete_from_page_cache \
+				s_dev '(comm ~ "kdamond*" || comm ~ "kswapd*")'
 		a=$(read_all) || status=1
 		c1=${pid:+$(bench_proc_cpu "$pid")}
+		[ -z "$pid" ] || count_start reads fuse:fuse_request_send \
+			connection 'opcode == 15'
 		b=$(read_all) || status=1
 		c2=${pid:+$(bench_proc_cpu "$pid")}
+		reads=- reclaimed=-
+		if [ -n "$pid" ]; then
+			count_end reads
+			reads=$count
+			count_end reclaimed
+			reclaimed=$count
+		fi
 		again=- faults=- hwm=-
 		if [ -n "$pid" ]; then
 			again=$(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", b - a }')
 			faults=$(bench_proc_faults "$pid")
 			hwm=$(bench_proc_rss "$pid")
 		fi
-		echo "| ${m##*/} | $a | ${c1:--} | $b | $again | $faults | $hwm |" \
+		echo "| ${m##*/} | $a | ${c1:--} | $b | $again | $reads | $reclaimed | $faults | $hwm |" \
 		     "$load0-$(cut -d' ' -f1 /proc/loadavg) |"
 		if [ -n "$pid" ]; then
 			fusermount3 -u "$mnt" || status=1
@@ -102,6 +159,6 @@ for ((r = 0; r < rounds; r++)); do
 		fi
 	done
 done
-rm -f "$scratch/time"
+rm -f "$scratch/time" "$scratch/reads" "$scratch/reclaimed"
 rmdir "$mnt" 2> /dev/null
 exit $status
