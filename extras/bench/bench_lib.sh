@@ -28,6 +28,13 @@
 # thread, from /proc); bench_proc_faults PID: its minor faults so far;
 # bench_proc_rss PID: its peak RSS (VmHWM), MiB. For a process that
 # serves others (a FUSE mounter), whose time /usr/bin/time cannot see.
+# bench_count_start NAME MNT EVENT FIELD [FILTER]: a system-wide count
+# (perf) of the tracepoint EVENT where its FIELD is MNT's device (a
+# dev_t as the kernel writes it) and FILTER holds, into $scratch/NAME,
+# until bench_count_end NAME, which leaves it in count ("-" without
+# perf or a mount). Neither in a subshell: perf is the shell's child. It
+# is asked to stop until it does: a SIGINT before perf sets its handler
+# is ignored (an asynchronous command's is, in a script).
 # bench_extract_args ARGS...: the options img2dir- and unsquashfs-bench.sh
 # share (--corpus --tree --codecs --jobs --runs --bin --out --unsquashfs)
 # into corpus, tree, codecs, jobs, runs, bin, out_dir and unsquashfs
@@ -105,6 +112,35 @@ bench_proc_faults() {
 
 bench_proc_rss() {
 	awk '/^VmHWM:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$1/status"
+}
+
+declare -A bench_counting=()
+bench_count_start() {
+	local dev
+	bench_counting[$1]=
+	command -v perf > /dev/null && dev=$(mountpoint -d "$2" 2> /dev/null) ||
+		return 0
+	perf stat -a -x, -o "$scratch/$1" -e "$3" \
+		--filter "$4 == $(( ${dev%%:*} << 20 | ${dev#*:} ))${5:+ && $5}" \
+		2> /dev/null &
+	bench_counting[$1]=$!
+	sleep 0.5      # its counters open before the reads start
+}
+
+bench_count_end() {
+	local i
+
+	count=
+	if [ -n "${bench_counting[$1]}" ]; then
+		for ((i = 0; i < 100; i++)); do
+			kill -INT "${bench_counting[$1]}" 2> /dev/null
+			sleep 0.1
+			case $(ps -o stat= -p "${bench_counting[$1]}") in ''|Z*) break ;; esac
+		done
+		wait "${bench_counting[$1]}"
+		count=$(awk -F, 'NR > 1 && $3 ~ /:/ { print $1 }' "$scratch/$1")
+	fi
+	case $count in ''|*[!0-9]*) count=- ;; esac
 }
 
 bench_extract_args() {

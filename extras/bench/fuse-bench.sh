@@ -302,36 +302,17 @@ secs() { # secs COMMAND...: wall seconds, "nan" on failure
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.2f\n", d / 1e9 }'
 }
 # reclaim_start: a count of the FUSE mount's pages that reclaim takes
-# out of the page cache (perf, system-wide, on the mount's device) until
-# reclaim_end, which adds them to fig[$m.reclaimed]. Neither in a
-# subshell: perf is this shell's child, asked to stop until it does (a
-# SIGINT before it sets its handler is ignored, as an asynchronous
-# command's is in a script).
-rpid=
+# out of the page cache until reclaim_end, which adds them to
+# fig[$m.reclaimed].
 reclaim_start() {
-	local dev
-	rpid=
-	[ -n "$mpid" ] && command -v perf > /dev/null &&
-		dev=$(mountpoint -d "$scratch/m" 2> /dev/null) || return 0
-	perf stat -a -x, -o "$scratch/reclaimed" \
-		-e filemap:mm_filemap_delete_from_page_cache --filter \
-		"s_dev == $(( ${dev%%:*} << 20 | ${dev#*:} )) && (comm ~ \"kdamond*\" || comm ~ \"kswapd*\")" \
-		2> /dev/null &
-	rpid=$!
-	sleep 0.5      # its counters open before the reads start
+	[ -z "$mpid" ] || bench_count_start reclaimed "$scratch/m" \
+		filemap:mm_filemap_delete_from_page_cache s_dev \
+		'(comm ~ "kdamond*" || comm ~ "kswapd*")'
 }
 reclaim_end() {
-	local i n
-	[ -n "$rpid" ] || return 0
-	for ((i = 0; i < 100; i++)); do
-		kill -INT "$rpid" 2> /dev/null
-		sleep 0.1
-		case $(ps -o stat= -p "$rpid") in ''|Z*) break ;; esac
-	done
-	wait "$rpid"
-	n=$(awk -F, 'NR > 1 && $3 ~ /:/ { print $1 }' "$scratch/reclaimed")
-	case $n in ''|*[!0-9]*) return 0 ;; esac
-	fig[$m.reclaimed]=$(( ${fig[$m.reclaimed]:-0} + n ))
+	[ -n "$mpid" ] || return 0
+	bench_count_end reclaimed
+	[ "$count" = - ] || fig[$m.reclaimed]=$(( ${fig[$m.reclaimed]:-0} + count ))
 }
 # measure MOUNTER IMAGE: one run of every figure but ready's, appended
 # to the mounter's lists in fig (cold, warm, again, random, seq, stat,

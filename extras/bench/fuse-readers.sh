@@ -63,41 +63,6 @@ read_all() {
 	awk '{ printf "%.2f s, readers %.2f s", $1, $2 + $3 }' "$scratch/time"
 }
 
-# count_start NAME EVENT FIELD [FILTER]: a system-wide count of the
-# tracepoint EVENT where its FIELD is the mount's device (a dev_t as
-# the kernel writes it) and FILTER holds, until count_end NAME, which
-# leaves it in count ("-" without perf or a mount). Neither in a
-# subshell: perf is this shell's child. It is asked to stop until it
-# does: a SIGINT before perf sets its handler is ignored (an
-# asynchronous command's is, in a script).
-declare -A counting=()
-count_start() {
-	local dev
-	counting[$1]=
-	command -v perf > /dev/null && dev=$(mountpoint -d "$mnt" 2> /dev/null) ||
-		return 0
-	perf stat -a -x, -o "$scratch/$1" -e "$2" \
-		--filter "$3 == $(( ${dev%%:*} << 20 | ${dev#*:} ))${4:+ && $4}" \
-		2> /dev/null &
-	counting[$1]=$!
-	sleep 0.5      # its counters open before the reads start
-}
-count_end() {
-	local i
-
-	count=
-	if [ -n "${counting[$1]}" ]; then
-		for ((i = 0; i < 100; i++)); do
-			kill -INT "${counting[$1]}" 2> /dev/null
-			sleep 0.1
-			case $(ps -o stat= -p "${counting[$1]}") in ''|Z*) break ;; esac
-		done
-		wait "${counting[$1]}"
-		count=$(awk -F, 'NR > 1 && $3 ~ /:/ { print $1 }' "$scratch/$1")
-	fi
-	case $count in ''|*[!0-9]*) count=- ;; esac
-}
-
 echo "| mounter | $mode read | daemon CPU s | again | daemon CPU s | again READs | pages reclaimed | minor faults | peak RSS MiB | load |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for ((r = 0; r < rounds; r++)); do
@@ -128,19 +93,19 @@ for ((r = 0; r < rounds; r++)); do
 			fi
 		fi
 		[ -z "$pid" ] ||
-			count_start reclaimed filemap:mm_filemap_delete_from_page_cache \
+			bench_count_start reclaimed "$mnt" filemap:mm_filemap_delete_from_page_cache \
 				s_dev '(comm ~ "kdamond*" || comm ~ "kswapd*")'
 		a=$(read_all) || status=1
 		c1=${pid:+$(bench_proc_cpu "$pid")}
-		[ -z "$pid" ] || count_start reads fuse:fuse_request_send \
+		[ -z "$pid" ] || bench_count_start reads "$mnt" fuse:fuse_request_send \
 			connection 'opcode == 15'
 		b=$(read_all) || status=1
 		c2=${pid:+$(bench_proc_cpu "$pid")}
 		reads=- reclaimed=-
 		if [ -n "$pid" ]; then
-			count_end reads
+			bench_count_end reads
 			reads=$count
-			count_end reclaimed
+			bench_count_end reclaimed
 			reclaimed=$count
 		fi
 		again=- faults=- hwm=-
