@@ -133,7 +133,7 @@ struct feeder {
 	struct mksq_pseudo *ps;
 	int fd;              /* the pipe's write end, closed by the thread */
 	pthread_t th;
-	int started, joined; /* the thread's life, as the main thread knows it */
+	int joined;          /* th joined: its ret is final, its message told */
 	int ret;
 	char msg[512];
 	char **argv;         /* the line rewritten: "- DEST -tar" first */
@@ -228,8 +228,8 @@ static int pseudo_prepare(struct feeder *f, int *argc, char ***argv, int pf)
 	return 0;
 }
 
-/* The feeder joined (once) and its failure told (once): 0, or 1 when
- * the pseudo file was refused. As tar2img's after_input, once it read
+/* The running feeder joined (once) and its failure told (once): 0, or
+ * 1 when the pseudo file was refused. As tar2img's after_input, once it read
  * the pipe to its end (the thread closed it: it is done), so that a
  * refused pseudo file commits no image: the tar it wrote up to there
  * may read as a whole one (or as none: an empty archive). */
@@ -237,7 +237,7 @@ static int feeder_join(void *arg)
 {
 	struct feeder *f = arg;
 
-	if (f->started && !f->joined) {
+	if (!f->joined) {
 		pthread_join(f->th, NULL);
 		f->joined = 1;
 		if (f->ret != 0)
@@ -263,7 +263,6 @@ static int pseudo_start(struct feeder *f)
 		close(p[1]);
 		return 1;
 	}
-	f->started = 1;
 	return 0;
 }
 
