@@ -279,7 +279,7 @@ int erofs_chunk_add(struct sqp_writer *w, uint64_t size,
 	head = chunkarr_at(&c->maps, rec);
 	for (k = 0; k < n; k++) {
 		len = chunk_len(c, size, k);
-		if ((ret = src->read(src->user, c->buf, len)) != 0)
+		if ((ret = writer_read_filled(src, c->buf, len)) != 0)
 			return ret;
 		w->stats.bytes_in += len;
 		if ((ret = put_chunk(w, len, &head[MAP_HEAD + k])) != 0)

@@ -195,7 +195,7 @@ int erofs_w_copy(struct sqp_writer *w, const uint8_t *id, int fd, uint64_t off,
 static int read_data(struct sqp_writer *w, const struct sqp_data_source *src,
 		     uint8_t *buf, size_t n)
 {
-	int ret = src->read(src->user, buf, n);
+	int ret = writer_read_filled(src, buf, n);
 
 	if (ret == 0)
 		w->stats.bytes_in += n;

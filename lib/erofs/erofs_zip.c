@@ -626,7 +626,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 				  e->frag.reserved + erofs_frag_max(e) <= UINT32_MAX ?
 				  erofs_frag_max(e) : 0;
 		e->frag.reserved += j->frag;
-		if ((ret = src->read(src->user, j->in, j->len)) != 0)
+		if ((ret = writer_read_filled(src, j->in, j->len)) != 0)
 			return ret;
 		w->stats.bytes_in += j->len;
 		sqp_pool_submit(e->pool, &j->pj);

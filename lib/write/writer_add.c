@@ -124,6 +124,27 @@ static int counted_skip(void *user, uint64_t n)
 	return ret;
 }
 
+int writer_read_filled(const struct sqp_data_source *src, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	uint64_t hole;
+	size_t k;
+	int ret;
+
+	while (n > 0) {
+		hole = src->hole != NULL && src->skip != NULL ? src->hole(src->user) : 0;
+		if (hole == 0)    /* data next: read the rest, holes in it too */
+			return src->read(src->user, p, n);
+		k = hole < n ? (size_t)hole : n;
+		if ((ret = src->skip(src->user, k)) != 0)
+			return ret;
+		memset(p, 0, k);
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
 int writer_size_seen(const struct sqp_writer *w, uint64_t size)
 {
 	return hchain_first(&w->layer_sizes, size) != HCHAIN_END;

@@ -194,6 +194,12 @@ int writer_prefix_path(struct sqp_writer *w, const char **path);
 /* Leave out e, which an upper layer hides: SQP_ADD_SHADOWED or an error. */
 int writer_skip(struct sqp_writer *w, const struct sqp_entry *e,
 		const struct sqp_data_source *data);
+/* writer_add.c: n bytes of src into buf, where a hole the source knows
+ * of is zero-filled and skipped, not read. For formats that store a
+ * hole's zeros as data (EROFS's compressed and flat files, its chunks):
+ * a sparse file's gigabytes of holes then cost a memset, not read()s
+ * through page-cache pages of zeros. */
+int writer_read_filled(const struct sqp_data_source *src, void *buf, size_t n);
 /* writer_add.c: e into the tree, its data from data (no policy, no layer
  * checks). */
 int writer_add_entry(struct sqp_writer *w, const struct sqp_entry *e,
