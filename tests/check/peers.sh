@@ -26,19 +26,19 @@ judge() { # judge DESCRIPTION IMAGE
 
 for codec in $ALL_CODECS; do
 	codec_built "$codec" || { skipc "$codec not built"; continue; }
-	mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1 &&
+	mksquashfs "$T/src" "$T/m.img" -comp "$codec" $(peer_fast mksquashfs "$codec") -noappend -quiet -no-progress > /dev/null 2>&1 &&
 		judge "mksquashfs -comp $codec" "$T/m.img"
 	"$TAR2IMG" -q -f -c "$codec" "$T/o.img" "$T/in.tar" 2>/dev/null &&
 		judge "tar2img -c $codec" "$T/o.img" || fail "tar2img -c $codec"
 done
 for variant in "-noI -noD -noF -noX" "-no-fragments" "-b 4K"; do
 	# shellcheck disable=SC2086
-	mksquashfs "$T/src" "$T/m.img" -comp gzip -noappend -quiet -no-progress $variant > /dev/null 2>&1 &&
+	mksquashfs "$T/src" "$T/m.img" -comp gzip $(peer_fast mksquashfs gzip) -noappend -quiet -no-progress $variant > /dev/null 2>&1 &&
 		judge "mksquashfs $variant" "$T/m.img" || fail "mksquashfs $variant"
 done
 if command -v tar2sqfs >/dev/null 2>&1; then
 	for codec in gzip xz zstd; do
-		if tar2sqfs -q -f -c $codec "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
+		if tar2sqfs -q -f -c $codec $(peer_fast tar2sqfs $codec) "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
 			judge "tar2sqfs -c $codec" "$T/t.img"
 		else
 			skipc "tar2sqfs -c $codec: tar2sqfs cannot pack the archive"

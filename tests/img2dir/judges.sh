@@ -34,7 +34,7 @@ for codec in $ALL_CODECS; do
 	# every codec of ours; mksquashfs: gzip (and the variants below), xz
 	case $codec in
 	gzip|xz)
-		if mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1; then
+		if mksquashfs "$T/src" "$T/m.img" -comp "$codec" $(peer_fast mksquashfs "$codec") -noappend -quiet -no-progress > /dev/null 2>&1; then
 			judge "mksquashfs -comp $codec" peer "$codec" "$T/m.img"
 		else
 			skipc "mksquashfs -comp $codec: mksquashfs cannot write $codec here"
@@ -57,7 +57,7 @@ for variant in "--no-fragments" "-b 4K" "--no-tailends"; do
 done
 if ! command -v tar2sqfs >/dev/null 2>&1; then
 	skipc "tar2sqfs -c xz: tar2sqfs not installed"
-elif tar2sqfs -q -f -c xz "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
+elif tar2sqfs -q -f -c xz $(peer_fast tar2sqfs xz) "$T/t.img" < "$T/in.tar" > /dev/null 2>&1; then
 	judge "tar2sqfs -c xz" peer xz "$T/t.img"
 else
 	skipc "tar2sqfs -c xz: tar2sqfs cannot pack the archive"

@@ -34,7 +34,7 @@ judge() { # judge DESCRIPTION ours|peer CODEC IMAGE [treecmp options]
 
 for codec in gzip lzma lzo xz lz4 zstd; do
 	if ! codec_built "$codec"; then skipc "$codec not built"; continue; fi
-	if mksquashfs "$T/src" "$T/m.img" -comp "$codec" -noappend -quiet -no-progress > /dev/null 2>&1; then
+	if mksquashfs "$T/src" "$T/m.img" -comp "$codec" $(peer_fast mksquashfs "$codec") -noappend -quiet -no-progress > /dev/null 2>&1; then
 		judge "mksquashfs -comp $codec" peer "$codec" "$T/m.img"
 	else
 		skipc "mksquashfs -comp $codec: mksquashfs cannot write $codec here"
@@ -43,7 +43,7 @@ done
 for variant in "-noI -noD -noF -noX" "-no-fragments" "-always-use-fragments" \
 	"-b 4K" "-b 1M" "-no-xattrs" "-no-exports" "-no-duplicates"; do
 	# shellcheck disable=SC2086
-	mksquashfs "$T/src" "$T/m.img" -comp gzip -noappend -quiet -no-progress $variant > /dev/null 2>&1 ||
+	mksquashfs "$T/src" "$T/m.img" -comp gzip $(peer_fast mksquashfs gzip) -noappend -quiet -no-progress $variant > /dev/null 2>&1 ||
 		{ fail "mksquashfs $variant"; continue; }
 	judge "mksquashfs $variant" peer gzip "$T/m.img"
 done
@@ -51,7 +51,7 @@ if command -v tar2sqfs >/dev/null 2>&1; then
 	# tar2sqfs refuses the entry in.tar gives twice: it gets the tree
 	tar -C "$T/src" -cf "$T/src.tar" . || exit 99
 	for codec in gzip xz zstd; do
-		run "tar2sqfs -c $codec" tar2sqfs -q -f -c $codec "$T/t.img" < "$T/src.tar" > /dev/null &&
+		run "tar2sqfs -c $codec" tar2sqfs -q -f -c $codec $(peer_fast tar2sqfs $codec) "$T/t.img" < "$T/src.tar" > /dev/null &&
 			judge "tar2sqfs -c $codec" peer "$codec" "$T/t.img"
 	done
 else
