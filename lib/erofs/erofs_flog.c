@@ -121,8 +121,11 @@ int erofs_flog_has(const struct erofs_flog *l, uint64_t off, uint64_t len)
 static int pread_all(struct sqp_writer *w, const struct erofs_flog *l, uint64_t off,
 		     uint8_t *p, size_t n)
 {
+	struct erofs_frag *fr = &erofs_of(w)->frag;
 	ssize_t k;
 
+	if (fr->fail_read != 0 && ++fr->reads == fr->fail_read)
+		return io_fail(w, EIO, "reading");
 	while (n > 0) {
 		k = pread(l->fd, p, n, (off_t)off);
 		if (k < 0 && errno == EINTR)

@@ -108,6 +108,8 @@ struct erofs_frag {
 	 * the whole files' log. */
 	uint64_t cut, cut_off;
 	struct fs_irec irec;     /* the packed inode */
+	/* writer_test.h's fail_log_read, and the logs' reads so far. */
+	uint64_t fail_read, reads;
 };
 
 /* Dedup (erofs_dedup.c): one record per file that stored its data. */
