@@ -135,6 +135,7 @@ static int init(struct sqp_writer *w, const struct writer_test_hooks *hooks)
 	e->tidx = (w->desc.flags & SQP_WRITE_EROFS_TAR_INDEX) ? EROFS_TIDX_INDEX :
 		  (w->desc.flags & SQP_WRITE_EROFS_TAR_HEADERBALL) ? EROFS_TIDX_HEADERBALL : 0;
 	e->bs = e->tidx == EROFS_TIDX_INDEX ? 512 : w->desc.codec.block_size;
+	e->frag.fail_read = hooks->fail_log_read;
 	if (erofs_zip_init(w) != 0 || erofs_dedup_init(w, hooks->hash_bits) != 0 ||
 	    erofs_chunk_init(w, hooks->hash_bits) != 0)
 		return w->err.code;

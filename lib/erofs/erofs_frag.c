@@ -27,9 +27,10 @@
  * written (a tail's map header holds 32 bits of it, and erofs_zip.c
  * stops making tails before the tail log could pass 4 GiB); a whole
  * file's (63 bits) is the tail log's length plus its own, known at
- * finish. Both logs live in 1 MiB chunks of the spill arena, so --mem
- * bounds them; finish reads them back, in that order, as the packed
- * inode's data, which goes through the ordinary compressed data path.
+ * finish. Each log is a temporary file behind a small buffer
+ * (erofs_flog.c), so memory does not grow with them whatever --mem
+ * says; finish reads them back, in that order, as the packed inode's
+ * data, which goes through the ordinary compressed data path.
  *
  * Compressed directories (SQP_WRITE_EROFS_COMPRESS_DIRS, mkfs.erofs
  * --zD) are whole fragments too, as mkfs.erofs makes them: a listing
@@ -52,73 +53,11 @@
 #include "write/words.h"
 #include "write/writer_impl.h"
 
-#define CHUNK ((size_t)1 << 20)
-
-/* The room left in log l's last chunk, a new chunk when it is full:
- * where the next bytes go (*room of them), written there by the caller,
- * who then adds what it wrote to l->len. */
-static uint8_t *log_room(struct sqp_writer *w, struct erofs_flog *l, size_t *room)
-{
-	size_t at = (size_t)(l->len % CHUNK);
-
-	if (at == 0 && l->len / CHUNK == l->n) {
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 16;
-			uint8_t **c = realloc(l->chunk, cap * sizeof(*c));
-
-			if (c == NULL) {
-				writer_fail(w, SQP_ERR_NOMEM, "out of memory");
-				return NULL;
-			}
-			l->chunk = c;
-			l->cap = cap;
-		}
-		l->chunk[l->n] = sqp_spill_alloc(w->spill, CHUNK);
-		if (l->chunk[l->n] == NULL) {
-			writer_fail(w, SQP_ERR_NOMEM, "EROFS: fragments: out of memory");
-			return NULL;
-		}
-		l->n++;
-		sqp_spill_check(w->spill);
-	}
-	*room = CHUNK - at;
-	return l->chunk[l->len / CHUNK] + at;
-}
-
-static int log_append(struct sqp_writer *w, struct erofs_flog *l, const uint8_t *p,
-		      size_t n)
-{
-	uint8_t *to;
-	size_t k;
-
-	while (n > 0) {
-		if ((to = log_room(w, l, &k)) == NULL)
-			return w->err.code;
-		if (k > n)
-			k = n;
-		memcpy(to, p, k);
-		l->len += k;
-		p += k;
-		n -= k;
-	}
-	return 0;
-}
-
-static void log_free(struct sqp_writer *w, struct erofs_flog *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		sqp_spill_free(w->spill, l->chunk[i], CHUNK);
-	free(l->chunk);
-	memset(l, 0, sizeof(*l));
-}
-
 void erofs_frag_cleanup(struct sqp_writer *w)
 {
-	log_free(w, &erofs_of(w)->frag.tails);
-	log_free(w, &erofs_of(w)->frag.whole);
-	log_free(w, &erofs_of(w)->frag.dirs);
+	erofs_flog_free(&erofs_of(w)->frag.tails);
+	erofs_flog_free(&erofs_of(w)->frag.whole);
+	erofs_flog_free(&erofs_of(w)->frag.dirs);
 }
 
 /* A listing's blocks into the dirs log: whole blocks but the last. */
@@ -136,8 +75,8 @@ static int put_dirlog(void *user, const uint8_t *blk, uint32_t used, int last)
 	if (d->first)
 		d->off = fr->tails.len + fr->whole.len + fr->dirs.len;
 	d->first = 0;
-	return log_append(d->w, &erofs_of(d->w)->frag.dirs, blk,
-			  last ? used : erofs_of(d->w)->bs);
+	return erofs_flog_append(d->w, &erofs_of(d->w)->frag.dirs, blk,
+				 last ? used : erofs_of(d->w)->bs);
 }
 
 int erofs_frag_dirs(struct erofs_wlayout *L, uint8_t *buf)
@@ -170,54 +109,6 @@ static void mark(uint8_t *rec, unsigned kind, uint64_t off)
 	sqp_put64(rec + EROFS_Z_INDEX_SIZE, off);
 }
 
-/* Whether log l holds len bytes at off. */
-static int log_has(const struct erofs_flog *l, uint64_t off, size_t len)
-{
-	return off <= l->len && len <= l->len - off;
-}
-
-/* Where the bytes at off of log l are, and in *k how many of the len
- * wanted follow there before the chunk ends. */
-static const uint8_t *log_piece(const struct erofs_flog *l, uint64_t off, size_t len,
-				size_t *k)
-{
-	*k = CHUNK - (size_t)(off % CHUNK);
-	if (*k > len)
-		*k = len;
-	return l->chunk[off / CHUNK] + off % CHUNK;
-}
-
-/* The len bytes at off of log l into p; 0 when they are not there. */
-static int log_copy(const struct erofs_flog *l, uint64_t off, uint8_t *p, size_t len)
-{
-	const uint8_t *q;
-	size_t k;
-
-	if (!log_has(l, off, len))
-		return 0;
-	for (; len > 0; off += k, p += k, len -= k) {
-		q = log_piece(l, off, len, &k);
-		memcpy(p, q, k);
-	}
-	return 1;
-}
-
-/* Whether the len bytes at off of log l are those at p. */
-static int log_same(const struct erofs_flog *l, uint64_t off, const uint8_t *p, size_t len)
-{
-	const uint8_t *q;
-	size_t k;
-
-	if (!log_has(l, off, len))
-		return 0;
-	for (; len > 0; off += k, p += k, len -= k) {
-		q = log_piece(l, off, len, &k);
-		if (memcmp(q, p, k) != 0)
-			return 0;
-	}
-	return 1;
-}
-
 /* The search for a fragment inside an earlier one. Every fragment of
  * END_KEYED bytes or more is keyed by a hash of its last END_KEYED
  * bytes (a record EROFS_DD_END_*, aux where it ends); a new one whose
@@ -238,46 +129,44 @@ static uint64_t end_key(const struct erofs_dedup *d, const uint8_t *last)
 	return erofs_dedup_key(d, XXH3_64bits(last, END_KEYED));
 }
 
-/* Whether the len bytes of log l that end at end are ours: the len at
- * mem, or with mem NULL the len at mine of l. Compared from the end, a
+/* Whether the len bytes of log l that end at end are those at mem: 1
+ * when they are, 0 when not, or an error. Compared from the end, a
  * block at a time: fragments that end alike part nearest it. */
-static int ends_same(struct erofs_dedup *d, const struct erofs_flog *l, uint64_t end,
-		     const uint8_t *mem, uint64_t mine, uint64_t len)
+static int ends_same(struct sqp_writer *w, const struct erofs_flog *l, uint64_t end,
+		     const uint8_t *mem, uint64_t len)
 {
-	const uint8_t *p;
 	uint64_t left;
 	uint32_t n;
+	int ret;
 
 	if (end < len)
 		return 0;
 	for (left = len; left > 0; left -= n) {
 		n = left < EROFS_W_BLOCK ? (uint32_t)left : EROFS_W_BLOCK;
-		p = d->buf;
-		if (mem != NULL)
-			p = mem + (left - n);
-		else if (!log_copy(l, mine + (left - n), d->buf, n))
-			return 0;
-		if (!log_same(l, end - len + (left - n), p, n))
-			return 0;
+		ret = erofs_flog_same(w, l, end - len + (left - n), mem + (left - n), n);
+		if (ret != 1)
+			return ret;
 	}
 	return 1;
 }
 
 /* An earlier fragment's last len bytes (records of kind, in log l) that
- * are ours (as ends_same) and whose last bytes have key: 1 with *off
- * where they start, else 0. */
+ * are those at mem (as ends_same) and whose last bytes have key: 1 with
+ * *off where they start, 0 when none, or an error. */
 static int find_end(struct sqp_writer *w, const struct erofs_flog *l, unsigned kind,
-		    uint64_t key, const uint8_t *mem, uint64_t mine, uint64_t len,
-		    uint64_t *off)
+		    uint64_t key, const uint8_t *mem, uint64_t len, uint64_t *off)
 {
 	struct erofs_dedup *d = &erofs_of(w)->dd;
 	struct erofs_ddrec r;
 	uint32_t i = HCHAIN_END, tries;
+	int ret;
 
 	for (tries = 0; tries < END_TRIES; tries++) {
 		if ((i = erofs_dedup_next(d, i, key, kind, 0, &r)) == HCHAIN_END)
 			return 0;
-		if (ends_same(d, l, r.aux, mem, mine, len)) {
+		if ((ret = ends_same(w, l, r.aux, mem, len)) < 0)
+			return ret;
+		if (ret == 1) {
 			*off = r.aux - len;
 			return 1;
 		}
@@ -307,15 +196,21 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 
 	/* Dedup: an equal file's fragment, when its bytes are these
 	 * (not under -E ^fragdedupe alone: the clusters only). */
-	if (like != NULL && d->whole && like[ZREC_KIND] == kind &&
-	    log_same(&fr->tails, sqp_get64(like + EROFS_Z_INDEX_SIZE), data, len)) {
-		mark(rec, kind, sqp_get64(like + EROFS_Z_INDEX_SIZE));
-		w->stats.tails_deduped++;
-		return 0;
+	if (like != NULL && d->whole && like[ZREC_KIND] == kind) {
+		off = sqp_get64(like + EROFS_Z_INDEX_SIZE);
+		if ((ret = erofs_flog_same(w, &fr->tails, off, data, len)) < 0)
+			return ret;
+		if (ret == 1) {
+			mark(rec, kind, off);
+			w->stats.tails_deduped++;
+			return 0;
+		}
 	}
 	if (ended) {
 		key = end_key(d, data + len - END_KEYED);
-		if (find_end(w, &fr->tails, EROFS_DD_END_T, key, data, 0, len, &off)) {
+		if ((ret = find_end(w, &fr->tails, EROFS_DD_END_T, key, data, len, &off)) < 0)
+			return ret;
+		if (ret == 1) {
 			mark(rec, kind, off);
 			w->stats.tails_deduped++;
 			return 0;
@@ -324,7 +219,7 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 	mark(rec, kind, fr->tails.len);
 	if (!whole && fr->tails.len + len > UINT32_MAX)
 		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: a tail fragment past 4 GiB");
-	if ((ret = log_append(w, &fr->tails, data, len)) != 0)
+	if ((ret = erofs_flog_append(w, &fr->tails, data, len)) != 0)
 		return ret;
 	return ended ? add_end(w, &fr->tails, EROFS_DD_END_T, key) : 0;
 }
@@ -344,27 +239,31 @@ int erofs_frag_tail(struct sqp_writer *w, const uint8_t *data, uint32_t len,
 #define SPLIT_LEAST ((uint64_t)16 * EROFS_W_BLOCK)
 
 /* How many of the size bytes at mine of log l are the same as those
- * ending at end (an earlier fragment's end), counted from the end. */
-static uint64_t ends_alike(struct erofs_dedup *d, const struct erofs_flog *l, uint64_t end,
-			   uint64_t mine, uint64_t size)
+ * ending at end (an earlier fragment's end), counted from the end, into
+ * *m: 0 or an error. */
+static int ends_alike(struct sqp_writer *w, const struct erofs_flog *l, uint64_t end,
+		      uint64_t mine, uint64_t size, uint64_t *m)
 {
-	uint8_t theirs[EROFS_W_BLOCK];
-	uint64_t m = 0, most = size < end ? size : end;
+	uint8_t theirs[EROFS_W_BLOCK], *ours = erofs_of(w)->dd.buf;
+	uint64_t most = size < end ? size : end;
 	uint32_t n, k;
+	int ret;
 
-	while (m < most) {
-		n = most - m < EROFS_W_BLOCK ? (uint32_t)(most - m) : EROFS_W_BLOCK;
-		if (!log_copy(l, mine + size - m - n, d->buf, n) ||
-		    !log_copy(l, end - m - n, theirs, n))
-			return m;
-		if (memcmp(d->buf, theirs, n) != 0) {
-			for (k = n; k > 0 && d->buf[k - 1] == theirs[k - 1]; k--)
-				m++;
-			return m;
+	for (*m = 0; *m < most; *m += n) {
+		n = most - *m < EROFS_W_BLOCK ? (uint32_t)(most - *m) : EROFS_W_BLOCK;
+		if (!erofs_flog_has(l, mine + size - *m - n, n) ||
+		    !erofs_flog_has(l, end - *m - n, n))
+			return 0;
+		if ((ret = erofs_flog_read(w, l, mine + size - *m - n, ours, n)) != 0 ||
+		    (ret = erofs_flog_read(w, l, end - *m - n, theirs, n)) != 0)
+			return ret;
+		if (memcmp(ours, theirs, n) != 0) {
+			for (k = n; k > 0 && ours[k - 1] == theirs[k - 1]; k--)
+				(*m)++;
+			return 0;
 		}
-		m += n;
 	}
-	return m;
+	return 0;
 }
 
 /* What dedup_whole found for a whole file. */
@@ -404,22 +303,18 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, struct whole_fate *f
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_flog *l = &e->frag.whole;
 	uint64_t key = erofs_dedup_key(&e->dd, XXH3_64bits_digest(e->dd.st));
-	uint64_t mine = l->len - size, off, ekey, m, best = 0, best_end = 0;
+	uint64_t mine = l->len - size, ekey, m, best = 0, best_end = 0;
 	struct erofs_ddrec r;
-	uint32_t i = HCHAIN_END, n, tries;
-	int same, ret;
+	uint32_t i = HCHAIN_END, tries;
+	int ret;
 
 	memset(fate, 0, sizeof(*fate));
 	fate->off = mine;
 	while ((i = erofs_dedup_next(&e->dd, i, key, EROFS_DD_WHOLE, size, &r)) != HCHAIN_END) {
-		/* Compared a block at a time, ours copied out of the log. */
-		for (off = 0, same = 1; same && off < size; off += n) {
-			n = size - off < EROFS_W_BLOCK ? (uint32_t)(size - off) : EROFS_W_BLOCK;
-			same = log_copy(l, mine + off, e->dd.buf, n) &&
-			       log_same(l, r.aux + off, e->dd.buf, n);
-		}
-		if (same) {
-			l->len = mine; /* the next file overwrites ours */
+		if ((ret = erofs_flog_equal(w, l, mine, r.aux, size)) < 0)
+			return ret;
+		if (ret == 1) {
+			erofs_flog_cut(l, mine); /* the next file overwrites ours */
 			fate->off = r.aux;
 			fate->shared = 1;
 			w->stats.files_deduped++;
@@ -430,18 +325,19 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, struct whole_fate *f
 	r = (struct erofs_ddrec){ .size = size, .kind = EROFS_DD_WHOLE, .aux = mine };
 	if (size < END_KEYED)
 		return erofs_dedup_add(w, key, &r);
-	if (!log_copy(l, l->len - END_KEYED, e->dd.buf, END_KEYED))
-		return writer_fail(w, SQP_ERR_INTERNAL, "EROFS: fragments: a file's end "
-				   "past its log");
+	if ((ret = erofs_flog_read(w, l, l->len - END_KEYED, e->dd.buf, END_KEYED)) != 0)
+		return ret;
 	ekey = end_key(&e->dd, e->dd.buf);
 	/* The earlier ends with our last bytes, oldest first: one that
 	 * holds all of ours is taken; else the longest part, to split. */
 	for (i = HCHAIN_END, tries = 0; tries < END_TRIES; tries++) {
 		if ((i = erofs_dedup_next(&e->dd, i, ekey, EROFS_DD_END_W, 0, &r)) == HCHAIN_END)
 			break;
-		if ((m = ends_alike(&e->dd, l, r.aux, mine, size)) == size) {
+		if ((ret = ends_alike(w, l, r.aux, mine, size, &m)) != 0)
+			return ret;
+		if (m == size) {
 			/* Recorded where it is, for a later equal file. */
-			l->len = mine;
+			erofs_flog_cut(l, mine);
 			fate->off = r.aux - size;
 			fate->shared = 1;
 			w->stats.files_deduped++;
@@ -470,6 +366,7 @@ static int dedup_whole(struct sqp_writer *w, uint64_t size, struct whole_fate *f
 
 /* Reads the front of a split file back out of the whole files' log. */
 struct log_src {
+	struct sqp_writer *w;
 	const struct erofs_flog *l;
 	uint64_t pos;
 };
@@ -477,11 +374,10 @@ struct log_src {
 static int log_read(void *user, void *buf, size_t n)
 {
 	struct log_src *s = user;
+	int ret = erofs_flog_read(s->w, s->l, s->pos, buf, n);
 
-	if (!log_copy(s->l, s->pos, buf, n))
-		return SQP_ERR_INTERNAL;
 	s->pos += n;
-	return 0;
+	return ret;
 }
 
 /* The split file (size bytes at mine of the whole files' log): its
@@ -491,7 +387,7 @@ static int split(struct sqp_writer *w, struct fs_irec *ino, uint64_t size, uint3
 		 uint64_t mine, const struct whole_fate *fate, struct fs_inode *f)
 {
 	struct erofs_wstate *e = erofs_of(w);
-	struct log_src ls = { &e->frag.whole, mine };
+	struct log_src ls = { w, &e->frag.whole, mine };
 	struct sqp_data_source src = { .read = log_read, .user = &ls };
 	int ret;
 
@@ -501,7 +397,7 @@ static int split(struct sqp_writer *w, struct fs_irec *ino, uint64_t size, uint3
 	e->frag.cut = 0;
 	/* Read already, counted once. */
 	w->stats.bytes_in -= size - fate->cut;
-	e->frag.whole.len = mine;
+	erofs_flog_cut(&e->frag.whole, mine);
 	w->stats.tails_deduped++;
 	return ret;
 }
@@ -525,11 +421,11 @@ int erofs_frag_whole(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 
 	if (e->dd.whole)
 		XXH3_64bits_reset_withSeed(e->dd.st, size);
-	/* Read straight into the log, as much as its chunk holds at a
-	 * time: no copy through a block, and a read per chunk, not per
+	/* Read straight into the log, as much as its buffer holds at a
+	 * time: no copy through a block, and a read per buffer, not per
 	 * block. The log's length counts the bytes once they are read. */
 	for (off = 0; off < size; off += n) {
-		if ((to = log_room(w, &e->frag.whole, &n)) == NULL)
+		if ((to = erofs_flog_room(w, &e->frag.whole, &n)) == NULL)
 			return w->err.code;
 		if (n > size - off)
 			n = (size_t)(size - off);
@@ -566,16 +462,10 @@ unsigned erofs_frag_of(const struct erofs_wstate *e, const uint8_t *rec, uint64_
 }
 
 /* The packed inode's data: the tail log, the whole files' log, then
- * the listings'. */
-/* The packed inode's data: the logs read back in their order. Each
- * chunk read maps its pages in again; without a tick of the spill
- * arena per chunk nothing swept them, and the whole packed inode stayed
- * resident at finish, whatever --mem said (dir2img --erofs-fragments
- * -c lz4 -C 1M on rootfs-big: 440 MB of the spill file mapped in at
- * --mem 64M). */
+ * the listings', read back from their files. */
 struct packed_src {
+	struct sqp_writer *w;
 	const struct erofs_frag *fr;
-	struct sqp_spill *spill;
 	uint64_t pos;
 };
 
@@ -584,23 +474,24 @@ static int packed_read(void *user, void *buf, size_t n)
 	struct packed_src *s = user;
 	const struct erofs_flog *logs[] = { &s->fr->tails, &s->fr->whole, &s->fr->dirs };
 	const struct erofs_flog *l;
-	const uint8_t *src;
 	uint8_t *out = buf;
 	uint64_t at;
 	size_t k, i;
+	int ret;
 
 	while (n > 0) {
 		for (i = 0, at = s->pos; i < 2 && at >= logs[i]->len; i++)
 			at -= logs[i]->len;
 		l = logs[i];
 		if (at >= l->len)
-			return SQP_ERR_INTERNAL;
-		src = log_piece(l, at, l->len - at < n ? (size_t)(l->len - at) : n, &k);
-		memcpy(out, src, k);
+			return writer_fail(s->w, SQP_ERR_INTERNAL, "EROFS: fragments: the "
+					   "packed inode read past its logs");
+		k = l->len - at < n ? (size_t)(l->len - at) : n;
+		if ((ret = erofs_flog_read(s->w, l, at, out, k)) != 0)
+			return ret;
 		out += k;
 		n -= k;
 		s->pos += k;
-		sqp_spill_tick(s->spill);
 	}
 	return 0;
 }
@@ -663,7 +554,7 @@ int erofs_frag_finish(struct sqp_writer *w, int64_t mod_time)
 	struct erofs_wstate *e = erofs_of(w);
 	struct erofs_frag *fr = &e->frag;
 	uint64_t size = fr->tails.len + fr->whole.len + fr->dirs.len;
-	struct packed_src ps = { .fr = fr, .spill = w->spill };
+	struct packed_src ps = { .w = w, .fr = fr };
 	struct sqp_data_source src = { .read = packed_read, .user = &ps };
 	struct fs_inode f;
 	int ret;

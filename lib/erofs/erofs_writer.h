@@ -87,11 +87,11 @@ struct erofs_zjob;
 struct erofs_zbuf;
 struct erofs_seam;
 
-/* A log of bytes in 1 MiB chunks of the spill arena. */
+/* A log of bytes in a temporary file (erofs_flog.c). All zeros: empty. */
 struct erofs_flog {
-	uint8_t **chunk;
-	size_t n, cap;
-	uint64_t len;
+	uint8_t *buf;            /* [base, len) of the log; NULL until used */
+	int fd;                  /* the file, -1 until the buffer first fills */
+	uint64_t base, len;
 };
 
 struct erofs_frag {
@@ -108,6 +108,8 @@ struct erofs_frag {
 	 * the whole files' log. */
 	uint64_t cut, cut_off;
 	struct fs_irec irec;     /* the packed inode */
+	/* writer_test.h's fail_log_read, and the logs' reads so far. */
+	uint64_t fail_read, reads;
 };
 
 /* Dedup (erofs_dedup.c): one record per file that stored its data. */
@@ -400,6 +402,25 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 		  uint32_t xattr_size, const struct sqp_data_source *src,
 		  struct fs_inode *f);
 int erofs_zip_drain(struct sqp_writer *w);
+
+/* erofs_flog.c, the fragment logs. room: where the next bytes go
+ * (*room of them; NULL on failure), which the caller writes there and
+ * then adds to l->len. read: len bytes at off, all in the log. same:
+ * 1 when the len bytes at off are those at p, 0 when not or not all in
+ * the log; equal, the same for the len bytes at a and those at b. cut:
+ * the log back to len bytes. Errors through writer_fail. */
+uint8_t *erofs_flog_room(struct sqp_writer *w, struct erofs_flog *l, size_t *room);
+int erofs_flog_append(struct sqp_writer *w, struct erofs_flog *l, const uint8_t *p,
+		      size_t n);
+int erofs_flog_has(const struct erofs_flog *l, uint64_t off, uint64_t len);
+int erofs_flog_read(struct sqp_writer *w, const struct erofs_flog *l, uint64_t off,
+		    void *buf, size_t len);
+int erofs_flog_same(struct sqp_writer *w, const struct erofs_flog *l, uint64_t off,
+		    const uint8_t *p, size_t len);
+int erofs_flog_equal(struct sqp_writer *w, const struct erofs_flog *l, uint64_t a,
+		     uint64_t b, uint64_t len);
+void erofs_flog_cut(struct erofs_flog *l, uint64_t len);
+void erofs_flog_free(struct erofs_flog *l);
 
 /* erofs_frag.c. A compressed file's end from its last segment (len
  * bytes at data, the whole file when whole) into the tail log, its kind

@@ -189,28 +189,52 @@ static void *fail(struct sqp_spill *s, int errnum, const char *what)
 	return NULL;
 }
 
-static int open_file(struct sqp_spill *s)
+/* A new unlinked temporary file in dir: its descriptor, or -1 with
+ * errno set. */
+static int tmpfile_in(const char *dir)
 {
 	char *name;
-	int fd;
+	int fd, e;
 
-	fd = open(s->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		/* No O_TMPFILE on this file system: a named file,
-		 * unlinked as soon as it exists. */
-		if (asprintf(&name, "%s/.sqpack-spill-XXXXXX", s->dir) < 0)
-			return ENOMEM;
-		fd = mkostemp(name, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(name);
-		free(name);
-		if (fd < 0)
-			return errno;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* No O_TMPFILE on this file system: a named file, unlinked as
+	 * soon as it exists. */
+	if (asprintf(&name, "%s/.sqpack-spill-XXXXXX", dir) < 0) {
+		errno = ENOMEM;
+		return -1;
 	}
+	fd = mkostemp(name, O_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		unlink(name);
+	free(name);
+	errno = e;
+	return fd;
+}
+
+static int open_file(struct sqp_spill *s)
+{
+	int fd = tmpfile_in(s->dir);
+
+	if (fd < 0)
+		return errno;
 	s->fd = fd;
 	s->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	s->resident_base = s->last_pages = file_pages_in(s);
 	return 0;
+}
+
+int sqp_spill_tmpfile(const struct sqp_spill *s, struct sqp_errbuf *err)
+{
+	const char *dir = s != NULL ? s->dir : P_tmpdir;
+	int fd = tmpfile_in(dir);
+
+	if (fd < 0)
+		return sqp_err(err, sqp_errno_code(errno), "temporary file in '%s': "
+			       "creating it: %s", dir, strerror(errno));
+	return fd;
 }
 
 /* A new region of len bytes (a multiple of the page size) at the end of

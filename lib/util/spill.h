@@ -80,6 +80,14 @@ void sqp_spill_tick(struct sqp_spill *s);
  * pass over many megabytes that took no ticks. */
 void sqp_spill_check(struct sqp_spill *s);
 
+/* A new temporary file, unlinked, in the directory the arena makes its
+ * own in (P_tmpdir for a NULL arena): for bytes an owner writes and
+ * reads back itself (pwrite, pread), which then sit in the page cache,
+ * never in this process's memory, whatever the budget. Returns the
+ * descriptor (the caller closes it), or a negative error with the
+ * message in err. */
+int sqp_spill_tmpfile(const struct sqp_spill *s, struct sqp_errbuf *err);
+
 void sqp_spill_get_stats(const struct sqp_spill *s, struct sqp_spill_stats *st);
 
 #endif

@@ -25,6 +25,9 @@ struct writer_test_hooks {
 	/* The Nth metadata block job (1-based) of the inode and directory
 	 * tables fails likewise; 0 = never. */
 	uint64_t fail_meta_job;
+	/* The Nth read of an EROFS fragment log (1-based) back from its
+	 * temporary file fails as EIO would; 0 = never. */
+	uint64_t fail_log_read;
 };
 
 /* sqp_writer_create() with hooks (NULL = none); same failure convention.

@@ -4,7 +4,8 @@
 # temporary file left and no OUTPUT that looks complete. Cases: the file
 # size limit (RLIMIT_FSIZE) and a full file system during output, a read
 # error on the input, a codec failing inside a worker at several points
-# and thread counts, SIGINT and SIGTERM in the middle of img2tar -o.
+# and thread counts, the EROFS fragment logs' temporary file full or
+# failing a read, SIGINT and SIGTERM in the middle of img2tar -o.
 # (Signals during tar2img: tests/tar2img/cli.sh.)
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3" timeout
@@ -34,8 +35,10 @@ clean_fail "img2tar -o past RLIMIT_FSIZE" "too large" \
 	sh -c "ulimit -f 1024; exec '$IMG2TAR' -o '$T/out/t.tar' '$T/ok.img'"
 
 # 2. A full file system.
+fullfs=no
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=2m tmpfs "$T/out" 2>/dev/null; then
 	umount "$T/out"
+	fullfs=yes
 	full() {
 		mount -t tmpfs -o size=2m tmpfs "$T/out" || return 1
 		timeout 120 "$@" > /dev/null 2> "$T/err"; rc=$?
@@ -60,7 +63,38 @@ for j in 1 2 4; do
 	done
 done
 
-# 5. SIGINT and SIGTERM in the middle of img2tar -o: xz output of 24 MiB
+# 5. The EROFS fragment logs (lib/erofs/erofs_flog.c) are temporary
+# files: writing one onto a full file system (the logs go beside the
+# image) and a failing read of one back are reported, not crashed on.
+# 1,500 files of 3,000 random bytes, each wholly a fragment: 4 MB of
+# logs, past their buffer and past the 2 MiB tmpfs; every tenth from
+# the 500th is a copy of the file 500 before it, which dedupe compares
+# with that one's bytes back in the file.
+$PYTHON3 - "$T/frag.tar" <<'PY' || exit 99
+import io, random, sys, tarfile
+rng = random.Random(7)
+t = tarfile.open(sys.argv[1], "w")
+data = []
+for i in range(1500):
+    data.append(data[i - 500] if i % 10 == 9 and i >= 500 else rng.randbytes(3000))
+    ti = tarfile.TarInfo("d%02d/f%04d" % (i // 100, i)); ti.size = 3000
+    t.addfile(ti, io.BytesIO(data[i]))
+t.close()
+PY
+if [ "$fullfs" = yes ]; then
+	check "tar2img --erofs-fragments, its logs on a full file system" full \
+		"$TAR2IMG" -q --format erofs -c lz4 --erofs-fragments "$T/out/img" "$T/frag.tar"
+	grep -q "fragments: writing their temporary file" "$T/err" ||
+		fail "the full file system not met by the fragment logs: $(head -c 200 "$T/err")"
+fi
+# The first read: dedupe's first comparison; without dedupe, finish's
+# read of the packed inode's data.
+for e in "fragments dedupe" fragments; do
+	clean_fail "a fragment log's first read failing, -E $e" "reading their temporary file" \
+		"$top_builddir/tests/unit/hooked_tar2img" -c lz4 -E "$e" -R 1 "$T/out/img" "$T/frag.tar"
+done
+
+# 6. SIGINT and SIGTERM in the middle of img2tar -o: xz output of 24 MiB
 # of random bytes takes seconds, so a signal after one lands mid-run.
 $PYTHON3 - "$T/rand.tar" <<'PY' || exit 99
 import io, random, sys, tarfile

@@ -4,7 +4,7 @@
  * (lib/write/writer_test.h), which the shipped tool does not offer.
  *
  *   hooked_tar2img [-c CODEC] [-j N] [-H HASH_BITS] [-F FAIL_JOB] [-M FAIL_META_JOB] [-P]
- *                  [-V] [-E OPTIONS] OUTPUT INPUT.tar
+ *                  [-R FAIL_LOG_READ] [-V] [-E OPTIONS] OUTPUT INPUT.tar
  *
  * -V appends a dm-verity tree (4 KiB blocks), so that the data path's
  * jobs include the hash jobs of its spans, which -F counts like the
@@ -14,7 +14,7 @@
  * success. -E writes EROFS (4 KiB blocks) with OPTIONS, words among
  * dedupe, ztailpacking and fragments (tar2img's --erofs-dedupe ...)
  * and chunks (--chunk-size 4K); with it, -c none stores the data as it
- * is.
+ * is. -R fails the Nth read of an EROFS fragment log from its file.
  * CODEC at its default level (zstd unless told, as tar2img), 128 KiB blocks, superblock
  * time 0.
  * Like tar2img it writes through sqp_outfile, so a failure leaves nothing
@@ -33,7 +33,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-V] [-E OPTIONS] OUTPUT INPUT\n");
+	fprintf(stderr, "usage: hooked_tar2img [-c CODEC] [-j N] [-H BITS] [-F JOB] [-M JOB] [-P] [-R READ] [-V] [-E OPTIONS] OUTPUT INPUT\n");
 	return 2;
 }
 
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	int c, in_fd, ret, codec = SQP_CODEC_ZSTD, show_proofs = 0;
 	uint32_t block = 128 * 1024;
 
-	while ((c = getopt(argc, argv, "c:j:H:F:M:PVE:")) != -1) {
+	while ((c = getopt(argc, argv, "c:j:H:F:M:PR:VE:")) != -1) {
 		switch (c) {
 		case 'c': codec = strcmp(optarg, "none") == 0 ? 0 : sqp_codec_by_name(optarg); break;
 		case 'j': desc.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 		case 'F': hooks.fail_job = strtoull(optarg, NULL, 10); break;
 		case 'M': hooks.fail_meta_job = strtoull(optarg, NULL, 10); break;
 		case 'P': show_proofs = 1; break;
+		case 'R': hooks.fail_log_read = strtoull(optarg, NULL, 10); break;
 		case 'V': desc.verity = &vd; break;
 		case 'E':
 			desc.format = SQP_FORMAT_EROFS;
