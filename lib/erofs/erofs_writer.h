@@ -32,17 +32,23 @@
 
 /* Compressed files: each segment of a file (the last one shorter) is
  * one pool job, cut into physical clusters independently of the
- * others, so the image does not depend on -j. A segment holds at least
- * EROFS_W_SEG_PCLUSTERS of the file's largest pclusters' worth of
- * output, so that the re-cut at each seam (erofs_seam.c), which redoes
- * a cluster or two, stays a small part of the segment's work: with
- * 8 MiB segments and lzma in 1 MiB pclusters a segment held one to
+ * others, so the image does not depend on -j. EROFS_W_SEGMENT is
+ * mkfs.erofs 1.9's segment (its c_mkfs_segment_size), so that seams
+ * fall where its do: with 8 MiB, apt's Packages file of 50 MB (on
+ * rootfs-small) had 5 seams to its 2 and in 64 KiB lz4 clusters took 2
+ * blocks more than mkfs.erofs 1.9.3's (19,030,016 bytes against
+ * 19,021,824). At its seams, without the re-cut (erofs_seam.c), that
+ * file takes exactly mkfs.erofs's bytes in 64 KiB lz4 and lz4hc
+ * clusters, and the re-cut takes a block off each (19,017,728 and
+ * 15,294,464). A segment holds at least EROFS_W_SEG_PCLUSTERS of the
+ * file's largest pclusters' worth of output, so that the re-cut, which
+ * redoes a cluster or two, stays a small part of the segment's work:
+ * with 8 MiB segments and lzma in 1 MiB pclusters a segment held one to
  * three clusters and the re-cut compressed most of the next segment
- * again (coreos's line on rootfs-small's 50 MB Packages, one worker:
- * 35.0 s of CPU, 29.0 s with 32 MiB segments and 0.6% fewer bytes).
- * Segments of EROFS_W_SEGMENT up to pclusters of 256 KiB, where they
- * already held many: their images are unchanged. */
-#define EROFS_W_SEGMENT (8u << 20)
+ * again (coreos's line on Packages, one worker: 35.0 s of CPU, 29.0 s
+ * with 32 MiB segments and 0.6% fewer bytes); 32 MiB they still are.
+ */
+#define EROFS_W_SEGMENT (16u << 20)
 #define EROFS_W_SEG_PCLUSTERS 32u
 /* The most input one cluster takes, whatever the segment: its logical
  * clusters stay under the 2048 an index can count back and its data
