@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # codecs.sh - EROFS images compressed with lzma (MicroLZMA), deflate and
 # zstd, from the tree of tests/erofs/mktree.sh plus a file of zeros, one
-# of two 16 MiB segments and one whose stored tail would cross a logical
+# of two 8 MiB segments and one whose stored tail would cross a logical
 # cluster. Per codec: the superblock names the algorithm and carries its
 # configuration record (the kernel refuses the image otherwise); the
 # kernel's mount reads dir2img's, tar2img's and sqpack-mkfs.erofs's
@@ -12,7 +12,7 @@
 # (--mem 1M); sqpack-mkfs.erofs -zCODEC,LEVEL gives dir2img's bytes.
 # Each at a fast level, and lzma's extreme preset (-zlzma,109) once.
 # Big pclusters (--pcluster-size, -C) of 16 KiB and 64 KiB per codec
-# (lzma's with 1 MiB of text17m, not all of it):
+# (lzma's with 1 MiB of text9m, not all of it):
 # the kernel's mount and img2tar read them equal, -j 1 and 3 give the
 # same bytes (64 KiB), the record holds the history the encoder used (lzma's
 # dictionary four pclusters, zstd's window eight, deflate's 32 KiB),
@@ -44,7 +44,7 @@ more_shapes() {
 	head -c 3000000 /dev/zero > "$1/zeros" &&
 	{ head -c 6000 /dev/zero && head -c 8000 /dev/urandom; } > "$1/crossing" &&
 	$PYTHON3 -c 'import base64, os, sys
-open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(25 << 19)))' "$1/text17m"
+open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(13 << 19)))' "$1/text9m"
 }
 run "make the tree" erofs_tree "$T/src" || finish
 run "add the segment and tail shapes" more_shapes "$T/src" || finish
@@ -172,14 +172,14 @@ deflate gzip deflate level=1 deflate,1 2
 zstd zstd zstd level=3 zstd,3 3
 EOF
 
-# The pcluster sizes: lzma's with 1 MiB of text17m in its place, which
-# shows its big clusters' gain as well (the 16 MiB segments are not what
-# these runs check, and lzma took seconds over text17m at each size: two
+# The pcluster sizes: lzma's with 1 MiB of text9m in its place, which
+# shows its big clusters' gain as well (the 8 MiB segments are not what
+# these runs check, and lzma took seconds over text9m at each size: two
 # thirds of this script's time). The SquashFS image and its tar anew.
 ! codec_built gzip || big_pclusters deflate deflate level=1 deflate,1
 ! codec_built zstd || big_pclusters zstd zstd level=3 zstd,3
 if codec_built lzma; then
-	head -c 1048576 "$T/src/text17m" > "$T/src/text1m" && rm -f "$T/src/text17m" "$T/ref.sqfs" &&
+	head -c 1048576 "$T/src/text9m" > "$T/src/text1m" && rm -f "$T/src/text9m" "$T/ref.sqfs" &&
 		run "whole seconds again" whole_seconds "$T/src" || finish
 	# shellcheck disable=SC2086
 	run "the SquashFS image of lzma's tree" "$DIR2IMG" -q $ref_c "$T/ref.sqfs" "$T/src" || finish
@@ -190,7 +190,7 @@ fi
 
 # lzma's extreme presets (-X extreme, mkfs.erofs's levels 100 to 109)
 # once: they take seconds where level 0 takes a fraction of one, so on
-# the tree without its big files (the 16 MiB segments are not what this
+# the tree without its big files (the 8 MiB segments are not what this
 # checks).
 if codec_built lzma; then
 	rm -f "$T/src/text1m" "$T/src/zeros"

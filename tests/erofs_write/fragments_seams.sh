@@ -1,20 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fragments_seams.sh - deflate's seam re-cut within its budget, and a
-# deflate packed inode of several 16 MiB segments. Deflate's cut is
+# deflate packed inode of several 8 MiB segments. Deflate's cut is
 # costly (each is a search of whole compressions: costly_cut in
-# lib/codec/gzip.c), so its re-cut covers 512 KiB past a seam at most
+# lib/codec/gzip.c), so its re-cut covers 256 KiB past a seam at most
 # and stops after its first cluster when that stands less than a
 # quarter cluster ahead (erofs_seam.c), as lzma's does: text of 20 MiB
-# in 64 KiB clusters at level 1 takes exactly the blocks of its 16 MiB
-# pieces packed as files of their own, the same bytes for -j 1 and 2.
-# With fragments, that text and 17.3 MB of small files (whole
-# fragments: the packed inode spans two segments): the same
+# in 64 KiB clusters at level 1, whose whole re-cut saved a block, now
+# takes exactly the blocks of its 8 MiB pieces packed as files of their
+# own, the same bytes for -j 1 and 2. With fragments, that text and
+# 9.6 MiB of small files (whole fragments: the packed inode spans two
+# segments, and its seam is re-cut within that budget too): the same
 # bytes for -j 1, 2 and 3, the kernel's mount reads the source, and
 # imginfo check finds nothing wrong; and the same in 1 MiB clusters.
 # The packed inode's own seams are not re-cut with a costly cut
-# (erofs_seam_hold says why): a file of 16 MiB and 100,000 bytes of that
+# (erofs_seam_hold says why): a file of 8 MiB and 100,000 bytes of that
 # text, wholly in the packed inode (sqpack-mkfs.erofs -Eall-fragments),
+# whose seam's re-cut saved a block with deflate and with lzma, now
 # takes exactly the blocks of its two pieces packed as files of their
 # own, the same bytes for --workers 1, 2 and 3, read back by the kernel.
 . "$top_srcdir/tests/lib/common.sh"
@@ -28,9 +30,9 @@ SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH
 Z="--format erofs -c gzip -X level=1 --pcluster-size 64K"
 
-# big/text20m, its 16 MiB pieces in pieces/, and 1,400 files of 12,345
+# big/text20m, its 8 MiB pieces in pieces/, and 780 files of 12,345
 # bytes in small/ (text of another seed); whole/text, text20m's first
-# 16 MiB and 100,000 bytes, and its halves there in halves/.
+# 8 MiB and 100,000 bytes, and its halves there in halves/.
 mkdir -p "$T/big" "$T/pieces" "$T/small" "$T/whole" "$T/halves" || finish
 run "make the tree" $PYTHON3 -c 'import os, sys
 sys.dont_write_bytecode = True
@@ -40,17 +42,17 @@ d = sys.argv[1]
 n = (20 << 20) + 777
 data = text(n, 1)
 open(d + "/big/text20m", "wb").write(data)
-for k in range(0, n, 16 << 20):
-    open("%s/pieces/text20m.%d" % (d, k >> 24), "wb").write(data[k:k + (16 << 20)])
-m = (16 << 20) + 100000
+for k in range(0, n, 8 << 20):
+    open("%s/pieces/text20m.%d" % (d, k >> 23), "wb").write(data[k:k + (8 << 20)])
+m = (8 << 20) + 100000
 open(d + "/whole/text", "wb").write(data[:m])
-open(d + "/halves/h0", "wb").write(data[:16 << 20])
-open(d + "/halves/h1", "wb").write(data[16 << 20:m])
+open(d + "/halves/h0", "wb").write(data[:8 << 20])
+open(d + "/halves/h1", "wb").write(data[8 << 20:m])
 # before SOURCE_DATE_EPOCH, which sqpack-mkfs.erofs clamps mtimes to
 for f in ("/whole/text", "/whole"):
     os.utime(d + f, (1500000000, 1500000000))
-small = text(1400 * 12345, 4)
-for i in range(1400):
+small = text(780 * 12345, 4)
+for i in range(780):
     open("%s/small/f%03d" % (d, i), "wb").write(small[i * 12345:(i + 1) * 12345])' \
 	"$T" "$top_srcdir/tests/lib" || finish
 
@@ -68,7 +70,7 @@ run "deflate, the pieces" "$DIR2IMG" -q -f $Z "$T/pieces.erofs" "$T/pieces"
 check "deflate: the same bytes for -j 1 and 2" cmp -s "$T/big.1.erofs" "$T/big.2.erofs"
 big=$(stored "$T/big.1.erofs" /text20m)
 sum=0
-for k in 0 1; do
+for k in 0 1 2; do
 	n=$(stored "$T/pieces.erofs" /text20m.$k)
 	[ -n "$n" ] || { fail "imginfo stat text20m.$k: $(head -c 200 "$T/err")"; n=0; }
 	sum=$((sum + n))
@@ -106,7 +108,7 @@ packed() {
 }
 
 # The packed inode's seam, with deflate and, where built, lzma: the
-# segments of the whole text (16 MiB each in 64 KiB clusters) cut as its
+# segments of the whole text (8 MiB each in 64 KiB clusters) cut as its
 # halves are, with no re-cut between them.
 for c in gzip lzma; do
 	codec_built $c || { skipc "$c not built"; continue; }

@@ -16,11 +16,13 @@
 # fragments (whose tails stay the last segment's own): the same bytes
 # for -j 1, 2 and 3, the kernel's mount and fsck.erofs (where it reads
 # mkfs.erofs's own image with the options) read the source, and
-# imginfo check finds nothing wrong. lzma's re-cut covers 512 KiB past
-# a seam at most: text (17 MiB) takes exactly its pieces' bytes, the
-# same for -j 1 and 2; and it goes no further than its first cluster
-# when that stands less than a quarter cluster ahead: text of 16 MiB
-# and 20,000 bytes takes its pieces' bytes too.
+# imginfo check finds nothing wrong. lzma's segments are 8 MiB, and its
+# re-cut covers 256 KiB past a seam at most: text (9 MiB) whose whole
+# re-cut saved a block at the file's end takes exactly its pieces'
+# bytes, the same for -j 1 and 2; and it goes no further than its first
+# cluster when that stands less than a quarter cluster ahead: text of
+# 8 MiB and 20,000 bytes, whose re-cut saved a block at the file's end,
+# takes its pieces' bytes too.
 # lz4hc in 64 KiB clusters: a re-cut that cannot reach the file's end
 # stops 4 MiB past its seam, text of 36 MiB takes exactly its first 16
 # MiB's bytes and its rest's. --max-extent-bytes across a seam:
@@ -35,26 +37,29 @@ SOURCE_DATE_EPOCH=1600000000
 export SOURCE_DATE_EPOCH
 
 # Lines of words from a fixed seed (compressible about 2:1 by lz4, with
-# clusters of many sizes), and the same bytes cut in 16 MiB pieces.
-# make_tree DIR NAME:BYTES:SEED...: each file in DIR/big, and in DIR/pieces.
+# clusters of many sizes), and the same bytes cut in pieces of the
+# codec's segment (lz4's 16 MiB, lzma's 8).
+# make_tree DIR MIB NAME:BYTES:SEED...: each file in DIR/big, and in
+# DIR/pieces cut every MIB MiB.
 make_tree() {
-	d=$1; shift
+	d=$1 mib=$2; shift 2
 	$PYTHON3 -c 'import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
 from words import text
 d = sys.argv[1]
-for spec in sys.argv[3:]:
+seg = int(sys.argv[3]) << 20
+for spec in sys.argv[4:]:
     name, n, seed = spec.split(":")
     n, seed = int(n), int(seed)
     data = text(n, seed)
     open(d + "/big/" + name, "wb").write(data)
-    for k in range(0, n, 16 << 20):
-        open("%s/pieces/%s.%d" % (d, name, k >> 24), "wb").write(data[k:k + (16 << 20)])' \
-		"$d" "$top_srcdir/tests/lib" "$@"
+    for k in range(0, n, seg):
+        open("%s/pieces/%s.%d" % (d, name, k // seg), "wb").write(data[k:k + seg])' \
+		"$d" "$top_srcdir/tests/lib" "$mib" "$@"
 }
 mkdir -p "$T/src/big" "$T/src/pieces" || finish
-run "make the tree" make_tree "$T/src" text36m:$(((36 << 20) + 777)):1 \
+run "make the tree" make_tree "$T/src" 16 text36m:$(((36 << 20) + 777)):1 \
 	text17m:$(((17 << 20) + 300001)):2 || finish
 
 # fsck.erofs judges an option where it reads mkfs.erofs's own image
@@ -71,13 +76,14 @@ stored() {
 	"$IMGINFO" stat "$1" "$2" 2> "$T/err" | sed -n 's/.*, \([0-9]*\) bytes stored,.*/\1/p'
 }
 
-# The blocks of big/NAME against those of its pieces in pieces.erofs:
-# no more (fewer with a third argument, each).
+# The blocks of big/NAME against those of its pieces ($pieces_dir's)
+# in pieces.erofs: no more (fewer with a third argument, each).
+pieces_dir=$T/src/pieces
 compare() {
 	cmp_name=$1 cmp_file=$2 cmp_each=${3:-}
 	big=$(stored "$T/big.erofs" "/$cmp_file")
 	sum=0
-	for piece in "$T/src/pieces/$cmp_file".*; do
+	for piece in "$pieces_dir/$cmp_file".*; do
 		n=$(stored "$T/pieces.erofs" "/${piece##*/}")
 		[ -n "$n" ] || { fail "$cmp_name: imginfo stat ${piece##*/}: $(head -c 200 "$T/err")"; return 1; }
 		sum=$((sum + n))
@@ -126,14 +132,14 @@ for set in "-c lz4|-zlz4|less" "-c lz4 -X hc|-zlz4hc|less" \
 		test "$all_big" -lt "$all_sum"
 done
 
-# lzma's re-cut covers 512 KiB past a seam at most (recut_budget in
+# lzma's re-cut covers 256 KiB past a seam at most (recut_budget in
 # erofs_seam.c: it would cost as much again as the cut): text whose
 # whole re-cut, run on to the file's end 1 MiB past its seam, saved a
 # block takes exactly its pieces' bytes, the same for -j 1 and 2.
 if codec_built lzma; then
 	mkdir -p "$T/lz/big" "$T/lz/pieces" || finish
-	run "make the lzma tree" make_tree "$T/lz" text17m:$(((17 << 20) + 123)):3 \
-		text16m:$(((16 << 20) + 20000)):2
+	run "make the lzma tree" make_tree "$T/lz" 8 text9m:$(((9 << 20) + 123)):3 \
+		text8m:$(((8 << 20) + 20000)):1
 	for j in 1 2; do
 		run "lzma, -j $j" "$DIR2IMG" -q -f -j $j --format erofs -c lzma -X level=0 \
 			"$T/lz.$j.erofs" "$T/lz/big"
@@ -142,19 +148,19 @@ if codec_built lzma; then
 		"$T/pieces.erofs" "$T/lz/pieces"
 	check "lzma: the same bytes for -j 1 and 2" cmp -s "$T/lz.1.erofs" "$T/lz.2.erofs"
 	cp "$T/lz.1.erofs" "$T/big.erofs" || finish
-	all_big=0 all_sum=0
-	big=$(stored "$T/big.erofs" /text17m)
-	compare lzma text17m
-	check "lzma: text17m takes $big bytes, its pieces' $all_sum: the re-cut stopped" \
+	all_big=0 all_sum=0 pieces_dir=$T/lz/pieces
+	big=$(stored "$T/big.erofs" /text9m)
+	compare lzma text9m
+	check "lzma: text9m takes $big bytes, its pieces' $all_sum: the re-cut stopped" \
 		test "${big:-0}" -eq "$all_sum"
-	# text16m's re-cut, to the file's end 20,000 bytes past its seam,
+	# text8m's re-cut, to the file's end 20,000 bytes past its seam,
 	# saved a block, but its first cluster stood less than a quarter of
 	# a cluster ahead of the segment's cut (ahead_enough in
 	# erofs_seam.c): it stops there, and the file takes its pieces'.
-	big=$(stored "$T/big.erofs" /text16m)
-	p0=$(stored "$T/pieces.erofs" /text16m.0) p1=$(stored "$T/pieces.erofs" /text16m.1)
+	big=$(stored "$T/big.erofs" /text8m)
+	p0=$(stored "$T/pieces.erofs" /text8m.0) p1=$(stored "$T/pieces.erofs" /text8m.1)
 	sum=$((${p0:-0} + ${p1:-0}))
-	check "lzma: text16m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
+	check "lzma: text8m takes $big bytes, its pieces' $sum: the re-cut stopped at its first cluster" \
 		test "${big:-0}" -eq "$sum" -a -n "$p0" -a -n "$p1"
 fi
 
