@@ -289,8 +289,10 @@ static int split_fits(const struct sqp_writer *w, uint64_t size, uint64_t cut, u
 	uint64_t reach = e->zdest[0]->history != NULL ?
 			 e->zdest[0]->history(&e->zcfg[0], e->pcl_def) : (uint64_t)64 << 10;
 
+	uint32_t seg = erofs_w_segment(e->sel.cap, e->zdest[e->sel.zc]->erofs_alg);
+
 	return (w->desc.flags & need) == need && e->frag.reserved == 0 &&
-	       cut >= SPLIT_LEAST && cut < size && size - cut <= erofs_w_segment(e->sel.cap) &&
+	       cut >= SPLIT_LEAST && cut < size && size - cut <= seg &&
 	       off <= UINT32_MAX && far > 2 * reach;
 }
 

@@ -298,17 +298,17 @@ static int in_step(const struct erofs_zjob *j, const struct seam_walk *a, uint32
  * blocks. So it covers a share of the segment, 1/EROFS_W_SEG_PCLUSTERS
  * (256 KiB, or one 1 MiB cluster's input: a few percent of the codec's
  * time). The others' covers the whole segment where it may run on to
- * the file's end (to_end), where a serial cut (mkfs.erofs's, whose 16
- * MiB segments leave a file up to that uncut) ends otherwise than j's
- * (lz4hc in 64 KiB clusters, text of 12 MiB: a block), else a quarter
- * of it (2 MiB; 8 MiB with 1 MiB pclusters): in 4 KiB clusters a
- * re-cut falls in step with j's cut well within that, in 64 KiB ones
- * never, and ran the whole segment for a block found by chance (lz4hc,
- * rootfs-small's Packages file of 50 MB: its 5 seams re-cut 58 MB, 1.0
- * s of CPU on the caller's thread, a sixth of the pack). */
+ * the file's end (to_end), where a serial cut ended otherwise than j's
+ * (with 8 MiB segments, lz4hc in 64 KiB clusters, text of 12 MiB, which
+ * mkfs.erofs cuts as one segment: a block), else a quarter of it
+ * (2 MiB, lz4's 4; 8 MiB with 1 MiB pclusters): in 4 KiB clusters a
+ * re-cut falls in step with j's cut well within that, in 64 KiB ones never, and ran the whole
+ * segment for a block found by chance (lz4hc, rootfs-small's Packages
+ * file of 50 MB: its 5 seams of 8 MiB segments re-cut 58 MB, 1.0 s of
+ * CPU on the caller's thread, a sixth of the pack). */
 static uint32_t recut_budget(const struct erofs_wstate *e, const struct erofs_zjob *j)
 {
-	uint32_t seg = erofs_w_segment(j->cap);
+	uint32_t seg = erofs_w_segment(j->cap, e->zdest[j->zc]->erofs_alg);
 
 	if (e->zdest[j->zc]->costly_cut)
 		return seg / EROFS_W_SEG_PCLUSTERS;

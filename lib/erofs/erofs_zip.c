@@ -7,7 +7,7 @@
  * Why this shape: EROFS compresses to a fixed output size (a cluster is
  * one block, filled with as much input as the codec fits), so where a
  * cluster ends depends on the data before it. A file is cut into
- * segments (erofs_w_segment: 8 MiB, more for pclusters over 256 KiB),
+ * segments (erofs_w_segment: 8 MiB, lz4's 16, more for big pclusters),
  * each a job that cuts its own clusters, so the result depends on the
  * segment size alone, never on -j (erofs_seam.c then re-cuts
  * across each seam, on the data alone too). A cluster of n blocks that
@@ -174,10 +174,13 @@ static void zbuf_use(struct erofs_zjob *j, const struct erofs_zbuf *b)
 
 /* The big buffer sets for segments of seg bytes with workers workers
  * (0: serial): 2 per worker + 2 of EROFS_W_SEGMENT, and of larger
- * segments (big pclusters) as many as that memory holds, but never
- * fewer than one per worker and one for the caller's thread to fill,
- * so that no worker waits for a set: at 1 MiB pclusters (32 MiB
- * segments) 3 at -j2, 17 at -j16, where 8 MiB ones would be 6 and 34. */
+ * segments (lz4's, big pclusters) as many as that memory holds, but
+ * never fewer than one per worker and one for the caller's thread to
+ * fill, so that no worker waits for a set: of lz4's 16 MiB segments
+ * n + 1 (on rootfs-small at -j 2 peak RSS 95 to 188 MiB, where 8 MiB
+ * ones took 108 to 197; 2n + 2 of them took 10% more with lz4hc in
+ * 64 KiB clusters, for no wall time measurable on the shared machine);
+ * at 1 MiB pclusters (32 MiB segments) 3 at -j2, 17 at -j16. */
 static unsigned big_sets(unsigned workers, uint32_t seg)
 {
 	unsigned n = workers ? workers : 1;
@@ -233,7 +236,11 @@ int erofs_zip_init(struct sqp_writer *w)
 	e->frag.on = (w->desc.flags & SQP_WRITE_EROFS_FRAGMENTS) != 0;
 	e->max_extent = w->desc.erofs_max_extent ? w->desc.erofs_max_extent : UINT32_MAX;
 	chunkarr_init(&e->zidx, EROFS_Z_INDEX_SIZE, ZIDX_SHIFT, w->spill);
-	e->seg = erofs_w_segment(e->pcluster);
+	for (i = 0; i < e->ncodec; i++) {
+		uint32_t seg = erofs_w_segment(e->pcluster, e->zdest[i]->erofs_alg);
+
+		e->seg = seg > e->seg ? seg : e->seg;
+	}
 	e->nbig = big_sets(workers, e->seg);
 	e->njobs = e->nbig + ZIP_MORE_JOBS;
 	e->jobs = calloc(e->njobs, sizeof(*e->jobs));
@@ -592,7 +599,7 @@ int erofs_zip_add(struct sqp_writer *w, struct fs_irec *ino, uint64_t size,
 	struct erofs_wstate *e = erofs_of(w);
 	/* body: what is compressed; the rest, e->frag.cut, a fragment */
 	uint64_t nlc = (size + BS - 1) / BS, off, body = size - e->frag.cut;
-	uint32_t len, seg = erofs_w_segment(e->sel.cap);
+	uint32_t len, seg = erofs_w_segment(e->sel.cap, e->zdest[e->sel.zc]->erofs_alg);
 	struct erofs_zjob *j;
 	int ret;
 

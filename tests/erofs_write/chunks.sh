@@ -76,13 +76,13 @@ run "--chunk-size 64K" "$DIR2IMG" --format erofs --chunk-size 64K -q \
 	same_tree "img2dir, 64K chunks: the source" "$T/x" "$S"
 
 # A compressor: the text, the hole and b (two blocks of zeros in it)
-# compressed; the random files, the short one and one of 8 MiB and a block (its first segment stored as it
+# compressed; the random files, the short one and one of 16 MiB and a block (its first segment stored as it
 # is before its last is tried) chunk based, as mkfs.erofs 1.9.3 lays
 # them out (0 flat, 3 compressed, 4 chunk based).
 Z=$T/zsrc
 cp -a "$S" "$Z"
 seq 1 20000 > "$Z/text"
-head -c 8392704 /dev/urandom > "$Z/long"
+head -c 16781312 /dev/urandom > "$Z/long"
 touch -d @1000000 "$Z/text" "$Z/long"
 for j in 1 2; do
 	run "-zlz4 --chunksize=4096 --workers=$j" "$MKFS" --quiet -zlz4 --chunksize=4096 \

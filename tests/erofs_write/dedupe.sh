@@ -6,7 +6,7 @@
 # an earlier pcluster holds names that pcluster (extent dedupe), never
 # on a hash alone. The tree: twins of
 # text (compressed), of random bytes (stored as they are) and of text
-# over two 8 MiB segments and of words over three (whose segments' last
+# over two 16 MiB segments and of words over three (whose segments' last
 # clusters are held and re-cut across the seams: erofs_seam.c); a file
 # equal to a twin's prefix and one of a twin's size with its first
 # block and not its last (neither shares the file; compressed, the
@@ -68,7 +68,7 @@ def text(n, salt=0):
 def put(name, data):
     with open(d + "/" + name, "wb") as f:
         f.write(data)
-t, rnd, big = text(300000), rand(50000), text((9 << 20) + 5555)
+t, rnd, big = text(300000), rand(50000), text((17 << 20) + 5555)
 put("a_twin1", t)
 put("a_twin2", t)
 put("b_prefix", t[:200000])
@@ -79,7 +79,7 @@ put("c_rand3x", rnd)
 put("c_rand4x", rnd)
 put("d_big1", big)
 put("d_big2", big)
-put("d_big3", big[:(17 << 19)] + b"z" * 5000 + big[(17 << 19) + 5000:])
+put("d_big3", big[:(33 << 19)] + b"z" * 5000 + big[(33 << 19) + 5000:])
 os.mkdir(d + "/small")
 for i in range(6):
     put("small/s%d" % i, text(1500 + 10 * (i % 2)))
@@ -88,10 +88,10 @@ for i in range(6):
 wr = random.Random(7)
 words = [bytes(wr.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(wr.randint(2, 9)))
          for _ in range(400)]
-seam = lines(wr, words, (16 << 20) + 3333)
+seam = lines(wr, words, (32 << 20) + 3333)
 put("f_seam1", seam)
 put("f_seam2", seam)
-put("f_seam3", seam[:(8 << 20) - 100] + b"Z" * 8 + seam[(8 << 20) - 92:])
+put("f_seam3", seam[:(16 << 20) - 100] + b"Z" * 8 + seam[(16 << 20) - 92:])
 # Of one size and all different: a hash cut short makes them collide.
 os.mkdir(d + "/e")
 for i in range(8):

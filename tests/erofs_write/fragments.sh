@@ -3,7 +3,7 @@
 # fragments.sh - EROFS fragments (--erofs-fragments, mkfs.erofs's
 # -E fragments): compressed files' tails, and whole files of a pcluster
 # or less, in one packed inode. From the tree of tests/erofs/mktree.sh
-# plus a text file over two 8 MiB segments (its tail is a fragment of
+# plus a text file over two 16 MiB segments (its tail is a fragment of
 # the second), one that alternates random runs and text, small text
 # files (whole fragments) and one of a pcluster and a byte. Per codec
 # and layout: the superblock says FRAGMENTS and names a packed inode;
@@ -34,9 +34,9 @@ export SOURCE_DATE_EPOCH
 more_shapes() {
 	$PYTHON3 -c 'import os, sys
 d = sys.argv[1]
-with open(d + "/text9m", "wb") as f:
+with open(d + "/text17m", "wb") as f:
     i = 0
-    while f.tell() < (9 << 20) + 777:
+    while f.tell() < (17 << 20) + 777:
         f.write(b"%08d words that come back, %d\n" % (i, i % 89))
         i += 1
 with open(d + "/striped", "wb") as f:

@@ -4,7 +4,7 @@
 # big physical clusters (--pcluster-size, mkfs.erofs's -C) of 64 KiB and
 # 1 MiB, the last cluster inline (--ztailpacking, -E ztailpacking), and
 # both; lz4 and lz4hc (level 3), from the tree of tests/erofs/mktree.sh plus files
-# whose clusters run to many blocks (text over two 8 MiB segments),
+# whose clusters run to many blocks (text over two 16 MiB segments),
 # alternate with clusters stored as they are (random runs between text,
 # a random run of some pclusters before text),
 # end a file in a pcluster of several blocks, small text files that
@@ -15,7 +15,7 @@
 # -j 1 and 3 and with the tree spilled (--mem 1M); sqpack-mkfs.erofs
 # with mkfs.erofs's spelling gives the same bytes; within 0.2% of
 # Debian's mkfs.erofs's size with the same options (no larger so far,
-# but a file over 8 MiB may lose a block at a segment seam, and the
+# but a file over 16 MiB may lose a block at a segment seam, and the
 # tree's content is random), and the files' data blocks no more than in
 # mkfs.erofs's; cluster sizes that are not a multiple of the block size up to 1M are refused.
 . "$top_srcdir/tests/lib/common.sh"
@@ -63,11 +63,11 @@ run "the SquashFS image" "$DIR2IMG" -q -c lz4 "$T/ref.sqfs" "$T/src" || finish
 "$IMG2TAR" "$T/ref.sqfs" > "$T/ref.tar" 2> /dev/null || fail "img2tar of the SquashFS image"
 
 # data_blocks DIR: the blocks (512-byte units) of the regular files of
-# less than 8 MiB under DIR. A larger file is cut into 8 MiB segments
+# less than 16 MiB under DIR. A larger file is cut into 16 MiB segments
 # (the same bytes for any -j), each of which may end in a block that a
 # stream as mkfs.erofs's would have filled: text17m takes 1 to 3 blocks
 # more.
-data_blocks() { find "$1" -type f -size -8388608c -printf '%b\n' | awk '{ n += $1 } END { print n + 0 }'; }
+data_blocks() { find "$1" -type f -size -16777216c -printf '%b\n' | awk '{ n += $1 } END { print n + 0 }'; }
 
 # fsck.erofs judges an option where it reads mkfs.erofs's own image
 # made with it (fsck_ok OPTIONS...).
@@ -137,7 +137,7 @@ for set in "--pcluster-size 65536|-C65536" "--pcluster-size 1048576|-C1048576" \
 			   mount -t erofs -o loop,ro "$img" "$T/m" 2> "$T/err"; then
 				if mount -t erofs -o loop,ro "$T/peer.erofs" "$T/p" 2>> "$T/err"; then
 					ob=$(data_blocks "$T/m") pb=$(data_blocks "$T/p")
-					check "$name: files under 8 MiB take $ob blocks, no more than in mkfs.erofs's ($pb)" \
+					check "$name: files under 16 MiB take $ob blocks, no more than in mkfs.erofs's ($pb)" \
 						test "$ob" -le "$pb"
 					umount "$T/p"
 				fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# segments.sh - compressed EROFS files of several 8 MiB segments where a
+# segments.sh - compressed EROFS files of several 16 MiB segments where a
 # segment gains no block: such a segment is stored as it is (a PLAIN
 # cluster per block), and a file none of whose segments gains is stored
 # uncompressed, its tail inline, as mkfs.erofs stores a file that does
@@ -18,7 +18,7 @@
 # bytes for -j 1 and 3; the random file is uncompressed (imginfo stat:
 # its size stored, not whole blocks); and the image of the random files alone is no
 # larger than Debian's mkfs.erofs's with the same options (with lz4hc,
-# of a smaller set of them: mkfs.erofs takes 20 s on the whole).
+# of a smaller set of them: mkfs.erofs takes 40 s on the whole).
 . "$top_srcdir/tests/lib/common.sh"
 need_tool "$PYTHON3"
 codec_built lz4 || skip "lz4 not built"
@@ -36,9 +36,9 @@ def rand(n): return r.getrandbits(8 * n).to_bytes(n, "little")
 def text(n):
     lines = (b"%08d line of text, %d\n" % (i, i % 89) for i in range(n // 20 + 1))
     return b"".join(lines)[:n]
-open(d + "/rand/random9m", "wb").write(rand((9 << 20) + 1000))
-open(d + "/rand/randtext", "wb").write(rand(8 << 20) + text((2 << 20) + 333))
-open(d + "/textrand", "wb").write(text(8 << 20) + rand((1 << 20) + 77))
+open(d + "/rand/random17m", "wb").write(rand((17 << 20) + 1000))
+open(d + "/rand/randtext", "wb").write(rand(16 << 20) + text((2 << 20) + 333))
+open(d + "/textrand", "wb").write(text(16 << 20) + rand((1 << 20) + 77))
 # 16 random blocks, then a random 16 KiB repeated: it compresses only in
 # a window larger than a block, so after the random blocks only a whole
 # pcluster'"'"'s try finds it (mkfs.erofs tries one at every block).
@@ -49,12 +49,12 @@ open(d + "/words", "wb").write(b"".join(b" ".join(r.choice(words)
 }
 mkdir -p "$T/src/rand" || finish
 run "make the tree" make_tree "$T/src" || finish
-# Debian's mkfs.erofs takes 20 s with lz4hc on the 19 MB of random
+# Debian's mkfs.erofs takes 40 s with lz4hc on the 35 MB of random
 # files (its own lz4hc try at every block, whatever the level): its size
 # is compared with lz4hc on a smaller set of random files, the window
 # file and a random one of 1 MiB and a part block (lz4 keeps the whole).
 mkdir -p "$T/hcrand" && cp "$T/src/rand/randwindow" "$T/hcrand/" &&
-	head -c $(((1 << 20) + 1000)) "$T/src/rand/random9m" > "$T/hcrand/random1m" || finish
+	head -c $(((1 << 20) + 1000)) "$T/src/rand/random17m" > "$T/hcrand/random1m" || finish
 
 # fsck.erofs judges an option where it reads mkfs.erofs's own image
 # made with it (fsck_ok OPTIONS...).
@@ -84,12 +84,12 @@ for set in "|" "--pcluster-size 65536 --ztailpacking|-C65536 -Eztailpacking"; do
 		judge_same_tree "$name" kernel erofs "$img" "$T/src"
 		[ $fsck_set = no ] ||
 			judge_same_tree "$name" fsck.erofs erofs "$img" "$T/src" --no-xattrs --no-hardlinks
-		"$IMGINFO" stat "$img" /rand/random9m > "$T/stat" 2> "$T/err" ||
+		"$IMGINFO" stat "$img" /rand/random17m > "$T/stat" 2> "$T/err" ||
 			fail "$name: imginfo stat: $(head -c 200 "$T/err")"
 		# Uncompressed: its bytes stored are its size (the tail inline),
 		# not whole blocks.
-		check "$name: random9m is stored uncompressed" \
-			grep -q ", $(((9 << 20) + 1000)) bytes stored," "$T/stat"
+		check "$name: random17m is stored uncompressed" \
+			grep -q ", $(((17 << 20) + 1000)) bytes stored," "$T/stat"
 		rand=$T/src/rand
 		[ $codec = lz4 ] || rand=$T/hcrand
 		# shellcheck disable=SC2086

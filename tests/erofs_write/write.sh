@@ -6,7 +6,7 @@
 # cannot sit beside its inode (a large xattr), a directory whose last
 # block cannot either, a symlink of 4000 bytes, a file of exactly two
 # blocks, owners past 16 bits, and files whose mtime is the build time
-# (compact inodes), a file of zeros, one of two 8 MiB segments and
+# (compact inodes), a file of zeros, one of two 16 MiB segments and
 # one whose last bytes, stored as they are, would cross into another
 # logical cluster (compressed). Judged by the kernel's mount and fsck.erofs (its
 # extraction too) against the source; read back equal by img2dir and
@@ -39,7 +39,7 @@ more_shapes() {
 	head -c 5000000 /dev/zero > "$1/zeros" &&
 	{ head -c 6000 /dev/zero && head -c 8000 /dev/urandom; } > "$1/crossing" &&
 	$PYTHON3 -c 'import base64, os, sys
-open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(7 << 20)))' "$1/text9m" &&
+open(sys.argv[1], "wb").write(base64.b64encode(os.urandom(13 << 20)))' "$1/text17m" &&
 	$PYTHON3 -c 'import os, sys
 r = sys.argv[1]
 os.setxattr(r + "/tailblock", "user.big", b"x" * 3000)
@@ -81,7 +81,7 @@ judge_same_tree "uncompressed" fsck.erofs erofs "$img" "$T/src" \
 	--no-xattrs --no-hardlinks --exclude=sock
 
 # Compressed: lz4 and lz4hc, judged the same way, and read back by our
-# own reader (lib/read/erofs_z*.c) to the SquashFS image's tar. text9m is two segments, zeros clusters of
+# own reader (lib/read/erofs_z*.c) to the SquashFS image's tar. text17m is two segments, zeros clusters of
 # hundreds of logical clusters.
 for codec in lz4 lz4hc; do
 	codec_built lz4 || { skipc "$codec: lz4 not built"; continue; }
