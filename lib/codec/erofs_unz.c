@@ -110,20 +110,25 @@ static size_t padding(const uint8_t *in, size_t len)
 }
 
 #ifdef WITH_LZ4
-/* A pcluster's stream nearly always decodes to exactly its extent, so
- * it is first decoded whole. liblz4's partial decoding (1.9.4) copies a
- * match that overlaps itself and ends near the output's end byte by
- * byte: a pcluster of zeros is one such match, and imginfo cat of a
- * 4 GiB sparse file spent 99.6% of its samples on that one byte loop
- * (430 MB/s). A stream that holds more than the extent asks (valid in
- * EROFS) fails the whole decode and is decoded partially after all. */
+/* liblz4's partial decoding (1.9.4) copies a match that overlaps itself
+ * and ends near the output's end byte by byte: a pcluster of zeros is
+ * one such match, and imginfo cat of a 4 GiB sparse file spent 99.6% of
+ * its samples on that one byte loop (430 MB/s). A whole decode copies
+ * it 8 bytes a step, but fails on a stream that holds more than the
+ * extent asks (a partial reference, valid in EROFS: mkfs.erofs
+ * -Ededupe makes many), which would then be decoded twice. So only a
+ * pcluster that decodes to LZ4_RUNS times its size or more, where such
+ * matches are, is decoded whole first; a partial decode follows where
+ * that fails, and is the only one for the others. */
+#define LZ4_RUNS 8
 static int unz_lz4(const uint8_t *in, size_t in_len, uint8_t *out,
 		   size_t out_len)
 {
-	int n = LZ4_decompress_safe((const char *)in, (char *)out, (int)in_len,
-				    (int)out_len);
+	int n;
 
-	if (n >= 0 && (size_t)n == out_len)
+	if (out_len / LZ4_RUNS >= in_len &&
+	    (n = LZ4_decompress_safe((const char *)in, (char *)out, (int)in_len,
+				     (int)out_len)) >= 0 && (size_t)n == out_len)
 		return 0;
 	n = LZ4_decompress_safe_partial((const char *)in, (char *)out,
 					(int)in_len, (int)out_len, (int)out_len);
